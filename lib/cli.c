@@ -1,0 +1,464 @@
+#include "cli.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "err.h"
+#include "units.h"
+
+/* The largest message or buffer size netperf will ask for: 1 GiB. */
+#define CLI_SIZE_MAX ((int64_t)1 << 30)
+
+int
+cli_family(const char *s, int *family, char *err)
+{
+	if (strcmp(s, "4") == 0 || strcmp(s, "inet") == 0)
+		*family = AF_INET;
+	else if (strcmp(s, "6") == 0 || strcmp(s, "inet6") == 0)
+		*family = AF_INET6;
+	else if (strcmp(s, "0") == 0 || strcmp(s, "unspec") == 0)
+		*family = AF_UNSPEC;
+	else
+		return err_set(err, "unknown address family \"%s\"", s);
+	return 0;
+}
+
+/* "host[,family]" as -H and -L take it. */
+static int
+host_family(const char *arg, char opt, char *host, int *family, char *err)
+{
+	char a[CLI_HOST_LEN], b[CLI_HOST_LEN];
+
+	if (units_split_pair(arg, a, b, sizeof(a), err) < 0)
+		return -1;
+	if (a[0] != '\0')
+		snprintf(host, CLI_HOST_LEN, "%s", a);
+	if (b[0] != '\0' && cli_family(b, family, err) < 0)
+		return err_set(err, "-%c: unknown address family \"%s\"", opt,
+			       b);
+	return 0;
+}
+
+/* A size option value, with the option letter in any error. */
+static int
+size_arg(const char *s, char opt, int64_t min, int64_t *out, char *err)
+{
+	char why[ERR_LEN];
+
+	if (units_parse_size(s, CLI_SIZE_MAX, out, why) < 0)
+		return err_set(err, "-%c: %s", opt, why);
+	if (*out < min)
+		return err_set(err, "-%c: \"%s\" is below the minimum of %lld",
+			       opt, s, (long long)min);
+	return 0;
+}
+
+/* "x[,y]" of sizes; an empty part leaves its value alone. */
+static int
+size_pair(const char *arg, char opt, int64_t min, int64_t *x, int64_t *y,
+	  int both, char *err)
+{
+	char a[64], b[64];
+
+	if (units_split_pair(arg, a, b, sizeof(a), err) < 0)
+		return err_set(err, "-%c: \"%s\" is not a size pair", opt, arg);
+	if (a[0] == '\0' && b[0] == '\0')
+		return err_set(err, "-%c needs a value", opt);
+	if (a[0] != '\0' && size_arg(a, opt, min, x, err) < 0)
+		return -1;
+	if (b[0] != '\0' && size_arg(b, opt, min, y, err) < 0)
+		return -1;
+	if (both && b[0] == '\0' && strchr(arg, ',') == NULL)
+		*y = *x;
+	return 0;
+}
+
+static int
+buf_pair(const char *arg, char opt, int *x, int *y, char *err)
+{
+	int64_t a = *x, b = *y;
+
+	if (size_pair(arg, opt, 0, &a, &b, 1, err) < 0)
+		return -1;
+	if (a > INT32_MAX / 2 || b > INT32_MAX / 2)
+		return err_set(err, "-%c: \"%s\" is too large", opt, arg);
+	*x = (int)a;
+	*y = (int)b;
+	return 0;
+}
+
+static int
+port_pair(const char *arg, char opt, int *x, int *y, int both, char *err)
+{
+	char a[64], b[64];
+	int64_t v;
+
+	if (units_split_pair(arg, a, b, sizeof(a), err) < 0 ||
+	    (a[0] == '\0' && b[0] == '\0'))
+		return err_set(err, "-%c: \"%s\" is not a port", opt, arg);
+	if (a[0] != '\0') {
+		if (units_parse_int(a, 0, 65535, &v, err) < 0)
+			return err_set(
+			    err, "-%c: \"%s\" is not a port 0..65535", opt, a);
+		*x = (int)v;
+		if (both && strchr(arg, ',') == NULL)
+			*y = (int)v;
+	}
+	if (b[0] != '\0') {
+		if (units_parse_int(b, 0, 65535, &v, err) < 0)
+			return err_set(
+			    err, "-%c: \"%s\" is not a port 0..65535", opt, b);
+		*y = (int)v;
+	}
+	return 0;
+}
+
+static void
+netperf_defaults(struct netperf_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	snprintf(o->host, sizeof(o->host), "localhost");
+	o->host_family = AF_UNSPEC;
+	o->port = 12865;
+	snprintf(o->test, sizeof(o->test), "TCP_STREAM");
+	o->duration = 10;
+	o->headers = 1;
+	o->verbosity = 1;
+	o->family = AF_UNSPEC;
+	o->lsndbuf = o->lrcvbuf = o->rsndbuf = o->rrcvbuf = -1;
+	o->req_size = o->rsp_size = 1;
+	o->data_family = AF_UNSPEC;
+}
+
+static int
+parse_global(int argc, char **argv, struct netperf_opts *o, char *err)
+{
+	static const struct option longopts[] = {
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {NULL, 0, NULL, 0},
+	};
+	char why[ERR_LEN];
+	double d;
+	int64_t v;
+	int c;
+
+	opterr = 0;
+	optind = 0;
+	/* '+': stop at the first non-option, so "--" ends the global part
+	 * exactly as netperf's getopt loop does. */
+	while ((c = getopt_long(argc, argv, "+:H:L:p:t:l:cCf:P:v:B:46dhV",
+				longopts, NULL)) != -1) {
+		switch (c) {
+		case 'H':
+			if (host_family(optarg, 'H', o->host, &o->host_family,
+					err) < 0)
+				return -1;
+			break;
+		case 'L':
+			if (host_family(optarg, 'L', o->local, &o->host_family,
+					err) < 0)
+				return -1;
+			break;
+		case 'p':
+			if (port_pair(optarg, 'p', &o->port, &o->lport, 0,
+				      err) < 0)
+				return -1;
+			break;
+		case 't':
+			if (strlen(optarg) >= sizeof(o->test))
+				return err_set(err, "-t: test name too long");
+			snprintf(o->test, sizeof(o->test), "%s", optarg);
+			for (char *s = o->test; *s; s++)
+				if (*s >= 'a' && *s <= 'z')
+					*s = (char)(*s - 'a' + 'A');
+			break;
+		case 'l':
+			if (units_parse_double(optarg, -1e15, 1e9, &d, why) < 0)
+				return err_set(err, "-l: %s", why);
+			if (d < 0) {
+				if (d != (double)(int64_t)d)
+					return err_set(err,
+						       "-l: a count must be "
+						       "a whole number");
+				o->count = (int64_t)-d;
+				o->duration = 0;
+			} else if (d == 0) {
+				/* netperf's "until interrupted": an hour,
+				 * the longest a default netserver allows;
+				 * Ctrl-C ends it sooner, with results. */
+				o->duration = 3600;
+				o->count = 0;
+			} else {
+				o->duration = d;
+				o->count = 0;
+			}
+			break;
+		case 'c':
+		case 'C':
+			/* netperf's optional rate: eaten only when the next
+			 * word starts with a digit, and /proc/stat ignores
+			 * it. */
+			if (optind < argc && argv[optind][0] >= '0' &&
+			    argv[optind][0] <= '9')
+				optind++;
+			if (c == 'c')
+				o->local_cpu = 1;
+			else
+				o->remote_cpu = 1;
+			break;
+		case 'f':
+			if (strlen(optarg) != 1 ||
+			    units_label(optarg[0]) == NULL)
+				return err_set(err,
+					       "-f: \"%s\" is not one of "
+					       "G M K g m k x",
+					       optarg);
+			o->fmt = optarg[0];
+			break;
+		case 'P':
+			if (units_parse_int(optarg, 0, 1, &v, why) < 0)
+				return err_set(err, "-P: %s", why);
+			o->headers = (int)v;
+			break;
+		case 'v':
+			if (units_parse_int(optarg, 0, 2, &v, why) < 0)
+				return err_set(err, "-v: %s", why);
+			o->verbosity = (int)v;
+			break;
+		case 'B':
+			snprintf(o->brand, sizeof(o->brand), "%s", optarg);
+			break;
+		case '4':
+			o->family = AF_INET;
+			break;
+		case '6':
+			o->family = AF_INET6;
+			break;
+		case 'd':
+			o->debug++;
+			break;
+		case 'h':
+			o->want_help = 1;
+			break;
+		case 'V':
+			o->want_version = 1;
+			break;
+		case ':':
+			return err_set(err, "option -%c needs a value", optopt);
+		default:
+			if (optopt != 0)
+				return err_set(err, "unknown option -%c",
+					       optopt);
+			return err_set(err, "unknown option %s",
+				       argv[optind - 1]);
+		}
+	}
+	if (optind < argc && strcmp(argv[optind - 1], "--") != 0)
+		return err_set(err, "unexpected argument \"%s\"", argv[optind]);
+	return optind;
+}
+
+static int
+parse_test(int argc, char **argv, struct netperf_opts *o, char *err)
+{
+	char why[ERR_LEN];
+	int64_t v;
+	int c;
+
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt(argc, argv, "+:m:M:s:S:r:DP:H:L:46b:")) != -1) {
+		switch (c) {
+		case 'm':
+			/* "x" sets only netperf's size, as in netperf. */
+			if (size_pair(optarg, 'm', 1, &o->send_size,
+				      &o->rsend_size, 0, err) < 0)
+				return -1;
+			break;
+		case 'M':
+			/* The first value is netserver's receive size. */
+			if (size_pair(optarg, 'M', 1, &o->rrecv_size,
+				      &o->recv_size, 0, err) < 0)
+				return -1;
+			break;
+		case 's':
+			if (buf_pair(optarg, 's', &o->lsndbuf, &o->lrcvbuf,
+				     err) < 0)
+				return -1;
+			break;
+		case 'S':
+			if (buf_pair(optarg, 'S', &o->rsndbuf, &o->rrcvbuf,
+				     err) < 0)
+				return -1;
+			break;
+		case 'r':
+			if (size_pair(optarg, 'r', 1, &o->req_size,
+				      &o->rsp_size, 1, err) < 0)
+				return -1;
+			break;
+		case 'D':
+			o->nodelay = 1;
+			break;
+		case 'P':
+			if (port_pair(optarg, 'P', &o->ldata_port,
+				      &o->rdata_port, 1, err) < 0)
+				return -1;
+			break;
+		case 'H':
+			if (host_family(optarg, 'H', o->data_host,
+					&o->data_family, err) < 0)
+				return -1;
+			break;
+		case 'L':
+			if (host_family(optarg, 'L', o->data_local,
+					&o->data_family, err) < 0)
+				return -1;
+			break;
+		case '4':
+			o->data_family = AF_INET;
+			break;
+		case '6':
+			o->data_family = AF_INET6;
+			break;
+		case 'b':
+			if (units_parse_int(optarg, 0, 1024, &v, why) < 0)
+				return err_set(err, "-b: %s", why);
+			o->burst = (int)v;
+			break;
+		case ':':
+			return err_set(err, "test option -%c needs a value",
+				       optopt);
+		default:
+			return err_set(err, "unknown test option -%c", optopt);
+		}
+	}
+	if (optind < argc)
+		return err_set(err, "unexpected argument \"%s\"", argv[optind]);
+	return 0;
+}
+
+int
+cli_netperf_parse(int argc, char **argv, struct netperf_opts *o, char *err)
+{
+	const struct test_module *m;
+	int split;
+
+	netperf_defaults(o);
+	split = parse_global(argc, argv, o, err);
+	if (split < 0)
+		return -1;
+	if (split < argc) {
+		/* getopt wants argv[0] to be a program name. */
+		char **rest = argv + split - 1;
+
+		if (parse_test(argc - split + 1, rest, o, err) < 0)
+			return -1;
+	}
+	if (o->want_help || o->want_version)
+		return 0;
+	m = module_find(o->test);
+	if (m == NULL)
+		return err_set(err, "unknown test \"%s\"", o->test);
+	if (o->fmt == 0)
+		o->fmt = m->kind == MODULE_RR ? 'x' : 'm';
+	else if (o->fmt == 'x' && m->kind != MODULE_RR)
+		o->fmt = 'm';
+	if (o->data_family == AF_UNSPEC)
+		o->data_family =
+		    o->family != AF_UNSPEC ? o->family : o->host_family;
+	if (o->family == AF_UNSPEC)
+		o->family = o->host_family;
+	return 0;
+}
+
+void
+cli_netperf_request(const struct netperf_opts *o, struct test_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	snprintf(p->test, sizeof(p->test), "%s", o->test);
+	p->duration = o->duration;
+	p->count = o->count;
+	p->send_size = o->send_size;
+	p->recv_size = o->recv_size;
+	p->rsend_size = o->rsend_size;
+	p->rrecv_size = o->rrecv_size;
+	p->req_size = o->req_size;
+	p->rsp_size = o->rsp_size;
+	p->lsndbuf = o->lsndbuf;
+	p->lrcvbuf = o->lrcvbuf;
+	p->rsndbuf = o->rsndbuf;
+	p->rrcvbuf = o->rrcvbuf;
+	p->nodelay = o->nodelay;
+	p->burst = o->burst;
+	p->remote_cpu = o->remote_cpu;
+	p->data_port = o->rdata_port;
+}
+
+int
+cli_netserver_parse(int argc, char **argv, struct netserver_opts *o, char *err)
+{
+	static const struct option longopts[] = {
+	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
+	    {NULL, 0, NULL, 0},
+	};
+	char why[ERR_LEN];
+	int64_t v;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->port = 12865;
+	o->family = AF_UNSPEC;
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "+:p:L:46DfdhV", longopts, NULL)) !=
+	       -1) {
+		switch (c) {
+		case 'p':
+			if (units_parse_int(optarg, 0, 65535, &v, why) < 0)
+				return err_set(err, "-p: %s", why);
+			o->port = (int)v;
+			break;
+		case 'L':
+			if (host_family(optarg, 'L', o->listen, &o->family,
+					err) < 0)
+				return -1;
+			break;
+		case '4':
+			o->family = AF_INET;
+			break;
+		case '6':
+			o->family = AF_INET6;
+			break;
+		case 'D':
+			o->foreground = 1;
+			break;
+		case 'f':
+			o->nofork = 1;
+			break;
+		case 'd':
+			o->debug++;
+			break;
+		case 'h':
+			o->want_help = 1;
+			break;
+		case 'V':
+			o->want_version = 1;
+			break;
+		case ':':
+			return err_set(err, "option -%c needs a value", optopt);
+		default:
+			if (optopt != 0)
+				return err_set(err, "unknown option -%c",
+					       optopt);
+			return err_set(err, "unknown option %s",
+				       argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return err_set(err, "unexpected argument \"%s\"", argv[optind]);
+	return 0;
+}

@@ -1,0 +1,73 @@
+/*
+ * Command lines of netperf and netserver, parsed strictly: a bad number, an
+ * unknown option or a missing argument is an error, never a silent zero.
+ */
+#ifndef NP_CLI_H
+#define NP_CLI_H
+
+#include <stdint.h>
+
+#include "module.h"
+
+#define CLI_HOST_LEN 256
+
+struct netperf_opts {
+	/* Global options, before "--". */
+	char host[CLI_HOST_LEN];  /* -H; "localhost" by default */
+	int host_family;	  /* from -H host,fam */
+	char local[CLI_HOST_LEN]; /* -L, control local address */
+	int port;		  /* -p port[,lport] */
+	int lport;
+	char test[32];		   /* -t */
+	double duration;	   /* -l > 0 */
+	int64_t count;		   /* -l < 0 */
+	int local_cpu, remote_cpu; /* -c, -C */
+	char fmt;		   /* -f; 0 until defaulted */
+	int headers;		   /* -P */
+	int verbosity;		   /* -v */
+	char brand[128];	   /* -B */
+	int family;		   /* -4, -6 */
+	int debug;		   /* -d */
+	int want_help, want_version;
+
+	/* Test-specific options, after "--". */
+	int64_t send_size, rsend_size; /* -m l[,r]; 0 = default */
+	int64_t recv_size, rrecv_size; /* -M r[,l] */
+	int lsndbuf, lrcvbuf;	       /* -s */
+	int rsndbuf, rrcvbuf;	       /* -S */
+	int64_t req_size, rsp_size;    /* -r */
+	int nodelay;		       /* -D */
+	int burst;		       /* -b */
+	int ldata_port, rdata_port;    /* -P l[,r] */
+	char data_host[CLI_HOST_LEN];  /* -H */
+	char data_local[CLI_HOST_LEN]; /* -L */
+	int data_family;	       /* -4, -6 after "--" */
+};
+
+/*
+ * Parses netperf's argv into o, starting from defaults. Returns 0, or -1
+ * with err set to a one-line message naming the bad option or value.
+ */
+int cli_netperf_parse(int argc, char **argv, struct netperf_opts *o, char *err);
+
+/* Fills a test request from parsed options and the module's defaults. */
+void cli_netperf_request(const struct netperf_opts *o, struct test_params *p);
+
+struct netserver_opts {
+	int port;		   /* -p, 12865 */
+	char listen[CLI_HOST_LEN]; /* -L addr[,family]; "" = any */
+	int family;		   /* -4, -6, or from -L */
+	int foreground;		   /* -D */
+	int nofork;		   /* -f */
+	int debug;		   /* -d */
+	int want_help, want_version;
+};
+
+/* Parses netserver's argv into o; returns 0, or -1 with err set. */
+int cli_netserver_parse(int argc, char **argv, struct netserver_opts *o,
+			char *err);
+
+/* Parses a family word: 4/inet, 6/inet6, 0/unspec; returns 0, or -1. */
+int cli_family(const char *s, int *family, char *err);
+
+#endif

@@ -1,0 +1,41 @@
+/* netperf's side of a test: control connection, data connection, run. */
+#ifndef NP_CLIENT_H
+#define NP_CLIENT_H
+
+#include <signal.h>
+#include <sys/socket.h>
+
+#include "cli.h"
+#include "result.h"
+
+struct client {
+	int ctl;		      /* control socket, -1 when closed */
+	struct sockaddr_storage peer; /* netserver's control address */
+	struct sockaddr_storage self; /* our end of it */
+	char server_program[64];      /* from netserver's hello */
+};
+
+/* Connects to netserver and exchanges versions; returns 0, or -1 with err
+ * set ("cannot connect to H port P: why", a version mismatch...). */
+int client_open(struct client *c, const struct netperf_opts *o, char *err);
+
+/*
+ * Fills res's names and addresses for the banner before the test runs
+ * (the data connection goes to netserver's control address unless -H was
+ * given after "--").
+ */
+void client_describe(const struct client *c, const struct netperf_opts *o,
+		     struct result *res);
+
+/*
+ * Runs one test: request, data connection, both loops, results. res must
+ * have been described; res->local and res->remote are filled. Returns 0,
+ * or -1 with err set (the remote's own message where it sent one).
+ */
+int client_test(struct client *c, const struct netperf_opts *o,
+		struct result *res, volatile sig_atomic_t *stop, char *err);
+
+/* Says goodbye and closes the control connection. */
+void client_close(struct client *c);
+
+#endif

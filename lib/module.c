@@ -1,0 +1,64 @@
+#include "module.h"
+
+#include <netinet/in.h>
+#include <sched.h>
+#include <strings.h>
+
+#include "clock.h"
+#include "sock.h"
+
+const struct test_module module_table[] = {
+    {"TCP_STREAM", "TCP STREAM TEST", SOCK_STREAM, IPPROTO_TCP, MODULE_STREAM,
+     stream_send, stream_recv},
+    {"TCP_MAERTS", "TCP MAERTS TEST", SOCK_STREAM, IPPROTO_TCP, MODULE_MAERTS,
+     stream_recv, stream_send},
+    {"TCP_RR", "TCP REQUEST/RESPONSE TEST", SOCK_STREAM, IPPROTO_TCP, MODULE_RR,
+     rr_client, rr_server},
+    {NULL, NULL, 0, 0, 0, NULL, NULL},
+};
+
+const struct test_module *
+module_find(const char *name)
+{
+	const struct test_module *m;
+
+	for (m = module_table; m->name != NULL; m++)
+		if (strcasecmp(m->name, name) == 0)
+			return m;
+	return NULL;
+}
+
+int
+module_run(const struct test_module *m, int is_server, int measure_cpu,
+	   struct test_ctx *ctx)
+{
+	struct cpu_sample before = {0}, after = {0};
+	struct side_result *r = ctx->r;
+	uint64_t t0, t1;
+	int rc = -1;
+
+	if (measure_cpu && cpu_sample_read(&before, ctx->err) < 0)
+		return -1;
+	t0 = clock_ns();
+	ctx->end_ns =
+	    ctx->p->duration > 0 ? t0 + (uint64_t)(ctx->p->duration * 1e9) : 0;
+	if ((is_server ? m->server : m->client)(ctx) < 0)
+		goto out;
+	t1 = clock_ns();
+	if (measure_cpu) {
+		if (cpu_sample_read(&after, ctx->err) < 0 ||
+		    cpu_util_compute(&before, &after, &r->cpu, ctx->err) < 0)
+			goto out;
+		r->cpu_measured = 1;
+	}
+	r->elapsed = (double)(t1 - t0) / 1e9;
+	r->cpu_id = sched_getcpu();
+	sock_get_buffers(ctx->fd, &r->sndbuf_end, &r->rcvbuf_end);
+	if (m->protocol == IPPROTO_TCP)
+		sock_tcp_stats(ctx->fd, &r->mss, &r->retrans);
+	rc = 0;
+out:
+	cpu_sample_free(&after);
+	cpu_sample_free(&before);
+	return rc;
+}

@@ -1,0 +1,488 @@
+#include "proto.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+
+ssize_t
+proto_encode(const json_t *msg, char *buf, size_t cap, char *err)
+{
+	size_t n;
+
+	if (!json_is_object(msg) ||
+	    !json_is_string(json_object_get(msg, "type")))
+		return err_set(err, "message is not an object with a type");
+	n = json_dumpb(msg, NULL, 0, JSON_COMPACT);
+	if (n == 0)
+		return err_set(err, "message cannot be encoded");
+	if (n > PROTO_MAX_MSG)
+		return err_set(err,
+			       "message of %zu bytes exceeds the %d-byte limit",
+			       n, PROTO_MAX_MSG);
+	if (cap < n + PROTO_HDR_LEN)
+		return err_set(err, "no room for a %zu-byte message", n);
+	if (json_dumpb(msg, buf + PROTO_HDR_LEN, n, JSON_COMPACT) != n)
+		return err_set(err, "message cannot be encoded");
+	buf[0] = (char)(n >> 24);
+	buf[1] = (char)(n >> 16);
+	buf[2] = (char)(n >> 8);
+	buf[3] = (char)n;
+	return (ssize_t)(n + PROTO_HDR_LEN);
+}
+
+long
+proto_frame_len(const unsigned char *hdr, char *err)
+{
+	uint32_t n = (uint32_t)hdr[0] << 24 | (uint32_t)hdr[1] << 16 |
+		     (uint32_t)hdr[2] << 8 | hdr[3];
+
+	if (n == 0)
+		return err_set(err, "empty message");
+	if (n > PROTO_MAX_MSG)
+		return err_set(err,
+			       "message of %u bytes exceeds the %d-byte limit",
+			       n, PROTO_MAX_MSG);
+	return (long)n;
+}
+
+ssize_t
+proto_decode(const char *buf, size_t len, json_t **msg, char *err)
+{
+	json_error_t jerr;
+	json_t *m;
+	long n;
+
+	*msg = NULL;
+	if (len < PROTO_HDR_LEN)
+		return -2;
+	n = proto_frame_len((const unsigned char *)buf, err);
+	if (n < 0)
+		return -1;
+	if (len < (size_t)n + PROTO_HDR_LEN)
+		return -2;
+	/* JSON_REJECT_DUPLICATES: a field given twice is an attack or a bug,
+	 * never something to resolve silently. */
+	m = json_loadb(buf + PROTO_HDR_LEN, (size_t)n, JSON_REJECT_DUPLICATES,
+		       &jerr);
+	if (m == NULL)
+		return err_set(err, "malformed message: %s at byte %d",
+			       jerr.text, jerr.position);
+	if (!json_is_object(m) || !json_is_string(json_object_get(m, "type"))) {
+		json_decref(m);
+		return err_set(err, "message is not an object with a type");
+	}
+	*msg = m;
+	return n + PROTO_HDR_LEN;
+}
+
+const char *
+proto_type(const json_t *msg)
+{
+	const char *t = json_string_value(json_object_get(msg, "type"));
+
+	return t ? t : "";
+}
+
+json_t *
+proto_new(const char *type)
+{
+	return json_pack("{s:s}", "type", type);
+}
+
+json_t *
+proto_error(const char *text)
+{
+	return json_pack("{s:s, s:s}", "type", "error", "message", text);
+}
+
+int
+proto_get_int(const json_t *obj, const char *key, int64_t min, int64_t max,
+	      int64_t *out, char *err)
+{
+	json_t *v = json_object_get(obj, key);
+	json_int_t x;
+
+	if (v == NULL)
+		return err_set(err, "missing field \"%s\"", key);
+	if (!json_is_integer(v))
+		return err_set(err, "field \"%s\" is not an integer", key);
+	x = json_integer_value(v);
+	if (x < min || x > max)
+		return err_set(err, "field \"%s\" is %lld, outside %lld..%lld",
+			       key, (long long)x, (long long)min,
+			       (long long)max);
+	*out = x;
+	return 0;
+}
+
+int
+proto_get_double(const json_t *obj, const char *key, double min, double max,
+		 double *out, char *err)
+{
+	json_t *v = json_object_get(obj, key);
+	double x;
+
+	if (v == NULL)
+		return err_set(err, "missing field \"%s\"", key);
+	if (!json_is_number(v))
+		return err_set(err, "field \"%s\" is not a number", key);
+	x = json_number_value(v);
+	if (!isfinite(x) || x < min || x > max)
+		return err_set(err, "field \"%s\" is %g, outside %g..%g", key,
+			       x, min, max);
+	*out = x;
+	return 0;
+}
+
+int
+proto_get_string(const json_t *obj, const char *key, char *out, size_t cap,
+		 char *err)
+{
+	json_t *v = json_object_get(obj, key);
+	size_t n;
+
+	if (v == NULL)
+		return err_set(err, "missing field \"%s\"", key);
+	if (!json_is_string(v))
+		return err_set(err, "field \"%s\" is not a string", key);
+	n = json_string_length(v);
+	if (n >= cap || memchr(json_string_value(v), '\0', n) != NULL)
+		return err_set(err, "field \"%s\" is too long or holds NUL",
+			       key);
+	memcpy(out, json_string_value(v), n + 1);
+	return 0;
+}
+
+/* Sizes travel as 64-bit integers; -1 means "the system default". */
+#define SIZE_MAX_WIRE ((int64_t)1 << 40)
+#define BUF_MAX_WIRE ((int64_t)INT32_MAX)
+
+json_t *
+proto_request_pack(const struct test_params *p)
+{
+	return json_pack(
+	    "{s:s, s:s, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:I,"
+	    " s:i, s:i, s:i, s:i, s:b, s:i, s:b, s:i}",
+	    "type", "request", "test", p->test, "duration", p->duration,
+	    "count", (json_int_t)p->count, "send_size",
+	    (json_int_t)p->send_size, "recv_size", (json_int_t)p->recv_size,
+	    "rsend_size", (json_int_t)p->rsend_size, "rrecv_size",
+	    (json_int_t)p->rrecv_size, "req_size", (json_int_t)p->req_size,
+	    "rsp_size", (json_int_t)p->rsp_size, "lsndbuf", p->lsndbuf,
+	    "lrcvbuf", p->lrcvbuf, "rsndbuf", p->rsndbuf, "rrcvbuf", p->rrcvbuf,
+	    "nodelay", p->nodelay, "burst", p->burst, "remote_cpu",
+	    p->remote_cpu, "data_port", p->data_port);
+}
+
+static int
+get_int32(const json_t *obj, const char *key, int64_t min, int64_t max,
+	  int *out, char *err)
+{
+	int64_t v;
+
+	if (proto_get_int(obj, key, min, max, &v, err) < 0)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+static int
+get_bool(const json_t *obj, const char *key, int *out, char *err)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (v == NULL)
+		return err_set(err, "missing field \"%s\"", key);
+	if (!json_is_boolean(v))
+		return err_set(err, "field \"%s\" is not a boolean", key);
+	*out = json_is_true(v);
+	return 0;
+}
+
+int
+proto_request_unpack(const json_t *msg, struct test_params *p, char *err)
+{
+	memset(p, 0, sizeof(*p));
+	if (strcmp(proto_type(msg), "request") != 0)
+		return err_set(err, "expected a request, got \"%s\"",
+			       proto_type(msg));
+	if (proto_get_string(msg, "test", p->test, sizeof(p->test), err) ||
+	    proto_get_double(msg, "duration", 0, 1e9, &p->duration, err) ||
+	    proto_get_int(msg, "count", 0, INT64_MAX, &p->count, err) ||
+	    proto_get_int(msg, "send_size", 0, SIZE_MAX_WIRE, &p->send_size,
+			  err) ||
+	    proto_get_int(msg, "recv_size", 0, SIZE_MAX_WIRE, &p->recv_size,
+			  err) ||
+	    proto_get_int(msg, "rsend_size", 0, SIZE_MAX_WIRE, &p->rsend_size,
+			  err) ||
+	    proto_get_int(msg, "rrecv_size", 0, SIZE_MAX_WIRE, &p->rrecv_size,
+			  err) ||
+	    proto_get_int(msg, "req_size", 0, SIZE_MAX_WIRE, &p->req_size,
+			  err) ||
+	    proto_get_int(msg, "rsp_size", 0, SIZE_MAX_WIRE, &p->rsp_size,
+			  err) ||
+	    get_int32(msg, "lsndbuf", -1, BUF_MAX_WIRE, &p->lsndbuf, err) ||
+	    get_int32(msg, "lrcvbuf", -1, BUF_MAX_WIRE, &p->lrcvbuf, err) ||
+	    get_int32(msg, "rsndbuf", -1, BUF_MAX_WIRE, &p->rsndbuf, err) ||
+	    get_int32(msg, "rrcvbuf", -1, BUF_MAX_WIRE, &p->rrcvbuf, err) ||
+	    get_bool(msg, "nodelay", &p->nodelay, err) ||
+	    get_int32(msg, "burst", 0, 1 << 20, &p->burst, err) ||
+	    get_bool(msg, "remote_cpu", &p->remote_cpu, err) ||
+	    get_int32(msg, "data_port", 0, 65535, &p->data_port, err))
+		return -1;
+	if (p->duration == 0 && p->count == 0)
+		return err_set(err, "request has neither a duration nor a "
+				    "count");
+	return 0;
+}
+
+static json_t *
+load_pack(const struct cpu_load *l)
+{
+	return json_pack("{s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}",
+			 "util", l->util, "user", l->user, "nice", l->nice,
+			 "system", l->system, "irq", l->irq, "softirq",
+			 l->softirq, "iowait", l->iowait, "idle", l->idle,
+			 "steal", l->steal);
+}
+
+static int
+load_unpack(const json_t *j, struct cpu_load *l, char *err)
+{
+	if (!json_is_object(j))
+		return err_set(err, "CPU load is not an object");
+	if (proto_get_double(j, "util", -1, 100.0001, &l->util, err) ||
+	    proto_get_double(j, "user", 0, 100.0001, &l->user, err) ||
+	    proto_get_double(j, "nice", 0, 100.0001, &l->nice, err) ||
+	    proto_get_double(j, "system", 0, 100.0001, &l->system, err) ||
+	    proto_get_double(j, "irq", 0, 100.0001, &l->irq, err) ||
+	    proto_get_double(j, "softirq", 0, 100.0001, &l->softirq, err) ||
+	    proto_get_double(j, "iowait", 0, 100.0001, &l->iowait, err) ||
+	    proto_get_double(j, "idle", 0, 100.0001, &l->idle, err) ||
+	    proto_get_double(j, "steal", 0, 100.0001, &l->steal, err))
+		return -1;
+	return 0;
+}
+
+static json_t *
+cpu_pack(const struct cpu_util *u)
+{
+	json_t *per = json_array();
+	json_t *o;
+	int i;
+
+	if (per == NULL)
+		return NULL;
+	for (i = 0; i < u->nslots; i++)
+		json_array_append_new(per, load_pack(&u->per[i]));
+	o = json_pack("{s:o, s:i, s:f, s:i, s:o}", "all", load_pack(&u->all),
+		      "ncpu", u->ncpu, "peak", u->peak, "peak_id", u->peak_id,
+		      "per", per);
+	return o;
+}
+
+/* The most CPU slots a result may carry: far above any real machine, low
+ * enough that a hostile peer cannot make us allocate much. */
+#define PROTO_MAX_CPUS 8192
+
+static int
+cpu_unpack(const json_t *j, struct cpu_util *u, char *err)
+{
+	json_t *per;
+	int64_t v;
+	size_t i;
+
+	memset(u, 0, sizeof(*u));
+	if (!json_is_object(j))
+		return err_set(err, "field \"cpu\" is not an object");
+	if (load_unpack(json_object_get(j, "all"), &u->all, err) ||
+	    proto_get_int(j, "ncpu", 1, PROTO_MAX_CPUS, &v, err))
+		return -1;
+	u->ncpu = (int)v;
+	if (proto_get_double(j, "peak", 0, 100.0001, &u->peak, err) ||
+	    proto_get_int(j, "peak_id", -1, PROTO_MAX_CPUS, &v, err))
+		return -1;
+	u->peak_id = (int)v;
+	per = json_object_get(j, "per");
+	if (!json_is_array(per) || json_array_size(per) > PROTO_MAX_CPUS)
+		return err_set(err, "field \"per\" is not a list of CPUs");
+	u->nslots = (int)json_array_size(per);
+	if (u->nslots > 0) {
+		u->per = calloc((size_t)u->nslots, sizeof(*u->per));
+		if (u->per == NULL)
+			return err_set(err, "out of memory");
+	}
+	for (i = 0; i < (size_t)u->nslots; i++) {
+		if (load_unpack(json_array_get(per, i), &u->per[i], err) < 0) {
+			cpu_util_free(u);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+json_t *
+proto_result_pack(const struct side_result *r)
+{
+	json_t *o = json_pack(
+	    "{s:s, s:f, s:I, s:I, s:I, s:I, s:I, s:i, s:i, s:i, s:i,"
+	    " s:I, s:I, s:i, s:I, s:i}",
+	    "type", "results", "elapsed", r->elapsed, "bytes_sent",
+	    (json_int_t)r->bytes_sent, "bytes_recv", (json_int_t)r->bytes_recv,
+	    "send_calls", (json_int_t)r->send_calls, "recv_calls",
+	    (json_int_t)r->recv_calls, "trans", (json_int_t)r->trans, "sndbuf",
+	    r->sndbuf, "rcvbuf", r->rcvbuf, "sndbuf_end", r->sndbuf_end,
+	    "rcvbuf_end", r->rcvbuf_end, "send_size", (json_int_t)r->send_size,
+	    "recv_size", (json_int_t)r->recv_size, "mss", r->mss, "retrans",
+	    (json_int_t)r->retrans, "cpu_id", r->cpu_id);
+
+	if (o != NULL && r->cpu_measured)
+		json_object_set_new(o, "cpu", cpu_pack(&r->cpu));
+	return o;
+}
+
+static int
+get_u64(const json_t *obj, const char *key, uint64_t *out, char *err)
+{
+	int64_t v;
+
+	if (proto_get_int(obj, key, 0, INT64_MAX, &v, err) < 0)
+		return -1;
+	*out = (uint64_t)v;
+	return 0;
+}
+
+int
+proto_result_unpack(const json_t *msg, struct side_result *r, char *err)
+{
+	int64_t v;
+	json_t *cpu;
+
+	memset(r, 0, sizeof(*r));
+	if (strcmp(proto_type(msg), "results") != 0)
+		return err_set(err, "expected results, got \"%s\"",
+			       proto_type(msg));
+	if (proto_get_double(msg, "elapsed", 0, 1e9, &r->elapsed, err) ||
+	    get_u64(msg, "bytes_sent", &r->bytes_sent, err) ||
+	    get_u64(msg, "bytes_recv", &r->bytes_recv, err) ||
+	    get_u64(msg, "send_calls", &r->send_calls, err) ||
+	    get_u64(msg, "recv_calls", &r->recv_calls, err) ||
+	    get_u64(msg, "trans", &r->trans, err) ||
+	    get_int32(msg, "sndbuf", -1, INT32_MAX, &r->sndbuf, err) ||
+	    get_int32(msg, "rcvbuf", -1, INT32_MAX, &r->rcvbuf, err) ||
+	    get_int32(msg, "sndbuf_end", -1, INT32_MAX, &r->sndbuf_end, err) ||
+	    get_int32(msg, "rcvbuf_end", -1, INT32_MAX, &r->rcvbuf_end, err) ||
+	    proto_get_int(msg, "send_size", 0, SIZE_MAX_WIRE, &r->send_size,
+			  err) ||
+	    proto_get_int(msg, "recv_size", 0, SIZE_MAX_WIRE, &r->recv_size,
+			  err) ||
+	    get_int32(msg, "mss", -1, INT32_MAX, &r->mss, err) ||
+	    proto_get_int(msg, "retrans", 0, UINT32_MAX, &v, err) ||
+	    get_int32(msg, "cpu_id", -1, INT32_MAX, &r->cpu_id, err))
+		return -1;
+	r->retrans = (uint32_t)v;
+	cpu = json_object_get(msg, "cpu");
+	if (cpu != NULL) {
+		if (cpu_unpack(cpu, &r->cpu, err) < 0)
+			return -1;
+		r->cpu_measured = 1;
+	}
+	return 0;
+}
+
+json_t *
+proto_hist_pack(const struct stats_hist *h)
+{
+	json_t *pairs = json_array();
+	char sq[40];
+	int i;
+
+	if (pairs == NULL)
+		return NULL;
+	for (i = 0; i < STATS_NBUCKETS; i++)
+		if (h->bucket[i] != 0)
+			json_array_append_new(
+			    pairs,
+			    json_pack("[i, I]", i, (json_int_t)h->bucket[i]));
+	/* The sum of squares needs 128 bits, more than a JSON integer
+	 * carries portably: it travels as 32 hex digits. */
+	snprintf(sq, sizeof(sq), "%016llx%016llx",
+		 (unsigned long long)(h->sumsq >> 64),
+		 (unsigned long long)h->sumsq);
+	return json_pack("{s:o, s:I, s:I, s:I, s:s}", "buckets", pairs, "min",
+			 (json_int_t)(h->count ? h->min : 0), "max",
+			 (json_int_t)h->max, "sum", (json_int_t)h->sum, "sumsq",
+			 sq);
+}
+
+static int
+parse_u128_hex(const char *s, unsigned __int128 *out)
+{
+	unsigned __int128 v = 0;
+	int n = 0;
+
+	for (; *s != '\0'; s++, n++) {
+		int d;
+
+		if (*s >= '0' && *s <= '9')
+			d = *s - '0';
+		else if (*s >= 'a' && *s <= 'f')
+			d = *s - 'a' + 10;
+		else
+			return -1;
+		v = v << 4 | (unsigned)d;
+	}
+	if (n != 32)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int
+proto_hist_unpack(const json_t *j, struct stats_hist *h, char *err)
+{
+	json_t *pairs, *pair;
+	int64_t mn, mx, sum;
+	char sq[40];
+	size_t i;
+
+	stats_hist_init(h);
+	pairs = json_object_get(j, "buckets");
+	if (!json_is_array(pairs) || json_array_size(pairs) > STATS_NBUCKETS)
+		return err_set(err, "histogram has no bucket list");
+	if (proto_get_int(j, "min", 0, INT64_MAX, &mn, err) ||
+	    proto_get_int(j, "max", 0, INT64_MAX, &mx, err) ||
+	    proto_get_int(j, "sum", 0, INT64_MAX, &sum, err) ||
+	    proto_get_string(j, "sumsq", sq, sizeof(sq), err))
+		return -1;
+	if (parse_u128_hex(sq, &h->sumsq) < 0)
+		return err_set(err, "field \"sumsq\" is not 32 hex digits");
+	json_array_foreach(pairs, i, pair)
+	{
+		json_t *ji = json_array_get(pair, 0);
+		json_t *jc = json_array_get(pair, 1);
+		json_int_t idx, cnt;
+
+		if (!json_is_integer(ji) || !json_is_integer(jc) ||
+		    json_array_size(pair) != 2)
+			return err_set(err, "histogram pair %zu is malformed",
+				       i);
+		idx = json_integer_value(ji);
+		cnt = json_integer_value(jc);
+		if (idx < 0 || idx >= STATS_NBUCKETS || cnt < 0 ||
+		    h->count + (uint64_t)cnt < h->count)
+			return err_set(err,
+				       "histogram pair %zu is out of range", i);
+		h->bucket[idx] += (uint64_t)cnt;
+		h->count += (uint64_t)cnt;
+	}
+	h->sum = (uint64_t)sum;
+	if (h->count > 0) {
+		h->min = (uint64_t)mn;
+		h->max = (uint64_t)mx;
+	}
+	return 0;
+}

@@ -1,0 +1,82 @@
+/*
+ * The control protocol: framing and message encode/decode over buffers.
+ *
+ * A frame is a 4-byte big-endian payload length followed by that many bytes
+ * of one JSON object (RFC 8259, UTF-8). Every object has a string "type".
+ * No I/O happens here, so every function can be unit-tested and fuzzed.
+ * doc/protocol.md is the specification.
+ */
+#ifndef NP_PROTO_H
+#define NP_PROTO_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "module.h"
+
+#define PROTO_VERSION 1
+#define PROTO_HDR_LEN 4
+/* The largest payload either side accepts or sends. */
+#define PROTO_MAX_MSG 65536
+
+/* Encodes msg as one frame into buf; returns the frame's length, or -1
+ * with err set (not an object, no type, larger than PROTO_MAX_MSG). */
+ssize_t proto_encode(const json_t *msg, char *buf, size_t cap, char *err);
+
+/* The payload length a header announces; returns it, or -1 with err set
+ * when it is zero or above PROTO_MAX_MSG. */
+long proto_frame_len(const unsigned char *hdr, char *err);
+
+/*
+ * Decodes one frame at the start of buf. Returns the bytes consumed with
+ * *msg set (the caller owns it), -2 when buf holds only part of a frame,
+ * or -1 with err set for a frame that is oversized or not a JSON object
+ * with a string "type".
+ */
+ssize_t proto_decode(const char *buf, size_t len, json_t **msg, char *err);
+
+/* The message's type string; "" when it has none. */
+const char *proto_type(const json_t *msg);
+
+/* A new message object of the given type; NULL only without memory. */
+json_t *proto_new(const char *type);
+
+/* An error message carrying text for a person. */
+json_t *proto_error(const char *text);
+
+/* Encodes a test request; NULL only without memory. */
+json_t *proto_request_pack(const struct test_params *p);
+
+/* Decodes and range-checks a request into p; returns 0, or -1 with err
+ * naming the first bad or missing field. */
+int proto_request_unpack(const json_t *msg, struct test_params *p, char *err);
+
+/* Encodes one side's result; NULL only without memory. */
+json_t *proto_result_pack(const struct side_result *r);
+
+/* Decodes a result into r (caller frees r->cpu with cpu_util_free);
+ * returns 0, or -1 with err set. */
+int proto_result_unpack(const json_t *msg, struct side_result *r, char *err);
+
+/* Encodes a latency histogram as sparse [index, count] pairs. */
+json_t *proto_hist_pack(const struct stats_hist *h);
+
+/* Decodes a histogram packed by proto_hist_pack; returns 0, or -1 with
+ * err set. */
+int proto_hist_unpack(const json_t *j, struct stats_hist *h, char *err);
+
+/* Reads an integer field in [min, max]; returns 0, or -1 with err set. */
+int proto_get_int(const json_t *obj, const char *key, int64_t min, int64_t max,
+		  int64_t *out, char *err);
+
+/* Reads a finite number field in [min, max]; returns 0, or -1 with err. */
+int proto_get_double(const json_t *obj, const char *key, double min, double max,
+		     double *out, char *err);
+
+/* Reads a string field of at most cap-1 bytes; returns 0, or -1 with err. */
+int proto_get_string(const json_t *obj, const char *key, char *out, size_t cap,
+		     char *err);
+
+#endif

@@ -1,0 +1,244 @@
+#include "report.h"
+
+#include <string.h>
+
+void
+report_banner(FILE *out, const struct result *res, const struct report_opts *o)
+{
+	const char *fam = sock_family_name(res->family);
+
+	fprintf(out, "MIGRATED %s from %s (%s) port 0 %s to %s (%s) port 0 %s",
+		res->m->title, res->local_name, res->local_addr, fam,
+		res->remote_name, res->remote_addr, fam);
+	if (res->p.nodelay)
+		fputs(" : nodelay", out);
+	if (o->histogram)
+		fputs(" : histogram", out);
+	if (res->m->kind == MODULE_RR)
+		fprintf(out, " : first burst %d", res->p.burst);
+	if (o->cpu_bind)
+		fputs(" : cpu bind", out);
+	fputc('\n', out);
+}
+
+static char
+method(const struct result *res, int local)
+{
+	return (local ? res->local_util : res->remote_util) >= 0 ? 'S' : 'U';
+}
+
+static const char *
+brand(const struct report_opts *o)
+{
+	return o->headers == 0 && o->brand != NULL ? o->brand : "";
+}
+
+static void
+stream_table(FILE *out, const struct result *res, const struct report_opts *o)
+{
+	const struct side_result *l = &res->local, *r = &res->remote;
+	int maerts = res->m->kind == MODULE_MAERTS;
+	int cpu = res->local_cpu || res->remote_cpu;
+	/* Receiver's buffer, sender's buffer, sender's message size. */
+	int rbuf = maerts ? l->rcvbuf : r->rcvbuf;
+	int sbuf = maerts ? r->sndbuf : l->sndbuf;
+	int msg = (int)(maerts ? r->send_size : l->send_size);
+
+	if (o->headers && !cpu)
+		fprintf(out,
+			"Recv   Send    Send                          \n"
+			"Socket Socket  Message  Elapsed              \n"
+			"Size   Size    Size     Time     Throughput  \n"
+			"bytes  bytes   bytes    secs.    %s/sec  \n\n",
+			units_label(res->fmt));
+	if (o->headers && cpu)
+		fprintf(out,
+			"Recv   Send    Send                          "
+			"Utilization       Service Demand\n"
+			"Socket Socket  Message  Elapsed              "
+			"%s     %s     %s    %s\n"
+			"Size   Size    Size     Time     Throughput  "
+			"local    remote   local   remote\n"
+			"bytes  bytes   bytes    secs.    %-8.8s/s  "
+			"%% %c      %% %c      us/KB   us/KB\n\n",
+			maerts ? "Recv" : "Send", maerts ? "Send" : "Recv",
+			maerts ? "Recv" : "Send", maerts ? "Send" : "Recv",
+			units_label(res->fmt), method(res, 1), method(res, 0));
+	if (!cpu)
+		fprintf(out, "%6d %6d %6d    %-6.2f   %7.2f   %s\n", rbuf, sbuf,
+			msg, res->elapsed, res->thruput, brand(o));
+	else
+		fprintf(out,
+			"%6d %6d %6d    %-6.2f     %7.2f   %-6.2f   %-6.2f   "
+			"%-6.3f  %-6.3f %s\n",
+			rbuf, sbuf, msg, res->elapsed, res->thruput,
+			res->local_util, res->remote_util, res->local_sd,
+			res->remote_sd, brand(o));
+	if (o->verbosity < 2)
+		return;
+	{
+		const struct side_result *tx = maerts ? r : l;
+		const struct side_result *rx = maerts ? l : r;
+
+		fprintf(
+		    out,
+		    "\nAlignment      Offset         Bytes    Bytes       "
+		    "Sends   Bytes    Recvs\n"
+		    "Local  Remote  Local  Remote  Xfered   Per          "
+		    "       Per\n"
+		    "Send   Recv    Send   Recv             Send (avg)   "
+		    "       Recv (avg)\n"
+		    "%5d   %5d  %5d   %5d %6llu  %6.2f    %6llu  %6.2f %6llu\n",
+		    8, 8, 0, 0, (unsigned long long)rx->bytes_recv,
+		    tx->send_calls
+			? (double)tx->bytes_sent / (double)tx->send_calls
+			: 0.0,
+		    (unsigned long long)tx->send_calls,
+		    rx->recv_calls
+			? (double)rx->bytes_recv / (double)rx->recv_calls
+			: 0.0,
+		    (unsigned long long)rx->recv_calls);
+		fprintf(out, "\nMaximum\nSegment\nSize (bytes)\n%6d\n\n\n",
+			l->mss);
+		if (res->hist != NULL) {
+			fprintf(out, "Histogram of time spent in %s() call.\n",
+				maerts ? "recv" : "send");
+			report_histogram(out, res->hist);
+		}
+	}
+}
+
+static void
+rr_table(FILE *out, const struct result *res, const struct report_opts *o)
+{
+	const struct side_result *l = &res->local, *r = &res->remote;
+	int cpu = res->local_cpu || res->remote_cpu;
+	int trans = res->fmt == 'x';
+
+	if (o->headers && !cpu && trans)
+		fprintf(out, "Local /Remote\n"
+			     "Socket Size   Request  Resp.   Elapsed  Trans.\n"
+			     "Send   Recv   Size     Size    Time     Rate    "
+			     "     \n"
+			     "bytes  Bytes  bytes    bytes   secs.    per sec "
+			     "  \n\n");
+	if (o->headers && !cpu && !trans)
+		fprintf(out,
+			"Local /Remote\n"
+			"Socket Size   Request  Resp.   Elapsed  \n"
+			"Send   Recv   Size     Size    Time     Throughput \n"
+			"bytes  Bytes  bytes    bytes   secs.    %s/sec   \n\n",
+			units_label(res->fmt));
+	if (o->headers && cpu)
+		fprintf(out,
+			"Local /Remote\n"
+			"Socket Size   Request Resp.  Elapsed %-8.8s CPU    "
+			"CPU    S.dem   S.dem\n"
+			"Send   Recv   Size    Size   Time    %-8.8s local  "
+			"remote local   remote\n"
+			"bytes  bytes  bytes   bytes  secs.   %-8.8s %% %c    "
+			"%% %c    %s   %s\n\n",
+			trans ? "Trans." : "Tput", trans ? "Rate" : "",
+			trans ? "per sec" : units_label(res->fmt),
+			method(res, 1), method(res, 0), result_sd_units(res),
+			result_sd_units(res));
+	if (!cpu)
+		fprintf(out, "%-6d %-6d %-6lld   %-6lld  %-6.2f   %7.2f   %s\n",
+			l->sndbuf, l->rcvbuf, (long long)res->p.req_size,
+			(long long)res->p.rsp_size, res->elapsed, res->thruput,
+			brand(o));
+	else
+		fprintf(out,
+			"%-6d %-6d %-6lld  %-6lld %-6.2f  %-6.2f  %-6.2f "
+			"%-6.2f %-6.3f  %-6.3f %s\n",
+			l->sndbuf, l->rcvbuf, (long long)res->p.req_size,
+			(long long)res->p.rsp_size, res->elapsed, res->thruput,
+			res->local_util, res->remote_util, res->local_sd,
+			res->remote_sd, brand(o));
+	fprintf(out, "%-6d %-6d\n", r->sndbuf, r->rcvbuf);
+	if (o->verbosity < 2)
+		return;
+	{
+		double bits = res->trans_rate * 8 / 1e6;
+
+		fprintf(out,
+			"Alignment      Offset         RoundTrip  Trans    "
+			"Throughput\n"
+			"Local  Remote  Local  Remote  Latency    Rate     "
+			"10^6bits/s\n"
+			"Send   Recv    Send   Recv    usec/Tran  per sec  "
+			"Outbound   Inbound\n"
+			"%5d  %5d   %5d  %5d   %-6.3f   %-6.3f %-6.3f    "
+			"%-6.3f\n",
+			8, 8, 0, 0,
+			res->trans_rate > 0
+			    ? 1e6 / res->trans_rate * (1 + res->p.burst)
+			    : 0.0,
+			res->trans_rate, bits * (double)res->p.req_size,
+			bits * (double)res->p.rsp_size);
+		if (res->hist != NULL) {
+			fprintf(out, "\nHistogram of request/response times\n");
+			report_histogram(out, res->hist);
+		}
+	}
+}
+
+void
+report_classic(FILE *out, const struct result *res, const struct report_opts *o)
+{
+	if (o->verbosity == 0) {
+		/* netperf's single figure of merit: the service demand when
+		 * CPU was measured, the throughput otherwise. */
+		if (res->local_cpu)
+			fprintf(out, "%6.3f %c %s\n", res->local_sd,
+				method(res, 1), brand(o));
+		else if (res->remote_cpu)
+			fprintf(out, "%6.3f %c %s\n", res->remote_sd,
+				method(res, 0), brand(o));
+		else
+			fprintf(out, "%7.2f %s\n", res->thruput, brand(o));
+		return;
+	}
+	if (res->m->kind == MODULE_RR)
+		rr_table(out, res, o);
+	else
+		stream_table(out, res, o);
+}
+
+void
+report_histogram(FILE *out, const struct stats_hist *h)
+{
+	static const char *const rows[] = {
+	    "UNIT_USEC", "TEN_USEC",	 "HUNDRED_USEC", "UNIT_MSEC",
+	    "TEN_MSEC",	 "HUNDRED_MSEC", "UNIT_SEC",	 "TEN_SEC",
+	};
+	uint64_t cells[8][10], over = 0, lo, hi;
+	double us, decade;
+	int i, row, col;
+
+	memset(cells, 0, sizeof(cells));
+	for (i = 0; i < STATS_NBUCKETS; i++) {
+		if (h->bucket[i] == 0)
+			continue;
+		stats_bucket_bounds(i, &lo, &hi);
+		us = (double)lo / 1000.0;
+		for (row = 0, decade = 1; row < 8 && us >= decade * 10;
+		     row++, decade *= 10)
+			;
+		if (row == 8) {
+			over += h->bucket[i];
+			continue;
+		}
+		col = (int)(us / decade);
+		cells[row][col > 9 ? 9 : col] += h->bucket[i];
+	}
+	for (row = 0; row < 8; row++) {
+		fprintf(out, "%-14s", rows[row]);
+		for (col = 0; col < 10; col++)
+			fprintf(out, ": %4llu",
+				(unsigned long long)cells[row][col]);
+		fputc('\n', out);
+	}
+	fprintf(out, ">100_SECS: %llu\nHIST_TOTAL:      %llu\n",
+		(unsigned long long)over, (unsigned long long)h->count);
+}

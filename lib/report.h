@@ -1,0 +1,28 @@
+/* Renders a result: netperf 2.7's classic banner and tables. */
+#ifndef NP_REPORT_H
+#define NP_REPORT_H
+
+#include <stdio.h>
+
+#include "result.h"
+
+struct report_opts {
+	int headers;	   /* -P: banner and column titles */
+	int verbosity;	   /* -v 0, 1 or 2 */
+	const char *brand; /* -B, printed with -P 0 only, or NULL */
+	int cpu_bind;	   /* -T was given */
+	int histogram;	   /* latency was kept (-j or -v 2) */
+};
+
+/* Prints the one-line banner netperf prints before a test. */
+void report_banner(FILE *out, const struct result *res,
+		   const struct report_opts *o);
+
+/* Prints the classic table (or the single figure with -v 0). */
+void report_classic(FILE *out, const struct result *res,
+		    const struct report_opts *o);
+
+/* Prints the histogram in netperf's decade-per-row layout. */
+void report_histogram(FILE *out, const struct stats_hist *h);
+
+#endif

@@ -1,0 +1,40 @@
+/* netserver's side of a control connection: one child serves one client. */
+#ifndef NP_SERVER_H
+#define NP_SERVER_H
+
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "module.h"
+
+/* What this server allows, whatever a client asks. */
+struct server_limits {
+	double max_duration; /* seconds */
+	int64_t max_count;   /* bytes or transactions of a counted test */
+	int64_t max_msg;     /* bytes per send, receive, request, response */
+	int max_buf;	     /* SO_SNDBUF / SO_RCVBUF */
+	int idle_ms;	     /* control silence before and between tests */
+	int accept_ms;	     /* wait for the data connection */
+};
+
+/* Logs one line; level 0 always, higher only under -d. */
+typedef void (*server_log_fn)(int level, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Fills the defaults: an hour, 1 GiB messages, 256 MiB buffers... */
+void server_limits_default(struct server_limits *lim);
+
+/* Checks a decoded request against the limits and the module table;
+ * returns 0, or -1 with err naming the limit it breaks. */
+int server_check_request(const struct test_params *p,
+			 const struct server_limits *lim, char *err);
+
+/*
+ * Serves one control connection until the client says goodbye or goes
+ * away: handshake, then any number of tests. Returns 0 on a clean end,
+ * or -1 with err set (the client was also told where possible).
+ */
+int server_session(int ctl, const struct server_limits *lim, server_log_fn log,
+		   volatile sig_atomic_t *stop, char *err);
+
+#endif

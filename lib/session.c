@@ -1,0 +1,165 @@
+#include "session.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "clock.h"
+#include "err.h"
+#include "proto.h"
+
+/* Waits until fd is ready for events or the deadline passes; returns 1
+ * when ready, 0 on time-out, -1 on error. */
+static int
+wait_fd(int fd, short events, uint64_t deadline)
+{
+	struct pollfd pfd = {.fd = fd, .events = events};
+	uint64_t now;
+	int rc;
+
+	for (;;) {
+		now = clock_ns();
+		if (now >= deadline)
+			return 0;
+		rc = poll(&pfd, 1, (int)((deadline - now) / 1000000 + 1));
+		if (rc > 0)
+			return 1;
+		if (rc < 0 && errno != EINTR)
+			return -1;
+	}
+}
+
+int
+session_send(int fd, const json_t *msg, int timeout_ms, char *err)
+{
+	static char buf[PROTO_MAX_MSG + PROTO_HDR_LEN];
+	uint64_t deadline = clock_ns() + (uint64_t)timeout_ms * 1000000;
+	ssize_t len, off = 0, n;
+
+	len = proto_encode(msg, buf, sizeof(buf), err);
+	if (len < 0)
+		return -1;
+	while (off < len) {
+		n = send(fd, buf + off, (size_t)(len - off),
+			 MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n > 0) {
+			off += n;
+			continue;
+		}
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			return err_set(err, "control connection: %s",
+				       strerror(errno));
+		if (wait_fd(fd, POLLOUT, deadline) <= 0)
+			return err_set(err,
+				       "control connection: peer did not "
+				       "take a message within %d ms",
+				       timeout_ms);
+	}
+	return 0;
+}
+
+int
+session_send_new(int fd, json_t *msg, int timeout_ms, char *err)
+{
+	int rc;
+
+	if (msg == NULL)
+		return err_set(err, "out of memory");
+	rc = session_send(fd, msg, timeout_ms, err);
+	json_decref(msg);
+	return rc;
+}
+
+/* Reads exactly len bytes by the deadline; returns 0, 1 on a clean EOF
+ * before the first byte, or -1 with err set. */
+static int
+read_full(int fd, char *buf, size_t len, uint64_t deadline, int timeout_ms,
+	  char *err)
+{
+	size_t off = 0;
+	ssize_t n;
+	int rc;
+
+	while (off < len) {
+		n = recv(fd, buf + off, len - off, MSG_DONTWAIT);
+		if (n > 0) {
+			off += (size_t)n;
+			continue;
+		}
+		if (n == 0) {
+			if (off == 0)
+				return 1;
+			return err_set(err, "control connection closed in the "
+					    "middle of a message");
+		}
+		if (errno != EAGAIN && errno != EINTR)
+			return err_set(err, "control connection: %s",
+				       strerror(errno));
+		rc = wait_fd(fd, POLLIN, deadline);
+		if (rc < 0)
+			return err_set(err, "control connection: %s",
+				       strerror(errno));
+		if (rc == 0)
+			return err_set(err,
+				       "control connection: no message "
+				       "within %d ms",
+				       timeout_ms);
+	}
+	return 0;
+}
+
+int
+session_recv(int fd, json_t **msg, int timeout_ms, char *err)
+{
+	static char buf[PROTO_MAX_MSG + PROTO_HDR_LEN];
+	uint64_t deadline = clock_ns() + (uint64_t)timeout_ms * 1000000;
+	long len;
+	int rc;
+
+	*msg = NULL;
+	rc = read_full(fd, buf, PROTO_HDR_LEN, deadline, timeout_ms, err);
+	if (rc != 0)
+		return rc;
+	len = proto_frame_len((unsigned char *)buf, err);
+	if (len < 0)
+		return -1;
+	rc = read_full(fd, buf + PROTO_HDR_LEN, (size_t)len, deadline,
+		       timeout_ms, err);
+	if (rc == 1)
+		return err_set(err, "control connection closed in the middle "
+				    "of a message");
+	if (rc < 0)
+		return -1;
+	if (proto_decode(buf, (size_t)len + PROTO_HDR_LEN, msg, err) < 0)
+		return -1;
+	return 0;
+}
+
+int
+session_expect(int fd, const char *type, json_t **msg, int timeout_ms,
+	       char *err)
+{
+	const char *t;
+	int rc;
+
+	rc = session_recv(fd, msg, timeout_ms, err);
+	if (rc == 1)
+		return err_set(err, "the peer closed the control connection");
+	if (rc < 0)
+		return -1;
+	t = proto_type(*msg);
+	if (strcmp(t, type) == 0)
+		return 0;
+	if (strcmp(t, "error") == 0) {
+		const char *text =
+		    json_string_value(json_object_get(*msg, "message"));
+
+		err_set(err, "%s", text ? text : "unspecified error");
+	} else {
+		err_set(err, "expected a \"%s\" message, got \"%s\"", type, t);
+	}
+	json_decref(*msg);
+	*msg = NULL;
+	return -1;
+}

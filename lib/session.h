@@ -1,0 +1,34 @@
+/*
+ * A control conversation over a socket: framed messages with a deadline on
+ * every read and write, the version handshake, and the typed exchanges.
+ */
+#ifndef NP_SESSION_H
+#define NP_SESSION_H
+
+#include <jansson.h>
+
+/* Milliseconds any single control read or write may take by default. */
+#define SESSION_TIMEOUT_MS 10000
+
+/* Sends msg as one frame within timeout_ms; returns 0, or -1 with err. */
+int session_send(int fd, const json_t *msg, int timeout_ms, char *err);
+
+/* Sends msg and releases it; returns as session_send. */
+int session_send_new(int fd, json_t *msg, int timeout_ms, char *err);
+
+/*
+ * Receives one message within timeout_ms into *msg (the caller owns it).
+ * Returns 0; 1 when the peer closed the connection cleanly before a new
+ * frame; or -1 with err set (time-out, garbage, oversize, reset).
+ */
+int session_recv(int fd, json_t **msg, int timeout_ms, char *err);
+
+/*
+ * Receives a message that must be of the given type. An "error" message
+ * from the peer becomes -1 with its text in err; so does any other type,
+ * or the connection closing. Returns 0 with *msg set.
+ */
+int session_expect(int fd, const char *type, json_t **msg, int timeout_ms,
+		   char *err);
+
+#endif

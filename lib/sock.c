@@ -1,0 +1,338 @@
+#include "sock.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "err.h"
+
+int
+sock_resolve(const char *host, int port, int family, int socktype,
+	     struct addrinfo **res, char *err)
+{
+	struct addrinfo hints;
+	char service[16];
+	int rc;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = family;
+	hints.ai_socktype = socktype;
+	hints.ai_flags = AI_NUMERICSERV | (host == NULL ? AI_PASSIVE : 0);
+	snprintf(service, sizeof(service), "%d", port);
+	rc = getaddrinfo(host, service, &hints, res);
+	if (rc != 0)
+		return err_set(err, "cannot resolve %s: %s",
+			       host ? host : "the wildcard address",
+			       gai_strerror(rc));
+	return 0;
+}
+
+/* Binds (and for TCP listens) on the first address of host that works;
+ * dual makes an IPv6 wildcard socket take IPv4 too. */
+static int
+listen_on(const char *host, int port, int family, int socktype, int backlog,
+	  int dual, char *err)
+{
+	struct addrinfo *res, *ai;
+	int fd = -1, one = 1, zero = 0, saved = 0;
+
+	if (sock_resolve(host, port, family, socktype, &res, err) < 0)
+		return -1;
+	for (ai = res; ai != NULL; ai = ai->ai_next) {
+		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
+			    ai->ai_protocol);
+		if (fd < 0) {
+			saved = errno;
+			continue;
+		}
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (dual && ai->ai_family == AF_INET6)
+			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero,
+				   sizeof(zero));
+		if (bind(fd, ai->ai_addr, ai->ai_addrlen) == 0 &&
+		    (socktype != SOCK_STREAM || listen(fd, backlog) == 0))
+			break;
+		saved = errno;
+		close(fd);
+		fd = -1;
+	}
+	freeaddrinfo(res);
+	if (fd < 0)
+		return err_set(err, "cannot listen on %s port %d: %s",
+			       host ? host : "any address", port,
+			       strerror(saved));
+	return fd;
+}
+
+int
+sock_listen(const char *host, int port, int family, int socktype, int backlog,
+	    char *err)
+{
+	int fd;
+
+	if (host != NULL && host[0] == '\0')
+		host = NULL;
+	/* The wildcard with no family asked: one IPv6 socket that also takes
+	 * IPv4, falling back to IPv4 alone where IPv6 is off. */
+	if (host == NULL && family == AF_UNSPEC) {
+		fd = listen_on(NULL, port, AF_INET6, socktype, backlog, 1, err);
+		if (fd >= 0)
+			return fd;
+		family = AF_INET;
+	}
+	return listen_on(host, port, family, socktype, backlog, 0, err);
+}
+
+int
+sock_connect_addr(const struct sockaddr *sa, socklen_t salen, int socktype,
+		  const struct addrinfo *local, struct sock_setup *setup,
+		  int timeout_ms, char *err)
+{
+	struct pollfd pfd;
+	socklen_t len = sizeof(int);
+	int fd, flags, soerr = 0, rc;
+
+	fd = socket(sa->sa_family, socktype | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return err_set(err, "socket: %s", strerror(errno));
+	if (local != NULL && bind(fd, local->ai_addr, local->ai_addrlen) < 0) {
+		soerr = errno;
+		close(fd);
+		return err_set(err, "cannot bind the local address: %s",
+			       strerror(soerr));
+	}
+	/* Buffer sizes are set, and read back, before connecting: that is
+	 * when they decide the window, and the size netperf reports. */
+	if (setup != NULL) {
+		if (sock_set_buffers(fd, setup->sndbuf, setup->rcvbuf, err) <
+		    0) {
+			close(fd);
+			return -1;
+		}
+		sock_get_buffers(fd, &setup->got_sndbuf, &setup->got_rcvbuf);
+	}
+	flags = fcntl(fd, F_GETFL);
+	fcntl(fd, F_SETFL, flags | O_NONBLOCK);
+	rc = connect(fd, sa, salen);
+	if (rc < 0 && errno != EINPROGRESS) {
+		soerr = errno;
+		goto fail;
+	}
+	if (rc < 0) {
+		pfd.fd = fd;
+		pfd.events = POLLOUT;
+		do
+			rc = poll(&pfd, 1, timeout_ms);
+		while (rc < 0 && errno == EINTR);
+		if (rc == 0) {
+			soerr = ETIMEDOUT;
+			goto fail;
+		}
+		if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) < 0)
+			soerr = errno;
+		if (soerr != 0)
+			goto fail;
+	}
+	fcntl(fd, F_SETFL, flags);
+	return fd;
+fail:
+	close(fd);
+	return err_set(err, "%s", strerror(soerr));
+}
+
+int
+sock_connect(const char *host, int port, int family, int socktype,
+	     struct sock_setup *setup, int timeout_ms, char *err)
+{
+	const char *local = setup ? setup->local : NULL;
+	int lport = setup ? setup->lport : 0;
+	struct addrinfo *res, *ai, *lres;
+	char why[ERR_LEN] = "no usable address";
+	int fd = -1;
+
+	if (sock_resolve(host, port, family, socktype, &res, err) < 0)
+		return -1;
+	for (ai = res; ai != NULL && fd < 0; ai = ai->ai_next) {
+		lres = NULL;
+		if (local != NULL && local[0] == '\0')
+			local = NULL;
+		if ((local != NULL || lport != 0) &&
+		    sock_resolve(local, lport, ai->ai_family, socktype, &lres,
+				 why) < 0)
+			continue;
+		fd = sock_connect_addr(ai->ai_addr, ai->ai_addrlen, socktype,
+				       lres, setup, timeout_ms, why);
+		if (lres != NULL)
+			freeaddrinfo(lres);
+	}
+	freeaddrinfo(res);
+	if (fd < 0)
+		return err_set(err, "cannot connect to %s port %d: %s", host,
+			       port, why);
+	return fd;
+}
+
+int
+sock_accept(int lfd, int timeout_ms, struct sockaddr_storage *peer, char *err)
+{
+	struct pollfd pfd = {.fd = lfd, .events = POLLIN};
+	socklen_t len = sizeof(*peer);
+	int rc, fd;
+
+	do
+		rc = poll(&pfd, 1, timeout_ms);
+	while (rc < 0 && errno == EINTR);
+	if (rc == 0)
+		return err_set(err, "no data connection within %d ms",
+			       timeout_ms);
+	if (rc < 0)
+		return err_set(err, "poll: %s", strerror(errno));
+	fd = accept4(lfd, (struct sockaddr *)peer, &len, SOCK_CLOEXEC);
+	if (fd < 0)
+		return err_set(err, "accept: %s", strerror(errno));
+	return fd;
+}
+
+int
+sock_set_buffers(int fd, int sndbuf, int rcvbuf, char *err)
+{
+	if (sndbuf >= 0 &&
+	    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf)) < 0)
+		return err_set(err, "SO_SNDBUF %d: %s", sndbuf,
+			       strerror(errno));
+	if (rcvbuf >= 0 &&
+	    setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf)) < 0)
+		return err_set(err, "SO_RCVBUF %d: %s", rcvbuf,
+			       strerror(errno));
+	return 0;
+}
+
+void
+sock_get_buffers(int fd, int *sndbuf, int *rcvbuf)
+{
+	socklen_t len = sizeof(int);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_SNDBUF, sndbuf, &len) < 0)
+		*sndbuf = -1;
+	len = sizeof(int);
+	if (getsockopt(fd, SOL_SOCKET, SO_RCVBUF, rcvbuf, &len) < 0)
+		*rcvbuf = -1;
+}
+
+int
+sock_set_nodelay(int fd, int on, char *err)
+{
+	if (setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof(on)) < 0)
+		return err_set(err, "TCP_NODELAY: %s", strerror(errno));
+	return 0;
+}
+
+int
+sock_set_timeouts(int fd, int ms, char *err)
+{
+	struct timeval tv = {.tv_sec = ms / 1000,
+			     .tv_usec = (ms % 1000) * 1000};
+
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0)
+		return err_set(err, "socket time-outs: %s", strerror(errno));
+	return 0;
+}
+
+void
+sock_tcp_stats(int fd, int *mss, uint32_t *retrans)
+{
+	struct tcp_info ti;
+	socklen_t len = sizeof(ti);
+
+	*mss = -1;
+	*retrans = 0;
+	memset(&ti, 0, sizeof(ti));
+	if (getsockopt(fd, IPPROTO_TCP, TCP_INFO, &ti, &len) < 0)
+		return;
+	*mss = (int)ti.tcpi_snd_mss;
+	*retrans = ti.tcpi_total_retrans;
+}
+
+int
+sock_addr_text(const struct sockaddr *sa, char *buf)
+{
+	const struct sockaddr_in *s4 = (const struct sockaddr_in *)sa;
+	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)sa;
+
+	switch (sa->sa_family) {
+	case AF_INET:
+		inet_ntop(AF_INET, &s4->sin_addr, buf, SOCK_ADDR_LEN);
+		return ntohs(s4->sin_port);
+	case AF_INET6:
+		inet_ntop(AF_INET6, &s6->sin6_addr, buf, SOCK_ADDR_LEN);
+		return ntohs(s6->sin6_port);
+	default:
+		snprintf(buf, SOCK_ADDR_LEN, "unknown");
+		return -1;
+	}
+}
+
+int
+sock_local_port(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	char text[SOCK_ADDR_LEN];
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
+		return -1;
+	return sock_addr_text((struct sockaddr *)&ss, text);
+}
+
+const char *
+sock_family_name(int family)
+{
+	switch (family) {
+	case AF_INET:
+		return "AF_INET";
+	case AF_INET6:
+		return "AF_INET6";
+	default:
+		return "AF_UNSPEC";
+	}
+}
+
+/* An IPv4 peer on an IPv6 socket arrives as ::ffff:a.b.c.d; compare the
+ * IPv4 part so the control and data connections match either way. */
+static int
+v4_of(const struct sockaddr *sa, struct in_addr *out)
+{
+	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)sa;
+
+	if (sa->sa_family == AF_INET) {
+		*out = ((const struct sockaddr_in *)sa)->sin_addr;
+		return 1;
+	}
+	if (sa->sa_family == AF_INET6 && IN6_IS_ADDR_V4MAPPED(&s6->sin6_addr)) {
+		memcpy(out, &s6->sin6_addr.s6_addr[12], 4);
+		return 1;
+	}
+	return 0;
+}
+
+int
+sock_same_host(const struct sockaddr *a, const struct sockaddr *b)
+{
+	struct in_addr a4, b4;
+
+	if (v4_of(a, &a4) && v4_of(b, &b4))
+		return a4.s_addr == b4.s_addr;
+	if (a->sa_family == AF_INET6 && b->sa_family == AF_INET6)
+		return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
+			      &((const struct sockaddr_in6 *)b)->sin6_addr,
+			      16) == 0;
+	return 0;
+}

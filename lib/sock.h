@@ -1,0 +1,83 @@
+/* Sockets: resolve, listen, connect with a timeout, socket options. */
+#ifndef NP_SOCK_H
+#define NP_SOCK_H
+
+#include <netdb.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+/* An address in text form, "127.0.0.1" or "::1". */
+#define SOCK_ADDR_LEN 64
+
+/* Resolves host and port for family (AF_UNSPEC, AF_INET, AF_INET6);
+ * host NULL means the wildcard. Returns 0, or -1 with err set. */
+int sock_resolve(const char *host, int port, int family, int socktype,
+		 struct addrinfo **res, char *err);
+
+/* Opens a listening (TCP) or bound (UDP) socket on host:port; host NULL
+ * or "" is the wildcard. Returns the descriptor, or -1 with err set. */
+int sock_listen(const char *host, int port, int family, int socktype,
+		int backlog, char *err);
+
+/* How to set up a socket before it connects. */
+struct sock_setup {
+	const char *local;  /* address to bind, NULL or "" for any */
+	int lport;	    /* port to bind, 0 for any */
+	int sndbuf, rcvbuf; /* SO_SNDBUF/SO_RCVBUF to ask for, -1 none */
+	int got_sndbuf, got_rcvbuf; /* what the socket had before connect */
+};
+
+/*
+ * Connects to host:port, trying each address in turn, each within
+ * timeout_ms, after applying setup (which may be NULL). Returns the
+ * descriptor, or -1 with err set as "cannot connect to H port P: why".
+ */
+int sock_connect(const char *host, int port, int family, int socktype,
+		 struct sock_setup *setup, int timeout_ms, char *err);
+
+/* Connects to a resolved address within timeout_ms, first binding local
+ * when it is not NULL and applying setup's buffer sizes; returns the
+ * descriptor, or -1 with err set. */
+int sock_connect_addr(const struct sockaddr *sa, socklen_t salen, int socktype,
+		      const struct addrinfo *local, struct sock_setup *setup,
+		      int timeout_ms, char *err);
+
+/* Waits up to timeout_ms for a connection on lfd; returns the new
+ * descriptor, or -1 with err set (a time-out says so). */
+int sock_accept(int lfd, int timeout_ms, struct sockaddr_storage *peer,
+		char *err);
+
+/* Sets SO_SNDBUF and SO_RCVBUF where they are >= 0; returns 0, or -1
+ * with err set. */
+int sock_set_buffers(int fd, int sndbuf, int rcvbuf, char *err);
+
+/* Reads SO_SNDBUF and SO_RCVBUF; each is -1 when it cannot be read. */
+void sock_get_buffers(int fd, int *sndbuf, int *rcvbuf);
+
+/* Sets TCP_NODELAY; returns 0, or -1 with err set. */
+int sock_set_nodelay(int fd, int on, char *err);
+
+/* Bounds every blocking send and receive on fd to ms milliseconds, so a
+ * silent peer can never hang a loop; returns 0, or -1 with err set. */
+int sock_set_timeouts(int fd, int ms, char *err);
+
+/* The MSS and total retransmissions from TCP_INFO; -1 and 0 when the
+ * socket is not TCP. */
+void sock_tcp_stats(int fd, int *mss, uint32_t *retrans);
+
+/* Formats the address of sa into buf (SOCK_ADDR_LEN bytes); returns its
+ * port, or -1 for an unknown family. */
+int sock_addr_text(const struct sockaddr *sa, char *buf);
+
+/* The local port a socket is bound to; -1 on error. */
+int sock_local_port(int fd);
+
+/* "AF_INET", "AF_INET6" or "AF_UNSPEC". */
+const char *sock_family_name(int family);
+
+/* Compares the address parts (not ports) of two socket addresses; returns
+ * 1 when they are the same host. */
+int sock_same_host(const struct sockaddr *a, const struct sockaddr *b);
+
+#endif

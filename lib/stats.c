@@ -1,0 +1,284 @@
+#include "stats.h"
+
+#include <float.h>
+#include <math.h>
+#include <stddef.h>
+#include <string.h>
+
+/* Lentz's method gives up after this many terms; it needs about
+ * sqrt(df) of them, so this covers any int df with room to spare. */
+#define STATS_CF_MAXIT 1000000
+#define STATS_CF_EPS (4.0L * LDBL_EPSILON)
+#define STATS_CF_TINY 1e-300L
+
+void
+stats_hist_init(struct stats_hist *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->min = UINT64_MAX;
+}
+
+void
+stats_hist_merge(struct stats_hist *dst, const struct stats_hist *src)
+{
+	int i;
+
+	for (i = 0; i < STATS_NBUCKETS; i++)
+		dst->bucket[i] += src->bucket[i];
+	dst->count += src->count;
+	dst->sum += src->sum;
+	dst->sumsq += src->sumsq;
+	/* An empty src has min UINT64_MAX and max 0, so it changes nothing. */
+	if (src->min < dst->min)
+		dst->min = src->min;
+	if (src->max > dst->max)
+		dst->max = src->max;
+}
+
+int
+stats_bucket_bounds(int idx, uint64_t *lo, uint64_t *hi)
+{
+	int shift;
+	uint64_t sub;
+
+	if (idx < 0 || idx >= STATS_NBUCKETS)
+		return -1;
+	if (idx < STATS_SUB_COUNT) {
+		*lo = *hi = (uint64_t)idx;
+		return 0;
+	}
+	/* Group g >= 1 holds the values whose top bit is g + STATS_SUB_BITS - 1
+	 * in buckets 2^(g - 1) wide. */
+	shift = idx / STATS_SUB_COUNT - 1;
+	sub = (uint64_t)(idx % STATS_SUB_COUNT);
+	*lo = (STATS_SUB_COUNT + sub) << shift;
+	*hi = *lo + ((UINT64_C(1) << shift) - 1);
+	return 0;
+}
+
+double
+stats_hist_percentile(const struct stats_hist *h, double p)
+{
+	long double rank, near, before, frac, v;
+	uint64_t lo, hi, cum;
+	int i;
+
+	if (h->count == 0 || isnan(p))
+		return 0.0;
+	if (p <= 0.0)
+		return (double)h->min;
+	if (p >= 100.0)
+		return (double)h->max;
+
+	/* Nearest rank: the ceil(p/100 * count)-th smallest value. p is not
+	 * exact in binary (99.9), so a rank a rounding error above an integer
+	 * is taken as that integer rather than pushed up to the next. */
+	rank = (long double)p * (long double)h->count / 100.0L;
+	near = roundl(rank);
+	if (fabsl(rank - near) <= rank * 1e-12L)
+		rank = near;
+	rank = ceill(rank);
+	if (rank < 1.0L)
+		rank = 1.0L;
+	if (rank > (long double)h->count)
+		rank = (long double)h->count;
+
+	cum = 0;
+	before = 0.0L;
+	for (i = 0; i < STATS_NBUCKETS; i++) {
+		if (h->bucket[i] == 0)
+			continue;
+		before = (long double)cum;
+		cum += h->bucket[i];
+		if ((long double)cum >= rank)
+			break;
+	}
+	if (i == STATS_NBUCKETS) /* buckets disagree with count */
+		return (double)h->max;
+
+	stats_bucket_bounds(i, &lo, &hi);
+	frac = (rank - before) / (long double)h->bucket[i];
+	v = (long double)lo + frac * (long double)(hi - lo);
+	if (v < (long double)h->min)
+		v = (long double)h->min;
+	if (v > (long double)h->max)
+		v = (long double)h->max;
+	return (double)v;
+}
+
+double
+stats_hist_mean(const struct stats_hist *h)
+{
+	if (h->count == 0)
+		return 0.0;
+	return (double)((long double)h->sum / (long double)h->count);
+}
+
+double
+stats_hist_stddev(const struct stats_hist *h)
+{
+	unsigned __int128 sum2, q, rem, d;
+	long double n, var;
+
+	if (h->count == 0)
+		return 0.0;
+	/*
+	 * n * var = sumsq - sum^2 / n. sumsq/n - mean^2 would subtract two
+	 * nearly equal rounded numbers when the spread is small; here the
+	 * integer part of the difference is exact, and sumsq >= sum^2 / n
+	 * (Cauchy-Schwarz) keeps it from wrapping.
+	 */
+	sum2 = (unsigned __int128)h->sum * h->sum;
+	q = sum2 / h->count;
+	rem = sum2 % h->count;
+	if (h->sumsq < q)
+		return 0.0;
+	d = h->sumsq - q;
+	n = (long double)h->count;
+	var = ((long double)d - (long double)rem / n) / n;
+	if (var <= 0.0L)
+		return 0.0;
+	return (double)sqrtl(var);
+}
+
+/* The continued fraction of the incomplete beta function I_x(a, b), by the
+ * modified Lentz method; converges fast for x < (a + 1) / (a + b + 2). */
+static long double
+stats_beta_cf(long double a, long double b, long double x)
+{
+	long double c, d, h, num, delta;
+	int m;
+
+	c = 1.0L;
+	d = 1.0L - (a + b) * x / (a + 1.0L);
+	if (fabsl(d) < STATS_CF_TINY)
+		d = STATS_CF_TINY;
+	d = 1.0L / d;
+	h = d;
+	for (m = 1; m <= STATS_CF_MAXIT; m++) {
+		/* Even term d_2m. */
+		num = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m));
+		d = 1.0L + num * d;
+		if (fabsl(d) < STATS_CF_TINY)
+			d = STATS_CF_TINY;
+		c = 1.0L + num / c;
+		if (fabsl(c) < STATS_CF_TINY)
+			c = STATS_CF_TINY;
+		d = 1.0L / d;
+		h *= d * c;
+		/* Odd term d_2m+1. */
+		num = -(a + m) * (a + b + m) * x /
+		      ((a + 2 * m) * (a + 2 * m + 1));
+		d = 1.0L + num * d;
+		if (fabsl(d) < STATS_CF_TINY)
+			d = STATS_CF_TINY;
+		c = 1.0L + num / c;
+		if (fabsl(c) < STATS_CF_TINY)
+			c = STATS_CF_TINY;
+		d = 1.0L / d;
+		delta = d * c;
+		h *= delta;
+		if (fabsl(delta - 1.0L) < STATS_CF_EPS)
+			break;
+	}
+	return h;
+}
+
+/* P(|T| > t) for Student's t with df degrees of freedom, which is
+ * I_x(df/2, 1/2) with x = df / (df + t^2). */
+static long double
+stats_t_tail(long double t, int df)
+{
+	long double nu, a, b, t2, x, y, lbeta, front;
+	int sign;
+
+	if (t <= 0.0L)
+		return 1.0L;
+	nu = (long double)df;
+	a = nu / 2.0L;
+	b = 0.5L;
+	t2 = t * t;
+	/* x and y = 1 - x each computed directly, so neither loses digits. */
+	x = nu / (nu + t2);
+	y = t2 / (nu + t2);
+	lbeta =
+	    lgammal_r(a, &sign) + lgammal_r(b, &sign) - lgammal_r(a + b, &sign);
+	front =
+	    expl(a * -log1pl(t2 / nu) + b * (logl(t2) - logl(nu + t2)) - lbeta);
+	if (x < (a + 1.0L) / (a + b + 2.0L))
+		return front * stats_beta_cf(a, b, x) / a;
+	return 1.0L - front * stats_beta_cf(b, a, y) / b;
+}
+
+double
+stats_student_t(double level, int df)
+{
+	long double alpha, lo, hi, mid;
+	int i;
+
+	if (!(level > 0.0 && level < 1.0) || df < 1)
+		return -1.0;
+	alpha = 1.0L - (long double)level;
+
+	/* Bracket the root as [lo, hi] with hi = 2 lo, searching outward from
+	 * 1 in either direction; the tail falls as t grows. */
+	hi = 1.0L;
+	if (stats_t_tail(hi, df) > alpha) {
+		while (stats_t_tail(hi, df) > alpha && hi < 1e300L)
+			hi *= 2.0L;
+		lo = hi / 2.0L;
+	} else {
+		lo = hi;
+		while (stats_t_tail(lo, df) <= alpha && lo > 1e-300L)
+			lo /= 2.0L;
+		hi = lo * 2.0L;
+	}
+
+	/* Bisection: slower than Newton but cannot leave the bracket. */
+	for (i = 0; i < 200 && hi - lo > 1e-13L * hi; i++) {
+		mid = (lo + hi) / 2.0L;
+		if (stats_t_tail(mid, df) > alpha)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (double)((lo + hi) / 2.0L);
+}
+
+int
+stats_ci_compute(const double *x, int n, double level, struct stats_ci *ci)
+{
+	long double sum, mean, ss, dev;
+	double t;
+	int i;
+
+	if (x == NULL || ci == NULL || n < 2 || !(level > 0.0 && level < 1.0))
+		return -1;
+	t = stats_student_t(level, n - 1);
+	if (t < 0.0)
+		return -1;
+
+	/* Two passes: the sum of squared deviations from the mean does not
+	 * cancel the way sum(x^2) - n mean^2 does. */
+	sum = 0.0L;
+	for (i = 0; i < n; i++)
+		sum += x[i];
+	mean = sum / n;
+	ss = 0.0L;
+	for (i = 0; i < n; i++) {
+		dev = x[i] - mean;
+		ss += dev * dev;
+	}
+
+	ci->n = n;
+	ci->mean = (double)mean;
+	ci->sd = (double)sqrtl(ss / (n - 1));
+	ci->half_width = t * ci->sd / sqrt((double)n);
+	if (ci->mean != 0.0)
+		ci->width_pct = 100.0 * 2.0 * ci->half_width / fabs(ci->mean);
+	else if (ci->sd == 0.0)
+		ci->width_pct = 0.0;
+	else
+		ci->width_pct = INFINITY;
+	return 0;
+}
