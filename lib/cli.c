@@ -397,15 +397,20 @@ cli_netperf_request(const struct netperf_opts *o, struct test_params *p)
 	p->data_port = o->rdata_port;
 }
 
+/* netserver's long options that have no short letter. */
+enum { OPT_IDLE_TIMEOUT = 256 };
+
 int
 cli_netserver_parse(int argc, char **argv, struct netserver_opts *o, char *err)
 {
 	static const struct option longopts[] = {
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
+	    {"idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT},
 	    {NULL, 0, NULL, 0},
 	};
 	char why[ERR_LEN];
+	double d;
 	int64_t v;
 	int c;
 
@@ -448,7 +453,15 @@ cli_netserver_parse(int argc, char **argv, struct netserver_opts *o, char *err)
 		case 'V':
 			o->want_version = 1;
 			break;
+		case OPT_IDLE_TIMEOUT:
+			if (units_parse_double(optarg, 0.1, 86400, &d, why) < 0)
+				return err_set(err, "--idle-timeout: %s", why);
+			o->idle_timeout = d;
+			break;
 		case ':':
+			if (optopt == 0 || optopt >= OPT_IDLE_TIMEOUT)
+				return err_set(err, "option %s needs a value",
+					       argv[optind - 1]);
 			return err_set(err, "option -%c needs a value", optopt);
 		default:
 			if (optopt != 0)

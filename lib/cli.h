@@ -60,6 +60,7 @@ struct netserver_opts {
 	int foreground;		   /* -D */
 	int nofork;		   /* -f */
 	int debug;		   /* -d */
+	double idle_timeout;	   /* --idle-timeout secs; 0 = default */
 	int want_help, want_version;
 };
 

@@ -5,6 +5,7 @@
 #include <strings.h>
 
 #include "clock.h"
+#include "err.h"
 #include "sock.h"
 
 const struct test_module module_table[] = {
@@ -61,4 +62,29 @@ out:
 	cpu_sample_free(&after);
 	cpu_sample_free(&before);
 	return rc;
+}
+
+/*
+ * Decides what a call that timed out (SO_RCVTIMEO/SO_SNDTIMEO) means:
+ * returns 1 when the test may simply end, 0 to keep waiting, -1 with err
+ * set when the peer has been silent too long.
+ */
+int
+module_stalled(struct test_ctx *ctx, uint64_t now, uint64_t last_progress)
+{
+	if (ctx->end_ns != 0 && now >= ctx->end_ns) {
+		if (now >= ctx->end_ns + MODULE_GRACE_SEC * NS_PER_SEC)
+			return err_set(ctx->err,
+				       "the peer stopped responding "
+				       "(nothing for %d s after the "
+				       "end of the test)",
+				       MODULE_GRACE_SEC);
+		return 0;
+	}
+	if (now - last_progress >= MODULE_IDLE_SEC * NS_PER_SEC)
+		return err_set(ctx->err,
+			       "the peer stopped responding (no progress for "
+			       "%d s)",
+			       MODULE_IDLE_SEC);
+	return 0;
 }

@@ -99,6 +99,14 @@ extern const struct test_module module_table[];
 int module_run(const struct test_module *m, int is_server, int measure_cpu,
 	       struct test_ctx *ctx);
 
+/*
+ * Decides what a call that timed out (SO_RCVTIMEO/SO_SNDTIMEO) means for
+ * a loop last making progress at last_progress: 0 to keep waiting, -1 with
+ * ctx->err set when the peer has been silent too long (MODULE_IDLE_SEC
+ * during the test, MODULE_GRACE_SEC past its end).
+ */
+int module_stalled(struct test_ctx *ctx, uint64_t now, uint64_t last_progress);
+
 /* The loops, one family a file. */
 int stream_send(struct test_ctx *ctx);
 int stream_recv(struct test_ctx *ctx);

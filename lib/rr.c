@@ -9,8 +9,8 @@
 #include "clock.h"
 #include "err.h"
 
-/* Sends len bytes in full; returns 0, or -1 with err set. Time-outs are
- * only fatal past the grace period, as in the stream loops. */
+/* Sends len bytes in full; returns 0, or -1 with err set when the peer
+ * stops taking them (see module_stalled). */
 static int
 send_full(struct test_ctx *ctx, const char *buf, size_t len)
 {
@@ -43,11 +43,10 @@ send_full(struct test_ctx *ctx, const char *buf, size_t len)
 /*
  * Receives exactly len bytes. Returns 0; 1 on EOF before the first byte;
  * -1 with err set on an error, an EOF inside a message, or a peer that
- * has been silent for limit_ns.
+ * has gone silent (see module_stalled).
  */
 static int
-recv_full(struct test_ctx *ctx, char *buf, size_t len, uint64_t limit_ns,
-	  uint64_t *calls)
+recv_full(struct test_ctx *ctx, char *buf, size_t len, uint64_t *calls)
 {
 	uint64_t start = clock_ns();
 	size_t off = 0;
@@ -71,12 +70,8 @@ recv_full(struct test_ctx *ctx, char *buf, size_t len, uint64_t limit_ns,
 		if (errno != EAGAIN && errno != EWOULDBLOCK)
 			return err_set(ctx->err, "data connection: recv: %s",
 				       strerror(errno));
-		if (clock_ns() - start >= limit_ns)
-			return err_set(
-			    ctx->err,
-			    "the peer stopped responding (nothing "
-			    "for %llu s)",
-			    (unsigned long long)(limit_ns / NS_PER_SEC));
+		if (module_stalled(ctx, clock_ns(), start) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -115,8 +110,7 @@ rr_client(struct test_ctx *ctx)
 		}
 		if (inflight == 0)
 			break;
-		rc = recv_full(ctx, ctx->buf, rsp, MODULE_IDLE_SEC * NS_PER_SEC,
-			       &r->recv_calls);
+		rc = recv_full(ctx, ctx->buf, rsp, &r->recv_calls);
 		if (rc == 1) {
 			err_set(ctx->err, "the peer closed the data "
 					  "connection during the test");
@@ -135,8 +129,7 @@ rr_client(struct test_ctx *ctx)
 	free(stamp);
 	shutdown(ctx->fd, SHUT_WR);
 	/* Wait for the server's close so both sides end their intervals. */
-	rc = recv_full(ctx, ctx->buf, 1, MODULE_GRACE_SEC * NS_PER_SEC,
-		       &r->recv_calls);
+	rc = recv_full(ctx, ctx->buf, 1, &r->recv_calls);
 	if (rc == 0)
 		return err_set(ctx->err,
 			       "the peer sent more than it was asked");
@@ -152,15 +145,12 @@ rr_server(struct test_ctx *ctx)
 	const struct test_params *p = ctx->p;
 	struct side_result *r = ctx->r;
 	size_t req = (size_t)p->req_size, rsp = (size_t)p->rsp_size;
-	uint64_t limit = (uint64_t)MODULE_IDLE_SEC * NS_PER_SEC;
 	int rc;
 
 	r->send_size = (int64_t)rsp;
 	r->recv_size = (int64_t)req;
-	if (ctx->p->duration > 0)
-		limit += (uint64_t)(ctx->p->duration * 1e9);
 	for (;;) {
-		rc = recv_full(ctx, ctx->buf, req, limit, &r->recv_calls);
+		rc = recv_full(ctx, ctx->buf, req, &r->recv_calls);
 		if (rc == 1)
 			break;
 		if (rc < 0)

@@ -8,31 +8,6 @@
 #include "clock.h"
 #include "err.h"
 
-/*
- * Decides what a call that timed out (SO_RCVTIMEO/SO_SNDTIMEO) means:
- * returns 1 when the test may simply end, 0 to keep waiting, -1 with err
- * set when the peer has been silent too long.
- */
-static int
-stalled(struct test_ctx *ctx, uint64_t now, uint64_t last_progress)
-{
-	if (ctx->end_ns != 0 && now >= ctx->end_ns) {
-		if (now >= ctx->end_ns + MODULE_GRACE_SEC * NS_PER_SEC)
-			return err_set(ctx->err,
-				       "the peer stopped responding "
-				       "(nothing for %d s after the "
-				       "end of the test)",
-				       MODULE_GRACE_SEC);
-		return 0;
-	}
-	if (now - last_progress >= MODULE_IDLE_SEC * NS_PER_SEC)
-		return err_set(ctx->err,
-			       "the peer stopped responding (no progress for "
-			       "%d s)",
-			       MODULE_IDLE_SEC);
-	return 0;
-}
-
 /* After a sender's last byte: half-close and wait for the receiver to
  * close its side, so the flush of the last data is inside the interval. */
 static int
@@ -97,7 +72,7 @@ stream_send(struct test_ctx *ctx)
 		if (errno != EAGAIN && errno != EWOULDBLOCK)
 			return err_set(ctx->err, "data connection: send: %s",
 				       strerror(errno));
-		if (stalled(ctx, now, progress) < 0)
+		if (module_stalled(ctx, now, progress) < 0)
 			return -1;
 	}
 	return finish_send(ctx);
@@ -135,7 +110,7 @@ stream_recv(struct test_ctx *ctx)
 				       strerror(errno));
 		if (*ctx->stop)
 			break;
-		if (stalled(ctx, now, progress) < 0)
+		if (module_stalled(ctx, now, progress) < 0)
 			return -1;
 	}
 	/* The sender waits for this close to end its interval. */

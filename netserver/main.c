@@ -14,6 +14,8 @@
 
 #include "cli.h"
 #include "server.h"
+#include "proto.h"
+#include "session.h"
 #include "sock.h"
 
 static volatile sig_atomic_t stop_requested;
@@ -76,11 +78,45 @@ serve(int fd, const struct sockaddr_storage *peer,
 	close(fd);
 }
 
+/* The children serving clients, so that only they are ever signalled. */
+#define MAX_CHILDREN 256
+static pid_t children[MAX_CHILDREN];
+static int nchildren;
+
 static void
-reap(int *children)
+forget(pid_t pid)
 {
-	while (waitpid(-1, NULL, WNOHANG) > 0)
-		(*children)--;
+	int i;
+
+	for (i = 0; i < nchildren; i++)
+		if (children[i] == pid) {
+			children[i] = children[--nchildren];
+			return;
+		}
+}
+
+static void
+reap(void)
+{
+	pid_t pid;
+
+	while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
+		forget(pid);
+}
+
+/* Turns a client away with a reason it can print, without forking. */
+static void
+refuse(int fd, const char *why)
+{
+	char err[ERR_LEN];
+	json_t *msg;
+
+	/* The client speaks first; take its hello so the error is read as
+	 * the answer to it. */
+	if (session_recv(fd, &msg, 1000, err) == 0)
+		json_decref(msg);
+	session_send_new(fd, proto_error(why), 1000, err);
+	close(fd);
 }
 
 static void
@@ -116,7 +152,7 @@ main(int argc, char **argv)
 	struct sigaction sa;
 	struct pollfd pfd;
 	char err[ERR_LEN];
-	int lfd, fd, children = 0, port;
+	int lfd, fd, port, i;
 	pid_t pid;
 
 	if (cli_netserver_parse(argc, argv, &o, err) < 0) {
@@ -134,6 +170,8 @@ main(int argc, char **argv)
 	}
 	debug_level = o.debug;
 	server_limits_default(&lim);
+	if (o.idle_timeout > 0)
+		lim.idle_ms = (int)(o.idle_timeout * 1000);
 	signal(SIGPIPE, SIG_IGN);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
@@ -159,7 +197,7 @@ main(int argc, char **argv)
 	while (!stop_requested) {
 		socklen_t len = sizeof(peer);
 
-		reap(&children);
+		reap();
 		if (poll(&pfd, 1, 1000) <= 0)
 			continue;
 		fd = accept4(lfd, (struct sockaddr *)&peer, &len, SOCK_CLOEXEC);
@@ -167,6 +205,14 @@ main(int argc, char **argv)
 			continue;
 		if (o.nofork) {
 			serve(fd, &peer, &lim);
+			continue;
+		}
+		if (nchildren == MAX_CHILDREN) {
+			snprintf(err, sizeof(err),
+				 "this server is busy: %d sessions are running",
+				 MAX_CHILDREN);
+			log_line(0, "%s", err);
+			refuse(fd, err);
 			continue;
 		}
 		pid = fork();
@@ -184,14 +230,19 @@ main(int argc, char **argv)
 			serve(fd, &peer, &lim);
 			_exit(EXIT_SUCCESS);
 		}
-		children++;
+		children[nchildren++] = pid;
 		close(fd);
 	}
 	close(lfd);
-	log_line(1, "stopping; %d children", children);
-	signal(SIGTERM, SIG_IGN);
-	kill(0, SIGTERM);
-	while (children > 0 && wait(NULL) > 0)
-		children--;
+	log_line(1, "stopping; %d children", nchildren);
+	for (i = 0; i < nchildren; i++)
+		kill(children[i], SIGTERM);
+	while (nchildren > 0) {
+		pid = waitpid(-1, NULL, 0);
+		if (pid > 0)
+			forget(pid);
+		else if (errno != EINTR)
+			break;
+	}
 	return EXIT_SUCCESS;
 }

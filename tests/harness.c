@@ -1,6 +1,26 @@
 #include "harness.h"
 
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef NP_NETSERVER
+#define NP_NETSERVER "netserver"
+#endif
+#ifndef NP_NETPERF
+#define NP_NETPERF "netperf"
+#endif
 
 int
 harness_run(Suite *s)
@@ -12,4 +32,356 @@ harness_run(Suite *s)
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+double
+harness_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void
+sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+	nanosleep(&ts, NULL);
+}
+
+int
+harness_server_start(struct harness_server *s, const char *const *extra)
+{
+	const char *argv[32];
+	char line[512];
+	double deadline;
+	int n = 0, fd, has_listen = 0;
+	FILE *f;
+
+	memset(s, 0, sizeof(*s));
+	snprintf(s->log, sizeof(s->log), "/tmp/np-server-XXXXXX");
+	fd = mkstemp(s->log);
+	if (fd < 0)
+		return -1;
+	argv[n++] = NP_NETSERVER;
+	argv[n++] = "-D";
+	argv[n++] = "-p";
+	argv[n++] = "0";
+	for (const char *const *e = extra; e != NULL && *e != NULL; e++)
+		if (strcmp(*e, "-L") == 0)
+			has_listen = 1;
+	/* Tests listen on loopback only, unless they say where. */
+	if (!has_listen) {
+		argv[n++] = "-L";
+		argv[n++] = "127.0.0.1";
+	}
+	for (; extra != NULL && *extra != NULL && n < 30; extra++)
+		argv[n++] = *extra;
+	argv[n] = NULL;
+	s->pid = fork();
+	if (s->pid < 0)
+		return -1;
+	if (s->pid == 0) {
+		dup2(fd, STDERR_FILENO);
+		execv(NP_NETSERVER, (char *const *)argv);
+		_exit(127);
+	}
+	close(fd);
+	deadline = harness_now() + 5;
+	while (harness_now() < deadline) {
+		f = fopen(s->log, "r");
+		if (f != NULL) {
+			while (fgets(line, sizeof(line), f) != NULL) {
+				char *p = strstr(line, "port '");
+
+				if (p != NULL &&
+				    sscanf(p, "port '%d'", &s->port) == 1) {
+					fclose(f);
+					return 0;
+				}
+			}
+			fclose(f);
+		}
+		sleep_ms(20);
+	}
+	kill(s->pid, SIGKILL);
+	waitpid(s->pid, NULL, 0);
+	return -1;
+}
+
+int
+harness_wait_gone(pid_t pid, double timeout)
+{
+	double deadline = harness_now() + timeout;
+	int status;
+
+	while (harness_now() < deadline) {
+		pid_t r = waitpid(pid, &status, WNOHANG);
+
+		if (r == pid || (r < 0 && errno == ECHILD && kill(pid, 0) < 0))
+			return 1;
+		sleep_ms(20);
+	}
+	return 0;
+}
+
+int
+harness_server_stop(struct harness_server *s)
+{
+	double deadline = harness_now() + 5;
+	int status;
+
+	if (s->pid <= 0)
+		return -1;
+	kill(s->pid, SIGTERM);
+	while (harness_now() < deadline) {
+		if (waitpid(s->pid, &status, WNOHANG) == s->pid) {
+			s->pid = 0;
+			unlink(s->log);
+			return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+		}
+		sleep_ms(20);
+	}
+	kill(s->pid, SIGKILL);
+	waitpid(s->pid, NULL, 0);
+	s->pid = 0;
+	return -1;
+}
+
+int
+harness_server_children(const struct harness_server *s, pid_t *pids, int max)
+{
+	char path[64], buf[4096];
+	int n = 0, fd;
+	ssize_t len;
+	char *p, *end;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)s->pid,
+		 (int)s->pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return 0;
+	buf[len] = '\0';
+	for (p = buf; n < max; p = end) {
+		long v = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		pids[n++] = (pid_t)v;
+	}
+	return n;
+}
+
+int
+harness_fd_count(pid_t pid)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", (int)pid);
+	dir = opendir(path);
+	if (dir == NULL)
+		return -1;
+	while ((d = readdir(dir)) != NULL)
+		if (d->d_name[0] != '.')
+			n++;
+	closedir(dir);
+	return n;
+}
+
+static void
+read_file(const char *path, char *buf, size_t cap)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = 0;
+
+	if (f != NULL) {
+		n = fread(buf, 1, cap - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+}
+
+static pid_t
+spawn(const char *const *args, int outfd, int errfd)
+{
+	const char *argv[64];
+	int n = 0;
+	pid_t pid;
+
+	argv[n++] = NP_NETPERF;
+	for (; *args != NULL && n < 63; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	pid = fork();
+	if (pid == 0) {
+		dup2(outfd, STDOUT_FILENO);
+		dup2(errfd, STDERR_FILENO);
+		execv(NP_NETPERF, (char *const *)argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+int
+harness_netperf(const char *const *args, double timeout, struct harness_out *o)
+{
+	char outp[] = "/tmp/np-out-XXXXXX", errp[] = "/tmp/np-err-XXXXXX";
+	int outfd = mkstemp(outp), errfd = mkstemp(errp), status = 0;
+	double start = harness_now();
+	pid_t pid;
+
+	memset(o, 0, sizeof(*o));
+	if (outfd < 0 || errfd < 0)
+		return -1;
+	pid = spawn(args, outfd, errfd);
+	close(outfd);
+	close(errfd);
+	if (pid < 0)
+		return -1;
+	o->status = -1;
+	while (harness_now() - start < timeout) {
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			o->status = WIFEXITED(status) ? WEXITSTATUS(status)
+						      : 128 + WTERMSIG(status);
+			break;
+		}
+		sleep_ms(10);
+	}
+	if (o->status == -1) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	o->seconds = harness_now() - start;
+	read_file(outp, o->out, sizeof(o->out));
+	read_file(errp, o->err, sizeof(o->err));
+	unlink(outp);
+	unlink(errp);
+	return 0;
+}
+
+pid_t
+harness_netperf_spawn(const char *const *args)
+{
+	int fd = open("/dev/null", O_WRONLY);
+	pid_t pid = spawn(args, fd, fd);
+
+	close(fd);
+	return pid;
+}
+
+int
+harness_connect(int port)
+{
+	struct sockaddr_in sin;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons((uint16_t)port);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+int
+harness_send(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	ssize_t n;
+
+	while (len > 0) {
+		n = send(fd, p, len, MSG_NOSIGNAL);
+		if (n <= 0)
+			return -1;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+int
+harness_send_json(int fd, const char *json)
+{
+	size_t len = strlen(json);
+	unsigned char hdr[4] = {(unsigned char)(len >> 24),
+				(unsigned char)(len >> 16),
+				(unsigned char)(len >> 8), (unsigned char)len};
+
+	if (harness_send(fd, hdr, 4) < 0)
+		return -1;
+	return harness_send(fd, json, len);
+}
+
+/* Reads exactly len bytes by the deadline; returns len, 0 on EOF, -1. */
+static long
+read_exact(int fd, char *buf, size_t len, double deadline)
+{
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	size_t off = 0;
+	ssize_t n;
+
+	while (off < len) {
+		int ms = (int)((deadline - harness_now()) * 1000);
+
+		if (ms <= 0 || poll(&pfd, 1, ms) <= 0)
+			return -1;
+		n = recv(fd, buf + off, len - off, 0);
+		if (n == 0)
+			return off == 0 ? 0 : -1;
+		if (n < 0)
+			return -1;
+		off += (size_t)n;
+	}
+	return (long)len;
+}
+
+long
+harness_recv_frame(int fd, char *buf, size_t cap, int timeout_ms)
+{
+	double deadline = harness_now() + timeout_ms / 1000.0;
+	unsigned char hdr[4];
+	size_t len;
+	long rc;
+
+	rc = read_exact(fd, (char *)hdr, 4, deadline);
+	if (rc <= 0)
+		return rc;
+	len = (size_t)hdr[0] << 24 | (size_t)hdr[1] << 16 |
+	      (size_t)hdr[2] << 8 | hdr[3];
+	if (len >= cap)
+		return -1;
+	if (read_exact(fd, buf, len, deadline) != (long)len)
+		return -1;
+	buf[len] = '\0';
+	return (long)len;
+}
+
+int
+harness_free_port(void)
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof(sin);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), port;
+
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	bind(fd, (struct sockaddr *)&sin, sizeof(sin));
+	getsockname(fd, (struct sockaddr *)&sin, &len);
+	port = ntohs(sin.sin_port);
+	close(fd);
+	return port;
 }

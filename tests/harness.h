@@ -1,4 +1,5 @@
-/* Shared helpers for the Check suites: running a suite, starting netserver. */
+/* Shared helpers for the Check suites: running a suite, starting netserver,
+ * running netperf, talking raw protocol. */
 #ifndef NP_HARNESS_H
 #define NP_HARNESS_H
 
@@ -9,5 +10,70 @@
 /* Runs suite s with Check's normal verbosity; returns the process exit code
  * (0 when every test passed). */
 int harness_run(Suite *s);
+
+/* A netserver started for one test. */
+struct harness_server {
+	pid_t pid;
+	int port;
+	char log[64]; /* its stderr, a file under /tmp */
+};
+
+/* Starts "netserver -D -p 0 extra..." and waits for its start-up line;
+ * extra is a NULL-terminated list or NULL. Returns 0, or -1. */
+int harness_server_start(struct harness_server *s, const char *const *extra);
+
+/* Stops the server with SIGTERM (SIGKILL after 5 s) and reaps it;
+ * returns its exit status, or -1 when it had to be killed. */
+int harness_server_stop(struct harness_server *s);
+
+/* The PIDs of the server's children, up to max; returns how many. */
+int harness_server_children(const struct harness_server *s, pid_t *pids,
+			    int max);
+
+/* The number of open descriptors of a process, -1 on error. */
+int harness_fd_count(pid_t pid);
+
+/* The output of one netperf run. */
+struct harness_out {
+	int status;	 /* exit status; -1 when killed on time-out */
+	double seconds;	 /* wall time it took */
+	char out[16384]; /* stdout */
+	char err[4096];	 /* stderr */
+};
+
+/*
+ * Runs netperf with args (NULL-terminated, without argv[0]) and waits at
+ * most timeout seconds, killing it after. Returns 0 when it ran (whatever
+ * its status), -1 when it could not be started.
+ */
+int harness_netperf(const char *const *args, double timeout,
+		    struct harness_out *o);
+
+/* Starts netperf in the background; returns its PID, or -1. Its output
+ * goes to /dev/null. */
+pid_t harness_netperf_spawn(const char *const *args);
+
+/* Connects a TCP socket to 127.0.0.1:port; returns it, or -1. */
+int harness_connect(int port);
+
+/* Sends raw bytes in full; returns 0, or -1. */
+int harness_send(int fd, const void *buf, size_t len);
+
+/* Sends one framed JSON text; returns 0, or -1. */
+int harness_send_json(int fd, const char *json);
+
+/* Reads one frame's JSON text into buf within timeout_ms; returns its
+ * length, 0 on EOF, or -1 on error or time-out. */
+long harness_recv_frame(int fd, char *buf, size_t cap, int timeout_ms);
+
+/* Waits until the process has exited (it is our child) or timeout
+ * seconds pass; returns 1 when it is gone. */
+int harness_wait_gone(pid_t pid, double timeout);
+
+/* A port on 127.0.0.1 that nothing listens on. */
+int harness_free_port(void);
+
+/* Monotonic seconds. */
+double harness_now(void);
 
 #endif

@@ -1,0 +1,473 @@
+/*
+ * End to end: a real netserver on a free loopback port, the real netperf
+ * binary against it, and the bad-input cases a user meets.
+ */
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static struct harness_server srv;
+static char port_text[16];
+
+static void
+setup(void)
+{
+	ck_assert_int_eq(harness_server_start(&srv, NULL), 0);
+	snprintf(port_text, sizeof(port_text), "%d", srv.port);
+}
+
+static void
+teardown(void)
+{
+	ck_assert_int_eq(harness_server_stop(&srv), 0);
+}
+
+/* Parses the numbers of the line that follows the blank line after the
+ * column titles; returns how many were read. */
+static int
+data_numbers(const char *out, double *v, int max)
+{
+	const char *p = strstr(out, "\n\n");
+	int n = 0;
+	char *end;
+
+	if (p == NULL)
+		return 0;
+	p += 2;
+	while (n < max && *p != '\n' && *p != '\0') {
+		double x = strtod(p, &end);
+
+		if (end == p)
+			break;
+		v[n++] = x;
+		p = end;
+		while (*p == ' ')
+			p++;
+	}
+	return n;
+}
+
+static void
+run_ok(const char *test, double *v, int want)
+{
+	const char *args[] = {"-H", "127.0.0.1", "-p", port_text, "-t", test,
+			      "-l", "1",	 "-c", "-C",	  NULL};
+	struct harness_out o;
+
+	ck_assert_int_eq(harness_netperf(args, 30, &o), 0);
+	ck_assert_msg(o.status == 0, "%s failed: %s", test, o.err);
+	ck_assert_str_eq(o.err, "");
+	ck_assert_ptr_nonnull(strstr(o.out, "to 127.0.0.1 (127.0.0.1)"));
+	ck_assert_int_eq(data_numbers(o.out, v, want), want);
+	for (int i = 0; i < want; i++)
+		ck_assert_msg(isfinite(v[i]), "field %d not finite", i);
+}
+
+/* Utilisation in (0, 100] and service demand positive, for both sides. */
+static void
+check_cpu(const double *util, const double *sd)
+{
+	ck_assert_double_gt(util[0], 0);
+	ck_assert_double_le(util[0], 100);
+	ck_assert_double_gt(util[1], 0);
+	ck_assert_double_le(util[1], 100);
+	ck_assert_double_gt(sd[0], 0);
+	ck_assert_double_gt(sd[1], 0);
+}
+
+START_TEST(tcp_stream)
+{
+	double v[9];
+
+	run_ok("TCP_STREAM", v, 9);
+	/* recv sock, send sock, message, elapsed, Mbit/s, util x2, sd x2 */
+	ck_assert_double_gt(v[0], 0);
+	ck_assert_double_gt(v[1], 0);
+	ck_assert_double_eq(v[2], v[1]); /* -m defaults to SO_SNDBUF */
+	ck_assert_double_ge(v[3], 0.99);
+	ck_assert_double_lt(v[3], 1.5);
+	ck_assert_double_gt(v[4], 10); /* loopback beats 10 Mbit/s */
+	check_cpu(v + 5, v + 7);
+}
+END_TEST
+
+START_TEST(tcp_maerts)
+{
+	double v[9];
+
+	run_ok("TCP_MAERTS", v, 9);
+	ck_assert_double_ge(v[3], 0.99);
+	ck_assert_double_lt(v[3], 1.5);
+	ck_assert_double_gt(v[4], 10);
+	check_cpu(v + 5, v + 7);
+}
+END_TEST
+
+START_TEST(tcp_rr)
+{
+	double v[10];
+
+	run_ok("TCP_RR", v, 10);
+	/* send buf, recv buf, req, rsp, elapsed, trans/s, util x2, sd x2 */
+	ck_assert_double_eq(v[2], 1);
+	ck_assert_double_eq(v[3], 1);
+	ck_assert_double_ge(v[4], 0.99);
+	ck_assert_double_lt(v[4], 1.5);
+	ck_assert_double_gt(v[5], 100);
+	check_cpu(v + 6, v + 8);
+	/* Service demand is CPU time per transaction: util x 10^4 x CPUs /
+	 * rate, so it can be checked against the columns beside it. */
+	ck_assert_double_eq_tol(v[8] * v[5] / (v[6] * 1e4),
+				(double)sysconf(_SC_NPROCESSORS_ONLN), 0.25);
+}
+END_TEST
+
+START_TEST(ipv6_and_counts)
+{
+	struct harness_server s6;
+	const char *extra[] = {"-L", "::1", NULL};
+	struct harness_out o;
+	char port[16];
+	double v[6];
+
+	if (harness_server_start(&s6, extra) < 0) {
+		/* No IPv6 on this machine: nothing to test. */
+		return;
+	}
+	snprintf(port, sizeof(port), "%d", s6.port);
+	{
+		const char *args[] = {"-H", "::1",  "-p", port, "-t", "TCP_RR",
+				      "-l", "-500", "-P", "0",	NULL};
+
+		ck_assert_int_eq(harness_netperf(args, 30, &o), 0);
+		ck_assert_msg(o.status == 0, "%s", o.err);
+		/* -P 0: no banner, no titles, the data line first. */
+		ck_assert_int_eq(sscanf(o.out, "%lf %lf %lf %lf %lf %lf", &v[0],
+					&v[1], &v[2], &v[3], &v[4], &v[5]),
+				 6);
+		ck_assert_double_gt(v[5], 0);
+	}
+	{
+		const char *args[] = {"-H", "::1,6",	  "-p",	  port,
+				      "-t", "TCP_STREAM", "-l",	  "-1000000",
+				      "-v", "0",	  "-P",	  "0",
+				      "--", "-m",	  "1000", NULL};
+
+		ck_assert_int_eq(harness_netperf(args, 30, &o), 0);
+		ck_assert_msg(o.status == 0, "%s", o.err);
+		ck_assert_double_gt(strtod(o.out, NULL), 0);
+	}
+	ck_assert_int_eq(harness_server_stop(&s6), 0);
+}
+END_TEST
+
+START_TEST(rr_sizes_and_verbose)
+{
+	const char *args[] = {
+	    "-H",	"127.0.0.1", "-p", port_text, "-t", "TCP_RR",
+	    "-l",	"1",	     "-v", "2",	      "--", "-r",
+	    "100,2000", "-b",	     "2",  "-D",      NULL};
+	struct harness_out o;
+
+	ck_assert_int_eq(harness_netperf(args, 30, &o), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ck_assert_ptr_nonnull(strstr(o.out, " : nodelay"));
+	ck_assert_ptr_nonnull(strstr(o.out, " : first burst 2"));
+	ck_assert_ptr_nonnull(strstr(o.out, "100      2000"));
+	ck_assert_ptr_nonnull(strstr(o.out, "HIST_TOTAL:"));
+}
+END_TEST
+
+START_TEST(no_server)
+{
+	char port[16], want[128];
+	struct harness_out o;
+
+	snprintf(port, sizeof(port), "%d", harness_free_port());
+	{
+		const char *args[] = {"-H", "127.0.0.1", "-p", port,
+				      "-l", "1",	 NULL};
+
+		ck_assert_int_eq(harness_netperf(args, 10, &o), 0);
+	}
+	ck_assert_int_ne(o.status, 0);
+	ck_assert_int_ne(o.status, -1);
+	ck_assert_double_lt(o.seconds, 1.0);
+	snprintf(want, sizeof(want),
+		 "netperf: cannot connect to 127.0.0.1 port %s: Connection "
+		 "refused\n",
+		 port);
+	ck_assert_str_eq(o.err, want);
+	ck_assert_str_eq(o.out, "");
+}
+END_TEST
+
+START_TEST(bad_options)
+{
+	static const char *const cases[][6] = {
+	    {"-m", "abc"}, {"-l", "-"},	  {"-m", "99999999999"},
+	    {"-Q"},	   {"-t", "FOO"}, {"-f", "q"},
+	};
+	struct harness_out o;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *args[8] = {"-p", port_text};
+		int n = 2;
+
+		if (strcmp(cases[i][0], "-m") == 0)
+			args[n++] = "--";
+		args[n++] = cases[i][0];
+		if (cases[i][1] != NULL)
+			args[n++] = cases[i][1];
+		args[n] = NULL;
+		ck_assert_int_eq(harness_netperf(args, 10, &o), 0);
+		ck_assert_msg(o.status == 2, "case %zu exited %d", i, o.status);
+		ck_assert_msg(strncmp(o.err, "netperf: ", 9) == 0, "%s", o.err);
+		ck_assert_str_eq(o.out, "");
+	}
+}
+END_TEST
+
+/* After each abuse, the daemon must still run a normal test. */
+static void
+still_serving(void)
+{
+	const char *args[] = {"-H", "127.0.0.1", "-p", port_text,
+			      "-t", "TCP_RR",	 "-l", "0.3",
+			      "-P", "0",	 NULL};
+	struct harness_out o;
+
+	ck_assert_int_eq(kill(srv.pid, 0), 0);
+	ck_assert_int_eq(harness_netperf(args, 20, &o), 0);
+	ck_assert_msg(o.status == 0, "follow-up test failed: %s", o.err);
+}
+
+static void
+expect_error(int fd, const char *needle)
+{
+	char buf[4096];
+
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+	ck_assert_msg(strstr(buf, "\"error\"") != NULL, "reply: %s", buf);
+	ck_assert_msg(strstr(buf, needle) != NULL, "reply: %s", buf);
+}
+
+START_TEST(garbage_and_oversize)
+{
+	static const unsigned char huge[4] = {0xff, 0xff, 0xff, 0xff};
+	char buf[256];
+	int fd;
+
+	fd = harness_connect(srv.port);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(harness_send(fd, huge, 4), 0);
+	expect_error(fd, "message of 4294967295 bytes exceeds the 65536-byte "
+			 "limit");
+	ck_assert_int_eq(harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+	close(fd);
+
+	fd = harness_connect(srv.port);
+	ck_assert_int_eq(harness_send_json(fd, "hello\n{{{"), 0);
+	expect_error(fd, "malformed message");
+	close(fd);
+
+	fd = harness_connect(srv.port);
+	ck_assert_int_eq(harness_send_json(fd, "{\"type\":\"hello\","
+					       "\"version\":99}"),
+			 0);
+	expect_error(fd, "protocol version 99 is not supported");
+	close(fd);
+
+	fd = harness_connect(srv.port);
+	ck_assert_int_eq(harness_send_json(fd, "{\"type\":\"hello\","
+					       "\"version\":1}"),
+			 0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+	ck_assert_ptr_nonnull(strstr(buf, "\"netserver\""));
+	ck_assert_int_eq(harness_send_json(fd, "{\"type\":\"request\","
+					       "\"test\":\"FOO\"}"),
+			 0);
+	expect_error(fd, "missing field");
+	close(fd);
+
+	/* A request that is well formed but names no test this server has. */
+	fd = harness_connect(srv.port);
+	harness_send_json(fd, "{\"type\":\"hello\",\"version\":1}");
+	harness_recv_frame(fd, buf, sizeof(buf), 5000);
+	harness_send_json(
+	    fd, "{\"type\":\"request\",\"test\":\"FOO\",\"duration\":1,"
+		"\"count\":0,\"send_size\":0,\"recv_size\":0,"
+		"\"rsend_size\":0,\"rrecv_size\":0,\"req_size\":1,"
+		"\"rsp_size\":1,\"lsndbuf\":-1,\"lrcvbuf\":-1,"
+		"\"rsndbuf\":-1,\"rrcvbuf\":-1,\"nodelay\":false,"
+		"\"burst\":0,\"remote_cpu\":false,\"data_port\":0}");
+	expect_error(fd, "unknown test \\\"FOO\\\"");
+	close(fd);
+
+	/* A truncated frame, then the client vanishes. */
+	fd = harness_connect(srv.port);
+	ck_assert_int_eq(harness_send(fd, "\0\0\0\x40{\"type\"", 12), 0);
+	close(fd);
+	still_serving();
+}
+END_TEST
+
+START_TEST(idle_client)
+{
+	struct harness_server s;
+	const char *extra[] = {"--idle-timeout", "1", NULL};
+	char buf[512];
+	double t0;
+	int fd;
+
+	ck_assert_int_eq(harness_server_start(&s, extra), 0);
+	fd = harness_connect(s.port);
+	ck_assert_int_ge(fd, 0);
+	t0 = harness_now();
+	/* Silence: the child answers with an error and hangs up. */
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+	ck_assert_ptr_nonnull(strstr(buf, "no message within"));
+	ck_assert_int_eq(harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+	ck_assert_double_lt(harness_now() - t0, 3);
+	close(fd);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
+/* Waits until the server has no children left; returns how many remain. */
+static int
+children_after(double timeout)
+{
+	double deadline = harness_now() + timeout;
+	pid_t kids[16];
+	int n;
+
+	do {
+		n = harness_server_children(&srv, kids, 16);
+		if (n == 0)
+			return 0;
+		usleep(50000);
+	} while (harness_now() < deadline);
+	return n;
+}
+
+START_TEST(server_stops_mid_test)
+{
+	const char *args[] = {"-H",	"127.0.0.1", "-p", port_text, "-t",
+			      "TCP_RR", "-l",	     "2",  NULL};
+	struct harness_out o;
+	pid_t kids[4];
+	pid_t np;
+	int n, fds;
+
+	fds = harness_fd_count(srv.pid);
+	np = fork();
+	if (np == 0) {
+		/* Stop the test's server child a moment after it starts. */
+		pid_t k[4];
+		int m = 0;
+
+		for (int i = 0; i < 100 && m == 0; i++) {
+			usleep(20000);
+			m = harness_server_children(&srv, k, 4);
+		}
+		usleep(300000);
+		if (m > 0)
+			kill(k[0], SIGSTOP);
+		_exit(0);
+	}
+	ck_assert_int_eq(harness_netperf(args, 30, &o), 0);
+	waitpid(np, NULL, 0);
+	/* netperf notices within the grace period after the 2 s test. */
+	ck_assert_int_ne(o.status, 0);
+	ck_assert_int_ne(o.status, -1);
+	ck_assert_double_lt(o.seconds, 2 + 5 + 3);
+	ck_assert_msg(strstr(o.err, "stopped responding") != NULL, "%s", o.err);
+	n = harness_server_children(&srv, kids, 4);
+	for (int i = 0; i < n; i++) {
+		kill(kids[i], SIGKILL);
+		kill(kids[i], SIGCONT);
+	}
+	ck_assert_int_eq(children_after(5), 0);
+	ck_assert_int_eq(harness_fd_count(srv.pid), fds);
+	still_serving();
+}
+END_TEST
+
+START_TEST(client_vanishes_mid_test)
+{
+	const char *stream[] = {"-H",	   "127.0.0.1", "-p",
+				port_text, "-t",	"TCP_STREAM",
+				"-l",	   "20",	NULL};
+	const char *rr[] = {"-H",     "127.0.0.1", "-p", port_text, "-t",
+			    "TCP_RR", "-l",	   "20", NULL};
+	const char *const *runs[] = {stream, rr};
+	pid_t np;
+	int fds = harness_fd_count(srv.pid);
+
+	for (int i = 0; i < 2; i++) {
+		pid_t kids[4];
+
+		np = harness_netperf_spawn(runs[i]);
+		ck_assert_int_gt(np, 0);
+		for (int j = 0; j < 100; j++) {
+			if (harness_server_children(&srv, kids, 4) > 0)
+				break;
+			usleep(20000);
+		}
+		usleep(500000);
+		kill(np, i == 0 ? SIGKILL : SIGSTOP);
+		if (i == 1) {
+			/* A stopped client: the server child gives up on
+			 * its own after the idle limit. */
+			ck_assert_int_eq(children_after(20), 0);
+			kill(np, SIGKILL);
+			kill(np, SIGCONT);
+		}
+		waitpid(np, NULL, 0);
+		ck_assert_int_eq(children_after(5), 0);
+	}
+	ck_assert_int_eq(harness_fd_count(srv.pid), fds);
+	still_serving();
+}
+END_TEST
+
+static Suite *
+integration_suite(void)
+{
+	Suite *s = suite_create("integration");
+	TCase *tc = tcase_create("tests");
+	TCase *bad = tcase_create("bad input");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, tcp_stream);
+	tcase_add_test(tc, tcp_maerts);
+	tcase_add_test(tc, tcp_rr);
+	tcase_add_test(tc, ipv6_and_counts);
+	tcase_add_test(tc, rr_sizes_and_verbose);
+	suite_add_tcase(s, tc);
+
+	tcase_add_checked_fixture(bad, setup, teardown);
+	tcase_set_timeout(bad, 90);
+	tcase_add_test(bad, no_server);
+	tcase_add_test(bad, bad_options);
+	tcase_add_test(bad, garbage_and_oversize);
+	tcase_add_test(bad, idle_client);
+	tcase_add_test(bad, server_stops_mid_test);
+	tcase_add_test(bad, client_vanishes_mid_test);
+	suite_add_tcase(s, bad);
+	return s;
+}
+
+int
+main(void)
+{
+	return harness_run(integration_suite());
+}
