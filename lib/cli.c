@@ -132,10 +132,14 @@ netperf_defaults(struct netperf_opts *o)
 	o->data_family = AF_UNSPEC;
 }
 
+/* netperf's long options that have no short letter. */
+enum { OPT_RATE = 256 };
+
 static int
 parse_global(int argc, char **argv, struct netperf_opts *o, char *err)
 {
 	static const struct option longopts[] = {
+	    {"rate", required_argument, NULL, OPT_RATE},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -231,6 +235,11 @@ parse_global(int argc, char **argv, struct netperf_opts *o, char *err)
 		case 'B':
 			snprintf(o->brand, sizeof(o->brand), "%s", optarg);
 			break;
+		case OPT_RATE:
+			if (units_parse_rate(optarg, &d, why) < 0)
+				return err_set(err, "--rate: %s", why);
+			o->rate = d;
+			break;
 		case '4':
 			o->family = AF_INET;
 			break;
@@ -247,6 +256,10 @@ parse_global(int argc, char **argv, struct netperf_opts *o, char *err)
 			o->want_version = 1;
 			break;
 		case ':':
+			/* A long option has no letter for %c to print. */
+			if (optopt >= OPT_RATE)
+				return err_set(err, "option %s needs a value",
+					       argv[optind - 1]);
 			return err_set(err, "option -%c needs a value", optopt);
 		default:
 			if (optopt != 0)
@@ -270,7 +283,7 @@ parse_test(int argc, char **argv, struct netperf_opts *o, char *err)
 
 	opterr = 0;
 	optind = 0;
-	while ((c = getopt(argc, argv, "+:m:M:s:S:r:DP:H:L:46b:")) != -1) {
+	while ((c = getopt(argc, argv, "+:m:M:s:S:r:DP:H:L:46b:e:")) != -1) {
 		switch (c) {
 		case 'm':
 			/* "x" sets only netperf's size, as in netperf. */
@@ -328,6 +341,11 @@ parse_test(int argc, char **argv, struct netperf_opts *o, char *err)
 				return err_set(err, "-b: %s", why);
 			o->burst = (int)v;
 			break;
+		case 'e':
+			if (units_parse_double(optarg, 0.001, 3600, &o->rto,
+					       why) < 0)
+				return err_set(err, "-e: %s", why);
+			break;
 		case ':':
 			return err_set(err, "test option -%c needs a value",
 				       optopt);
@@ -363,9 +381,23 @@ cli_netperf_parse(int argc, char **argv, struct netperf_opts *o, char *err)
 	if (m == NULL)
 		return err_set(err, "unknown test \"%s\"", o->test);
 	if (o->fmt == 0)
-		o->fmt = m->kind == MODULE_RR ? 'x' : 'm';
-	else if (o->fmt == 'x' && m->kind != MODULE_RR)
+		o->fmt = module_is_rr(m) ? 'x' : 'm';
+	else if (o->fmt == 'x' && !module_is_rr(m))
 		o->fmt = 'm';
+	if (m->kind == MODULE_UDP_STREAM && o->send_size != 0 &&
+	    (o->send_size < MODULE_UDP_HDR || o->send_size > MODULE_UDP_MAX))
+		return err_set(err,
+			       "-m: UDP_STREAM datagrams carry %d to %d bytes, "
+			       "not %lld",
+			       MODULE_UDP_HDR, MODULE_UDP_MAX,
+			       (long long)o->send_size);
+	if (m->kind == MODULE_UDP_RR &&
+	    (o->req_size > MODULE_UDP_MAX || o->rsp_size > MODULE_UDP_MAX))
+		return err_set(err,
+			       "-r: UDP_RR datagrams carry at most %d bytes",
+			       MODULE_UDP_MAX);
+	if (o->rate > 0 && m->kind != MODULE_UDP_STREAM)
+		return err_set(err, "--rate applies to UDP_STREAM only");
 	if (o->data_family == AF_UNSPEC)
 		o->data_family =
 		    o->family != AF_UNSPEC ? o->family : o->host_family;
@@ -395,6 +427,8 @@ cli_netperf_request(const struct netperf_opts *o, struct test_params *p)
 	p->burst = o->burst;
 	p->remote_cpu = o->remote_cpu;
 	p->data_port = o->rdata_port;
+	p->rto = o->rto;
+	p->rate = o->rate;
 }
 
 /* netserver's long options that have no short letter. */

@@ -38,6 +38,8 @@ struct netperf_opts {
 	int64_t req_size, rsp_size;    /* -r */
 	int nodelay;		       /* -D */
 	int burst;		       /* -b */
+	double rto;		       /* -e secs, UDP_RR time-out */
+	double rate;		       /* --rate bits/s, UDP_STREAM */
 	int ldata_port, rdata_port;    /* -P l[,r] */
 	char data_host[CLI_HOST_LEN];  /* -H */
 	char data_local[CLI_HOST_LEN]; /* -L */

@@ -98,6 +98,33 @@ open_data(const struct netperf_opts *o, struct result *res, int port, char *err)
 	return fd;
 }
 
+/* CRR connects once per transaction: resolve netserver's data address
+ * once, and read the buffer sizes a fresh socket gets. Returns a socket
+ * that is only used for those figures. */
+static int
+crr_target(const struct netperf_opts *o, struct result *res, int port,
+	   struct test_ctx *ctx, char *err)
+{
+	const char *host = o->data_host[0] ? o->data_host : res->remote_addr;
+	struct addrinfo *ai;
+	int fd;
+
+	if (sock_resolve(host, port, o->data_family, SOCK_STREAM, &ai, err) < 0)
+		return -1;
+	memcpy(&ctx->peer, ai->ai_addr, ai->ai_addrlen);
+	ctx->peerlen = ai->ai_addrlen;
+	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	freeaddrinfo(ai);
+	if (fd < 0)
+		return err_set(err, "socket: %s", strerror(errno));
+	if (sock_set_buffers(fd, o->lsndbuf, o->lrcvbuf, err) < 0) {
+		close(fd);
+		return -1;
+	}
+	sock_get_buffers(fd, &res->local.sndbuf, &res->local.rcvbuf);
+	return fd;
+}
+
 /* After a local failure, netserver may have said why; prefer its words. */
 static void
 remote_reason(struct client *c, char *err)
@@ -143,7 +170,10 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 			  &res->remote.recv_size, err) < 0)
 		goto out;
 
-	fd = open_data(o, res, (int)port, err);
+	if (m->kind == MODULE_CRR)
+		fd = crr_target(o, res, (int)port, &ctx, err);
+	else
+		fd = open_data(o, res, (int)port, err);
 	if (fd < 0)
 		goto out;
 	if ((m->protocol == IPPROTO_TCP && o->nodelay &&
@@ -158,6 +188,14 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	res->local.recv_size = o->recv_size	       ? o->recv_size
 			       : res->local.rcvbuf > 0 ? res->local.rcvbuf
 						       : 4096;
+	/* As netperf 2.7: a UDP send defaults to the socket buffer capped at
+	 * the largest datagram; a UDP receive must hold any datagram. */
+	if (m->kind == MODULE_UDP_STREAM && o->send_size == 0 &&
+	    res->local.send_size > MODULE_UDP_MAX)
+		res->local.send_size = MODULE_UDP_MAX;
+	if (m->socktype == SOCK_DGRAM && o->recv_size == 0 &&
+	    res->local.recv_size < MODULE_UDP_MAX + 1)
+		res->local.recv_size = MODULE_UDP_MAX + 1;
 	buflen = (size_t)res->local.send_size;
 	if ((size_t)res->local.recv_size > buflen)
 		buflen = (size_t)res->local.recv_size;
@@ -179,11 +217,16 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	ctx.stop = stop;
 	ctx.r = &res->local;
 	ctx.hist = res->hist;
+	ctx.ctl = -1;
 	if (module_run(m, 0, o->local_cpu, &ctx) < 0) {
 		snprintf(err, ERR_LEN, "%s", ctx.err);
 		remote_reason(c, err);
 		goto out;
 	}
+	if (module_needs_stop(m) &&
+	    session_send_new(c->ctl, proto_new("stop"), SESSION_TIMEOUT_MS,
+			     err) < 0)
+		goto out;
 	close(fd);
 	fd = -1;
 	json_decref(msg);

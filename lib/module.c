@@ -15,6 +15,12 @@ const struct test_module module_table[] = {
      stream_recv, stream_send},
     {"TCP_RR", "TCP REQUEST/RESPONSE TEST", SOCK_STREAM, IPPROTO_TCP, MODULE_RR,
      rr_client, rr_server},
+    {"TCP_CRR", "TCP Connect/Request/Response TEST", SOCK_STREAM, IPPROTO_TCP,
+     MODULE_CRR, crr_client, crr_server},
+    {"UDP_STREAM", "UDP STREAM TEST", SOCK_DGRAM, IPPROTO_UDP,
+     MODULE_UDP_STREAM, udp_stream_send, udp_stream_recv},
+    {"UDP_RR", "UDP REQUEST/RESPONSE TEST", SOCK_DGRAM, IPPROTO_UDP,
+     MODULE_UDP_RR, udp_rr_client, udp_rr_server},
     {NULL, NULL, 0, 0, 0, NULL, NULL},
 };
 
@@ -52,10 +58,14 @@ module_run(const struct test_module *m, int is_server, int measure_cpu,
 			goto out;
 		r->cpu_measured = 1;
 	}
-	r->elapsed = (double)(t1 - t0) / 1e9;
+	/* A loop that knows its interval better (a UDP receiver ends at its
+	 * last datagram, not when it noticed the end) has set it already. */
+	if (r->elapsed <= 0)
+		r->elapsed = (double)(t1 - t0) / 1e9;
 	r->cpu_id = sched_getcpu();
-	sock_get_buffers(ctx->fd, &r->sndbuf_end, &r->rcvbuf_end);
-	if (m->protocol == IPPROTO_TCP)
+	if (ctx->fd >= 0)
+		sock_get_buffers(ctx->fd, &r->sndbuf_end, &r->rcvbuf_end);
+	if (m->protocol == IPPROTO_TCP && ctx->fd >= 0 && m->kind != MODULE_CRR)
 		sock_tcp_stats(ctx->fd, &r->mss, &r->retrans);
 	rc = 0;
 out:
@@ -87,4 +97,27 @@ module_stalled(struct test_ctx *ctx, uint64_t now, uint64_t last_progress)
 			       "%d s)",
 			       MODULE_IDLE_SEC);
 	return 0;
+}
+
+int
+module_stop_requested(struct test_ctx *ctx)
+{
+	char c;
+
+	/* Any byte waiting means the client spoke: its "stop", or a close
+	 * that ends the test just the same. */
+	return ctx->ctl >= 0 &&
+	       recv(ctx->ctl, &c, 1, MSG_PEEK | MSG_DONTWAIT) >= 0;
+}
+
+void
+module_udp_end(struct test_ctx *ctx)
+{
+	int i;
+
+	/* Zero-length datagrams never carry data, so they mark the end;
+	 * three, since any one may be lost. The "stop" message on the
+	 * control connection is the reliable signal behind them. */
+	for (i = 0; i < 3; i++)
+		send(ctx->fd, ctx->buf, 0, MSG_DONTWAIT);
 }

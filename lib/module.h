@@ -15,55 +15,97 @@
 #include "stats.h"
 
 enum module_kind {
-	MODULE_STREAM, /* netperf sends, netserver receives */
-	MODULE_MAERTS, /* netserver sends, netperf receives */
-	MODULE_RR,     /* request/response over one connection */
+	MODULE_STREAM,	   /* netperf sends, netserver receives */
+	MODULE_MAERTS,	   /* netserver sends, netperf receives */
+	MODULE_RR,	   /* request/response over one connection */
+	MODULE_UDP_STREAM, /* netperf sends datagrams, netserver counts */
+	MODULE_UDP_RR,	   /* request/response datagrams, with retries */
+	MODULE_CRR,	   /* connect, request, response, close */
 };
 
 /* What netperf asks for; travels in the REQUEST message. */
 struct test_params {
 	char test[32];
-	double duration;    /* seconds; 0 when the test is count-limited */
-	int64_t count;	    /* bytes (streams) or transactions (RR) */
-	int64_t send_size;  /* netperf's bytes per send(), -m */
-	int64_t recv_size;  /* netperf's bytes per recv(), -M */
-	int64_t rsend_size; /* netserver's bytes per send() */
-	int64_t rrecv_size; /* netserver's bytes per recv() */
-	int64_t req_size, rsp_size; /* RR sizes, -r */
-	int lsndbuf,
-	    lrcvbuf; /* netperf's SO_SNDBUF/SO_RCVBUF, -s; -1 default */
-	int rsndbuf, rrcvbuf; /* netserver's, -S; -1 default */
-	int nodelay;	      /* TCP_NODELAY on both ends, -D */
-	int burst;	      /* extra transactions in flight, -b */
-	int remote_cpu;	      /* netserver measures its CPU, -C */
-	int data_port;	      /* netserver's data port, 0 for any, -P */
+	/* Seconds; 0 when the test is count-limited. */
+	double duration;
+	/* Bytes (streams) or transactions (RR) when duration is 0. */
+	int64_t count;
+	/* Bytes per send() and recv(): netperf's (-m, -M) and netserver's. */
+	int64_t send_size, recv_size;
+	int64_t rsend_size, rrecv_size;
+	/* Request and response sizes, -r. */
+	int64_t req_size, rsp_size;
+	/* SO_SNDBUF/SO_RCVBUF of netperf (-s) and netserver (-S); -1 for
+	 * the system default. */
+	int lsndbuf, lrcvbuf;
+	int rsndbuf, rrcvbuf;
+	/* TCP_NODELAY on both ends, -D. */
+	int nodelay;
+	/* Extra transactions in flight, -b. */
+	int burst;
+	/* netserver measures its CPU, -C. */
+	int remote_cpu;
+	/* netserver's data port, 0 for any, -P. */
+	int data_port;
+	/* UDP_RR receive time-out in seconds, -e; 0 for adaptive. */
+	double rto;
+	/* UDP_STREAM offered load in bits/s, --rate; 0 for as fast as
+	 * possible. */
+	double rate;
 };
 
 /* One side's account of a test: what it did and what it cost. */
 struct side_result {
-	double elapsed; /* seconds over the measured interval */
+	/* Seconds over the measured interval. */
+	double elapsed;
 	uint64_t bytes_sent, bytes_recv;
 	uint64_t send_calls, recv_calls;
-	uint64_t trans;		    /* completed transactions */
-	int sndbuf, rcvbuf;	    /* SO_SNDBUF/SO_RCVBUF at socket creation */
-	int sndbuf_end, rcvbuf_end; /* and at the end of the test */
-	int64_t send_size, recv_size; /* bytes per call actually used */
-	int mss;		      /* TCP_MAXSEG at the end, -1 unknown */
-	uint32_t retrans;	      /* TCP_INFO total retransmissions */
+	/* Completed transactions. */
+	uint64_t trans;
+	/* SO_SNDBUF/SO_RCVBUF as the socket was created, and at the end. */
+	int sndbuf, rcvbuf;
+	int sndbuf_end, rcvbuf_end;
+	/* Bytes per call actually used. */
+	int64_t send_size, recv_size;
+	/* TCP_MAXSEG at the end (-1 unknown), and TCP_INFO's total
+	 * retransmissions. */
+	int mss;
+	uint32_t retrans;
+	/* Sends the kernel refused (ENOBUFS), counted, not fatal. */
+	uint64_t send_errors;
+	/* UDP_STREAM's receiver: datagrams seen twice, and datagrams that
+	 * arrived after a later one; UDP_RR's client: late answers. */
+	uint64_t dups, reordered;
+	/* UDP_RR transactions given up on after the time-out. */
+	uint64_t lost;
+	/* RFC 3550 interarrival jitter, seconds. */
+	double jitter;
 	int cpu_measured;
 	struct cpu_util cpu;
-	int cpu_id; /* the CPU the test thread ended on */
+	/* The CPU the test thread ended on. */
+	int cpu_id;
 };
 
 /* The state a data loop runs with. */
 struct test_ctx {
 	const struct test_params *p;
-	int fd;	   /* the connected data socket */
-	char *buf; /* scratch of buflen bytes */
+	/* The connected data socket; a CRR server's listener. */
+	int fd;
+	/* netserver: the control socket, to see the client's "stop"; -1
+	 * on netperf's side. */
+	int ctl;
+	/* CRR: where to connect (netperf), or who may (netserver). */
+	struct sockaddr_storage peer;
+	socklen_t peerlen;
+	/* Scratch of buflen bytes. */
+	char *buf;
 	size_t buflen;
-	uint64_t end_ns; /* CLOCK_MONOTONIC deadline; 0 when counting */
-	volatile sig_atomic_t *stop; /* set by SIGINT to end early */
-	struct stats_hist *hist;     /* per-operation latency, or NULL */
+	/* CLOCK_MONOTONIC end of the test; 0 when counting. */
+	uint64_t end_ns;
+	/* Set by SIGINT to end early. */
+	volatile sig_atomic_t *stop;
+	/* Per-operation latency, or NULL. */
+	struct stats_hist *hist;
 	struct side_result *r;
 	char err[ERR_LEN];
 };
@@ -89,6 +131,19 @@ struct test_module {
 /* Finds a test by name, case-insensitively; NULL when unknown. */
 const struct test_module *module_find(const char *name);
 
+/* A request/response test: results in transactions per second. */
+#define module_is_rr(m)                                                        \
+	((m)->kind == MODULE_RR || (m)->kind == MODULE_UDP_RR ||               \
+	 (m)->kind == MODULE_CRR)
+
+/* The module's socket goes through accept() before the loop runs. */
+#define module_accepts(m)                                                      \
+	((m)->socktype == SOCK_STREAM && (m)->kind != MODULE_CRR)
+
+/* The client tells netserver on the control socket when it is done. */
+#define module_needs_stop(m)                                                   \
+	((m)->socktype == SOCK_DGRAM || (m)->kind == MODULE_CRR)
+
 /* The table of every test module, ended by a NULL name. */
 extern const struct test_module module_table[];
 
@@ -112,5 +167,24 @@ int stream_send(struct test_ctx *ctx);
 int stream_recv(struct test_ctx *ctx);
 int rr_client(struct test_ctx *ctx);
 int rr_server(struct test_ctx *ctx);
+int udp_stream_send(struct test_ctx *ctx);
+int udp_stream_recv(struct test_ctx *ctx);
+int udp_rr_client(struct test_ctx *ctx);
+int udp_rr_server(struct test_ctx *ctx);
+int crr_client(struct test_ctx *ctx);
+int crr_server(struct test_ctx *ctx);
+
+/* The largest UDP payload over IPv4: 65535 - 8 (UDP) - 20 (IP). */
+#define MODULE_UDP_MAX 65507
+/* UDP_STREAM's per-datagram header: sequence number and send time. */
+#define MODULE_UDP_HDR 16
+
+/* Ends a netserver loop that has no end of its own (UDP, CRR) when the
+ * client's "stop" message is waiting on the control socket; returns 1
+ * when it is. */
+int module_stop_requested(struct test_ctx *ctx);
+
+/* Sends a UDP client's end markers on its data socket. */
+void module_udp_end(struct test_ctx *ctx);
 
 #endif

@@ -163,7 +163,7 @@ proto_get_string(const json_t *obj, const char *key, char *out, size_t cap,
 json_t *
 proto_request_pack(const struct test_params *p)
 {
-	return json_pack(
+	json_t *o = json_pack(
 	    "{s:s, s:s, s:f, s:I, s:I, s:I, s:I, s:I, s:I, s:I,"
 	    " s:i, s:i, s:i, s:i, s:b, s:i, s:b, s:i}",
 	    "type", "request", "test", p->test, "duration", p->duration,
@@ -175,6 +175,12 @@ proto_request_pack(const struct test_params *p)
 	    "lrcvbuf", p->lrcvbuf, "rsndbuf", p->rsndbuf, "rrcvbuf", p->rrcvbuf,
 	    "nodelay", p->nodelay, "burst", p->burst, "remote_cpu",
 	    p->remote_cpu, "data_port", p->data_port);
+
+	if (o != NULL) {
+		json_object_set_new(o, "rto", json_real(p->rto));
+		json_object_set_new(o, "rate", json_real(p->rate));
+	}
+	return o;
 }
 
 static int
@@ -232,6 +238,9 @@ proto_request_unpack(const json_t *msg, struct test_params *p, char *err)
 	    get_int32(msg, "burst", 0, 1 << 20, &p->burst, err) ||
 	    get_bool(msg, "remote_cpu", &p->remote_cpu, err) ||
 	    get_int32(msg, "data_port", 0, 65535, &p->data_port, err))
+		return -1;
+	if (proto_get_double(msg, "rto", 0, 3600, &p->rto, err) ||
+	    proto_get_double(msg, "rate", 0, 1e15, &p->rate, err))
 		return -1;
 	if (p->duration == 0 && p->count == 0)
 		return err_set(err, "request has neither a duration nor a "
@@ -339,6 +348,17 @@ proto_result_pack(const struct side_result *r)
 	    "recv_size", (json_int_t)r->recv_size, "mss", r->mss, "retrans",
 	    (json_int_t)r->retrans, "cpu_id", r->cpu_id);
 
+	if (o != NULL) {
+		json_object_set_new(o, "send_errors",
+				    json_integer((json_int_t)r->send_errors));
+		json_object_set_new(o, "dups",
+				    json_integer((json_int_t)r->dups));
+		json_object_set_new(o, "reordered",
+				    json_integer((json_int_t)r->reordered));
+		json_object_set_new(o, "lost",
+				    json_integer((json_int_t)r->lost));
+		json_object_set_new(o, "jitter", json_real(r->jitter));
+	}
 	if (o != NULL && r->cpu_measured)
 		json_object_set_new(o, "cpu", cpu_pack(&r->cpu));
 	return o;
@@ -384,6 +404,12 @@ proto_result_unpack(const json_t *msg, struct side_result *r, char *err)
 	    get_int32(msg, "cpu_id", -1, INT32_MAX, &r->cpu_id, err))
 		return -1;
 	r->retrans = (uint32_t)v;
+	if (get_u64(msg, "send_errors", &r->send_errors, err) ||
+	    get_u64(msg, "dups", &r->dups, err) ||
+	    get_u64(msg, "reordered", &r->reordered, err) ||
+	    get_u64(msg, "lost", &r->lost, err) ||
+	    proto_get_double(msg, "jitter", 0, 1e6, &r->jitter, err))
+		return -1;
 	cpu = json_object_get(msg, "cpu");
 	if (cpu != NULL) {
 		if (cpu_unpack(cpu, &r->cpu, err) < 0)

@@ -14,7 +14,7 @@ report_banner(FILE *out, const struct result *res, const struct report_opts *o)
 		fputs(" : nodelay", out);
 	if (o->histogram)
 		fputs(" : histogram", out);
-	if (res->m->kind == MODULE_RR)
+	if (module_is_rr(res->m))
 		fprintf(out, " : first burst %d", res->p.burst);
 	if (o->cpu_bind)
 		fputs(" : cpu bind", out);
@@ -149,13 +149,23 @@ rr_table(FILE *out, const struct result *res, const struct report_opts *o)
 			brand(o));
 	else
 		fprintf(out,
-			"%-6d %-6d %-6lld  %-6lld %-6.2f  %-6.2f  %-6.2f "
+			"%-6d %-6d %-6lld  %-6lld %-6.2f  %-6.2f %s %-6.2f "
 			"%-6.2f %-6.3f  %-6.3f %s\n",
 			l->sndbuf, l->rcvbuf, (long long)res->p.req_size,
 			(long long)res->p.rsp_size, res->elapsed, res->thruput,
+			/* netperf's UDP_RR line has 3 spaces here, TCP's 1 */
+			res->m->kind == MODULE_UDP_RR ? "  " : "",
 			res->local_util, res->remote_util, res->local_sd,
 			res->remote_sd, brand(o));
 	fprintf(out, "%-6d %-6d\n", r->sndbuf, r->rcvbuf);
+	if (res->m->kind == MODULE_UDP_RR && o->headers)
+		fprintf(out,
+			"\nLost transactions: %llu of %llu (%.2f %%), late "
+			"answers: %llu, time-out: %s\n",
+			(unsigned long long)res->lost,
+			(unsigned long long)(res->lost + l->trans),
+			res->loss_pct, (unsigned long long)l->dups,
+			res->p.rto > 0 ? "fixed (-e)" : "adaptive");
 	if (o->verbosity < 2)
 		return;
 	{
@@ -183,6 +193,67 @@ rr_table(FILE *out, const struct result *res, const struct report_opts *o)
 	}
 }
 
+static void
+udp_stream_table(FILE *out, const struct result *res,
+		 const struct report_opts *o)
+{
+	const struct side_result *l = &res->local, *r = &res->remote;
+	int cpu = res->local_cpu || res->remote_cpu;
+
+	if (o->headers && !cpu)
+		fprintf(
+		    out,
+		    "Socket  Message  Elapsed      Messages                \n"
+		    "Size    Size     Time         Okay Errors   Throughput\n"
+		    "bytes   bytes    secs            #      #   %s/sec\n\n",
+		    units_label(res->fmt));
+	if (o->headers && cpu)
+		fprintf(out,
+			"Socket  Message  Elapsed      Messages                "
+			"   CPU      Service\n"
+			"Size    Size     Time         Okay Errors   Throughput"
+			"   Util     Demand\n"
+			"bytes   bytes    secs            #      #   %-8.8s/s  "
+			" %% %c%c     us/KB\n\n",
+			units_label(res->fmt), method(res, 1), method(res, 0));
+	if (!cpu) {
+		fprintf(out, "%6d  %6lld   %-7.2f   %7llu %6llu    %7.2f\n",
+			l->sndbuf, (long long)l->send_size, l->elapsed,
+			(unsigned long long)l->send_calls,
+			(unsigned long long)l->send_errors, res->send_thruput);
+		fprintf(out, "%6d           %-7.2f   %7llu           %7.2f\n\n",
+			r->rcvbuf, r->elapsed,
+			(unsigned long long)r->recv_calls, res->thruput);
+	} else {
+		fprintf(out,
+			"%6d  %6lld   %-7.2f   %7llu %6llu    %7.1f     "
+			"%-6.2f   %-6.3f %s\n",
+			l->sndbuf, (long long)l->send_size, l->elapsed,
+			(unsigned long long)l->send_calls,
+			(unsigned long long)l->send_errors, res->send_thruput,
+			res->local_util, res->local_sd, brand(o));
+		fprintf(out,
+			"%6d           %-7.2f   %7llu           %7.1f     "
+			"%-6.2f   %-6.3f %s\n\n",
+			r->rcvbuf, r->elapsed,
+			(unsigned long long)r->recv_calls, res->thruput,
+			res->remote_util, res->remote_sd, brand(o));
+	}
+	if (o->headers)
+		fprintf(
+		    out,
+		    "Lost: %llu of %llu datagrams (%.2f %%), duplicated: %llu, "
+		    "out of order: %llu, jitter: %.3f ms\n",
+		    (unsigned long long)res->lost,
+		    (unsigned long long)l->send_calls, res->loss_pct,
+		    (unsigned long long)r->dups,
+		    (unsigned long long)r->reordered, r->jitter * 1e3);
+	if (o->verbosity >= 2 && res->hist != NULL) {
+		fprintf(out, "\nHistogram of time spent in send() call.\n");
+		report_histogram(out, res->hist);
+	}
+}
+
 void
 report_classic(FILE *out, const struct result *res, const struct report_opts *o)
 {
@@ -199,8 +270,10 @@ report_classic(FILE *out, const struct result *res, const struct report_opts *o)
 			fprintf(out, "%7.2f %s\n", res->thruput, brand(o));
 		return;
 	}
-	if (res->m->kind == MODULE_RR)
+	if (module_is_rr(res->m))
 		rr_table(out, res, o);
+	else if (res->m->kind == MODULE_UDP_STREAM)
+		udp_stream_table(out, res, o);
 	else
 		stream_table(out, res, o);
 }

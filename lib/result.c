@@ -9,7 +9,7 @@ side_units_per_sec(const struct result *res, const struct side_result *s)
 {
 	if (s->elapsed <= 0)
 		return 0;
-	if (res->m->kind == MODULE_RR && res->fmt == 'x')
+	if (module_is_rr(res->m) && res->fmt == 'x')
 		return (double)s->trans / s->elapsed;
 	return (double)(s->bytes_sent + s->bytes_recv) / 1024.0 / s->elapsed;
 }
@@ -49,7 +49,37 @@ result_compute(struct result *res)
 			bytes_per_sec = (double)rx->bytes_recv / rx->elapsed;
 		res->thruput = units_from_bytes(bytes_per_sec, res->fmt);
 		break;
+	case MODULE_UDP_STREAM: {
+		uint64_t sent = res->local.send_calls;
+		uint64_t got = res->remote.recv_calls - res->remote.dups;
+
+		rx = &res->remote;
+		res->elapsed = rx->elapsed;
+		if (rx->elapsed > 0)
+			bytes_per_sec = (double)rx->bytes_recv / rx->elapsed;
+		res->thruput = units_from_bytes(bytes_per_sec, res->fmt);
+		res->send_thruput =
+		    res->local.elapsed > 0
+			? units_from_bytes((double)res->local.bytes_sent /
+					       res->local.elapsed,
+					   res->fmt)
+			: 0;
+		/* Loss from the sender's final count, so datagrams lost at
+		 * the tail are counted too; never below 0 or above all. */
+		res->lost = got >= sent ? 0 : sent - got;
+		res->loss_pct =
+		    sent ? 100.0 * (double)res->lost / (double)sent : 0;
+		break;
+	}
 	case MODULE_RR:
+	case MODULE_UDP_RR:
+	case MODULE_CRR:
+		res->lost = res->local.lost;
+		res->loss_pct =
+		    res->local.trans + res->local.lost
+			? 100.0 * (double)res->local.lost /
+			      (double)(res->local.trans + res->local.lost)
+			: 0;
 		res->elapsed = res->local.elapsed;
 		res->trans_rate = res->elapsed > 0
 				      ? (double)res->local.trans / res->elapsed
@@ -70,7 +100,7 @@ result_compute(struct result *res)
 const char *
 result_sd_units(const struct result *res)
 {
-	return res->m->kind == MODULE_RR && res->fmt == 'x' ? "us/Tr" : "us/KB";
+	return module_is_rr(res->m) && res->fmt == 'x' ? "us/Tr" : "us/KB";
 }
 
 void

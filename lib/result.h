@@ -23,9 +23,12 @@ struct result {
 	struct stats_hist *hist; /* netperf's per-operation latency */
 
 	/* Derived by result_compute. */
-	double elapsed;	   /* of the side whose count is the headline */
-	double thruput;	   /* in units of fmt, per second */
-	double trans_rate; /* transactions/s (RR) */
+	double elapsed;	     /* of the side whose count is the headline */
+	double thruput;	     /* in units of fmt, per second */
+	double trans_rate;   /* transactions/s (RR) */
+	double send_thruput; /* UDP_STREAM: what netperf offered, fmt/s */
+	uint64_t lost;	     /* UDP_STREAM datagrams or UDP_RR transactions */
+	double loss_pct;     /* of those sent, 0..100 */
 	double local_util, remote_util; /* machine-wide %, -1 unmeasured */
 	double local_sd, remote_sd;	/* service demand, -1 unmeasured */
 	int local_ncpu, remote_ncpu;

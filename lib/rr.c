@@ -2,12 +2,17 @@
 #include "module.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "err.h"
+#include "sock.h"
 
 /* Sends len bytes in full; returns 0, or -1 with err set when the peer
  * stops taking them (see module_stalled). */
@@ -163,5 +168,365 @@ rr_server(struct test_ctx *ctx)
 		r->trans++;
 	}
 	shutdown(ctx->fd, SHUT_WR);
+	return 0;
+}
+
+/* UDP_RR tags each request with up to 8 bytes of its sequence number; the
+ * server echoes them, so a late answer to a request given up on is never
+ * taken for the answer to a newer one. */
+static size_t
+udp_tag_len(const struct test_params *p)
+{
+	size_t n =
+	    (size_t)(p->req_size < p->rsp_size ? p->req_size : p->rsp_size);
+
+	return n < 8 ? n : 8;
+}
+
+static void
+put_tag(char *p, uint64_t v, size_t len)
+{
+	for (size_t i = len; i-- > 0; v >>= 8)
+		p[i] = (char)(v & 0xff);
+}
+
+static uint64_t
+get_tag(const char *p, size_t len)
+{
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < len; i++)
+		v = v << 8 | (unsigned char)p[i];
+	return v;
+}
+
+/* The adaptive receive time-out: TCP's RTO rule (srtt + 4 rttvar), never
+ * below 20 ms, which a busy VM's scheduler can take on its own, nor above
+ * 3 s. Before any answer, 1 s. */
+#define UDP_RTO_MIN_NS (20 * 1000000ULL)
+#define UDP_RTO_MAX_NS (3 * NS_PER_SEC)
+#define UDP_RTO_INIT_NS NS_PER_SEC
+
+struct inflight {
+	uint64_t tag;
+	uint64_t start;
+};
+
+static void
+set_rcv_timeout(int fd, uint64_t ns)
+{
+	struct timeval tv = {(time_t)(ns / NS_PER_SEC),
+			     (suseconds_t)(ns % NS_PER_SEC / 1000)};
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+}
+
+int
+udp_rr_client(struct test_ctx *ctx)
+{
+	const struct test_params *p = ctx->p;
+	struct side_result *r = ctx->r;
+	size_t req = (size_t)p->req_size, taglen = udp_tag_len(p);
+	int depth = p->burst + 1, inflight = 0, i;
+	uint64_t rto = p->rto > 0 ? (uint64_t)(p->rto * 1e9) : UDP_RTO_INIT_NS;
+	uint64_t now, seq = 1, tag, rtt, applied = 0, progress;
+	double srtt = 0, rttvar = 0;
+	struct inflight *fl;
+	ssize_t n;
+	int ending = 0;
+
+	fl = calloc((size_t)depth, sizeof(*fl));
+	if (fl == NULL)
+		return err_set(ctx->err, "out of memory");
+	r->send_size = (int64_t)req;
+	r->recv_size = p->rsp_size;
+	progress = clock_ns();
+	for (;;) {
+		now = clock_ns();
+		if (*ctx->stop || (ctx->end_ns != 0 && now >= ctx->end_ns) ||
+		    (ctx->end_ns == 0 && seq > (uint64_t)p->count))
+			ending = 1;
+		while (!ending && inflight < depth &&
+		       (ctx->end_ns != 0 || seq <= (uint64_t)p->count)) {
+			put_tag(ctx->buf, seq, taglen);
+			n = send(ctx->fd, ctx->buf, req, 0);
+			if (n < 0 && errno == ECONNREFUSED) {
+				err_set(ctx->err, "netserver's data socket is "
+						  "gone (Connection refused)");
+				goto fail;
+			}
+			if (n < 0)
+				r->send_errors++; /* it will time out */
+			else {
+				r->bytes_sent += (uint64_t)n;
+				r->send_calls++;
+			}
+			fl[inflight].tag =
+			    seq & (taglen == 8 ? UINT64_MAX
+					       : ((1ULL << (8 * taglen)) - 1));
+			fl[inflight].start = now;
+			inflight++;
+			seq++;
+		}
+		if (inflight == 0)
+			break;
+		if (rto != applied) {
+			set_rcv_timeout(ctx->fd, rto);
+			applied = rto;
+		}
+		n = recv(ctx->fd, ctx->buf, ctx->buflen, 0);
+		now = clock_ns();
+		if (n > 0) {
+			r->recv_calls++;
+			tag = get_tag(ctx->buf, taglen);
+			for (i = 0; i < inflight && fl[i].tag != tag; i++)
+				;
+			if (i == inflight || (size_t)n < taglen) {
+				r->dups++; /* late: already given up on */
+				continue;
+			}
+			rtt = now - fl[i].start;
+			fl[i] = fl[--inflight];
+			r->trans++;
+			r->bytes_recv += (uint64_t)n;
+			progress = now;
+			if (ctx->hist != NULL)
+				stats_hist_add(ctx->hist, rtt);
+			if (p->rto <= 0) {
+				double d = (double)rtt - srtt;
+
+				if (srtt == 0) {
+					srtt = (double)rtt;
+					rttvar = (double)rtt / 2;
+				} else {
+					srtt += d / 8;
+					rttvar +=
+					    ((d < 0 ? -d : d) - rttvar) / 4;
+				}
+				rto = (uint64_t)(srtt + 4 * rttvar);
+				if (rto < UDP_RTO_MIN_NS)
+					rto = UDP_RTO_MIN_NS;
+				if (rto > UDP_RTO_MAX_NS)
+					rto = UDP_RTO_MAX_NS;
+				/* Round, so the socket option is only set
+				 * again when the time-out really moves. */
+				rto = rto / 1000000 * 1000000;
+			}
+			continue;
+		}
+		if (n < 0 && errno == ECONNREFUSED) {
+			err_set(ctx->err, "netserver's data socket is gone "
+					  "(Connection refused)");
+			goto fail;
+		}
+		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
+		    errno != EINTR) {
+			err_set(ctx->err, "data socket: recv: %s",
+				strerror(errno));
+			goto fail;
+		}
+		/* Time-out: every request older than the time-out is lost;
+		 * the loop above sends new ones in their place. */
+		for (i = 0; i < inflight;) {
+			if (now - fl[i].start >= rto) {
+				r->lost++;
+				fl[i] = fl[--inflight];
+			} else {
+				i++;
+			}
+		}
+		if (now - progress >= MODULE_IDLE_SEC * NS_PER_SEC && !ending &&
+		    ctx->end_ns == 0) {
+			err_set(ctx->err, "no answer from netserver for %d s",
+				MODULE_IDLE_SEC);
+			goto fail;
+		}
+	}
+	free(fl);
+	module_udp_end(ctx);
+	return 0;
+fail:
+	free(fl);
+	return -1;
+}
+
+int
+udp_rr_server(struct test_ctx *ctx)
+{
+	const struct test_params *p = ctx->p;
+	struct side_result *r = ctx->r;
+	size_t rsp = (size_t)p->rsp_size;
+	uint64_t start = clock_ns(), now, last = start, check = start;
+	ssize_t n;
+
+	r->send_size = (int64_t)rsp;
+	r->recv_size = p->req_size;
+	for (;;) {
+		n = recv(ctx->fd, ctx->buf, ctx->buflen, 0);
+		now = clock_ns();
+		if (n == 0)
+			break; /* the client's end marker */
+		if (n > 0) {
+			r->recv_calls++;
+			r->bytes_recv += (uint64_t)n;
+			last = now;
+			/* The request's tag is still at the start of buf. */
+			if (send(ctx->fd, ctx->buf, rsp, 0) < 0) {
+				r->send_errors++;
+			} else {
+				r->bytes_sent += rsp;
+				r->send_calls++;
+				r->trans++;
+			}
+			if (now - check > 5000000) {
+				check = now;
+				if (module_stop_requested(ctx))
+					break;
+			}
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK &&
+		    errno != ECONNREFUSED)
+			return err_set(ctx->err, "data socket: recv: %s",
+				       strerror(errno));
+		if (module_stop_requested(ctx))
+			break;
+		if (module_stalled(ctx, now, last) < 0)
+			return -1;
+	}
+	/* The interval ends with the last request answered, not when the
+	 * end was noticed. */
+	r->elapsed = (double)(last - start) / 1e9;
+	return 0;
+}
+
+int
+crr_client(struct test_ctx *ctx)
+{
+	const struct test_params *p = ctx->p;
+	struct side_result *r = ctx->r;
+	size_t req = (size_t)p->req_size, rsp = (size_t)p->rsp_size;
+	uint64_t now, t0;
+	char err[ERR_LEN];
+	int fd, rc;
+
+	r->send_size = (int64_t)req;
+	r->recv_size = (int64_t)rsp;
+	for (;;) {
+		now = clock_ns();
+		if (*ctx->stop || (ctx->end_ns != 0 && now >= ctx->end_ns) ||
+		    (ctx->end_ns == 0 && r->trans >= (uint64_t)p->count))
+			break;
+		t0 = now;
+		fd = sock_connect_addr((struct sockaddr *)&ctx->peer,
+				       ctx->peerlen, SOCK_STREAM, NULL, NULL,
+				       MODULE_IDLE_SEC * 1000, err);
+		if (fd < 0) {
+			/* Out of local ports for a moment: count it and try
+			 * again, as a busy client would. */
+			if (errno == EADDRNOTAVAIL) {
+				r->send_errors++;
+				continue;
+			}
+			return err_set(ctx->err, "connect: %s", err);
+		}
+		ctx->fd = fd;
+		if (sock_set_timeouts(fd, 1000, err) < 0 ||
+		    (p->nodelay && sock_set_nodelay(fd, 1, err) < 0)) {
+			ctx->fd = -1;
+			close(fd);
+			return err_set(ctx->err, "%s", err);
+		}
+		rc = send_full(ctx, ctx->buf, req);
+		if (rc == 0) {
+			r->bytes_sent += req;
+			r->send_calls++;
+			rc = recv_full(ctx, ctx->buf, rsp, &r->recv_calls);
+			if (rc == 1)
+				rc = err_set(ctx->err,
+					     "netserver closed the connection "
+					     "before answering");
+		}
+		/* netserver closes first, so the TIME_WAIT state stays on
+		 * its side and this side never runs out of ports. */
+		if (rc == 0) {
+			rc = recv_full(ctx, ctx->buf, 1, &r->recv_calls);
+			rc = rc == 1   ? 0
+			     : rc == 0 ? err_set(ctx->err, "netserver sent "
+							   "more than asked")
+				       : -1;
+		}
+		ctx->fd = -1;
+		close(fd);
+		if (rc < 0)
+			return -1;
+		now = clock_ns();
+		r->bytes_recv += rsp;
+		r->trans++;
+		if (ctx->hist != NULL)
+			stats_hist_add(ctx->hist, now - t0);
+	}
+	return 0;
+}
+
+int
+crr_server(struct test_ctx *ctx)
+{
+	const struct test_params *p = ctx->p;
+	struct side_result *r = ctx->r;
+	size_t req = (size_t)p->req_size, rsp = (size_t)p->rsp_size;
+	struct pollfd pfd[2] = {{.fd = ctx->fd, .events = POLLIN},
+				{.fd = ctx->ctl, .events = POLLIN}};
+	struct sockaddr_storage from;
+	socklen_t len;
+	uint64_t last = clock_ns();
+	int lfd = ctx->fd, fd, rc;
+	char err[ERR_LEN];
+
+	r->send_size = (int64_t)rsp;
+	r->recv_size = (int64_t)req;
+	for (;;) {
+		rc = poll(pfd, 2, 1000);
+		if (rc < 0 && errno != EINTR)
+			return err_set(ctx->err, "poll: %s", strerror(errno));
+		if (pfd[1].revents != 0)
+			break; /* the client's "stop", or its end */
+		if (rc <= 0 || !(pfd[0].revents & POLLIN)) {
+			if (module_stalled(ctx, clock_ns(), last) < 0)
+				return -1;
+			continue;
+		}
+		len = sizeof(from);
+		fd = accept4(lfd, (struct sockaddr *)&from, &len, SOCK_CLOEXEC);
+		if (fd < 0)
+			continue;
+		/* Only the control client's host may take part. */
+		if (!sock_same_host((struct sockaddr *)&ctx->peer,
+				    (struct sockaddr *)&from) ||
+		    sock_set_timeouts(fd, 1000, err) < 0) {
+			close(fd);
+			continue;
+		}
+		if (p->nodelay)
+			sock_set_nodelay(fd, 1, err);
+		ctx->fd = fd;
+		rc = recv_full(ctx, ctx->buf, req, &r->recv_calls);
+		if (rc == 0) {
+			r->bytes_recv += req;
+			rc = send_full(ctx, ctx->buf, rsp);
+			if (rc == 0) {
+				r->bytes_sent += rsp;
+				r->send_calls++;
+				r->trans++;
+			}
+		}
+		ctx->fd = lfd;
+		close(fd);
+		last = clock_ns();
+		/* A client that gives up on one connection is not a
+		 * failure of the test; a silent one is caught above. */
+	}
 	return 0;
 }

@@ -1,6 +1,7 @@
 #include "server.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,9 +58,23 @@ server_check_request(const struct test_params *p,
 	    check_size("send buffer", p->rsndbuf, lim->max_buf, err) ||
 	    check_size("receive buffer", p->rrcvbuf, lim->max_buf, err))
 		return -1;
-	if (m->kind == MODULE_RR && (p->req_size < 1 || p->rsp_size < 1))
+	if ((m->kind == MODULE_RR || m->kind == MODULE_UDP_RR ||
+	     m->kind == MODULE_CRR) &&
+	    (p->req_size < 1 || p->rsp_size < 1))
 		return err_set(err, "request and response sizes must be at "
 				    "least 1 byte");
+	if (m->kind == MODULE_UDP_RR &&
+	    (p->req_size > MODULE_UDP_MAX || p->rsp_size > MODULE_UDP_MAX))
+		return err_set(err,
+			       "UDP_RR sizes of %lld,%lld exceed the %d-byte "
+			       "datagram limit",
+			       (long long)p->req_size, (long long)p->rsp_size,
+			       MODULE_UDP_MAX);
+	if (m->kind == MODULE_UDP_STREAM && p->send_size > MODULE_UDP_MAX)
+		return err_set(err,
+			       "datagrams of %lld bytes exceed the %d-byte "
+			       "limit",
+			       (long long)p->send_size, MODULE_UDP_MAX);
 	return 0;
 }
 
@@ -114,6 +129,42 @@ accept_data(int lfd, int ctl, int timeout_ms, server_log_fn log, char *err)
 		    text);
 		close(fd);
 	}
+}
+
+/* UDP has no accept: wait for the first datagram from the control
+ * client's host and connect the socket to its sender, so nobody else's
+ * datagrams are counted. */
+static int
+await_datagram(int fd, int ctl, int timeout_ms, char *err)
+{
+	struct sockaddr_storage peer, from;
+	socklen_t len = sizeof(peer);
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	char c;
+	int rc;
+
+	if (getpeername(ctl, (struct sockaddr *)&peer, &len) < 0)
+		return err_set(err, "getpeername: %s", strerror(errno));
+	for (;;) {
+		rc = poll(&pfd, 1, timeout_ms);
+		if (rc == 0)
+			return err_set(err, "no data within %d ms", timeout_ms);
+		if (rc < 0 && errno != EINTR)
+			return err_set(err, "poll: %s", strerror(errno));
+		if (rc < 0)
+			continue;
+		len = sizeof(from);
+		if (recvfrom(fd, &c, 1, MSG_PEEK, (struct sockaddr *)&from,
+			     &len) < 0)
+			continue;
+		if (sock_same_host((struct sockaddr *)&peer,
+				   (struct sockaddr *)&from))
+			break;
+		recv(fd, &c, 1, 0); /* a stranger's: drop it */
+	}
+	if (connect(fd, (struct sockaddr *)&from, len) < 0)
+		return err_set(err, "connect: %s", strerror(errno));
+	return 0;
 }
 
 static int
@@ -182,14 +233,29 @@ serve_test(int ctl, const json_t *req, const struct server_limits *lim,
 				       "recv_size", (json_int_t)r.recv_size),
 			     SESSION_TIMEOUT_MS, err) < 0)
 		goto out;
-	fd = accept_data(lfd, ctl, lim->accept_ms, log, err);
-	if (fd < 0)
-		goto tell;
-	close(lfd);
+	ctx.ctl = ctl;
+	if (module_accepts(m)) {
+		fd = accept_data(lfd, ctl, lim->accept_ms, log, err);
+		if (fd < 0)
+			goto tell;
+		close(lfd);
+	} else if (m->socktype == SOCK_DGRAM) {
+		if (await_datagram(lfd, ctl, lim->accept_ms, err) < 0)
+			goto tell;
+		fd = lfd;
+	} else {
+		/* CRR: the loop accepts, from the control peer only. */
+		ctx.peerlen = sizeof(ctx.peer);
+		getpeername(ctl, (struct sockaddr *)&ctx.peer, &ctx.peerlen);
+		fd = lfd;
+	}
 	lfd = -1;
+	/* UDP loops look for the client's "stop" when a receive times out,
+	 * so theirs is short. */
 	if ((m->protocol == IPPROTO_TCP && p.nodelay &&
 	     sock_set_nodelay(fd, 1, err) < 0) ||
-	    sock_set_timeouts(fd, 1000, err) < 0)
+	    sock_set_timeouts(fd, m->socktype == SOCK_DGRAM ? 100 : 1000, err) <
+		0)
 		goto tell;
 	ctx.p = &p;
 	ctx.fd = fd;
@@ -203,6 +269,14 @@ serve_test(int ctl, const json_t *req, const struct server_limits *lim,
 	}
 	close(fd);
 	fd = -1;
+	if (module_needs_stop(m)) {
+		json_t *stop_msg;
+
+		if (session_expect(ctl, "stop", &stop_msg, SESSION_TIMEOUT_MS,
+				   err) < 0)
+			goto out;
+		json_decref(stop_msg);
+	}
 	if (session_send_new(ctl, proto_result_pack(&r), SESSION_TIMEOUT_MS,
 			     err) < 0)
 		goto out;

@@ -144,7 +144,9 @@ sock_connect_addr(const struct sockaddr *sa, socklen_t salen, int socktype,
 	return fd;
 fail:
 	close(fd);
-	return err_set(err, "%s", strerror(soerr));
+	err_set(err, "%s", strerror(soerr));
+	errno = soerr;
+	return -1;
 }
 
 int

@@ -2,6 +2,8 @@
 #include "module.h"
 
 #include <errno.h>
+#include <stdlib.h>
+#include <time.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -116,4 +118,192 @@ stream_recv(struct test_ctx *ctx)
 	/* The sender waits for this close to end its interval. */
 	shutdown(ctx->fd, SHUT_WR);
 	return 0;
+}
+
+/* UDP_STREAM's header: big-endian sequence number and send time, so the
+ * receiver can count loss, duplicates and reordering, and jitter. */
+static void
+put_be64(char *p, uint64_t v)
+{
+	for (int i = 7; i >= 0; i--, v >>= 8)
+		p[i] = (char)(v & 0xff);
+}
+
+static uint64_t
+get_be64(const char *p)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | (unsigned char)p[i];
+	return v;
+}
+
+/* Sleeps until the monotonic deadline t; pacing uses it when ahead. */
+static void
+sleep_until(uint64_t t)
+{
+	struct timespec ts = {(time_t)(t / NS_PER_SEC), (long)(t % NS_PER_SEC)};
+
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
+int
+udp_stream_send(struct test_ctx *ctx)
+{
+	struct side_result *r = ctx->r;
+	size_t size = (size_t)r->send_size;
+	uint64_t left = ctx->p->duration > 0 ? 0 : (uint64_t)ctx->p->count;
+	uint64_t now = clock_ns(), then, progress = now, seq = 0;
+	uint64_t gap = 0, next = now;
+	ssize_t n;
+
+	/* --rate: one datagram every gap ns, scheduled on absolute times so
+	 * the offered rate does not drift. */
+	if (ctx->p->rate > 0)
+		gap = (uint64_t)((double)size * 8 * 1e9 / ctx->p->rate);
+	for (;;) {
+		if (*ctx->stop)
+			break;
+		if (ctx->end_ns != 0 ? now >= ctx->end_ns
+				     : r->bytes_sent >= left)
+			break;
+		if (gap != 0) {
+			if (now < next) {
+				sleep_until(next);
+				now = clock_ns();
+			}
+			next += gap;
+		}
+		put_be64(ctx->buf, seq);
+		put_be64(ctx->buf + 8, now);
+		n = send(ctx->fd, ctx->buf, size, 0);
+		then = now;
+		now = clock_ns();
+		if (n >= 0) {
+			r->bytes_sent += (uint64_t)n;
+			r->send_calls++;
+			seq++;
+			progress = now;
+			if (ctx->hist != NULL)
+				stats_hist_add(ctx->hist, now - then);
+			continue;
+		}
+		if (errno == EINTR)
+			continue;
+		/* A full queue is the network's answer, not a failure: count
+		 * it, as netperf's "Errors" column does. */
+		if (errno == ENOBUFS || errno == EAGAIN ||
+		    errno == EWOULDBLOCK) {
+			r->send_errors++;
+			if (module_stalled(ctx, now, progress) < 0)
+				return -1;
+			continue;
+		}
+		return err_set(ctx->err, "data socket: send: %s",
+			       strerror(errno));
+	}
+	module_udp_end(ctx);
+	return 0;
+}
+
+/* Sequence numbers remembered for telling duplicates from late arrivals. */
+#define UDP_WINDOW 65536
+
+int
+udp_stream_recv(struct test_ctx *ctx)
+{
+	struct side_result *r = ctx->r;
+	uint64_t start = clock_ns(), now = start, last = start, check = start;
+	uint64_t next = 0, seq;
+	int64_t transit, prev_transit = 0, d;
+	unsigned char *seen;
+	int have_prev = 0, stopping = 0;
+	double jitter = 0;
+	ssize_t n;
+
+	seen = calloc(UDP_WINDOW / 8, 1);
+	if (seen == NULL)
+		return err_set(ctx->err, "out of memory");
+	for (;;) {
+		n = recv(ctx->fd, ctx->buf, ctx->buflen,
+			 stopping ? MSG_DONTWAIT : 0);
+		now = clock_ns();
+		if (n >= MODULE_UDP_HDR) {
+			r->recv_calls++;
+			r->bytes_recv += (uint64_t)n;
+			last = now;
+			seq = get_be64(ctx->buf);
+			/* RFC 3550: J += (|D| - J) / 16, D the change in
+			 * transit time; only differences of the sender's
+			 * clock are used, so the clocks need not agree. */
+			transit = (int64_t)(now - get_be64(ctx->buf + 8));
+			if (have_prev) {
+				d = transit - prev_transit;
+				jitter +=
+				    ((double)(d < 0 ? -d : d) - jitter) / 16.0;
+			}
+			prev_transit = transit;
+			have_prev = 1;
+			if (seq >= next) {
+				uint64_t s = next;
+
+				/* Forget what the window held for the
+				 * sequence numbers now being skipped. */
+				if (seq - next >= UDP_WINDOW)
+					memset(seen, 0, UDP_WINDOW / 8);
+				else
+					for (; s < seq; s++)
+						seen[(s % UDP_WINDOW) / 8] &=
+						    (unsigned char)~(
+							1u << (s % 8));
+				seen[(seq % UDP_WINDOW) / 8] |=
+				    (unsigned char)(1u << (seq % 8));
+				next = seq + 1;
+			} else if (next - seq >= UDP_WINDOW) {
+				r->reordered++;
+			} else if (seen[(seq % UDP_WINDOW) / 8] &
+				   (1u << (seq % 8))) {
+				r->dups++;
+			} else {
+				seen[(seq % UDP_WINDOW) / 8] |=
+				    (unsigned char)(1u << (seq % 8));
+				r->reordered++;
+			}
+		} else if (n == 0) {
+			/* The client's end marker: take what is queued. */
+			stopping = 1;
+		} else if (n > 0) {
+			/* Too short to be ours: not counted as data. */
+		} else if (errno == EINTR) {
+			continue;
+		} else if (errno == EAGAIN || errno == EWOULDBLOCK) {
+			if (stopping)
+				break;
+			if (module_stop_requested(ctx)) {
+				stopping = 1;
+				continue;
+			}
+			if (module_stalled(ctx, now, last) < 0)
+				goto fail;
+			continue;
+		} else if (errno != ECONNREFUSED) {
+			err_set(ctx->err, "data socket: recv: %s",
+				strerror(errno));
+			goto fail;
+		}
+		/* Look at the control socket every few milliseconds: once
+		 * the client says it has stopped, drain what is queued. */
+		if (!stopping && now - check > 5000000) {
+			check = now;
+			stopping = module_stop_requested(ctx);
+		}
+	}
+	free(seen);
+	r->jitter = jitter / 1e9;
+	r->elapsed = (double)(last - start) / 1e9;
+	return 0;
+fail:
+	free(seen);
+	return -1;
 }

@@ -159,3 +159,42 @@ units_from_bytes(double bytes_per_sec, char fmt)
 		return bytes_per_sec;
 	}
 }
+
+int
+units_parse_rate(const char *s, double *out, char *err)
+{
+	double v, mult = 1;
+	char *end;
+
+	if (s == NULL || *s < '0' || *s > '9')
+		return err_set(err, "\"%s\" is not a rate", s ? s : "");
+	v = strtod(s, &end);
+	switch (*end) {
+	case '\0':
+		break;
+	case 'k':
+	case 'K':
+		mult = 1e3;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		mult = 1e6;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		mult = 1e9;
+		end++;
+		break;
+	default:
+		return err_set(err, "\"%s\" is not a rate", s);
+	}
+	if (*end != '\0' || !isfinite(v) || v * mult < 1 || v * mult > 1e15)
+		return err_set(err,
+			       "\"%s\" is not a rate from 1 to 10^15 "
+			       "bits/s",
+			       s);
+	*out = v * mult;
+	return 0;
+}

@@ -13,6 +13,11 @@
  */
 int units_parse_size(const char *s, int64_t max, int64_t *out, char *err);
 
+/* Parses a rate in bits per second: digits with an optional fraction and
+ * k/K, m/M or g/G for 10^3, 10^6, 10^9 (rates are decimal, as iperf3's
+ * are); returns 0, or -1 with err set. */
+int units_parse_rate(const char *s, double *out, char *err);
+
 /* Parses a whole number in [min, max], with no suffix; returns 0, or -1
  * with err set. */
 int units_parse_int(const char *s, int64_t min, int64_t max, int64_t *out,

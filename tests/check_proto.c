@@ -110,8 +110,8 @@ END_TEST
 
 START_TEST(test_decode_truncated)
 {
-	json_t *msg = json_pack("{s:s, s:s}", "type", "request", "test",
-				"TCP_STREAM");
+	json_t *msg =
+	    json_pack("{s:s, s:s}", "type", "request", "test", "TCP_STREAM");
 	json_t *out;
 	char err[ERR_LEN];
 	size_t flen, len;
@@ -390,9 +390,8 @@ END_TEST
 
 START_TEST(test_get_int)
 {
-	json_t *o = json_pack("{s:I, s:f, s:s, s:I}", "i", (json_int_t)42,
-			      "r", 42.0, "s", "42", "big",
-			      (json_int_t)INT64_MAX);
+	json_t *o = json_pack("{s:I, s:f, s:s, s:I}", "i", (json_int_t)42, "r",
+			      42.0, "s", "42", "big", (json_int_t)INT64_MAX);
 	char err[ERR_LEN] = "";
 	int64_t v = -7;
 
@@ -421,8 +420,8 @@ END_TEST
 START_TEST(test_get_double)
 {
 	json_t *o = json_pack("{s:f, s:I, s:f, s:f, s:s, s:b}", "d", 2.5, "i",
-			      (json_int_t)3, "huge", 1e300, "tiny", -1e300,
-			      "s", "2.5", "b", 1);
+			      (json_int_t)3, "huge", 1e300, "tiny", -1e300, "s",
+			      "2.5", "b", 1);
 	char err[ERR_LEN] = "";
 	double v = -7;
 
@@ -464,8 +463,7 @@ START_TEST(test_get_string)
 	ck_assert_str_eq(out, "abcd");
 	ck_assert_int_eq(proto_get_string(o, "s", out, 4, err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "\"s\""));
-	ck_assert_int_eq(proto_get_string(o, "nul", out, sizeof(out), err),
-			 -1);
+	ck_assert_int_eq(proto_get_string(o, "nul", out, sizeof(out), err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "\"nul\""));
 	ck_assert_int_eq(proto_get_string(o, "i", out, sizeof(out), err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "\"i\""));
@@ -590,9 +588,9 @@ START_TEST(test_request_round_trip_defaults)
 END_TEST
 
 static const char *const request_fields[] = {
-    "test",	"duration", "count",	  "send_size", "recv_size",
-    "rsend_size", "rrecv_size", "req_size", "rsp_size",  "lsndbuf",
-    "lrcvbuf",	"rsndbuf",  "rrcvbuf",	  "nodelay",   "burst",
+    "test",	  "duration",	"count",    "send_size", "recv_size",
+    "rsend_size", "rrecv_size", "req_size", "rsp_size",	 "lsndbuf",
+    "lrcvbuf",	  "rsndbuf",	"rrcvbuf",  "nodelay",	 "burst",
     "remote_cpu", "data_port",
 };
 
@@ -956,18 +954,20 @@ START_TEST(test_result_rejects)
 		ck_assert_int_eq(json_object_del(parent, key), 0);
 	} else if (json_is_array(parent)) {
 		ck_assert_int_eq(
-		    json_array_set_new(parent, (size_t)atoi(key),
-				       json_loads(m->json, JSON_DECODE_ANY,
-						  NULL)),
+		    json_array_set_new(
+			parent, (size_t)atoi(key),
+			json_loads(m->json, JSON_DECODE_ANY, NULL)),
 		    0);
 	} else {
 		ck_assert_int_eq(
 		    json_object_set_new(
-			parent, key, json_loads(m->json, JSON_DECODE_ANY, NULL)),
+			parent, key,
+			json_loads(m->json, JSON_DECODE_ANY, NULL)),
 		    0);
 	}
 	ck_assert_msg(proto_result_unpack(msg, &out, err) == -1,
-		      "accepted %s = %s", m->path, m->json ? m->json : "(gone)");
+		      "accepted %s = %s", m->path,
+		      m->json ? m->json : "(gone)");
 	ck_assert_msg(err[0] != '\0', "no message for %s", m->path);
 	/* Nothing is left for the caller to free after a failure. */
 	ck_assert_ptr_null(out.cpu.per);
@@ -1041,9 +1041,9 @@ START_TEST(test_hist_round_trip)
 	json_object_set_new(msg, "hist", j);
 	back = wire(msg);
 	memset(out, 0xa5, sizeof(*out));
-	ck_assert_msg(proto_hist_unpack(json_object_get(back, "hist"), out,
-					err) == 0,
-		      "unpack: %s", err);
+	ck_assert_msg(
+	    proto_hist_unpack(json_object_get(back, "hist"), out, err) == 0,
+	    "unpack: %s", err);
 	assert_hist_eq(in, out);
 	ck_assert_double_eq(stats_hist_mean(in), stats_hist_mean(out));
 	ck_assert_double_eq(stats_hist_percentile(in, 99.0),

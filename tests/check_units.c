@@ -41,8 +41,8 @@ START_TEST(test_size_good)
 END_TEST
 
 static const char *const bad_sizes[] = {
-    "",	    "abc", "1KK", "1.5K", "-1",	    "1 K",  " 1",  "+1",
-    "K",    "1T",  "1Kb", "0x10", "1,000", "1e3",  "1K ", "99999999999999999999",
+    "",	 "abc", "1KK", "1.5K", "-1",	"1 K", " 1",  "+1",
+    "K", "1T",	"1Kb", "0x10", "1,000", "1e3", "1K ", "99999999999999999999",
 };
 
 START_TEST(test_size_bad)
@@ -125,16 +125,27 @@ START_TEST(test_int_good)
 	ck_assert_int_eq(v, -5);
 	ck_assert_int_eq(units_parse_int("65535", 0, 65535, &v, err), 0);
 	ck_assert_int_eq(v, 65535);
-	ck_assert_int_eq(units_parse_int("9223372036854775807", 0, INT64_MAX,
-					 &v, err),
-			 0);
+	ck_assert_int_eq(
+	    units_parse_int("9223372036854775807", 0, INT64_MAX, &v, err), 0);
 	ck_assert_int_eq(v, INT64_MAX);
 }
 END_TEST
 
 static const char *const bad_ints[] = {
-    "", "abc", "4x", "1K", "1.0", "1e3", "-", "--1", "0x10", "12 ",
-    "101", "-1", "99999999999999999999", "-99999999999999999999",
+    "",
+    "abc",
+    "4x",
+    "1K",
+    "1.0",
+    "1e3",
+    "-",
+    "--1",
+    "0x10",
+    "12 ",
+    "101",
+    "-1",
+    "99999999999999999999",
+    "-99999999999999999999",
 };
 
 START_TEST(test_int_bad)
@@ -181,8 +192,8 @@ START_TEST(test_double_good)
 END_TEST
 
 static const char *const bad_doubles[] = {
-    "",	  "abc", "1.5x", "nan", "NaN", "inf", "-inf", "infinity",
-    "1e999", "-", ".", "10.0001", "-0.5", "1 ",	 "1,5",
+    "",	     "abc", "1.5x", "nan",     "NaN",  "inf", "-inf", "infinity",
+    "1e999", "-",   ".",    "10.0001", "-0.5", "1 ",  "1,5",
 };
 
 START_TEST(test_double_bad)
@@ -213,8 +224,8 @@ struct pair_case {
 };
 
 static const struct pair_case pairs[] = {
-    {"x", "x", ""},	  {"x,", "x", ""},     {",y", "", "y"},
-    {"x,y", "x", "y"},	  {"", "", ""},	       {",", "", ""},
+    {"x", "x", ""},	     {"x,", "x", ""},	    {",y", "", "y"},
+    {"x,y", "x", "y"},	     {"", "", ""},	    {",", "", ""},
     {"64K,1M", "64K", "1M"}, {"::1,6", "::1", "6"}, {"a,b,c", "a", "b,c"},
 };
 
@@ -272,11 +283,10 @@ START_TEST(test_from_bytes)
 	ck_assert_double_eq_tol(units_from_bytes(1e6, 'M'), 1e6 / 1048576.0,
 				TOL);
 	ck_assert_double_eq_tol(units_from_bytes(1e6, 'k'), 8000.0, TOL);
-	ck_assert_double_eq_tol(units_from_bytes(1e6, 'K'), 1e6 / 1024.0,
-				TOL);
+	ck_assert_double_eq_tol(units_from_bytes(1e6, 'K'), 1e6 / 1024.0, TOL);
 	ck_assert_double_eq_tol(units_from_bytes(1e6, 'g'), 0.008, TOL);
-	ck_assert_double_eq_tol(units_from_bytes(1e6, 'G'),
-				1e6 / 1073741824.0, TOL);
+	ck_assert_double_eq_tol(units_from_bytes(1e6, 'G'), 1e6 / 1073741824.0,
+				TOL);
 	ck_assert_double_eq_tol(units_from_bytes(1e6, 'x'), 1e6, TOL);
 	ck_assert_double_eq_tol(units_from_bytes(0.0, 'm'), 0.0, TOL);
 	/* netperf's sample line: 2942.15 MB/s is 23537.20 10^6bits/s. */

@@ -1,0 +1,869 @@
+/* Tests for lib/cli: netperf's and netserver's command lines. */
+#include "harness.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "cli.h"
+#include "err.h"
+#include "proto.h"
+
+#define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
+#define MAX_ARGS 64
+
+/* An argv built by splitting a line on spaces, with argv[0] = prog. */
+struct args {
+	char *mem;
+	char *argv[MAX_ARGS + 2];
+	int argc;
+};
+
+static void
+args_split(struct args *a, const char *prog, const char *line)
+{
+	char *save = NULL, *tok;
+
+	a->mem = strdup(line);
+	ck_assert_ptr_nonnull(a->mem);
+	a->argc = 0;
+	a->argv[a->argc++] = (char *)prog;
+	for (tok = strtok_r(a->mem, " ", &save); tok != NULL;
+	     tok = strtok_r(NULL, " ", &save)) {
+		ck_assert_int_lt(a->argc, MAX_ARGS);
+		a->argv[a->argc++] = tok;
+	}
+	a->argv[a->argc] = NULL;
+}
+
+static int
+netperf_parse(const char *line, struct netperf_opts *o, char *err)
+{
+	struct args a;
+	int rc;
+
+	args_split(&a, "netperf", line);
+	rc = cli_netperf_parse(a.argc, a.argv, o, err);
+	free(a.mem);
+	return rc;
+}
+
+static void
+netperf_ok(const char *line, struct netperf_opts *o)
+{
+	char err[ERR_LEN] = "";
+
+	ck_assert_msg(netperf_parse(line, o, err) == 0,
+		      "netperf %s: rejected: %s", line, err);
+}
+
+static int
+netserver_parse(const char *line, struct netserver_opts *o, char *err)
+{
+	struct args a;
+	int rc;
+
+	args_split(&a, "netserver", line);
+	rc = cli_netserver_parse(a.argc, a.argv, o, err);
+	free(a.mem);
+	return rc;
+}
+
+static void
+netserver_ok(const char *line, struct netserver_opts *o)
+{
+	char err[ERR_LEN] = "";
+
+	ck_assert_msg(netserver_parse(line, o, err) == 0,
+		      "netserver %s: rejected: %s", line, err);
+}
+
+/* ---- netperf: global options ---- */
+
+START_TEST(test_defaults)
+{
+	struct netperf_opts o;
+
+	netperf_ok("", &o);
+	ck_assert_str_eq(o.host, "localhost");
+	ck_assert_str_eq(o.local, "");
+	ck_assert_int_eq(o.host_family, AF_UNSPEC);
+	ck_assert_int_eq(o.port, 12865);
+	ck_assert_int_eq(o.lport, 0);
+	ck_assert_str_eq(o.test, "TCP_STREAM");
+	ck_assert_double_eq(o.duration, 10.0);
+	ck_assert_int_eq(o.count, 0);
+	ck_assert_int_eq(o.local_cpu, 0);
+	ck_assert_int_eq(o.remote_cpu, 0);
+	ck_assert_int_eq(o.fmt, 'm');
+	ck_assert_int_eq(o.headers, 1);
+	ck_assert_int_eq(o.verbosity, 1);
+	ck_assert_str_eq(o.brand, "");
+	ck_assert_int_eq(o.family, AF_UNSPEC);
+	ck_assert_int_eq(o.debug, 0);
+	ck_assert_int_eq(o.want_help, 0);
+	ck_assert_int_eq(o.want_version, 0);
+
+	ck_assert_int_eq(o.send_size, 0);
+	ck_assert_int_eq(o.rsend_size, 0);
+	ck_assert_int_eq(o.recv_size, 0);
+	ck_assert_int_eq(o.rrecv_size, 0);
+	ck_assert_int_eq(o.lsndbuf, -1);
+	ck_assert_int_eq(o.lrcvbuf, -1);
+	ck_assert_int_eq(o.rsndbuf, -1);
+	ck_assert_int_eq(o.rrcvbuf, -1);
+	ck_assert_int_eq(o.req_size, 1);
+	ck_assert_int_eq(o.rsp_size, 1);
+	ck_assert_int_eq(o.nodelay, 0);
+	ck_assert_int_eq(o.burst, 0);
+	ck_assert_int_eq(o.ldata_port, 0);
+	ck_assert_int_eq(o.rdata_port, 0);
+	ck_assert_str_eq(o.data_host, "");
+	ck_assert_str_eq(o.data_local, "");
+	ck_assert_int_eq(o.data_family, AF_UNSPEC);
+}
+END_TEST
+
+START_TEST(test_defaults_rr)
+{
+	struct netperf_opts o;
+
+	netperf_ok("-t TCP_RR", &o);
+	ck_assert_str_eq(o.test, "TCP_RR");
+	ck_assert_int_eq(o.fmt, 'x');
+	ck_assert_int_eq(o.req_size, 1);
+	ck_assert_int_eq(o.rsp_size, 1);
+	ck_assert_int_eq(o.lsndbuf, -1);
+	ck_assert_int_eq(o.rrcvbuf, -1);
+	ck_assert_double_eq(o.duration, 10.0);
+
+	netperf_ok("-t TCP_MAERTS", &o);
+	ck_assert_int_eq(o.fmt, 'm');
+}
+END_TEST
+
+START_TEST(test_host)
+{
+	struct netperf_opts o;
+
+	netperf_ok("-H ::1,6", &o);
+	ck_assert_str_eq(o.host, "::1");
+	ck_assert_int_eq(o.host_family, AF_INET6);
+	/* The control family, and with it the data family, follow -H. */
+	ck_assert_int_eq(o.family, AF_INET6);
+	ck_assert_int_eq(o.data_family, AF_INET6);
+
+	netperf_ok("-H 192.0.2.1,inet", &o);
+	ck_assert_str_eq(o.host, "192.0.2.1");
+	ck_assert_int_eq(o.host_family, AF_INET);
+
+	netperf_ok("-H example.com", &o);
+	ck_assert_str_eq(o.host, "example.com");
+	ck_assert_int_eq(o.host_family, AF_UNSPEC);
+	ck_assert_int_eq(o.family, AF_UNSPEC);
+
+	/* ",fam" keeps the default host. */
+	netperf_ok("-H ,6", &o);
+	ck_assert_str_eq(o.host, "localhost");
+	ck_assert_int_eq(o.host_family, AF_INET6);
+
+	netperf_ok("-L 10.0.0.1,4", &o);
+	ck_assert_str_eq(o.local, "10.0.0.1");
+	ck_assert_str_eq(o.host, "localhost");
+	ck_assert_int_eq(o.host_family, AF_INET);
+}
+END_TEST
+
+START_TEST(test_port)
+{
+	struct netperf_opts o;
+
+	netperf_ok("-p 20000,3000", &o);
+	ck_assert_int_eq(o.port, 20000);
+	ck_assert_int_eq(o.lport, 3000);
+
+	/* One value sets only the remote port. */
+	netperf_ok("-p 20000", &o);
+	ck_assert_int_eq(o.port, 20000);
+	ck_assert_int_eq(o.lport, 0);
+
+	netperf_ok("-p ,3000", &o);
+	ck_assert_int_eq(o.port, 12865);
+	ck_assert_int_eq(o.lport, 3000);
+
+	netperf_ok("-p 65535,0", &o);
+	ck_assert_int_eq(o.port, 65535);
+	ck_assert_int_eq(o.lport, 0);
+}
+END_TEST
+
+START_TEST(test_test_name)
+{
+	struct netperf_opts o;
+
+	netperf_ok("-t tcp_rr", &o);
+	ck_assert_str_eq(o.test, "TCP_RR");
+	ck_assert_int_eq(o.fmt, 'x');
+
+	netperf_ok("-t Tcp_Maerts", &o);
+	ck_assert_str_eq(o.test, "TCP_MAERTS");
+
+	/* The last -t wins. */
+	netperf_ok("-t TCP_RR -t TCP_STREAM", &o);
+	ck_assert_str_eq(o.test, "TCP_STREAM");
+	ck_assert_int_eq(o.fmt, 'm');
+}
+END_TEST
+
+START_TEST(test_length)
+{
+	struct netperf_opts o;
+
+	netperf_ok("-l 5", &o);
+	ck_assert_double_eq(o.duration, 5.0);
+	ck_assert_int_eq(o.count, 0);
+
+	netperf_ok("-l 2.5", &o);
+	ck_assert_double_eq(o.duration, 2.5);
+
+	netperf_ok("-l -1000", &o);
+	ck_assert_int_eq(o.count, 1000);
+	ck_assert_double_eq(o.duration, 0.0);
+
+	netperf_ok("-t TCP_RR -l -1", &o);
+	ck_assert_int_eq(o.count, 1);
+	ck_assert_double_eq(o.duration, 0.0);
+
+	/* The last -l wins, whichever kind it is. */
+	netperf_ok("-l -1000 -l 3", &o);
+	ck_assert_double_eq(o.duration, 3.0);
+	ck_assert_int_eq(o.count, 0);
+
+	/* netperf's "until interrupted" becomes a bounded hour. */
+	netperf_ok("-l 0", &o);
+	ck_assert_double_eq(o.duration, 3600.0);
+	ck_assert_int_eq(o.count, 0);
+}
+END_TEST
+
+START_TEST(test_cpu_flags)
+{
+	struct netperf_opts o;
+
+	netperf_ok("-c -C", &o);
+	ck_assert_int_eq(o.local_cpu, 1);
+	ck_assert_int_eq(o.remote_cpu, 1);
+
+	/* The optional rate after -c is eaten, not taken as an argument. */
+	netperf_ok("-c 100 -C", &o);
+	ck_assert_int_eq(o.local_cpu, 1);
+	ck_assert_int_eq(o.remote_cpu, 1);
+
+	netperf_ok("-C 50", &o);
+	ck_assert_int_eq(o.local_cpu, 0);
+	ck_assert_int_eq(o.remote_cpu, 1);
+
+	netperf_ok("-c", &o);
+	ck_assert_int_eq(o.local_cpu, 1);
+	ck_assert_int_eq(o.remote_cpu, 0);
+
+	netperf_ok("-cC", &o);
+	ck_assert_int_eq(o.local_cpu, 1);
+	ck_assert_int_eq(o.remote_cpu, 1);
+
+	/* A following option is not a rate, and neither is "--". */
+	netperf_ok("-C -l 5", &o);
+	ck_assert_int_eq(o.remote_cpu, 1);
+	ck_assert_double_eq(o.duration, 5.0);
+	netperf_ok("-c -- -m 1K", &o);
+	ck_assert_int_eq(o.local_cpu, 1);
+	ck_assert_int_eq(o.send_size, 1024);
+}
+END_TEST
+
+START_TEST(test_format)
+{
+	struct netperf_opts o;
+
+	netperf_ok("-f k", &o);
+	ck_assert_int_eq(o.fmt, 'k');
+	netperf_ok("-f G", &o);
+	ck_assert_int_eq(o.fmt, 'G');
+
+	/* Transactions make no sense for a stream: back to 10^6bits. */
+	netperf_ok("-f x", &o);
+	ck_assert_int_eq(o.fmt, 'm');
+	netperf_ok("-f x -t TCP_MAERTS", &o);
+	ck_assert_int_eq(o.fmt, 'm');
+
+	netperf_ok("-t TCP_RR -f x", &o);
+	ck_assert_int_eq(o.fmt, 'x');
+	netperf_ok("-t TCP_RR -f M", &o);
+	ck_assert_int_eq(o.fmt, 'M');
+}
+END_TEST
+
+START_TEST(test_misc_global)
+{
+	struct netperf_opts o;
+
+	netperf_ok("-P 0 -v 2 -B brand", &o);
+	ck_assert_int_eq(o.headers, 0);
+	ck_assert_int_eq(o.verbosity, 2);
+	ck_assert_str_eq(o.brand, "brand");
+
+	netperf_ok("-v 0 -P 1", &o);
+	ck_assert_int_eq(o.verbosity, 0);
+	ck_assert_int_eq(o.headers, 1);
+
+	netperf_ok("-4", &o);
+	ck_assert_int_eq(o.family, AF_INET);
+	ck_assert_int_eq(o.data_family, AF_INET);
+
+	netperf_ok("-6", &o);
+	ck_assert_int_eq(o.family, AF_INET6);
+	ck_assert_int_eq(o.data_family, AF_INET6);
+
+	/* An explicit -4 is not overridden by -H's family. */
+	netperf_ok("-4 -H ::1,6", &o);
+	ck_assert_int_eq(o.family, AF_INET);
+	ck_assert_int_eq(o.host_family, AF_INET6);
+
+	netperf_ok("-d -d", &o);
+	ck_assert_int_eq(o.debug, 2);
+}
+END_TEST
+
+START_TEST(test_help_version)
+{
+	struct netperf_opts o;
+
+	netperf_ok("-h", &o);
+	ck_assert_int_eq(o.want_help, 1);
+	netperf_ok("--help", &o);
+	ck_assert_int_eq(o.want_help, 1);
+	netperf_ok("-V", &o);
+	ck_assert_int_eq(o.want_version, 1);
+	ck_assert_int_eq(o.want_help, 0);
+	netperf_ok("--version", &o);
+	ck_assert_int_eq(o.want_version, 1);
+	/* Help is given even when the rest would be refused later. */
+	netperf_ok("-h -t FOO", &o);
+	ck_assert_int_eq(o.want_help, 1);
+}
+END_TEST
+
+/* ---- netperf: test-specific options ---- */
+
+START_TEST(test_send_size)
+{
+	struct netperf_opts o;
+
+	/* "x" sets only netperf's send size, as break_args_explicit does. */
+	netperf_ok("-- -m 64K", &o);
+	ck_assert_int_eq(o.send_size, 65536);
+	ck_assert_int_eq(o.rsend_size, 0);
+
+	netperf_ok("-- -m 1k,2k", &o);
+	ck_assert_int_eq(o.send_size, 1000);
+	ck_assert_int_eq(o.rsend_size, 2000);
+
+	netperf_ok("-- -m ,2K", &o);
+	ck_assert_int_eq(o.send_size, 0);
+	ck_assert_int_eq(o.rsend_size, 2048);
+
+	netperf_ok("-- -m 1G", &o);
+	ck_assert_int_eq(o.send_size, INT64_C(1) << 30);
+}
+END_TEST
+
+START_TEST(test_recv_size)
+{
+	struct netperf_opts o;
+
+	/* The first value is the REMOTE receive size. */
+	netperf_ok("-- -M 4096,8192", &o);
+	ck_assert_int_eq(o.rrecv_size, 4096);
+	ck_assert_int_eq(o.recv_size, 8192);
+
+	netperf_ok("-- -M 4096", &o);
+	ck_assert_int_eq(o.rrecv_size, 4096);
+	ck_assert_int_eq(o.recv_size, 0);
+}
+END_TEST
+
+START_TEST(test_socket_buffers)
+{
+	struct netperf_opts o;
+
+	/* One value sets both SO_SNDBUF and SO_RCVBUF. */
+	netperf_ok("-- -s 128K", &o);
+	ck_assert_int_eq(o.lsndbuf, 131072);
+	ck_assert_int_eq(o.lrcvbuf, 131072);
+	ck_assert_int_eq(o.rsndbuf, -1);
+	ck_assert_int_eq(o.rrcvbuf, -1);
+
+	netperf_ok("-- -S 1M,2M", &o);
+	ck_assert_int_eq(o.rsndbuf, 1048576);
+	ck_assert_int_eq(o.rrcvbuf, 2097152);
+	ck_assert_int_eq(o.lsndbuf, -1);
+	ck_assert_int_eq(o.lrcvbuf, -1);
+
+	/* "x," and ",y" set one each. */
+	netperf_ok("-- -s 1K,", &o);
+	ck_assert_int_eq(o.lsndbuf, 1024);
+	ck_assert_int_eq(o.lrcvbuf, -1);
+	netperf_ok("-- -s ,2K", &o);
+	ck_assert_int_eq(o.lsndbuf, -1);
+	ck_assert_int_eq(o.lrcvbuf, 2048);
+
+	netperf_ok("-- -s 64k -S 32k", &o);
+	ck_assert_int_eq(o.lsndbuf, 64000);
+	ck_assert_int_eq(o.lrcvbuf, 64000);
+	ck_assert_int_eq(o.rsndbuf, 32000);
+	ck_assert_int_eq(o.rrcvbuf, 32000);
+}
+END_TEST
+
+START_TEST(test_rr_sizes)
+{
+	struct netperf_opts o;
+
+	netperf_ok("-t TCP_RR -- -r 64,1024", &o);
+	ck_assert_int_eq(o.req_size, 64);
+	ck_assert_int_eq(o.rsp_size, 1024);
+
+	netperf_ok("-t TCP_RR -- -r 32", &o);
+	ck_assert_int_eq(o.req_size, 32);
+	ck_assert_int_eq(o.rsp_size, 32);
+
+	netperf_ok("-t TCP_RR -- -r 32,", &o);
+	ck_assert_int_eq(o.req_size, 32);
+	ck_assert_int_eq(o.rsp_size, 1);
+
+	netperf_ok("-t TCP_RR -- -r ,4K", &o);
+	ck_assert_int_eq(o.req_size, 1);
+	ck_assert_int_eq(o.rsp_size, 4096);
+}
+END_TEST
+
+START_TEST(test_test_flags)
+{
+	struct netperf_opts o;
+
+	netperf_ok("-- -D", &o);
+	ck_assert_int_eq(o.nodelay, 1);
+
+	netperf_ok("-t TCP_RR -- -b 4", &o);
+	ck_assert_int_eq(o.burst, 4);
+
+	netperf_ok("-- -P 5000,6000", &o);
+	ck_assert_int_eq(o.ldata_port, 5000);
+	ck_assert_int_eq(o.rdata_port, 6000);
+
+	/* Here one value sets both ports. */
+	netperf_ok("-- -P 5000", &o);
+	ck_assert_int_eq(o.ldata_port, 5000);
+	ck_assert_int_eq(o.rdata_port, 5000);
+
+	netperf_ok("-- -P ,6000", &o);
+	ck_assert_int_eq(o.ldata_port, 0);
+	ck_assert_int_eq(o.rdata_port, 6000);
+
+	netperf_ok("-- -H 127.0.0.2", &o);
+	ck_assert_str_eq(o.data_host, "127.0.0.2");
+	ck_assert_str_eq(o.host, "localhost");
+
+	netperf_ok("-- -L 127.0.0.3,4", &o);
+	ck_assert_str_eq(o.data_local, "127.0.0.3");
+	ck_assert_int_eq(o.data_family, AF_INET);
+
+	netperf_ok("-- -6", &o);
+	ck_assert_int_eq(o.data_family, AF_INET6);
+	ck_assert_int_eq(o.family, AF_UNSPEC);
+
+	netperf_ok("-4 -- -6", &o);
+	ck_assert_int_eq(o.family, AF_INET);
+	ck_assert_int_eq(o.data_family, AF_INET6);
+
+	netperf_ok("-6 -- -4", &o);
+	ck_assert_int_eq(o.family, AF_INET6);
+	ck_assert_int_eq(o.data_family, AF_INET);
+}
+END_TEST
+
+START_TEST(test_combined)
+{
+	struct netperf_opts o;
+
+	netperf_ok("-H 192.0.2.7 -t tcp_rr -l -500 -c -C -P 0 -- -r 32,64 -D "
+		   "-b 3 -s 16K -S 32K,64K -P 0,7000",
+		   &o);
+	ck_assert_str_eq(o.host, "192.0.2.7");
+	ck_assert_str_eq(o.test, "TCP_RR");
+	ck_assert_int_eq(o.count, 500);
+	ck_assert_double_eq(o.duration, 0.0);
+	ck_assert_int_eq(o.local_cpu, 1);
+	ck_assert_int_eq(o.remote_cpu, 1);
+	ck_assert_int_eq(o.headers, 0);
+	ck_assert_int_eq(o.fmt, 'x');
+	ck_assert_int_eq(o.req_size, 32);
+	ck_assert_int_eq(o.rsp_size, 64);
+	ck_assert_int_eq(o.nodelay, 1);
+	ck_assert_int_eq(o.burst, 3);
+	ck_assert_int_eq(o.lsndbuf, 16384);
+	ck_assert_int_eq(o.lrcvbuf, 16384);
+	ck_assert_int_eq(o.rsndbuf, 32768);
+	ck_assert_int_eq(o.rrcvbuf, 65536);
+	ck_assert_int_eq(o.ldata_port, 0);
+	ck_assert_int_eq(o.rdata_port, 7000);
+}
+END_TEST
+
+START_TEST(test_reparse_resets)
+{
+	struct netperf_opts o;
+	char err[ERR_LEN] = "";
+
+	/* Each call starts from defaults and a fresh getopt, even after a
+	 * failure in the middle of a bundled word. */
+	ck_assert_int_eq(netperf_parse("-Qc -C", &o, err), -1);
+	netperf_ok("-C", &o);
+	ck_assert_int_eq(o.local_cpu, 0);
+	ck_assert_int_eq(o.remote_cpu, 1);
+
+	ck_assert_int_eq(netperf_parse("-- -QD", &o, err), -1);
+	netperf_ok("-- -D", &o);
+	ck_assert_int_eq(o.nodelay, 1);
+	netperf_ok("-l 3", &o);
+	ck_assert_int_eq(o.nodelay, 0);
+	ck_assert_double_eq(o.duration, 3.0);
+	ck_assert_int_eq(o.remote_cpu, 0);
+}
+END_TEST
+
+/* ---- netperf: errors ---- */
+
+struct bad_case {
+	const char *line;
+	const char *want; /* must appear in the message */
+};
+
+static const struct bad_case bad_netperf[] = {
+    {"-m abc", "-m"},
+    {"-- -m abc", "-m"},
+    {"-l -", "-l"},
+    {"-l", "-l"},
+    {"-l abc", "-l"},
+    {"-l -1.5", "-l"},
+    {"-l 5s", "-l"},
+    {"-- -m 99999999999", "-m"},
+    {"-- -m 0", "-m"},
+    {"-- -m", "-m"},
+    {"-- -m 1K,abc", "-m"},
+    {"-- -m ,", "-m"},
+    {"-- -m 2G", "-m"},
+    {"-f q", "-f"},
+    {"-f kk", "-f"},
+    {"-f", "-f"},
+    {"-P 2", "-P"},
+    {"-P x", "-P"},
+    {"-v 3", "-v"},
+    {"-v -1", "-v"},
+    {"-Q", "-Q"},
+    {"--bogus", "--bogus"},
+    {"-- -Q", "-Q"},
+    {"-t FOO", "unknown test \"FOO\""},
+    {"-t foo", "unknown test \"FOO\""},
+    {"-t", "-t"},
+    {"-t ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789", "-t"},
+    {"-p 70000", "-p"},
+    {"-p abc", "-p"},
+    {"-p ,70000", "-p"},
+    {"-p -1", "-p"},
+    {"-- -r 0", "-r"},
+    {"-- -r 1,0", "-r"},
+    {"foo", "\"foo\""},
+    {"-l 5 foo -C", "\"foo\""},
+    {"-- foo", "\"foo\""},
+    {"-- -m 1K foo", "\"foo\""},
+    {"-- -b -1", "-b"},
+    {"-- -b 1025", "-b"},
+    {"-- -P 70000", "-P"},
+    {"-- -P 1,x", "-P"},
+    {"-- -s 1G", "-s"},
+    {"-- -S x", "-S"},
+    {"-H host,7", "-H"},
+    {"-L host,inet7", "-L"},
+    {"-- -H host,9", "-H"},
+};
+
+START_TEST(test_netperf_rejects)
+{
+	const struct bad_case *c = &bad_netperf[_i];
+	struct netperf_opts o;
+	char err[ERR_LEN] = "";
+
+	ck_assert_msg(netperf_parse(c->line, &o, err) == -1,
+		      "netperf %s: accepted", c->line);
+	ck_assert_msg(strstr(err, c->want) != NULL,
+		      "netperf %s: message \"%s\" lacks %s", c->line, err,
+		      c->want);
+}
+END_TEST
+
+START_TEST(test_unknown_test_option_message)
+{
+	struct netperf_opts o;
+	char err[ERR_LEN] = "";
+
+	ck_assert_int_eq(netperf_parse("-- -Q", &o, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "test option"));
+	ck_assert_int_eq(netperf_parse("-Q", &o, err), -1);
+	ck_assert_ptr_null(strstr(err, "test option"));
+}
+END_TEST
+
+/* ---- netperf: the request ---- */
+
+START_TEST(test_request_fields)
+{
+	struct netperf_opts o;
+	struct test_params p;
+
+	netperf_ok("-t TCP_RR -l -500 -C -- -r 64,1024 -D -b 3 -P 5000,6000 "
+		   "-s 1K -S 2K,4K -m 100,200 -M 300,400",
+		   &o);
+	memset(&p, 0xa5, sizeof(p));
+	cli_netperf_request(&o, &p);
+	ck_assert_str_eq(p.test, "TCP_RR");
+	ck_assert_double_eq(p.duration, 0.0);
+	ck_assert_int_eq(p.count, 500);
+	ck_assert_int_eq(p.send_size, 100);
+	ck_assert_int_eq(p.rsend_size, 200);
+	ck_assert_int_eq(p.rrecv_size, 300);
+	ck_assert_int_eq(p.recv_size, 400);
+	ck_assert_int_eq(p.req_size, 64);
+	ck_assert_int_eq(p.rsp_size, 1024);
+	ck_assert_int_eq(p.lsndbuf, 1024);
+	ck_assert_int_eq(p.lrcvbuf, 1024);
+	ck_assert_int_eq(p.rsndbuf, 2048);
+	ck_assert_int_eq(p.rrcvbuf, 4096);
+	ck_assert_int_eq(p.nodelay, 1);
+	ck_assert_int_eq(p.burst, 3);
+	ck_assert_int_eq(p.remote_cpu, 1);
+	/* netserver is told its own data port, not netperf's. */
+	ck_assert_int_eq(p.data_port, 6000);
+}
+END_TEST
+
+START_TEST(test_request_defaults)
+{
+	struct netperf_opts o;
+	struct test_params p;
+
+	netperf_ok("", &o);
+	cli_netperf_request(&o, &p);
+	ck_assert_str_eq(p.test, "TCP_STREAM");
+	ck_assert_double_eq(p.duration, 10.0);
+	ck_assert_int_eq(p.count, 0);
+	ck_assert_int_eq(p.send_size, 0);
+	ck_assert_int_eq(p.lsndbuf, -1);
+	ck_assert_int_eq(p.rrcvbuf, -1);
+	ck_assert_int_eq(p.nodelay, 0);
+	ck_assert_int_eq(p.remote_cpu, 0);
+	ck_assert_int_eq(p.data_port, 0);
+}
+END_TEST
+
+static const char *const wire_lines[] = {
+    "",
+    "-l 0",
+    "-t TCP_RR -l -1",
+    "-t TCP_MAERTS -l 0.5 -C -- -M 1,1G -m 1G,1 -s 1023M -S 0",
+    "-t TCP_RR -- -r 1G,1G -b 1024 -P 65535,65535 -D",
+};
+
+START_TEST(test_request_accepted_by_netserver)
+{
+	struct netperf_opts o;
+	struct test_params p, q;
+	char err[ERR_LEN] = "";
+	json_t *msg;
+
+	/* Whatever the parser accepts, netserver's decoder must accept. */
+	netperf_ok(wire_lines[_i], &o);
+	cli_netperf_request(&o, &p);
+	msg = proto_request_pack(&p);
+	ck_assert_ptr_nonnull(msg);
+	ck_assert_msg(proto_request_unpack(msg, &q, err) == 0,
+		      "netperf %s: request refused: %s", wire_lines[_i], err);
+	ck_assert_str_eq(q.test, p.test);
+	ck_assert_double_eq(q.duration, p.duration);
+	ck_assert_int_eq(q.count, p.count);
+	ck_assert_int_eq(q.send_size, p.send_size);
+	ck_assert_int_eq(q.rrecv_size, p.rrecv_size);
+	ck_assert_int_eq(q.rsp_size, p.rsp_size);
+	ck_assert_int_eq(q.lsndbuf, p.lsndbuf);
+	ck_assert_int_eq(q.rsndbuf, p.rsndbuf);
+	ck_assert_int_eq(q.burst, p.burst);
+	ck_assert_int_eq(q.data_port, p.data_port);
+	json_decref(msg);
+}
+END_TEST
+
+/* ---- netserver ---- */
+
+START_TEST(test_netserver_defaults)
+{
+	struct netserver_opts o;
+
+	netserver_ok("", &o);
+	ck_assert_int_eq(o.port, 12865);
+	ck_assert_str_eq(o.listen, "");
+	ck_assert_int_eq(o.family, AF_UNSPEC);
+	ck_assert_int_eq(o.foreground, 0);
+	ck_assert_int_eq(o.nofork, 0);
+	ck_assert_int_eq(o.debug, 0);
+	ck_assert_int_eq(o.want_help, 0);
+	ck_assert_int_eq(o.want_version, 0);
+}
+END_TEST
+
+START_TEST(test_netserver_options)
+{
+	struct netserver_opts o;
+
+	netserver_ok("-p 0 -D -f -d -4", &o);
+	ck_assert_int_eq(o.port, 0);
+	ck_assert_int_eq(o.foreground, 1);
+	ck_assert_int_eq(o.nofork, 1);
+	ck_assert_int_eq(o.debug, 1);
+	ck_assert_int_eq(o.family, AF_INET);
+
+	netserver_ok("-L 127.0.0.1,4", &o);
+	ck_assert_str_eq(o.listen, "127.0.0.1");
+	ck_assert_int_eq(o.family, AF_INET);
+	ck_assert_int_eq(o.port, 12865);
+
+	netserver_ok("-L ::,6 -p 65535", &o);
+	ck_assert_str_eq(o.listen, "::");
+	ck_assert_int_eq(o.family, AF_INET6);
+	ck_assert_int_eq(o.port, 65535);
+
+	netserver_ok("-6 -dd", &o);
+	ck_assert_int_eq(o.family, AF_INET6);
+	ck_assert_int_eq(o.debug, 2);
+
+	netserver_ok("-h", &o);
+	ck_assert_int_eq(o.want_help, 1);
+	netserver_ok("--version", &o);
+	ck_assert_int_eq(o.want_version, 1);
+}
+END_TEST
+
+static const struct bad_case bad_netserver[] = {
+    {"-p x", "-p"},	{"-p 99999", "-p"},    {"-p -1", "-p"},
+    {"-p", "-p"},	{"-Z", "-Z"},	       {"--bogus", "--bogus"},
+    {"foo", "\"foo\""}, {"-D foo", "\"foo\""}, {"-L h,5", "-L"},
+};
+
+START_TEST(test_netserver_rejects)
+{
+	const struct bad_case *c = &bad_netserver[_i];
+	struct netserver_opts o;
+	char err[ERR_LEN] = "";
+
+	ck_assert_msg(netserver_parse(c->line, &o, err) == -1,
+		      "netserver %s: accepted", c->line);
+	ck_assert_msg(strstr(err, c->want) != NULL,
+		      "netserver %s: message \"%s\" lacks %s", c->line, err,
+		      c->want);
+}
+END_TEST
+
+START_TEST(test_family_words)
+{
+	char err[ERR_LEN] = "";
+	int f = -1;
+
+	ck_assert_int_eq(cli_family("4", &f, err), 0);
+	ck_assert_int_eq(f, AF_INET);
+	ck_assert_int_eq(cli_family("inet", &f, err), 0);
+	ck_assert_int_eq(f, AF_INET);
+	ck_assert_int_eq(cli_family("6", &f, err), 0);
+	ck_assert_int_eq(f, AF_INET6);
+	ck_assert_int_eq(cli_family("inet6", &f, err), 0);
+	ck_assert_int_eq(f, AF_INET6);
+	ck_assert_int_eq(cli_family("0", &f, err), 0);
+	ck_assert_int_eq(f, AF_UNSPEC);
+	f = -1;
+	ck_assert_int_eq(cli_family("unspec", &f, err), 0);
+	ck_assert_int_eq(f, AF_UNSPEC);
+
+	f = -1;
+	ck_assert_int_eq(cli_family("5", &f, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "\"5\""));
+	ck_assert_int_eq(cli_family("INET", &f, err), -1);
+	ck_assert_int_eq(cli_family("", &f, err), -1);
+	ck_assert_int_eq(cli_family("44", &f, err), -1);
+	ck_assert_int_eq(f, -1);
+}
+END_TEST
+
+static Suite *
+cli_suite(void)
+{
+	Suite *s = suite_create("cli");
+	TCase *tc;
+
+	tc = tcase_create("netperf_global");
+	tcase_add_test(tc, test_defaults);
+	tcase_add_test(tc, test_defaults_rr);
+	tcase_add_test(tc, test_host);
+	tcase_add_test(tc, test_port);
+	tcase_add_test(tc, test_test_name);
+	tcase_add_test(tc, test_length);
+	tcase_add_test(tc, test_cpu_flags);
+	tcase_add_test(tc, test_format);
+	tcase_add_test(tc, test_misc_global);
+	tcase_add_test(tc, test_help_version);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("netperf_test");
+	tcase_add_test(tc, test_send_size);
+	tcase_add_test(tc, test_recv_size);
+	tcase_add_test(tc, test_socket_buffers);
+	tcase_add_test(tc, test_rr_sizes);
+	tcase_add_test(tc, test_test_flags);
+	tcase_add_test(tc, test_combined);
+	tcase_add_test(tc, test_reparse_resets);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("netperf_errors");
+	tcase_add_loop_test(tc, test_netperf_rejects, 0, N(bad_netperf));
+	tcase_add_test(tc, test_unknown_test_option_message);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("request");
+	tcase_add_test(tc, test_request_fields);
+	tcase_add_test(tc, test_request_defaults);
+	tcase_add_loop_test(tc, test_request_accepted_by_netserver, 0,
+			    N(wire_lines));
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("netserver");
+	tcase_add_test(tc, test_netserver_defaults);
+	tcase_add_test(tc, test_netserver_options);
+	tcase_add_loop_test(tc, test_netserver_rejects, 0, N(bad_netserver));
+	tcase_add_test(tc, test_family_words);
+	suite_add_tcase(s, tc);
+
+	return s;
+}
+
+int
+main(void)
+{
+	return harness_run(cli_suite());
+}
