@@ -239,8 +239,12 @@ proto_request_unpack(const json_t *msg, struct test_params *p, char *err)
 	    get_bool(msg, "remote_cpu", &p->remote_cpu, err) ||
 	    get_int32(msg, "data_port", 0, 65535, &p->data_port, err))
 		return -1;
-	if (proto_get_double(msg, "rto", 0, 3600, &p->rto, err) ||
-	    proto_get_double(msg, "rate", 0, 1e15, &p->rate, err))
+	/* Fields added after version 1 was first written are optional, so
+	 * an older client's request still reads. */
+	if ((json_object_get(msg, "rto") != NULL &&
+	     proto_get_double(msg, "rto", 0, 3600, &p->rto, err)) ||
+	    (json_object_get(msg, "rate") != NULL &&
+	     proto_get_double(msg, "rate", 0, 1e15, &p->rate, err)))
 		return -1;
 	if (p->duration == 0 && p->count == 0)
 		return err_set(err, "request has neither a duration nor a "

@@ -121,6 +121,8 @@ START_TEST(test_defaults)
 	ck_assert_str_eq(o.data_host, "");
 	ck_assert_str_eq(o.data_local, "");
 	ck_assert_int_eq(o.data_family, AF_UNSPEC);
+	ck_assert_double_eq(o.rto, 0.0);
+	ck_assert_double_eq(o.rate, 0.0);
 }
 END_TEST
 
@@ -300,6 +302,39 @@ START_TEST(test_format)
 	ck_assert_int_eq(o.fmt, 'x');
 	netperf_ok("-t TCP_RR -f M", &o);
 	ck_assert_int_eq(o.fmt, 'M');
+}
+END_TEST
+
+START_TEST(test_format_other_tests)
+{
+	struct netperf_opts o;
+
+	/* Every request/response test reports transactions. */
+	netperf_ok("-t UDP_RR", &o);
+	ck_assert_str_eq(o.test, "UDP_RR");
+	ck_assert_int_eq(o.fmt, 'x');
+	netperf_ok("-t tcp_crr", &o);
+	ck_assert_str_eq(o.test, "TCP_CRR");
+	ck_assert_int_eq(o.fmt, 'x');
+	netperf_ok("-t TCP_CRR -f x", &o);
+	ck_assert_int_eq(o.fmt, 'x');
+	netperf_ok("-t UDP_STREAM", &o);
+	ck_assert_int_eq(o.fmt, 'm');
+	netperf_ok("-t UDP_STREAM -f x", &o);
+	ck_assert_int_eq(o.fmt, 'm');
+}
+END_TEST
+
+START_TEST(test_rate)
+{
+	struct netperf_opts o;
+
+	netperf_ok("-t UDP_STREAM --rate 10M", &o);
+	ck_assert_double_eq(o.rate, 1e7);
+	netperf_ok("-t UDP_STREAM --rate=1.5g", &o);
+	ck_assert_double_eq(o.rate, 1.5e9);
+	netperf_ok("--rate 500k -t UDP_STREAM", &o);
+	ck_assert_double_eq(o.rate, 5e5);
 }
 END_TEST
 
@@ -492,6 +527,27 @@ START_TEST(test_test_flags)
 }
 END_TEST
 
+START_TEST(test_udp_sizes)
+{
+	struct netperf_opts o;
+
+	netperf_ok("-t UDP_RR -- -e 0.5", &o);
+	ck_assert_double_eq(o.rto, 0.5);
+
+	/* The datagram limits are inclusive. */
+	netperf_ok("-t UDP_STREAM -- -m 16", &o);
+	ck_assert_int_eq(o.send_size, 16);
+	netperf_ok("-t UDP_STREAM -- -m 65507", &o);
+	ck_assert_int_eq(o.send_size, 65507);
+	netperf_ok("-t UDP_RR -- -r 65507,1", &o);
+	ck_assert_int_eq(o.req_size, 65507);
+	ck_assert_int_eq(o.rsp_size, 1);
+	/* TCP has no datagram limit. */
+	netperf_ok("-t TCP_RR -- -r 1M", &o);
+	ck_assert_int_eq(o.rsp_size, 1048576);
+}
+END_TEST
+
 START_TEST(test_combined)
 {
 	struct netperf_opts o;
@@ -596,6 +652,21 @@ static const struct bad_case bad_netperf[] = {
     {"-H host,7", "-H"},
     {"-L host,inet7", "-L"},
     {"-- -H host,9", "-H"},
+    {"--rate", "--rate"},
+    {"-t UDP_STREAM --rate", "--rate"},
+    {"-t UDP_STREAM --rate abc", "--rate"},
+    {"-t UDP_STREAM --rate 0", "--rate"},
+    {"-t UDP_STREAM --rate 1000001g", "--rate"},
+    {"--rate 10M", "--rate"},
+    {"-t TCP_RR --rate 1M", "--rate"},
+    {"-t UDP_RR -- -e 0", "-e"},
+    {"-t UDP_RR -- -e 3601", "-e"},
+    {"-t UDP_RR -- -e x", "-e"},
+    {"-- -e", "-e"},
+    {"-t UDP_STREAM -- -m 15", "-m"},
+    {"-t UDP_STREAM -- -m 65508", "-m"},
+    {"-t UDP_RR -- -r 65508", "-r"},
+    {"-t UDP_RR -- -r 1,65508", "-r"},
 };
 
 START_TEST(test_netperf_rejects)
@@ -657,6 +728,24 @@ START_TEST(test_request_fields)
 }
 END_TEST
 
+START_TEST(test_request_udp_fields)
+{
+	struct netperf_opts o;
+	struct test_params p;
+
+	netperf_ok("-t UDP_RR -- -e 1.5", &o);
+	cli_netperf_request(&o, &p);
+	ck_assert_str_eq(p.test, "UDP_RR");
+	ck_assert_double_eq(p.rto, 1.5);
+	ck_assert_double_eq(p.rate, 0.0);
+
+	netperf_ok("-t UDP_STREAM --rate 2M", &o);
+	cli_netperf_request(&o, &p);
+	ck_assert_double_eq(p.rate, 2e6);
+	ck_assert_double_eq(p.rto, 0.0);
+}
+END_TEST
+
 START_TEST(test_request_defaults)
 {
 	struct netperf_opts o;
@@ -682,6 +771,9 @@ static const char *const wire_lines[] = {
     "-t TCP_RR -l -1",
     "-t TCP_MAERTS -l 0.5 -C -- -M 1,1G -m 1G,1 -s 1023M -S 0",
     "-t TCP_RR -- -r 1G,1G -b 1024 -P 65535,65535 -D",
+    "-t UDP_STREAM --rate 1000000g -- -m 65507",
+    "-t UDP_RR -l -3 -- -e 3600 -r 65507",
+    "-t TCP_CRR -l 0.5 -- -r 1,1",
 };
 
 START_TEST(test_request_accepted_by_netserver)
@@ -708,6 +800,8 @@ START_TEST(test_request_accepted_by_netserver)
 	ck_assert_int_eq(q.rsndbuf, p.rsndbuf);
 	ck_assert_int_eq(q.burst, p.burst);
 	ck_assert_int_eq(q.data_port, p.data_port);
+	ck_assert_double_eq(q.rto, p.rto);
+	ck_assert_double_eq(q.rate, p.rate);
 	json_decref(msg);
 }
 END_TEST
@@ -826,6 +920,8 @@ cli_suite(void)
 	tcase_add_test(tc, test_length);
 	tcase_add_test(tc, test_cpu_flags);
 	tcase_add_test(tc, test_format);
+	tcase_add_test(tc, test_format_other_tests);
+	tcase_add_test(tc, test_rate);
 	tcase_add_test(tc, test_misc_global);
 	tcase_add_test(tc, test_help_version);
 	suite_add_tcase(s, tc);
@@ -836,6 +932,7 @@ cli_suite(void)
 	tcase_add_test(tc, test_socket_buffers);
 	tcase_add_test(tc, test_rr_sizes);
 	tcase_add_test(tc, test_test_flags);
+	tcase_add_test(tc, test_udp_sizes);
 	tcase_add_test(tc, test_combined);
 	tcase_add_test(tc, test_reparse_resets);
 	suite_add_tcase(s, tc);
@@ -847,6 +944,7 @@ cli_suite(void)
 
 	tc = tcase_create("request");
 	tcase_add_test(tc, test_request_fields);
+	tcase_add_test(tc, test_request_udp_fields);
 	tcase_add_test(tc, test_request_defaults);
 	tcase_add_loop_test(tc, test_request_accepted_by_netserver, 0,
 			    N(wire_lines));

@@ -128,6 +128,91 @@ START_TEST(tcp_rr)
 }
 END_TEST
 
+START_TEST(udp_stream)
+{
+	const char *args[] = {"-H", "127.0.0.1",  "-p",	    port_text,
+			      "-t", "UDP_STREAM", "-l",	    "1",
+			      "-c", "-C",	  "--rate", "20M",
+			      "--", "-m",	  "1000",   NULL};
+	double sent[8], recvd[6];
+	unsigned long long lost, of;
+	struct harness_out o;
+	const char *line2;
+
+	ck_assert_int_eq(harness_netperf(args, 30, &o), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	/* netperf's line: socket, size, elapsed, sent, errors, rate, util,
+	 * sd; netserver's: socket, elapsed, received, rate, util, sd. */
+	ck_assert_int_eq(data_numbers(o.out, sent, 8), 8);
+	line2 = strchr(strstr(o.out, "\n\n") + 2, '\n');
+	ck_assert_int_eq(sscanf(line2, "%lf %lf %lf %lf %lf %lf", &recvd[0],
+				&recvd[1], &recvd[2], &recvd[3], &recvd[4],
+				&recvd[5]),
+			 6);
+	ck_assert_double_eq(sent[1], 1000);
+	/* Paced at 20 Mbit/s of payload: 2500 datagrams in a second. */
+	ck_assert_double_eq_tol(sent[3], 2500, 50);
+	ck_assert_double_eq_tol(sent[5], 20, 0.5);
+	ck_assert_double_le(recvd[2], sent[3]);
+	ck_assert_int_eq(
+	    sscanf(strstr(o.out, "Lost: "), "Lost: %llu of %llu", &lost, &of),
+	    2);
+	ck_assert_double_eq(of, sent[3]);
+	ck_assert_double_eq((double)lost, sent[3] - recvd[2]);
+	/* At 2 % load a 1 s interval holds a handful of 10 ms ticks, which
+	 * can be none: service demand is present and not negative. */
+	ck_assert_msg(recvd[4] >= 0 && recvd[4] <= 100 && recvd[5] >= 0,
+		      "bad remote CPU figures: %s", o.out);
+}
+END_TEST
+
+START_TEST(udp_rr_and_crr)
+{
+	const char *udp[] = {"-H",     "127.0.0.1", "-p",     port_text, "-t",
+			     "UDP_RR", "-l",	    "1",      "-c",	 "-C",
+			     "--",     "-r",	    "32,512", NULL};
+	const char *crr[] = {"-H", "127.0.0.1", "-p", port_text,
+			     "-t", "TCP_CRR",	"-l", "1",
+			     "-c", "-C",	NULL};
+	struct harness_out o;
+	double v[10];
+
+	ck_assert_int_eq(harness_netperf(udp, 30, &o), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ck_assert_int_eq(data_numbers(o.out, v, 10), 10);
+	ck_assert_double_eq(v[2], 32);
+	ck_assert_double_eq(v[3], 512);
+	ck_assert_double_gt(v[5], 100);
+	check_cpu(v + 6, v + 8);
+	ck_assert_ptr_nonnull(strstr(o.out, "Lost transactions: "));
+
+	ck_assert_int_eq(harness_netperf(crr, 30, &o), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ck_assert_int_eq(data_numbers(o.out, v, 10), 10);
+	ck_assert_double_gt(v[5], 50);
+	check_cpu(v + 6, v + 8);
+	/* Honest remote CPU: never above 100 %, unlike netperf 2.7's. */
+	ck_assert_double_le(v[7], 100);
+}
+END_TEST
+
+START_TEST(udp_bad_sizes)
+{
+	const char *big[] = {"-p", port_text, "-t",    "UDP_STREAM",
+			     "--", "-m",      "70000", NULL};
+	const char *rr[] = {"-p", port_text, "-t",	"UDP_RR",
+			    "--", "-r",	     "1,65508", NULL};
+	struct harness_out o;
+
+	ck_assert_int_eq(harness_netperf(big, 10, &o), 0);
+	ck_assert_int_eq(o.status, 2);
+	ck_assert_ptr_nonnull(strstr(o.err, "65507"));
+	ck_assert_int_eq(harness_netperf(rr, 10, &o), 0);
+	ck_assert_int_eq(o.status, 2);
+	ck_assert_ptr_nonnull(strstr(o.err, "65507"));
+}
+END_TEST
+
 START_TEST(ipv6_and_counts)
 {
 	struct harness_server s6;
@@ -400,6 +485,40 @@ START_TEST(server_stops_mid_test)
 }
 END_TEST
 
+START_TEST(server_vanishes_mid_udp_rr)
+{
+	const char *args[] = {"-H",	"127.0.0.1", "-p", port_text, "-t",
+			      "UDP_RR", "-l",	     "3",  NULL};
+	struct harness_out o;
+	pid_t np;
+
+	np = fork();
+	if (np == 0) {
+		pid_t k[4];
+		int m = 0;
+
+		for (int i = 0; i < 100 && m == 0; i++) {
+			usleep(20000);
+			m = harness_server_children(&srv, k, 4);
+		}
+		usleep(300000);
+		if (m > 0)
+			kill(k[0], SIGKILL);
+		_exit(0);
+	}
+	ck_assert_int_eq(harness_netperf(args, 30, &o), 0);
+	waitpid(np, NULL, 0);
+	ck_assert_int_ne(o.status, 0);
+	ck_assert_int_ne(o.status, -1);
+	ck_assert_double_lt(o.seconds, 3 + 5 + 3);
+	ck_assert_msg(strncmp(o.err, "netperf: ", 9) == 0 &&
+			  strchr(o.err, '\n') == o.err + strlen(o.err) - 1,
+		      "not one line: %s", o.err);
+	ck_assert_int_eq(children_after(5), 0);
+	still_serving();
+}
+END_TEST
+
 START_TEST(client_vanishes_mid_test)
 {
 	const char *stream[] = {"-H",	   "127.0.0.1", "-p",
@@ -450,6 +569,8 @@ integration_suite(void)
 	tcase_add_test(tc, tcp_stream);
 	tcase_add_test(tc, tcp_maerts);
 	tcase_add_test(tc, tcp_rr);
+	tcase_add_test(tc, udp_stream);
+	tcase_add_test(tc, udp_rr_and_crr);
 	tcase_add_test(tc, ipv6_and_counts);
 	tcase_add_test(tc, rr_sizes_and_verbose);
 	suite_add_tcase(s, tc);
@@ -458,6 +579,8 @@ integration_suite(void)
 	tcase_set_timeout(bad, 90);
 	tcase_add_test(bad, no_server);
 	tcase_add_test(bad, bad_options);
+	tcase_add_test(bad, udp_bad_sizes);
+	tcase_add_test(bad, server_vanishes_mid_udp_rr);
 	tcase_add_test(bad, garbage_and_oversize);
 	tcase_add_test(bad, idle_client);
 	tcase_add_test(bad, server_stops_mid_test);

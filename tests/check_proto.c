@@ -497,6 +497,8 @@ request_sample(struct test_params *p)
 	p->burst = 7;
 	p->remote_cpu = 1;
 	p->data_port = 40001;
+	p->rto = 0.25;
+	p->rate = 1.5e9;
 }
 
 static void
@@ -519,6 +521,8 @@ assert_params_eq(const struct test_params *a, const struct test_params *b)
 	ck_assert_int_eq(a->burst, b->burst);
 	ck_assert_int_eq(a->remote_cpu, b->remote_cpu);
 	ck_assert_int_eq(a->data_port, b->data_port);
+	ck_assert_double_eq(a->rto, b->rto);
+	ck_assert_double_eq(a->rate, b->rate);
 }
 
 static void
@@ -591,7 +595,7 @@ static const char *const request_fields[] = {
     "test",	  "duration",	"count",    "send_size", "recv_size",
     "rsend_size", "rrecv_size", "req_size", "rsp_size",	 "lsndbuf",
     "lrcvbuf",	  "rsndbuf",	"rrcvbuf",  "nodelay",	 "burst",
-    "remote_cpu", "data_port",
+    "remote_cpu", "data_port",	"rto",	    "rate",
 };
 
 START_TEST(test_request_missing_field)
@@ -647,6 +651,12 @@ static const struct mutation bad_requests[] = {
     {"duration", "\"10\"", "\"duration\""},
     {"duration", "-1", "\"duration\""},
     {"duration", "1e10", "\"duration\""},
+    {"rto", "-0.5", "\"rto\""},
+    {"rto", "3601", "\"rto\""},
+    {"rto", "\"1\"", "\"rto\""},
+    {"rate", "-1", "\"rate\""},
+    {"rate", "1e16", "\"rate\""},
+    {"rate", "null", "\"rate\""},
 };
 
 START_TEST(test_request_rejects)
@@ -682,6 +692,8 @@ START_TEST(test_request_limits_ok)
 	in.lsndbuf = INT32_MAX;
 	in.send_size = INT64_C(1) << 40;
 	in.duration = 1e9;
+	in.rto = 3600;
+	in.rate = 1e15;
 	msg = proto_request_pack(&in);
 	request_ok(msg, &out);
 	assert_params_eq(&in, &out);
@@ -693,6 +705,8 @@ START_TEST(test_request_limits_ok)
 	in.send_size = 0;
 	in.duration = 0;
 	in.count = INT64_MAX;
+	in.rto = 0;
+	in.rate = 0;
 	msg = proto_request_pack(&in);
 	request_ok(msg, &out);
 	assert_params_eq(&in, &out);
@@ -780,6 +794,11 @@ result_sample(struct side_result *r, int with_cpu)
 	r->mss = 1448;
 	r->retrans = 4000000000u;
 	r->cpu_id = 17;
+	r->send_errors = 6001;
+	r->dups = 6002;
+	r->reordered = 6003;
+	r->lost = UINT64_C(1) << 40;
+	r->jitter = 0.000123;
 	if (!with_cpu)
 		return;
 	r->cpu_measured = 1;
@@ -815,6 +834,11 @@ assert_result_eq(const struct side_result *a, const struct side_result *b)
 	ck_assert_int_eq(a->mss, b->mss);
 	ck_assert_uint_eq(a->retrans, b->retrans);
 	ck_assert_int_eq(a->cpu_id, b->cpu_id);
+	ck_assert_uint_eq(a->send_errors, b->send_errors);
+	ck_assert_uint_eq(a->dups, b->dups);
+	ck_assert_uint_eq(a->reordered, b->reordered);
+	ck_assert_uint_eq(a->lost, b->lost);
+	ck_assert_double_eq(a->jitter, b->jitter);
 	ck_assert_int_eq(a->cpu_measured, b->cpu_measured);
 	if (!a->cpu_measured) {
 		ck_assert_ptr_null(b->cpu.per);
@@ -902,6 +926,12 @@ static const struct result_mutation bad_results[] = {
     {"sndbuf", "-2"},
     {"retrans", "4294967296"},
     {"cpu_id", NULL},
+    {"send_errors", "-1"},
+    {"dups", NULL},
+    {"reordered", "1.5"},
+    {"lost", "\"0\""},
+    {"jitter", "-0.001"},
+    {"jitter", "1e7"},
     {"cpu", "[]"},
     {"cpu", "1"},
     {"cpu.ncpu", "0"},

@@ -219,6 +219,47 @@ START_TEST(test_double_null)
 }
 END_TEST
 
+struct rate_case {
+	const char *s;
+	double want;
+};
+
+static const struct rate_case good_rates[] = {
+    {"1", 1},	     {"10M", 1e7},    {"10m", 1e7},
+    {"1.5g", 1.5e9}, {"1.5G", 1.5e9}, {"100k", 1e5},
+    {"2K", 2000},    {"0.5k", 500},   {"1000000g", 1e15},
+};
+
+START_TEST(test_rate_good)
+{
+	const struct rate_case *c = &good_rates[_i];
+	char err[ERR_LEN] = "";
+	double v = -1;
+
+	ck_assert_msg(units_parse_rate(c->s, &v, err) == 0,
+		      "\"%s\" rejected: %s", c->s, err);
+	ck_assert_double_eq_tol(v, c->want, c->want * 1e-15);
+}
+END_TEST
+
+static const char *const bad_rates[] = {
+    "",	  "0",	  "0.5", "abc", "-1",  "+1",	   ".5M",
+    "1T", "10Mb", "1 M", "1MM", "1M ", "1000001g", "1e999",
+};
+
+START_TEST(test_rate_bad)
+{
+	const char *s = bad_rates[_i];
+	char err[ERR_LEN] = "";
+	double v = -12345;
+
+	ck_assert_int_eq(units_parse_rate(s, &v, err), -1);
+	ck_assert_msg(err[0] != '\0', "no message for \"%s\"", s);
+	ck_assert_double_eq(v, -12345);
+	ck_assert_int_eq(units_parse_rate(NULL, &v, err), -1);
+}
+END_TEST
+
 struct pair_case {
 	const char *s, *a, *b;
 };
@@ -317,6 +358,11 @@ units_suite(void)
 	tcase_add_test(tc, test_double_good);
 	tcase_add_loop_test(tc, test_double_bad, 0, N(bad_doubles));
 	tcase_add_test(tc, test_double_null);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("rate");
+	tcase_add_loop_test(tc, test_rate_good, 0, N(good_rates));
+	tcase_add_loop_test(tc, test_rate_bad, 0, N(bad_rates));
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("pair");
