@@ -22,39 +22,78 @@ on_sigint(int sig)
 static void
 usage(FILE *out)
 {
-	fputs("Usage: netperf [global options] -- [test options]\n"
-	      "\n"
-	      "Global options:\n"
-	      "    -H host[,fam]     netserver's host (localhost); fam 4 or 6\n"
-	      "    -L host[,fam]     local address of the control connection\n"
-	      "    -p port[,lport]   netserver's port (12865), local port\n"
-	      "    -t test           TCP_STREAM (default), TCP_MAERTS, TCP_RR\n"
-	      "    -l secs           test length; negative: bytes or "
-	      "transactions\n"
-	      "    -c, -C            measure local, remote CPU utilisation\n"
-	      "    -f G|M|K|g|m|k|x  output units (bytes, bits, trans)\n"
-	      "    -P 0|1            no banner and titles, or with them\n"
-	      "    -v 0|1|2          verbosity\n"
-	      "    -B brand          text appended to the result (with -P 0)\n"
-	      "    -4, -6            use IPv4, IPv6\n"
-	      "    -d                debug output on stderr\n"
-	      "    -V, -h            version, this help\n"
-	      "\n"
-	      "Test options (after --):\n"
-	      "    -m send[,rsend]   bytes per send (default: socket buffer)\n"
-	      "    -M rrecv[,recv]   bytes per receive, netserver's first\n"
-	      "    -s snd[,rcv]      local socket buffers\n"
-	      "    -S snd[,rcv]      remote socket buffers\n"
-	      "    -r req[,rsp]      request and response sizes (RR)\n"
-	      "    -b n              n extra transactions in flight (RR)\n"
-	      "    -D                TCP_NODELAY on both ends\n"
-	      "    -P lport[,rport]  data connection ports\n"
-	      "    -H host[,fam]     data connection's remote address\n"
-	      "    -L host[,fam]     data connection's local address\n"
-	      "    -4, -6            data connection family\n"
-	      "\n"
-	      "Sizes take K, M, G (2^10, 2^20, 2^30) or k, m, g (10^3...).\n",
-	      out);
+	fputs(
+	    "Usage: netperf [global options] -- [test options]\n"
+	    "\n"
+	    "Global options:\n"
+	    "    -H host[,fam]     netserver's host (localhost); fam 4 or 6\n"
+	    "    -L host[,fam]     local address of the control connection\n"
+	    "    -p port[,lport]   netserver's port (12865), local port\n"
+	    "    -t test           TCP_STREAM (default), TCP_MAERTS, TCP_RR,\n"
+	    "                      TCP_CRR, UDP_STREAM, UDP_RR\n"
+	    "    -l secs           test length; negative: bytes or "
+	    "transactions\n"
+	    "    -c, -C            measure local, remote CPU utilisation\n"
+	    "    -f G|M|K|g|m|k|x  output units (bytes, bits, trans)\n"
+	    "    -P 0|1            no banner and titles, or with them\n"
+	    "    -v 0|1|2          verbosity\n"
+	    "    -B brand          text appended to the result (with -P 0)\n"
+	    "    -4, -6            use IPv4, IPv6\n"
+	    "    -d                debug output on stderr\n"
+	    "    -V, -h            version, this help\n"
+	    "    --rate bits/s     UDP_STREAM: offer this rate (k, M, G: "
+	    "10^3...)\n"
+	    "\n"
+	    "Test options (after --):\n"
+	    "    -m send[,rsend]   bytes per send (default: socket buffer)\n"
+	    "    -M rrecv[,recv]   bytes per receive, netserver's first\n"
+	    "    -s snd[,rcv]      local socket buffers\n"
+	    "    -S snd[,rcv]      remote socket buffers\n"
+	    "    -r req[,rsp]      request and response sizes (RR)\n"
+	    "    -b n              n extra transactions in flight (RR)\n"
+	    "    -e secs           UDP_RR: give up on an answer after secs\n"
+	    "                      (default: adaptive, as TCP's RTO)\n"
+	    "    -D                TCP_NODELAY on both ends\n"
+	    "    -P lport[,rport]  data connection ports\n"
+	    "    -H host[,fam]     data connection's remote address\n"
+	    "    -L host[,fam]     data connection's local address\n"
+	    "    -4, -6            data connection family\n"
+	    "\n"
+	    "Sizes take K, M, G (2^10, 2^20, 2^30) or k, m, g (10^3...).\n",
+	    out);
+}
+
+/* -d: both sides' raw counts, so a surprising figure can be traced. */
+static void
+debug_side(const char *who, const struct side_result *s)
+{
+	fprintf(stderr,
+		"netperf: debug: %s: %.6f s, sent %llu bytes in %llu calls, "
+		"received %llu bytes in %llu calls, %llu transactions, "
+		"buffers %d/%d (end %d/%d), mss %d, retransmissions %u, "
+		"send errors %llu, cpu %d\n",
+		who, s->elapsed, (unsigned long long)s->bytes_sent,
+		(unsigned long long)s->send_calls,
+		(unsigned long long)s->bytes_recv,
+		(unsigned long long)s->recv_calls, (unsigned long long)s->trans,
+		s->sndbuf, s->rcvbuf, s->sndbuf_end, s->rcvbuf_end, s->mss,
+		s->retrans, (unsigned long long)s->send_errors, s->cpu_id);
+	if (s->cpu_measured)
+		fprintf(stderr,
+			"netperf: debug: %s: cpu %.2f %% (user %.2f, system "
+			"%.2f, irq %.2f, softirq %.2f, steal %.2f) over %d "
+			"CPUs, busiest cpu%d at %.2f %%\n",
+			who, s->cpu.all.util, s->cpu.all.user,
+			s->cpu.all.system, s->cpu.all.irq, s->cpu.all.softirq,
+			s->cpu.all.steal, s->cpu.ncpu, s->cpu.peak_id,
+			s->cpu.peak);
+}
+
+static void
+debug_sides(const struct result *res)
+{
+	debug_side("local", &res->local);
+	debug_side("remote", &res->remote);
 }
 
 int
@@ -122,6 +161,8 @@ main(int argc, char **argv)
 	}
 	client_close(&c);
 	result_compute(&res);
+	if (o.debug)
+		debug_sides(&res);
 	report_classic(stdout, &res, &ro);
 	rc = EXIT_SUCCESS;
 out:

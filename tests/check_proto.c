@@ -595,8 +595,29 @@ static const char *const request_fields[] = {
     "test",	  "duration",	"count",    "send_size", "recv_size",
     "rsend_size", "rrecv_size", "req_size", "rsp_size",	 "lsndbuf",
     "lrcvbuf",	  "rsndbuf",	"rrcvbuf",  "nodelay",	 "burst",
-    "remote_cpu", "data_port",	"rto",	    "rate",
+    "remote_cpu", "data_port",
 };
+
+/* Fields added after version 1 shipped: absent means the default. */
+START_TEST(test_request_optional_fields)
+{
+	struct test_params in, out;
+	char err[ERR_LEN] = "";
+	json_t *msg;
+
+	request_sample(&in);
+	in.rto = 0.25;
+	in.rate = 5e6;
+	msg = proto_request_pack(&in);
+	ck_assert_int_eq(json_object_del(msg, "rto"), 0);
+	ck_assert_int_eq(json_object_del(msg, "rate"), 0);
+	ck_assert_int_eq(proto_request_unpack(msg, &out, err), 0);
+	ck_assert_double_eq(out.rto, 0);
+	ck_assert_double_eq(out.rate, 0);
+	ck_assert_int_eq(out.burst, in.burst);
+	json_decref(msg);
+}
+END_TEST
 
 START_TEST(test_request_missing_field)
 {
@@ -1270,6 +1291,7 @@ proto_suite(void)
 	tc = tcase_create("request");
 	tcase_add_test(tc, test_request_round_trip);
 	tcase_add_test(tc, test_request_round_trip_defaults);
+	tcase_add_test(tc, test_request_optional_fields);
 	tcase_add_loop_test(tc, test_request_missing_field, 0,
 			    N(request_fields));
 	tcase_add_loop_test(tc, test_request_rejects, 0, N(bad_requests));
