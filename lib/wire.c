@@ -1,0 +1,1077 @@
+#include "wire.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <limits.h>
+#include <linux/ethtool.h>
+#include <linux/sockios.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <pcap/pcap.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "err.h"
+
+/* Enough for Ethernet + VLAN + IPv6 + TCP with options: we never need the
+ * payload, only the headers and the lengths they announce. */
+#define WIRE_SNAPLEN 128
+
+/* A few MB of ring so a burst at line rate survives a slow wake-up. */
+#define WIRE_BUFSIZE (4 << 20)
+
+/* How often the capture thread looks at its stop flag. */
+#define WIRE_POLL_MS 100
+
+/* No sane packet chains more IPv6 extension headers than this; the bound
+ * keeps a hostile packet from making us loop. */
+#define WIRE_MAX_EXT 8
+
+#define WIRE_ETH_IPV4 0x0800
+#define WIRE_ETH_IPV6 0x86dd
+
+enum wire_side {
+	WIRE_OUT = 0,
+	WIRE_IN = 1,
+};
+
+/* One end of a flow, normalised: v4-mapped IPv6 is taken as IPv4. */
+struct wire_end {
+	int af;
+	uint8_t addr[16];
+	uint16_t port; /* host order */
+};
+
+/* What the counting callback compares packets against. */
+struct wire_match {
+	int af;
+	int proto;
+	struct wire_end local, remote;
+};
+
+/* The headers of one packet, as far as the capture holds them. */
+struct wire_pkt {
+	int af;
+	int proto;
+	const uint8_t *src, *dst;
+	uint16_t sport, dport;
+	int fragment; /* a non-first fragment: no ports */
+	int has_seq;
+	uint32_t seq;
+	uint32_t payload;
+};
+
+/* Everything the callback touches: one per capture, owned by its thread. */
+struct wire_state {
+	struct wire_match m;
+	int linktype;
+	struct wire_counts c;
+	uint32_t hi_end[2];
+	int hi_seen[2];
+};
+
+struct wire_capture {
+	pcap_t *p;
+	pthread_t thread;
+	atomic_int stop;
+	int failed;
+	char err[ERR_LEN];
+	char ifname[IF_NAMESIZE];
+	struct wire_state st;
+};
+
+static uint16_t
+wire_be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint32_t
+wire_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+
+static int
+wire_end_from(const struct sockaddr_storage *ss, struct wire_end *e,
+	      const char *which, char *err)
+{
+	memset(e, 0, sizeof(*e));
+	if (ss->ss_family == AF_INET) {
+		const struct sockaddr_in *sin = (const struct sockaddr_in *)ss;
+
+		e->af = AF_INET;
+		memcpy(e->addr, &sin->sin_addr, 4);
+		e->port = ntohs(sin->sin_port);
+		return 0;
+	}
+	if (ss->ss_family == AF_INET6) {
+		const struct sockaddr_in6 *sin6 =
+		    (const struct sockaddr_in6 *)ss;
+
+		e->port = ntohs(sin6->sin6_port);
+		/* A dual-stack socket talking to an IPv4 peer: the packets on
+		 * the wire are IPv4, so the filter must be too. */
+		if (IN6_IS_ADDR_V4MAPPED(&sin6->sin6_addr)) {
+			e->af = AF_INET;
+			memcpy(e->addr, &sin6->sin6_addr.s6_addr[12], 4);
+		} else {
+			e->af = AF_INET6;
+			memcpy(e->addr, &sin6->sin6_addr, 16);
+		}
+		return 0;
+	}
+	return err_set(err, "%s address: unsupported family %d", which,
+		       (int)ss->ss_family);
+}
+
+static int
+wire_match_init(const struct wire_flow *f, struct wire_match *m, char *err)
+{
+	memset(m, 0, sizeof(*m));
+	if (f->protocol != IPPROTO_TCP && f->protocol != IPPROTO_UDP)
+		return err_set(err, "wire: unsupported protocol %d",
+			       f->protocol);
+	m->proto = f->protocol;
+	if (wire_end_from(&f->local, &m->local, "local", err) < 0 ||
+	    wire_end_from(&f->remote, &m->remote, "remote", err) < 0)
+		return -1;
+	if (m->local.af != m->remote.af)
+		return err_set(err,
+			       "wire: the flow's two ends are of different "
+			       "address families");
+	m->af = m->local.af;
+	return 0;
+}
+
+/*
+ * Finds the network header behind the link header: sets *off to its offset
+ * and *ethertype to its type. Returns 0, or -1 when the packet is not IP or
+ * is cut short.
+ */
+static int
+wire_link(int dlt, const uint8_t *p, uint32_t caplen, uint32_t *off,
+	  uint16_t *type)
+{
+	uint32_t o;
+	uint16_t t;
+
+	switch (dlt) {
+	case DLT_EN10MB:
+		if (caplen < 14)
+			return -1;
+		o = 14;
+		t = wire_be16(p + 12);
+		break;
+	case DLT_LINUX_SLL:
+		if (caplen < 16)
+			return -1;
+		o = 16;
+		t = wire_be16(p + 14);
+		break;
+	case DLT_LINUX_SLL2:
+		if (caplen < 20)
+			return -1;
+		o = 20;
+		t = wire_be16(p);
+		break;
+	case DLT_NULL:
+	case DLT_LOOP:
+	case DLT_RAW:
+#ifdef DLT_IPV4
+	case DLT_IPV4:
+#endif
+#ifdef DLT_IPV6
+	case DLT_IPV6:
+#endif
+		/* The family word of NULL/LOOP is in host or network order
+		 * and its AF_INET6 value differs between systems; the IP
+		 * version nibble says the same thing without the guessing. */
+		o = (dlt == DLT_NULL || dlt == DLT_LOOP) ? 4 : 0;
+		if (caplen < o + 1)
+			return -1;
+		if (p[o] >> 4 == 4)
+			t = WIRE_ETH_IPV4;
+		else if (p[o] >> 4 == 6)
+			t = WIRE_ETH_IPV6;
+		else
+			return -1;
+		break;
+	default:
+		return -1;
+	}
+	/* 802.1Q/802.1ad tags: TCI then the inner type. libpcap puts the tag
+	 * back into SLL headers too, where it sits in the same place. */
+	while (t == 0x8100 || t == 0x88a8 || t == 0x9100) {
+		if (caplen < o + 4)
+			return -1;
+		t = wire_be16(p + o + 2);
+		o += 4;
+	}
+	*off = o;
+	*type = t;
+	return 0;
+}
+
+/* Reads the TCP or UDP header at p (cap bytes captured, l4len announced by
+ * IP); returns 0, or -1 when even the ports are missing. */
+static int
+wire_l4(const uint8_t *p, uint32_t cap, uint32_t l4len, struct wire_pkt *k)
+{
+	uint32_t doff;
+
+	if (cap < 4 || l4len < 4)
+		return -1;
+	k->sport = wire_be16(p);
+	k->dport = wire_be16(p + 2);
+	if (k->proto == IPPROTO_UDP) {
+		/* The header is 8 bytes whatever the capture holds. */
+		k->payload = l4len >= 8 ? l4len - 8 : 0;
+		return 0;
+	}
+	/* TCP: without the data offset the payload is unknown; count the
+	 * packet but claim no payload rather than guess. */
+	if (cap < 13)
+		return 0;
+	doff = (uint32_t)(p[12] >> 4) * 4;
+	if (doff < 20)
+		return 0;
+	k->seq = wire_be32(p + 4);
+	k->has_seq = 1;
+	k->payload = l4len >= doff ? l4len - doff : 0;
+	return 0;
+}
+
+static int
+wire_ipv4(const uint8_t *p, uint32_t cap, uint32_t wirelen, struct wire_pkt *k)
+{
+	uint32_t ihl, tot;
+
+	if (cap < 20 || p[0] >> 4 != 4)
+		return -1;
+	ihl = (uint32_t)(p[0] & 0x0f) * 4;
+	tot = wire_be16(p + 2);
+	/* TSO and BIG TCP hand the capture super-packets whose length field
+	 * is 0 (above 64 KB) or meaningless; the wire length is what was
+	 * seen. A field larger than the packet is a lie as well. */
+	if (tot == 0 || tot > wirelen)
+		tot = wirelen;
+	if (ihl < 20 || tot < ihl)
+		return -1;
+	k->af = AF_INET;
+	k->proto = p[9];
+	k->src = p + 12;
+	k->dst = p + 16;
+	if ((wire_be16(p + 6) & 0x1fff) != 0) {
+		k->fragment = 1;
+		k->payload = tot - ihl;
+		return 0;
+	}
+	if (cap < ihl)
+		return -1;
+	return wire_l4(p + ihl, cap - ihl, tot - ihl, k);
+}
+
+static int
+wire_ipv6(const uint8_t *p, uint32_t cap, uint32_t wirelen, struct wire_pkt *k)
+{
+	uint32_t pos = 40, rest, hl;
+	uint8_t nh;
+	int i;
+
+	if (cap < 40 || p[0] >> 4 != 6 || wirelen < 40)
+		return -1;
+	rest = wire_be16(p + 4);
+	/* 0 is a jumbogram or a GSO/BIG TCP super-packet. */
+	if (rest == 0 || rest > wirelen - 40)
+		rest = wirelen - 40;
+	nh = p[6];
+	k->af = AF_INET6;
+	k->src = p + 8;
+	k->dst = p + 24;
+	for (i = 0; i < WIRE_MAX_EXT; i++) {
+		switch (nh) {
+		case 0:	 /* hop-by-hop */
+		case 43: /* routing */
+		case 60: /* destination options */
+		case 51: /* authentication header */
+			if (cap < pos + 2)
+				return -1;
+			hl = nh == 51 ? ((uint32_t)p[pos + 1] + 2) * 4
+				      : ((uint32_t)p[pos + 1] + 1) * 8;
+			break;
+		case 44: /* fragment */
+			if (cap < pos + 8 || rest < 8)
+				return -1;
+			if ((wire_be16(p + pos + 2) & 0xfff8) != 0) {
+				k->proto = p[pos];
+				k->fragment = 1;
+				k->payload = rest - 8;
+				return 0;
+			}
+			hl = 8;
+			break;
+		default:
+			k->proto = nh;
+			if (cap < pos)
+				return -1;
+			return wire_l4(p + pos, cap - pos, rest, k);
+		}
+		if (hl > rest)
+			return -1;
+		nh = p[pos];
+		pos += hl;
+		rest -= hl;
+	}
+	return -1;
+}
+
+/*
+ * Parses one captured packet of link type dlt: buf holds caplen bytes of a
+ * packet len bytes long. Returns 0 with k filled, or -1 when it is not a
+ * TCP/UDP packet over IP or its headers are cut short.
+ */
+static int
+wire_parse(int dlt, const uint8_t *buf, uint32_t caplen, uint32_t len,
+	   struct wire_pkt *k)
+{
+	uint32_t off;
+	uint16_t type;
+
+	memset(k, 0, sizeof(*k));
+	if (caplen > len)
+		len = caplen;
+	if (wire_link(dlt, buf, caplen, &off, &type) < 0 || off > caplen)
+		return -1;
+	if (type == WIRE_ETH_IPV4)
+		return wire_ipv4(buf + off, caplen - off, len - off, k);
+	if (type == WIRE_ETH_IPV6)
+		return wire_ipv6(buf + off, caplen - off, len - off, k);
+	return -1;
+}
+
+/* Which way k goes relative to m, or -1 when it is not m's. */
+static int
+wire_side_of(const struct wire_match *m, const struct wire_pkt *k)
+{
+	size_t alen = m->af == AF_INET ? 4 : 16;
+	const struct wire_end *l = &m->local, *r = &m->remote;
+
+	if (k->af != m->af || k->proto != m->proto)
+		return -1;
+	if (k->fragment) {
+		/* Later fragments carry no ports; the filter only lets
+		 * through those of UDP between the two hosts. */
+		if (m->proto != IPPROTO_UDP)
+			return -1;
+		if (memcmp(k->src, l->addr, alen) == 0 &&
+		    memcmp(k->dst, r->addr, alen) == 0)
+			return WIRE_OUT;
+		if (memcmp(k->src, r->addr, alen) == 0 &&
+		    memcmp(k->dst, l->addr, alen) == 0)
+			return WIRE_IN;
+		return -1;
+	}
+	/* A remote port of 0 stands for any: netserver counts every data
+	 * connection its listener takes from the client's host. */
+	if (k->sport == l->port && (r->port == 0 || k->dport == r->port) &&
+	    memcmp(k->src, l->addr, alen) == 0 &&
+	    memcmp(k->dst, r->addr, alen) == 0)
+		return WIRE_OUT;
+	if ((r->port == 0 || k->sport == r->port) && k->dport == l->port &&
+	    memcmp(k->src, r->addr, alen) == 0 &&
+	    memcmp(k->dst, l->addr, alen) == 0)
+		return WIRE_IN;
+	return -1;
+}
+
+/* The data path: parse, attribute, count. No allocation, no output. */
+static void
+wire_account(struct wire_state *st, const uint8_t *buf, uint32_t caplen,
+	     uint32_t len)
+{
+	struct wire_pkt k;
+	struct wire_dir *d;
+	uint32_t end;
+	int side;
+
+	if (wire_parse(st->linktype, buf, caplen, len, &k) < 0)
+		return;
+	side = wire_side_of(&st->m, &k);
+	if (side < 0)
+		return;
+	d = side == WIRE_OUT ? &st->c.out : &st->c.in;
+	d->packets++;
+	d->bytes += len;
+	d->payload += k.payload;
+	if (len > d->max_len)
+		d->max_len = len;
+	if (!k.has_seq || k.payload == 0)
+		return;
+	/* A segment ending at or before the furthest data already seen in
+	 * this direction carries old data: a retransmission. Serial number
+	 * arithmetic keeps this right across the 2^32 wrap. */
+	end = k.seq + k.payload;
+	if (st->hi_seen[side] && (int32_t)(end - st->hi_end[side]) <= 0) {
+		d->retrans++;
+		return;
+	}
+	st->hi_end[side] = end;
+	st->hi_seen[side] = 1;
+}
+
+static void
+wire_callback(u_char *user, const struct pcap_pkthdr *h, const u_char *bytes)
+{
+	wire_account((struct wire_state *)user, bytes, h->caplen, h->len);
+}
+
+static int
+wire_end_str(const struct wire_end *e, char *buf, size_t len)
+{
+	return inet_ntop(e->af, e->addr, buf, (socklen_t)len) ? 0 : -1;
+}
+
+int
+wire_filter(const struct wire_flow *f, char *buf, size_t len, char *err)
+{
+	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+	struct wire_match m;
+	const char *proto;
+	int n, n2 = 0;
+
+	if (wire_match_init(f, &m, err) < 0)
+		return -1;
+	if (wire_end_str(&m.local, a, sizeof(a)) < 0 ||
+	    wire_end_str(&m.remote, b, sizeof(b)) < 0)
+		return err_set(err, "wire: cannot format the flow's addresses");
+	proto = m.proto == IPPROTO_TCP ? "tcp" : "udp";
+	if (m.remote.port == 0)
+		n = snprintf(buf, len,
+			     "(%s and ((src host %s and src port %u and dst "
+			     "host %s) or (src host %s and dst host %s and dst "
+			     "port %u)))",
+			     proto, a, (unsigned)m.local.port, b, b, a,
+			     (unsigned)m.local.port);
+	else
+		n = snprintf(buf, len,
+			     "(%s and ((src host %s and src port %u and dst "
+			     "host %s and dst port %u) or (src host %s and src "
+			     "port %u and dst host %s and dst port %u)))",
+			     proto, a, (unsigned)m.local.port, b,
+			     (unsigned)m.remote.port, b,
+			     (unsigned)m.remote.port, a,
+			     (unsigned)m.local.port);
+	if (n < 0 || (size_t)n >= len)
+		return err_set(err, "wire: filter longer than %zu bytes", len);
+	/*
+	 * A UDP datagram larger than the MTU leaves as IP fragments, and only
+	 * the first carries the ports: take the others by host pair, or a
+	 * UDP_STREAM of 64 KB messages would count one packet in 45.
+	 */
+	if (m.proto == IPPROTO_UDP) {
+		const char *frag = m.af == AF_INET
+				       ? "ip[6:2] & 0x1fff != 0 and ip[9] = 17"
+				       : "ip6[6] = 44 and ip6[40] = 17";
+
+		n2 = snprintf(buf + n, len - (size_t)n,
+			      " or (%s and ((src host %s and dst host %s) or "
+			      "(src host %s and dst host %s)))",
+			      frag, a, b, b, a);
+		if (n2 < 0 || (size_t)n2 >= len - (size_t)n)
+			return err_set(
+			    err, "wire: filter longer than %zu bytes", len);
+	}
+	return 0;
+}
+
+/* Compiles and installs f's filter on p; returns 0, or -1 with err set. */
+static int
+wire_set_filter(pcap_t *p, const struct wire_flow *f, char *err)
+{
+	char base[2048], text[2 * sizeof(base) + 32];
+	struct bpf_program prog;
+
+	if (wire_filter(f, base, sizeof(base), err) < 0)
+		return -1;
+	/*
+	 * On Ethernet a tagged frame only matches after "vlan", which shifts
+	 * every later offset by the tag, so the same expression is repeated
+	 * behind it, last. Live captures on Linux see most tags stripped into
+	 * metadata and match the first half. Other link types have no "vlan"
+	 * in pcap and would not compile it.
+	 */
+	if (pcap_datalink(p) == DLT_EN10MB)
+		snprintf(text, sizeof(text), "(%s) or (vlan and (%s))", base,
+			 base);
+	else
+		snprintf(text, sizeof(text), "%s", base);
+	if (pcap_compile(p, &prog, text, 1, PCAP_NETMASK_UNKNOWN) < 0)
+		return err_set(err, "cannot compile the capture filter: %s",
+			       pcap_geterr(p));
+	if (pcap_setfilter(p, &prog) < 0) {
+		err_set(err, "cannot set filter: %s", pcap_geterr(p));
+		pcap_freecode(&prog);
+		return -1;
+	}
+	pcap_freecode(&prog);
+	return 0;
+}
+
+int
+wire_count_file(const char *path, const struct wire_flow *f,
+		struct wire_counts *c, char *err)
+{
+	char errbuf[PCAP_ERRBUF_SIZE] = "";
+	struct wire_state st;
+	pcap_t *p;
+	int rc = -1;
+
+	memset(&st, 0, sizeof(st));
+	if (wire_match_init(f, &st.m, err) < 0)
+		return -1;
+	p = pcap_open_offline(path, errbuf);
+	if (p == NULL)
+		return err_set(err, "cannot read %s: %s", path, errbuf);
+	st.linktype = pcap_datalink(p);
+	if (wire_set_filter(p, f, err) < 0)
+		goto close_pcap;
+	if (pcap_loop(p, -1, wire_callback, (u_char *)&st) == PCAP_ERROR) {
+		err_set(err, "cannot read %s: %s", path, pcap_geterr(p));
+		goto close_pcap;
+	}
+	*c = st.c;
+	c->dropped = 0;
+	c->linktype = st.linktype;
+	rc = 0;
+close_pcap:
+	pcap_close(p);
+	return rc;
+}
+
+/* Counts until told to stop, then takes what is left in the ring. */
+static void *
+wire_capture_main(void *arg)
+{
+	struct wire_capture *cap = arg;
+	struct pollfd pfd = {.fd = pcap_get_selectable_fd(cap->p),
+			     .events = POLLIN};
+	u_char *user = (u_char *)&cap->st;
+	int n;
+
+	while (!atomic_load(&cap->stop)) {
+		n = poll(&pfd, 1, WIRE_POLL_MS);
+		if (n < 0 && errno != EINTR) {
+			err_set(cap->err, "capture on %s: poll: %s",
+				cap->ifname, strerror(errno));
+			cap->failed = 1;
+			return NULL;
+		}
+		if (n <= 0)
+			continue;
+		if (pcap_dispatch(cap->p, -1, wire_callback, user) ==
+		    PCAP_ERROR) {
+			err_set(cap->err, "capture on %s: %s", cap->ifname,
+				pcap_geterr(cap->p));
+			cap->failed = 1;
+			return NULL;
+		}
+	}
+	do {
+		n = pcap_dispatch(cap->p, -1, wire_callback, user);
+	} while (n > 0);
+	if (n == PCAP_ERROR) {
+		err_set(cap->err, "capture on %s: %s", cap->ifname,
+			pcap_geterr(cap->p));
+		cap->failed = 1;
+	}
+	return NULL;
+}
+
+int
+wire_capture_start(struct wire_capture **capp, const char *ifname,
+		   const struct wire_flow *f, char *err)
+{
+	char errbuf[PCAP_ERRBUF_SIZE] = "";
+	struct wire_capture *cap;
+	int rc;
+
+	*capp = NULL;
+	if (ifname == NULL || ifname[0] == '\0' ||
+	    strlen(ifname) >= IF_NAMESIZE)
+		return err_set(err, "cannot capture: bad interface name");
+	cap = calloc(1, sizeof(*cap));
+	if (cap == NULL)
+		return err_set(err, "cannot capture on %s: out of memory",
+			       ifname);
+	atomic_init(&cap->stop, 0);
+	snprintf(cap->ifname, sizeof(cap->ifname), "%s", ifname);
+	if (wire_match_init(f, &cap->st.m, err) < 0)
+		goto free_cap;
+	cap->p = pcap_create(ifname, errbuf);
+	if (cap->p == NULL) {
+		err_set(err, "cannot capture on %s: %s", ifname, errbuf);
+		goto free_cap;
+	}
+	if (pcap_set_snaplen(cap->p, WIRE_SNAPLEN) != 0 ||
+	    pcap_set_promisc(cap->p, 0) != 0 ||
+	    pcap_set_immediate_mode(cap->p, 1) != 0 ||
+	    pcap_set_buffer_size(cap->p, WIRE_BUFSIZE) != 0) {
+		err_set(err, "cannot capture on %s: cannot set options",
+			ifname);
+		goto close_pcap;
+	}
+	errno = 0;
+	rc = pcap_activate(cap->p);
+	if (rc == PCAP_ERROR_PERM_DENIED ||
+	    (rc == PCAP_ERROR && errno == EPERM)) {
+		err_set(err,
+			"cannot capture on %s: permission denied (needs "
+			"CAP_NET_RAW); wire counts omitted",
+			ifname);
+		pcap_close(cap->p);
+		free(cap);
+		return 1;
+	}
+	if (rc == PCAP_ERROR_NO_SUCH_DEVICE) {
+		err_set(err, "cannot capture on %s: no such interface", ifname);
+		goto close_pcap;
+	}
+	if (rc < 0) {
+		/* PCAP_ERROR leaves its reason in the handle; the other
+		 * codes have only their name. */
+		err_set(err, "cannot capture on %s: %s", ifname,
+			rc == PCAP_ERROR ? pcap_geterr(cap->p)
+					 : pcap_statustostr(rc));
+		goto close_pcap;
+	}
+	cap->st.linktype = pcap_datalink(cap->p);
+	if (wire_set_filter(cap->p, f, err) < 0)
+		goto close_pcap;
+	/* pcap_breakloop cannot be trusted to wake a blocked read, so the
+	 * thread polls with a timeout and checks a flag instead. */
+	if (pcap_setnonblock(cap->p, 1, errbuf) < 0) {
+		err_set(err, "cannot capture on %s: %s", ifname, errbuf);
+		goto close_pcap;
+	}
+	if (pcap_get_selectable_fd(cap->p) < 0) {
+		err_set(err, "cannot capture on %s: no selectable descriptor",
+			ifname);
+		goto close_pcap;
+	}
+	rc = pthread_create(&cap->thread, NULL, wire_capture_main, cap);
+	if (rc != 0) {
+		err_set(err, "cannot capture on %s: cannot start thread: %s",
+			ifname, strerror(rc));
+		goto close_pcap;
+	}
+	*capp = cap;
+	return 0;
+close_pcap:
+	pcap_close(cap->p);
+free_cap:
+	free(cap);
+	return -1;
+}
+
+int
+wire_capture_stop(struct wire_capture *cap, struct wire_counts *c, char *err)
+{
+	struct pcap_stat ps;
+	int rc = 0;
+
+	if (cap == NULL)
+		return err_set(err, "wire: no capture to stop");
+	atomic_store(&cap->stop, 1);
+	pthread_join(cap->thread, NULL);
+	*c = cap->st.c;
+	c->linktype = cap->st.linktype;
+	c->dropped = 0;
+	/* Drops only: pcap_stats' packet count sees both copies of every
+	 * loopback packet, the callback's does not. */
+	if (pcap_stats(cap->p, &ps) == 0)
+		c->dropped = (uint64_t)ps.ps_drop + ps.ps_ifdrop;
+	if (cap->failed) {
+		err_set(err, "%s", cap->err);
+		rc = -1;
+	}
+	pcap_close(cap->p);
+	free(cap);
+	return rc;
+}
+
+/* An interface name that is safe to put in a /sys path and an ifreq. */
+static int
+wire_ifname_ok(const char *ifname)
+{
+	size_t n;
+
+	if (ifname == NULL)
+		return 0;
+	n = strlen(ifname);
+	if (n == 0 || n >= IF_NAMESIZE || strchr(ifname, '/') != NULL ||
+	    strcmp(ifname, ".") == 0 || strcmp(ifname, "..") == 0)
+		return 0;
+	return 1;
+}
+
+static int
+wire_read_u64(const char *path, uint64_t *v)
+{
+	char buf[64];
+	char *end;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	errno = 0;
+	*v = strtoull(buf, &end, 10);
+	if (errno != 0 || end == buf || (*end != '\n' && *end != '\0'))
+		return -1;
+	return 0;
+}
+
+int
+wire_ifstat_read(const char *ifname, struct wire_ifstat *s, char *err)
+{
+	static const char *const names[] = {
+	    "rx_packets", "tx_packets", "rx_bytes",  "tx_bytes",
+	    "rx_dropped", "tx_dropped", "rx_errors", "tx_errors",
+	};
+	uint64_t *const dst[] = {
+	    &s->rx_packets, &s->tx_packets, &s->rx_bytes,  &s->tx_bytes,
+	    &s->rx_dropped, &s->tx_dropped, &s->rx_errors, &s->tx_errors,
+	};
+	char path[PATH_MAX];
+	size_t i;
+
+	if (!wire_ifname_ok(ifname))
+		return err_set(err, "bad interface name \"%s\"",
+			       ifname ? ifname : "");
+	snprintf(path, sizeof(path), "/sys/class/net/%s", ifname);
+	if (access(path, F_OK) != 0)
+		return err_set(err, "no interface %s (%s: %s)", ifname, path,
+			       strerror(errno));
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/%s",
+			 ifname, names[i]);
+		if (wire_read_u64(path, dst[i]) < 0)
+			return err_set(err, "interface %s: cannot read %s",
+				       ifname, path);
+	}
+	return 0;
+}
+
+/* Whether the interface address a is e (v4-mapped already folded). */
+static int
+wire_ifa_is(const struct sockaddr *a, const struct wire_end *e)
+{
+	struct sockaddr_storage ss;
+	struct wire_end x;
+	size_t n;
+
+	if (a == NULL)
+		return 0;
+	if (a->sa_family == AF_INET)
+		n = sizeof(struct sockaddr_in);
+	else if (a->sa_family == AF_INET6)
+		n = sizeof(struct sockaddr_in6);
+	else
+		return 0;
+	memset(&ss, 0, sizeof(ss));
+	memcpy(&ss, a, n);
+	if (wire_end_from(&ss, &x, "interface", NULL) < 0 || x.af != e->af)
+		return 0;
+	return memcmp(x.addr, e->addr, e->af == AF_INET ? 4 : 16) == 0;
+}
+
+int
+wire_route_ifname(const struct sockaddr *dst, char *ifname, char *err)
+{
+	struct sockaddr_storage to, me;
+	socklen_t len, melen = sizeof(me);
+	struct ifaddrs *ifa, *i;
+	struct wire_end dend, mend;
+	const char *found = NULL, *loop = NULL;
+	int fd, rc = -1;
+
+	memset(&to, 0, sizeof(to));
+	if (dst->sa_family == AF_INET) {
+		len = sizeof(struct sockaddr_in);
+	} else if (dst->sa_family == AF_INET6) {
+		len = sizeof(struct sockaddr_in6);
+	} else {
+		return err_set(err, "route: unsupported address family %d",
+			       (int)dst->sa_family);
+	}
+	memcpy(&to, dst, len);
+	/* Port 0 is not a destination; any other will do, since connect()
+	 * on a UDP socket only asks the routing table. */
+	if (to.ss_family == AF_INET &&
+	    ((struct sockaddr_in *)&to)->sin_port == 0)
+		((struct sockaddr_in *)&to)->sin_port = htons(9);
+	if (to.ss_family == AF_INET6 &&
+	    ((struct sockaddr_in6 *)&to)->sin6_port == 0)
+		((struct sockaddr_in6 *)&to)->sin6_port = htons(9);
+	if (wire_end_from(&to, &dend, "destination", err) < 0)
+		return -1;
+	fd = socket(to.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return err_set(err, "route: socket: %s", strerror(errno));
+	if (connect(fd, (struct sockaddr *)&to, len) < 0) {
+		err_set(err, "no route to the destination: %s",
+			strerror(errno));
+		goto close_fd;
+	}
+	if (getsockname(fd, (struct sockaddr *)&me, &melen) < 0) {
+		err_set(err, "route: getsockname: %s", strerror(errno));
+		goto close_fd;
+	}
+	if (wire_end_from(&me, &mend, "local", err) < 0)
+		goto close_fd;
+	if (getifaddrs(&ifa) < 0) {
+		err_set(err, "route: getifaddrs: %s", strerror(errno));
+		goto close_fd;
+	}
+	/*
+	 * A destination that is one of our own addresses is reached through
+	 * the loopback device, whichever interface holds that address.
+	 */
+	for (i = ifa; i != NULL; i = i->ifa_next) {
+		if ((i->ifa_flags & IFF_LOOPBACK) && loop == NULL)
+			loop = i->ifa_name;
+		if (found == NULL && wire_ifa_is(i->ifa_addr, &dend))
+			found = "local";
+	}
+	if (found != NULL) {
+		found = loop;
+	} else {
+		for (i = ifa; i != NULL && found == NULL; i = i->ifa_next)
+			if (wire_ifa_is(i->ifa_addr, &mend))
+				found = i->ifa_name;
+	}
+	/* 127.0.0.2 and its like answer from 127.0.0.1 or not at all. */
+	if (found == NULL && mend.af == AF_INET && mend.addr[0] == 127)
+		found = loop;
+	if (found == NULL) {
+		err_set(err, "no interface holds the local address of the "
+			     "route to the destination");
+		goto free_ifa;
+	}
+	snprintf(ifname, IF_NAMESIZE, "%s", found);
+	rc = 0;
+free_ifa:
+	freeifaddrs(ifa);
+close_fd:
+	close(fd);
+	return rc;
+}
+
+/* Asks the driver about one ethtool feature; returns 1 on, 0 off or
+ * unknown. */
+static int
+wire_ethtool_get(int fd, const char *ifname, uint32_t cmd)
+{
+	struct ethtool_value ev = {.cmd = cmd};
+	struct ifreq ifr;
+
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	ifr.ifr_data = (char *)&ev;
+	if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
+		return 0;
+	return ev.data != 0;
+}
+
+void
+wire_offloads(const char *ifname, char *buf, size_t len)
+{
+	static const struct {
+		uint32_t cmd;
+		const char *name;
+	} feats[] = {
+	    {ETHTOOL_GTSO, "tso"},
+	    {ETHTOOL_GGSO, "gso"},
+	    {ETHTOOL_GGRO, "gro"},
+	};
+	size_t i, used = 0;
+	int fd;
+
+	if (buf == NULL || len == 0)
+		return;
+	buf[0] = '\0';
+	if (!wire_ifname_ok(ifname))
+		return;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	for (i = 0; i < sizeof(feats) / sizeof(feats[0]); i++) {
+		int n;
+
+		if (!wire_ethtool_get(fd, ifname, feats[i].cmd))
+			continue;
+		n = snprintf(buf + used, len - used, "%s%s",
+			     used > 0 ? " " : "", feats[i].name);
+		if (n < 0 || (size_t)n >= len - used) {
+			buf[used] = '\0';
+			break;
+		}
+		used += (size_t)n;
+	}
+	close(fd);
+}
+
+int
+wire_mtu(const char *ifname)
+{
+	struct ifreq ifr;
+	int fd, mtu = -1;
+
+	if (!wire_ifname_ok(ifname))
+		return -1;
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (ioctl(fd, SIOCGIFMTU, &ifr) == 0)
+		mtu = ifr.ifr_mtu;
+	close(fd);
+	return mtu;
+}
+
+void
+wire_session_start(struct wire_session *ws, struct wire_report *w,
+		   const char *ifname, const struct wire_flow *flows, int n)
+{
+	char err[ERR_LEN];
+	int i, rc;
+
+	memset(ws, 0, sizeof(*ws));
+	w->enabled = 1;
+	if (n < 1) {
+		snprintf(w->warning, sizeof(w->warning),
+			 "no fixed data connection to capture (TCP_CRR opens "
+			 "a new one per transaction)");
+		return;
+	}
+	if (ifname != NULL && ifname[0] != '\0')
+		snprintf(w->ifname, sizeof(w->ifname), "%s", ifname);
+	else if (wire_route_ifname((const struct sockaddr *)&flows[0].remote,
+				   w->ifname, err) < 0) {
+		snprintf(w->warning, sizeof(w->warning), "%s", err);
+		return;
+	}
+	w->mtu = wire_mtu(w->ifname);
+	wire_offloads(w->ifname, w->offloads, sizeof(w->offloads));
+	ws->cap = calloc((size_t)n, sizeof(*ws->cap));
+	if (ws->cap == NULL)
+		return;
+	for (i = 0; i < n; i++) {
+		rc = wire_capture_start(&ws->cap[i], w->ifname, &flows[i], err);
+		if (rc != 0) {
+			snprintf(w->warning, sizeof(w->warning), "%s", err);
+			break;
+		}
+		ws->ncap++;
+	}
+	if (wire_ifstat_read(w->ifname, &ws->before, err) == 0)
+		w->have_ifstat = 1;
+}
+
+int
+wire_flow_of(int fd, int protocol, int any_peer_port, struct wire_flow *f)
+{
+	socklen_t len;
+
+	memset(f, 0, sizeof(*f));
+	f->protocol = protocol;
+	len = sizeof(f->local);
+	if (getsockname(fd, (struct sockaddr *)&f->local, &len) < 0)
+		return -1;
+	len = sizeof(f->remote);
+	if (getpeername(fd, (struct sockaddr *)&f->remote, &len) < 0)
+		return -1;
+	if (any_peer_port) {
+		if (f->remote.ss_family == AF_INET)
+			((struct sockaddr_in *)&f->remote)->sin_port = 0;
+		else
+			((struct sockaddr_in6 *)&f->remote)->sin6_port = 0;
+	}
+	return 0;
+}
+
+void
+wire_session_stop(struct wire_session *ws, struct wire_report *w)
+{
+	struct wire_ifstat after;
+	struct wire_counts c;
+	char err[ERR_LEN];
+	int i;
+
+	if (w->have_ifstat) {
+		if (wire_ifstat_read(w->ifname, &after, err) == 0) {
+			w->ifstat.rx_packets =
+			    after.rx_packets - ws->before.rx_packets;
+			w->ifstat.tx_packets =
+			    after.tx_packets - ws->before.tx_packets;
+			w->ifstat.rx_bytes =
+			    after.rx_bytes - ws->before.rx_bytes;
+			w->ifstat.tx_bytes =
+			    after.tx_bytes - ws->before.tx_bytes;
+			w->ifstat.rx_dropped =
+			    after.rx_dropped - ws->before.rx_dropped;
+			w->ifstat.tx_dropped =
+			    after.tx_dropped - ws->before.tx_dropped;
+			w->ifstat.rx_errors =
+			    after.rx_errors - ws->before.rx_errors;
+			w->ifstat.tx_errors =
+			    after.tx_errors - ws->before.tx_errors;
+		} else {
+			w->have_ifstat = 0;
+		}
+	}
+	for (i = 0; i < ws->ncap; i++) {
+		memset(&c, 0, sizeof(c));
+		if (wire_capture_stop(ws->cap[i], &c, err) < 0) {
+			snprintf(w->warning, sizeof(w->warning), "%s", err);
+			continue;
+		}
+		w->captured = 1;
+		w->c.out.packets += c.out.packets;
+		w->c.out.bytes += c.out.bytes;
+		w->c.out.payload += c.out.payload;
+		w->c.out.retrans += c.out.retrans;
+		if (c.out.max_len > w->c.out.max_len)
+			w->c.out.max_len = c.out.max_len;
+		w->c.in.packets += c.in.packets;
+		w->c.in.bytes += c.in.bytes;
+		w->c.in.payload += c.in.payload;
+		w->c.in.retrans += c.in.retrans;
+		if (c.in.max_len > w->c.in.max_len)
+			w->c.in.max_len = c.in.max_len;
+		w->c.dropped += c.dropped;
+		w->c.linktype = c.linktype;
+	}
+	free(ws->cap);
+	ws->cap = NULL;
+	ws->ncap = 0;
+}

@@ -1,0 +1,125 @@
+/*
+ * What crossed the wire: packets of one flow counted with libpcap, and an
+ * interface's own counters from /sys/class/net/IF/statistics.
+ */
+#ifndef NP_WIRE_H
+#define NP_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <net/if.h>
+#include <sys/socket.h>
+
+/* One flow: the data connection's two endpoints, ports included. */
+struct wire_flow {
+	int protocol;			/* IPPROTO_TCP or IPPROTO_UDP */
+	struct sockaddr_storage local;	/* this side's end */
+	struct sockaddr_storage remote; /* the peer's end */
+};
+
+/* Counts per direction, as seen from this side. */
+struct wire_dir {
+	uint64_t packets;
+	uint64_t bytes;	  /* sum of the captured packets' len */
+	uint64_t payload; /* TCP or UDP payload bytes */
+	uint64_t retrans; /* TCP segments carrying old data again */
+	uint32_t max_len; /* largest packet seen, to spot offloads */
+};
+
+struct wire_counts {
+	struct wire_dir out, in;
+	uint64_t dropped; /* by the capture (pcap_stats), not the net */
+	int linktype;	  /* DLT_ of the capture */
+};
+
+/* An interface's counters. */
+struct wire_ifstat {
+	uint64_t rx_packets, tx_packets, rx_bytes, tx_bytes;
+	uint64_t rx_dropped, tx_dropped, rx_errors, tx_errors;
+};
+
+/* Writes the BPF filter that matches exactly flow f, both directions,
+ * into buf; returns 0, or -1 with err set. */
+int wire_filter(const struct wire_flow *f, char *buf, size_t len, char *err);
+
+/*
+ * Counts the packets of f in a pcap savefile (the offline twin of a live
+ * capture, for tests and for users' own captures). Returns 0, or -1 with
+ * err set.
+ */
+int wire_count_file(const char *path, const struct wire_flow *f,
+		    struct wire_counts *c, char *err);
+
+/* A live capture of one flow, on its own thread. */
+struct wire_capture;
+
+/*
+ * Starts capturing f on interface ifname (snaplen small, filter exact).
+ * Returns 0; 1 when capture is not permitted here (no CAP_NET_RAW), with
+ * err holding a warning to show; or -1 with err set.
+ */
+int wire_capture_start(struct wire_capture **cap, const char *ifname,
+		       const struct wire_flow *f, char *err);
+
+/* Stops the capture, waits for its thread, fills c and frees cap;
+ * returns 0, or -1 with err set. */
+int wire_capture_stop(struct wire_capture *cap, struct wire_counts *c,
+		      char *err);
+
+/* Reads ifname's counters; returns 0, or -1 with err set. */
+int wire_ifstat_read(const char *ifname, struct wire_ifstat *s, char *err);
+
+/* The interface that carries traffic to dst (from the routing table, by
+ * asking the kernel which local address it would use); returns 0 with
+ * ifname (IF_NAMESIZE bytes) set, or -1 with err set. */
+int wire_route_ifname(const struct sockaddr *dst, char *ifname, char *err);
+
+/* The segmentation offloads switched on for ifname ("tso gso gro"), ""
+ * for none or unknown. */
+void wire_offloads(const char *ifname, char *buf, size_t len);
+
+/* The interface's MTU, -1 if unknown. */
+int wire_mtu(const char *ifname);
+
+/* One side's wire figures for a test (--wire): capture and interface. */
+struct wire_report {
+	int enabled; /* asked for */
+	char ifname[IF_NAMESIZE];
+	int captured; /* capture ran (else see warning) */
+	struct wire_counts c;
+	int have_ifstat; /* interface counters over the interval */
+	struct wire_ifstat ifstat;
+	int mtu;
+	char offloads[64]; /* "tso gso gro" when on */
+	char warning[256]; /* why something is missing */
+};
+
+/* The captures of one test's data connections. */
+struct wire_session {
+	struct wire_capture **cap;
+	int ncap;
+	struct wire_ifstat before;
+};
+
+/*
+ * Starts counting flows[0..n-1] on ifname (or, when it is NULL or "", the
+ * interface that carries traffic to the first flow's remote end) and
+ * notes the interface's counters. It never fails the test: what cannot
+ * be done is said in w->warning.
+ */
+void wire_session_start(struct wire_session *ws, struct wire_report *w,
+			const char *ifname, const struct wire_flow *flows,
+			int n);
+
+/*
+ * The flow of a socket: its two ends as bound and connected. With
+ * any_peer_port, the peer's port is 0, which matches any port (how
+ * netserver counts what its listener takes from one host). Returns 0, or
+ * -1 when the socket has no peer.
+ */
+int wire_flow_of(int fd, int protocol, int any_peer_port, struct wire_flow *f);
+
+/* Stops the captures and fills w with the counts over the interval. */
+void wire_session_stop(struct wire_session *ws, struct wire_report *w);
+
+#endif
