@@ -1,0 +1,1633 @@
+#include "output.h"
+
+#include <ctype.h>
+#include <jansson.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "err.h"
+#include "proto.h"
+
+/*
+ * The selector table: netperf 2.7's omni names and the four title lines
+ * -O stacks over a column (-o joins them with spaces). The order is the
+ * order of "all", netperf's four blocks with our additions at the end of
+ * the block they belong to. Names marked "ours" in doc/output.md are not
+ * in netperf.
+ */
+#define OUTPUT_SELECTORS(X)                                                    \
+	X(SOCKET_TYPE, "Socket", "Type", "", "")                               \
+	X(PROTOCOL, "Protocol", "", "", "")                                    \
+	X(DIRECTION, "Direction", "", "", "")                                  \
+	X(ELAPSED_TIME, "Elapsed", "Time", "(sec)", "")                        \
+	X(THROUGHPUT, "Throughput", "", "", "")                                \
+	X(THROUGHPUT_UNITS, "Throughput", "Units", "", "")                     \
+	X(LSS_SIZE_REQ, "Local", "Send Socket", "Size", "Requested")           \
+	X(LSS_SIZE, "Local", "Send Socket", "Size", "Initial")                 \
+	X(LSS_SIZE_END, "Local", "Send Socket", "Size", "Final")               \
+	X(LSR_SIZE_REQ, "Local", "Recv Socket", "Size", "Requested")           \
+	X(LSR_SIZE, "Local", "Recv Socket", "Size", "Initial")                 \
+	X(LSR_SIZE_END, "Local", "Recv Socket", "Size", "Final")               \
+	X(RSS_SIZE_REQ, "Remote", "Send Socket", "Size", "Requested")          \
+	X(RSS_SIZE, "Remote", "Send Socket", "Size", "Initial")                \
+	X(RSS_SIZE_END, "Remote", "Send Socket", "Size", "Final")              \
+	X(RSR_SIZE_REQ, "Remote", "Recv Socket", "Size", "Requested")          \
+	X(RSR_SIZE, "Remote", "Recv Socket", "Size", "Initial")                \
+	X(RSR_SIZE_END, "Remote", "Recv Socket", "Size", "Final")              \
+	X(LOCAL_SEND_SIZE, "Local", "Send", "Size", "")                        \
+	X(LOCAL_RECV_SIZE, "Local", "Recv", "Size", "")                        \
+	X(REMOTE_SEND_SIZE, "Remote", "Send", "Size", "")                      \
+	X(REMOTE_RECV_SIZE, "Remote", "Recv", "Size", "")                      \
+	X(REQUEST_SIZE, "Request", "Size", "Bytes", "")                        \
+	X(RESPONSE_SIZE, "Response", "Size", "Bytes", "")                      \
+	X(LOCAL_CPU_UTIL, "Local", "CPU", "Util", "%")                         \
+	X(LOCAL_CPU_PERCENT_USER, "Local", "CPU", "User", "%")                 \
+	X(LOCAL_CPU_PERCENT_SYSTEM, "Local", "CPU", "System", "%")             \
+	X(LOCAL_CPU_PERCENT_IOWAIT, "Local", "CPU", "I/O", "%")                \
+	X(LOCAL_CPU_PERCENT_IRQ, "Local", "CPU", "IRQ", "%")                   \
+	X(LOCAL_CPU_PERCENT_SWINTR, "Local", "CPU", "swintr", "%")             \
+	X(LOCAL_CPU_PERCENT_STEAL, "Local", "CPU", "Steal", "%")               \
+	X(LOCAL_CPU_METHOD, "Local", "CPU", "Util", "Method")                  \
+	X(LOCAL_SD, "Local", "Service", "Demand", "")                          \
+	X(REMOTE_CPU_UTIL, "Remote", "CPU", "Util", "%")                       \
+	X(REMOTE_CPU_PERCENT_USER, "Remote", "CPU", "User", "%")               \
+	X(REMOTE_CPU_PERCENT_SYSTEM, "Remote", "CPU", "System", "%")           \
+	X(REMOTE_CPU_PERCENT_IOWAIT, "Remote", "CPU", "I/O", "%")              \
+	X(REMOTE_CPU_PERCENT_IRQ, "Remote", "CPU", "IRQ", "%")                 \
+	X(REMOTE_CPU_PERCENT_SWINTR, "Remote", "CPU", "swintr", "%")           \
+	X(REMOTE_CPU_PERCENT_STEAL, "Remote", "CPU", "Steal", "%")             \
+	X(REMOTE_CPU_METHOD, "Remote", "CPU", "Util", "Method")                \
+	X(REMOTE_SD, "Remote", "Service", "Demand", "")                        \
+	X(SD_UNITS, "Service", "Demand", "Units", "")                          \
+	X(CONFIDENCE_LEVEL, "Confidence", "Level", "Percent", "")              \
+	X(CONFIDENCE_INTERVAL, "Confidence", "Width", "Target", "")            \
+	X(CONFIDENCE_ITERATION, "Confidence", "Iterations", "Run", "")         \
+	X(THROUGHPUT_CONFID, "Throughput", "Confidence", "Width (%)", "")      \
+	X(LOCAL_CPU_CONFID, "Local", "CPU", "Confidence", "Width (%)")         \
+	X(REMOTE_CPU_CONFID, "Remote", "CPU", "Confidence", "Width (%)")       \
+	X(TRANSACTION_RATE, "Transaction", "Rate", "Tran/s", "")               \
+	X(RT_LATENCY, "Round", "Trip", "Latency", "usec/tran")                 \
+	X(BURST_SIZE, "Initial", "Burst", "Requests", "")                      \
+	X(LOCAL_TRANSPORT_RETRANS, "Local", "Transport", "Retransmissions",    \
+	  "")                                                                  \
+	X(REMOTE_TRANSPORT_RETRANS, "Remote", "Transport", "Retransmissions",  \
+	  "")                                                                  \
+	X(TRANSPORT_MSS, "Transport", "MSS", "bytes", "")                      \
+	X(LOCAL_SEND_THROUGHPUT, "Local", "Send", "Throughput", "")            \
+	X(LOCAL_RECV_THROUGHPUT, "Local", "Recv", "Throughput", "")            \
+	X(REMOTE_SEND_THROUGHPUT, "Remote", "Send", "Throughput", "")          \
+	X(REMOTE_RECV_THROUGHPUT, "Remote", "Recv", "Throughput", "")          \
+	X(LOCAL_CPU_BIND, "Local", "CPU", "Bind", "")                          \
+	X(LOCAL_CPU_COUNT, "Local", "CPU", "Count", "")                        \
+	X(LOCAL_CPU_PEAK_UTIL, "Local", "Peak", "Per CPU", "Util %")           \
+	X(LOCAL_CPU_PEAK_ID, "Local", "Peak", "Per CPU", "ID")                 \
+	X(REMOTE_CPU_BIND, "Remote", "CPU", "Bind", "")                        \
+	X(REMOTE_CPU_COUNT, "Remote", "CPU", "Count", "")                      \
+	X(REMOTE_CPU_PEAK_UTIL, "Remote", "Peak", "Per CPU", "Util %")         \
+	X(REMOTE_CPU_PEAK_ID, "Remote", "Peak", "Per CPU", "ID")               \
+	X(SOURCE_ADDR, "Source", "Address", "", "")                            \
+	X(SOURCE_FAMILY, "Source", "Family", "", "")                           \
+	X(DEST_ADDR, "Destination", "Address", "", "")                         \
+	X(DEST_FAMILY, "Destination", "Family", "", "")                        \
+	X(LOCAL_SEND_CALLS, "Local", "Send", "Calls", "")                      \
+	X(LOCAL_RECV_CALLS, "Local", "Recv", "Calls", "")                      \
+	X(LOCAL_BYTES_PER_RECV, "Local", "Bytes", "Per", "Recv")               \
+	X(LOCAL_BYTES_PER_SEND, "Local", "Bytes", "Per", "Send")               \
+	X(LOCAL_BYTES_SENT, "Local", "Bytes", "Sent", "")                      \
+	X(LOCAL_BYTES_RECVD, "Local", "Bytes", "Received", "")                 \
+	X(LOCAL_BYTES_XFERD, "Local", "Bytes", "Xferred", "")                  \
+	X(LOCAL_NODELAY, "Local", "NODELAY", "", "")                           \
+	X(REMOTE_SEND_CALLS, "Remote", "Send", "Calls", "")                    \
+	X(REMOTE_RECV_CALLS, "Remote", "Recv", "Calls", "")                    \
+	X(REMOTE_BYTES_PER_RECV, "Remote", "Bytes", "Per", "Recv")             \
+	X(REMOTE_BYTES_PER_SEND, "Remote", "Bytes", "Per", "Send")             \
+	X(REMOTE_BYTES_SENT, "Remote", "Bytes", "Sent", "")                    \
+	X(REMOTE_BYTES_RECVD, "Remote", "Bytes", "Received", "")               \
+	X(REMOTE_BYTES_XFERD, "Remote", "Bytes", "Xferred", "")                \
+	X(REMOTE_NODELAY, "Remote", "NODELAY", "", "")                         \
+	X(LOCAL_SYSNAME, "Local", "Sysname", "", "")                           \
+	X(LOCAL_RELEASE, "Local", "Release", "", "")                           \
+	X(LOCAL_CPU_MODEL, "Local", "CPU", "Model", "")                        \
+	X(LOCAL_HOSTNAME, "Local", "Hostname", "", "")                         \
+	X(REMOTE_SYSNAME, "Remote", "Sysname", "", "")                         \
+	X(REMOTE_RELEASE, "Remote", "Release", "", "")                         \
+	X(REMOTE_CPU_MODEL, "Remote", "CPU", "Model", "")                      \
+	X(REMOTE_HOSTNAME, "Remote", "Hostname", "", "")                       \
+	X(UUID, "Test", "UUID", "", "")                                        \
+	X(TEST, "Test", "Name", "", "")                                        \
+	X(MIN_LATENCY, "Minimum", "Latency", "Microseconds", "")               \
+	X(MAX_LATENCY, "Maximum", "Latency", "Microseconds", "")               \
+	X(P50_LATENCY, "50th", "Percentile", "Latency", "Microseconds")        \
+	X(P90_LATENCY, "90th", "Percentile", "Latency", "Microseconds")        \
+	X(P99_LATENCY, "99th", "Percentile", "Latency", "Microseconds")        \
+	X(MEAN_LATENCY, "Mean", "Latency", "Microseconds", "")                 \
+	X(STDDEV_LATENCY, "Stddev", "Latency", "Microseconds", "")             \
+	X(P999_LATENCY, "99.9th", "Percentile", "Latency", "Microseconds")     \
+	X(P9999_LATENCY, "99.99th", "Percentile", "Latency", "Microseconds")   \
+	X(LOSS_COUNT, "Lost", "Messages", "", "")                              \
+	X(LOSS_PERCENT, "Lost", "Messages", "%", "")                           \
+	X(JITTER_MS, "Jitter", "Milliseconds", "", "")                         \
+	X(DUPLICATES, "Duplicate", "Messages", "", "")                         \
+	X(OUT_OF_ORDER, "Out of", "Order", "Messages", "")                     \
+	X(LOCAL_SEND_ERRORS, "Local", "Send", "Errors", "")                    \
+	X(STREAMS, "Streams", "", "", "")                                      \
+	X(FAIRNESS, "Fairness", "Index", "", "")                               \
+	X(COMMAND_LINE, "Command", "Line", "", "")
+
+enum sel_id {
+#define SEL_ENUM(name, l0, l1, l2, l3) SEL_##name,
+	OUTPUT_SELECTORS(SEL_ENUM)
+#undef SEL_ENUM
+	    SEL_COUNT
+};
+
+struct selector {
+	const char *name;
+	const char *line[4];
+};
+
+static const struct selector sel_table[SEL_COUNT] = {
+#define SEL_ENTRY(name, l0, l1, l2, l3) {#name, {l0, l1, l2, l3}},
+    OUTPUT_SELECTORS(SEL_ENTRY)
+#undef SEL_ENTRY
+};
+
+_Static_assert(SEL_COUNT <= OUTPUT_MAX_FIELDS, "\"all\" must fit a list");
+
+/* Where "all" starts netperf's second, third and fourth block. */
+static int
+sel_starts_block(int id)
+{
+	return id == SEL_LOCAL_CPU_UTIL || id == SEL_LOCAL_SEND_THROUGHPUT ||
+	       id == SEL_LOCAL_SYSNAME;
+}
+
+/* Room for any one value: the command line quoted, with some to spare. */
+#define VAL_LEN 1280
+
+/* The figures every format takes from the result, so -o, -O, -k and
+ * --json cannot disagree. */
+
+static const struct side_result *
+side_of(const struct result *res, int loc)
+{
+	return loc ? &res->local : &res->remote;
+}
+
+/* CPU was asked for on that side (-c/-C) and measured there. */
+static int
+cpu_on(const struct result *res, int loc)
+{
+	return (loc ? res->local_util : res->remote_util) >= 0;
+}
+
+static double
+cpu_util(const struct result *res, int loc)
+{
+	return loc ? res->local_util : res->remote_util;
+}
+
+static double
+cpu_sd(const struct result *res, int loc)
+{
+	return loc ? res->local_sd : res->remote_sd;
+}
+
+/* The CPUs measured over, or the side's online count when unmeasured:
+ * netperf prints its CPU count either way. */
+static int
+cpu_count_of(const struct result *res, int loc)
+{
+	int n = loc ? res->local_ncpu : res->remote_ncpu;
+
+	if (n > 0)
+		return n;
+	return loc ? res->local_env.ncpu : res->remote_env.ncpu;
+}
+
+static double
+cpu_peak(const struct result *res, int loc)
+{
+	if (!cpu_on(res, loc))
+		return -1;
+	return loc ? res->local_peak : res->remote_peak;
+}
+
+static int
+cpu_peak_id(const struct result *res, int loc)
+{
+	if (!cpu_on(res, loc))
+		return -1;
+	return loc ? res->local_peak_id : res->remote_peak_id;
+}
+
+/* The side's machine-wide CPU shares. */
+static const struct cpu_load *
+load_of(const struct result *res, int loc)
+{
+	return &side_of(res, loc)->cpu.all;
+}
+
+/* A CPU figure, or -1 when that side's CPU was not measured. */
+static double
+cpu_share(const struct result *res, int loc, double v)
+{
+	return cpu_on(res, loc) ? v : -1;
+}
+
+static const char *
+sd_units(const struct result *res)
+{
+	return module_is_rr(res->m) && res->fmt == 'x' ? "usec/Tran"
+						       : "usec/KB";
+}
+
+static const char *
+unit_label(const struct result *res)
+{
+	const char *u = units_label(res->fmt);
+
+	return u != NULL ? u : "units";
+}
+
+/* netperf's round-trip latency: the time one transaction takes, with
+ * burst extra ones in flight; -1 when not a request/response test. */
+static double
+rt_latency(const struct result *res)
+{
+	if (!module_is_rr(res->m) || res->trans_rate <= 0)
+		return -1;
+	return 1e6 / res->trans_rate * (1 + res->p.burst);
+}
+
+/* One side's send or receive rate in the result's units: bytes in the
+ * -f unit, or transactions with -f x. */
+static double
+side_thruput(const struct result *res, int loc, int send)
+{
+	const struct side_result *s = side_of(res, loc);
+
+	if (s->elapsed <= 0)
+		return 0;
+	if (res->fmt == 'x')
+		return (double)s->trans / s->elapsed;
+	return units_from_bytes((double)(send ? s->bytes_sent : s->bytes_recv) /
+				    s->elapsed,
+				res->fmt);
+}
+
+/* The side that receives the datagrams whose order and timing UDP_STREAM
+ * measures; for request/response it is netperf. */
+static const struct side_result *
+rx_side(const struct result *res)
+{
+	return res->m->kind == MODULE_UDP_STREAM ? &res->remote : &res->local;
+}
+
+static int
+nstreams_of(const struct result *res)
+{
+	return res->nstreams > 1 ? res->nstreams : 1;
+}
+
+static const char *
+direction_of(const struct result *res)
+{
+	switch (res->m->kind) {
+	case MODULE_STREAM:
+	case MODULE_UDP_STREAM:
+		return "Send";
+	case MODULE_MAERTS:
+		return "Receive";
+	default:
+		return "Send|Recv";
+	}
+}
+
+static const char *
+protocol_of(const struct result *res)
+{
+	return res->m->protocol == IPPROTO_UDP ? "UDP" : "TCP";
+}
+
+static const char *
+socket_type_of(const struct result *res)
+{
+	return res->m->socktype == SOCK_DGRAM ? "SOCK_DGRAM" : "SOCK_STREAM";
+}
+
+/* "uname -sr" split into netperf's sysname (part 0) and release (1). */
+static void
+kernel_part(const char *kernel, int part, char *b, size_t cap)
+{
+	const char *sp = strchr(kernel, ' ');
+
+	if (part == 0)
+		snprintf(b, cap, "%.*s",
+			 (int)(sp ? (size_t)(sp - kernel) : strlen(kernel)),
+			 kernel);
+	else
+		snprintf(b, cap, "%s", sp ? sp + 1 : "");
+}
+
+static double
+per_call(uint64_t bytes, uint64_t calls)
+{
+	return calls ? (double)bytes / (double)calls : 0;
+}
+
+static void
+put_f2(char *b, size_t cap, double v)
+{
+	snprintf(b, cap, "%.2f", v);
+}
+
+static void
+put_f3(char *b, size_t cap, double v)
+{
+	snprintf(b, cap, "%.3f", v);
+}
+
+static void
+put_i(char *b, size_t cap, long long v)
+{
+	snprintf(b, cap, "%lld", v);
+}
+
+static void
+put_u(char *b, size_t cap, uint64_t v)
+{
+	snprintf(b, cap, "%llu", (unsigned long long)v);
+}
+
+static void
+put_s(char *b, size_t cap, const char *s)
+{
+	snprintf(b, cap, "%s", s);
+}
+
+/* netperf prints latency as whole microseconds; -1 without a histogram. */
+static void
+put_lat_int(char *b, size_t cap, const struct result *res, double v)
+{
+	if (res->lat.count == 0)
+		put_i(b, cap, -1);
+	else
+		snprintf(b, cap, "%.0f", v);
+}
+
+static void
+put_lat_f2(char *b, size_t cap, const struct result *res, double v)
+{
+	put_f2(b, cap, res->lat.count == 0 ? -1 : v);
+}
+
+/* The command line in double quotes as netperf prints it, with any quote
+ * inside doubled so a CSV reader gets it back whole. */
+static void
+put_quoted(char *b, size_t cap, const char *s)
+{
+	size_t n = 0;
+
+	if (cap < 3) {
+		b[0] = '\0';
+		return;
+	}
+	b[n++] = '"';
+	for (; *s != '\0' && n + 3 < cap; s++) {
+		if (*s == '"')
+			b[n++] = '"';
+		b[n++] = *s;
+	}
+	b[n++] = '"';
+	b[n] = '\0';
+}
+
+/* Formats selector id of res into b, as netperf's format for it does. */
+static void
+sel_value(const struct result *res, int id, char *b, size_t cap)
+{
+	const struct result_place *lp = &res->local_place;
+	const struct result_place *rp = &res->remote_place;
+	int loc = 1;
+
+	switch (id) {
+	case SEL_SOCKET_TYPE:
+		put_s(b, cap, socket_type_of(res));
+		break;
+	case SEL_PROTOCOL:
+		put_s(b, cap, protocol_of(res));
+		break;
+	case SEL_DIRECTION:
+		put_s(b, cap, direction_of(res));
+		break;
+	case SEL_ELAPSED_TIME:
+		put_f2(b, cap, res->elapsed);
+		break;
+	case SEL_THROUGHPUT:
+		put_f2(b, cap, res->thruput);
+		break;
+	case SEL_THROUGHPUT_UNITS:
+		snprintf(b, cap, "%s/s", unit_label(res));
+		break;
+	case SEL_LSS_SIZE_REQ:
+		put_i(b, cap, res->p.lsndbuf);
+		break;
+	case SEL_LSS_SIZE:
+		put_i(b, cap, res->local.sndbuf);
+		break;
+	case SEL_LSS_SIZE_END:
+		put_i(b, cap, res->local.sndbuf_end);
+		break;
+	case SEL_LSR_SIZE_REQ:
+		put_i(b, cap, res->p.lrcvbuf);
+		break;
+	case SEL_LSR_SIZE:
+		put_i(b, cap, res->local.rcvbuf);
+		break;
+	case SEL_LSR_SIZE_END:
+		put_i(b, cap, res->local.rcvbuf_end);
+		break;
+	case SEL_RSS_SIZE_REQ:
+		put_i(b, cap, res->p.rsndbuf);
+		break;
+	case SEL_RSS_SIZE:
+		put_i(b, cap, res->remote.sndbuf);
+		break;
+	case SEL_RSS_SIZE_END:
+		put_i(b, cap, res->remote.sndbuf_end);
+		break;
+	case SEL_RSR_SIZE_REQ:
+		put_i(b, cap, res->p.rrcvbuf);
+		break;
+	case SEL_RSR_SIZE:
+		put_i(b, cap, res->remote.rcvbuf);
+		break;
+	case SEL_RSR_SIZE_END:
+		put_i(b, cap, res->remote.rcvbuf_end);
+		break;
+	case SEL_LOCAL_SEND_SIZE:
+		put_i(b, cap, res->local.send_size);
+		break;
+	case SEL_LOCAL_RECV_SIZE:
+		put_i(b, cap, res->local.recv_size);
+		break;
+	case SEL_REMOTE_SEND_SIZE:
+		put_i(b, cap, res->remote.send_size);
+		break;
+	case SEL_REMOTE_RECV_SIZE:
+		put_i(b, cap, res->remote.recv_size);
+		break;
+	case SEL_REQUEST_SIZE:
+		put_i(b, cap, res->p.req_size);
+		break;
+	case SEL_RESPONSE_SIZE:
+		put_i(b, cap, res->p.rsp_size);
+		break;
+	case SEL_REMOTE_CPU_UTIL:
+		loc = 0;
+		/* fall through */
+	case SEL_LOCAL_CPU_UTIL:
+		put_f2(b, cap, cpu_util(res, loc));
+		break;
+	case SEL_REMOTE_CPU_PERCENT_USER:
+		loc = 0;
+		/* fall through */
+	case SEL_LOCAL_CPU_PERCENT_USER:
+		put_f2(b, cap, cpu_share(res, loc, load_of(res, loc)->user));
+		break;
+	case SEL_REMOTE_CPU_PERCENT_SYSTEM:
+		loc = 0;
+		/* fall through */
+	case SEL_LOCAL_CPU_PERCENT_SYSTEM:
+		put_f2(b, cap, cpu_share(res, loc, load_of(res, loc)->system));
+		break;
+	case SEL_REMOTE_CPU_PERCENT_IOWAIT:
+		loc = 0;
+		/* fall through */
+	case SEL_LOCAL_CPU_PERCENT_IOWAIT:
+		put_f2(b, cap, cpu_share(res, loc, load_of(res, loc)->iowait));
+		break;
+	case SEL_REMOTE_CPU_PERCENT_IRQ:
+		loc = 0;
+		/* fall through */
+	case SEL_LOCAL_CPU_PERCENT_IRQ:
+		put_f2(b, cap, cpu_share(res, loc, load_of(res, loc)->irq));
+		break;
+	case SEL_REMOTE_CPU_PERCENT_SWINTR:
+		loc = 0;
+		/* fall through */
+	case SEL_LOCAL_CPU_PERCENT_SWINTR:
+		put_f2(b, cap, cpu_share(res, loc, load_of(res, loc)->softirq));
+		break;
+	case SEL_REMOTE_CPU_PERCENT_STEAL:
+		loc = 0;
+		/* fall through */
+	case SEL_LOCAL_CPU_PERCENT_STEAL:
+		put_f2(b, cap, cpu_share(res, loc, load_of(res, loc)->steal));
+		break;
+	case SEL_REMOTE_CPU_METHOD:
+		loc = 0;
+		/* fall through */
+	case SEL_LOCAL_CPU_METHOD:
+		put_s(b, cap, cpu_on(res, loc) ? "S" : "U");
+		break;
+	case SEL_REMOTE_SD:
+		loc = 0;
+		/* fall through */
+	case SEL_LOCAL_SD:
+		put_f3(b, cap, cpu_sd(res, loc));
+		break;
+	case SEL_SD_UNITS:
+		put_s(b, cap, sd_units(res));
+		break;
+	case SEL_CONFIDENCE_LEVEL:
+		put_i(b, cap, res->conf.level);
+		break;
+	case SEL_CONFIDENCE_INTERVAL:
+		snprintf(b, cap, "%f",
+			 res->conf.width > 0 ? res->conf.width : -1);
+		break;
+	case SEL_CONFIDENCE_ITERATION:
+		put_i(b, cap, res->conf.iterations);
+		break;
+	case SEL_THROUGHPUT_CONFID:
+		put_f3(b, cap, res->conf.thruput);
+		break;
+	case SEL_LOCAL_CPU_CONFID:
+		put_f3(b, cap, res->conf.local_cpu);
+		break;
+	case SEL_REMOTE_CPU_CONFID:
+		put_f3(b, cap, res->conf.remote_cpu);
+		break;
+	case SEL_TRANSACTION_RATE:
+		put_f3(b, cap, res->trans_rate);
+		break;
+	case SEL_RT_LATENCY:
+		put_f3(b, cap, rt_latency(res));
+		break;
+	case SEL_BURST_SIZE:
+		put_i(b, cap, res->p.burst);
+		break;
+	case SEL_LOCAL_TRANSPORT_RETRANS:
+		put_u(b, cap, res->local.retrans);
+		break;
+	case SEL_REMOTE_TRANSPORT_RETRANS:
+		put_u(b, cap, res->remote.retrans);
+		break;
+	case SEL_TRANSPORT_MSS:
+		put_i(b, cap, res->local.mss);
+		break;
+	case SEL_LOCAL_SEND_THROUGHPUT:
+		put_f2(b, cap, side_thruput(res, 1, 1));
+		break;
+	case SEL_LOCAL_RECV_THROUGHPUT:
+		put_f2(b, cap, side_thruput(res, 1, 0));
+		break;
+	case SEL_REMOTE_SEND_THROUGHPUT:
+		put_f2(b, cap, side_thruput(res, 0, 1));
+		break;
+	case SEL_REMOTE_RECV_THROUGHPUT:
+		put_f2(b, cap, side_thruput(res, 0, 0));
+		break;
+	case SEL_LOCAL_CPU_BIND:
+		put_s(b, cap, lp->requested[0] ? lp->requested : "-1");
+		break;
+	case SEL_REMOTE_CPU_BIND:
+		put_s(b, cap, rp->requested[0] ? rp->requested : "-1");
+		break;
+	case SEL_REMOTE_CPU_COUNT:
+		loc = 0;
+		/* fall through */
+	case SEL_LOCAL_CPU_COUNT:
+		put_i(b, cap, cpu_count_of(res, loc));
+		break;
+	case SEL_REMOTE_CPU_PEAK_UTIL:
+		loc = 0;
+		/* fall through */
+	case SEL_LOCAL_CPU_PEAK_UTIL:
+		put_f2(b, cap, cpu_peak(res, loc));
+		break;
+	case SEL_REMOTE_CPU_PEAK_ID:
+		loc = 0;
+		/* fall through */
+	case SEL_LOCAL_CPU_PEAK_ID:
+		put_i(b, cap, cpu_peak_id(res, loc));
+		break;
+	case SEL_SOURCE_ADDR:
+		put_s(b, cap, res->local_addr);
+		break;
+	case SEL_DEST_ADDR:
+		put_s(b, cap, res->remote_addr);
+		break;
+	case SEL_SOURCE_FAMILY:
+	case SEL_DEST_FAMILY:
+		/* netperf prints the AF_ number of the data connection */
+		put_i(b, cap, res->family);
+		break;
+	case SEL_REMOTE_SEND_CALLS:
+		loc = 0;
+		/* fall through */
+	case SEL_LOCAL_SEND_CALLS:
+		put_u(b, cap, side_of(res, loc)->send_calls);
+		break;
+	case SEL_REMOTE_RECV_CALLS:
+		loc = 0;
+		/* fall through */
+	case SEL_LOCAL_RECV_CALLS:
+		put_u(b, cap, side_of(res, loc)->recv_calls);
+		break;
+	case SEL_REMOTE_BYTES_PER_RECV:
+		loc = 0;
+		/* fall through */
+	case SEL_LOCAL_BYTES_PER_RECV:
+		put_f2(b, cap,
+		       per_call(side_of(res, loc)->bytes_recv,
+				side_of(res, loc)->recv_calls));
+		break;
+	case SEL_REMOTE_BYTES_PER_SEND:
+		loc = 0;
+		/* fall through */
+	case SEL_LOCAL_BYTES_PER_SEND:
+		put_f2(b, cap,
+		       per_call(side_of(res, loc)->bytes_sent,
+				side_of(res, loc)->send_calls));
+		break;
+	case SEL_REMOTE_BYTES_SENT:
+		loc = 0;
+		/* fall through */
+	case SEL_LOCAL_BYTES_SENT:
+		put_u(b, cap, side_of(res, loc)->bytes_sent);
+		break;
+	case SEL_REMOTE_BYTES_RECVD:
+		loc = 0;
+		/* fall through */
+	case SEL_LOCAL_BYTES_RECVD:
+		put_u(b, cap, side_of(res, loc)->bytes_recv);
+		break;
+	case SEL_REMOTE_BYTES_XFERD:
+		loc = 0;
+		/* fall through */
+	case SEL_LOCAL_BYTES_XFERD:
+		put_u(b, cap,
+		      side_of(res, loc)->bytes_sent +
+			  side_of(res, loc)->bytes_recv);
+		break;
+	case SEL_LOCAL_NODELAY:
+	case SEL_REMOTE_NODELAY:
+		/* -D sets TCP_NODELAY on both ends */
+		put_i(b, cap, res->p.nodelay != 0);
+		break;
+	case SEL_LOCAL_SYSNAME:
+		kernel_part(res->local_env.kernel, 0, b, cap);
+		break;
+	case SEL_LOCAL_RELEASE:
+		kernel_part(res->local_env.kernel, 1, b, cap);
+		break;
+	case SEL_REMOTE_SYSNAME:
+		kernel_part(res->remote_env.kernel, 0, b, cap);
+		break;
+	case SEL_REMOTE_RELEASE:
+		kernel_part(res->remote_env.kernel, 1, b, cap);
+		break;
+	case SEL_LOCAL_CPU_MODEL:
+		put_s(b, cap, res->local_env.cpu_model);
+		break;
+	case SEL_REMOTE_CPU_MODEL:
+		put_s(b, cap, res->remote_env.cpu_model);
+		break;
+	case SEL_LOCAL_HOSTNAME:
+		put_s(b, cap, res->local_env.hostname);
+		break;
+	case SEL_REMOTE_HOSTNAME:
+		put_s(b, cap, res->remote_env.hostname);
+		break;
+	case SEL_UUID:
+		put_s(b, cap, res->uuid);
+		break;
+	case SEL_TEST:
+		put_s(b, cap, res->m->name);
+		break;
+	case SEL_MIN_LATENCY:
+		put_lat_int(b, cap, res, res->lat.min);
+		break;
+	case SEL_MAX_LATENCY:
+		put_lat_int(b, cap, res, res->lat.max);
+		break;
+	case SEL_P50_LATENCY:
+		put_lat_int(b, cap, res, res->lat.p50);
+		break;
+	case SEL_P90_LATENCY:
+		put_lat_int(b, cap, res, res->lat.p90);
+		break;
+	case SEL_P99_LATENCY:
+		put_lat_int(b, cap, res, res->lat.p99);
+		break;
+	case SEL_P999_LATENCY:
+		put_lat_int(b, cap, res, res->lat.p999);
+		break;
+	case SEL_P9999_LATENCY:
+		put_lat_int(b, cap, res, res->lat.p9999);
+		break;
+	case SEL_MEAN_LATENCY:
+		put_lat_f2(b, cap, res, res->lat.mean);
+		break;
+	case SEL_STDDEV_LATENCY:
+		put_lat_f2(b, cap, res, res->lat.stddev);
+		break;
+	case SEL_LOSS_COUNT:
+		put_u(b, cap, res->lost);
+		break;
+	case SEL_LOSS_PERCENT:
+		put_f2(b, cap, res->loss_pct);
+		break;
+	case SEL_JITTER_MS:
+		put_f3(b, cap, rx_side(res)->jitter * 1e3);
+		break;
+	case SEL_DUPLICATES:
+		put_u(b, cap, rx_side(res)->dups);
+		break;
+	case SEL_OUT_OF_ORDER:
+		put_u(b, cap, rx_side(res)->reordered);
+		break;
+	case SEL_LOCAL_SEND_ERRORS:
+		put_u(b, cap, res->local.send_errors);
+		break;
+	case SEL_STREAMS:
+		put_i(b, cap, nstreams_of(res));
+		break;
+	case SEL_FAIRNESS:
+		snprintf(b, cap, "%.4f", res->fairness);
+		break;
+	case SEL_COMMAND_LINE:
+		put_quoted(b, cap, res->command_line);
+		break;
+	default:
+		b[0] = '\0';
+		break;
+	}
+}
+
+/* Selector names are matched without regard to case, as netperf's are. */
+static int
+sel_find(const char *name, size_t len)
+{
+	int i;
+
+	for (i = 0; i < SEL_COUNT; i++)
+		if (strlen(sel_table[i].name) == len &&
+		    strncasecmp(sel_table[i].name, name, len) == 0)
+			return i;
+	return -1;
+}
+
+/* Parses a list of names separated by ',', whitespace (as netperf's
+ * strtok(" ,") does) and ';' (a new -O block). */
+static int
+parse_direct(const char *s, struct output_list *l, char *err)
+{
+	int newblock = 0, id;
+	size_t len;
+
+	memset(l, 0, sizeof(*l));
+	while (*s != '\0') {
+		if (*s == ';') {
+			newblock = l->n > 0;
+			s++;
+			continue;
+		}
+		if (*s == ',' || isspace((unsigned char)*s)) {
+			s++;
+			continue;
+		}
+		len = strcspn(s, ",; \t\r\n\v\f");
+		id = sel_find(s, len);
+		if (id < 0)
+			return err_set(err,
+				       "unknown output selector \"%.*s\" "
+				       "(netperf -- -o '?' lists them)",
+				       (int)(len > 64 ? 64 : len), s);
+		if (l->n == OUTPUT_MAX_FIELDS)
+			return err_set(err, "more than %d output selectors",
+				       OUTPUT_MAX_FIELDS);
+		l->field[l->n] = id;
+		l->block[l->n] = (unsigned char)newblock;
+		l->n++;
+		newblock = 0;
+		s += len;
+	}
+	if (l->n == 0)
+		return err_set(err, "empty output selector list");
+	return 0;
+}
+
+/* A single word that names no selector may be a file of selectors. */
+static int
+is_selector_file(const char *arg)
+{
+	struct stat st;
+
+	if (strpbrk(arg, ",; \t") != NULL || sel_find(arg, strlen(arg)) >= 0)
+		return 0;
+	return stat(arg, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* Reads up to four lines of a selector file, each one a -O block, and
+ * joins them with ';'. */
+static int
+parse_file(const char *path, struct output_list *l, char *err)
+{
+	FILE *f;
+	char *line = NULL, *all = NULL, *tmp;
+	size_t cap = 0, used = 0, n;
+	ssize_t got;
+	int lines = 0, rc = -1;
+
+	f = fopen(path, "r");
+	if (f == NULL)
+		return err_set(err, "cannot read output selector file %s",
+			       path);
+	all = calloc(1, 1);
+	if (all == NULL) {
+		err_set(err, "out of memory");
+		goto close_file;
+	}
+	while (lines < 4 && (got = getline(&line, &cap, f)) >= 0) {
+		n = (size_t)got;
+		tmp = realloc(all, used + n + 2);
+		if (tmp == NULL) {
+			err_set(err, "out of memory");
+			goto free_bufs;
+		}
+		all = tmp;
+		memcpy(all + used, line, n);
+		used += n;
+		all[used++] = ';';
+		all[used] = '\0';
+		lines++;
+	}
+	if (ferror(f)) {
+		err_set(err, "cannot read output selector file %s", path);
+		goto free_bufs;
+	}
+	rc = parse_direct(all, l, err);
+free_bufs:
+	free(line);
+	free(all);
+close_file:
+	fclose(f);
+	return rc;
+}
+
+int
+output_parse(const char *arg, struct output_list *l, char *err)
+{
+	char word[8];
+	size_t len;
+	int i;
+
+	if (arg == NULL)
+		return err_set(err, "empty output selector list");
+	while (isspace((unsigned char)*arg))
+		arg++;
+	len = strlen(arg);
+	while (len > 0 && isspace((unsigned char)arg[len - 1]))
+		len--;
+	if (len < sizeof(word)) {
+		memcpy(word, arg, len);
+		word[len] = '\0';
+		if (strcasecmp(word, "all") == 0) {
+			memset(l, 0, sizeof(*l));
+			for (i = 0; i < SEL_COUNT; i++) {
+				l->field[l->n] = i;
+				l->block[l->n] =
+				    (unsigned char)sel_starts_block(i);
+				l->n++;
+			}
+			return 0;
+		}
+	}
+	if (is_selector_file(arg))
+		return parse_file(arg, l, err);
+	return parse_direct(arg, l, err);
+}
+
+void
+output_list_names(FILE *out)
+{
+	int i;
+
+	for (i = 0; i < SEL_COUNT; i++)
+		fprintf(out, "%s\n", sel_table[i].name);
+}
+
+/* netperf's set_output_list_by_test(): the sizes that matter for the
+ * test, the throughput, and with -c or -C the CPU figures. */
+#define DEF_TPUT "ELAPSED_TIME,THROUGHPUT,THROUGHPUT_UNITS"
+#define DEF_STREAM "LSS_SIZE_END,RSR_SIZE_END,LOCAL_SEND_SIZE"
+#define DEF_MAERTS "RSS_SIZE_END,LSR_SIZE_END,REMOTE_SEND_SIZE"
+#define DEF_RR                                                                 \
+	"LSS_SIZE_END,LSR_SIZE_END,RSR_SIZE_END,RSS_SIZE_END,REQUEST_SIZE,"    \
+	"RESPONSE_SIZE"
+#define DEF_CPU                                                                \
+	"LOCAL_CPU_UTIL,LOCAL_CPU_PERCENT_USER,LOCAL_CPU_PERCENT_SYSTEM,"      \
+	"LOCAL_CPU_PERCENT_IOWAIT,LOCAL_CPU_PERCENT_IRQ,"                      \
+	"LOCAL_CPU_PERCENT_SWINTR,LOCAL_CPU_METHOD,REMOTE_CPU_UTIL,"           \
+	"REMOTE_CPU_PERCENT_USER,REMOTE_CPU_PERCENT_SYSTEM,"                   \
+	"REMOTE_CPU_PERCENT_IOWAIT,REMOTE_CPU_PERCENT_IRQ,"                    \
+	"REMOTE_CPU_PERCENT_SWINTR,REMOTE_CPU_METHOD,LOCAL_SD,REMOTE_SD,"      \
+	"SD_UNITS"
+
+void
+output_default_list(const struct result *res, struct output_list *l)
+{
+	char err[ERR_LEN];
+	int cpu = res->local_cpu || res->remote_cpu;
+	const char *s;
+
+	switch (res->m->kind) {
+	case MODULE_STREAM:
+	case MODULE_UDP_STREAM:
+		s = cpu ? DEF_STREAM "," DEF_TPUT "," DEF_CPU
+			: DEF_STREAM "," DEF_TPUT;
+		break;
+	case MODULE_MAERTS:
+		s = cpu ? DEF_MAERTS "," DEF_TPUT "," DEF_CPU
+			: DEF_MAERTS "," DEF_TPUT;
+		break;
+	default:
+		s = cpu ? DEF_RR "," DEF_TPUT "," DEF_CPU : DEF_RR "," DEF_TPUT;
+		break;
+	}
+	if (parse_direct(s, l, err) != 0)
+		memset(l, 0, sizeof(*l));
+}
+
+/* A CSV field: quoted (quotes doubled) when it holds a separator. */
+static void
+csv_field(FILE *out, const char *v)
+{
+	if (strpbrk(v, ",\"\r\n") == NULL) {
+		fputs(v, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *v != '\0'; v++) {
+		if (*v == '"')
+			fputc('"', out);
+		fputc(*v, out);
+	}
+	fputc('"', out);
+}
+
+/* The title as one line: netperf's lines up to the first empty one,
+ * joined by spaces. */
+static void
+title_join(int id, char *b, size_t cap)
+{
+	size_t n = 0;
+	int k;
+
+	b[0] = '\0';
+	for (k = 0; k < 4 && sel_table[id].line[k][0] != '\0' && n < cap; k++)
+		n += (size_t)snprintf(b + n, cap - n, "%s%s", k ? " " : "",
+				      sel_table[id].line[k]);
+}
+
+void
+output_csv(FILE *out, const struct result *res, const struct output_list *l,
+	   int headers)
+{
+	char v[VAL_LEN];
+	int i;
+
+	if (l->n == 0)
+		return;
+	if (headers) {
+		for (i = 0; i < l->n; i++) {
+			title_join(l->field[i], v, sizeof(v));
+			if (i)
+				fputc(',', out);
+			csv_field(out, v);
+		}
+		fputc('\n', out);
+	}
+	for (i = 0; i < l->n; i++) {
+		sel_value(res, l->field[i], v, sizeof(v));
+		if (i)
+			fputc(',', out);
+		if (l->field[i] == SEL_COMMAND_LINE)
+			fputs(v, out); /* already quoted */
+		else
+			csv_field(out, v);
+	}
+	fputc('\n', out);
+}
+
+/* netperf's column width: the longest title line or the value plus one,
+ * whichever is wider; a column then takes that plus one space. */
+static size_t
+column_width(const struct result *res, int id)
+{
+	char v[VAL_LEN];
+	size_t w = 0, n;
+	int k;
+
+	for (k = 0; k < 4; k++) {
+		n = strlen(sel_table[id].line[k]);
+		if (n > w)
+			w = n;
+	}
+	sel_value(res, id, v, sizeof(v));
+	n = strlen(v) + 1;
+	return n > w ? n : w;
+}
+
+static void
+column_cell(FILE *out, const char *text, size_t width)
+{
+	fprintf(out, "%-*s", (int)(width + 1), text);
+}
+
+void
+output_columns(FILE *out, const struct result *res, const struct output_list *l,
+	       int headers)
+{
+	char v[VAL_LEN];
+	int start, end, i, k, nblock = 0;
+
+	for (start = 0; start < l->n; start = end) {
+		for (end = start + 1; end < l->n && !l->block[end]; end++)
+			;
+		if (nblock++ > 0)
+			fputc('\n', out);
+		for (k = 0; headers && k < 4; k++) {
+			for (i = start; i < end; i++)
+				column_cell(out, sel_table[l->field[i]].line[k],
+					    column_width(res, l->field[i]));
+			fputc('\n', out);
+		}
+		for (i = start; i < end; i++) {
+			sel_value(res, l->field[i], v, sizeof(v));
+			column_cell(out, v, column_width(res, l->field[i]));
+		}
+		fputc('\n', out);
+	}
+}
+
+void
+output_keyval(FILE *out, const struct result *res, const struct output_list *l)
+{
+	char v[VAL_LEN];
+	int i;
+
+	for (i = 0; i < l->n; i++) {
+		sel_value(res, l->field[i], v, sizeof(v));
+		fprintf(out, "%s=%s\n", sel_table[l->field[i]].name, v);
+	}
+}
+
+/*
+ * JSON. Builders record a failed allocation in *bad instead of checking
+ * each call, and the document is dropped whole when one failed.
+ */
+
+static void
+jput(json_t *o, const char *key, json_t *v, int *bad)
+{
+	if (v == NULL || json_object_set_new(o, key, v) != 0)
+		*bad = 1;
+}
+
+static void
+jpush(json_t *a, json_t *v, int *bad)
+{
+	if (v == NULL || json_array_append_new(a, v) != 0)
+		*bad = 1;
+}
+
+static json_t *
+jnum(double v)
+{
+	return isfinite(v) ? json_real(v) : json_null();
+}
+
+/* A figure where -1 means "not measured": null in JSON. */
+static json_t *
+jopt(double v)
+{
+	return v < 0 ? json_null() : jnum(v);
+}
+
+static json_t *
+jint(long long v)
+{
+	return json_integer((json_int_t)v);
+}
+
+static json_t *
+juint(uint64_t v)
+{
+	return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX
+						    : (json_int_t)v);
+}
+
+/* A string; bytes that are not UTF-8 become '?' rather than losing the
+ * document. */
+static json_t *
+jstr(const char *s)
+{
+	json_t *v = json_string(s);
+	char *c;
+	size_t i;
+
+	if (v != NULL)
+		return v;
+	c = strdup(s);
+	if (c == NULL)
+		return NULL;
+	for (i = 0; c[i] != '\0'; i++)
+		if ((unsigned char)c[i] >= 0x80)
+			c[i] = '?';
+	v = json_string(c);
+	free(c);
+	return v;
+}
+
+/* "" for "not set" becomes null. */
+static json_t *
+jstr_opt(const char *s)
+{
+	return s[0] != '\0' ? jstr(s) : json_null();
+}
+
+static json_t *
+json_request(const struct result *res, int *bad)
+{
+	const struct test_params *p = &res->p;
+	char fmt[2] = {res->fmt, '\0'};
+	json_t *o = json_object();
+
+	if (o == NULL) {
+		*bad = 1;
+		return NULL;
+	}
+	jput(o, "test", jstr(p->test), bad);
+	jput(o, "duration_s", jnum(p->duration), bad);
+	jput(o, "count", jint(p->count), bad);
+	jput(o, "send_size", jint(p->send_size), bad);
+	jput(o, "recv_size", jint(p->recv_size), bad);
+	jput(o, "remote_send_size", jint(p->rsend_size), bad);
+	jput(o, "remote_recv_size", jint(p->rrecv_size), bad);
+	jput(o, "request_size", jint(p->req_size), bad);
+	jput(o, "response_size", jint(p->rsp_size), bad);
+	jput(o, "local_send_buffer", jint(p->lsndbuf), bad);
+	jput(o, "local_recv_buffer", jint(p->lrcvbuf), bad);
+	jput(o, "remote_send_buffer", jint(p->rsndbuf), bad);
+	jput(o, "remote_recv_buffer", jint(p->rrcvbuf), bad);
+	jput(o, "nodelay", json_boolean(p->nodelay), bad);
+	jput(o, "burst", jint(p->burst), bad);
+	jput(o, "local_cpu", json_boolean(res->local_cpu), bad);
+	jput(o, "remote_cpu", json_boolean(res->remote_cpu), bad);
+	jput(o, "data_port", jint(p->data_port), bad);
+	jput(o, "rto_s", jnum(p->rto), bad);
+	jput(o, "rate_bps", jnum(p->rate), bad);
+	jput(o, "format", jstr(fmt), bad);
+	return o;
+}
+
+static json_t *
+json_env(const struct result_env *e, int *bad)
+{
+	char part[sizeof(e->kernel)];
+	json_t *o = json_object();
+
+	if (o == NULL) {
+		*bad = 1;
+		return NULL;
+	}
+	jput(o, "hostname", jstr_opt(e->hostname), bad);
+	jput(o, "kernel", jstr_opt(e->kernel), bad);
+	kernel_part(e->kernel, 0, part, sizeof(part));
+	jput(o, "sysname", jstr_opt(part), bad);
+	kernel_part(e->kernel, 1, part, sizeof(part));
+	jput(o, "release", jstr_opt(part), bad);
+	jput(o, "cpu_model", jstr_opt(e->cpu_model), bad);
+	jput(o, "ncpu", jint(e->ncpu), bad);
+	jput(o, "program", jstr_opt(e->program), bad);
+	return o;
+}
+
+static json_t *
+json_place(const struct result_place *pl, int *bad)
+{
+	json_t *o = json_object();
+
+	if (o == NULL) {
+		*bad = 1;
+		return NULL;
+	}
+	jput(o, "requested", jstr_opt(pl->requested), bad);
+	jput(o, "cpus", jstr_opt(pl->cpus), bad);
+	jput(o, "cpu_actual",
+	     pl->cpu_actual >= 0 ? jint(pl->cpu_actual) : json_null(), bad);
+	jput(o, "numa_node", pl->numa >= 0 ? jint(pl->numa) : json_null(), bad);
+	jput(o, "nic_local",
+	     pl->nic_local >= 0 ? json_boolean(pl->nic_local) : json_null(),
+	     bad);
+	jput(o, "note", jstr_opt(pl->note), bad);
+	return o;
+}
+
+static json_t *
+json_counts(const struct side_result *s, int *bad)
+{
+	json_t *o = json_object();
+
+	if (o == NULL) {
+		*bad = 1;
+		return NULL;
+	}
+	jput(o, "elapsed_s", jnum(s->elapsed), bad);
+	jput(o, "bytes_sent", juint(s->bytes_sent), bad);
+	jput(o, "bytes_recv", juint(s->bytes_recv), bad);
+	jput(o, "send_calls", juint(s->send_calls), bad);
+	jput(o, "recv_calls", juint(s->recv_calls), bad);
+	jput(o, "transactions", juint(s->trans), bad);
+	jput(o, "sndbuf", jint(s->sndbuf), bad);
+	jput(o, "rcvbuf", jint(s->rcvbuf), bad);
+	jput(o, "sndbuf_end", jint(s->sndbuf_end), bad);
+	jput(o, "rcvbuf_end", jint(s->rcvbuf_end), bad);
+	jput(o, "send_size", jint(s->send_size), bad);
+	jput(o, "recv_size", jint(s->recv_size), bad);
+	jput(o, "mss", s->mss >= 0 ? jint(s->mss) : json_null(), bad);
+	jput(o, "retransmissions", juint(s->retrans), bad);
+	jput(o, "send_errors", juint(s->send_errors), bad);
+	jput(o, "duplicates", juint(s->dups), bad);
+	jput(o, "reordered", juint(s->reordered), bad);
+	jput(o, "lost", juint(s->lost), bad);
+	jput(o, "jitter_ms", jnum(s->jitter * 1e3), bad);
+	jput(o, "cpu_id", s->cpu_id >= 0 ? jint(s->cpu_id) : json_null(), bad);
+	return o;
+}
+
+/* The shares of one cpu_load, all in percent. */
+static void
+json_load(json_t *o, const struct cpu_load *l, int *bad)
+{
+	jput(o, "util", jnum(l->util), bad);
+	jput(o, "user", jnum(l->user), bad);
+	jput(o, "nice", jnum(l->nice), bad);
+	jput(o, "system", jnum(l->system), bad);
+	jput(o, "irq", jnum(l->irq), bad);
+	jput(o, "softirq", jnum(l->softirq), bad);
+	jput(o, "iowait", jnum(l->iowait), bad);
+	jput(o, "steal", jnum(l->steal), bad);
+	jput(o, "idle", jnum(l->idle), bad);
+}
+
+static json_t *
+json_cpu(const struct result *res, int loc, int *bad)
+{
+	const struct cpu_util *u = &side_of(res, loc)->cpu;
+	json_t *o, *per, *c;
+	int i;
+
+	if (!cpu_on(res, loc))
+		return json_null();
+	o = json_object();
+	per = json_array();
+	if (o == NULL || per == NULL) {
+		json_decref(o);
+		json_decref(per);
+		*bad = 1;
+		return NULL;
+	}
+	jput(o, "method", jstr("S"), bad);
+	json_load(o, &u->all, bad);
+	jput(o, "count", jint(cpu_count_of(res, loc)), bad);
+	jput(o, "peak_util", jopt(cpu_peak(res, loc)), bad);
+	jput(o, "peak_id",
+	     cpu_peak_id(res, loc) >= 0 ? jint(cpu_peak_id(res, loc))
+					: json_null(),
+	     bad);
+	for (i = 0; u->per != NULL && i < u->nslots; i++) {
+		if (u->per[i].util < 0)
+			continue; /* offline in one of the samples */
+		c = json_object();
+		if (c == NULL) {
+			*bad = 1;
+			break;
+		}
+		jput(c, "cpu", jint(i), bad);
+		json_load(c, &u->per[i], bad);
+		jpush(per, c, bad);
+	}
+	jput(o, "per_cpu", per, bad);
+	return o;
+}
+
+static json_t *
+json_side(const struct result *res, int loc, int *bad)
+{
+	json_t *o = json_object();
+
+	if (o == NULL) {
+		*bad = 1;
+		return NULL;
+	}
+	jput(o, "name", jstr_opt(loc ? res->local_name : res->remote_name),
+	     bad);
+	jput(o, "address", jstr_opt(loc ? res->local_addr : res->remote_addr),
+	     bad);
+	jput(o, "family", jstr(sock_family_name(res->family)), bad);
+	jput(o, "env", json_env(loc ? &res->local_env : &res->remote_env, bad),
+	     bad);
+	jput(o, "placement",
+	     json_place(loc ? &res->local_place : &res->remote_place, bad),
+	     bad);
+	jput(o, "counts", json_counts(side_of(res, loc), bad), bad);
+	jput(o, "cpu", json_cpu(res, loc, bad), bad);
+	{
+		const struct wire_report *w =
+		    loc ? &res->local_wire : &res->remote_wire;
+
+		/* The same fields the control protocol carries. */
+		jput(o, "wire", w->enabled ? proto_wire_pack(w) : json_null(),
+		     bad);
+	}
+	return o;
+}
+
+static json_t *
+json_result(const struct result *res, int *bad)
+{
+	char units[32];
+	json_t *o = json_object();
+
+	if (o == NULL) {
+		*bad = 1;
+		return NULL;
+	}
+	snprintf(units, sizeof(units), "%s/s", unit_label(res));
+	jput(o, "throughput", jnum(res->thruput), bad);
+	jput(o, "throughput_units", jstr(units), bad);
+	jput(o, "elapsed_s", jnum(res->elapsed), bad);
+	jput(o, "transaction_rate", jnum(res->trans_rate), bad);
+	jput(o, "round_trip_latency_us", jopt(rt_latency(res)), bad);
+	jput(o, "local_send_throughput", jnum(side_thruput(res, 1, 1)), bad);
+	jput(o, "local_recv_throughput", jnum(side_thruput(res, 1, 0)), bad);
+	jput(o, "remote_send_throughput", jnum(side_thruput(res, 0, 1)), bad);
+	jput(o, "remote_recv_throughput", jnum(side_thruput(res, 0, 0)), bad);
+	jput(o, "local_service_demand", jopt(res->local_sd), bad);
+	jput(o, "remote_service_demand", jopt(res->remote_sd), bad);
+	jput(o, "service_demand_units", jstr(sd_units(res)), bad);
+	jput(o, "lost", juint(res->lost), bad);
+	jput(o, "loss_percent", jnum(res->loss_pct), bad);
+	jput(o, "jitter_ms", jnum(rx_side(res)->jitter * 1e3), bad);
+	jput(o, "duplicates", juint(rx_side(res)->dups), bad);
+	jput(o, "out_of_order", juint(rx_side(res)->reordered), bad);
+	jput(o, "stream_count", jint(nstreams_of(res)), bad);
+	return o;
+}
+
+/* Microseconds from the histogram's nanoseconds. */
+static json_t *
+json_latency(const struct result *res, int *bad)
+{
+	const struct result_latency *l = &res->lat;
+	json_t *o, *h, *row;
+	uint64_t lo, hi;
+	int i;
+
+	if (l->count == 0)
+		return json_null();
+	o = json_object();
+	h = json_array();
+	if (o == NULL || h == NULL) {
+		json_decref(o);
+		json_decref(h);
+		*bad = 1;
+		return NULL;
+	}
+	jput(o, "count", juint(l->count), bad);
+	jput(o, "min", jnum(l->min), bad);
+	jput(o, "max", jnum(l->max), bad);
+	jput(o, "mean", jnum(l->mean), bad);
+	jput(o, "stddev", jnum(l->stddev), bad);
+	jput(o, "p50", jnum(l->p50), bad);
+	jput(o, "p90", jnum(l->p90), bad);
+	jput(o, "p99", jnum(l->p99), bad);
+	jput(o, "p99.9", jnum(l->p999), bad);
+	jput(o, "p99.99", jnum(l->p9999), bad);
+	for (i = 0; res->hist != NULL && i < STATS_NBUCKETS; i++) {
+		if (res->hist->bucket[i] == 0 ||
+		    stats_bucket_bounds(i, &lo, &hi) != 0)
+			continue;
+		row = json_array();
+		if (row == NULL) {
+			*bad = 1;
+			break;
+		}
+		/* [lo, hi) in microseconds: hi is the next bucket's lo */
+		jpush(row, jnum((double)lo / 1e3), bad);
+		jpush(row, jnum(((double)hi + 1) / 1e3), bad);
+		jpush(row, juint(res->hist->bucket[i]), bad);
+		jpush(h, row, bad);
+	}
+	jput(o, "histogram", h, bad);
+	return o;
+}
+
+static json_t *
+json_streams(const struct result *res, int *bad)
+{
+	json_t *a = json_array(), *s;
+	int i;
+
+	if (a == NULL) {
+		*bad = 1;
+		return NULL;
+	}
+	if (res->nstreams < 2 || res->lstream == NULL || res->rstream == NULL)
+		return a;
+	for (i = 0; i < res->nstreams; i++) {
+		s = json_object();
+		if (s == NULL) {
+			*bad = 1;
+			break;
+		}
+		jput(s, "index", jint(i), bad);
+		jput(s, "throughput", jnum(result_stream_thruput(res, i)), bad);
+		jput(s, "local", json_counts(&res->lstream[i], bad), bad);
+		jput(s, "remote", json_counts(&res->rstream[i], bad), bad);
+		jpush(a, s, bad);
+	}
+	return a;
+}
+
+static json_t *
+json_interims(const struct result *res, int *bad)
+{
+	json_t *a = json_array(), *o;
+	int i;
+
+	if (a == NULL) {
+		*bad = 1;
+		return NULL;
+	}
+	for (i = 0; res->interim != NULL && i < res->ninterim; i++) {
+		o = json_object();
+		if (o == NULL) {
+			*bad = 1;
+			break;
+		}
+		jput(o, "value", jnum(res->interim[i].value), bad);
+		jput(o, "interval", jnum(res->interim[i].interval), bad);
+		jput(o, "ending", jnum(res->interim[i].ending), bad);
+		jput(o, "since_start", jnum(res->interim[i].since_start), bad);
+		jpush(a, o, bad);
+	}
+	return a;
+}
+
+static json_t *
+json_confidence(const struct result *res, int *bad)
+{
+	const struct result_confidence *c = &res->conf;
+	json_t *o = json_object(), *a = json_object();
+
+	if (o == NULL || a == NULL) {
+		json_decref(o);
+		json_decref(a);
+		*bad = 1;
+		return NULL;
+	}
+	jput(o, "iterations", jint(c->iterations), bad);
+	jput(o, "level", jint(c->level), bad);
+	jput(o, "requested_width", c->width > 0 ? jnum(c->width) : json_null(),
+	     bad);
+	jput(a, "throughput", jopt(c->thruput), bad);
+	jput(a, "local_cpu", jopt(c->local_cpu), bad);
+	jput(a, "remote_cpu", jopt(c->remote_cpu), bad);
+	jput(o, "achieved", a, bad);
+	jput(o, "met", json_boolean(c->met), bad);
+	return o;
+}
+
+int
+output_json(FILE *out, const struct result *res, int compact)
+{
+	json_t *root = json_object();
+	int bad = 0, rc;
+
+	if (root == NULL)
+		return -1;
+	jput(root, "schema", jstr("netperf-result"), &bad);
+	jput(root, "schema_version", jint(1), &bad);
+	jput(root, "test", jstr(res->m->name), &bad);
+	jput(root, "protocol", jstr(protocol_of(res)), &bad);
+	jput(root, "socket_type", jstr(socket_type_of(res)), &bad);
+	jput(root, "direction", jstr(direction_of(res)), &bad);
+	jput(root, "uuid", jstr_opt(res->uuid), &bad);
+	jput(root, "command_line", jstr_opt(res->command_line), &bad);
+	jput(root, "request", json_request(res, &bad), &bad);
+	jput(root, "local", json_side(res, 1, &bad), &bad);
+	jput(root, "remote", json_side(res, 0, &bad), &bad);
+	jput(root, "result", json_result(res, &bad), &bad);
+	jput(root, "latency_us", json_latency(res, &bad), &bad);
+	jput(root, "streams", json_streams(res, &bad), &bad);
+	jput(root, "fairness", jnum(res->fairness), &bad);
+	jput(root, "interim", json_interims(res, &bad), &bad);
+	jput(root, "confidence", json_confidence(res, &bad), &bad);
+	jput(root, "errors", json_array(), &bad);
+	if (bad) {
+		json_decref(root);
+		return -1;
+	}
+	rc = json_dumpf(root, out,
+			(compact ? JSON_COMPACT : JSON_INDENT(2)) |
+			    JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
+	json_decref(root);
+	if (rc != 0)
+		return -1;
+	fputc('\n', out);
+	return 0;
+}
+
+/* The index of iv in the result's interim list, or the next index when it
+ * is not (yet) in it. */
+static int
+interim_index(const struct result *res, const struct result_interim *iv)
+{
+	uintptr_t a = (uintptr_t)res->interim, p = (uintptr_t)iv;
+
+	if (res->interim != NULL && p >= a &&
+	    p < a + (uintptr_t)res->ninterim * sizeof(*iv))
+		return (int)((p - a) / sizeof(*iv));
+	return res->ninterim;
+}
+
+void
+output_json_interim(FILE *out, const struct result *res,
+		    const struct result_interim *iv)
+{
+	json_t *o = json_object();
+	char units[32];
+	int bad = 0;
+
+	if (o == NULL)
+		return;
+	snprintf(units, sizeof(units), "%s/s", unit_label(res));
+	jput(o, "type", jstr("interim"), &bad);
+	jput(o, "n", jint(interim_index(res, iv)), &bad);
+	jput(o, "value", jnum(iv->value), &bad);
+	jput(o, "units", jstr(units), &bad);
+	jput(o, "interval", jnum(iv->interval), &bad);
+	jput(o, "ending", jnum(iv->ending), &bad);
+	jput(o, "since_start", jnum(iv->since_start), &bad);
+	if (!bad && json_dumpf(o, out,
+			       JSON_COMPACT | JSON_PRESERVE_ORDER |
+				   JSON_REAL_PRECISION(15)) == 0) {
+		fputc('\n', out);
+		fflush(out);
+	}
+	json_decref(o);
+}
+
+void
+output_interim(FILE *out, const struct result *res,
+	       const struct result_interim *iv, int n, char mode)
+{
+	const char *u = unit_label(res);
+	/* netperf prints gettimeofday() as seconds and milliseconds */
+	long long ms = llround(iv->ending * 1000.0);
+	long sec = (long)(ms / 1000), msec = (long)(ms % 1000);
+
+	switch (mode) {
+	case 'o':
+		fprintf(out, "%7.2f,%s/s,%.3f,%ld.%.3ld\n", iv->value, u,
+			iv->interval, sec, msec);
+		break;
+	case 'k':
+		fprintf(out,
+			"NETPERF_INTERIM_RESULT[%d]=%.2f\n"
+			"NETPERF_UNITS[%d]=%s/s\n"
+			"NETPERF_INTERVAL[%d]=%.3f\n"
+			"NETPERF_ENDING[%d]=%ld.%.3ld\n",
+			n, iv->value, n, u, n, iv->interval, n, sec, msec);
+		break;
+	default:
+		fprintf(out,
+			"Interim result: %7.2f %s/s over %.3f seconds ending "
+			"at %ld.%.3ld\n",
+			iv->value, u, iv->interval, sec, msec);
+		break;
+	}
+	fflush(out);
+}

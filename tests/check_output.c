@@ -1,0 +1,1254 @@
+/* Tests for lib/output: selector parsing, netperf's -o/-O/-k layouts and
+ * interim lines, and the JSON document agreeing with all three. */
+#include "harness.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "output.h"
+
+/* A buffer of everything written to a memory stream. */
+struct mem {
+	FILE *f;
+	char *buf;
+	size_t len;
+};
+
+static FILE *
+mem_open(struct mem *m)
+{
+	m->buf = NULL;
+	m->len = 0;
+	m->f = open_memstream(&m->buf, &m->len);
+	ck_assert_ptr_nonnull(m->f);
+	return m->f;
+}
+
+static char *
+mem_close(struct mem *m)
+{
+	ck_assert_int_eq(fclose(m->f), 0);
+	return m->buf;
+}
+
+static void
+fill_load(struct cpu_load *l, double user, double system, double irq,
+	  double softirq, double iowait, double steal)
+{
+	l->user = user;
+	l->nice = 0.5;
+	l->system = system;
+	l->irq = irq;
+	l->softirq = softirq;
+	l->iowait = iowait;
+	l->steal = steal;
+	l->util = user + l->nice + system + irq + softirq;
+	l->idle = 100 - l->util - iowait - steal;
+}
+
+/* Four CPU slots, cpu2 offline in one sample. */
+static void
+fill_cpu(struct side_result *s, double scale)
+{
+	struct cpu_util *u = &s->cpu;
+	int i;
+
+	s->cpu_measured = 1;
+	u->nslots = 4;
+	u->ncpu = 3;
+	u->per = calloc(4, sizeof(*u->per));
+	ck_assert_ptr_nonnull(u->per);
+	for (i = 0; i < 4; i++)
+		fill_load(&u->per[i], 10 * scale + i, 5 + i, 1, 2, 0.25, 0.125);
+	u->per[2].util = -1;
+	fill_load(&u->all, 10 * scale + 1.25, 6.5, 1, 2, 0.25, 0.125);
+	u->peak = u->per[3].util;
+	u->peak_id = 3;
+}
+
+static void
+fill_side(struct side_result *s, uint64_t trans, int sndbuf, int rcvbuf)
+{
+	s->elapsed = 10.0;
+	s->trans = trans;
+	s->bytes_sent = trans * 64;
+	s->bytes_recv = trans * 1024;
+	s->send_calls = trans;
+	s->recv_calls = trans + 17;
+	s->sndbuf = sndbuf;
+	s->rcvbuf = rcvbuf;
+	s->sndbuf_end = sndbuf * 2;
+	s->rcvbuf_end = rcvbuf * 3;
+	s->send_size = 64;
+	s->recv_size = 1024;
+	s->mss = 65483;
+	s->retrans = 7;
+	s->dups = 2;
+	s->reordered = 3;
+	s->jitter = 0.000125;
+	s->cpu_id = 1;
+}
+
+/* A TCP_RR result as netperf would hold it after a run with -c -C, two
+ * streams, -D interim results and -i repetitions. */
+static void
+build_rr(struct result *res, int cpu)
+{
+	static const uint64_t lat_ns[] = {11000, 12000, 12500,	13000,
+					  15000, 54000, 2985000};
+	static const int lat_n[] = {100, 500, 250, 100, 40, 9, 1};
+	size_t i;
+	int k;
+
+	memset(res, 0, sizeof(*res));
+	res->m = module_find("TCP_RR");
+	ck_assert_ptr_nonnull(res->m);
+	snprintf(res->p.test, sizeof(res->p.test), "TCP_RR");
+	res->p.duration = 10;
+	res->p.send_size = 64;
+	res->p.recv_size = 1024;
+	res->p.rsend_size = 1024;
+	res->p.rrecv_size = 64;
+	res->p.req_size = 64;
+	res->p.rsp_size = 1024;
+	res->p.lsndbuf = -1;
+	res->p.lrcvbuf = 65536;
+	res->p.rsndbuf = -1;
+	res->p.rrcvbuf = 131072;
+	res->p.nodelay = 1;
+	res->p.burst = 1;
+	res->p.remote_cpu = cpu;
+	res->fmt = 'x';
+	res->local_cpu = cpu;
+	res->remote_cpu = cpu;
+	res->family = AF_INET;
+	snprintf(res->local_addr, sizeof(res->local_addr), "10.0.0.1");
+	snprintf(res->remote_addr, sizeof(res->remote_addr), "10.0.0.2");
+	snprintf(res->local_name, sizeof(res->local_name), "alpha");
+	snprintf(res->remote_name, sizeof(res->remote_name), "beta");
+	snprintf(res->local_env.hostname, 256, "alpha.example");
+	snprintf(res->local_env.kernel, 128, "Linux 6.1.0-18-amd64");
+	snprintf(res->local_env.cpu_model, 128, "Intel(R) Xeon(R) CPU E5");
+	res->local_env.ncpu = 4;
+	snprintf(res->local_env.program, 64, "netperf 3.0.0");
+	snprintf(res->remote_env.hostname, 256, "beta.example");
+	snprintf(res->remote_env.kernel, 128, "Linux 6.8.0");
+	snprintf(res->remote_env.cpu_model, 128, "AMD EPYC 7B13");
+	res->remote_env.ncpu = 8;
+	snprintf(res->remote_env.program, 64, "netserver 3.0.0");
+	snprintf(res->local_place.requested, 64, "1");
+	snprintf(res->local_place.cpus, 256, "1");
+	res->local_place.cpu_actual = 1;
+	res->local_place.numa = 0;
+	res->local_place.nic_local = 1;
+	res->remote_place.cpu_actual = -1;
+	res->remote_place.numa = -1;
+	res->remote_place.nic_local = -1;
+
+	fill_side(&res->local, 727136, 16384, 131072);
+	fill_side(&res->remote, 727136, 32768, 262144);
+	res->remote.mss = -1;
+	if (cpu) {
+		fill_cpu(&res->local, 4);
+		fill_cpu(&res->remote, 2);
+	}
+
+	res->nstreams = 2;
+	res->lstream = calloc(2, sizeof(*res->lstream));
+	res->rstream = calloc(2, sizeof(*res->rstream));
+	ck_assert_ptr_nonnull(res->lstream);
+	ck_assert_ptr_nonnull(res->rstream);
+	fill_side(&res->lstream[0], 400000, 16384, 131072);
+	fill_side(&res->lstream[1], 327136, 16384, 131072);
+	fill_side(&res->rstream[0], 400000, 32768, 262144);
+	fill_side(&res->rstream[1], 327136, 32768, 262144);
+
+	res->hist = malloc(sizeof(*res->hist));
+	ck_assert_ptr_nonnull(res->hist);
+	stats_hist_init(res->hist);
+	for (i = 0; i < sizeof(lat_n) / sizeof(lat_n[0]); i++)
+		for (k = 0; k < lat_n[i]; k++)
+			stats_hist_add(res->hist, lat_ns[i]);
+
+	res->interim_cap = 2;
+	res->ninterim = 2;
+	res->interim = calloc(2, sizeof(*res->interim));
+	ck_assert_ptr_nonnull(res->interim);
+	res->interim[0] =
+	    (struct result_interim){72000.5, 1.0, 1795981240.25, 1.0};
+	res->interim[1] =
+	    (struct result_interim){73000.25, 1.001, 1795981241.251, 2.001};
+
+	res->conf.iterations = 3;
+	res->conf.level = 99;
+	res->conf.width = 5;
+	res->conf.thruput = 2.5;
+	res->conf.local_cpu = cpu ? 3.25 : -1;
+	res->conf.remote_cpu = cpu ? 1.125 : -1;
+	res->conf.met = 1;
+	snprintf(res->uuid, sizeof(res->uuid),
+		 "5a0b6d2e-1c1f-4e7e-9d3a-2f1b0c9e8d7a");
+	snprintf(res->command_line, sizeof(res->command_line),
+		 "netperf -t TCP_RR -c -C -- -o \"THROUGHPUT,P99_LATENCY\"");
+	result_compute(res);
+	/* result_compute derives the latency figures from the histogram;
+	 * fill them here if it did not, so the formats have them to print */
+	if (res->lat.count == 0) {
+		res->lat.count = res->hist->count;
+		res->lat.min = stats_hist_percentile(res->hist, 0) / 1e3;
+		res->lat.max = (double)res->hist->max / 1e3;
+		res->lat.mean = stats_hist_mean(res->hist) / 1e3;
+		res->lat.stddev = stats_hist_stddev(res->hist) / 1e3;
+		res->lat.p50 = stats_hist_percentile(res->hist, 50) / 1e3;
+		res->lat.p90 = stats_hist_percentile(res->hist, 90) / 1e3;
+		res->lat.p99 = stats_hist_percentile(res->hist, 99) / 1e3;
+		res->lat.p999 = stats_hist_percentile(res->hist, 99.9) / 1e3;
+		res->lat.p9999 = stats_hist_percentile(res->hist, 99.99) / 1e3;
+	}
+}
+
+/* Where each selector's figure sits in the JSON document; b and op
+ * derive it from two figures ('/' or '+'), or name where to look when
+ * the first is null ('|'). NULL path: checked apart. */
+struct jmap {
+	const char *name;
+	const char *path;
+	char op;
+	const char *b;
+};
+
+static const struct jmap jmaps[] = {
+    {"SOCKET_TYPE", "socket_type", 0, NULL},
+    {"PROTOCOL", "protocol", 0, NULL},
+    {"DIRECTION", "direction", 0, NULL},
+    {"ELAPSED_TIME", "result/elapsed_s", 0, NULL},
+    {"THROUGHPUT", "result/throughput", 0, NULL},
+    {"THROUGHPUT_UNITS", "result/throughput_units", 0, NULL},
+    {"LSS_SIZE_REQ", "request/local_send_buffer", 0, NULL},
+    {"LSS_SIZE", "local/counts/sndbuf", 0, NULL},
+    {"LSS_SIZE_END", "local/counts/sndbuf_end", 0, NULL},
+    {"LSR_SIZE_REQ", "request/local_recv_buffer", 0, NULL},
+    {"LSR_SIZE", "local/counts/rcvbuf", 0, NULL},
+    {"LSR_SIZE_END", "local/counts/rcvbuf_end", 0, NULL},
+    {"RSS_SIZE_REQ", "request/remote_send_buffer", 0, NULL},
+    {"RSS_SIZE", "remote/counts/sndbuf", 0, NULL},
+    {"RSS_SIZE_END", "remote/counts/sndbuf_end", 0, NULL},
+    {"RSR_SIZE_REQ", "request/remote_recv_buffer", 0, NULL},
+    {"RSR_SIZE", "remote/counts/rcvbuf", 0, NULL},
+    {"RSR_SIZE_END", "remote/counts/rcvbuf_end", 0, NULL},
+    {"LOCAL_SEND_SIZE", "local/counts/send_size", 0, NULL},
+    {"LOCAL_RECV_SIZE", "local/counts/recv_size", 0, NULL},
+    {"REMOTE_SEND_SIZE", "remote/counts/send_size", 0, NULL},
+    {"REMOTE_RECV_SIZE", "remote/counts/recv_size", 0, NULL},
+    {"REQUEST_SIZE", "request/request_size", 0, NULL},
+    {"RESPONSE_SIZE", "request/response_size", 0, NULL},
+    {"LOCAL_CPU_UTIL", "local/cpu/util", 0, NULL},
+    {"LOCAL_CPU_PERCENT_USER", "local/cpu/user", 0, NULL},
+    {"LOCAL_CPU_PERCENT_SYSTEM", "local/cpu/system", 0, NULL},
+    {"LOCAL_CPU_PERCENT_IOWAIT", "local/cpu/iowait", 0, NULL},
+    {"LOCAL_CPU_PERCENT_IRQ", "local/cpu/irq", 0, NULL},
+    {"LOCAL_CPU_PERCENT_SWINTR", "local/cpu/softirq", 0, NULL},
+    {"LOCAL_CPU_PERCENT_STEAL", "local/cpu/steal", 0, NULL},
+    {"LOCAL_CPU_METHOD", "local/cpu/method", 0, NULL},
+    {"LOCAL_SD", "result/local_service_demand", 0, NULL},
+    {"REMOTE_CPU_UTIL", "remote/cpu/util", 0, NULL},
+    {"REMOTE_CPU_PERCENT_USER", "remote/cpu/user", 0, NULL},
+    {"REMOTE_CPU_PERCENT_SYSTEM", "remote/cpu/system", 0, NULL},
+    {"REMOTE_CPU_PERCENT_IOWAIT", "remote/cpu/iowait", 0, NULL},
+    {"REMOTE_CPU_PERCENT_IRQ", "remote/cpu/irq", 0, NULL},
+    {"REMOTE_CPU_PERCENT_SWINTR", "remote/cpu/softirq", 0, NULL},
+    {"REMOTE_CPU_PERCENT_STEAL", "remote/cpu/steal", 0, NULL},
+    {"REMOTE_CPU_METHOD", "remote/cpu/method", 0, NULL},
+    {"REMOTE_SD", "result/remote_service_demand", 0, NULL},
+    {"SD_UNITS", "result/service_demand_units", 0, NULL},
+    {"CONFIDENCE_LEVEL", "confidence/level", 0, NULL},
+    {"CONFIDENCE_INTERVAL", "confidence/requested_width", 0, NULL},
+    {"CONFIDENCE_ITERATION", "confidence/iterations", 0, NULL},
+    {"THROUGHPUT_CONFID", "confidence/achieved/throughput", 0, NULL},
+    {"LOCAL_CPU_CONFID", "confidence/achieved/local_cpu", 0, NULL},
+    {"REMOTE_CPU_CONFID", "confidence/achieved/remote_cpu", 0, NULL},
+    {"TRANSACTION_RATE", "result/transaction_rate", 0, NULL},
+    {"RT_LATENCY", "result/round_trip_latency_us", 0, NULL},
+    {"BURST_SIZE", "request/burst", 0, NULL},
+    {"LOCAL_TRANSPORT_RETRANS", "local/counts/retransmissions", 0, NULL},
+    {"REMOTE_TRANSPORT_RETRANS", "remote/counts/retransmissions", 0, NULL},
+    {"TRANSPORT_MSS", "local/counts/mss", 0, NULL},
+    {"LOCAL_SEND_THROUGHPUT", "result/local_send_throughput", 0, NULL},
+    {"LOCAL_RECV_THROUGHPUT", "result/local_recv_throughput", 0, NULL},
+    {"REMOTE_SEND_THROUGHPUT", "result/remote_send_throughput", 0, NULL},
+    {"REMOTE_RECV_THROUGHPUT", "result/remote_recv_throughput", 0, NULL},
+    {"LOCAL_CPU_BIND", "local/placement/requested", 0, NULL},
+    {"LOCAL_CPU_COUNT", "local/cpu/count", '|', "local/env/ncpu"},
+    {"LOCAL_CPU_PEAK_UTIL", "local/cpu/peak_util", 0, NULL},
+    {"LOCAL_CPU_PEAK_ID", "local/cpu/peak_id", 0, NULL},
+    {"REMOTE_CPU_BIND", "remote/placement/requested", 0, NULL},
+    {"REMOTE_CPU_COUNT", "remote/cpu/count", '|', "remote/env/ncpu"},
+    {"REMOTE_CPU_PEAK_UTIL", "remote/cpu/peak_util", 0, NULL},
+    {"REMOTE_CPU_PEAK_ID", "remote/cpu/peak_id", 0, NULL},
+    {"SOURCE_ADDR", "local/address", 0, NULL},
+    {"SOURCE_FAMILY", NULL, 0, NULL},
+    {"DEST_ADDR", "remote/address", 0, NULL},
+    {"DEST_FAMILY", NULL, 0, NULL},
+    {"LOCAL_SEND_CALLS", "local/counts/send_calls", 0, NULL},
+    {"LOCAL_RECV_CALLS", "local/counts/recv_calls", 0, NULL},
+    {"LOCAL_BYTES_PER_RECV", "local/counts/bytes_recv", '/',
+     "local/counts/recv_calls"},
+    {"LOCAL_BYTES_PER_SEND", "local/counts/bytes_sent", '/',
+     "local/counts/send_calls"},
+    {"LOCAL_BYTES_SENT", "local/counts/bytes_sent", 0, NULL},
+    {"LOCAL_BYTES_RECVD", "local/counts/bytes_recv", 0, NULL},
+    {"LOCAL_BYTES_XFERD", "local/counts/bytes_sent", '+',
+     "local/counts/bytes_recv"},
+    {"LOCAL_NODELAY", "request/nodelay", 0, NULL},
+    {"REMOTE_SEND_CALLS", "remote/counts/send_calls", 0, NULL},
+    {"REMOTE_RECV_CALLS", "remote/counts/recv_calls", 0, NULL},
+    {"REMOTE_BYTES_PER_RECV", "remote/counts/bytes_recv", '/',
+     "remote/counts/recv_calls"},
+    {"REMOTE_BYTES_PER_SEND", "remote/counts/bytes_sent", '/',
+     "remote/counts/send_calls"},
+    {"REMOTE_BYTES_SENT", "remote/counts/bytes_sent", 0, NULL},
+    {"REMOTE_BYTES_RECVD", "remote/counts/bytes_recv", 0, NULL},
+    {"REMOTE_BYTES_XFERD", "remote/counts/bytes_sent", '+',
+     "remote/counts/bytes_recv"},
+    {"REMOTE_NODELAY", "request/nodelay", 0, NULL},
+    {"LOCAL_SYSNAME", "local/env/sysname", 0, NULL},
+    {"LOCAL_RELEASE", "local/env/release", 0, NULL},
+    {"LOCAL_CPU_MODEL", "local/env/cpu_model", 0, NULL},
+    {"LOCAL_HOSTNAME", "local/env/hostname", 0, NULL},
+    {"REMOTE_SYSNAME", "remote/env/sysname", 0, NULL},
+    {"REMOTE_RELEASE", "remote/env/release", 0, NULL},
+    {"REMOTE_CPU_MODEL", "remote/env/cpu_model", 0, NULL},
+    {"REMOTE_HOSTNAME", "remote/env/hostname", 0, NULL},
+    {"UUID", "uuid", 0, NULL},
+    {"TEST", "test", 0, NULL},
+    {"MIN_LATENCY", "latency_us/min", 0, NULL},
+    {"MAX_LATENCY", "latency_us/max", 0, NULL},
+    {"P50_LATENCY", "latency_us/p50", 0, NULL},
+    {"P90_LATENCY", "latency_us/p90", 0, NULL},
+    {"P99_LATENCY", "latency_us/p99", 0, NULL},
+    {"MEAN_LATENCY", "latency_us/mean", 0, NULL},
+    {"STDDEV_LATENCY", "latency_us/stddev", 0, NULL},
+    {"P999_LATENCY", "latency_us/p99.9", 0, NULL},
+    {"P9999_LATENCY", "latency_us/p99.99", 0, NULL},
+    {"LOSS_COUNT", "result/lost", 0, NULL},
+    {"LOSS_PERCENT", "result/loss_percent", 0, NULL},
+    {"JITTER_MS", "result/jitter_ms", 0, NULL},
+    {"DUPLICATES", "result/duplicates", 0, NULL},
+    {"OUT_OF_ORDER", "result/out_of_order", 0, NULL},
+    {"LOCAL_SEND_ERRORS", "local/counts/send_errors", 0, NULL},
+    {"STREAMS", "result/stream_count", 0, NULL},
+    {"FAIRNESS", "fairness", 0, NULL},
+    {"COMMAND_LINE", "command_line", 0, NULL},
+};
+
+#define NJMAPS (int)(sizeof(jmaps) / sizeof(jmaps[0]))
+
+static const struct jmap *
+jmap_find(const char *name)
+{
+	int i;
+
+	for (i = 0; i < NJMAPS; i++)
+		if (strcmp(jmaps[i].name, name) == 0)
+			return &jmaps[i];
+	return NULL;
+}
+
+/* Follows a '/' path; NULL when a step is missing or null. */
+static json_t *
+jpath(json_t *doc, const char *path)
+{
+	char key[64];
+	const char *s = path;
+	size_t n;
+
+	while (doc != NULL && *s != '\0') {
+		if (!json_is_object(doc))
+			return NULL;
+		n = strcspn(s, "/");
+		ck_assert_uint_lt(n, sizeof(key));
+		memcpy(key, s, n);
+		key[n] = '\0';
+		doc = json_object_get(doc, key);
+		s += n + (s[n] == '/');
+	}
+	return json_is_null(doc) ? NULL : doc;
+}
+
+static double
+jnumber(json_t *v)
+{
+	if (json_is_boolean(v))
+		return json_is_true(v) ? 1 : 0;
+	ck_assert_msg(json_is_number(v), "not a number");
+	return json_number_value(v);
+}
+
+/* Half a unit in the last decimal printed, plus rounding noise. */
+static double
+text_tolerance(const char *text)
+{
+	const char *dot = strchr(text, '.');
+	int decimals = dot ? (int)strlen(dot + 1) : 0;
+
+	return 0.5 * pow(10, -decimals) * 1.0001 + 1e-9;
+}
+
+/* netperf's "not measured": -1 however it is formatted, or method U. */
+static int
+is_unmeasured(const char *text)
+{
+	char *end;
+	double v = strtod(text, &end);
+
+	return strcmp(text, "U") == 0 ||
+	       (*end == '\0' && end != text && v == -1);
+}
+
+/* Strips netperf's quotes from the command line and undoes doubling. */
+static void
+unquote(const char *in, char *out, size_t cap)
+{
+	size_t n = 0, len = strlen(in);
+
+	ck_assert_uint_ge(len, 2);
+	ck_assert_int_eq(in[0], '"');
+	ck_assert_int_eq(in[len - 1], '"');
+	for (in++, len -= 2; len > 0 && n + 1 < cap; in++, len--) {
+		if (*in == '"' && len > 1 && in[1] == '"') {
+			in++;
+			len--;
+		}
+		out[n++] = *in;
+	}
+	out[n] = '\0';
+}
+
+/* Checks one selector's text against the JSON document. */
+static void
+check_against_json(json_t *doc, const char *name, const char *text)
+{
+	const struct jmap *m = jmap_find(name);
+	json_t *a, *b;
+	double want, got;
+	char *end;
+	char cmd[1200];
+
+	ck_assert_msg(m != NULL, "selector %s has no JSON counterpart", name);
+	if (m->path == NULL)
+		return;
+	a = jpath(doc, m->path);
+	if (a == NULL && m->op == '|')
+		a = jpath(doc, m->b);
+	if (a == NULL) {
+		ck_assert_msg(is_unmeasured(text),
+			      "%s: JSON null but text \"%s\"", name, text);
+		return;
+	}
+	if (json_is_string(a)) {
+		if (strcmp(name, "COMMAND_LINE") == 0) {
+			unquote(text, cmd, sizeof(cmd));
+			text = cmd;
+		}
+		ck_assert_msg(strcmp(json_string_value(a), text) == 0,
+			      "%s: JSON \"%s\" text \"%s\"", name,
+			      json_string_value(a), text);
+		return;
+	}
+	want = jnumber(a);
+	if (m->op == '/' || m->op == '+') {
+		b = jpath(doc, m->b);
+		ck_assert_ptr_nonnull(b);
+		want = m->op == '/' ? want / jnumber(b) : want + jnumber(b);
+	}
+	got = strtod(text, &end);
+	ck_assert_msg(*end == '\0' && end != text, "%s: \"%s\" not a number",
+		      name, text);
+	ck_assert_msg(fabs(got - want) <=
+			  text_tolerance(text) + 1e-12 * fabs(want),
+		      "%s: text %s, JSON %.9g", name, text, want);
+}
+
+static json_t *
+render_json(const struct result *res)
+{
+	struct mem m;
+	json_error_t je;
+	json_t *doc;
+	char *text;
+
+	ck_assert_int_eq(output_json(mem_open(&m), res, 0), 0);
+	text = mem_close(&m);
+	doc = json_loads(text, 0, &je);
+	ck_assert_msg(doc != NULL, "JSON does not parse: %s at line %d",
+		      je.text, je.line);
+	free(text);
+	return doc;
+}
+
+/* Splits one CSV row into fields (quotes understood); returns how many. */
+static int
+csv_split(const char *line, char fields[][1200], int max)
+{
+	int n = 0, quoted;
+	size_t k;
+
+	for (;;) {
+		ck_assert_int_lt(n, max);
+		k = 0;
+		quoted = *line == '"';
+		if (quoted)
+			line++;
+		while (*line != '\0') {
+			if (quoted && *line == '"') {
+				if (line[1] == '"') {
+					fields[n][k++] = '"';
+					line += 2;
+					continue;
+				}
+				quoted = 0;
+				line++;
+				continue;
+			}
+			if (!quoted && (*line == ',' || *line == '\n'))
+				break;
+			fields[n][k++] = *line++;
+		}
+		fields[n++][k] = '\0';
+		if (*line != ',')
+			return n;
+		line++;
+	}
+}
+
+static char fields_a[OUTPUT_MAX_FIELDS][1200];
+static char fields_b[OUTPUT_MAX_FIELDS][1200];
+static char kv_name[OUTPUT_MAX_FIELDS][64];
+static char kv_val[OUTPUT_MAX_FIELDS][1200];
+
+/* -k output as parallel arrays; returns the number of lines. */
+static int
+keyval_split(char *text)
+{
+	char *line, *save = NULL, *eq;
+	int n = 0;
+
+	for (line = strtok_r(text, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save)) {
+		ck_assert_int_lt(n, OUTPUT_MAX_FIELDS);
+		eq = strchr(line, '=');
+		ck_assert_ptr_nonnull(eq);
+		*eq = '\0';
+		snprintf(kv_name[n], sizeof(kv_name[n]), "%s", line);
+		snprintf(kv_val[n], sizeof(kv_val[n]), "%s", eq + 1);
+		n++;
+	}
+	return n;
+}
+
+static int
+keyval_of(const struct result *res, const struct output_list *l)
+{
+	static char *text;
+	struct mem m;
+	int n;
+
+	free(text);
+	output_keyval(mem_open(&m), res, l);
+	text = mem_close(&m);
+	n = keyval_split(text);
+	ck_assert_int_eq(n, l->n);
+	return n;
+}
+
+/* One text line of a -O block, or "" past its end. */
+static const char *
+line_at(const char *line, size_t len, size_t pos, size_t *out_len)
+{
+	if (pos >= len) {
+		*out_len = 0;
+		return "";
+	}
+	*out_len = len - pos;
+	return line + pos;
+}
+
+static int
+all_spaces(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] != ' ')
+			return 0;
+	return 1;
+}
+
+static size_t
+rtrim_len(const char *s, size_t n)
+{
+	while (n > 0 && s[n - 1] == ' ')
+		n--;
+	return n;
+}
+
+/*
+ * Walks one -O block (4 title lines and a value line) column by column,
+ * knowing each value from -k: a column must be exactly as wide as its
+ * longest title line or its value plus one, then one more space, as
+ * netperf lays it out. Returns the titles joined with spaces in title[].
+ */
+static void
+check_block(char *const lines[5], int first, int count, char title[][1200])
+{
+	size_t len[5], pos = 0, w, end, tl, k, n, maxt;
+	const char *seg;
+	int i;
+
+	for (k = 0; k < 5; k++)
+		len[k] = strlen(lines[k]);
+	for (i = first; i < first + count; i++) {
+		const char *v = kv_val[i];
+		size_t vl = strlen(v);
+
+		ck_assert_msg(
+		    len[4] >= pos + vl && memcmp(lines[4] + pos, v, vl) == 0,
+		    "%s: value \"%s\" not at column %zu", kv_name[i], v, pos);
+		/* the narrowest width that the titles and value agree on */
+		for (w = vl + 1;; w++) {
+			ck_assert_msg(w < 200, "%s: no column width fits",
+				      kv_name[i]);
+			end = pos + w + 1;
+			maxt = 0;
+			for (k = 0; k < 4; k++) {
+				seg = line_at(lines[k], len[k], pos, &n);
+				n = n < w + 1 ? n : w + 1;
+				tl = rtrim_len(seg, n);
+				if (tl > maxt)
+					maxt = tl;
+			}
+			if ((maxt > vl + 1 ? maxt : vl + 1) != w)
+				continue;
+			for (k = 0; k < 4; k++) {
+				seg = line_at(lines[k], len[k], pos, &n);
+				if (n > w + 1)
+					n = w + 1;
+				if (!all_spaces(seg + rtrim_len(seg, n),
+						n - rtrim_len(seg, n)))
+					break;
+				if (n == w + 1 && seg[w] != ' ')
+					break;
+			}
+			if (k == 4)
+				break;
+		}
+		ck_assert(all_spaces(lines[4] + pos + vl, end - pos - vl));
+		title[i][0] = '\0';
+		for (k = 0; k < 4; k++) {
+			seg = line_at(lines[k], len[k], pos, &n);
+			tl = rtrim_len(seg, n < w + 1 ? n : w + 1);
+			if (tl == 0)
+				break;
+			snprintf(title[i] + strlen(title[i]),
+				 1200 - strlen(title[i]), "%s%.*s",
+				 k ? " " : "", (int)tl, seg);
+		}
+		pos = end;
+	}
+	for (k = 0; k < 5; k++)
+		ck_assert_msg(len[k] == pos, "line %zu is %zu long, not %zu", k,
+			      len[k], pos);
+}
+
+/* Renders l in all four forms and checks each against the JSON. */
+static void
+cross_check(const struct result *res, const struct output_list *l)
+{
+	struct mem m;
+	char *csv, *cols, *nl, *lines[5], *save = NULL, *p;
+	json_t *doc = render_json(res);
+	int n, i, first, count, k;
+
+	/* -k against JSON */
+	n = keyval_of(res, l);
+	for (i = 0; i < n; i++)
+		check_against_json(doc, kv_name[i], kv_val[i]);
+
+	/* -o: header and values, the values the same as -k's */
+	output_csv(mem_open(&m), res, l, 1);
+	csv = mem_close(&m);
+	nl = strchr(csv, '\n');
+	ck_assert_ptr_nonnull(nl);
+	ck_assert_int_eq(csv_split(csv, fields_a, OUTPUT_MAX_FIELDS), n);
+	ck_assert_int_eq(csv_split(nl + 1, fields_b, OUTPUT_MAX_FIELDS), n);
+	for (i = 0; i < n; i++) {
+		if (strcmp(kv_name[i], "COMMAND_LINE") == 0) {
+			char cmd[1200];
+
+			/* the CSV reader took netperf's quotes off */
+			unquote(kv_val[i], cmd, sizeof(cmd));
+			ck_assert_str_eq(fields_b[i], cmd);
+			continue;
+		}
+		ck_assert_str_eq(fields_b[i], kv_val[i]);
+		check_against_json(doc, kv_name[i], fields_b[i]);
+	}
+
+	/* -O: every block's columns, titles equal to -o's header */
+	output_columns(mem_open(&m), res, l, 1);
+	cols = mem_close(&m);
+	p = cols;
+	for (first = 0; first < l->n; first += count) {
+		for (count = 1;
+		     first + count < l->n && !l->block[first + count]; count++)
+			;
+		if (first > 0) {
+			ck_assert_int_eq(*p, '\n');
+			p++;
+		}
+		for (k = 0; k < 5; k++) {
+			lines[k] = strtok_r(k == 0 ? p : NULL, "\n", &save);
+			ck_assert_ptr_nonnull(lines[k]);
+		}
+		p = lines[4] + strlen(lines[4]) + 1;
+		save = NULL;
+		check_block(lines, first, count, fields_b);
+		for (i = first; i < first + count; i++)
+			ck_assert_str_eq(fields_b[i], fields_a[i]);
+	}
+	ck_assert_int_eq(*p, '\0');
+	free(csv);
+	free(cols);
+	json_decref(doc);
+}
+
+START_TEST(test_all_agree_with_json)
+{
+	struct result res;
+	struct output_list l;
+	char err[ERR_LEN] = "";
+	int i;
+
+	build_rr(&res, 1);
+	ck_assert_int_eq(output_parse("all", &l, err), 0);
+	cross_check(&res, &l);
+	/* every selector is accounted for in the JSON map */
+	keyval_of(&res, &l);
+	for (i = 0; i < l.n; i++)
+		ck_assert_msg(jmap_find(kv_name[i]) != NULL, "%s unmapped",
+			      kv_name[i]);
+	ck_assert_str_eq(kv_val[0], "SOCK_STREAM");
+	result_free(&res);
+}
+END_TEST
+
+START_TEST(test_unmeasured_cpu)
+{
+	struct result res;
+	struct output_list l;
+	char err[ERR_LEN] = "";
+	json_t *doc;
+	int i;
+
+	build_rr(&res, 0);
+	res.local_place.requested[0] = '\0';
+	res.local.mss = -1;
+	ck_assert_int_eq(
+	    output_parse("LOCAL_CPU_UTIL,LOCAL_SD,LOCAL_CPU_METHOD,"
+			 "REMOTE_CPU_UTIL,REMOTE_SD,REMOTE_CPU_METHOD,"
+			 "LOCAL_CPU_PEAK_UTIL,LOCAL_CPU_PEAK_ID,"
+			 "LOCAL_CPU_PERCENT_USER,LOCAL_CPU_CONFID,"
+			 "LOCAL_CPU_BIND,TRANSPORT_MSS,LOCAL_CPU_COUNT",
+			 &l, err),
+	    0);
+	keyval_of(&res, &l);
+	ck_assert_str_eq(kv_val[0], "-1.00");
+	ck_assert_str_eq(kv_val[1], "-1.000");
+	ck_assert_str_eq(kv_val[2], "U");
+	ck_assert_str_eq(kv_val[3], "-1.00");
+	ck_assert_str_eq(kv_val[4], "-1.000");
+	ck_assert_str_eq(kv_val[5], "U");
+	ck_assert_str_eq(kv_val[6], "-1.00");
+	ck_assert_str_eq(kv_val[7], "-1");
+	ck_assert_str_eq(kv_val[8], "-1.00");
+	ck_assert_str_eq(kv_val[9], "-1.000");
+	ck_assert_str_eq(kv_val[10], "-1");
+	ck_assert_str_eq(kv_val[11], "-1");
+	ck_assert_str_eq(kv_val[12], "4"); /* the online count, as netperf */
+	doc = render_json(&res);
+	ck_assert(json_is_null(
+	    json_object_get(json_object_get(doc, "local"), "cpu")));
+	ck_assert_ptr_null(jpath(doc, "result/local_service_demand"));
+	json_decref(doc);
+	for (i = 0; i < l.n; i++)
+		if (strcmp(kv_name[i], "LOCAL_CPU_COUNT") != 0)
+			ck_assert_msg(is_unmeasured(kv_val[i]), "%s=%s",
+				      kv_name[i], kv_val[i]);
+	ck_assert_int_eq(output_parse("all", &l, err), 0);
+	cross_check(&res, &l);
+	result_free(&res);
+}
+END_TEST
+
+/* The other tests' shapes: a stream test with a -f unit, and UDP. */
+START_TEST(test_stream_and_udp_agree)
+{
+	static const char *const tests[] = {"TCP_STREAM", "TCP_MAERTS",
+					    "UDP_STREAM", "UDP_RR", "TCP_CRR"};
+	struct result res;
+	struct output_list l;
+	char err[ERR_LEN] = "";
+	json_t *doc;
+	size_t t;
+
+	for (t = 0; t < sizeof(tests) / sizeof(tests[0]); t++) {
+		build_rr(&res, 1);
+		res.m = module_find(tests[t]);
+		ck_assert_ptr_nonnull(res.m);
+		res.fmt = t % 2 ? 'M' : 'm';
+		res.remote.lost = 5;
+		res.local.send_errors = 9;
+		result_compute(&res);
+		ck_assert_int_eq(output_parse("all", &l, err), 0);
+		cross_check(&res, &l);
+		doc = render_json(&res);
+		ck_assert_str_eq(
+		    json_string_value(jpath(doc, "result/throughput_units")),
+		    t % 2 ? "MBytes/s" : "10^6bits/s");
+		json_decref(doc);
+		result_free(&res);
+	}
+}
+END_TEST
+
+START_TEST(test_json_document)
+{
+	struct result res;
+	json_t *doc, *h, *row, *per;
+	uint64_t sum = 0;
+	size_t i;
+
+	build_rr(&res, 1);
+	doc = render_json(&res);
+	ck_assert_str_eq(json_string_value(jpath(doc, "schema")),
+			 "netperf-result");
+	ck_assert_int_eq(json_integer_value(jpath(doc, "schema_version")), 1);
+	ck_assert_str_eq(json_string_value(jpath(doc, "test")), "TCP_RR");
+	ck_assert_str_eq(json_string_value(jpath(doc, "request/format")), "x");
+	ck_assert(json_is_true(jpath(doc, "request/nodelay")));
+	ck_assert(json_is_integer(jpath(doc, "local/counts/bytes_sent")));
+	ck_assert(json_is_real(jpath(doc, "result/throughput")));
+	ck_assert_str_eq(json_string_value(jpath(doc, "local/family")),
+			 "AF_INET");
+	ck_assert_str_eq(json_string_value(jpath(doc, "local/env/program")),
+			 "netperf 3.0.0");
+	ck_assert(json_is_true(jpath(doc, "local/placement/nic_local")));
+	ck_assert_ptr_null(jpath(doc, "remote/placement/nic_local"));
+	ck_assert_ptr_null(jpath(doc, "remote/counts/mss"));
+
+	/* the histogram: non-empty buckets that add up to the count */
+	h = jpath(doc, "latency_us/histogram");
+	ck_assert(json_is_array(h));
+	ck_assert_uint_gt(json_array_size(h), 0);
+	json_array_foreach(h, i, row)
+	{
+		ck_assert_uint_eq(json_array_size(row), 3);
+		ck_assert(jnumber(json_array_get(row, 0)) <
+			  jnumber(json_array_get(row, 1)));
+		ck_assert_int_gt(json_integer_value(json_array_get(row, 2)), 0);
+		sum += (uint64_t)json_integer_value(json_array_get(row, 2));
+	}
+	ck_assert_uint_eq(sum, 1000);
+	ck_assert_int_eq(json_integer_value(jpath(doc, "latency_us/count")),
+			 1000);
+	ck_assert(fabs(jnumber(jpath(doc, "latency_us/max")) - 2985) < 1e-6);
+	ck_assert(fabs(jnumber(jpath(doc, "latency_us/min")) - 11) < 1e-6);
+
+	/* per-CPU: the offline cpu2 left out */
+	per = jpath(doc, "local/cpu/per_cpu");
+	ck_assert_uint_eq(json_array_size(per), 3);
+	ck_assert_int_eq(
+	    json_integer_value(json_object_get(json_array_get(per, 2), "cpu")),
+	    3);
+
+	ck_assert_uint_eq(json_array_size(jpath(doc, "streams")), 2);
+	ck_assert_int_eq(
+	    json_integer_value(json_object_get(
+		json_array_get(jpath(doc, "streams"), 1), "index")),
+	    1);
+	ck_assert_uint_eq(json_array_size(jpath(doc, "interim")), 2);
+	ck_assert(
+	    fabs(jnumber(json_object_get(
+		     json_array_get(jpath(doc, "interim"), 1), "ending")) -
+		 1795981241.251) < 1e-6);
+	ck_assert(json_is_true(jpath(doc, "confidence/met")));
+	ck_assert_int_eq(
+	    json_integer_value(jpath(doc, "confidence/iterations")), 3);
+	ck_assert(json_is_array(jpath(doc, "errors")));
+	ck_assert_uint_eq(json_array_size(jpath(doc, "errors")), 0);
+	ck_assert(jnumber(jpath(doc, "fairness")) > 0.9 &&
+		  jnumber(jpath(doc, "fairness")) <= 1);
+	json_decref(doc);
+
+	/* one stream: an empty list, and no histogram: null latency */
+	free(res.hist);
+	res.hist = NULL;
+	res.nstreams = 1;
+	result_compute(&res);
+	res.lat.count = 0;
+	doc = render_json(&res);
+	ck_assert_uint_eq(json_array_size(jpath(doc, "streams")), 0);
+	ck_assert(json_is_null(json_object_get(doc, "latency_us")));
+	json_decref(doc);
+	result_free(&res);
+}
+END_TEST
+
+/* The examples in the netperf 2.7 reference, byte for byte. */
+START_TEST(test_netperf_examples)
+{
+	struct result res;
+	struct output_list l;
+	struct mem m;
+	char err[ERR_LEN] = "";
+	char *text;
+
+	build_rr(&res, 1);
+	res.thruput = 71906.66;
+	res.lat.mean = 13.84;
+	res.lat.p99 = 16;
+	ck_assert_int_eq(output_parse("THROUGHPUT,THROUGHPUT_UNITS;"
+				      "MEAN_LATENCY,P99_LATENCY",
+				      &l, err),
+			 0);
+	output_columns(mem_open(&m), &res, &l, 1);
+	text = mem_close(&m);
+	ck_assert_str_eq(text, "Throughput Throughput \n"
+			       "           Units      \n"
+			       "                      \n"
+			       "                      \n"
+			       "71906.66   Trans/s    \n"
+			       "\n"
+			       "Mean         99th         \n"
+			       "Latency      Percentile   \n"
+			       "Microseconds Latency      \n"
+			       "             Microseconds \n"
+			       "13.84        16           \n");
+	free(text);
+	output_columns(mem_open(&m), &res, &l, 0);
+	text = mem_close(&m);
+	ck_assert_str_eq(text, "71906.66   Trans/s    \n"
+			       "\n"
+			       "13.84        16           \n");
+	free(text);
+
+	res.thruput = 66679.60;
+	res.lat.mean = 14.92;
+	res.lat.p50 = 13;
+	res.lat.p90 = 13.2;
+	res.lat.p99 = 39;
+	res.local_util = 99.5;
+	res.local_sd = 29.844;
+	ck_assert_int_eq(output_parse("THROUGHPUT,THROUGHPUT_UNITS,"
+				      "MEAN_LATENCY,P50_LATENCY,P90_LATENCY,"
+				      "P99_LATENCY,LOCAL_CPU_UTIL,LOCAL_SD",
+				      &l, err),
+			 0);
+	output_csv(mem_open(&m), &res, &l, 1);
+	text = mem_close(&m);
+	ck_assert_str_eq(
+	    text, "Throughput,Throughput Units,Mean Latency Microseconds,"
+		  "50th Percentile Latency Microseconds,90th Percentile "
+		  "Latency Microseconds,99th Percentile Latency "
+		  "Microseconds,Local CPU Util %,Local Service Demand\n"
+		  "66679.60,Trans/s,14.92,13,13,39,99.50,29.844\n");
+	free(text);
+	output_csv(mem_open(&m), &res, &l, 0);
+	text = mem_close(&m);
+	ck_assert_str_eq(text,
+			 "66679.60,Trans/s,14.92,13,13,39,99.50,29.844\n");
+	free(text);
+
+	ck_assert_int_eq(
+	    output_parse(
+		"THROUGHPUT,THROUGHPUT_UNITS,SD_UNITS,LOCAL_CPU_METHOD,"
+		"RT_LATENCY,P99_LATENCY",
+		&l, err),
+	    0);
+	res.trans_rate = 72713.64;
+	res.p.burst = 0;
+	output_keyval(mem_open(&m), &res, &l);
+	text = mem_close(&m);
+	ck_assert_str_eq(text, "THROUGHPUT=66679.60\n"
+			       "THROUGHPUT_UNITS=Trans/s\n"
+			       "SD_UNITS=usec/Tran\n"
+			       "LOCAL_CPU_METHOD=S\n"
+			       "RT_LATENCY=13.753\n"
+			       "P99_LATENCY=39\n");
+	free(text);
+	result_free(&res);
+}
+END_TEST
+
+START_TEST(test_parse_lists)
+{
+	struct output_list l;
+	char err[ERR_LEN] = "";
+
+	ck_assert_int_eq(
+	    output_parse(" throughput , Mean_Latency ;p99_latency  ", &l, err),
+	    0);
+	ck_assert_int_eq(l.n, 3);
+	ck_assert_int_eq(l.block[0], 0);
+	ck_assert_int_eq(l.block[1], 0);
+	ck_assert_int_eq(l.block[2], 1);
+	/* netperf's strtok(" ,") separates on spaces as well */
+	ck_assert_int_eq(output_parse("THROUGHPUT THROUGHPUT_UNITS", &l, err),
+			 0);
+	ck_assert_int_eq(l.n, 2);
+	ck_assert_int_eq(output_parse(";;THROUGHPUT;;;", &l, err), 0);
+	ck_assert_int_eq(l.n, 1);
+	ck_assert_int_eq(l.block[0], 0);
+
+	ck_assert_int_eq(output_parse("THROUGHPUT,FOO", &l, err), -1);
+	ck_assert_str_eq(err, "unknown output selector \"FOO\" (netperf -- -o "
+			      "'?' lists them)");
+	ck_assert_int_eq(output_parse("?", &l, err), -1);
+	ck_assert_int_eq(output_parse("", &l, err), -1);
+	ck_assert_str_eq(err, "empty output selector list");
+	ck_assert_int_eq(output_parse(" , ; ", &l, err), -1);
+	ck_assert_int_eq(output_parse(NULL, &l, err), -1);
+	ck_assert_int_eq(output_parse("/nonexistent/selectors", &l, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "/nonexistent/selectors"));
+}
+END_TEST
+
+START_TEST(test_parse_too_many)
+{
+	struct output_list l;
+	char err[ERR_LEN] = "";
+	char buf[OUTPUT_MAX_FIELDS * 12 + 32] = "";
+	int i;
+
+	for (i = 0; i <= OUTPUT_MAX_FIELDS; i++)
+		strcat(buf, "THROUGHPUT,");
+	ck_assert_int_eq(output_parse(buf, &l, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "more than"));
+}
+END_TEST
+
+START_TEST(test_all_and_names)
+{
+	struct output_list l, one;
+	struct mem m;
+	char err[ERR_LEN] = "";
+	char *text, *line, *save = NULL;
+	int n = 0, blocks = 0, i;
+
+	ck_assert_int_eq(output_parse(" ALL ", &l, err), 0);
+	for (i = 0; i < l.n; i++) {
+		ck_assert_int_eq(l.field[i], i);
+		blocks += l.block[i];
+	}
+	ck_assert_int_eq(blocks, 3); /* netperf's four blocks */
+	output_list_names(mem_open(&m));
+	text = mem_close(&m);
+	for (line = strtok_r(text, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save)) {
+		ck_assert_int_eq(output_parse(line, &one, err), 0);
+		ck_assert_int_eq(one.n, 1);
+		ck_assert_int_eq(one.field[0], n);
+		n++;
+	}
+	ck_assert_int_eq(n, l.n);
+	ck_assert_int_ge(n, 100);
+	free(text);
+}
+END_TEST
+
+START_TEST(test_selector_file)
+{
+	char path[] = "/tmp/check_output_XXXXXX";
+	struct output_list l;
+	char err[ERR_LEN] = "";
+	FILE *f;
+	int fd;
+
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("THROUGHPUT,THROUGHPUT_UNITS\r\nmean_latency,P99_LATENCY\n"
+	      "\nLOCAL_CPU_UTIL\nREMOTE_CPU_UTIL\nLOCAL_SD\n",
+	      f);
+	fclose(f);
+	ck_assert_int_eq(output_parse(path, &l, err), 0);
+	/* four lines read, as netperf does: the empty third counts as one
+	 * but adds no block, and the fifth is past the limit */
+	ck_assert_int_eq(l.n, 5);
+	ck_assert_int_eq(l.block[2], 1);
+	ck_assert_int_eq(l.block[4], 1);
+
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("THROUGHPUT,BOGUS_NAME\n", f);
+	fclose(f);
+	ck_assert_int_eq(output_parse(path, &l, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "\"BOGUS_NAME\""));
+	unlink(path);
+}
+END_TEST
+
+START_TEST(test_default_lists)
+{
+	struct result res;
+	struct output_list l;
+
+	build_rr(&res, 0);
+	res.local_cpu = res.remote_cpu = 0;
+	output_default_list(&res, &l);
+	keyval_of(&res, &l);
+	ck_assert_int_eq(l.n, 9);
+	ck_assert_str_eq(kv_name[0], "LSS_SIZE_END");
+	ck_assert_str_eq(kv_name[5], "RESPONSE_SIZE");
+	ck_assert_str_eq(kv_name[8], "THROUGHPUT_UNITS");
+
+	res.local_cpu = 1;
+	output_default_list(&res, &l);
+	ck_assert_int_eq(l.n, 26);
+	keyval_of(&res, &l);
+	ck_assert_str_eq(kv_name[25], "SD_UNITS");
+
+	res.m = module_find("TCP_STREAM");
+	res.local_cpu = 0;
+	output_default_list(&res, &l);
+	keyval_of(&res, &l);
+	ck_assert_int_eq(l.n, 6);
+	ck_assert_str_eq(kv_name[0], "LSS_SIZE_END");
+	ck_assert_str_eq(kv_name[1], "RSR_SIZE_END");
+	ck_assert_str_eq(kv_name[2], "LOCAL_SEND_SIZE");
+	ck_assert_str_eq(kv_name[4], "THROUGHPUT");
+
+	res.m = module_find("TCP_MAERTS");
+	output_default_list(&res, &l);
+	keyval_of(&res, &l);
+	ck_assert_str_eq(kv_name[0], "RSS_SIZE_END");
+	ck_assert_str_eq(kv_name[2], "REMOTE_SEND_SIZE");
+	result_free(&res);
+}
+END_TEST
+
+START_TEST(test_interim_formats)
+{
+	struct result res;
+	struct result_interim iv = {19900.98, 0.946, 1795981239.5, 0.946};
+	struct mem m;
+	char *text;
+	json_t *j;
+	json_error_t je;
+
+	build_rr(&res, 0);
+	res.m = module_find("TCP_STREAM");
+	res.fmt = 'm';
+	output_interim(mem_open(&m), &res, &iv, 0, 'l');
+	text = mem_close(&m);
+	ck_assert_str_eq(text, "Interim result: 19900.98 10^6bits/s over "
+			       "0.946 seconds ending at 1795981239.500\n");
+	free(text);
+
+	res.m = module_find("TCP_RR");
+	res.fmt = 'x';
+	iv = (struct result_interim){74060.67, 0.5, 1795981241.057, 1.5};
+	output_interim(mem_open(&m), &res, &iv, 3, 'o');
+	text = mem_close(&m);
+	ck_assert_str_eq(text, "74060.67,Trans/s,0.500,1795981241.057\n");
+	free(text);
+
+	iv = (struct result_interim){77249.38, 0.5, 1795981242.059, 2.0};
+	output_interim(mem_open(&m), &res, &iv, 0, 'k');
+	text = mem_close(&m);
+	ck_assert_str_eq(text, "NETPERF_INTERIM_RESULT[0]=77249.38\n"
+			       "NETPERF_UNITS[0]=Trans/s\n"
+			       "NETPERF_INTERVAL[0]=0.500\n"
+			       "NETPERF_ENDING[0]=1795981242.059\n");
+	free(text);
+
+	/* a small value is padded to netperf's %7.2f */
+	iv.value = 5.5;
+	output_interim(mem_open(&m), &res, &iv, 0, 'o');
+	text = mem_close(&m);
+	ck_assert_str_eq(text, "   5.50,Trans/s,0.500,1795981242.059\n");
+	free(text);
+
+	/* --json-stream: one compact line; n is iv's index in the result */
+	output_json_interim(mem_open(&m), &res, &res.interim[1]);
+	text = mem_close(&m);
+	ck_assert_ptr_eq(strchr(text, '\n'), text + strlen(text) - 1);
+	j = json_loads(text, 0, &je);
+	ck_assert_ptr_nonnull(j);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "type")),
+			 "interim");
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "n")), 1);
+	ck_assert_str_eq(json_string_value(json_object_get(j, "units")),
+			 "Trans/s");
+	ck_assert(fabs(json_number_value(json_object_get(j, "value")) -
+		       73000.25) < 1e-9);
+	ck_assert(fabs(json_number_value(json_object_get(j, "interval")) -
+		       1.001) < 1e-9);
+	ck_assert(fabs(json_number_value(json_object_get(j, "ending")) -
+		       1795981241.251) < 1e-6);
+	ck_assert(fabs(json_number_value(json_object_get(j, "since_start")) -
+		       2.001) < 1e-9);
+	json_decref(j);
+	free(text);
+	output_json_interim(mem_open(&m), &res, &iv);
+	text = mem_close(&m);
+	j = json_loads(text, 0, &je);
+	ck_assert_ptr_nonnull(j);
+	ck_assert_int_eq(json_integer_value(json_object_get(j, "n")), 2);
+	json_decref(j);
+	free(text);
+	result_free(&res);
+}
+END_TEST
+
+static Suite *
+output_suite(void)
+{
+	Suite *s = suite_create("output");
+	TCase *tc;
+
+	tc = tcase_create("parse");
+	tcase_add_test(tc, test_parse_lists);
+	tcase_add_test(tc, test_parse_too_many);
+	tcase_add_test(tc, test_all_and_names);
+	tcase_add_test(tc, test_selector_file);
+	tcase_add_test(tc, test_default_lists);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("formats");
+	tcase_add_test(tc, test_netperf_examples);
+	tcase_add_test(tc, test_interim_formats);
+	tcase_add_test(tc, test_json_document);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("agree");
+	tcase_add_test(tc, test_all_agree_with_json);
+	tcase_add_test(tc, test_unmeasured_cpu);
+	tcase_add_test(tc, test_stream_and_udp_agree);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return harness_run(output_suite());
+}
