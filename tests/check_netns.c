@@ -1,0 +1,876 @@
+/*
+ * End to end over a real, if virtual, link: two network namespaces joined
+ * by a veth pair, netserver in one and netperf in the other. nftables drops
+ * datagrams and tbf shapes the link, so netperf's loss and rate figures can
+ * be checked against the kernel's own counters and the shaper's arithmetic.
+ * Needs root; exits 77 when it cannot make a namespace.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+/* Hard limit on any one command, netperf included. */
+#define NETNS_CMD_TIMEOUT 60.0
+
+/* The network one test runs in. */
+struct netns_env {
+	char a[48], b[48];   /* namespaces: netperf's, netserver's */
+	char va[16], vb[16]; /* the veth ends, one in each */
+	char addr_a[16], addr_b[16];
+	pid_t srv; /* netserver, inside b */
+	int port;
+	char port_text[16];
+	char log[64]; /* netserver's stderr */
+};
+
+static struct netns_env env;
+/* The process that runs the suite: namespace names carry its PID so the
+ * sweep after the test case finds what a crashed test left behind. */
+static pid_t runner;
+
+static void
+sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+	nanosleep(&ts, NULL);
+}
+
+static void
+read_all(const char *path, char *buf, size_t cap)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = 0;
+
+	if (f != NULL) {
+		n = fread(buf, 1, cap - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+}
+
+/* In a child: die with the test process, so a failed or timed-out test
+ * (Check's fork mode skips the checked teardown then) leaves nothing
+ * running. ip netns exec execs, and the setting survives the exec. */
+static void
+die_with_parent(pid_t parent)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);
+}
+
+/*
+ * Runs argv (argv[0] looked up in PATH) with stdout and stderr captured,
+ * killing it after timeout seconds. Returns 0 when it ran, -1 when it
+ * could not be started; o->status is its exit status, -1 when killed.
+ */
+static int
+run(const char *const *argv, double timeout, struct harness_out *o)
+{
+	char outp[64], errp[64];
+	int outfd, errfd, status;
+	double start = harness_now();
+	pid_t parent = getpid(), pid;
+
+	memset(o, 0, sizeof(*o));
+	snprintf(outp, sizeof(outp), "/tmp/np-ns-%d-out-XXXXXX", (int)runner);
+	snprintf(errp, sizeof(errp), "/tmp/np-ns-%d-err-XXXXXX", (int)runner);
+	outfd = mkstemp(outp);
+	errfd = mkstemp(errp);
+	if (outfd < 0 || errfd < 0)
+		goto fail;
+	pid = fork();
+	if (pid == 0) {
+		die_with_parent(parent);
+		dup2(outfd, STDOUT_FILENO);
+		dup2(errfd, STDERR_FILENO);
+		close(outfd);
+		close(errfd);
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	if (pid < 0)
+		goto fail;
+	close(outfd);
+	close(errfd);
+	o->status = -1;
+	while (harness_now() - start < timeout) {
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			o->status = WIFEXITED(status) ? WEXITSTATUS(status)
+						      : 128 + WTERMSIG(status);
+			break;
+		}
+		sleep_ms(5);
+	}
+	if (o->status == -1) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	o->seconds = harness_now() - start;
+	read_all(outp, o->out, sizeof(o->out));
+	read_all(errp, o->err, sizeof(o->err));
+	unlink(outp);
+	unlink(errp);
+	return 0;
+fail:
+	if (outfd >= 0) {
+		close(outfd);
+		unlink(outp);
+	}
+	if (errfd >= 0) {
+		close(errfd);
+		unlink(errp);
+	}
+	return -1;
+}
+
+/* Runs argv inside namespace ns (NULL: here); returns as run() does. */
+static int
+ns_run(const char *ns, const char *const *argv, double timeout,
+       struct harness_out *o)
+{
+	const char *full[64] = {"ip", "netns", "exec", ns};
+	int n = ns != NULL ? 4 : 0;
+
+	for (; *argv != NULL && n < 63; argv++)
+		full[n++] = *argv;
+	full[n] = NULL;
+	return run(full, timeout, o);
+}
+
+/* Runs a NULL-terminated list of words inside ns (NULL: here); returns
+ * the exit status, -1 when it did not run or was killed. Its output goes
+ * to the caller's o, for the failure message. */
+static int
+cmd(struct harness_out *o, const char *ns, ...)
+{
+	const char *argv[32];
+	int n = 0;
+	va_list ap;
+
+	va_start(ap, ns);
+	while (n < 31 && (argv[n] = va_arg(ap, const char *)) != NULL)
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	if (ns_run(ns, argv, NETNS_CMD_TIMEOUT, o) < 0)
+		return -1;
+	return o->status;
+}
+
+/* Is name an executable in PATH? (command -v, without a shell) */
+static int
+have_tool(const char *name)
+{
+	const char *path = getenv("PATH");
+	char dir[512], file[640];
+
+	if (path == NULL)
+		path = "/usr/sbin:/usr/bin:/sbin:/bin";
+	while (*path != '\0') {
+		size_t len = strcspn(path, ":");
+
+		if (len > 0 && len < sizeof(dir)) {
+			memcpy(dir, path, len);
+			dir[len] = '\0';
+			snprintf(file, sizeof(file), "%s/%s", dir, name);
+			if (access(file, X_OK) == 0)
+				return 1;
+		}
+		path += len;
+		if (*path == ':')
+			path++;
+	}
+	return 0;
+}
+
+/* SIGKILLs every process inside namespace ns: whatever is left of the
+ * netserver this suite started there, and its children. */
+static void
+ns_kill_all(const char *ns)
+{
+	struct harness_out o;
+	char *p, *end;
+
+	if (cmd(&o, NULL, "ip", "netns", "pids", ns, NULL) != 0)
+		return;
+	for (p = o.out;; p = end) {
+		long pid = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		if (pid > 1)
+			kill((pid_t)pid, SIGKILL);
+	}
+}
+
+/* Stops netserver (SIGTERM, then SIGKILL after 5 s) and reaps it. */
+static void
+server_stop(struct netns_env *e)
+{
+	if (e->srv > 0) {
+		kill(e->srv, SIGTERM);
+		if (!harness_wait_gone(e->srv, 5)) {
+			kill(e->srv, SIGKILL);
+			waitpid(e->srv, NULL, 0);
+		}
+		e->srv = 0;
+	}
+	if (e->log[0] != '\0') {
+		unlink(e->log);
+		e->log[0] = '\0';
+	}
+}
+
+/* Starts "netserver -D -p 0 -L addr_b" inside b and reads its port from
+ * the start-up line; returns 0, or -1 with the log in why. */
+static int
+server_start(struct netns_env *e, char *why, size_t cap)
+{
+	const char *argv[] = {"ip",	    "netns",   "exec", e->b,
+			      NP_NETSERVER, "-D",      "-p",   "0",
+			      "-L",	    e->addr_b, NULL};
+	pid_t parent = getpid();
+	double deadline;
+	char text[1024];
+	int fd;
+
+	snprintf(e->log, sizeof(e->log), "/tmp/np-ns-%d-srv-XXXXXX",
+		 (int)runner);
+	fd = mkstemp(e->log);
+	if (fd < 0) {
+		e->log[0] = '\0';
+		snprintf(why, cap, "mkstemp: %s", strerror(errno));
+		return -1;
+	}
+	e->srv = fork();
+	if (e->srv == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		die_with_parent(parent);
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		close(null);
+		close(fd);
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(fd);
+	if (e->srv < 0) {
+		e->srv = 0;
+		snprintf(why, cap, "fork: %s", strerror(errno));
+		return -1;
+	}
+	for (deadline = harness_now() + 5; harness_now() < deadline;) {
+		char *p;
+
+		read_all(e->log, text, sizeof(text));
+		p = strstr(text, "port '");
+		if (p != NULL && sscanf(p, "port '%d'", &e->port) == 1) {
+			snprintf(e->port_text, sizeof(e->port_text), "%d",
+				 e->port);
+			return 0;
+		}
+		if (harness_wait_gone(e->srv, 0.02)) {
+			e->srv = 0;
+			break;
+		}
+	}
+	read_all(e->log, text, sizeof(text));
+	snprintf(why, cap, "netserver did not start: %s", text);
+	return -1;
+}
+
+/* Removes everything net_up made; safe to call twice, or after a
+ * partial set-up. */
+static void
+net_down(struct netns_env *e)
+{
+	struct harness_out o;
+
+	server_stop(e);
+	/* Deleting a namespace deletes the veth end inside it, and with it
+	 * the pair; the nft table and the qdisc go with them. */
+	if (e->b[0] != '\0') {
+		ns_kill_all(e->b);
+		cmd(&o, NULL, "ip", "netns", "del", e->b, NULL);
+		e->b[0] = '\0';
+	}
+	if (e->a[0] != '\0') {
+		ns_kill_all(e->a);
+		cmd(&o, NULL, "ip", "netns", "del", e->a, NULL);
+		e->a[0] = '\0';
+	}
+}
+
+/* Fails the test with the command's output unless it exited 0. */
+#define MUST(o, ...)                                                           \
+	do {                                                                   \
+		int rc_ = cmd(&(o), __VA_ARGS__, NULL);                        \
+		ck_assert_msg(rc_ == 0, "%s (exit %d): %s%s", #__VA_ARGS__,    \
+			      rc_, (o).out, (o).err);                          \
+	} while (0)
+
+/*
+ * Two namespaces, a veth pair between them addressed 10.200.X.1/24 and
+ * 10.200.X.2/24 (addresses that exist only inside the namespaces, so no
+ * packet of ours ever reaches the host's network), offloads off, and
+ * netserver listening in b.
+ */
+static void
+net_up(struct netns_env *e)
+{
+	int me = (int)getpid(), x = me % 250 + 1;
+	struct harness_out o;
+	char why[2048];
+	char cidr_a[24], cidr_b[24];
+
+	memset(e, 0, sizeof(*e));
+	snprintf(e->a, sizeof(e->a), "np-a-%d-%d", (int)runner, me);
+	snprintf(e->b, sizeof(e->b), "np-b-%d-%d", (int)runner, me);
+	snprintf(e->va, sizeof(e->va), "npa%d", me);
+	snprintf(e->vb, sizeof(e->vb), "npb%d", me);
+	snprintf(e->addr_a, sizeof(e->addr_a), "10.200.%d.1", x);
+	snprintf(e->addr_b, sizeof(e->addr_b), "10.200.%d.2", x);
+	snprintf(cidr_a, sizeof(cidr_a), "%s/24", e->addr_a);
+	snprintf(cidr_b, sizeof(cidr_b), "%s/24", e->addr_b);
+
+	MUST(o, NULL, "ip", "netns", "add", e->a);
+	MUST(o, NULL, "ip", "netns", "add", e->b);
+	/* Both ends are born inside their namespaces: the host never sees
+	 * the pair, not even for a moment. */
+	MUST(o, NULL, "ip", "link", "add", e->va, "netns", e->a, "type", "veth",
+	     "peer", "name", e->vb, "netns", e->b);
+	MUST(o, NULL, "ip", "-n", e->a, "addr", "add", cidr_a, "dev", e->va);
+	MUST(o, NULL, "ip", "-n", e->b, "addr", "add", cidr_b, "dev", e->vb);
+	MUST(o, NULL, "ip", "-n", e->a, "link", "set", "lo", "up");
+	MUST(o, NULL, "ip", "-n", e->b, "link", "set", "lo", "up");
+	MUST(o, NULL, "ip", "-n", e->a, "link", "set", e->va, "up");
+	MUST(o, NULL, "ip", "-n", e->b, "link", "set", e->vb, "up");
+	/* One frame per datagram or segment at the qdisc, as on a real
+	 * Ethernet, and no checksum shortcuts between the namespaces.
+	 * ethtool is optional (scripts/deps installs it): tbf accounts a
+	 * GSO packet by the frames it stands for anyway. */
+	if (have_tool("ethtool")) {
+		cmd(&o, e->a, "ethtool", "-K", e->va, "gro", "off", "gso",
+		    "off", "tso", "off", "tx", "off", "rx", "off", NULL);
+		cmd(&o, e->b, "ethtool", "-K", e->vb, "gro", "off", "gso",
+		    "off", "tso", "off", "tx", "off", "rx", "off", NULL);
+	}
+	ck_assert_msg(server_start(e, why, sizeof(why)) == 0, "%s", why);
+}
+
+static void
+setup(void)
+{
+	net_up(&env);
+}
+
+static void
+teardown(void)
+{
+	net_down(&env);
+}
+
+/* After the test case, in the runner: removes the namespaces of any test
+ * that died before its teardown ran (a failed assertion in fork mode
+ * exits at once), the processes left in them, and its temporary files. */
+static void
+sweep(void)
+{
+	char pa[32], pb[32], pt[32], path[300];
+	struct harness_out o;
+	struct dirent *d;
+	DIR *dir;
+
+	snprintf(pa, sizeof(pa), "np-a-%d-", (int)runner);
+	snprintf(pb, sizeof(pb), "np-b-%d-", (int)runner);
+	snprintf(pt, sizeof(pt), "np-ns-%d-", (int)runner);
+	dir = opendir("/run/netns");
+	while (dir != NULL && (d = readdir(dir)) != NULL) {
+		if (strncmp(d->d_name, pa, strlen(pa)) != 0 &&
+		    strncmp(d->d_name, pb, strlen(pb)) != 0)
+			continue;
+		ns_kill_all(d->d_name);
+		cmd(&o, NULL, "ip", "netns", "del", d->d_name, NULL);
+	}
+	if (dir != NULL)
+		closedir(dir);
+	dir = opendir("/tmp");
+	while (dir != NULL && (d = readdir(dir)) != NULL) {
+		if (strncmp(d->d_name, pt, strlen(pt)) != 0)
+			continue;
+		snprintf(path, sizeof(path), "/tmp/%s", d->d_name);
+		unlink(path);
+	}
+	if (dir != NULL)
+		closedir(dir);
+}
+
+/* Parses the numbers on the line at p; returns how many were read. */
+static int
+line_numbers(const char *p, double *v, int max)
+{
+	int n = 0;
+	char *end;
+
+	while (n < max && *p != '\n' && *p != '\0') {
+		double x = strtod(p, &end);
+
+		if (end == p)
+			break;
+		v[n++] = x;
+		p = end;
+		while (*p == ' ')
+			p++;
+	}
+	return n;
+}
+
+/* The i-th line (0 first) after the blank line that ends the column
+ * titles, or NULL. */
+static const char *
+data_line(const char *out, int i)
+{
+	const char *p = strstr(out, "\n\n");
+
+	if (p == NULL)
+		return NULL;
+	for (p += 2; i > 0; i--) {
+		p = strchr(p, '\n');
+		if (p == NULL)
+			return NULL;
+		p++;
+	}
+	return p;
+}
+
+/* UDP_STREAM's two lines: datagrams sent and received, the receiver's
+ * throughput, and the "Lost:" count. */
+struct udp_figures {
+	unsigned long long sent, recv, lost, lost_of;
+	double rx_mbps;
+};
+
+/* Parses a UDP_STREAM report; returns 0, or -1 when it is not one. */
+static int
+udp_figures_parse(const char *out, struct udp_figures *f)
+{
+	const char *l1 = data_line(out, 0), *l2 = data_line(out, 1), *p;
+	double v[8];
+
+	if (l1 == NULL || l2 == NULL || line_numbers(l1, v, 8) != 6)
+		return -1;
+	f->sent = (unsigned long long)v[3];
+	if (line_numbers(l2, v, 8) != 4)
+		return -1;
+	f->recv = (unsigned long long)v[2];
+	f->rx_mbps = v[3];
+	p = strstr(out, "\nLost: ");
+	if (p == NULL ||
+	    sscanf(p, "\nLost: %llu of %llu", &f->lost, &f->lost_of) != 2)
+		return -1;
+	return 0;
+}
+
+/*
+ * Finds field in /proc/net/snmp text: the value under that title on the
+ * "Udp:" lines (titles first, values next). Returns 0, or -1.
+ */
+static int
+snmp_udp(const char *text, const char *field, unsigned long long *v)
+{
+	const char *titles = strstr(text, "\nUdp: "), *values, *p, *q;
+	size_t flen = strlen(field);
+	int col = 0;
+
+	if (titles == NULL)
+		return -1;
+	titles += 6;
+	values = strstr(titles, "\nUdp: ");
+	if (values == NULL)
+		return -1;
+	values += 6;
+	for (p = titles; *p != '\n' && *p != '\0';) {
+		q = p + strcspn(p, " \n");
+		if ((size_t)(q - p) == flen && strncmp(p, field, flen) == 0)
+			break;
+		col++;
+		p = *q == ' ' ? q + 1 : q;
+	}
+	if (*p == '\n' || *p == '\0')
+		return -1;
+	for (p = values; col > 0; col--) {
+		p = strchr(p, ' ');
+		if (p == NULL)
+			return -1;
+		p++;
+	}
+	return sscanf(p, "%llu", v) == 1 ? 0 : -1;
+}
+
+/* UDP receive errors inside ns: socket buffer overflows and all. */
+struct udp_errs {
+	unsigned long long rcvbuf, inerr;
+};
+
+static void
+udp_errs_read(const char *ns, struct udp_errs *u)
+{
+	const char *argv[] = {"cat", "/proc/net/snmp", NULL};
+	struct harness_out o;
+
+	ck_assert_int_eq(ns_run(ns, argv, 10, &o), 0);
+	ck_assert_msg(o.status == 0, "cat /proc/net/snmp: %s", o.err);
+	ck_assert_msg(snmp_udp(o.out, "RcvbufErrors", &u->rcvbuf) == 0 &&
+			  snmp_udp(o.out, "InErrors", &u->inerr) == 0,
+		      "no Udp counters in: %s", o.out);
+}
+
+/*
+ * Drops pct % of the UDP datagrams that carry data on their way into b's
+ * sockets. Only datagrams longer than the 8-byte header: the test's
+ * zero-length end markers (see module_udp_end) are never data, and
+ * counting their drops would make the tally off by one now and then. The
+ * control connection is TCP and passes.
+ */
+static void
+nft_drop(const struct netns_env *e, int pct)
+{
+	struct harness_out o;
+	char p[8];
+
+	ck_assert_msg(have_tool("nft"),
+		      "nft not found: install nftables (scripts/deps)");
+	snprintf(p, sizeof(p), "%d", pct);
+	MUST(o, e->b, "nft", "add", "table", "inet", "nptest");
+	MUST(o, e->b, "nft", "add", "chain", "inet", "nptest", "input",
+	     "{ type filter hook input priority 0; }");
+	MUST(o, e->b, "nft", "add", "rule", "inet", "nptest", "input", "udp",
+	     "length", ">", "8", "numgen", "random", "mod", "100", "<", p,
+	     "counter", "drop");
+}
+
+/* The packets the drop rule has counted. */
+static unsigned long long
+nft_drops(const struct netns_env *e)
+{
+	struct harness_out o;
+	unsigned long long n = 0;
+	const char *p;
+
+	MUST(o, e->b, "nft", "list", "chain", "inet", "nptest", "input");
+	p = strstr(o.out, "counter packets ");
+	ck_assert_msg(p != NULL && sscanf(p, "counter packets %llu", &n) == 1,
+		      "no counter in: %s", o.out);
+	return n;
+}
+
+/* Runs netperf inside a against netserver in b, with args after the
+ * host and port; fails the test unless it exits 0. */
+static void
+netperf(const struct netns_env *e, const char *const *args,
+	struct harness_out *o)
+{
+	const char *argv[48] = {NP_NETPERF, "-H", e->addr_b, "-p",
+				e->port_text};
+	int n = 5;
+
+	for (; *args != NULL && n < 47; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	ck_assert_int_eq(ns_run(e->a, argv, NETNS_CMD_TIMEOUT, o), 0);
+	ck_assert_msg(o->status == 0, "netperf exited %d after %.1f s: %s%s",
+		      o->status, o->seconds, o->out, o->err);
+}
+
+/*
+ * Every datagram netperf calls lost was dropped by nftables or by b's
+ * full socket buffer, and nothing else: the two kernel counters add up to
+ * netperf's figure exactly.
+ */
+START_TEST(udp_loss_matches_nftables)
+{
+	const char *args[] = {"-t",  "UDP_STREAM", "-l", "2",	 "--rate",
+			      "50M", "--",	   "-m", "1000", NULL};
+	struct harness_out o;
+	struct udp_errs before, after;
+	struct udp_figures f;
+	unsigned long long drops, overflow;
+	double frac;
+
+	nft_drop(&env, 5);
+	udp_errs_read(env.b, &before);
+	netperf(&env, args, &o);
+	udp_errs_read(env.b, &after);
+	drops = nft_drops(&env);
+	overflow = after.rcvbuf - before.rcvbuf;
+	ck_assert_msg(udp_figures_parse(o.out, &f) == 0, "%s", o.out);
+	ck_assert_msg(f.lost_of == f.sent, "%s", o.out);
+	ck_assert_msg(f.recv + f.lost == f.sent, "%s", o.out);
+	ck_assert_msg(f.lost > 0, "%s", o.out);
+	ck_assert_msg(f.lost == drops + overflow,
+		      "lost %llu, nft dropped %llu, RcvbufErrors +%llu: %s",
+		      f.lost, drops, overflow, o.out);
+	/* RcvbufErrors are part of InErrors: no other error in between. */
+	ck_assert_msg(after.inerr - before.inerr == overflow,
+		      "InErrors +%llu, RcvbufErrors +%llu",
+		      after.inerr - before.inerr, overflow);
+	frac = (double)drops / (double)f.sent;
+	ck_assert_msg(frac > 0.02 && frac < 0.09,
+		      "nft dropped %llu of %llu (%.2f %%)", drops, f.sent,
+		      frac * 100);
+}
+END_TEST
+
+/*
+ * UDP_RR gives up on the requests nftables drops and carries on. Every
+ * dropped request is a lost transaction; any other loss is an answer that
+ * came after its time-out (a late answer), or the last one, whose answer
+ * may come after netperf stopped listening.
+ */
+START_TEST(udp_rr_with_loss_completes)
+{
+	const char *args[] = {"-t", "UDP_RR", "-l", "3", NULL};
+	struct harness_out o;
+	unsigned long long lost = 0, of = 0, late = 0, drops;
+	const char *p, *l;
+	double v[8];
+
+	nft_drop(&env, 5);
+	netperf(&env, args, &o);
+	ck_assert_msg(o.seconds < 3 + 5, "took %.1f s: %s", o.seconds, o.out);
+	p = strstr(o.out, "\nLost transactions: ");
+	ck_assert_msg(p != NULL &&
+			  sscanf(p,
+				 "\nLost transactions: %llu of %llu (%*f %%), "
+				 "late answers: %llu",
+				 &lost, &of, &late) == 3,
+		      "%s", o.out);
+	ck_assert_msg(lost > 0 && lost < of, "%s", o.out);
+	/* send buf, recv buf, request, response, elapsed, trans/s */
+	l = data_line(o.out, 0);
+	ck_assert_msg(l != NULL && line_numbers(l, v, 8) == 6, "%s", o.out);
+	ck_assert_msg(v[5] > 0, "%s", o.out);
+	drops = nft_drops(&env);
+	ck_assert_msg(drops > 0 && lost >= drops && lost <= drops + late + 1,
+		      "lost %llu, nft dropped %llu, late %llu: %s", lost, drops,
+		      late, o.out);
+}
+END_TEST
+
+/*
+ * tbf counts qdisc_pkt_len(), the skb's length at the root qdisc: on a
+ * veth that is the Ethernet frame from the destination MAC on, 14 bytes
+ * of Ethernet header and no FCS, preamble or gap, which a virtual link
+ * does not have. A datagram of m bytes is an m + 8 + 20 + 14 byte frame.
+ * (Measured with -m 200 at 40mbit: 33.08 Mbit/s against 33.06 for a
+ * 242-byte frame; a 246-byte frame with FCS would give 32.52, a 228-byte
+ * IP packet 35.09.)
+ */
+static double
+udp_goodput(double mbit, double m)
+{
+	return mbit * m / (m + 8 + 20 + 14);
+}
+
+static void
+tbf(const struct netns_env *e, const char *verb, const char *rate)
+{
+	struct harness_out o;
+
+	MUST(o, e->a, "tc", "qdisc", verb, "dev", e->va, "root", "tbf", "rate",
+	     rate, "burst", "32kbit", "latency", "400ms");
+}
+
+/* UDP_STREAM offering 60 Mbit/s through a shaper of mbit. */
+static void
+udp_through_tbf(double mbit)
+{
+	const char *args[] = {"-t",  "UDP_STREAM", "-l", "4",	 "--rate",
+			      "60M", "--",	   "-m", "1472", NULL};
+	struct harness_out o;
+	struct udp_errs before, after;
+	struct udp_figures f;
+	unsigned long long overflow;
+	double want, got;
+
+	udp_errs_read(env.b, &before);
+	netperf(&env, args, &o);
+	udp_errs_read(env.b, &after);
+	ck_assert_msg(udp_figures_parse(o.out, &f) == 0, "%s", o.out);
+	/* The sender blocks on its socket buffer long before tbf's queue
+	 * (rate x latency, 2 MB) is full: nothing is lost on the way, but
+	 * a busy receiver may overflow its socket buffer now and then. */
+	overflow = after.rcvbuf - before.rcvbuf;
+	ck_assert_msg(f.lost == overflow, "lost %llu, RcvbufErrors +%llu: %s",
+		      f.lost, overflow, o.out);
+	ck_assert_msg(f.recv > 0 && overflow * 50 < f.sent,
+		      "receiver overflowed %llu times: %s", overflow, o.out);
+	/* The shaper's rate counts those too: they crossed the link. */
+	got = f.rx_mbps * (double)(f.recv + overflow) / (double)f.recv;
+	want = udp_goodput(mbit, 1472);
+	ck_assert_msg(got > want * 0.98 && got < want * 1.02,
+		      "%.0fmbit: %.2f Mbit/s of payload, expected %.2f: %s",
+		      mbit, got, want, o.out);
+}
+
+START_TEST(tbf_rate)
+{
+	const char *tcp[] = {"-t", "TCP_STREAM", "-l", "4", "-v", "2", NULL};
+	struct harness_out o;
+	const char *l, *p;
+	double v[8], want;
+	int mss = 0;
+
+	tbf(&env, "add", "40mbit");
+	udp_through_tbf(40);
+
+	/*
+	 * TCP: each full segment is a 1514-byte frame (MTU 1500 + 14) that
+	 * carries MSS bytes; with timestamps, on by default in a new
+	 * namespace, the MSS is 1500 - 20 (IP) - 20 (TCP) - 12 (the
+	 * timestamp option) = 1448. Read it from -v 2 rather than assume.
+	 */
+	netperf(&env, tcp, &o);
+	p = strstr(o.out, "Size (bytes)\n");
+	ck_assert_msg(p != NULL && sscanf(p, "Size (bytes)\n%d", &mss) == 1,
+		      "%s", o.out);
+	ck_assert_msg(mss > 1000 && mss <= 1460, "%s", o.out);
+	l = data_line(o.out, 0);
+	ck_assert_msg(l != NULL && line_numbers(l, v, 8) == 5, "%s", o.out);
+	want = 40.0 * mss / (1500 + 14);
+	ck_assert_msg(v[4] > want * 0.95 && v[4] < want * 1.05,
+		      "40mbit: TCP %.2f Mbit/s, expected %.2f (MSS %d): %s",
+		      v[4], want, mss, o.out);
+
+	tbf(&env, "change", "20mbit");
+	udp_through_tbf(20);
+}
+END_TEST
+
+/* What the fixture's teardown leaves: no namespace, no veth, no server. */
+START_TEST(cleanup_leaves_nothing)
+{
+	struct netns_env was = env;
+	struct harness_out o;
+
+	MUST(o, NULL, "ip", "netns", "list");
+	ck_assert_msg(strstr(o.out, was.a) != NULL &&
+			  strstr(o.out, was.b) != NULL,
+		      "%s", o.out);
+	ck_assert_int_eq(kill(was.srv, 0), 0);
+	net_down(&env);
+	MUST(o, NULL, "ip", "netns", "list");
+	ck_assert_msg(strstr(o.out, was.a) == NULL &&
+			  strstr(o.out, was.b) == NULL,
+		      "%s", o.out);
+	/* Reaped, so no such process, not even a zombie. */
+	ck_assert_int_eq(kill(was.srv, 0), -1);
+	ck_assert_int_eq(errno, ESRCH);
+	ck_assert_int_ne(cmd(&o, NULL, "ip", "link", "show", was.va, NULL), 0);
+	ck_assert_int_ne(cmd(&o, NULL, "ip", "link", "show", was.vb, NULL), 0);
+	ck_assert_int_eq(access(was.log, F_OK), -1);
+}
+END_TEST
+
+/* The parsers, on literals. */
+START_TEST(parsers)
+{
+	static const char snmp[] =
+	    "Ip: Forwarding DefaultTTL\nIp: 1 64\n"
+	    "Udp: InDatagrams NoPorts InErrors OutDatagrams RcvbufErrors\n"
+	    "Udp: 11896 1 7 0 5\n"
+	    "UdpLite: InDatagrams NoPorts InErrors OutDatagrams "
+	    "RcvbufErrors\nUdpLite: 0 0 0 0 0\n";
+	static const char out[] =
+	    "MIGRATED UDP STREAM TEST from 10.200.1.1 ...\n"
+	    "Socket  Message  Elapsed      Messages                \n"
+	    "Size    Size     Time         Okay Errors   Throughput\n"
+	    "bytes   bytes    secs            #      #   10^6bits/sec\n\n"
+	    "212992    1000   2.00        12501      0      50.00\n"
+	    "212992           2.00        11895             47.58\n\n"
+	    "Lost: 606 of 12501 datagrams (4.85 %), duplicated: 0, out of "
+	    "order: 0, jitter: 0.004 ms\n";
+	unsigned long long v = 0;
+	struct udp_figures f;
+
+	ck_assert_int_eq(snmp_udp(snmp, "InErrors", &v), 0);
+	ck_assert_uint_eq(v, 7);
+	ck_assert_int_eq(snmp_udp(snmp, "RcvbufErrors", &v), 0);
+	ck_assert_uint_eq(v, 5);
+	ck_assert_int_eq(snmp_udp(snmp, "InDatagrams", &v), 0);
+	ck_assert_uint_eq(v, 11896);
+	ck_assert_int_eq(snmp_udp(snmp, "Errors", &v), -1);
+	ck_assert_int_eq(snmp_udp("Ip: 1\n", "InErrors", &v), -1);
+	ck_assert_int_eq(udp_figures_parse(out, &f), 0);
+	ck_assert_uint_eq(f.sent, 12501);
+	ck_assert_uint_eq(f.recv, 11895);
+	ck_assert_uint_eq(f.lost, 606);
+	ck_assert_uint_eq(f.lost_of, 12501);
+	ck_assert_double_eq_tol(f.rx_mbps, 47.58, 1e-9);
+	ck_assert_int_eq(udp_figures_parse("no table\n", &f), -1);
+}
+END_TEST
+
+static Suite *
+netns_suite(void)
+{
+	Suite *s = suite_create("netns");
+	TCase *tc = tcase_create("veth");
+	TCase *unit = tcase_create("parsers");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_unchecked_fixture(tc, NULL, sweep);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, udp_loss_matches_nftables);
+	tcase_add_test(tc, udp_rr_with_loss_completes);
+	tcase_add_test(tc, tbf_rate);
+	tcase_add_test(tc, cleanup_leaves_nothing);
+	suite_add_tcase(s, tc);
+
+	tcase_add_test(unit, parsers);
+	suite_add_tcase(s, unit);
+	return s;
+}
+
+/* Can this process make a network namespace? Tries one. */
+static int
+netns_possible(void)
+{
+	struct harness_out o;
+	char name[48];
+
+	if (geteuid() != 0 || !have_tool("ip"))
+		return 0;
+	snprintf(name, sizeof(name), "np-probe-%d", (int)getpid());
+	if (cmd(&o, NULL, "ip", "netns", "add", name, NULL) != 0)
+		return 0;
+	cmd(&o, NULL, "ip", "netns", "del", name, NULL);
+	return 1;
+}
+
+int
+main(void)
+{
+	runner = getpid();
+	if (!netns_possible()) {
+		fprintf(stderr, "check_netns: skipped: needs root and "
+				"\"ip netns add\"\n");
+		return 77;
+	}
+	return harness_run(netns_suite());
+}
