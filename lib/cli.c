@@ -115,6 +115,93 @@ port_pair(const char *arg, char opt, int *x, int *y, int both, char *err)
 	return 0;
 }
 
+/* -T lcpu[,rcpu]: one value binds only netperf, ",r" only netserver. */
+static int
+split_cpus(const char *arg, struct netperf_opts *o, char *err)
+{
+	if (units_split_pair(arg, o->lcpu, o->rcpu, sizeof(o->lcpu), err) < 0)
+		return err_set(err, "-T: \"%s\" is too long", arg);
+	if (o->lcpu[0] == '\0' && o->rcpu[0] == '\0')
+		return err_set(err, "-T needs a CPU");
+	return 0;
+}
+
+/* -D secs[,units]: the units part (netperf's first guess of work per
+ * interval) is accepted and not needed: intervals here are timed. */
+static int
+interim_arg(const char *arg, struct netperf_opts *o, char *err)
+{
+	char a[64], b[64], why[ERR_LEN];
+	double d;
+
+	if (units_split_pair(arg, a, b, sizeof(a), err) < 0 ||
+	    units_parse_double(a, -86400, 86400, &d, why) < 0)
+		return err_set(err, "-D: \"%s\" is not an interval in seconds",
+			       arg);
+	if (d < 0)
+		d = -d;
+	if (d < 0.001)
+		return err_set(err, "-D: intervals shorter than 1 ms are "
+				    "not reported");
+	o->interim = d;
+	return 0;
+}
+
+/* -i max[,min]: each clamped to 3..30 as netperf does, but a value
+ * outside 1..30 is an error rather than silently changed. */
+static int
+iterations_arg(const char *arg, struct netperf_opts *o, char *err)
+{
+	char a[32], b[32], why[ERR_LEN];
+	int64_t v;
+
+	if (units_split_pair(arg, a, b, sizeof(a), err) < 0 || a[0] == '\0')
+		return err_set(err, "-i: \"%s\" is not max[,min]", arg);
+	if (units_parse_int(a, 1, 30, &v, why) < 0)
+		return err_set(err, "-i: %s", why);
+	o->iter_max = (int)v;
+	o->iter_min = o->iter_max < 3 ? o->iter_max : 3;
+	if (b[0] != '\0') {
+		if (units_parse_int(b, 1, 30, &v, why) < 0)
+			return err_set(err, "-i: %s", why);
+		o->iter_min = (int)v;
+	}
+	if (o->iter_min > o->iter_max)
+		o->iter_min = o->iter_max;
+	if (o->conf_level == 0) {
+		o->conf_level = 99;
+		o->conf_width = 5;
+	}
+	return 0;
+}
+
+/* -I level[,width]: 95 or 99, and the full width in percent. */
+static int
+confidence_arg(const char *arg, struct netperf_opts *o, char *err)
+{
+	char a[32], b[32], why[ERR_LEN];
+	int64_t v;
+	double w;
+
+	if (units_split_pair(arg, a, b, sizeof(a), err) < 0 || a[0] == '\0')
+		return err_set(err, "-I: \"%s\" is not level[,width]", arg);
+	if (units_parse_int(a, 0, 100, &v, why) < 0 || (v != 95 && v != 99))
+		return err_set(err, "-I: only 95%% and 99%% confidence levels "
+				    "are supported");
+	o->conf_level = (int)v;
+	o->conf_width = 5;
+	if (b[0] != '\0') {
+		if (units_parse_double(b, 0.01, 100, &w, why) < 0)
+			return err_set(err, "-I: %s", why);
+		o->conf_width = w;
+	}
+	if (o->iter_max <= 1) {
+		o->iter_max = 10;
+		o->iter_min = 3;
+	}
+	return 0;
+}
+
 static void
 netperf_defaults(struct netperf_opts *o)
 {
@@ -130,16 +217,22 @@ netperf_defaults(struct netperf_opts *o)
 	o->lsndbuf = o->lrcvbuf = o->rsndbuf = o->rrcvbuf = -1;
 	o->req_size = o->rsp_size = 1;
 	o->data_family = AF_UNSPEC;
+	o->streams = 1;
+	o->iter_max = o->iter_min = 1;
 }
 
 /* netperf's long options that have no short letter. */
-enum { OPT_RATE = 256 };
+enum { OPT_RATE = 256, OPT_STREAMS, OPT_JSON, OPT_JSON_STREAM, OPT_WIRE };
 
 static int
 parse_global(int argc, char **argv, struct netperf_opts *o, char *err)
 {
 	static const struct option longopts[] = {
 	    {"rate", required_argument, NULL, OPT_RATE},
+	    {"streams", required_argument, NULL, OPT_STREAMS},
+	    {"json", no_argument, NULL, OPT_JSON},
+	    {"json-stream", no_argument, NULL, OPT_JSON_STREAM},
+	    {"wire", optional_argument, NULL, OPT_WIRE},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -153,7 +246,8 @@ parse_global(int argc, char **argv, struct netperf_opts *o, char *err)
 	optind = 0;
 	/* '+': stop at the first non-option, so "--" ends the global part
 	 * exactly as netperf's getopt loop does. */
-	while ((c = getopt_long(argc, argv, "+:H:L:p:t:l:cCf:P:v:B:46dhV",
+	while ((c = getopt_long(argc, argv,
+				"+:H:L:p:t:l:cCf:P:v:B:46dhVT:D:i:I:rjJ",
 				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'H':
@@ -235,6 +329,54 @@ parse_global(int argc, char **argv, struct netperf_opts *o, char *err)
 		case 'B':
 			snprintf(o->brand, sizeof(o->brand), "%s", optarg);
 			break;
+		case 'T':
+			if (split_cpus(optarg, o, err) < 0)
+				return -1;
+			break;
+		case OPT_STREAMS:
+			if (units_parse_int(optarg, 1, 1024, &v, why) < 0)
+				return err_set(err, "--streams: %s", why);
+			o->streams = (int)v;
+			break;
+		case 'D':
+			if (interim_arg(optarg, o, err) < 0)
+				return -1;
+			break;
+		case 'i':
+			if (iterations_arg(optarg, o, err) < 0)
+				return -1;
+			break;
+		case 'I':
+			if (confidence_arg(optarg, o, err) < 0)
+				return -1;
+			break;
+		case 'r':
+			o->conf_result_only = 1;
+			break;
+		case 'j':
+			o->keep_stats = 1;
+			break;
+		case 'J':
+		case OPT_JSON:
+			o->json = 1;
+			break;
+		case OPT_JSON_STREAM:
+			o->json_stream = 1;
+			break;
+		case OPT_WIRE:
+			o->wire = 1;
+			if (optarg != NULL) {
+				if (optarg[0] == '\0' ||
+				    strlen(optarg) >= sizeof(o->wire_if) ||
+				    strchr(optarg, '/') != NULL)
+					return err_set(err,
+						       "--wire: \"%s\" is not "
+						       "an interface name",
+						       optarg);
+				snprintf(o->wire_if, sizeof(o->wire_if), "%s",
+					 optarg);
+			}
+			break;
 		case OPT_RATE:
 			if (units_parse_rate(optarg, &d, why) < 0)
 				return err_set(err, "--rate: %s", why);
@@ -283,7 +425,7 @@ parse_test(int argc, char **argv, struct netperf_opts *o, char *err)
 
 	opterr = 0;
 	optind = 0;
-	while ((c = getopt(argc, argv, "+:m:M:s:S:r:DP:H:L:46b:e:")) != -1) {
+	while ((c = getopt(argc, argv, "+:m:M:s:S:r:DP:H:L:46b:e:oOk")) != -1) {
 		switch (c) {
 		case 'm':
 			/* "x" sets only netperf's size, as in netperf. */
@@ -340,6 +482,23 @@ parse_test(int argc, char **argv, struct netperf_opts *o, char *err)
 			if (units_parse_int(optarg, 0, 1024, &v, why) < 0)
 				return err_set(err, "-b: %s", why);
 			o->burst = (int)v;
+			break;
+		case 'o':
+		case 'O':
+		case 'k':
+			/* As netperf: the list is optional, and the next word
+			 * is taken as the list unless it is an option. */
+			o->output_mode = (char)c;
+			o->output_arg[0] = '\0';
+			if (optind < argc && argv[optind][0] != '-') {
+				if (strlen(argv[optind]) >=
+				    sizeof(o->output_arg))
+					return err_set(err,
+						       "-%c: list too long", c);
+				snprintf(o->output_arg, sizeof(o->output_arg),
+					 "%s", argv[optind]);
+				optind++;
+			}
 			break;
 		case 'e':
 			if (units_parse_double(optarg, 0.001, 3600, &o->rto,
@@ -429,6 +588,9 @@ cli_netperf_request(const struct netperf_opts *o, struct test_params *p)
 	p->data_port = o->rdata_port;
 	p->rto = o->rto;
 	p->rate = o->rate;
+	p->streams = o->streams;
+	p->wire = o->wire;
+	snprintf(p->cpu_bind, sizeof(p->cpu_bind), "%s", o->rcpu);
 }
 
 /* netserver's long options that have no short letter. */

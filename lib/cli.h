@@ -5,6 +5,7 @@
 #ifndef NP_CLI_H
 #define NP_CLI_H
 
+#include <net/if.h>
 #include <stdint.h>
 
 #include "module.h"
@@ -29,6 +30,27 @@ struct netperf_opts {
 	int family;		   /* -4, -6 */
 	int debug;		   /* -d */
 	int want_help, want_version;
+	/* -T lcpu[,rcpu]: where netperf's and netserver's threads run. */
+	char lcpu[64], rcpu[64];
+	/* --streams N: parallel data connections. */
+	int streams;
+	/* -D secs[,units]: interim results every secs seconds (a negative
+	 * value is accepted as netperf 2.6+ does and means its magnitude). */
+	double interim;
+	/* -i max,min and -I level,width: repeat until the confidence
+	 * interval is this narrow; -r: judge the throughput only. */
+	int iter_max, iter_min;
+	int conf_level;
+	double conf_width;
+	int conf_result_only;
+	/* -j: keep latency statistics. */
+	int keep_stats;
+	/* --wire[=IF]: count the data flow's packets on both sides; IF
+	 * overrides the interface found from the route. */
+	int wire;
+	char wire_if[IF_NAMESIZE];
+	/* --json (-J) and --json-stream. */
+	int json, json_stream;
 
 	/* Test-specific options, after "--". */
 	int64_t send_size, rsend_size; /* -m l[,r]; 0 = default */
@@ -44,6 +66,10 @@ struct netperf_opts {
 	char data_host[CLI_HOST_LEN];  /* -H */
 	char data_local[CLI_HOST_LEN]; /* -L */
 	int data_family;	       /* -4, -6 after "--" */
+	/* -o, -O, -k: structured output, 0 when none; the selector list
+	 * as given ("" for netperf's default list). */
+	char output_mode;
+	char output_arg[1024];
 };
 
 /*

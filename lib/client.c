@@ -13,6 +13,25 @@
 /* Milliseconds to wait for a connection to netserver. */
 #define CLIENT_CONNECT_MS 5000
 
+/* What netserver says of its host; absent fields stay empty. */
+static void
+read_env(const json_t *msg, struct result_env *e)
+{
+	char err[ERR_LEN], version[32] = "";
+	int64_t n;
+
+	memset(e, 0, sizeof(*e));
+	proto_get_string(msg, "hostname", e->hostname, sizeof(e->hostname),
+			 err);
+	proto_get_string(msg, "kernel", e->kernel, sizeof(e->kernel), err);
+	proto_get_string(msg, "cpu_model", e->cpu_model, sizeof(e->cpu_model),
+			 err);
+	proto_get_string(msg, "program_version", version, sizeof(version), err);
+	snprintf(e->program, sizeof(e->program), "netserver %s", version);
+	if (proto_get_int(msg, "ncpu", 1, 1 << 20, &n, err) == 0)
+		e->ncpu = (int)n;
+}
+
 int
 client_open(struct client *c, const struct netperf_opts *o, char *err)
 {
@@ -45,6 +64,7 @@ client_open(struct client *c, const struct netperf_opts *o, char *err)
 		json_decref(msg);
 		goto fail;
 	}
+	read_env(msg, &c->remote_env);
 	json_decref(msg);
 	if (ver != PROTO_VERSION) {
 		err_set(err,
@@ -125,6 +145,16 @@ crr_target(const struct netperf_opts *o, struct result *res, int port,
 	return fd;
 }
 
+/* Marks err as netserver's own words. */
+static void
+remote_words(char *err)
+{
+	char text[ERR_LEN];
+
+	snprintf(text, sizeof(text), "%s", err);
+	err_set(err, "netserver: %s", text);
+}
+
 /* After a local failure, netserver may have said why; prefer its words. */
 static void
 remote_reason(struct client *c, char *err)
@@ -132,13 +162,132 @@ remote_reason(struct client *c, char *err)
 	char why[ERR_LEN];
 	json_t *msg;
 
-	if (session_expect(c->ctl, "results", &msg, 1000, why) == 0) {
+	if (session_expect(c->ctl, "results", &msg, 1000, why) ==
+	    SESSION_PEER_ERROR) {
+		remote_words(why);
+		snprintf(err, ERR_LEN, "%s", why);
+	} else if (msg != NULL) {
 		json_decref(msg);
-		return;
 	}
-	if (strstr(why, "control connection") == NULL &&
-	    strstr(why, "closed") == NULL)
-		err_set(err, "netserver: %s", why);
+}
+
+/* Reads the ready message: data ports, netserver's sizes. */
+static int
+read_ready(const json_t *msg, struct result *res, int *ports, int n, char *err)
+{
+	json_t *list = json_object_get(msg, "data_ports");
+	int64_t v;
+	int i;
+
+	if (proto_get_int(msg, "data_port", 1, 65535, &v, err) < 0)
+		return -1;
+	for (i = 0; i < n; i++)
+		ports[i] = (int)v;
+	/* UDP streams get a port each; TCP streams share one listener. */
+	if (json_is_array(list) && json_array_size(list) > 1) {
+		if ((int)json_array_size(list) != n)
+			return err_set(err,
+				       "netserver offered %zu data ports "
+				       "for %d streams",
+				       json_array_size(list), n);
+		for (i = 0; i < n; i++) {
+			json_t *p = json_array_get(list, (size_t)i);
+
+			if (!json_is_integer(p) || json_integer_value(p) < 1 ||
+			    json_integer_value(p) > 65535)
+				return err_set(err, "bad data port in list");
+			ports[i] = (int)json_integer_value(p);
+		}
+	}
+	if (proto_get_int(msg, "sndbuf", -1, INT32_MAX, &v, err) < 0)
+		return -1;
+	res->remote.sndbuf = (int)v;
+	if (proto_get_int(msg, "rcvbuf", -1, INT32_MAX, &v, err) < 0)
+		return -1;
+	res->remote.rcvbuf = (int)v;
+	if (proto_get_int(msg, "send_size", 0, INT64_MAX,
+			  &res->remote.send_size, err) < 0 ||
+	    proto_get_int(msg, "recv_size", 0, INT64_MAX,
+			  &res->remote.recv_size, err) < 0)
+		return -1;
+	return 0;
+}
+
+/* Reads netserver's results: the sums, each stream, its placement. */
+static int
+read_results(const json_t *msg, struct result *res, char *err)
+{
+	json_t *streams = json_object_get(msg, "streams");
+	json_t *place = json_object_get(msg, "place");
+	json_t *wire = json_object_get(msg, "wire");
+	int i;
+
+	if (proto_result_unpack(msg, &res->remote, err) < 0)
+		return -1;
+	if (wire != NULL && proto_wire_unpack(wire, &res->remote_wire, err) < 0)
+		return -1;
+	if (place != NULL &&
+	    proto_place_unpack(place, &res->remote_place, err) < 0)
+		return -1;
+	if (res->nstreams > 1) {
+		if (!json_is_array(streams) ||
+		    (int)json_array_size(streams) != res->nstreams)
+			return err_set(err,
+				       "netserver's results lack its "
+				       "%d streams",
+				       res->nstreams);
+		for (i = 0; i < res->nstreams; i++) {
+			if (proto_result_unpack(
+				json_array_get(streams, (size_t)i),
+				&res->rstream[i], err) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+/* Where this side's stream threads run: one place for one stream, a CPU
+ * each, round-robin over cores, for several. */
+static int
+place_local(struct client *c, const struct result *res,
+	    struct topo_place *places, char *err)
+{
+	struct topo_place base;
+	int i;
+
+	memset(&base, 0, sizeof(base));
+	if (topo_resolve(c->topo, c->cpu_bind, c->ifname, &base, err) < 0)
+		return -1;
+	for (i = 0; res->nstreams > 1 && i < res->nstreams; i++)
+		if (topo_pick(c->topo, &base, i, &places[i], err) < 0) {
+			topo_place_free(&base);
+			return -1;
+		}
+	if (res->nstreams == 1) {
+		places[0] = base;
+		return 0;
+	}
+	topo_place_free(&base);
+	return 0;
+}
+
+/* --wire: capture each data connection's flow (none for CRR, whose
+ * connections come and go). */
+static int
+start_wire(struct wire_session *ws, struct result *res,
+	   const struct netperf_opts *o, const int *fds, int n, char *err)
+{
+	struct wire_flow *flows = calloc((size_t)n, sizeof(*flows));
+	int i, nflows = 0;
+
+	if (flows == NULL)
+		return err_set(err, "out of memory");
+	for (i = 0; res->m->kind != MODULE_CRR && i < n; i++)
+		if (wire_flow_of(fds[i], res->m->protocol, 0, &flows[i]) == 0)
+			nflows++;
+	wire_session_start(ws, &res->local_wire, o->wire_if, flows, nflows);
+	free(flows);
+	return 0;
 }
 
 int
@@ -146,40 +295,71 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	    volatile sig_atomic_t *stop, char *err)
 {
 	const struct test_module *m = res->m;
-	struct test_ctx ctx;
+	int n = res->p.streams > 0 ? res->p.streams : 1;
+	struct topo_place *places = NULL;
+	struct test_ctx *ctx = NULL;
+	struct module_run run;
 	json_t *msg = NULL;
-	int64_t port, v;
+	int *ports = NULL, *fds = NULL, rc = -1, i, prc, wire_on = 0;
+	struct wire_session ws;
+	int64_t sizes[4];
 	size_t buflen;
-	int fd = -1, rc = -1;
 
-	memset(&ctx, 0, sizeof(ctx));
+	memset(&run, 0, sizeof(run));
+	res->nstreams = n;
+	ports = calloc((size_t)n, sizeof(*ports));
+	fds = calloc((size_t)n, sizeof(*fds));
+	ctx = calloc((size_t)n, sizeof(*ctx));
+	res->lstream = calloc((size_t)n, sizeof(*res->lstream));
+	res->rstream = calloc((size_t)n, sizeof(*res->rstream));
+	if (ports == NULL || fds == NULL || ctx == NULL ||
+	    res->lstream == NULL || res->rstream == NULL) {
+		err_set(err, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		fds[i] = -1;
+	if (c->cpu_bind[0] != '\0') {
+		places = calloc((size_t)n, sizeof(*places));
+		if (places == NULL) {
+			err_set(err, "out of memory");
+			goto out;
+		}
+		if (place_local(c, res, places, err) < 0)
+			goto out;
+		snprintf(res->local_place.requested,
+			 sizeof(res->local_place.requested), "%s", c->cpu_bind);
+		snprintf(res->local_place.cpus, sizeof(res->local_place.cpus),
+			 "%s", places[0].cpus);
+		res->local_place.numa = places[0].numa;
+		res->local_place.nic_local = places[0].nic_local;
+		snprintf(res->local_place.note, sizeof(res->local_place.note),
+			 "%s", places[0].note);
+	}
+
 	if (session_send_new(c->ctl, proto_request_pack(&res->p),
-			     SESSION_TIMEOUT_MS, err) < 0 ||
-	    session_expect(c->ctl, "ready", &msg, SESSION_TIMEOUT_MS, err) < 0)
-		return -1;
-	if (proto_get_int(msg, "data_port", 1, 65535, &port, err) < 0 ||
-	    proto_get_int(msg, "sndbuf", -1, INT32_MAX, &v, err) < 0)
+			     SESSION_TIMEOUT_MS, err) < 0)
 		goto out;
-	res->remote.sndbuf = (int)v;
-	if (proto_get_int(msg, "rcvbuf", -1, INT32_MAX, &v, err) < 0)
+	prc = session_expect(c->ctl, "ready", &msg, SESSION_TIMEOUT_MS, err);
+	if (prc == SESSION_PEER_ERROR)
+		remote_words(err);
+	if (prc < 0)
 		goto out;
-	res->remote.rcvbuf = (int)v;
-	if (proto_get_int(msg, "send_size", 0, INT64_MAX,
-			  &res->remote.send_size, err) < 0 ||
-	    proto_get_int(msg, "recv_size", 0, INT64_MAX,
-			  &res->remote.recv_size, err) < 0)
+	if (read_ready(msg, res, ports, n, err) < 0)
 		goto out;
 
-	if (m->kind == MODULE_CRR)
-		fd = crr_target(o, res, (int)port, &ctx, err);
-	else
-		fd = open_data(o, res, (int)port, err);
-	if (fd < 0)
-		goto out;
-	if ((m->protocol == IPPROTO_TCP && o->nodelay &&
-	     sock_set_nodelay(fd, 1, err) < 0) ||
-	    sock_set_timeouts(fd, 1000, err) < 0)
-		goto out;
+	for (i = 0; i < n; i++) {
+		fds[i] = m->kind == MODULE_CRR
+			     ? crr_target(o, res, ports[i], &ctx[i], err)
+			     : open_data(o, res, ports[i], err);
+		if (fds[i] < 0)
+			goto out;
+		if ((m->protocol == IPPROTO_TCP && o->nodelay &&
+		     m->kind != MODULE_CRR &&
+		     sock_set_nodelay(fds[i], 1, err) < 0) ||
+		    sock_set_timeouts(fds[i], 1000, err) < 0)
+			goto out;
+	}
 	/* netperf's defaults: a send or receive the size of the socket
 	 * buffer as it was created. */
 	res->local.send_size = o->send_size	       ? o->send_size
@@ -196,50 +376,102 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	if (m->socktype == SOCK_DGRAM && o->recv_size == 0 &&
 	    res->local.recv_size < MODULE_UDP_MAX + 1)
 		res->local.recv_size = MODULE_UDP_MAX + 1;
-	buflen = (size_t)res->local.send_size;
-	if ((size_t)res->local.recv_size > buflen)
-		buflen = (size_t)res->local.recv_size;
-	if ((size_t)res->p.req_size > buflen)
-		buflen = (size_t)res->p.req_size;
-	if ((size_t)res->p.rsp_size > buflen)
-		buflen = (size_t)res->p.rsp_size;
-	ctx.buf = malloc(buflen);
-	if (ctx.buf == NULL) {
-		err_set(err, "cannot allocate a %zu-byte buffer", buflen);
-		goto out;
+	sizes[0] = res->local.send_size;
+	sizes[1] = res->local.recv_size;
+	sizes[2] = res->p.req_size;
+	sizes[3] = res->p.rsp_size;
+	for (i = 0; i < n; i++) {
+		struct side_result *r = &res->lstream[i];
+
+		r->sndbuf = res->local.sndbuf;
+		r->rcvbuf = res->local.rcvbuf;
+		r->send_size = res->local.send_size;
+		r->recv_size = res->local.recv_size;
+		ctx[i].buf = module_buffer(sizes, 4, &buflen);
+		if (ctx[i].buf == NULL) {
+			err_set(err, "cannot allocate a %zu-byte buffer",
+				buflen);
+			goto out;
+		}
+		ctx[i].buflen = buflen;
+		ctx[i].p = &res->p;
+		ctx[i].fd = fds[i];
+		ctx[i].ctl = -1;
+		ctx[i].stop = stop;
+		ctx[i].r = r;
+		if (res->hist != NULL) {
+			ctx[i].hist = malloc(sizeof(*ctx[i].hist));
+			if (ctx[i].hist == NULL) {
+				err_set(err, "out of memory");
+				goto out;
+			}
+			stats_hist_init(ctx[i].hist);
+		}
 	}
-	/* netperf's fill pattern, so captures look familiar. */
-	for (size_t i = 0; i < buflen; i++)
-		ctx.buf[i] = "netperf"[i % 8];
-	ctx.buflen = buflen;
-	ctx.p = &res->p;
-	ctx.fd = fd;
-	ctx.stop = stop;
-	ctx.r = &res->local;
-	ctx.hist = res->hist;
-	ctx.ctl = -1;
-	if (module_run(m, 0, o->local_cpu, &ctx) < 0) {
-		snprintf(err, ERR_LEN, "%s", ctx.err);
+	if (res->p.wire && start_wire(&ws, res, o, fds, n, err) < 0)
+		goto out;
+	wire_on = res->p.wire;
+	run.m = m;
+	run.measure_cpu = o->local_cpu;
+	run.n = n;
+	run.ctx = ctx;
+	run.topo = places != NULL ? c->topo : NULL;
+	run.places = places;
+	run.interim_sec = c->interim_sec;
+	run.on_interim = c->on_interim;
+	run.arg = c->arg;
+	rc = module_run_all(&run, err);
+	if (wire_on) {
+		wire_session_stop(&ws, &res->local_wire);
+		wire_on = 0;
+	}
+	if (rc < 0) {
+		rc = -1;
 		remote_reason(c, err);
 		goto out;
 	}
+	rc = -1;
 	if (module_needs_stop(m) &&
 	    session_send_new(c->ctl, proto_new("stop"), SESSION_TIMEOUT_MS,
 			     err) < 0)
 		goto out;
-	close(fd);
-	fd = -1;
+	for (i = 0; i < n; i++) {
+		close(fds[i]);
+		fds[i] = -1;
+		if (ctx[i].hist != NULL)
+			stats_hist_merge(res->hist, ctx[i].hist);
+	}
+	module_merge(&run, &res->local);
+	res->local_place.cpu_actual = res->lstream[0].cpu_id;
+	if (places != NULL && res->local_place.numa < 0)
+		res->local_place.numa =
+		    topo_cpu_numa(c->topo, res->local_place.cpu_actual);
 	json_decref(msg);
-	if (session_expect(c->ctl, "results", &msg,
-			   (MODULE_GRACE_SEC + 5) * 1000, err) < 0)
+	prc = session_expect(c->ctl, "results", &msg,
+			     (MODULE_GRACE_SEC + 5) * 1000, err);
+	if (prc == SESSION_PEER_ERROR)
+		remote_words(err);
+	if (prc < 0)
 		goto out;
-	if (proto_result_unpack(msg, &res->remote, err) < 0)
+	if (read_results(msg, res, err) < 0)
 		goto out;
 	rc = 0;
 out:
-	free(ctx.buf);
-	if (fd >= 0)
-		close(fd);
+	if (wire_on)
+		wire_session_stop(&ws, &res->local_wire);
+	for (i = 0; ctx != NULL && i < n; i++) {
+		free(ctx[i].buf);
+		free(ctx[i].hist);
+	}
+	for (i = 0; fds != NULL && i < n; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	for (i = 0; places != NULL && i < n; i++)
+		topo_place_free(&places[i]);
+	free(places);
+	free(ctx);
+	free(fds);
+	free(ports);
 	json_decref(msg);
 	return rc;
 }

@@ -3,16 +3,30 @@
 #define NP_CLIENT_H
 
 #include <signal.h>
+#include <net/if.h>
 #include <sys/socket.h>
 
 #include "cli.h"
 #include "result.h"
+#include "topo.h"
 
 struct client {
 	int ctl;		      /* control socket, -1 when closed */
 	struct sockaddr_storage peer; /* netserver's control address */
 	struct sockaddr_storage self; /* our end of it */
 	char server_program[64];      /* from netserver's hello */
+	struct result_env remote_env; /* netserver\'s host, from its hello */
+	/* Placement: -T's first part, resolved against topo (loaded by
+	 * the caller when cpu_bind is set); ifname carries the data, for
+	 * "auto". */
+	char cpu_bind[64];
+	struct topo *topo;
+	char ifname[IF_NAMESIZE];
+	/* Interim reports (-D): see struct module_run. */
+	double interim_sec;
+	void (*on_interim)(void *arg, double count, double secs,
+			   double since_start);
+	void *arg;
 };
 
 /* Connects to netserver and exchanges versions; returns 0, or -1 with err

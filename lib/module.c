@@ -1,6 +1,10 @@
 #include "module.h"
 
 #include <netinet/in.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <sched.h>
 #include <strings.h>
 
@@ -35,50 +39,247 @@ module_find(const char *name)
 	return NULL;
 }
 
-int
-module_run(const struct test_module *m, int is_server, int measure_cpu,
-	   struct test_ctx *ctx)
-{
-	struct cpu_sample before = {0}, after = {0};
-	struct side_result *r = ctx->r;
-	uint64_t t0, t1;
-	int rc = -1;
+/* One stream's thread: bind, wait for the others, run, record. */
+struct stream_job {
+	struct module_run *run;
+	struct test_ctx *ctx;
+	struct topo_place *place;
+	int rc;
+};
 
-	if (measure_cpu && cpu_sample_read(&before, ctx->err) < 0)
-		return -1;
+static void *
+stream_main(void *arg)
+{
+	struct stream_job *job = arg;
+	struct module_run *run = job->run;
+	struct test_ctx *ctx = job->ctx;
+	struct side_result *r = ctx->r;
+	const struct test_module *m = run->m;
+	uint64_t t0, t1;
+	int bound = 0;
+
+	if (job->place != NULL && job->place->set != NULL)
+		bound = topo_bind_thread(run->topo, job->place, ctx->err) == 0
+			    ? 1
+			    : -1;
+	/* Everyone waits at the gate, bound or not, so all streams start
+	 * together and a failure strands nobody. */
+	pthread_mutex_lock(&run->lock);
+	run->ready++;
+	pthread_cond_broadcast(&run->cond);
+	while (!run->go)
+		pthread_cond_wait(&run->cond, &run->lock);
+	pthread_mutex_unlock(&run->lock);
+	if (bound < 0 || run->abort) {
+		job->rc = -1;
+		return NULL;
+	}
 	t0 = clock_ns();
 	ctx->end_ns =
 	    ctx->p->duration > 0 ? t0 + (uint64_t)(ctx->p->duration * 1e9) : 0;
-	if ((is_server ? m->server : m->client)(ctx) < 0)
-		goto out;
+	job->rc = (run->is_server ? m->server : m->client)(ctx);
 	t1 = clock_ns();
-	if (measure_cpu) {
-		if (cpu_sample_read(&after, ctx->err) < 0 ||
-		    cpu_util_compute(&before, &after, &r->cpu, ctx->err) < 0)
-			goto out;
-		r->cpu_measured = 1;
-	}
 	/* A loop that knows its interval better (a UDP receiver ends at its
 	 * last datagram, not when it noticed the end) has set it already. */
 	if (r->elapsed <= 0)
 		r->elapsed = (double)(t1 - t0) / 1e9;
-	r->cpu_id = sched_getcpu();
+	r->cpu_id =
+	    run->topo != NULL ? topo_current_cpu(run->topo) : sched_getcpu();
 	if (ctx->fd >= 0)
 		sock_get_buffers(ctx->fd, &r->sndbuf_end, &r->rcvbuf_end);
 	if (m->protocol == IPPROTO_TCP && ctx->fd >= 0 && m->kind != MODULE_CRR)
 		sock_tcp_stats(ctx->fd, &r->mss, &r->retrans);
+	__atomic_add_fetch(&run->finished, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* The count an interim report divides by time: what this side moved. */
+static uint64_t
+interim_count(const struct module_run *run)
+{
+	const struct test_module *m = run->m;
+	uint64_t sum = 0;
+	int i;
+
+	/* The loops update their counters without locks; an 8-byte aligned
+	 * load sees either the old or the new value, which is all an
+	 * interim figure needs. */
+	for (i = 0; i < run->n; i++) {
+		const struct side_result *r = run->ctx[i].r;
+
+		if (module_is_rr(m))
+			sum += __atomic_load_n(&r->trans, __ATOMIC_RELAXED);
+		else if (m->kind == MODULE_MAERTS)
+			sum +=
+			    __atomic_load_n(&r->bytes_recv, __ATOMIC_RELAXED);
+		else
+			sum +=
+			    __atomic_load_n(&r->bytes_sent, __ATOMIC_RELAXED);
+	}
+	return sum;
+}
+
+/* Sleeps to the next interim boundary or until every stream is done;
+ * returns 1 at a boundary, 0 when the streams finished. */
+static int
+wait_boundary(struct module_run *run, uint64_t boundary)
+{
+	struct timespec ts;
+	uint64_t now, until;
+
+	for (;;) {
+		if (__atomic_load_n(&run->finished, __ATOMIC_ACQUIRE) == run->n)
+			return 0;
+		now = clock_ns();
+		if (now >= boundary)
+			return 1;
+		/* Wake at the boundary, or within 50 ms to notice the end. */
+		until = boundary - now > 50000000 ? now + 50000000 : boundary;
+		ts.tv_sec = (time_t)(until / NS_PER_SEC);
+		ts.tv_nsec = (long)(until % NS_PER_SEC);
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+	}
+}
+
+int
+module_run_all(struct module_run *run, char *err)
+{
+	struct cpu_sample before = {0}, after = {0};
+	struct stream_job *jobs;
+	pthread_t *tids;
+	uint64_t start, boundary, step = 0, prev_t, prev_c, now, c;
+	int i, started = 0, rc = -1;
+
+	run->finished = 0;
+	run->abort = 0;
+	run->ready = 0;
+	run->go = 0;
+	run->cpu_measured = 0;
+	pthread_mutex_init(&run->lock, NULL);
+	pthread_cond_init(&run->cond, NULL);
+	jobs = calloc((size_t)run->n, sizeof(*jobs));
+	tids = calloc((size_t)run->n, sizeof(*tids));
+	if (jobs == NULL || tids == NULL) {
+		err_set(err, "out of memory");
+		goto out;
+	}
+	for (i = 0; i < run->n; i++) {
+		jobs[i].run = run;
+		jobs[i].ctx = &run->ctx[i];
+		jobs[i].place = run->places ? &run->places[i] : NULL;
+		if (pthread_create(&tids[i], NULL, stream_main, &jobs[i]))
+			break;
+		started++;
+	}
+	if (started < run->n) {
+		err_set(err, "cannot start %d stream threads", run->n);
+		run->abort = 1;
+	}
+	pthread_mutex_lock(&run->lock);
+	while (run->ready < started)
+		pthread_cond_wait(&run->cond, &run->lock);
+	pthread_mutex_unlock(&run->lock);
+	/* The CPU interval brackets all streams: snapshot before releasing
+	 * them, and again after the last one ends. */
+	if (!run->abort && run->measure_cpu &&
+	    cpu_sample_read(&before, err) < 0)
+		run->abort = 1;
+	pthread_mutex_lock(&run->lock);
+	run->go = 1;
+	pthread_cond_broadcast(&run->cond);
+	pthread_mutex_unlock(&run->lock);
+	start = clock_ns();
+	if (run->interim_sec > 0 && !run->abort) {
+		step = (uint64_t)(run->interim_sec * 1e9);
+		prev_t = start;
+		prev_c = 0;
+		for (boundary = start + step; wait_boundary(run, boundary);
+		     boundary += step) {
+			/* Boundaries are start + k * step, so intervals never
+			 * drift with the time it takes to report one. */
+			now = clock_ns();
+			c = interim_count(run);
+			run->on_interim(run->arg, (double)(c - prev_c),
+					(double)(now - prev_t) / 1e9,
+					(double)(now - start) / 1e9);
+			prev_t = now;
+			prev_c = c;
+		}
+	}
+	for (i = 0; i < started; i++)
+		pthread_join(tids[i], NULL);
+	if (run->abort)
+		goto out;
+	for (i = 0; i < run->n; i++)
+		if (jobs[i].rc < 0) {
+			err_set(err, "%s%s",
+				run->n > 1 ? "a stream failed: " : "",
+				run->ctx[i].err);
+			goto out;
+		}
+	if (run->measure_cpu) {
+		if (cpu_sample_read(&after, err) < 0 ||
+		    cpu_util_compute(&before, &after, &run->cpu, err) < 0)
+			goto out;
+		run->cpu_measured = 1;
+	}
 	rc = 0;
 out:
 	cpu_sample_free(&after);
 	cpu_sample_free(&before);
+	pthread_cond_destroy(&run->cond);
+	pthread_mutex_destroy(&run->lock);
+	free(tids);
+	free(jobs);
 	return rc;
 }
 
-/*
- * Decides what a call that timed out (SO_RCVTIMEO/SO_SNDTIMEO) means:
- * returns 1 when the test may simply end, 0 to keep waiting, -1 with err
- * set when the peer has been silent too long.
- */
+void
+module_merge(const struct module_run *run, struct side_result *sum)
+{
+	int i;
+
+	memset(sum, 0, sizeof(*sum));
+	for (i = 0; i < run->n; i++) {
+		const struct side_result *r = run->ctx[i].r;
+
+		sum->bytes_sent += r->bytes_sent;
+		sum->bytes_recv += r->bytes_recv;
+		sum->send_calls += r->send_calls;
+		sum->recv_calls += r->recv_calls;
+		sum->trans += r->trans;
+		sum->send_errors += r->send_errors;
+		sum->dups += r->dups;
+		sum->reordered += r->reordered;
+		sum->lost += r->lost;
+		sum->retrans += r->retrans;
+		/* All streams ran over the same interval; the headline
+		 * divides by the longest. */
+		if (r->elapsed > sum->elapsed)
+			sum->elapsed = r->elapsed;
+		if (r->jitter > sum->jitter)
+			sum->jitter = r->jitter;
+	}
+	/* Sizes and socket figures are the first stream's: they are the
+	 * same request for every stream. */
+	if (run->n > 0) {
+		const struct side_result *r0 = run->ctx[0].r;
+
+		sum->sndbuf = r0->sndbuf;
+		sum->rcvbuf = r0->rcvbuf;
+		sum->sndbuf_end = r0->sndbuf_end;
+		sum->rcvbuf_end = r0->rcvbuf_end;
+		sum->send_size = r0->send_size;
+		sum->recv_size = r0->recv_size;
+		sum->mss = r0->mss;
+		sum->cpu_id = r0->cpu_id;
+	}
+	if (run->cpu_measured) {
+		sum->cpu = run->cpu;
+		sum->cpu_measured = 1;
+	}
+}
+
 int
 module_stalled(struct test_ctx *ctx, uint64_t now, uint64_t last_progress)
 {
@@ -120,4 +321,24 @@ module_udp_end(struct test_ctx *ctx)
 	 * control connection is the reliable signal behind them. */
 	for (i = 0; i < 3; i++)
 		send(ctx->fd, ctx->buf, 0, MSG_DONTWAIT);
+}
+
+char *
+module_buffer(const int64_t *sizes, int nsizes, size_t *len)
+{
+	size_t n = 1;
+	char *buf;
+	int i;
+
+	for (i = 0; i < nsizes; i++)
+		if (sizes[i] > 0 && (size_t)sizes[i] > n)
+			n = (size_t)sizes[i];
+	buf = malloc(n);
+	if (buf == NULL)
+		return NULL;
+	/* netperf's fill pattern, so captures look familiar. */
+	for (size_t j = 0; j < n; j++)
+		buf[j] = "netperf"[j % 8];
+	*len = n;
+	return buf;
 }

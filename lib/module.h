@@ -6,6 +6,7 @@
 #ifndef NP_MODULE_H
 #define NP_MODULE_H
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <sys/socket.h>
@@ -13,6 +14,7 @@
 #include "cpu.h"
 #include "err.h"
 #include "stats.h"
+#include "topo.h"
 
 enum module_kind {
 	MODULE_STREAM,	   /* netperf sends, netserver receives */
@@ -52,6 +54,13 @@ struct test_params {
 	/* UDP_STREAM offered load in bits/s, --rate; 0 for as fast as
 	 * possible. */
 	double rate;
+	/* Parallel data connections, --streams. */
+	int streams;
+	/* Where netserver binds its test threads, -T's second part; "" for
+	 * nowhere in particular. */
+	char cpu_bind[64];
+	/* Both sides count the data flow's packets on the wire, --wire. */
+	int wire;
 };
 
 /* One side's account of a test: what it did and what it cost. */
@@ -147,12 +156,40 @@ const struct test_module *module_find(const char *name);
 /* The table of every test module, ended by a NULL name. */
 extern const struct test_module module_table[];
 
+/* One side's run of a test: n streams, each a thread with its context. */
+struct module_run {
+	const struct test_module *m;
+	int is_server;
+	int measure_cpu;
+	int n;
+	struct test_ctx *ctx;	   /* n contexts, each with its own r */
+	struct topo *topo;	   /* for binding, or NULL */
+	struct topo_place *places; /* n places, or NULL for no binding */
+	/* Interim reports: every interim_sec seconds on exact boundaries,
+	 * on_interim gets the count moved (bytes or transactions), the
+	 * seconds it took, and the seconds since the start. */
+	double interim_sec;
+	void (*on_interim)(void *arg, double count, double secs,
+			   double since_start);
+	void *arg;
+	/* Filled by module_run_all. */
+	struct cpu_util cpu;
+	int cpu_measured;
+	pthread_mutex_t lock; /* the start gate */
+	pthread_cond_t cond;
+	int ready, go, finished, abort;
+};
+
 /*
- * Runs one side's loop, bracketing it with CPU snapshots and monotonic
- * timestamps when measure_cpu is set. Returns 0, or -1 with ctx->err set.
+ * Runs every stream at once: one thread each, bound to its place, all
+ * released together from a barrier; the CPU snapshots bracket them all.
+ * Returns 0, or -1 with err set (the first stream's failure).
  */
-int module_run(const struct test_module *m, int is_server, int measure_cpu,
-	       struct test_ctx *ctx);
+int module_run_all(struct module_run *run, char *err);
+
+/* Sums the streams' counts into sum, with the run's CPU figures (which
+ * sum now owns). */
+void module_merge(const struct module_run *run, struct side_result *sum);
 
 /*
  * Decides what a call that timed out (SO_RCVTIMEO/SO_SNDTIMEO) means for
@@ -183,6 +220,10 @@ int crr_server(struct test_ctx *ctx);
  * client's "stop" message is waiting on the control socket; returns 1
  * when it is. */
 int module_stop_requested(struct test_ctx *ctx);
+
+/* A scratch buffer as large as the largest of sizes[0..n-1], filled with
+ * netperf's pattern; NULL without memory. */
+char *module_buffer(const int64_t *sizes, int nsizes, size_t *len);
 
 /* Sends a UDP client's end markers on its data socket. */
 void module_udp_end(struct test_ctx *ctx);

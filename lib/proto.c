@@ -179,6 +179,9 @@ proto_request_pack(const struct test_params *p)
 	if (o != NULL) {
 		json_object_set_new(o, "rto", json_real(p->rto));
 		json_object_set_new(o, "rate", json_real(p->rate));
+		json_object_set_new(o, "streams", json_integer(p->streams));
+		json_object_set_new(o, "cpu_bind", json_string(p->cpu_bind));
+		json_object_set_new(o, "wire", json_boolean(p->wire));
 	}
 	return o;
 }
@@ -245,6 +248,17 @@ proto_request_unpack(const json_t *msg, struct test_params *p, char *err)
 	     proto_get_double(msg, "rto", 0, 3600, &p->rto, err)) ||
 	    (json_object_get(msg, "rate") != NULL &&
 	     proto_get_double(msg, "rate", 0, 1e15, &p->rate, err)))
+		return -1;
+	p->streams = 1;
+	if (json_object_get(msg, "streams") != NULL &&
+	    get_int32(msg, "streams", 1, 4096, &p->streams, err) < 0)
+		return -1;
+	if (json_object_get(msg, "cpu_bind") != NULL &&
+	    proto_get_string(msg, "cpu_bind", p->cpu_bind, sizeof(p->cpu_bind),
+			     err) < 0)
+		return -1;
+	if (json_object_get(msg, "wire") != NULL &&
+	    get_bool(msg, "wire", &p->wire, err) < 0)
 		return -1;
 	if (p->duration == 0 && p->count == 0)
 		return err_set(err, "request has neither a duration nor a "
@@ -371,7 +385,7 @@ proto_result_pack(const struct side_result *r)
 static int
 get_u64(const json_t *obj, const char *key, uint64_t *out, char *err)
 {
-	int64_t v;
+	int64_t v = 0;
 
 	if (proto_get_int(obj, key, 0, INT64_MAX, &v, err) < 0)
 		return -1;
@@ -503,7 +517,8 @@ proto_hist_unpack(const json_t *j, struct stats_hist *h, char *err)
 		idx = json_integer_value(ji);
 		cnt = json_integer_value(jc);
 		if (idx < 0 || idx >= STATS_NBUCKETS || cnt < 0 ||
-		    h->count + (uint64_t)cnt < h->count)
+		    h->count + (uint64_t)cnt < h->count ||
+		    h->bucket[idx] + (uint64_t)cnt > INT64_MAX)
 			return err_set(err,
 				       "histogram pair %zu is out of range", i);
 		h->bucket[idx] += (uint64_t)cnt;
@@ -514,5 +529,119 @@ proto_hist_unpack(const json_t *j, struct stats_hist *h, char *err)
 		h->min = (uint64_t)mn;
 		h->max = (uint64_t)mx;
 	}
+	return 0;
+}
+
+json_t *
+proto_place_pack(const struct result_place *pl)
+{
+	return json_pack("{s:s, s:s, s:i, s:i, s:i, s:s}", "requested",
+			 pl->requested, "cpus", pl->cpus, "cpu_actual",
+			 pl->cpu_actual, "numa", pl->numa, "nic_local",
+			 pl->nic_local, "note", pl->note);
+}
+
+int
+proto_place_unpack(const json_t *j, struct result_place *pl, char *err)
+{
+	int64_t v;
+
+	memset(pl, 0, sizeof(*pl));
+	if (!json_is_object(j))
+		return err_set(err, "field \"place\" is not an object");
+	if (proto_get_string(j, "requested", pl->requested,
+			     sizeof(pl->requested), err) ||
+	    proto_get_string(j, "cpus", pl->cpus, sizeof(pl->cpus), err) ||
+	    proto_get_string(j, "note", pl->note, sizeof(pl->note), err) ||
+	    proto_get_int(j, "cpu_actual", -1, INT32_MAX, &v, err))
+		return -1;
+	pl->cpu_actual = (int)v;
+	if (proto_get_int(j, "numa", -1, INT32_MAX, &v, err))
+		return -1;
+	pl->numa = (int)v;
+	if (proto_get_int(j, "nic_local", -1, 1, &v, err))
+		return -1;
+	pl->nic_local = (int)v;
+	return 0;
+}
+
+static json_t *
+dir_pack(const struct wire_dir *d)
+{
+	return json_pack("{s:I, s:I, s:I, s:I, s:I}", "packets",
+			 (json_int_t)d->packets, "bytes", (json_int_t)d->bytes,
+			 "payload", (json_int_t)d->payload, "retrans",
+			 (json_int_t)d->retrans, "max_len",
+			 (json_int_t)d->max_len);
+}
+
+static int
+dir_unpack(const json_t *j, struct wire_dir *d, char *err)
+{
+	int64_t v;
+
+	if (!json_is_object(j))
+		return err_set(err, "wire direction is not an object");
+	if (get_u64(j, "packets", &d->packets, err) ||
+	    get_u64(j, "bytes", &d->bytes, err) ||
+	    get_u64(j, "payload", &d->payload, err) ||
+	    get_u64(j, "retrans", &d->retrans, err) ||
+	    proto_get_int(j, "max_len", 0, UINT32_MAX, &v, err))
+		return -1;
+	d->max_len = (uint32_t)v;
+	return 0;
+}
+
+json_t *
+proto_wire_pack(const struct wire_report *w)
+{
+	const struct wire_ifstat *s = &w->ifstat;
+
+	return json_pack(
+	    "{s:s, s:b, s:o, s:o, s:I, s:b, s:{s:I, s:I, s:I, s:I, s:I, "
+	    "s:I, s:I, s:I}, s:i, s:s, s:s}",
+	    "ifname", w->ifname, "captured", w->captured, "out",
+	    dir_pack(&w->c.out), "in", dir_pack(&w->c.in), "dropped",
+	    (json_int_t)w->c.dropped, "have_ifstat", w->have_ifstat, "ifstat",
+	    "rx_packets", (json_int_t)s->rx_packets, "tx_packets",
+	    (json_int_t)s->tx_packets, "rx_bytes", (json_int_t)s->rx_bytes,
+	    "tx_bytes", (json_int_t)s->tx_bytes, "rx_dropped",
+	    (json_int_t)s->rx_dropped, "tx_dropped", (json_int_t)s->tx_dropped,
+	    "rx_errors", (json_int_t)s->rx_errors, "tx_errors",
+	    (json_int_t)s->tx_errors, "mtu", w->mtu, "offloads", w->offloads,
+	    "warning", w->warning);
+}
+
+int
+proto_wire_unpack(const json_t *j, struct wire_report *w, char *err)
+{
+	struct wire_ifstat *s = &w->ifstat;
+	json_t *is = json_object_get(j, "ifstat");
+	int64_t v = 0;
+
+	memset(w, 0, sizeof(*w));
+	w->enabled = 1;
+	if (!json_is_object(j) || !json_is_object(is))
+		return err_set(err, "field \"wire\" is malformed");
+	if (proto_get_string(j, "ifname", w->ifname, sizeof(w->ifname), err) ||
+	    get_bool(j, "captured", &w->captured, err) ||
+	    dir_unpack(json_object_get(j, "out"), &w->c.out, err) ||
+	    dir_unpack(json_object_get(j, "in"), &w->c.in, err) ||
+	    get_u64(j, "dropped", &w->c.dropped, err) ||
+	    get_bool(j, "have_ifstat", &w->have_ifstat, err) ||
+	    get_u64(is, "rx_packets", &s->rx_packets, err) ||
+	    get_u64(is, "tx_packets", &s->tx_packets, err) ||
+	    get_u64(is, "rx_bytes", &s->rx_bytes, err) ||
+	    get_u64(is, "tx_bytes", &s->tx_bytes, err) ||
+	    get_u64(is, "rx_dropped", &s->rx_dropped, err) ||
+	    get_u64(is, "tx_dropped", &s->tx_dropped, err) ||
+	    get_u64(is, "rx_errors", &s->rx_errors, err) ||
+	    get_u64(is, "tx_errors", &s->tx_errors, err) ||
+	    proto_get_int(j, "mtu", -1, INT32_MAX, &v, err) ||
+	    proto_get_string(j, "offloads", w->offloads, sizeof(w->offloads),
+			     err) ||
+	    proto_get_string(j, "warning", w->warning, sizeof(w->warning), err))
+		return -1;
+	w->mtu = (int)v;
 	return 0;
 }

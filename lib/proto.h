@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "module.h"
+#include "result.h"
 
 #define PROTO_VERSION 1
 #define PROTO_HDR_LEN 4
@@ -66,6 +67,18 @@ json_t *proto_hist_pack(const struct stats_hist *h);
 /* Decodes a histogram packed by proto_hist_pack; returns 0, or -1 with
  * err set. */
 int proto_hist_unpack(const json_t *j, struct stats_hist *h, char *err);
+
+/* Encodes where a side's threads ran. */
+json_t *proto_place_pack(const struct result_place *pl);
+
+/* Decodes a placement; returns 0, or -1 with err set. */
+int proto_place_unpack(const json_t *j, struct result_place *pl, char *err);
+
+/* Encodes one side's wire figures. */
+json_t *proto_wire_pack(const struct wire_report *w);
+
+/* Decodes them; returns 0, or -1 with err set. */
+int proto_wire_unpack(const json_t *j, struct wire_report *w, char *err);
 
 /* Reads an integer field in [min, max]; returns 0, or -1 with err set. */
 int proto_get_int(const json_t *obj, const char *key, int64_t min, int64_t max,

@@ -254,6 +254,137 @@ udp_stream_table(FILE *out, const struct result *res,
 	}
 }
 
+/* --streams: each stream's own figure, and how evenly they shared. */
+static void
+streams_table(FILE *out, const struct result *res)
+{
+	const char *units = module_is_rr(res->m) && res->fmt == 'x'
+				? "Trans"
+				: units_label(res->fmt);
+	int i;
+
+	fprintf(out,
+		"\nStream  Throughput    Local CPU  Remote CPU\n"
+		"        %s/s\n",
+		units);
+	for (i = 0; i < res->nstreams; i++)
+		fprintf(out, "%-6d  %10.2f    %-9d  %-9d\n", i,
+			result_stream_thruput(res, i), res->lstream[i].cpu_id,
+			res->rstream[i].cpu_id);
+	fprintf(out, "Sum     %10.2f    Jain's fairness index %.4f\n",
+		res->thruput, res->fairness);
+}
+
+static void
+place_line(FILE *out, const char *side, const struct result_place *pl,
+	   const struct side_result *s)
+{
+	double util = -1;
+
+	if (s->cpu_measured && pl->cpu_actual >= 0 &&
+	    pl->cpu_actual < s->cpu.nslots)
+		util = s->cpu.per[pl->cpu_actual].util;
+	fprintf(out, "%-6s  %-12s  %-10s  cpu%-4d  %4d  %-9s  ", side,
+		pl->requested[0] ? pl->requested : "-",
+		pl->cpus[0] ? pl->cpus : "any", pl->cpu_actual, pl->numa,
+		pl->nic_local == 1   ? "yes"
+		: pl->nic_local == 0 ? "no"
+				     : "unknown");
+	if (util >= 0)
+		fprintf(out, "%6.2f", util);
+	else
+		fprintf(out, "%6s", "-");
+	fprintf(out, "%s%s\n", pl->note[0] ? "  " : "", pl->note);
+}
+
+/* -v 2: where each side ran, and how busy that CPU was; a one-core test
+ * on a many-core host hides in the machine-wide figure. */
+static void
+placement(FILE *out, const struct result *res)
+{
+	fprintf(out, "\nSide    Requested     Bound to    Ran on   NUMA  "
+		     "NIC local  CPU %%\n");
+	place_line(out, "local", &res->local_place, &res->local);
+	place_line(out, "remote", &res->remote_place, &res->remote);
+	if (res->lat.count > 0)
+		fprintf(out,
+			"\nLatency (us): min %.2f  mean %.2f  stddev %.2f  "
+			"p50 %.2f  p90 %.2f  p99 %.2f  p99.9 %.2f  p99.99 "
+			"%.2f  max %.2f  (%llu samples)\n",
+			res->lat.min, res->lat.mean, res->lat.stddev,
+			res->lat.p50, res->lat.p90, res->lat.p99, res->lat.p999,
+			res->lat.p9999, res->lat.max,
+			(unsigned long long)res->lat.count);
+}
+
+static void
+wire_side(FILE *out, const char *side, const struct wire_report *w, double secs)
+{
+	const struct wire_dir *o = &w->c.out, *i = &w->c.in;
+
+	if (!w->captured) {
+		fprintf(out, "%-6s  %-8s  no capture: %s\n", side,
+			w->ifname[0] ? w->ifname : "-", w->warning);
+	} else {
+		fprintf(out,
+			"%-6s  %-8s  %10llu %10llu  %12llu %12llu  %10.0f "
+			"%10.0f  %7.1f %7.1f  %7llu %7llu\n",
+			side, w->ifname, (unsigned long long)o->packets,
+			(unsigned long long)i->packets,
+			(unsigned long long)o->bytes,
+			(unsigned long long)i->bytes,
+			secs > 0 ? (double)o->packets / secs : 0,
+			secs > 0 ? (double)i->packets / secs : 0,
+			o->packets ? (double)o->bytes / (double)o->packets : 0,
+			i->packets ? (double)i->bytes / (double)i->packets : 0,
+			(unsigned long long)o->retrans,
+			(unsigned long long)i->retrans);
+		if (w->c.dropped)
+			fprintf(out,
+				"        warning: the capture dropped %llu "
+				"packets; the counts are low\n",
+				(unsigned long long)w->c.dropped);
+		if (w->mtu > 0 && (o->max_len > (uint32_t)w->mtu + 18 ||
+				   i->max_len > (uint32_t)w->mtu + 18))
+			fprintf(
+			    out,
+			    "        note: packets of up to %u bytes exceed "
+			    "the MTU of %d: segmentation offload (%s) "
+			    "merges them, so the NIC sends more, smaller "
+			    "packets than counted here\n",
+			    o->max_len > i->max_len ? o->max_len : i->max_len,
+			    w->mtu, w->offloads[0] ? w->offloads : "on");
+	}
+	if (w->have_ifstat)
+		fprintf(out,
+			"        %s counters: tx %llu packets %llu bytes, rx "
+			"%llu packets %llu bytes, drops %llu/%llu, errors "
+			"%llu/%llu (tx/rx)\n",
+			w->ifname, (unsigned long long)w->ifstat.tx_packets,
+			(unsigned long long)w->ifstat.tx_bytes,
+			(unsigned long long)w->ifstat.rx_packets,
+			(unsigned long long)w->ifstat.rx_bytes,
+			(unsigned long long)w->ifstat.tx_dropped,
+			(unsigned long long)w->ifstat.rx_dropped,
+			(unsigned long long)w->ifstat.tx_errors,
+			(unsigned long long)w->ifstat.rx_errors);
+}
+
+/* --wire: what the capture and the interfaces saw, beside the
+ * application's own counts above. */
+static void
+wire_table(FILE *out, const struct result *res)
+{
+	fprintf(out, "\nWire    Interface    Packets    Packets         Bytes "
+		     "       Bytes   Packets/s  Packets/s  Mean size      "
+		     "Retransmitted\n"
+		     "                          out         in           out "
+		     "          in         out         in   out     in     "
+		     "out     in\n");
+	wire_side(out, "local", &res->local_wire, res->local.elapsed);
+	wire_side(out, "remote", &res->remote_wire, res->remote.elapsed);
+}
+
 void
 report_classic(FILE *out, const struct result *res, const struct report_opts *o)
 {
@@ -276,6 +407,12 @@ report_classic(FILE *out, const struct result *res, const struct report_opts *o)
 		udp_stream_table(out, res, o);
 	else
 		stream_table(out, res, o);
+	if (o->headers && res->nstreams > 1)
+		streams_table(out, res);
+	if (o->verbosity >= 2)
+		placement(out, res);
+	if (res->local_wire.enabled || res->remote_wire.enabled)
+		wire_table(out, res);
 }
 
 void

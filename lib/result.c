@@ -1,6 +1,10 @@
 #include "result.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+#include <string.h>
 
 /* Work done by one side per second: KB (1024 bytes) of everything it sent
  * and received, or its transactions when service demand is per trans. */
@@ -26,6 +30,47 @@ side_cpu(const struct result *res, const struct side_result *s, int wanted,
 	*util = s->cpu.all.util;
 	*ncpu = s->cpu.ncpu;
 	*sd = cpu_service_demand(*util, *ncpu, side_units_per_sec(res, s));
+}
+
+/* Latency in microseconds from netperf's histogram. */
+static void
+latency(struct result *res)
+{
+	const struct stats_hist *h = res->hist;
+	struct result_latency *l = &res->lat;
+
+	memset(l, 0, sizeof(*l));
+	if (h == NULL || h->count == 0)
+		return;
+	l->count = h->count;
+	l->min = (double)h->min / 1e3;
+	l->max = (double)h->max / 1e3;
+	l->mean = stats_hist_mean(h) / 1e3;
+	l->stddev = stats_hist_stddev(h) / 1e3;
+	l->p50 = stats_hist_percentile(h, 50) / 1e3;
+	l->p90 = stats_hist_percentile(h, 90) / 1e3;
+	l->p99 = stats_hist_percentile(h, 99) / 1e3;
+	l->p999 = stats_hist_percentile(h, 99.9) / 1e3;
+	l->p9999 = stats_hist_percentile(h, 99.99) / 1e3;
+}
+
+/* Jain's index: (sum x)^2 / (n sum x^2); 1 when every stream got the
+ * same, 1/n when one got everything. */
+static void
+fairness(struct result *res)
+{
+	double sum = 0, sq = 0, x;
+	int i;
+
+	res->fairness = 1;
+	if (res->nstreams < 2 || res->lstream == NULL || res->rstream == NULL)
+		return;
+	for (i = 0; i < res->nstreams; i++) {
+		x = result_stream_thruput(res, i);
+		sum += x;
+		sq += x * x;
+	}
+	res->fairness = sq > 0 ? sum * sum / (res->nstreams * sq) : 1;
 }
 
 void
@@ -95,6 +140,18 @@ result_compute(struct result *res)
 		 &res->local_sd, &res->local_ncpu);
 	side_cpu(res, &res->remote, res->remote_cpu, &res->remote_util,
 		 &res->remote_sd, &res->remote_ncpu);
+	res->local_peak_id = res->remote_peak_id = -1;
+	res->local_peak = res->remote_peak = -1;
+	if (res->local_util >= 0) {
+		res->local_peak = res->local.cpu.peak;
+		res->local_peak_id = res->local.cpu.peak_id;
+	}
+	if (res->remote_util >= 0) {
+		res->remote_peak = res->remote.cpu.peak;
+		res->remote_peak_id = res->remote.cpu.peak_id;
+	}
+	latency(res);
+	fairness(res);
 }
 
 const char *
@@ -109,5 +166,72 @@ result_free(struct result *res)
 	cpu_util_free(&res->local.cpu);
 	cpu_util_free(&res->remote.cpu);
 	free(res->hist);
+	free(res->lstream);
+	free(res->rstream);
+	free(res->interim);
 	res->hist = NULL;
+	res->lstream = res->rstream = NULL;
+	res->interim = NULL;
+	res->ninterim = res->interim_cap = 0;
+}
+
+/* The counts that make one side's headline figure for stream i: the
+ * receiver's for streams, netperf's for request/response. */
+double
+result_stream_thruput(const struct result *res, int i)
+{
+	const struct side_result *l = &res->lstream[i], *r = &res->rstream[i];
+	double bytes = 0, secs = 0;
+
+	switch (res->m->kind) {
+	case MODULE_STREAM:
+	case MODULE_UDP_STREAM:
+		bytes = (double)r->bytes_recv;
+		secs = r->elapsed;
+		break;
+	case MODULE_MAERTS:
+		bytes = (double)l->bytes_recv;
+		secs = l->elapsed;
+		break;
+	default:
+		if (l->elapsed <= 0)
+			return 0;
+		if (res->fmt == 'x')
+			return (double)l->trans / l->elapsed;
+		bytes = (double)l->trans *
+			(double)(res->p.req_size + res->p.rsp_size);
+		secs = l->elapsed;
+		break;
+	}
+	return secs > 0 ? units_from_bytes(bytes / secs, res->fmt) : 0;
+}
+
+void
+result_env_self(struct result_env *e, const char *program)
+{
+	struct utsname u;
+	char line[512];
+	FILE *f;
+
+	memset(e, 0, sizeof(*e));
+	gethostname(e->hostname, sizeof(e->hostname) - 1);
+	if (uname(&u) == 0)
+		snprintf(e->kernel, sizeof(e->kernel), "%s %s %s", u.sysname,
+			 u.release, u.machine);
+	e->ncpu = cpu_count();
+	snprintf(e->program, sizeof(e->program), "%s %s", program, NP_VERSION);
+	f = fopen("/proc/cpuinfo", "r");
+	if (f == NULL)
+		return;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *colon = strchr(line, ':');
+
+		if (strncmp(line, "model name", 10) != 0 || colon == NULL)
+			continue;
+		colon += 1 + (colon[1] == ' ');
+		colon[strcspn(colon, "\n")] = '\0';
+		snprintf(e->cpu_model, sizeof(e->cpu_model), "%s", colon);
+		break;
+	}
+	fclose(f);
 }

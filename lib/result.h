@@ -10,17 +10,76 @@
 #include "sock.h"
 #include "stats.h"
 #include "units.h"
+#include "wire.h"
+
+/* What one side says of itself: printed in JSON and -v 2. */
+struct result_env {
+	char hostname[256];
+	char kernel[256];    /* uname -srm */
+	char cpu_model[128]; /* /proc/cpuinfo's "model name" */
+	int ncpu;	     /* online CPUs */
+	char program[64];    /* "netperf 3.0.0" */
+};
+
+/* Where one side's test threads ran. */
+struct result_place {
+	char requested[64]; /* -T as given, "" when not bound */
+	char cpus[256];	    /* the CPUs bound to, "" when unbound */
+	int cpu_actual;	    /* where the thread ran at the end, -1 */
+	int numa;	    /* its NUMA node, -1 unknown */
+	int nic_local;	    /* 1 local to the NIC, 0 not, -1 unknown */
+	char note[160];
+};
+
+/* One interim result (-D): the headline figure over one interval. */
+struct result_interim {
+	double value;	    /* in the result's units */
+	double interval;    /* seconds it covers */
+	double ending;	    /* wall-clock time it ended, seconds */
+	double since_start; /* seconds from the test's start to its end */
+};
+
+/* Repeated runs (-i, -I): the means and how wide their intervals are. */
+struct result_confidence {
+	int iterations; /* runs averaged, 1 when not repeating */
+	int level;	/* 95 or 99 */
+	double width;	/* requested full width, percent of mean */
+	/* Achieved full widths in percent of the mean; -1 when not
+	 * measured (CPU without -c/-C). */
+	double thruput, local_cpu, remote_cpu;
+	int met; /* every measured width <= width */
+};
+
+/* Latency in microseconds, from the histogram; all 0 when none. */
+struct result_latency {
+	uint64_t count;
+	double min, max, mean, stddev;
+	double p50, p90, p99, p999, p9999;
+};
 
 struct result {
 	const struct test_module *m;
 	struct test_params p;
+	/* Both sides' counts, summed over all streams. */
 	struct side_result local, remote;
+	/* With --streams: each stream's own counts (CPU is in the sums). */
+	int nstreams;
+	struct side_result *lstream, *rstream;
 	int local_cpu, remote_cpu; /* -c and -C were given */
 	char fmt;		   /* -f letter */
 	int family;		   /* of the data connection */
 	char local_addr[SOCK_ADDR_LEN], remote_addr[SOCK_ADDR_LEN];
 	char local_name[256], remote_name[256]; /* as given, or resolved */
-	struct stats_hist *hist; /* netperf's per-operation latency */
+	struct result_env local_env, remote_env;
+	struct result_place local_place, remote_place;
+	struct wire_report local_wire, remote_wire;
+	/* netperf's per-operation latency, all streams merged. */
+	struct stats_hist *hist;
+	struct result_interim *interim;
+	int ninterim, interim_cap;
+	struct result_confidence conf;
+	char uuid[40];
+	char command_line[1024];
 
 	/* Derived by result_compute. */
 	double elapsed;	     /* of the side whose count is the headline */
@@ -32,13 +91,26 @@ struct result {
 	double local_util, remote_util; /* machine-wide %, -1 unmeasured */
 	double local_sd, remote_sd;	/* service demand, -1 unmeasured */
 	int local_ncpu, remote_ncpu;
+	/* The busiest CPU on each side and its utilisation, -1 unmeasured;
+	 * on a many-core host this is the figure that saturates first. */
+	int local_peak_id, remote_peak_id;
+	double local_peak, remote_peak;
+	struct result_latency lat;
+	/* Jain's fairness index over the streams' throughput, 1 for one. */
+	double fairness;
 };
+
+/* The headline figure of one stream's counts, in the result's units. */
+double result_stream_thruput(const struct result *res, int i);
 
 /* Derives the headline figures from the two sides' counts. */
 void result_compute(struct result *res);
 
 /* "us/KB" for streams (and RR under a byte -f), "us/Tr" for RR. */
 const char *result_sd_units(const struct result *res);
+
+/* Describes this host: name, kernel, CPU model and count, program. */
+void result_env_self(struct result_env *e, const char *program);
 
 /* Releases what a result holds. */
 void result_free(struct result *res);

@@ -1,6 +1,7 @@
 #include "server.h"
 
 #include <errno.h>
+#include <net/if.h>
 #include <poll.h>
 #include <netinet/in.h>
 #include <stdlib.h>
@@ -10,6 +11,17 @@
 #include "proto.h"
 #include "session.h"
 #include "sock.h"
+#include "wire.h"
+
+/* What a child keeps across the tests of one session. */
+struct server_state {
+	struct topo topo;
+	int topo_loaded;
+};
+
+static int session_loop(struct server_state *st, int ctl,
+			const struct server_limits *lim, server_log_fn log,
+			volatile sig_atomic_t *stop, char *err);
 
 void
 server_limits_default(struct server_limits *lim)
@@ -20,6 +32,7 @@ server_limits_default(struct server_limits *lim)
 	lim->max_buf = 256 << 20;
 	lim->idle_ms = 60000;
 	lim->accept_ms = 10000;
+	lim->max_streams = 64;
 }
 
 static int
@@ -51,6 +64,10 @@ server_check_request(const struct test_params *p,
 			       "test count %lld exceeds this server's limit of "
 			       "%lld",
 			       (long long)p->count, (long long)lim->max_count);
+	if (p->streams > lim->max_streams)
+		return err_set(err,
+			       "%d streams exceed this server's limit of %d",
+			       p->streams, lim->max_streams);
 	if (check_size("send size", p->rsend_size, lim->max_msg, err) ||
 	    check_size("receive size", p->rrecv_size, lim->max_msg, err) ||
 	    check_size("request size", p->req_size, lim->max_msg, err) ||
@@ -82,7 +99,7 @@ server_check_request(const struct test_params *p,
  * data path goes where the control path went and nowhere else. */
 static int
 open_listener(int ctl, const struct test_module *m, const struct test_params *p,
-	      char *err)
+	      int port, char *err)
 {
 	struct sockaddr_storage self;
 	socklen_t len = sizeof(self);
@@ -92,8 +109,7 @@ open_listener(int ctl, const struct test_module *m, const struct test_params *p,
 	if (getsockname(ctl, (struct sockaddr *)&self, &len) < 0)
 		return err_set(err, "getsockname: %s", strerror(errno));
 	sock_addr_text((struct sockaddr *)&self, addr);
-	fd = sock_listen(addr, p->data_port, self.ss_family, m->socktype, 8,
-			 err);
+	fd = sock_listen(addr, port, self.ss_family, m->socktype, 64, err);
 	if (fd < 0)
 		return -1;
 	if (sock_set_buffers(fd, p->rsndbuf, p->rrcvbuf, err) < 0) {
@@ -175,32 +191,156 @@ send_error(int ctl, const char *text)
 	return session_send_new(ctl, proto_error(text), 1000, err);
 }
 
+/* The placement of netserver's threads for a request: resolved against
+ * this host's topology, loaded on first use; -1 with err set when the
+ * request names CPUs this host does not have. */
+static int
+place_streams(struct server_state *st, const struct test_params *p, int ctl,
+	      struct topo_place *places, struct result_place *rp, char *err)
+{
+	struct sockaddr_storage self;
+	socklen_t len = sizeof(self);
+	char ifname[IF_NAMESIZE] = "";
+	struct topo_place base;
+	int i;
+
+	memset(&base, 0, sizeof(base));
+	if (!st->topo_loaded) {
+		if (topo_load(&st->topo, NULL, NULL, err) < 0)
+			return -1;
+		st->topo_loaded = 1;
+	}
+	if (getsockname(ctl, (struct sockaddr *)&self, &len) == 0)
+		sock_ifname_of((struct sockaddr *)&self, ifname, err);
+	if (topo_resolve(&st->topo, p->cpu_bind, ifname, &base, err) < 0)
+		return -1;
+	for (i = 0; p->streams > 1 && i < p->streams; i++) {
+		if (topo_pick(&st->topo, &base, i, &places[i], err) < 0) {
+			topo_place_free(&base);
+			return -1;
+		}
+	}
+	if (p->streams == 1) {
+		/* One stream takes the whole place asked for. */
+		places[0] = base;
+		memset(&base, 0, sizeof(base));
+	}
+	snprintf(rp->requested, sizeof(rp->requested), "%s", p->cpu_bind);
+	snprintf(rp->cpus, sizeof(rp->cpus), "%s",
+		 p->streams == 1 ? places[0].cpus : base.cpus);
+	rp->numa = p->streams == 1 ? places[0].numa : base.numa;
+	rp->nic_local = p->streams == 1 ? places[0].nic_local : base.nic_local;
+	snprintf(rp->note, sizeof(rp->note), "%s",
+		 p->streams == 1 ? places[0].note : base.note);
+	topo_place_free(&base);
+	return 0;
+}
+
+static void
+set_port(struct sockaddr_storage *ss, int port)
+{
+	if (ss->ss_family == AF_INET)
+		((struct sockaddr_in *)ss)->sin_port = htons((uint16_t)port);
+	else
+		((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)port);
+}
+
+/* Opens the data sockets: one listener for TCP (every stream connects
+ * to it), one socket per stream for UDP. Fills ports[]; returns the
+ * number of sockets, or -1 with err set. */
+static int
+open_data(int ctl, const struct test_module *m, const struct test_params *p,
+	  int *fds, int *ports, char *err)
+{
+	int n = m->socktype == SOCK_DGRAM ? p->streams : 1, i;
+
+	for (i = 0; i < n; i++) {
+		fds[i] = open_listener(
+		    ctl, m, p, p->data_port ? p->data_port + i : 0, err);
+		if (fds[i] < 0)
+			goto fail;
+		ports[i] = sock_local_port(fds[i]);
+	}
+	return n;
+fail:
+	while (i-- > 0)
+		close(fds[i]);
+	return -1;
+}
+
 /* Runs one requested test; returns 0, or -1 with err set after telling
  * the client. */
 static int
-serve_test(int ctl, const json_t *req, const struct server_limits *lim,
-	   server_log_fn log, volatile sig_atomic_t *stop, char *err)
+serve_test(struct server_state *st, int ctl, const json_t *req,
+	   const struct server_limits *lim, server_log_fn log,
+	   volatile sig_atomic_t *stop, char *err)
 {
 	const struct test_module *m;
 	struct test_params p;
-	struct side_result r;
-	struct test_ctx ctx;
-	int lfd = -1, fd = -1, rc = -1, port;
+	struct side_result r, *rs = NULL;
+	struct test_ctx *ctx = NULL;
+	struct topo_place *places = NULL;
+	struct result_place rp;
+	struct module_run run;
+	int *fds = NULL, *ports = NULL, nlisten = 0, nfds = 0, rc = -1, i;
+	struct wire_session ws;
+	struct wire_report wr;
+	int wire_on = 0;
+	json_t *ready = NULL, *list, *res = NULL, *streams;
+	int64_t sizes[4];
 	size_t buflen;
 
-	memset(&ctx, 0, sizeof(ctx));
 	memset(&r, 0, sizeof(r));
+	memset(&rp, 0, sizeof(rp));
+	memset(&run, 0, sizeof(run));
+	memset(&wr, 0, sizeof(wr));
+	rp.cpu_actual = rp.numa = rp.nic_local = -1;
 	if (proto_request_unpack(req, &p, err) < 0 ||
 	    server_check_request(&p, lim, err) < 0) {
 		send_error(ctl, err);
 		return -1;
 	}
 	m = module_find(p.test);
-	lfd = open_listener(ctl, m, &p, err);
-	if (lfd < 0)
+	rs = calloc((size_t)p.streams, sizeof(*rs));
+	ctx = calloc((size_t)p.streams, sizeof(*ctx));
+	fds = calloc((size_t)p.streams, sizeof(*fds));
+	ports = calloc((size_t)p.streams, sizeof(*ports));
+	if (rs == NULL || ctx == NULL || fds == NULL || ports == NULL) {
+		err_set(err, "out of memory");
 		goto tell;
-	port = sock_local_port(lfd);
-	sock_get_buffers(lfd, &r.sndbuf, &r.rcvbuf);
+	}
+	if (p.cpu_bind[0] != '\0') {
+		places = calloc((size_t)p.streams, sizeof(*places));
+		if (places == NULL) {
+			err_set(err, "out of memory");
+			goto tell;
+		}
+		if (place_streams(st, &p, ctl, places, &rp, err) < 0)
+			goto tell;
+	}
+	nlisten = open_data(ctl, m, &p, fds, ports, err);
+	if (nlisten < 0) {
+		nlisten = 0;
+		goto tell;
+	}
+	/* --wire: count from before the first packet, on the listener's
+	 * port, every connection from the client's host. */
+	if (p.wire && m->kind != MODULE_CRR) {
+		struct wire_flow flows[64];
+		int nf = 0;
+
+		for (i = 0; i < nlisten && i < 64; i++) {
+			if (wire_flow_of(ctl, m->protocol, 1, &flows[nf]) < 0)
+				continue;
+			set_port(&flows[nf].local, ports[i]);
+			nf++;
+		}
+		wire_session_start(&ws, &wr, NULL, flows, nf);
+		wire_on = 1;
+	} else if (p.wire) {
+		wire_session_start(&ws, &wr, NULL, NULL, 0);
+	}
+	sock_get_buffers(fds[0], &r.sndbuf, &r.rcvbuf);
 	r.send_size = p.rsend_size   ? p.rsend_size
 		      : r.sndbuf > 0 ? r.sndbuf
 				     : 4096;
@@ -211,64 +351,87 @@ serve_test(int ctl, const json_t *req, const struct server_limits *lim,
 		r.send_size = lim->max_msg;
 	if (r.recv_size > lim->max_msg)
 		r.recv_size = lim->max_msg;
-	buflen = (size_t)r.send_size;
-	if ((size_t)r.recv_size > buflen)
-		buflen = (size_t)r.recv_size;
-	if ((size_t)p.req_size > buflen)
-		buflen = (size_t)p.req_size;
-	if ((size_t)p.rsp_size > buflen)
-		buflen = (size_t)p.rsp_size;
-	ctx.buf = malloc(buflen);
-	if (ctx.buf == NULL) {
-		err_set(err, "cannot allocate a %zu-byte buffer", buflen);
-		goto tell;
-	}
-	for (size_t i = 0; i < buflen; i++)
-		ctx.buf[i] = "netperf"[i % 8];
-	if (session_send_new(ctl,
-			     json_pack("{s:s, s:i, s:i, s:i, s:I, s:I}", "type",
-				       "ready", "data_port", port, "sndbuf",
-				       r.sndbuf, "rcvbuf", r.rcvbuf,
-				       "send_size", (json_int_t)r.send_size,
-				       "recv_size", (json_int_t)r.recv_size),
-			     SESSION_TIMEOUT_MS, err) < 0)
+	/* A datagram is read whole or its tail is lost. */
+	if (m->socktype == SOCK_DGRAM && r.recv_size < MODULE_UDP_MAX + 1)
+		r.recv_size = MODULE_UDP_MAX + 1;
+	sizes[0] = r.send_size;
+	sizes[1] = r.recv_size;
+	sizes[2] = p.req_size;
+	sizes[3] = p.rsp_size;
+	list = json_array();
+	for (i = 0; i < nlisten; i++)
+		json_array_append_new(list, json_integer(ports[i]));
+	ready = json_pack("{s:s, s:i, s:o, s:i, s:i, s:I, s:I}", "type",
+			  "ready", "data_port", ports[0], "data_ports", list,
+			  "sndbuf", r.sndbuf, "rcvbuf", r.rcvbuf, "send_size",
+			  (json_int_t)r.send_size, "recv_size",
+			  (json_int_t)r.recv_size);
+	if (session_send(ctl, ready, SESSION_TIMEOUT_MS, err) < 0)
 		goto out;
-	ctx.ctl = ctl;
-	if (module_accepts(m)) {
-		fd = accept_data(lfd, ctl, lim->accept_ms, log, err);
-		if (fd < 0)
+
+	/* The data connections, each from the control client's host only. */
+	for (i = 0; i < p.streams; i++) {
+		struct test_ctx *c = &ctx[i];
+
+		c->ctl = ctl;
+		c->fd = -1;
+		if (module_accepts(m)) {
+			c->fd =
+			    accept_data(fds[0], ctl, lim->accept_ms, log, err);
+		} else if (m->socktype == SOCK_DGRAM) {
+			if (await_datagram(fds[i], ctl, lim->accept_ms, err) ==
+			    0)
+				c->fd = fds[i];
+		} else {
+			/* CRR: every stream's loop accepts on the listener,
+			 * from the control peer only. */
+			c->peerlen = sizeof(c->peer);
+			getpeername(ctl, (struct sockaddr *)&c->peer,
+				    &c->peerlen);
+			c->fd = fds[0];
+		}
+		if (c->fd < 0)
 			goto tell;
-		close(lfd);
-	} else if (m->socktype == SOCK_DGRAM) {
-		if (await_datagram(lfd, ctl, lim->accept_ms, err) < 0)
+		nfds++;
+		/* UDP loops look for the client's "stop" when a receive
+		 * times out, so theirs is short. */
+		if ((m->protocol == IPPROTO_TCP && p.nodelay &&
+		     m->kind != MODULE_CRR &&
+		     sock_set_nodelay(c->fd, 1, err) < 0) ||
+		    sock_set_timeouts(
+			c->fd, m->socktype == SOCK_DGRAM ? 100 : 1000, err) < 0)
 			goto tell;
-		fd = lfd;
-	} else {
-		/* CRR: the loop accepts, from the control peer only. */
-		ctx.peerlen = sizeof(ctx.peer);
-		getpeername(ctl, (struct sockaddr *)&ctx.peer, &ctx.peerlen);
-		fd = lfd;
+		rs[i] = r;
+		c->buf = module_buffer(sizes, 4, &buflen);
+		if (c->buf == NULL) {
+			err_set(err, "cannot allocate a %zu-byte buffer",
+				buflen);
+			goto tell;
+		}
+		c->buflen = buflen;
+		c->p = &p;
+		c->stop = stop;
+		c->r = &rs[i];
 	}
-	lfd = -1;
-	/* UDP loops look for the client's "stop" when a receive times out,
-	 * so theirs is short. */
-	if ((m->protocol == IPPROTO_TCP && p.nodelay &&
-	     sock_set_nodelay(fd, 1, err) < 0) ||
-	    sock_set_timeouts(fd, m->socktype == SOCK_DGRAM ? 100 : 1000, err) <
-		0)
-		goto tell;
-	ctx.p = &p;
-	ctx.fd = fd;
-	ctx.buflen = buflen;
-	ctx.stop = stop;
-	ctx.r = &r;
-	log(1, "running %s for %.1f s", m->name, p.duration);
-	if (module_run(m, 1, p.remote_cpu, &ctx) < 0) {
-		snprintf(err, ERR_LEN, "%s", ctx.err);
+	run.m = m;
+	run.is_server = 1;
+	run.measure_cpu = p.remote_cpu;
+	run.n = p.streams;
+	run.ctx = ctx;
+	run.topo = places != NULL ? &st->topo : NULL;
+	run.places = places;
+	log(1, "running %s, %d stream%s, for %.1f s", m->name, p.streams,
+	    p.streams > 1 ? "s" : "", p.duration);
+	rc = module_run_all(&run, err);
+	if (wire_on) {
+		wire_session_stop(&ws, &wr);
+		wire_on = 0;
+	}
+	if (rc < 0) {
+		rc = -1;
 		goto tell;
 	}
-	close(fd);
-	fd = -1;
+	rc = -1;
 	if (module_needs_stop(m)) {
 		json_t *stop_msg;
 
@@ -277,20 +440,52 @@ serve_test(int ctl, const json_t *req, const struct server_limits *lim,
 			goto out;
 		json_decref(stop_msg);
 	}
-	if (session_send_new(ctl, proto_result_pack(&r), SESSION_TIMEOUT_MS,
-			     err) < 0)
+	module_merge(&run, &r);
+	rp.cpu_actual = rs[0].cpu_id;
+	if (places != NULL && rp.numa < 0 && rp.cpu_actual >= 0)
+		rp.numa = topo_cpu_numa(&st->topo, rp.cpu_actual);
+	res = proto_result_pack(&r);
+	if (res == NULL) {
+		err_set(err, "out of memory");
+		goto out;
+	}
+	json_object_set_new(res, "place", proto_place_pack(&rp));
+	if (p.wire)
+		json_object_set_new(res, "wire", proto_wire_pack(&wr));
+	if (p.streams > 1) {
+		streams = json_array();
+		for (i = 0; i < p.streams; i++)
+			json_array_append_new(streams,
+					      proto_result_pack(&rs[i]));
+		json_object_set_new(res, "streams", streams);
+	}
+	if (session_send(ctl, res, SESSION_TIMEOUT_MS, err) < 0)
 		goto out;
 	rc = 0;
 	goto out;
 tell:
 	send_error(ctl, err);
 out:
+	if (wire_on)
+		wire_session_stop(&ws, &wr);
+	json_decref(res);
+	json_decref(ready);
 	cpu_util_free(&r.cpu);
-	free(ctx.buf);
-	if (fd >= 0)
-		close(fd);
-	if (lfd >= 0)
-		close(lfd);
+	for (i = 0; ctx != NULL && i < p.streams; i++) {
+		free(ctx[i].buf);
+		/* A UDP socket and the CRR listener are in fds[] too. */
+		if (module_accepts(m) && ctx[i].fd >= 0 && i < nfds)
+			close(ctx[i].fd);
+	}
+	for (i = 0; i < nlisten; i++)
+		close(fds[i]);
+	for (i = 0; places != NULL && i < p.streams; i++)
+		topo_place_free(&places[i]);
+	free(places);
+	free(ports);
+	free(fds);
+	free(ctx);
+	free(rs);
 	return rc;
 }
 
@@ -298,7 +493,22 @@ int
 server_session(int ctl, const struct server_limits *lim, server_log_fn log,
 	       volatile sig_atomic_t *stop, char *err)
 {
-	char hostname[256] = "";
+	struct server_state st;
+
+	memset(&st, 0, sizeof(st));
+	int rc = session_loop(&st, ctl, lim, log, stop, err);
+
+	if (st.topo_loaded)
+		topo_free(&st.topo);
+	return rc;
+}
+
+/* The conversation itself: hello, then tests until goodbye. */
+static int
+session_loop(struct server_state *st, int ctl, const struct server_limits *lim,
+	     server_log_fn log, volatile sig_atomic_t *stop, char *err)
+{
+	struct result_env env;
 	json_t *msg;
 	int64_t ver;
 	const char *type;
@@ -329,13 +539,15 @@ server_session(int ctl, const struct server_limits *lim, server_log_fn log,
 		send_error(ctl, err);
 		return -1;
 	}
-	gethostname(hostname, sizeof(hostname) - 1);
+	result_env_self(&env, "netserver");
 	if (session_send_new(
 		ctl,
-		json_pack("{s:s, s:i, s:s, s:s, s:s, s:i}", "type", "hello",
-			  "version", PROTO_VERSION, "program", "netserver",
-			  "program_version", NP_VERSION, "hostname", hostname,
-			  "ncpu", cpu_count()),
+		json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, "
+			  "s:i}",
+			  "type", "hello", "version", PROTO_VERSION, "program",
+			  "netserver", "program_version", NP_VERSION,
+			  "hostname", env.hostname, "kernel", env.kernel,
+			  "cpu_model", env.cpu_model, "ncpu", env.ncpu),
 		SESSION_TIMEOUT_MS, err) < 0)
 		return -1;
 	for (;;) {
@@ -357,7 +569,7 @@ server_session(int ctl, const struct server_limits *lim, server_log_fn log,
 			send_error(ctl, err);
 			return -1;
 		}
-		rc = serve_test(ctl, msg, lim, log, stop, err);
+		rc = serve_test(st, ctl, msg, lim, log, stop, err);
 		json_decref(msg);
 		if (rc < 0)
 			return -1;

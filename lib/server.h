@@ -15,6 +15,7 @@ struct server_limits {
 	int max_buf;	     /* SO_SNDBUF / SO_RCVBUF */
 	int idle_ms;	     /* control silence before and between tests */
 	int accept_ms;	     /* wait for the data connection */
+	int max_streams;     /* data connections per test */
 };
 
 /* Logs one line; level 0 always, higher only under -d. */

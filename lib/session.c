@@ -156,6 +156,9 @@ session_expect(int fd, const char *type, json_t **msg, int timeout_ms,
 		    json_string_value(json_object_get(*msg, "message"));
 
 		err_set(err, "%s", text ? text : "unspecified error");
+		json_decref(*msg);
+		*msg = NULL;
+		return SESSION_PEER_ERROR;
 	} else {
 		err_set(err, "expected a \"%s\" message, got \"%s\"", type, t);
 	}

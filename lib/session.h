@@ -23,10 +23,14 @@ int session_send_new(int fd, json_t *msg, int timeout_ms, char *err);
  */
 int session_recv(int fd, json_t **msg, int timeout_ms, char *err);
 
+/* session_expect's answer when the peer sent an error message. */
+#define SESSION_PEER_ERROR (-2)
+
 /*
- * Receives a message that must be of the given type. An "error" message
- * from the peer becomes -1 with its text in err; so does any other type,
- * or the connection closing. Returns 0 with *msg set.
+ * Receives a message that must be of the given type. Returns 0 with *msg
+ * set; SESSION_PEER_ERROR with the peer's own words in err when it sent
+ * an "error" message; -1 with err set for any other type, the connection
+ * closing, or a time-out.
  */
 int session_expect(int fd, const char *type, json_t **msg, int timeout_ms,
 		   char *err);

@@ -3,6 +3,8 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -336,5 +338,29 @@ sock_same_host(const struct sockaddr *a, const struct sockaddr *b)
 		return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
 			      &((const struct sockaddr_in6 *)b)->sin6_addr,
 			      16) == 0;
+	return 0;
+}
+
+int
+sock_ifname_of(const struct sockaddr *addr, char *ifname, char *err)
+{
+	struct ifaddrs *ifs, *i;
+	int found = 0;
+
+	if (getifaddrs(&ifs) < 0)
+		return err_set(err, "getifaddrs: %s", strerror(errno));
+	for (i = ifs; i != NULL && !found; i = i->ifa_next) {
+		if (i->ifa_addr == NULL || !sock_same_host(i->ifa_addr, addr))
+			continue;
+		snprintf(ifname, IF_NAMESIZE, "%s", i->ifa_name);
+		found = 1;
+	}
+	freeifaddrs(ifs);
+	if (!found) {
+		char text[SOCK_ADDR_LEN];
+
+		sock_addr_text(addr, text);
+		return err_set(err, "no interface holds %s", text);
+	}
 	return 0;
 }

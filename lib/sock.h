@@ -73,6 +73,11 @@ int sock_addr_text(const struct sockaddr *sa, char *buf);
 /* The local port a socket is bound to; -1 on error. */
 int sock_local_port(int fd);
 
+/* The interface that holds local address addr (the one a connection's
+ * traffic uses); fills ifname (IF_NAMESIZE bytes) and returns 0, or -1
+ * with err set. */
+int sock_ifname_of(const struct sockaddr *addr, char *ifname, char *err);
+
 /* "AF_INET", "AF_INET6" or "AF_UNSPEC". */
 const char *sock_family_name(int family);
 

@@ -1,10 +1,16 @@
 /* netperf: options in, one test against a netserver, results out. */
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "auth.h"
 #include "cli.h"
+#include "clock.h"
+#include "output.h"
+#include "sock.h"
+#include "topo.h"
 #include "client.h"
 #include "report.h"
 #include "result.h"
@@ -22,45 +28,62 @@ on_sigint(int sig)
 static void
 usage(FILE *out)
 {
-	fputs(
+	static const char text[] =
 	    "Usage: netperf [global options] -- [test options]\n"
 	    "\n"
 	    "Global options:\n"
-	    "    -H host[,fam]     netserver's host (localhost); fam 4 or 6\n"
-	    "    -L host[,fam]     local address of the control connection\n"
-	    "    -p port[,lport]   netserver's port (12865), local port\n"
-	    "    -t test           TCP_STREAM (default), TCP_MAERTS, TCP_RR,\n"
-	    "                      TCP_CRR, UDP_STREAM, UDP_RR\n"
-	    "    -l secs           test length; negative: bytes or "
-	    "transactions\n"
-	    "    -c, -C            measure local, remote CPU utilisation\n"
-	    "    -f G|M|K|g|m|k|x  output units (bytes, bits, trans)\n"
-	    "    -P 0|1            no banner and titles, or with them\n"
-	    "    -v 0|1|2          verbosity\n"
-	    "    -B brand          text appended to the result (with -P 0)\n"
-	    "    -4, -6            use IPv4, IPv6\n"
-	    "    -d                debug output on stderr\n"
-	    "    -V, -h            version, this help\n"
-	    "    --rate bits/s     UDP_STREAM: offer this rate (k, M, G: "
+	    "  -H host[,fam]     netserver's host (localhost); fam 4 or 6\n"
+	    "  -L host[,fam]     local address of the control connection\n"
+	    "  -p port[,lport]   netserver's port (12865), local port\n"
+	    "  -t test           TCP_STREAM (default), TCP_MAERTS, TCP_RR,\n"
+	    "                    TCP_CRR, UDP_STREAM, UDP_RR\n"
+	    "  -l secs           test length; negative: bytes or transactions\n"
+	    "  -c, -C            measure local, remote CPU utilisation\n"
+	    "  -f G|M|K|g|m|k|x  output units (bytes, bits, trans)\n"
+	    "  -P 0|1            no banner and titles, or with them\n"
+	    "  -v 0|1|2          verbosity\n"
+	    "  -B brand          text appended to the result (with -P 0)\n"
+	    "  -T lcpu[,rcpu]    bind netperf's and netserver's test threads:\n"
+	    "                    a CPU number, core:N, pu:N, numa:N, "
+	    "package:N\n"
+	    "                    or auto (the CPUs near the NIC)\n"
+	    "  -D secs           interim results every secs seconds\n"
+	    "  -i max[,min]      repeat the test up to max (at least min)\n"
+	    "  -I lvl[,width]    ...until the 95 or 99 % interval is width % "
+	    "wide\n"
+	    "  -r                judge that interval on throughput only\n"
+	    "  -j                keep latency statistics (always kept here)\n"
+	    "  -4, -6            use IPv4, IPv6\n"
+	    "  -d                debug output on stderr\n"
+	    "  -V, -h            version, this help\n"
+	    "  --streams n       n parallel data connections\n"
+	    "  --rate bits/s     UDP_STREAM: offer this rate (k, M, G: "
 	    "10^3...)\n"
+	    "  --json, -J        one JSON document instead of tables\n"
+	    "  --json-stream     JSON lines: interim results, then the "
+	    "document\n"
 	    "\n"
 	    "Test options (after --):\n"
-	    "    -m send[,rsend]   bytes per send (default: socket buffer)\n"
-	    "    -M rrecv[,recv]   bytes per receive, netserver's first\n"
-	    "    -s snd[,rcv]      local socket buffers\n"
-	    "    -S snd[,rcv]      remote socket buffers\n"
-	    "    -r req[,rsp]      request and response sizes (RR)\n"
-	    "    -b n              n extra transactions in flight (RR)\n"
-	    "    -e secs           UDP_RR: give up on an answer after secs\n"
-	    "                      (default: adaptive, as TCP's RTO)\n"
-	    "    -D                TCP_NODELAY on both ends\n"
-	    "    -P lport[,rport]  data connection ports\n"
-	    "    -H host[,fam]     data connection's remote address\n"
-	    "    -L host[,fam]     data connection's local address\n"
-	    "    -4, -6            data connection family\n"
+	    "  -m send[,rsend]   bytes per send (default: socket buffer)\n"
+	    "  -M rrecv[,recv]   bytes per receive, netserver's first\n"
+	    "  -s snd[,rcv]      local socket buffers\n"
+	    "  -S snd[,rcv]      remote socket buffers\n"
+	    "  -r req[,rsp]      request and response sizes (RR)\n"
+	    "  -b n              n extra transactions in flight (RR)\n"
+	    "  -e secs           UDP_RR: give up on an answer after secs\n"
+	    "                    (default: adaptive, as TCP's RTO)\n"
+	    "  -D                TCP_NODELAY on both ends\n"
+	    "  -P lport[,rport]  data connection ports\n"
+	    "  -H host[,fam]     data connection's remote address\n"
+	    "  -L host[,fam]     data connection's local address\n"
+	    "  -4, -6            data connection family\n"
+	    "  -o [list]         CSV of output selectors ('?' lists them)\n"
+	    "  -O [list]         columns of output selectors\n"
+	    "  -k [list]         KEY=value lines of output selectors\n"
 	    "\n"
-	    "Sizes take K, M, G (2^10, 2^20, 2^30) or k, m, g (10^3...).\n",
-	    out);
+	    "Sizes take K, M, G (2^10, 2^20, 2^30) or k, m, g (10^3...).\n";
+
+	fputs(text, out);
 }
 
 /* -d: both sides' raw counts, so a surprising figure can be traced. */
@@ -96,16 +119,220 @@ debug_sides(const struct result *res)
 	debug_side("remote", &res->remote);
 }
 
+/* What the interim callback needs to print and keep a sample. */
+struct interim_ctx {
+	const struct netperf_opts *o;
+	struct result *res;
+};
+
+static void
+on_interim(void *arg, double count, double secs, double since_start)
+{
+	struct interim_ctx *ic = arg;
+	struct result *res = ic->res;
+	struct result_interim iv, *grown;
+	double per_sec = secs > 0 ? count / secs : 0;
+
+	if (module_is_rr(res->m))
+		iv.value =
+		    res->fmt == 'x'
+			? per_sec
+			: units_from_bytes(per_sec * (double)(res->p.req_size +
+							      res->p.rsp_size),
+					   res->fmt);
+	else
+		iv.value = units_from_bytes(per_sec, res->fmt);
+	iv.interval = secs;
+	iv.ending = clock_wall();
+	iv.since_start = since_start;
+	if (res->ninterim == res->interim_cap) {
+		int cap = res->interim_cap ? 2 * res->interim_cap : 64;
+
+		grown = realloc(res->interim, (size_t)cap * sizeof(*grown));
+		if (grown == NULL)
+			return;
+		res->interim = grown;
+		res->interim_cap = cap;
+	}
+	res->interim[res->ninterim] = iv;
+	if (ic->o->json_stream)
+		output_json_interim(stdout, res, &iv);
+	else if (!ic->o->json)
+		output_interim(stdout, res, &iv, res->ninterim,
+			       ic->o->output_mode == 'o'   ? 'o'
+			       : ic->o->output_mode == 'k' ? 'k'
+							   : 'l');
+	res->ninterim++;
+	fflush(stdout);
+}
+
+/* A fresh result for one run, from the options. */
+static int
+result_init(struct result *res, const struct netperf_opts *o,
+	    const struct client *c, int argc, char **argv)
+{
+	unsigned char id[16];
+	size_t len = 0;
+	int i;
+
+	memset(res, 0, sizeof(*res));
+	res->m = module_find(o->test);
+	cli_netperf_request(o, &res->p);
+	res->local_cpu = o->local_cpu;
+	res->remote_cpu = o->remote_cpu;
+	res->fmt = o->fmt;
+	res->local_place.cpu_actual = res->remote_place.cpu_actual = -1;
+	res->local_place.numa = res->remote_place.numa = -1;
+	res->local_place.nic_local = res->remote_place.nic_local = -1;
+	result_env_self(&res->local_env, "netperf");
+	res->remote_env = c->remote_env;
+	client_describe(c, o, res);
+	/* Latency is always kept: it costs one clock read per operation. */
+	res->hist = malloc(sizeof(*res->hist));
+	if (res->hist == NULL)
+		return -1;
+	stats_hist_init(res->hist);
+	for (i = 0; i < argc && len + 1 < sizeof(res->command_line); i++)
+		len += (size_t)snprintf(res->command_line + len,
+					sizeof(res->command_line) - len, "%s%s",
+					i ? " " : "", argv[i]);
+	if (auth_random(id, sizeof(id), NULL) == 0) {
+		/* A version 4 UUID, as netperf's UUID selector gives. */
+		id[6] = (unsigned char)((id[6] & 0x0f) | 0x40);
+		id[8] = (unsigned char)((id[8] & 0x3f) | 0x80);
+		snprintf(res->uuid, sizeof(res->uuid),
+			 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+			 "%02x%02x%02x%02x%02x%02x",
+			 id[0], id[1], id[2], id[3], id[4], id[5], id[6], id[7],
+			 id[8], id[9], id[10], id[11], id[12], id[13], id[14],
+			 id[15]);
+	}
+	return 0;
+}
+
+/* The full width of the confidence interval of x[0..n-1], in percent of
+ * the mean; -1 when the figure was not measured. */
+static double
+width_of(const double *x, int n, int level)
+{
+	struct stats_ci ci;
+
+	if (x[0] < 0)
+		return -1;
+	if (stats_ci_compute(x, n, level / 100.0, &ci) < 0)
+		return 0;
+	return ci.width_pct;
+}
+
+static double
+mean_of(const double *x, int n)
+{
+	double s = 0;
+
+	for (int i = 0; i < n; i++)
+		s += x[i];
+	return n > 0 ? s / n : 0;
+}
+
+/* netperf's warning when the interval was not reached, before results. */
+static void
+confidence_warning(FILE *out, const struct result_confidence *cf)
+{
+	fprintf(out,
+		"!!! WARNING\n"
+		"!!! Desired confidence was not achieved within the specified "
+		"iterations.\n"
+		"!!! This implies that there was variability in the test "
+		"environment that\n"
+		"!!! must be investigated before going further.\n"
+		"!!! Confidence intervals: Throughput      : %6.3f%%\n"
+		"!!!                       Local CPU util  : %6.3f%%\n"
+		"!!!                       Remote CPU util : %6.3f%%\n\n",
+		cf->thruput, cf->local_cpu > 0 ? cf->local_cpu : 0,
+		cf->remote_cpu > 0 ? cf->remote_cpu : 0);
+}
+
+/* Runs the test once, or until the confidence interval is narrow enough;
+ * leaves in *res the last run with its headline figures replaced by the
+ * means over all runs, as netperf prints them. */
+static int
+run_iterations(struct client *c, const struct netperf_opts *o,
+	       struct result *res, struct interim_ctx *ic, int argc,
+	       char **argv, char *err)
+{
+	double tput[30], lcpu[30], rcpu[30], lsd[30], rsd[30], el[30];
+	struct result_confidence cf;
+	int n = 0;
+
+	memset(&cf, 0, sizeof(cf));
+	cf.level = o->conf_level;
+	cf.width = o->conf_width;
+	for (;;) {
+		result_free(res);
+		if (result_init(res, o, c, argc, argv) < 0)
+			return err_set(err, "out of memory");
+		ic->res = res;
+		if (client_test(c, o, res, &stop_requested, err) < 0)
+			return -1;
+		result_compute(res);
+		tput[n] = res->thruput;
+		lcpu[n] = res->local_util;
+		rcpu[n] = res->remote_util;
+		lsd[n] = res->local_sd;
+		rsd[n] = res->remote_sd;
+		el[n] = res->elapsed;
+		n++;
+		cf.iterations = n;
+		if (n >= 2) {
+			cf.thruput = width_of(tput, n, cf.level);
+			cf.local_cpu = o->conf_result_only
+					   ? -1
+					   : width_of(lcpu, n, cf.level);
+			cf.remote_cpu = o->conf_result_only
+					    ? -1
+					    : width_of(rcpu, n, cf.level);
+			cf.met = cf.thruput <= cf.width &&
+				 cf.local_cpu <= cf.width &&
+				 cf.remote_cpu <= cf.width;
+		}
+		if (n >= o->iter_max || stop_requested ||
+		    (n >= o->iter_min && cf.met))
+			break;
+	}
+	if (n > 1) {
+		res->thruput = mean_of(tput, n);
+		res->elapsed = mean_of(el, n);
+		if (lcpu[0] >= 0) {
+			res->local_util = mean_of(lcpu, n);
+			res->local_sd = mean_of(lsd, n);
+		}
+		if (rcpu[0] >= 0) {
+			res->remote_util = mean_of(rcpu, n);
+			res->remote_sd = mean_of(rsd, n);
+		}
+		if (module_is_rr(res->m) && res->fmt == 'x')
+			res->trans_rate = res->thruput;
+	} else {
+		cf.thruput = cf.local_cpu = cf.remote_cpu = -1;
+		cf.met = 1;
+	}
+	res->conf = cf;
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
 	struct netperf_opts o;
 	struct report_opts ro;
+	struct output_list list;
+	struct interim_ctx ic;
 	struct result res;
 	struct client c;
+	struct topo topo;
 	struct sigaction sa;
 	char err[ERR_LEN];
-	int rc = EXIT_FAILURE;
+	int rc = EXIT_FAILURE, have_topo = 0;
 
 	if (cli_netperf_parse(argc, argv, &o, err) < 0) {
 		fprintf(stderr, "netperf: %s\n", err);
@@ -120,52 +347,90 @@ main(int argc, char **argv)
 		printf("netperf %s (control protocol %d)\n", NP_VERSION, 1);
 		return EXIT_SUCCESS;
 	}
+	if (o.output_mode != 0 && strcmp(o.output_arg, "?") == 0) {
+		output_list_names(stdout);
+		return EXIT_SUCCESS;
+	}
+	memset(&list, 0, sizeof(list));
+	if (o.output_mode != 0 && o.output_arg[0] != '\0' &&
+	    output_parse(o.output_arg, &list, err) < 0) {
+		fprintf(stderr, "netperf: %s\n", err);
+		return 2;
+	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_sigint;
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-
 	memset(&res, 0, sizeof(res));
-	res.m = module_find(o.test);
-	cli_netperf_request(&o, &res.p);
-	res.local_cpu = o.local_cpu;
-	res.remote_cpu = o.remote_cpu;
-	res.fmt = o.fmt;
 	memset(&ro, 0, sizeof(ro));
 	ro.headers = o.headers;
 	ro.verbosity = o.verbosity;
 	ro.brand = o.brand[0] ? o.brand : NULL;
-	ro.histogram = o.verbosity >= 2;
-	if (ro.histogram) {
-		res.hist = malloc(sizeof(*res.hist));
-		if (res.hist == NULL) {
-			fprintf(stderr, "netperf: out of memory\n");
-			return EXIT_FAILURE;
-		}
-		stats_hist_init(res.hist);
-	}
+	ro.histogram = o.verbosity >= 2 || o.keep_stats;
+	ro.cpu_bind = o.lcpu[0] != '\0' || o.rcpu[0] != '\0';
 
 	if (client_open(&c, &o, err) < 0) {
 		fprintf(stderr, "netperf: %s\n", err);
+		return EXIT_FAILURE;
+	}
+	if (o.lcpu[0] != '\0') {
+		if (topo_load(&topo, NULL, NULL, err) < 0) {
+			fprintf(stderr, "netperf: %s\n", err);
+			goto out;
+		}
+		have_topo = 1;
+		snprintf(c.cpu_bind, sizeof(c.cpu_bind), "%s", o.lcpu);
+		c.topo = &topo;
+		sock_ifname_of((struct sockaddr *)&c.self, c.ifname, err);
+	}
+	ic.o = &o;
+	ic.res = &res;
+	if (o.interim > 0) {
+		c.interim_sec = o.interim;
+		c.on_interim = on_interim;
+		c.arg = &ic;
+	}
+	if (result_init(&res, &o, &c, argc, argv) < 0) {
+		fprintf(stderr, "netperf: out of memory\n");
 		goto out;
 	}
-	client_describe(&c, &o, &res);
-	if (o.headers) {
+	if (o.headers && !o.json && !o.json_stream) {
 		report_banner(stdout, &res, &ro);
 		fflush(stdout);
 	}
-	if (client_test(&c, &o, &res, &stop_requested, err) < 0) {
+	if (run_iterations(&c, &o, &res, &ic, argc, argv, err) < 0) {
 		fprintf(stderr, "netperf: %s\n", err);
-		client_close(&c);
 		goto out;
 	}
-	client_close(&c);
-	result_compute(&res);
 	if (o.debug)
 		debug_sides(&res);
-	report_classic(stdout, &res, &ro);
+	if (o.json || o.json_stream) {
+		if (output_json(stdout, &res, o.json_stream) < 0) {
+			fprintf(stderr,
+				"netperf: cannot write the JSON "
+				"document: %s\n",
+				errno ? strerror(errno) : "out of memory");
+			goto out;
+		}
+	} else if (o.output_mode != 0) {
+		if (o.output_arg[0] == '\0')
+			output_default_list(&res, &list);
+		if (o.output_mode == 'o')
+			output_csv(stdout, &res, &list, o.headers);
+		else if (o.output_mode == 'O')
+			output_columns(stdout, &res, &list, o.headers);
+		else
+			output_keyval(stdout, &res, &list);
+	} else {
+		if (!res.conf.met)
+			confidence_warning(stdout, &res.conf);
+		report_classic(stdout, &res, &ro);
+	}
 	rc = EXIT_SUCCESS;
 out:
+	client_close(&c);
 	result_free(&res);
+	if (have_topo)
+		topo_free(&topo);
 	return rc;
 }

@@ -499,6 +499,9 @@ request_sample(struct test_params *p)
 	p->data_port = 40001;
 	p->rto = 0.25;
 	p->rate = 1.5e9;
+	p->streams = 3;
+	snprintf(p->cpu_bind, sizeof(p->cpu_bind), "core:1");
+	p->wire = 1;
 }
 
 static void
@@ -523,6 +526,9 @@ assert_params_eq(const struct test_params *a, const struct test_params *b)
 	ck_assert_int_eq(a->data_port, b->data_port);
 	ck_assert_double_eq(a->rto, b->rto);
 	ck_assert_double_eq(a->rate, b->rate);
+	ck_assert_int_eq(a->streams, b->streams);
+	ck_assert_str_eq(a->cpu_bind, b->cpu_bind);
+	ck_assert_int_eq(a->wire, b->wire);
 }
 
 static void
@@ -569,6 +575,7 @@ START_TEST(test_request_round_trip_defaults)
 	in.count = 1;
 	in.lsndbuf = in.lrcvbuf = in.rsndbuf = in.rrcvbuf = -1;
 	in.req_size = in.rsp_size = 1;
+	in.streams = 1;
 	msg = proto_request_pack(&in);
 	back = wire(msg);
 	memset(&out, 0xa5, sizeof(out));
@@ -611,9 +618,15 @@ START_TEST(test_request_optional_fields)
 	msg = proto_request_pack(&in);
 	ck_assert_int_eq(json_object_del(msg, "rto"), 0);
 	ck_assert_int_eq(json_object_del(msg, "rate"), 0);
+	ck_assert_int_eq(json_object_del(msg, "streams"), 0);
+	ck_assert_int_eq(json_object_del(msg, "cpu_bind"), 0);
+	ck_assert_int_eq(json_object_del(msg, "wire"), 0);
 	ck_assert_int_eq(proto_request_unpack(msg, &out, err), 0);
 	ck_assert_double_eq(out.rto, 0);
 	ck_assert_double_eq(out.rate, 0);
+	ck_assert_int_eq(out.streams, 1);
+	ck_assert_str_eq(out.cpu_bind, "");
+	ck_assert_int_eq(out.wire, 0);
 	ck_assert_int_eq(out.burst, in.burst);
 	json_decref(msg);
 }
