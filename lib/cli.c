@@ -222,7 +222,16 @@ netperf_defaults(struct netperf_opts *o)
 }
 
 /* netperf's long options that have no short letter. */
-enum { OPT_RATE = 256, OPT_STREAMS, OPT_JSON, OPT_JSON_STREAM, OPT_WIRE };
+enum {
+	OPT_RATE = 256,
+	OPT_STREAMS,
+	OPT_JSON,
+	OPT_JSON_STREAM,
+	OPT_WIRE,
+	OPT_SWEEP,
+	OPT_PLOT,
+	OPT_IFSTAT,
+};
 
 static int
 parse_global(int argc, char **argv, struct netperf_opts *o, char *err)
@@ -233,6 +242,9 @@ parse_global(int argc, char **argv, struct netperf_opts *o, char *err)
 	    {"json", no_argument, NULL, OPT_JSON},
 	    {"json-stream", no_argument, NULL, OPT_JSON_STREAM},
 	    {"wire", optional_argument, NULL, OPT_WIRE},
+	    {"sweep", required_argument, NULL, OPT_SWEEP},
+	    {"plot", required_argument, NULL, OPT_PLOT},
+	    {"ifstat", required_argument, NULL, OPT_IFSTAT},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -363,6 +375,25 @@ parse_global(int argc, char **argv, struct netperf_opts *o, char *err)
 		case OPT_JSON_STREAM:
 			o->json_stream = 1;
 			break;
+		case OPT_SWEEP:
+		case OPT_PLOT:
+			if (strlen(optarg) >= sizeof(o->sweep))
+				return err_set(err, "--%s: \"%s\" is too long",
+					       c == OPT_SWEEP ? "sweep" : "plot",
+					       optarg);
+			snprintf(c == OPT_SWEEP ? o->sweep : o->plot,
+				 sizeof(o->sweep), "%s", optarg);
+			break;
+		case OPT_IFSTAT:
+			if (optarg[0] == '\0' ||
+			    strlen(optarg) >= sizeof(o->ifstat) ||
+			    strchr(optarg, '/') != NULL)
+				return err_set(err,
+					       "--ifstat: \"%s\" is not an "
+					       "interface name",
+					       optarg);
+			snprintf(o->ifstat, sizeof(o->ifstat), "%s", optarg);
+			break;
 		case OPT_WIRE:
 			o->wire = 1;
 			if (optarg != NULL) {
@@ -425,7 +456,7 @@ parse_test(int argc, char **argv, struct netperf_opts *o, char *err)
 
 	opterr = 0;
 	optind = 0;
-	while ((c = getopt(argc, argv, "+:m:M:s:S:r:DP:H:L:46b:e:oOk")) != -1) {
+	while ((c = getopt(argc, argv, "+:m:M:s:S:r:DP:H:L:46b:e:oOkG:")) != -1) {
 		switch (c) {
 		case 'm':
 			/* "x" sets only netperf's size, as in netperf. */
@@ -499,6 +530,11 @@ parse_test(int argc, char **argv, struct netperf_opts *o, char *err)
 					 "%s", argv[optind]);
 				optind++;
 			}
+			break;
+		case 'G':
+			/* Linux accepts 88..32767 for TCP_MAXSEG. */
+			if (units_parse_int(optarg, 88, 32767, &o->mss, why) < 0)
+				return err_set(err, "-G: %s", why);
 			break;
 		case 'e':
 			if (units_parse_double(optarg, 0.001, 3600, &o->rto,

@@ -48,6 +48,11 @@ struct netperf_opts {
 	/* --wire[=IF]: count the data flow's packets on both sides; IF
 	 * overrides the interface found from the route. */
 	int wire;
+	/* --sweep param=v1,v2,... and --plot FILE (.svg or .png). */
+	char sweep[256];
+	char plot[256];
+	/* --ifstat IF: watch an interface's packet and byte rates. */
+	char ifstat[IF_NAMESIZE];
 	char wire_if[IF_NAMESIZE];
 	/* --json (-J) and --json-stream. */
 	int json, json_stream;
@@ -66,6 +71,7 @@ struct netperf_opts {
 	char data_host[CLI_HOST_LEN];  /* -H */
 	char data_local[CLI_HOST_LEN]; /* -L */
 	int data_family;	       /* -4, -6 after "--" */
+	int64_t mss;		       /* -G, TCP_MAXSEG; 0 = default */
 	/* -o, -O, -k: structured output, 0 when none; the selector list
 	 * as given ("" for netperf's default list). */
 	char output_mode;

@@ -39,7 +39,7 @@ client_open(struct client *c, const struct netperf_opts *o, char *err)
 	json_t *msg;
 	int64_t ver;
 
-	struct sock_setup setup = {o->local, o->lport, -1, -1, 0, 0};
+	struct sock_setup setup = {o->local, o->lport, -1, -1, 0, 0, 0};
 
 	memset(c, 0, sizeof(*c));
 	c->ctl = sock_connect(o->host, o->port, o->family, SOCK_STREAM, &setup,
@@ -107,8 +107,8 @@ static int
 open_data(const struct netperf_opts *o, struct result *res, int port, char *err)
 {
 	const char *host = o->data_host[0] ? o->data_host : res->remote_addr;
-	struct sock_setup setup = {
-	    o->data_local, o->ldata_port, o->lsndbuf, o->lrcvbuf, -1, -1};
+	struct sock_setup setup = {o->data_local, o->ldata_port, o->lsndbuf,
+				   o->lrcvbuf, -1, -1, (int)o->mss};
 	int fd;
 
 	fd = sock_connect(host, port, o->data_family, res->m->socktype, &setup,

@@ -1520,14 +1520,14 @@ json_confidence(const struct result *res, int *bad)
 	return o;
 }
 
-int
-output_json(FILE *out, const struct result *res, int compact)
+json_t *
+output_json_doc(const struct result *res)
 {
 	json_t *root = json_object();
-	int bad = 0, rc;
+	int bad = 0;
 
 	if (root == NULL)
-		return -1;
+		return NULL;
 	jput(root, "schema", jstr("netperf-result"), &bad);
 	jput(root, "schema_version", jint(1), &bad);
 	jput(root, "test", jstr(res->m->name), &bad);
@@ -1548,16 +1548,36 @@ output_json(FILE *out, const struct result *res, int compact)
 	jput(root, "errors", json_array(), &bad);
 	if (bad) {
 		json_decref(root);
-		return -1;
+		return NULL;
 	}
-	rc = json_dumpf(root, out,
-			(compact ? JSON_COMPACT : JSON_INDENT(2)) |
-			    JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
-	json_decref(root);
+	return root;
+}
+
+int
+output_json_write(FILE *out, json_t *doc, int compact)
+{
+	int rc = json_dumpf(doc, out,
+			    (compact ? JSON_COMPACT : JSON_INDENT(2)) |
+				    JSON_PRESERVE_ORDER |
+				    JSON_REAL_PRECISION(15));
+
 	if (rc != 0)
 		return -1;
 	fputc('\n', out);
-	return 0;
+	return ferror(out) ? -1 : 0;
+}
+
+int
+output_json(FILE *out, const struct result *res, int compact)
+{
+	json_t *root = output_json_doc(res);
+	int rc;
+
+	if (root == NULL)
+		return -1;
+	rc = output_json_write(out, root, compact);
+	json_decref(root);
+	return rc;
 }
 
 /* The index of iv in the result's interim list, or the next index when it

@@ -5,6 +5,7 @@
 #ifndef NP_OUTPUT_H
 #define NP_OUTPUT_H
 
+#include <jansson.h>
 #include <stdio.h>
 
 #include "result.h"
@@ -49,6 +50,13 @@ void output_keyval(FILE *out, const struct result *res,
  * compact puts it on one line (--json-stream). Returns 0, or -1 when out
  * of memory or the document could not be written. */
 int output_json(FILE *out, const struct result *res, int compact);
+
+/* The JSON document of a result, to embed in a larger one (a sweep);
+ * NULL when out of memory. */
+json_t *output_json_doc(const struct result *res);
+
+/* Writes a JSON value as output_json does; returns 0, or -1. */
+int output_json_write(FILE *out, json_t *doc, int compact);
 
 /* --json-stream: one JSON line for one interim result. */
 void output_json_interim(FILE *out, const struct result *res,

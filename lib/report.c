@@ -357,12 +357,14 @@ wire_side(FILE *out, const char *side, const struct wire_report *w, double secs)
 	}
 	if (w->have_ifstat)
 		fprintf(out,
-			"        %s counters: tx %llu packets %llu bytes, rx "
-			"%llu packets %llu bytes, drops %llu/%llu, errors "
-			"%llu/%llu (tx/rx)\n",
+			"        %s counters: tx %llu packets (%.0f/s) %llu "
+			"bytes, rx %llu packets (%.0f/s) %llu bytes, drops "
+			"%llu/%llu, errors %llu/%llu (tx/rx)\n",
 			w->ifname, (unsigned long long)w->ifstat.tx_packets,
+			secs > 0 ? (double)w->ifstat.tx_packets / secs : 0,
 			(unsigned long long)w->ifstat.tx_bytes,
 			(unsigned long long)w->ifstat.rx_packets,
+			secs > 0 ? (double)w->ifstat.rx_packets / secs : 0,
 			(unsigned long long)w->ifstat.rx_bytes,
 			(unsigned long long)w->ifstat.tx_dropped,
 			(unsigned long long)w->ifstat.rx_dropped,

@@ -119,6 +119,16 @@ sock_connect_addr(const struct sockaddr *sa, socklen_t salen, int socktype,
 			return -1;
 		}
 		sock_get_buffers(fd, &setup->got_sndbuf, &setup->got_rcvbuf);
+		/* The MSS this side announces in its SYN bounds both ends'
+		 * segments, so setting it here is enough for both. */
+		if (setup->mss > 0 && socktype == SOCK_STREAM &&
+		    setsockopt(fd, IPPROTO_TCP, TCP_MAXSEG, &setup->mss,
+			       sizeof(setup->mss)) < 0) {
+			soerr = errno;
+			close(fd);
+			return err_set(err, "TCP_MAXSEG %d: %s", setup->mss,
+				       strerror(soerr));
+		}
 	}
 	flags = fcntl(fd, F_GETFL);
 	fcntl(fd, F_SETFL, flags | O_NONBLOCK);

@@ -26,6 +26,7 @@ struct sock_setup {
 	int lport;	    /* port to bind, 0 for any */
 	int sndbuf, rcvbuf; /* SO_SNDBUF/SO_RCVBUF to ask for, -1 none */
 	int got_sndbuf, got_rcvbuf; /* what the socket had before connect */
+	int mss;		    /* TCP_MAXSEG to set, 0 for the default */
 };
 
 /*

@@ -15,6 +15,8 @@
 #include "report.h"
 #include "result.h"
 #include "stats.h"
+#include "sweep.h"
+#include "wire.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -320,6 +322,241 @@ run_iterations(struct client *c, const struct netperf_opts *o,
 	return 0;
 }
 
+/* Connects and prepares placement; returns 0, or -1 with err set. */
+static int
+setup_client(struct client *c, const struct netperf_opts *o, struct topo *topo,
+	     int *have_topo, char *err)
+{
+	if (client_open(c, o, err) < 0)
+		return -1;
+	if (o->lcpu[0] != '\0') {
+		if (!*have_topo) {
+			if (topo_load(topo, NULL, NULL, err) < 0) {
+				client_close(c);
+				return -1;
+			}
+			*have_topo = 1;
+		}
+		snprintf(c->cpu_bind, sizeof(c->cpu_bind), "%s", o->lcpu);
+		c->topo = topo;
+		sock_ifname_of((struct sockaddr *)&c->self, c->ifname, err);
+	}
+	return 0;
+}
+
+/* --ifstat IF: an interface's packet and byte rates every interval, on
+ * exact boundaries, until -l seconds have passed or Ctrl-C. */
+static int
+ifstat_monitor(const struct netperf_opts *o)
+{
+	double interval = o->interim > 0 ? o->interim : 1.0;
+	struct wire_ifstat prev, now;
+	uint64_t start, boundary, t_prev, t;
+	struct timespec ts;
+	char err[ERR_LEN];
+	int k;
+
+	if (o->count > 0) {
+		fprintf(stderr, "netperf: --ifstat runs for -l seconds, not a "
+				"count\n");
+		return 2;
+	}
+	if (wire_ifstat_read(o->ifstat, &prev, err) < 0) {
+		fprintf(stderr, "netperf: %s\n", err);
+		return EXIT_FAILURE;
+	}
+	start = t_prev = clock_ns();
+	if (o->output_mode == 'o' && o->headers)
+		printf("time,interface,interval,tx_packets_per_sec,"
+		       "rx_packets_per_sec,tx_kB_per_sec,rx_kB_per_sec,"
+		       "tx_dropped,rx_dropped,tx_errors,rx_errors\n");
+	else if (o->output_mode == 0 && !o->json && !o->json_stream &&
+		 o->headers)
+		printf("Interface %s every %.3f s\n"
+		       "    Time   TX pkt/s   RX pkt/s    TX kB/s    RX kB/s "
+		       " TX drop  RX drop\n",
+		       o->ifstat, interval);
+	fflush(stdout);
+	for (k = 1; !stop_requested; k++) {
+		double secs, since;
+
+		boundary = start + (uint64_t)(k * interval * 1e9);
+		if (boundary > start + (uint64_t)(o->duration * 1e9) + 1000)
+			break;
+		ts.tv_sec = (time_t)(boundary / NS_PER_SEC);
+		ts.tv_nsec = (long)(boundary % NS_PER_SEC);
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts,
+				       NULL) == EINTR &&
+		       !stop_requested)
+			;
+		if (stop_requested)
+			break;
+		if (wire_ifstat_read(o->ifstat, &now, err) < 0) {
+			fprintf(stderr, "netperf: %s\n", err);
+			return EXIT_FAILURE;
+		}
+		t = clock_ns();
+		secs = (double)(t - t_prev) / 1e9;
+		since = (double)(t - start) / 1e9;
+#define RATE(f) ((double)(now.f - prev.f) / secs)
+		if (o->json || o->json_stream)
+			printf("{\"type\":\"ifstat\",\"interface\":\"%s\","
+			       "\"time\":%.3f,\"since_start\":%.3f,"
+			       "\"interval\":%.3f,\"tx_pps\":%.1f,"
+			       "\"rx_pps\":%.1f,\"tx_kBps\":%.3f,"
+			       "\"rx_kBps\":%.3f,\"tx_dropped\":%llu,"
+			       "\"rx_dropped\":%llu,\"tx_errors\":%llu,"
+			       "\"rx_errors\":%llu}\n",
+			       o->ifstat, clock_wall(), since, secs,
+			       RATE(tx_packets), RATE(rx_packets),
+			       RATE(tx_bytes) / 1e3, RATE(rx_bytes) / 1e3,
+			       (unsigned long long)(now.tx_dropped -
+						    prev.tx_dropped),
+			       (unsigned long long)(now.rx_dropped -
+						    prev.rx_dropped),
+			       (unsigned long long)(now.tx_errors -
+						    prev.tx_errors),
+			       (unsigned long long)(now.rx_errors -
+						    prev.rx_errors));
+		else if (o->output_mode == 'o')
+			printf("%.3f,%s,%.3f,%.1f,%.1f,%.3f,%.3f,%llu,%llu,"
+			       "%llu,%llu\n",
+			       clock_wall(), o->ifstat, secs, RATE(tx_packets),
+			       RATE(rx_packets), RATE(tx_bytes) / 1e3,
+			       RATE(rx_bytes) / 1e3,
+			       (unsigned long long)(now.tx_dropped -
+						    prev.tx_dropped),
+			       (unsigned long long)(now.rx_dropped -
+						    prev.rx_dropped),
+			       (unsigned long long)(now.tx_errors -
+						    prev.tx_errors),
+			       (unsigned long long)(now.rx_errors -
+						    prev.rx_errors));
+		else
+			printf(
+			    "%8.3f %10.0f %10.0f %10.1f %10.1f %8llu %8llu\n",
+			    since, RATE(tx_packets), RATE(rx_packets),
+			    RATE(tx_bytes) / 1e3, RATE(rx_bytes) / 1e3,
+			    (unsigned long long)(now.tx_dropped -
+						 prev.tx_dropped),
+			    (unsigned long long)(now.rx_dropped -
+						 prev.rx_dropped));
+#undef RATE
+		fflush(stdout);
+		prev = now;
+		t_prev = t;
+	}
+	return EXIT_SUCCESS;
+}
+
+/* --sweep: one run per value over one control connection (a new one
+ * after a point that failed), then one table, CSV or JSON document. */
+static int
+run_sweep(const struct netperf_opts *o, int argc, char **argv)
+{
+	struct sweep_point *pts;
+	struct interim_ctx ic;
+	struct sweep sw;
+	struct client c;
+	struct topo topo;
+	char err[ERR_LEN];
+	int i, have_topo = 0, connected = 0, rc = EXIT_SUCCESS, ok = 0;
+
+	if (sweep_parse(o->sweep, &sw, err) < 0 ||
+	    sweep_check(&sw, o->test, err) < 0) {
+		fprintf(stderr, "netperf: %s\n", err);
+		return 2;
+	}
+	pts = calloc((size_t)sw.n, sizeof(*pts));
+	if (pts == NULL) {
+		fprintf(stderr, "netperf: out of memory\n");
+		return EXIT_FAILURE;
+	}
+	memset(&c, 0, sizeof(c));
+	for (i = 0; i < sw.n && !stop_requested; i++) {
+		struct netperf_opts oi = *o;
+
+		sweep_apply(&sw, i, &oi);
+		if (!connected) {
+			if (setup_client(&c, &oi, &topo, &have_topo,
+					 pts[i].err) < 0)
+				continue;
+			connected = 1;
+		}
+		ic.o = &oi;
+		ic.res = &pts[i].res;
+		if (oi.interim > 0) {
+			c.interim_sec = oi.interim;
+			c.on_interim = on_interim;
+			c.arg = &ic;
+		}
+		if (run_iterations(&c, &oi, &pts[i].res, &ic, argc, argv,
+				   pts[i].err) < 0) {
+			/* netserver ends a session after a failed test:
+			 * the next point starts a new one. */
+			client_close(&c);
+			connected = 0;
+			continue;
+		}
+		pts[i].ok = 1;
+		ok++;
+	}
+	if (connected)
+		client_close(&c);
+	if (o->json || o->json_stream) {
+		json_t *doc =
+		    json_pack("{s:s, s:i, s:s, s:s, s:[]}", "schema",
+			      "netperf-sweep", "schema_version", 1, "test",
+			      o->test, "parameter", sw.param, "points");
+		json_t *points = json_object_get(doc, "points");
+
+		for (i = 0; i < sw.n; i++) {
+			json_t *pt = json_pack(
+			    "{s:s, s:I, s:b}", "label", sw.label[i], "value",
+			    (json_int_t)sw.value[i], "ok", pts[i].ok);
+
+			if (pts[i].ok)
+				json_object_set_new(
+				    pt, "result", output_json_doc(&pts[i].res));
+			else
+				json_object_set_new(pt, "error",
+						    json_string(pts[i].err));
+			json_array_append_new(points, pt);
+		}
+		if (output_json_write(stdout, doc, o->json_stream) < 0)
+			rc = EXIT_FAILURE;
+		json_decref(doc);
+	} else if (o->output_mode == 'o') {
+		sweep_csv(stdout, &sw, pts, o->headers);
+	} else {
+		if (o->headers)
+			printf("%s sweep of %s to %s\n\n", o->test, sw.param,
+			       o->host);
+		sweep_table(stdout, &sw, pts, o->headers);
+	}
+	fflush(stdout);
+	if (o->plot[0] != '\0') {
+		int prc = sweep_plot(o->plot, &sw, pts, err);
+
+		if (prc != 0) {
+			fprintf(stderr, "netperf: %s\n", err);
+			rc = EXIT_FAILURE;
+		}
+	}
+	for (i = 0; i < sw.n; i++) {
+		if (!pts[i].ok)
+			fprintf(stderr, "netperf: %s=%s: %s\n", sw.param,
+				sw.label[i], pts[i].err);
+		result_free(&pts[i].res);
+	}
+	free(pts);
+	if (have_topo)
+		topo_free(&topo);
+	/* A failed point is reported in its row and the sweep goes on; the
+	 * exit status still says that not every point ran. */
+	return ok < sw.n ? EXIT_FAILURE : rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -361,6 +598,15 @@ main(int argc, char **argv)
 	sa.sa_handler = on_sigint;
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	if (o.plot[0] != '\0' && o.sweep[0] == '\0') {
+		fprintf(stderr, "netperf: --plot draws a sweep; give --sweep "
+				"too\n");
+		return 2;
+	}
+	if (o.ifstat[0] != '\0')
+		return ifstat_monitor(&o);
+	if (o.sweep[0] != '\0')
+		return run_sweep(&o, argc, argv);
 	memset(&res, 0, sizeof(res));
 	memset(&ro, 0, sizeof(ro));
 	ro.headers = o.headers;
@@ -369,19 +615,9 @@ main(int argc, char **argv)
 	ro.histogram = o.verbosity >= 2 || o.keep_stats;
 	ro.cpu_bind = o.lcpu[0] != '\0' || o.rcpu[0] != '\0';
 
-	if (client_open(&c, &o, err) < 0) {
+	if (setup_client(&c, &o, &topo, &have_topo, err) < 0) {
 		fprintf(stderr, "netperf: %s\n", err);
 		return EXIT_FAILURE;
-	}
-	if (o.lcpu[0] != '\0') {
-		if (topo_load(&topo, NULL, NULL, err) < 0) {
-			fprintf(stderr, "netperf: %s\n", err);
-			goto out;
-		}
-		have_topo = 1;
-		snprintf(c.cpu_bind, sizeof(c.cpu_bind), "%s", o.lcpu);
-		c.topo = &topo;
-		sock_ifname_of((struct sockaddr *)&c.self, c.ifname, err);
 	}
 	ic.o = &o;
 	ic.res = &res;

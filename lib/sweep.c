@@ -1,0 +1,323 @@
+#include "sweep.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "module.h"
+#include "units.h"
+
+int
+sweep_parse(const char *arg, struct sweep *s, char *err)
+{
+	const char *eq = strchr(arg, '='), *p, *comma;
+	char word[24], why[ERR_LEN];
+	size_t len;
+	int64_t max;
+
+	memset(s, 0, sizeof(*s));
+	if (eq == NULL || eq == arg || (size_t)(eq - arg) >= sizeof(s->param))
+		return err_set(err, "--sweep: \"%s\" is not param=v1,v2,...",
+			       arg);
+	memcpy(s->param, arg, (size_t)(eq - arg));
+	if (strcmp(s->param, "m") != 0 && strcmp(s->param, "r") != 0 &&
+	    strcmp(s->param, "s") != 0 && strcmp(s->param, "streams") != 0)
+		return err_set(err,
+			       "--sweep: unknown parameter \"%s\" (m, r, s or "
+			       "streams)",
+			       s->param);
+	max = strcmp(s->param, "streams") == 0 ? 1024 : (int64_t)1 << 30;
+	for (p = eq + 1;; p = comma + 1) {
+		comma = strchr(p, ',');
+		len = comma ? (size_t)(comma - p) : strlen(p);
+		if (len == 0 || len >= sizeof(word))
+			return err_set(err,
+				       "--sweep: empty or overlong value "
+				       "in \"%s\"",
+				       arg);
+		if (s->n == SWEEP_MAX)
+			return err_set(err, "--sweep: more than %d values",
+				       SWEEP_MAX);
+		memcpy(word, p, len);
+		word[len] = '\0';
+		if (strcmp(s->param, "streams") == 0
+			? units_parse_int(word, 1, max, &s->value[s->n], why)
+			: units_parse_size(word, max, &s->value[s->n], why))
+			return err_set(err, "--sweep: %s", why);
+		if (s->value[s->n] < 1)
+			return err_set(
+			    err, "--sweep: \"%s\" must be at least 1", word);
+		snprintf(s->label[s->n], sizeof(s->label[0]), "%s", word);
+		s->n++;
+		if (comma == NULL)
+			break;
+	}
+	return 0;
+}
+
+int
+sweep_check(const struct sweep *s, const char *test, char *err)
+{
+	const struct test_module *m = module_find(test);
+
+	if (m == NULL)
+		return err_set(err, "unknown test \"%s\"", test);
+	if (strcmp(s->param, "r") == 0 && !module_is_rr(m))
+		return err_set(err,
+			       "--sweep: r applies to request/response "
+			       "tests, not %s",
+			       m->name);
+	if (strcmp(s->param, "m") == 0 && module_is_rr(m))
+		return err_set(err,
+			       "--sweep: m applies to stream tests; use "
+			       "r for %s",
+			       m->name);
+	if (strcmp(s->param, "m") == 0 && m->kind == MODULE_UDP_STREAM) {
+		for (int i = 0; i < s->n; i++)
+			if (s->value[i] < MODULE_UDP_HDR ||
+			    s->value[i] > MODULE_UDP_MAX)
+				return err_set(err,
+					       "--sweep: UDP_STREAM datagrams "
+					       "carry %d to %d bytes, not %s",
+					       MODULE_UDP_HDR, MODULE_UDP_MAX,
+					       s->label[i]);
+	}
+	return 0;
+}
+
+void
+sweep_apply(const struct sweep *s, int i, struct netperf_opts *o)
+{
+	int64_t v = s->value[i];
+
+	if (strcmp(s->param, "m") == 0) {
+		o->send_size = v;
+	} else if (strcmp(s->param, "r") == 0) {
+		o->req_size = v;
+		o->rsp_size = v;
+	} else if (strcmp(s->param, "s") == 0) {
+		o->lsndbuf = o->lrcvbuf = (int)v;
+		o->rsndbuf = o->rrcvbuf = (int)v;
+	} else {
+		o->streams = (int)v;
+	}
+}
+
+/* What a swept parameter is, for the plot's axis. */
+static const char *
+param_text(const char *param)
+{
+	if (strcmp(param, "m") == 0)
+		return "bytes per send (-m)";
+	if (strcmp(param, "r") == 0)
+		return "request and response size, bytes (-r)";
+	if (strcmp(param, "s") == 0)
+		return "socket buffer size, bytes (-s, -S)";
+	return "parallel streams (--streams)";
+}
+
+static const char *
+units_of(const struct result *res)
+{
+	return module_is_rr(res->m) && res->fmt == 'x' ? "Trans"
+						       : units_label(res->fmt);
+}
+
+void
+sweep_table(FILE *out, const struct sweep *s, const struct sweep_point *pts,
+	    int headers)
+{
+	const struct result *first = NULL;
+	int i, rr;
+
+	for (i = 0; i < s->n && first == NULL; i++)
+		if (pts[i].ok)
+			first = &pts[i].res;
+	rr = first != NULL && module_is_rr(first->m);
+	if (headers) {
+		char units[32];
+		int conf = first != NULL && first->conf.iterations > 1;
+		const char *sdu = first ? result_sd_units(first) : "";
+
+		snprintf(units, sizeof(units), "%s/s",
+			 first ? units_of(first) : "");
+		fprintf(out, "%-10s %12s  %7s %7s  %9s %9s", s->param,
+			"Throughput", "Local", "Remote", "Local", "Remote");
+		if (rr)
+			fprintf(out, " %8s %8s", "P50", "P99");
+		if (conf)
+			fprintf(out, "  %7s", "Conf.");
+		fprintf(out, "\n%-10s %12s  %7s %7s  %9s %9s", "", units,
+			"CPU %", "CPU %", sdu, sdu);
+		if (rr)
+			fprintf(out, " %8s %8s", "us", "us");
+		if (conf)
+			fprintf(out, "  %7s", "width %");
+		fputs("\n\n", out);
+	}
+	for (i = 0; i < s->n; i++) {
+		const struct result *r = &pts[i].res;
+
+		if (!pts[i].ok) {
+			fprintf(out, "%-10s failed: %s\n", s->label[i],
+				pts[i].err);
+			continue;
+		}
+		fprintf(out, "%-10s %12.2f  %7.2f %7.2f  %9.3f %9.3f",
+			s->label[i], r->thruput, r->local_util, r->remote_util,
+			r->local_sd, r->remote_sd);
+		if (rr)
+			fprintf(out, " %8.1f %8.1f", r->lat.p50, r->lat.p99);
+		if (r->conf.iterations > 1)
+			fprintf(out, "  %7.3f", r->conf.thruput);
+		fputc('\n', out);
+	}
+}
+
+void
+sweep_csv(FILE *out, const struct sweep *s, const struct sweep_point *pts,
+	  int headers)
+{
+	int i;
+
+	if (headers)
+		fprintf(out,
+			"%s,Value,Throughput,Throughput Units,Local CPU "
+			"Util %%,Remote CPU Util %%,Local Service "
+			"Demand,Remote Service Demand,Service Demand "
+			"Units,P50 Latency Microseconds,P99 Latency "
+			"Microseconds,Confidence Interval %%,Error\n",
+			s->param);
+	for (i = 0; i < s->n; i++) {
+		const struct result *r = &pts[i].res;
+
+		if (!pts[i].ok) {
+			/* The reason is quoted, so a comma in it stays in
+			 * its field. */
+			fprintf(out, "%s,%lld,,,,,,,,,,,\"", s->label[i],
+				(long long)s->value[i]);
+			for (const char *c = pts[i].err; *c; c++) {
+				if (*c == '"')
+					fputc('"', out);
+				fputc(*c, out);
+			}
+			fputs("\"\n", out);
+			continue;
+		}
+		fprintf(
+		    out, "%s,%lld,%.2f,%s/s,%.2f,%.2f,%.3f,%.3f,%s,%.2f,%.2f,",
+		    s->label[i], (long long)s->value[i], r->thruput,
+		    units_of(r), r->local_util, r->remote_util, r->local_sd,
+		    r->remote_sd, result_sd_units(r), r->lat.p50, r->lat.p99);
+		if (r->conf.iterations > 1)
+			fprintf(out, "%.3f", r->conf.thruput);
+		fputs(",\n", out);
+	}
+}
+
+void
+sweep_data(FILE *out, const struct sweep *s, const struct sweep_point *pts)
+{
+	for (int i = 0; i < s->n; i++)
+		if (pts[i].ok)
+			fprintf(out, "%lld %.6g %.6g %.6g\n",
+				(long long)s->value[i], pts[i].res.thruput,
+				pts[i].res.local_sd, pts[i].res.remote_sd);
+}
+
+/* Runs gnuplot on script, with no shell in between; returns its exit
+ * status, 127 when it cannot be run. */
+static int
+run_gnuplot(const char *script)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return 127;
+	if (pid == 0) {
+		execlp("gnuplot", "gnuplot", script, (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return 127;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 126;
+}
+
+int
+sweep_plot(const char *path, const struct sweep *s,
+	   const struct sweep_point *pts, char *err)
+{
+	char data[] = "/tmp/np-sweep-XXXXXX", script[] = "/tmp/np-plot-XXXXXX";
+	const struct result *first = NULL;
+	const char *ext = strrchr(path, '.');
+	int dfd, sfd, rc, i, sd = 0;
+	FILE *f;
+
+	for (i = 0; i < s->n && first == NULL; i++)
+		if (pts[i].ok)
+			first = &pts[i].res;
+	if (first == NULL)
+		return err_set(err, "--plot: no point succeeded");
+	if (ext == NULL || (strcmp(ext, ".svg") != 0 && strcmp(ext, ".png")))
+		return err_set(err, "--plot: \"%s\" must end in .svg or .png",
+			       path);
+	sd = first->local_sd >= 0 || first->remote_sd >= 0;
+	dfd = mkstemp(data);
+	if (dfd < 0)
+		return err_set(err, "--plot: %s", strerror(errno));
+	f = fdopen(dfd, "w");
+	sweep_data(f, s, pts);
+	fclose(f);
+	sfd = mkstemp(script);
+	if (sfd < 0) {
+		unlink(data);
+		return err_set(err, "--plot: %s", strerror(errno));
+	}
+	f = fdopen(sfd, "w");
+	fprintf(f,
+		"set terminal %s size 900,540 noenhanced\n"
+		"set output '%s'\n"
+		"set title '%s: %s against %s'\n"
+		"set xlabel '%s'\n"
+		"set ylabel '%s/s'\n"
+		"set logscale x 2\n"
+		"set grid\n"
+		"set key top left\n",
+		strcmp(ext, ".svg") == 0 ? "svg dynamic" : "png", path,
+		first->m->name,
+		module_is_rr(first->m) && first->fmt == 'x' ? "transactions/s"
+							    : "throughput",
+		s->param, param_text(s->param), units_of(first));
+	if (sd)
+		fprintf(f,
+			"set y2label 'service demand, %s'\n"
+			"set y2tics\n"
+			"set ytics nomirror\n"
+			"plot '%s' using 1:2 with linespoints title "
+			"'throughput' axes x1y1, '' using 1:($3 < 0 ? 1/0 : "
+			"$3) with linespoints title 'local SD' axes x1y2, '' "
+			"using 1:($4 < 0 ? 1/0 : $4) with linespoints title "
+			"'remote SD' axes x1y2\n",
+			result_sd_units(first), data);
+	else
+		fprintf(f,
+			"plot '%s' using 1:2 with linespoints title "
+			"'throughput'\n",
+			data);
+	fclose(f);
+	rc = run_gnuplot(script);
+	unlink(data);
+	unlink(script);
+	if (rc == 127)
+		return err_set(err, "--plot needs gnuplot: apt-get install "
+				    "gnuplot-nox"),
+		       1;
+	if (rc != 0)
+		return err_set(err, "--plot: gnuplot failed (exit %d)", rc);
+	return 0;
+}

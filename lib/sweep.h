@@ -1,0 +1,67 @@
+/*
+ * Sweeps: the same test once per value of one parameter (--sweep
+ * m=1K,2K,4K), everything else fixed, and a plot of the figures.
+ */
+#ifndef NP_SWEEP_H
+#define NP_SWEEP_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cli.h"
+#include "result.h"
+
+#define SWEEP_MAX 64
+
+struct sweep {
+	char param[16]; /* "m", "r", "s", "streams" */
+	int n;
+	int64_t value[SWEEP_MAX];
+	char label[SWEEP_MAX][24]; /* as the user wrote each value */
+};
+
+/*
+ * Parses "param=v1,v2,...": m (bytes per send), r (request and response
+ * size), s (both sides' socket buffers) take sizes with K/M/G suffixes;
+ * streams takes counts. Returns 0, or -1 with err set.
+ */
+int sweep_parse(const char *arg, struct sweep *s, char *err);
+
+/* Checks that the sweep's parameter means something for the test;
+ * returns 0, or -1 with err set ("r applies to request/response
+ * tests"). */
+int sweep_check(const struct sweep *s, const char *test, char *err);
+
+/* Sets point i's value in o. */
+void sweep_apply(const struct sweep *s, int i, struct netperf_opts *o);
+
+/* One point's outcome: its result, or why it failed. */
+struct sweep_point {
+	int ok;
+	struct result res;
+	char err[ERR_LEN];
+};
+
+/* Prints the table: a row per value with the headline figure, both
+ * sides' CPU and service demand, latency percentiles for RR tests and,
+ * when repeating, the achieved interval. */
+void sweep_table(FILE *out, const struct sweep *s,
+		 const struct sweep_point *pts, int headers);
+
+/* The same as CSV, with a header row unless headers is 0. */
+void sweep_csv(FILE *out, const struct sweep *s, const struct sweep_point *pts,
+	       int headers);
+
+/* Writes the data gnuplot reads: value, figure, local and remote SD. */
+void sweep_data(FILE *out, const struct sweep *s,
+		const struct sweep_point *pts);
+
+/*
+ * Draws the figure and the service demand against the swept value into
+ * path (.svg or .png) with gnuplot. Returns 0; 1 when gnuplot is not
+ * installed (err says what to install); -1 with err set on failure.
+ */
+int sweep_plot(const char *path, const struct sweep *s,
+	       const struct sweep_point *pts, char *err);
+
+#endif

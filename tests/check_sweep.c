@@ -1,0 +1,290 @@
+/*
+ * Sweeps: parsing and rendering as units, and against a real netserver a
+ * three-point sweep matches three separate runs, the plot is a real
+ * SVG/PNG, and -G sets the MSS both kernels report.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "sweep.h"
+
+START_TEST(parse_good)
+{
+	struct sweep s;
+	char err[ERR_LEN] = "";
+
+	ck_assert_int_eq(sweep_parse("m=1K,2K,4K,8K,16K,32K", &s, err), 0);
+	ck_assert_str_eq(s.param, "m");
+	ck_assert_int_eq(s.n, 6);
+	ck_assert_int_eq(s.value[0], 1024);
+	ck_assert_int_eq(s.value[5], 32768);
+	ck_assert_str_eq(s.label[2], "4K");
+	ck_assert_int_eq(sweep_parse("r=1,64,512,4096", &s, err), 0);
+	ck_assert_int_eq(s.n, 4);
+	ck_assert_int_eq(s.value[3], 4096);
+	ck_assert_int_eq(sweep_parse("streams=1,2,4", &s, err), 0);
+	ck_assert_int_eq(s.value[2], 4);
+	ck_assert_int_eq(sweep_parse("s=64k", &s, err), 0);
+	ck_assert_int_eq(s.value[0], 64000);
+}
+END_TEST
+
+START_TEST(parse_bad)
+{
+	static const char *const bad[] = {
+	    "m",	 "=1,2",       "q=1",		"m=",
+	    "m=1,,2",	 "m=abc",      "m=0",		"m=1,2,",
+	    "streams=0", "streams=2K", "m=99999999999",
+	};
+	struct sweep s;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char err[ERR_LEN] = "";
+
+		ck_assert_msg(sweep_parse(bad[i], &s, err) == -1, "%s", bad[i]);
+		ck_assert_msg(strncmp(err, "--sweep", 7) == 0, "%s: %s", bad[i],
+			      err);
+	}
+}
+END_TEST
+
+START_TEST(check_and_apply)
+{
+	struct netperf_opts o;
+	struct sweep s;
+	char err[ERR_LEN] = "";
+
+	sweep_parse("r=64", &s, err);
+	ck_assert_int_eq(sweep_check(&s, "TCP_STREAM", err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "request/response"));
+	ck_assert_int_eq(sweep_check(&s, "UDP_RR", err), 0);
+	sweep_parse("m=8", &s, err);
+	ck_assert_int_eq(sweep_check(&s, "UDP_STREAM", err), -1);
+	ck_assert_int_eq(sweep_check(&s, "TCP_RR", err), -1);
+	memset(&o, 0, sizeof(o));
+	sweep_parse("r=100,200", &s, err);
+	sweep_apply(&s, 1, &o);
+	ck_assert_int_eq(o.req_size, 200);
+	ck_assert_int_eq(o.rsp_size, 200);
+	sweep_parse("streams=3", &s, err);
+	sweep_apply(&s, 0, &o);
+	ck_assert_int_eq(o.streams, 3);
+	sweep_parse("s=1M", &s, err);
+	sweep_apply(&s, 0, &o);
+	ck_assert_int_eq(o.lsndbuf, 1 << 20);
+	ck_assert_int_eq(o.rrcvbuf, 1 << 20);
+}
+END_TEST
+
+/* Two points, the second failed: the table has a row for each. */
+START_TEST(table_and_csv)
+{
+	struct sweep_point pts[2];
+	struct sweep s;
+	char err[ERR_LEN], *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	memset(pts, 0, sizeof(pts));
+	sweep_parse("m=1K,2K", &s, err);
+	pts[0].ok = 1;
+	pts[0].res.m = module_find("TCP_STREAM");
+	pts[0].res.fmt = 'm';
+	pts[0].res.thruput = 1234.5;
+	pts[0].res.local_util = 50;
+	pts[0].res.remote_util = 25;
+	pts[0].res.local_sd = 1.5;
+	pts[0].res.remote_sd = 0.75;
+	snprintf(pts[1].err, sizeof(pts[1].err), "netserver: gone, \"bye\"");
+	f = open_memstream(&buf, &len);
+	sweep_table(f, &s, pts, 1);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "1K"));
+	ck_assert_ptr_nonnull(strstr(buf, "1234.50"));
+	ck_assert_ptr_nonnull(
+	    strstr(buf, "2K         failed: netserver: gone"));
+	free(buf);
+	f = open_memstream(&buf, &len);
+	sweep_csv(f, &s, pts, 1);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(buf, "\n1K,1024,1234.50,10^6bits/s,"
+					  "50.00,25.00,1.500,0.750,us/KB,"));
+	ck_assert_ptr_nonnull(strstr(buf,
+				     "\n2K,2048,,,,,,,,,,,\"netserver: gone, "
+				     "\"\"bye\"\"\"\n"));
+	free(buf);
+}
+END_TEST
+
+static struct harness_server srv;
+static char port_text[16];
+
+static void
+setup(void)
+{
+	ck_assert_int_eq(harness_server_start(&srv, NULL), 0);
+	snprintf(port_text, sizeof(port_text), "%d", srv.port);
+}
+
+static void
+teardown(void)
+{
+	harness_server_stop(&srv);
+}
+
+/* The received rate of a paced UDP_STREAM with -P 0 (second line, last
+ * field). */
+static double
+udp_rate(const char *out)
+{
+	const char *line2 = strchr(out, '\n');
+	double v[4];
+
+	ck_assert_ptr_nonnull(line2);
+	ck_assert_int_eq(
+	    sscanf(line2 + 1, "%lf %lf %lf %lf", &v[0], &v[1], &v[2], &v[3]),
+	    4);
+	return v[3];
+}
+
+START_TEST(sweep_matches_runs)
+{
+	/* Paced, so each figure is known: 20 Mbit/s of payload offered. */
+	const char *args[] = {"-H",	 "127.0.0.1",
+			      "-p",	 port_text,
+			      "-t",	 "UDP_STREAM",
+			      "-l",	 "1",
+			      "--rate",	 "20M",
+			      "--sweep", "m=500,1000,1400",
+			      "--plot",	 "/tmp/np-sweep-test.svg",
+			      NULL};
+	static const char *const sizes[] = {"500", "1000", "1400"};
+	struct harness_out o;
+	double swept[3];
+	char *p;
+
+	unlink("/tmp/np-sweep-test.svg");
+	ck_assert_int_eq(harness_netperf(args, 60, &o), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	for (int i = 0; i < 3; i++) {
+		char key[16];
+
+		snprintf(key, sizeof(key), "\n%-10s ", sizes[i]);
+		p = strstr(o.out, key);
+		ck_assert_msg(p != NULL, "no row for %s: %s", sizes[i], o.out);
+		swept[i] = strtod(p + strlen(key), NULL);
+		ck_assert_double_eq_tol(swept[i], 20, 0.6);
+	}
+	for (int i = 0; i < 3; i++) {
+		const char *one[] = {
+		    "-H", "127.0.0.1", "-p",	 port_text, "-t", "UDP_STREAM",
+		    "-l", "1",	       "--rate", "20M",	    "-P", "0",
+		    "--", "-m",	       sizes[i], NULL};
+		struct harness_out r;
+
+		ck_assert_int_eq(harness_netperf(one, 30, &r), 0);
+		ck_assert_msg(r.status == 0, "%s", r.err);
+		ck_assert_double_eq_tol(udp_rate(r.out), swept[i],
+					swept[i] * 0.03);
+	}
+	/* The plot is a real SVG document, when gnuplot is installed. */
+	if (access("/usr/bin/gnuplot", X_OK) == 0) {
+		FILE *f = fopen("/tmp/np-sweep-test.svg", "r");
+		static char head[262144];
+
+		ck_assert_ptr_nonnull(f);
+		ck_assert_int_gt(fread(head, 1, sizeof(head) - 1, f), 100);
+		fclose(f);
+		ck_assert_ptr_nonnull(strstr(head, "<svg"));
+		ck_assert_ptr_nonnull(strstr(head, "UDP_STREAM"));
+	}
+	unlink("/tmp/np-sweep-test.svg");
+}
+END_TEST
+
+START_TEST(sweep_failed_point_goes_on)
+{
+	const char *args[] = {"-H",	 "127.0.0.1",	"-p", port_text,
+			      "-t",	 "TCP_RR",	"-l", "0.3",
+			      "--sweep", "r=1,100M,64", NULL};
+	struct harness_out o;
+
+	ck_assert_int_eq(harness_netperf(args, 60, &o), 0);
+	/* One point failed: its row says why, the others ran, and the exit
+	 * status says not all did. */
+	ck_assert_int_eq(o.status, 1);
+	ck_assert_ptr_nonnull(strstr(o.out, "\n100M       failed: netserver: "
+					    "request size"));
+	ck_assert_ptr_nonnull(strstr(o.out, "\n1   "));
+	ck_assert_ptr_nonnull(strstr(o.out, "\n64  "));
+	ck_assert_ptr_nonnull(strstr(o.err, "r=100M"));
+}
+END_TEST
+
+START_TEST(plot_without_sweep)
+{
+	const char *args[] = {"-p", port_text, "--plot", "/tmp/x.svg", NULL};
+	struct harness_out o;
+
+	ck_assert_int_eq(harness_netperf(args, 10, &o), 0);
+	ck_assert_int_eq(o.status, 2);
+	ck_assert_ptr_nonnull(strstr(o.err, "--plot draws a sweep"));
+}
+END_TEST
+
+START_TEST(mss_on_both_ends)
+{
+	const char *args[] = {"-H",	    "127.0.0.1", "-p",	port_text, "-t",
+			      "TCP_STREAM", "-l",	 "0.5", "--json",  "--",
+			      "-G",	    "536",	 NULL};
+	struct harness_out o;
+	const char *l, *r;
+	int lm = 0, rm = 0;
+
+	ck_assert_int_eq(harness_netperf(args, 30, &o), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	l = strstr(o.out, "\"local\"");
+	r = strstr(o.out, "\"remote\"");
+	ck_assert_ptr_nonnull(l);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(sscanf(strstr(l, "\"mss\""), "\"mss\": %d", &lm), 1);
+	ck_assert_int_eq(sscanf(strstr(r, "\"mss\""), "\"mss\": %d", &rm), 1);
+	/* TCP_INFO's snd_mss: 536 less the 12 bytes of the timestamp
+	 * option that every segment carries on Linux by default. */
+	ck_assert_int_eq(lm, rm);
+	ck_assert_int_le(lm, 536);
+	ck_assert_int_ge(lm, 536 - 40);
+}
+END_TEST
+
+static Suite *
+sweep_suite(void)
+{
+	Suite *s = suite_create("sweep");
+	TCase *unit = tcase_create("unit");
+	TCase *live = tcase_create("live");
+
+	tcase_add_test(unit, parse_good);
+	tcase_add_test(unit, parse_bad);
+	tcase_add_test(unit, check_and_apply);
+	tcase_add_test(unit, table_and_csv);
+	suite_add_tcase(s, unit);
+	tcase_add_checked_fixture(live, setup, teardown);
+	tcase_set_timeout(live, 120);
+	tcase_add_test(live, sweep_matches_runs);
+	tcase_add_test(live, sweep_failed_point_goes_on);
+	tcase_add_test(live, plot_without_sweep);
+	tcase_add_test(live, mss_on_both_ends);
+	suite_add_tcase(s, live);
+	return s;
+}
+
+int
+main(void)
+{
+	return harness_run(sweep_suite());
+}
