@@ -1028,26 +1028,10 @@ wire_session_stop(struct wire_session *ws, struct wire_report *w)
 	int i;
 
 	if (w->have_ifstat) {
-		if (wire_ifstat_read(w->ifname, &after, err) == 0) {
-			w->ifstat.rx_packets =
-			    after.rx_packets - ws->before.rx_packets;
-			w->ifstat.tx_packets =
-			    after.tx_packets - ws->before.tx_packets;
-			w->ifstat.rx_bytes =
-			    after.rx_bytes - ws->before.rx_bytes;
-			w->ifstat.tx_bytes =
-			    after.tx_bytes - ws->before.tx_bytes;
-			w->ifstat.rx_dropped =
-			    after.rx_dropped - ws->before.rx_dropped;
-			w->ifstat.tx_dropped =
-			    after.tx_dropped - ws->before.tx_dropped;
-			w->ifstat.rx_errors =
-			    after.rx_errors - ws->before.rx_errors;
-			w->ifstat.tx_errors =
-			    after.tx_errors - ws->before.tx_errors;
-		} else {
+		if (wire_ifstat_read(w->ifname, &after, err) == 0)
+			wire_ifstat_delta(&ws->before, &after, &w->ifstat);
+		else
 			w->have_ifstat = 0;
-		}
 	}
 	for (i = 0; i < ws->ncap; i++) {
 		memset(&c, 0, sizeof(c));
@@ -1074,4 +1058,18 @@ wire_session_stop(struct wire_session *ws, struct wire_report *w)
 	free(ws->cap);
 	ws->cap = NULL;
 	ws->ncap = 0;
+}
+
+void
+wire_ifstat_delta(const struct wire_ifstat *a, const struct wire_ifstat *b,
+		  struct wire_ifstat *d)
+{
+	d->rx_packets = b->rx_packets - a->rx_packets;
+	d->tx_packets = b->tx_packets - a->tx_packets;
+	d->rx_bytes = b->rx_bytes - a->rx_bytes;
+	d->tx_bytes = b->tx_bytes - a->tx_bytes;
+	d->rx_dropped = b->rx_dropped - a->rx_dropped;
+	d->tx_dropped = b->tx_dropped - a->tx_dropped;
+	d->rx_errors = b->rx_errors - a->rx_errors;
+	d->tx_errors = b->tx_errors - a->tx_errors;
 }

@@ -69,6 +69,10 @@ int wire_capture_stop(struct wire_capture *cap, struct wire_counts *c,
 /* Reads ifname's counters; returns 0, or -1 with err set. */
 int wire_ifstat_read(const char *ifname, struct wire_ifstat *s, char *err);
 
+/* The counts from a (earlier) to b (later) into d. */
+void wire_ifstat_delta(const struct wire_ifstat *a, const struct wire_ifstat *b,
+		       struct wire_ifstat *d);
+
 /* The interface that carries traffic to dst (from the routing table, by
  * asking the kernel which local address it would use); returns 0 with
  * ifname (IF_NAMESIZE bytes) set, or -1 with err set. */

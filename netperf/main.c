@@ -350,7 +350,8 @@ static int
 ifstat_monitor(const struct netperf_opts *o)
 {
 	double interval = o->interim > 0 ? o->interim : 1.0;
-	struct wire_ifstat prev, now;
+	struct wire_ifstat prev, now, d;
+	double tx_pps, rx_pps, tx_kbps, rx_kbps;
 	uint64_t start, boundary, t_prev, t;
 	struct timespec ts;
 	char err[ERR_LEN];
@@ -398,7 +399,11 @@ ifstat_monitor(const struct netperf_opts *o)
 		t = clock_ns();
 		secs = (double)(t - t_prev) / 1e9;
 		since = (double)(t - start) / 1e9;
-#define RATE(f) ((double)(now.f - prev.f) / secs)
+		wire_ifstat_delta(&prev, &now, &d);
+		tx_pps = (double)d.tx_packets / secs;
+		rx_pps = (double)d.rx_packets / secs;
+		tx_kbps = (double)d.tx_bytes / secs / 1e3;
+		rx_kbps = (double)d.rx_bytes / secs / 1e3;
 		if (o->json || o->json_stream)
 			printf("{\"type\":\"ifstat\",\"interface\":\"%s\","
 			       "\"time\":%.3f,\"since_start\":%.3f,"
@@ -407,41 +412,27 @@ ifstat_monitor(const struct netperf_opts *o)
 			       "\"rx_kBps\":%.3f,\"tx_dropped\":%llu,"
 			       "\"rx_dropped\":%llu,\"tx_errors\":%llu,"
 			       "\"rx_errors\":%llu}\n",
-			       o->ifstat, clock_wall(), since, secs,
-			       RATE(tx_packets), RATE(rx_packets),
-			       RATE(tx_bytes) / 1e3, RATE(rx_bytes) / 1e3,
-			       (unsigned long long)(now.tx_dropped -
-						    prev.tx_dropped),
-			       (unsigned long long)(now.rx_dropped -
-						    prev.rx_dropped),
-			       (unsigned long long)(now.tx_errors -
-						    prev.tx_errors),
-			       (unsigned long long)(now.rx_errors -
-						    prev.rx_errors));
+			       o->ifstat, clock_wall(), since, secs, tx_pps,
+			       rx_pps, tx_kbps, rx_kbps,
+			       (unsigned long long)d.tx_dropped,
+			       (unsigned long long)d.rx_dropped,
+			       (unsigned long long)d.tx_errors,
+			       (unsigned long long)d.rx_errors);
 		else if (o->output_mode == 'o')
 			printf("%.3f,%s,%.3f,%.1f,%.1f,%.3f,%.3f,%llu,%llu,"
 			       "%llu,%llu\n",
-			       clock_wall(), o->ifstat, secs, RATE(tx_packets),
-			       RATE(rx_packets), RATE(tx_bytes) / 1e3,
-			       RATE(rx_bytes) / 1e3,
-			       (unsigned long long)(now.tx_dropped -
-						    prev.tx_dropped),
-			       (unsigned long long)(now.rx_dropped -
-						    prev.rx_dropped),
-			       (unsigned long long)(now.tx_errors -
-						    prev.tx_errors),
-			       (unsigned long long)(now.rx_errors -
-						    prev.rx_errors));
+			       clock_wall(), o->ifstat, secs, tx_pps, rx_pps,
+			       tx_kbps, rx_kbps,
+			       (unsigned long long)d.tx_dropped,
+			       (unsigned long long)d.rx_dropped,
+			       (unsigned long long)d.tx_errors,
+			       (unsigned long long)d.rx_errors);
 		else
 			printf(
 			    "%8.3f %10.0f %10.0f %10.1f %10.1f %8llu %8llu\n",
-			    since, RATE(tx_packets), RATE(rx_packets),
-			    RATE(tx_bytes) / 1e3, RATE(rx_bytes) / 1e3,
-			    (unsigned long long)(now.tx_dropped -
-						 prev.tx_dropped),
-			    (unsigned long long)(now.rx_dropped -
-						 prev.rx_dropped));
-#undef RATE
+			    since, tx_pps, rx_pps, tx_kbps, rx_kbps,
+			    (unsigned long long)d.tx_dropped,
+			    (unsigned long long)d.rx_dropped);
 		fflush(stdout);
 		prev = now;
 		t_prev = t;
