@@ -330,9 +330,12 @@ cpu_load_from(const struct cpu_times *d, struct cpu_load *l)
 }
 
 /*
- * The machine-wide figure sums the per-CPU deltas rather than differencing
- * the aggregate line, because the aggregate also moves with CPUs that were
- * online in only one of the two samples.
+ * The machine-wide figure is the mean of the per-CPU figures, as netperf's
+ * is (CPU_UTIL = sum of util_i / n): every CPU saw the same wall time, but
+ * a tickless idle CPU's counters lag, and weighting by ticks would let that
+ * lag count as busy time elsewhere. It is taken over the CPUs online in
+ * both samples, never from the aggregate line, which also moves with CPUs
+ * that came or went.
  */
 int
 cpu_util_compute(const struct cpu_sample *a, const struct cpu_sample *b,
@@ -388,7 +391,25 @@ cpu_util_compute(const struct cpu_sample *a, const struct cpu_sample *b,
 		cpu_times_delta(&a->all, &b->all, &sum);
 	}
 	u->ncpu = nboth;
-	cpu_load_from(&sum, &u->all);
+	if (nboth == 0) {
+		cpu_load_from(&sum, &u->all);
+		return 0;
+	}
+	for (i = 0; i < u->nslots; i++) {
+		const struct cpu_load *l = &u->per[i];
+
+		if (l->util < 0)
+			continue;
+		u->all.util += l->util / nboth;
+		u->all.user += l->user / nboth;
+		u->all.nice += l->nice / nboth;
+		u->all.system += l->system / nboth;
+		u->all.irq += l->irq / nboth;
+		u->all.softirq += l->softirq / nboth;
+		u->all.iowait += l->iowait / nboth;
+		u->all.idle += l->idle / nboth;
+		u->all.steal += l->steal / nboth;
+	}
 	return 0;
 }
 

@@ -74,6 +74,7 @@ stream_main(void *arg)
 		job->rc = -1;
 		return NULL;
 	}
+	r->mss = -1;
 	t0 = clock_ns();
 	ctx->end_ns =
 	    ctx->p->duration > 0 ? t0 + (uint64_t)(ctx->p->duration * 1e9) : 0;
@@ -130,6 +131,13 @@ wait_boundary(struct module_run *run, uint64_t boundary)
 	for (;;) {
 		if (__atomic_load_n(&run->finished, __ATOMIC_ACQUIRE) == run->n)
 			return 0;
+		/* Ctrl-C: tell the peer once, so a test it drives (MAERTS)
+		 * ends too, with results. */
+		if (run->on_stop != NULL && !run->stop_sent &&
+		    *run->ctx[0].stop) {
+			run->stop_sent = 1;
+			run->on_stop(run->stop_arg);
+		}
 		now = clock_ns();
 		if (now >= boundary)
 			return 1;
@@ -189,8 +197,13 @@ module_run_all(struct module_run *run, char *err)
 	pthread_cond_broadcast(&run->cond);
 	pthread_mutex_unlock(&run->lock);
 	start = clock_ns();
-	if (run->interim_sec > 0 && !run->abort) {
-		step = (uint64_t)(run->interim_sec * 1e9);
+	run->stop_sent = 0;
+	if (!run->abort && (run->interim_sec > 0 || run->on_stop != NULL)) {
+		/* Without interim reports the coordinator still wakes every
+		 * 50 ms, to pass on a Ctrl-C. */
+		step = run->interim_sec > 0
+			       ? (uint64_t)(run->interim_sec * 1e9)
+			       : UINT64_MAX / 2;
 		prev_t = start;
 		prev_c = 0;
 		for (boundary = start + step; wait_boundary(run, boundary);

@@ -106,6 +106,9 @@ struct test_ctx {
 	/* CRR: where to connect (netperf), or who may (netserver). */
 	struct sockaddr_storage peer;
 	socklen_t peerlen;
+	/* CRR: the test's token (AUTH_TOKEN_LEN bytes) that starts every
+	 * connection, or NULL for none. */
+	const unsigned char *token;
 	/* Scratch of buflen bytes. */
 	char *buf;
 	size_t buflen;
@@ -172,6 +175,11 @@ struct module_run {
 	void (*on_interim)(void *arg, double count, double secs,
 			   double since_start);
 	void *arg;
+	/* Called once, from the coordinating thread, when ctx[0].stop is
+	 * set during the test (Ctrl-C), or NULL. */
+	void (*on_stop)(void *stop_arg);
+	void *stop_arg;
+	int stop_sent;
 	/* Filled by module_run_all. */
 	struct cpu_util cpu;
 	int cpu_measured;

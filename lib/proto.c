@@ -326,7 +326,7 @@ cpu_unpack(const json_t *j, struct cpu_util *u, char *err)
 	if (!json_is_object(j))
 		return err_set(err, "field \"cpu\" is not an object");
 	if (load_unpack(json_object_get(j, "all"), &u->all, err) ||
-	    proto_get_int(j, "ncpu", 1, PROTO_MAX_CPUS, &v, err))
+	    proto_get_int(j, "ncpu", 0, PROTO_MAX_CPUS, &v, err))
 		return -1;
 	u->ncpu = (int)v;
 	if (proto_get_double(j, "peak", 0, 100.0001, &u->peak, err) ||
@@ -422,11 +422,18 @@ proto_result_unpack(const json_t *msg, struct side_result *r, char *err)
 	    get_int32(msg, "cpu_id", -1, INT32_MAX, &r->cpu_id, err))
 		return -1;
 	r->retrans = (uint32_t)v;
-	if (get_u64(msg, "send_errors", &r->send_errors, err) ||
-	    get_u64(msg, "dups", &r->dups, err) ||
-	    get_u64(msg, "reordered", &r->reordered, err) ||
-	    get_u64(msg, "lost", &r->lost, err) ||
-	    proto_get_double(msg, "jitter", 0, 1e6, &r->jitter, err))
+	/* Added after version 1 was first written: optional, so results
+	 * from an older netserver still read. */
+	if ((json_object_get(msg, "send_errors") &&
+	     get_u64(msg, "send_errors", &r->send_errors, err)) ||
+	    (json_object_get(msg, "dups") &&
+	     get_u64(msg, "dups", &r->dups, err)) ||
+	    (json_object_get(msg, "reordered") &&
+	     get_u64(msg, "reordered", &r->reordered, err)) ||
+	    (json_object_get(msg, "lost") &&
+	     get_u64(msg, "lost", &r->lost, err)) ||
+	    (json_object_get(msg, "jitter") &&
+	     proto_get_double(msg, "jitter", 0, 1e6, &r->jitter, err)))
 		return -1;
 	cpu = json_object_get(msg, "cpu");
 	if (cpu != NULL) {

@@ -217,10 +217,11 @@ udp_stream_table(FILE *out, const struct result *res,
 			" %% %c%c     us/KB\n\n",
 			units_label(res->fmt), method(res, 1), method(res, 0));
 	if (!cpu) {
-		fprintf(out, "%6d  %6lld   %-7.2f   %7llu %6llu    %7.2f\n",
+		fprintf(out, "%6d  %6lld   %-7.2f   %7llu %6llu    %7.2f   %s\n",
 			l->sndbuf, (long long)l->send_size, l->elapsed,
 			(unsigned long long)l->send_calls,
-			(unsigned long long)l->send_errors, res->send_thruput);
+			(unsigned long long)l->send_errors, res->send_thruput,
+			brand(o));
 		fprintf(out, "%6d           %-7.2f   %7llu           %7.2f\n\n",
 			r->rcvbuf, r->elapsed,
 			(unsigned long long)r->recv_calls, res->thruput);
@@ -417,6 +418,48 @@ report_classic(FILE *out, const struct result *res, const struct report_opts *o)
 		wire_table(out, res);
 }
 
+/* The finer view netperf's decades hide: percentiles, and the non-empty
+ * buckets merged to 8 per power of two, each at most 12.5 % wide. */
+static void
+histogram_fine(FILE *out, const struct stats_hist *h)
+{
+	static const double pct[] = {1,	 5,  10, 25,   50,   75,
+				     90, 95, 99, 99.9, 99.99};
+	uint64_t lo, hi, cum = 0, count = 0, from = 0, to = 0;
+	int i, group = -1, g;
+
+	if (h->count == 0)
+		return;
+	fputs("\nPercentiles (us):", out);
+	for (i = 0; i < (int)(sizeof(pct) / sizeof(pct[0])); i++)
+		fprintf(out, "%s p%g %.2f", i % 6 == 5 ? "\n                 " : "",
+			pct[i], stats_hist_percentile(h, pct[i]) / 1e3);
+	fputs("\n\nFrom (us)     To (us)        Count  Cumulative %\n", out);
+	for (i = 0; i <= STATS_NBUCKETS; i++) {
+		/* Buckets 16 apart in a power of two share a group. */
+		g = i < STATS_NBUCKETS ? i / (STATS_SUB_COUNT / 8) : -2;
+		if (g != group && count > 0) {
+			cum += count;
+			fprintf(out, "%9.2f  %10.2f  %11llu  %11.4f\n",
+				(double)from / 1e3, (double)(to + 1) / 1e3,
+				(unsigned long long)count,
+				100.0 * (double)cum / (double)h->count);
+			count = 0;
+		}
+		if (i == STATS_NBUCKETS)
+			break;
+		if (g != group) {
+			group = g;
+			stats_bucket_bounds(i, &from, &hi);
+		}
+		if (h->bucket[i] == 0)
+			continue;
+		stats_bucket_bounds(i, &lo, &hi);
+		to = hi;
+		count += h->bucket[i];
+	}
+}
+
 void
 report_histogram(FILE *out, const struct stats_hist *h)
 {
@@ -453,4 +496,5 @@ report_histogram(FILE *out, const struct stats_hist *h)
 	}
 	fprintf(out, ">100_SECS: %llu\nHIST_TOTAL:      %llu\n",
 		(unsigned long long)over, (unsigned long long)h->count);
+	histogram_fine(out, h);
 }

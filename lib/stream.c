@@ -45,7 +45,7 @@ stream_send(struct test_ctx *ctx)
 	struct side_result *r = ctx->r;
 	size_t size = (size_t)r->send_size;
 	uint64_t left = ctx->p->duration > 0 ? 0 : (uint64_t)ctx->p->count;
-	uint64_t now = clock_ns(), then, progress = now;
+	uint64_t now = clock_ns(), then, progress = now, check = now;
 	ssize_t n;
 	size_t want;
 
@@ -55,6 +55,13 @@ stream_send(struct test_ctx *ctx)
 		if (ctx->end_ns != 0 ? now >= ctx->end_ns
 				     : r->bytes_sent >= left)
 			break;
+		/* netserver sending (MAERTS) ends early when the client
+		 * asks; it looks every few milliseconds. */
+		if (ctx->ctl >= 0 && now - check > 5000000) {
+			check = now;
+			if (module_stop_requested(ctx))
+				break;
+		}
 		want = size;
 		if (ctx->end_ns == 0 && left - r->bytes_sent < want)
 			want = (size_t)(left - r->bytes_sent);

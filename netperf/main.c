@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "clock.h"
 #include "output.h"
+#include "proto.h"
 #include "sock.h"
 #include "topo.h"
 #include "client.h"
@@ -572,7 +573,8 @@ main(int argc, char **argv)
 		return EXIT_SUCCESS;
 	}
 	if (o.want_version) {
-		printf("netperf %s (control protocol %d)\n", NP_VERSION, 1);
+		printf("netperf %s (control protocol %d)\n", NP_VERSION,
+		       PROTO_VERSION);
 		return EXIT_SUCCESS;
 	}
 	if (o.output_mode != 0 && strcmp(o.output_arg, "?") == 0) {
