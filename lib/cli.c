@@ -115,7 +115,8 @@ port_pair(const char *arg, char opt, int *x, int *y, int both, char *err)
 	return 0;
 }
 
-/* -T lcpu[,rcpu]: one value binds only netperf, ",r" only netserver. */
+/* -T lcpu[,rcpu]: one value binds both, "l," only netperf, ",r" only
+ * netserver. */
 static int
 split_cpus(const char *arg, struct netperf_opts *o, char *err)
 {
@@ -123,6 +124,9 @@ split_cpus(const char *arg, struct netperf_opts *o, char *err)
 		return err_set(err, "-T: \"%s\" is too long", arg);
 	if (o->lcpu[0] == '\0' && o->rcpu[0] == '\0')
 		return err_set(err, "-T needs a CPU");
+	/* As netperf's break_args: one value binds both sides. */
+	if (strchr(arg, ',') == NULL)
+		snprintf(o->rcpu, sizeof(o->rcpu), "%s", o->lcpu);
 	return 0;
 }
 
@@ -231,6 +235,7 @@ enum {
 	OPT_SWEEP,
 	OPT_PLOT,
 	OPT_IFSTAT,
+	OPT_AUTH,
 };
 
 static int
@@ -245,6 +250,7 @@ parse_global(int argc, char **argv, struct netperf_opts *o, char *err)
 	    {"sweep", required_argument, NULL, OPT_SWEEP},
 	    {"plot", required_argument, NULL, OPT_PLOT},
 	    {"ifstat", required_argument, NULL, OPT_IFSTAT},
+	    {"auth", required_argument, NULL, OPT_AUTH},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -378,9 +384,9 @@ parse_global(int argc, char **argv, struct netperf_opts *o, char *err)
 		case OPT_SWEEP:
 		case OPT_PLOT:
 			if (strlen(optarg) >= sizeof(o->sweep))
-				return err_set(err, "--%s: \"%s\" is too long",
-					       c == OPT_SWEEP ? "sweep" : "plot",
-					       optarg);
+				return err_set(
+				    err, "--%s: \"%s\" is too long",
+				    c == OPT_SWEEP ? "sweep" : "plot", optarg);
 			snprintf(c == OPT_SWEEP ? o->sweep : o->plot,
 				 sizeof(o->sweep), "%s", optarg);
 			break;
@@ -407,6 +413,14 @@ parse_global(int argc, char **argv, struct netperf_opts *o, char *err)
 				snprintf(o->wire_if, sizeof(o->wire_if), "%s",
 					 optarg);
 			}
+			break;
+		case OPT_AUTH:
+			if (optarg[0] == '\0' ||
+			    strlen(optarg) >= sizeof(o->auth_file))
+				return err_set(err,
+					       "--auth: bad key file name");
+			snprintf(o->auth_file, sizeof(o->auth_file), "%s",
+				 optarg);
 			break;
 		case OPT_RATE:
 			if (units_parse_rate(optarg, &d, why) < 0)
@@ -456,7 +470,8 @@ parse_test(int argc, char **argv, struct netperf_opts *o, char *err)
 
 	opterr = 0;
 	optind = 0;
-	while ((c = getopt(argc, argv, "+:m:M:s:S:r:DP:H:L:46b:e:oOkG:")) != -1) {
+	while ((c = getopt(argc, argv, "+:m:M:s:S:r:DP:H:L:46b:e:oOkG:")) !=
+	       -1) {
 		switch (c) {
 		case 'm':
 			/* "x" sets only netperf's size, as in netperf. */
@@ -533,7 +548,8 @@ parse_test(int argc, char **argv, struct netperf_opts *o, char *err)
 			break;
 		case 'G':
 			/* Linux accepts 88..32767 for TCP_MAXSEG. */
-			if (units_parse_int(optarg, 88, 32767, &o->mss, why) < 0)
+			if (units_parse_int(optarg, 88, 32767, &o->mss, why) <
+			    0)
 				return err_set(err, "-G: %s", why);
 			break;
 		case 'e':
@@ -630,7 +646,104 @@ cli_netperf_request(const struct netperf_opts *o, struct test_params *p)
 }
 
 /* netserver's long options that have no short letter. */
-enum { OPT_IDLE_TIMEOUT = 256 };
+enum {
+	OPT_IDLE_TIMEOUT = 256,
+	OPT_PIDFILE,
+	OPT_LOG,
+	OPT_SYSLOG,
+	OPT_AUTH_FILE,
+	OPT_ALLOW,
+	OPT_MAX_SESSIONS,
+	OPT_MAX_PER_ADDR,
+	OPT_MAX_DURATION,
+	OPT_MAX_MESSAGE,
+	OPT_MAX_BUFFER,
+	OPT_MAX_STREAMS,
+	OPT_ACCEPT_TIMEOUT,
+};
+
+/* Copies a path option's value; returns 0, or -1 with err set. */
+static int
+path_arg(const char *name, const char *arg, char *out, char *err)
+{
+	if (arg[0] == '\0' || strlen(arg) >= CLI_PATH_LEN)
+		return err_set(err, "--%s: bad file name", name);
+	snprintf(out, CLI_PATH_LEN, "%s", arg);
+	return 0;
+}
+
+/* One netserver option that sets a limit or a service setting; returns
+ * 0, or -1 with err set. */
+static int
+netserver_long(int c, const char *arg, struct netserver_opts *o, char *err)
+{
+	char why[ERR_LEN];
+	double d;
+	int64_t v;
+
+	switch (c) {
+	case OPT_IDLE_TIMEOUT:
+		if (units_parse_double(arg, 0.1, 86400, &d, why) < 0)
+			return err_set(err, "--idle-timeout: %s", why);
+		o->idle_timeout = d;
+		return 0;
+	case OPT_ACCEPT_TIMEOUT:
+		if (units_parse_double(arg, 0.1, 3600, &d, why) < 0)
+			return err_set(err, "--accept-timeout: %s", why);
+		o->accept_timeout = d;
+		return 0;
+	case OPT_MAX_DURATION:
+		if (units_parse_double(arg, 1, 31536000, &d, why) < 0)
+			return err_set(err, "--max-duration: %s", why);
+		o->max_duration = d;
+		return 0;
+	case OPT_MAX_SESSIONS:
+		if (units_parse_int(arg, 1, 4096, &v, why) < 0)
+			return err_set(err, "--max-sessions: %s", why);
+		o->max_sessions = (int)v;
+		return 0;
+	case OPT_MAX_PER_ADDR:
+		if (units_parse_int(arg, 1, 4096, &v, why) < 0)
+			return err_set(err, "--max-per-address: %s", why);
+		o->max_per_addr = (int)v;
+		return 0;
+	case OPT_MAX_STREAMS:
+		if (units_parse_int(arg, 1, 1024, &v, why) < 0)
+			return err_set(err, "--max-streams: %s", why);
+		o->max_streams = (int)v;
+		return 0;
+	case OPT_MAX_MESSAGE:
+		if (units_parse_size(arg, CLI_SIZE_MAX, &v, why) < 0)
+			return err_set(err, "--max-message: %s", why);
+		if (v < 1)
+			return err_set(err,
+				       "--max-message: must be at least 1");
+		o->max_message = v;
+		return 0;
+	case OPT_MAX_BUFFER:
+		if (units_parse_size(arg, INT32_MAX, &v, why) < 0)
+			return err_set(err, "--max-buffer: %s", why);
+		if (v < 1)
+			return err_set(err, "--max-buffer: must be at least 1");
+		o->max_buffer = v;
+		return 0;
+	case OPT_PIDFILE:
+		return path_arg("pidfile", arg, o->pidfile, err);
+	case OPT_LOG:
+		return path_arg("log", arg, o->log, err);
+	case OPT_AUTH_FILE:
+		return path_arg("auth-file", arg, o->auth_file, err);
+	case OPT_SYSLOG:
+		o->syslog = 1;
+		return 0;
+	case OPT_ALLOW:
+		if (acl_parse(&o->allow, arg, why) < 0)
+			return err_set(err, "--allow: %s", why);
+		return 0;
+	default:
+		return err_set(err, "unknown option %d", c);
+	}
+}
 
 int
 cli_netserver_parse(int argc, char **argv, struct netserver_opts *o, char *err)
@@ -638,11 +751,23 @@ cli_netserver_parse(int argc, char **argv, struct netserver_opts *o, char *err)
 	static const struct option longopts[] = {
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
+	    {"user", required_argument, NULL, 'u'},
 	    {"idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT},
+	    {"pidfile", required_argument, NULL, OPT_PIDFILE},
+	    {"log", required_argument, NULL, OPT_LOG},
+	    {"syslog", no_argument, NULL, OPT_SYSLOG},
+	    {"auth-file", required_argument, NULL, OPT_AUTH_FILE},
+	    {"allow", required_argument, NULL, OPT_ALLOW},
+	    {"max-sessions", required_argument, NULL, OPT_MAX_SESSIONS},
+	    {"max-per-address", required_argument, NULL, OPT_MAX_PER_ADDR},
+	    {"max-duration", required_argument, NULL, OPT_MAX_DURATION},
+	    {"max-message", required_argument, NULL, OPT_MAX_MESSAGE},
+	    {"max-buffer", required_argument, NULL, OPT_MAX_BUFFER},
+	    {"max-streams", required_argument, NULL, OPT_MAX_STREAMS},
+	    {"accept-timeout", required_argument, NULL, OPT_ACCEPT_TIMEOUT},
 	    {NULL, 0, NULL, 0},
 	};
 	char why[ERR_LEN];
-	double d;
 	int64_t v;
 	int c;
 
@@ -651,8 +776,8 @@ cli_netserver_parse(int argc, char **argv, struct netserver_opts *o, char *err)
 	o->family = AF_UNSPEC;
 	opterr = 0;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+:p:L:46DfdhV", longopts, NULL)) !=
-	       -1) {
+	while ((c = getopt_long(argc, argv, "+:p:L:46Dfdu:hV", longopts,
+				NULL)) != -1) {
 		switch (c) {
 		case 'p':
 			if (units_parse_int(optarg, 0, 65535, &v, why) < 0)
@@ -679,31 +804,38 @@ cli_netserver_parse(int argc, char **argv, struct netserver_opts *o, char *err)
 		case 'd':
 			o->debug++;
 			break;
+		case 'u':
+			if (optarg[0] == '\0' ||
+			    strlen(optarg) >= sizeof(o->user))
+				return err_set(err, "-u: bad user name");
+			snprintf(o->user, sizeof(o->user), "%s", optarg);
+			break;
 		case 'h':
 			o->want_help = 1;
 			break;
 		case 'V':
 			o->want_version = 1;
 			break;
-		case OPT_IDLE_TIMEOUT:
-			if (units_parse_double(optarg, 0.1, 86400, &d, why) < 0)
-				return err_set(err, "--idle-timeout: %s", why);
-			o->idle_timeout = d;
-			break;
 		case ':':
 			if (optopt == 0 || optopt >= OPT_IDLE_TIMEOUT)
 				return err_set(err, "option %s needs a value",
 					       argv[optind - 1]);
 			return err_set(err, "option -%c needs a value", optopt);
-		default:
+		case '?':
 			if (optopt != 0)
 				return err_set(err, "unknown option -%c",
 					       optopt);
 			return err_set(err, "unknown option %s",
 				       argv[optind - 1]);
+		default:
+			if (netserver_long(c, optarg, o, err) < 0)
+				return -1;
+			break;
 		}
 	}
 	if (optind < argc)
 		return err_set(err, "unexpected argument \"%s\"", argv[optind]);
+	if (o->syslog && o->log[0] != '\0')
+		return err_set(err, "--log and --syslog cannot be combined");
 	return 0;
 }

@@ -8,9 +8,11 @@
 #include <net/if.h>
 #include <stdint.h>
 
+#include "acl.h"
 #include "module.h"
 
 #define CLI_HOST_LEN 256
+#define CLI_PATH_LEN 1024
 
 struct netperf_opts {
 	/* Global options, before "--". */
@@ -56,6 +58,8 @@ struct netperf_opts {
 	char wire_if[IF_NAMESIZE];
 	/* --json (-J) and --json-stream. */
 	int json, json_stream;
+	/* --auth KEYFILE; "" for NETPERF_AUTH_KEY, or no key at all. */
+	char auth_file[CLI_PATH_LEN];
 
 	/* Test-specific options, after "--". */
 	int64_t send_size, rsend_size; /* -m l[,r]; 0 = default */
@@ -96,6 +100,18 @@ struct netserver_opts {
 	int debug;		   /* -d */
 	double idle_timeout;	   /* --idle-timeout secs; 0 = default */
 	int want_help, want_version;
+	/* Service: --pidfile, --log FILE, --syslog, -u/--user. */
+	char pidfile[CLI_PATH_LEN];
+	char log[CLI_PATH_LEN];
+	int syslog;
+	char user[64];
+	/* Access: --auth-file, --allow (repeatable; empty allows all). */
+	char auth_file[CLI_PATH_LEN];
+	struct acl allow;
+	/* Limits; 0 keeps server_limits_default's value. */
+	int max_sessions, max_per_addr, max_streams;
+	double max_duration, accept_timeout;
+	int64_t max_message, max_buffer;
 };
 
 /* Parses netserver's argv into o; returns 0, or -1 with err set. */

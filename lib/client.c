@@ -2,10 +2,12 @@
 
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "auth.h"
 #include "proto.h"
 #include "session.h"
 #include "sock.h"
@@ -32,20 +34,105 @@ read_env(const json_t *msg, struct result_env *e)
 		e->ncpu = (int)n;
 }
 
+/* The key netperf proves itself with: --auth KEYFILE, else the
+ * NETPERF_AUTH_KEY environment variable. Returns 1 with k filled, 0 when
+ * there is none, or -1 with err set. */
+static int
+load_key(const struct netperf_opts *o, struct auth_key *k, char *err)
+{
+	const char *env = getenv("NETPERF_AUTH_KEY");
+	char why[ERR_LEN];
+
+	if (o->auth_file[0] != '\0') {
+		if (auth_key_load(o->auth_file, k, why) < 0)
+			return err_set(err, "--auth: %s", why);
+		return 1;
+	}
+	if (env != NULL && env[0] != '\0') {
+		if (auth_key_from_string(env, k, why) < 0)
+			return err_set(err, "NETPERF_AUTH_KEY: %s", why);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Answers netserver's challenge (the nonce in its hello) and checks its
+ * proof in return, so netperf also knows it reached a server that holds
+ * the key. On success *ok is netserver's auth_ok message, which carries
+ * what it says of its host. Returns 0, or -1 with err set.
+ */
+static int
+client_auth(int ctl, const json_t *hello, const struct auth_key *k, json_t **ok,
+	    char *err)
+{
+	unsigned char snonce[AUTH_NONCE_LEN], cnonce[AUTH_NONCE_LEN];
+	unsigned char mac[AUTH_MAC_LEN], theirs[AUTH_MAC_LEN];
+	char chex[2 * AUTH_NONCE_LEN + 1], phex[2 * AUTH_MAC_LEN + 1];
+	const char *method = json_string_value(json_object_get(hello, "auth"));
+	int rc;
+
+	*ok = NULL;
+	if (method == NULL || strcmp(method, "hmac-sha256") != 0)
+		return err_set(err,
+			       "netserver asks for authentication by \"%s\", "
+			       "which this netperf does not know",
+			       method != NULL ? method : "?");
+	if (auth_unhex(json_string_value(json_object_get(hello, "nonce")),
+		       snonce, sizeof(snonce)) < 0)
+		return err_set(err, "netserver sent a malformed challenge");
+	if (auth_random(cnonce, sizeof(cnonce), err) < 0)
+		return -1;
+	auth_proof(k, "netperf client v1", snonce, cnonce, mac);
+	auth_hex(cnonce, sizeof(cnonce), chex);
+	auth_hex(mac, sizeof(mac), phex);
+	if (session_send_new(ctl,
+			     json_pack("{s:s, s:s, s:s}", "type", "auth",
+				       "cnonce", chex, "proof", phex),
+			     SESSION_TIMEOUT_MS, err) < 0)
+		return -1;
+	rc = session_expect(ctl, "auth_ok", ok, SESSION_TIMEOUT_MS, err);
+	if (rc == SESSION_PEER_ERROR &&
+	    strcmp(err, "authentication failed") == 0)
+		return err_set(err, "authentication failed: wrong key");
+	if (rc < 0)
+		return -1;
+	auth_proof(k, "netserver v1", snonce, cnonce, mac);
+	if (auth_unhex(json_string_value(json_object_get(*ok, "proof")), theirs,
+		       sizeof(theirs)) < 0 ||
+	    !auth_equal(mac, theirs, sizeof(mac))) {
+		json_decref(*ok);
+		*ok = NULL;
+		return err_set(err, "authentication failed: netserver did "
+				    "not prove it holds the key");
+	}
+	return 0;
+}
+
 int
 client_open(struct client *c, const struct netperf_opts *o, char *err)
 {
+	struct auth_key key;
+	char why[ERR_LEN];
 	socklen_t len;
-	json_t *msg;
+	json_t *msg, *ok = NULL;
 	int64_t ver;
+	int have_key;
 
 	struct sock_setup setup = {o->local, o->lport, -1, -1, 0, 0, 0};
 
 	memset(c, 0, sizeof(*c));
+	c->ctl = -1;
+	have_key = load_key(o, &key, err);
+	if (have_key < 0)
+		return -1;
 	c->ctl = sock_connect(o->host, o->port, o->family, SOCK_STREAM, &setup,
 			      CLIENT_CONNECT_MS, err);
 	if (c->ctl < 0)
-		return -1;
+		goto wipe;
+	/* Small messages that follow one another: no Nagle delay (best
+	 * effort). */
+	sock_set_nodelay(c->ctl, 1, why);
 	len = sizeof(c->peer);
 	getpeername(c->ctl, (struct sockaddr *)&c->peer, &len);
 	len = sizeof(c->self);
@@ -64,19 +151,38 @@ client_open(struct client *c, const struct netperf_opts *o, char *err)
 		json_decref(msg);
 		goto fail;
 	}
-	read_env(msg, &c->remote_env);
-	json_decref(msg);
 	if (ver != PROTO_VERSION) {
+		json_decref(msg);
 		err_set(err,
 			"netserver speaks protocol version %lld, this "
 			"netperf speaks %d",
 			(long long)ver, PROTO_VERSION);
 		goto fail;
 	}
+	/* A server that asks for no key gets none, even when netperf has
+	 * one: the key only ever answers a challenge. */
+	if (json_object_get(msg, "auth") != NULL) {
+		if (!have_key) {
+			json_decref(msg);
+			err_set(err, "netserver requires authentication (use "
+				     "--auth KEYFILE or NETPERF_AUTH_KEY)");
+			goto fail;
+		}
+		if (client_auth(c->ctl, msg, &key, &ok, err) < 0) {
+			json_decref(msg);
+			goto fail;
+		}
+	}
+	read_env(ok != NULL ? ok : msg, &c->remote_env);
+	json_decref(ok);
+	json_decref(msg);
+	explicit_bzero(&key, sizeof(key));
 	return 0;
 fail:
 	close(c->ctl);
 	c->ctl = -1;
+wipe:
+	explicit_bzero(&key, sizeof(key));
 	return -1;
 }
 
@@ -107,8 +213,9 @@ static int
 open_data(const struct netperf_opts *o, struct result *res, int port, char *err)
 {
 	const char *host = o->data_host[0] ? o->data_host : res->remote_addr;
-	struct sock_setup setup = {o->data_local, o->ldata_port, o->lsndbuf,
-				   o->lrcvbuf, -1, -1, (int)o->mss};
+	struct sock_setup setup = {
+	    o->data_local, o->ldata_port, o->lsndbuf, o->lrcvbuf, -1, -1,
+	    (int)o->mss};
 	int fd;
 
 	fd = sock_connect(host, port, o->data_family, res->m->socktype, &setup,
@@ -271,6 +378,17 @@ place_local(struct client *c, const struct result *res,
 	return 0;
 }
 
+/* Ctrl-C during a test: ask netserver to end its side too, so a test it
+ * drives (MAERTS) stops early with results instead of an error. */
+static void
+send_stop(void *arg)
+{
+	struct client *c = arg;
+	char err[ERR_LEN];
+
+	session_send_new(c->ctl, proto_new("stop"), 1000, err);
+}
+
 /* --wire: capture each data connection's flow (none for CRR, whose
  * connections come and go). */
 static int
@@ -283,17 +401,64 @@ start_wire(struct wire_session *ws, struct result *res,
 	if (flows == NULL)
 		return err_set(err, "out of memory");
 	for (i = 0; res->m->kind != MODULE_CRR && i < n; i++)
-		if (wire_flow_of(fds[i], res->m->protocol, 0, &flows[i]) == 0)
+		if (wire_flow_of(fds[i], res->m->protocol, 0, &flows[nflows]) ==
+		    0)
 			nflows++;
 	wire_session_start(ws, &res->local_wire, o->wire_if, flows, nflows);
 	free(flows);
 	return 0;
 }
 
+/* The longest netperf waits for netserver to take a data socket's token,
+ * as long as netserver waits for the data connection by default. */
+#define CLIENT_TOKEN_MS 10000
+
+/*
+ * Binds a fresh data socket to the test: the 16 bytes of ready's token go
+ * first on a TCP connection; over UDP a datagram holding just the token is
+ * sent until netserver echoes it, which it does once its socket is tied to
+ * this one (so a lost datagram costs a retry, not the test). Returns 0,
+ * or -1 with err set.
+ */
+static int
+send_token(int fd, int socktype, const unsigned char *token, char *err)
+{
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	unsigned char echo[AUTH_TOKEN_LEN + 1];
+	int waited = 0, wait = 250;
+	ssize_t n;
+
+	if (socktype == SOCK_STREAM) {
+		/* A new connection's send buffer is empty: one call. */
+		n = send(fd, token, AUTH_TOKEN_LEN, MSG_NOSIGNAL);
+		if (n != AUTH_TOKEN_LEN)
+			return err_set(err, "data connection: send: %s",
+				       n < 0 ? strerror(errno) : "short send");
+		return 0;
+	}
+	while (waited < CLIENT_TOKEN_MS) {
+		send(fd, token, AUTH_TOKEN_LEN, MSG_DONTWAIT);
+		if (poll(&pfd, 1, wait) > 0) {
+			n = recv(fd, echo, sizeof(echo), MSG_DONTWAIT);
+			if (n == AUTH_TOKEN_LEN &&
+			    auth_equal(echo, token, AUTH_TOKEN_LEN))
+				return 0;
+		}
+		waited += wait;
+		wait = wait < 1000 ? wait * 2 : 1000;
+	}
+	return err_set(err,
+		       "netserver did not take the data socket within "
+		       "%d s",
+		       CLIENT_TOKEN_MS / 1000);
+}
+
 int
 client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	    volatile sig_atomic_t *stop, char *err)
 {
+	unsigned char token[AUTH_TOKEN_LEN];
+	json_t *go;
 	const struct test_module *m = res->m;
 	int n = res->p.streams > 0 ? res->p.streams : 1;
 	struct topo_place *places = NULL;
@@ -347,6 +512,11 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 		goto out;
 	if (read_ready(msg, res, ports, n, err) < 0)
 		goto out;
+	if (auth_unhex(json_string_value(json_object_get(msg, "token")), token,
+		       sizeof(token)) < 0) {
+		err_set(err, "netserver's ready message has no valid token");
+		goto out;
+	}
 
 	for (i = 0; i < n; i++) {
 		fds[i] = m->kind == MODULE_CRR
@@ -359,6 +529,12 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 		     sock_set_nodelay(fds[i], 1, err) < 0) ||
 		    sock_set_timeouts(fds[i], 1000, err) < 0)
 			goto out;
+		/* CRR's loop sends the token on each of its connections. */
+		if (m->kind != MODULE_CRR &&
+		    send_token(fds[i], m->socktype, token, err) < 0) {
+			remote_reason(c, err);
+			goto out;
+		}
 	}
 	/* netperf's defaults: a send or receive the size of the socket
 	 * buffer as it was created. */
@@ -399,6 +575,7 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 		ctx[i].ctl = -1;
 		ctx[i].stop = stop;
 		ctx[i].r = r;
+		ctx[i].token = token;
 		if (res->hist != NULL) {
 			ctx[i].hist = malloc(sizeof(*ctx[i].hist));
 			if (ctx[i].hist == NULL) {
@@ -411,6 +588,14 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	if (res->p.wire && start_wire(&ws, res, o, fds, n, err) < 0)
 		goto out;
 	wire_on = res->p.wire;
+	/* "go": netserver holds every data connection, tokens checked, and
+	 * its capture runs; nothing of the test is sent before it. */
+	prc = session_expect(c->ctl, "go", &go, 2 * SESSION_TIMEOUT_MS, err);
+	if (prc == SESSION_PEER_ERROR)
+		remote_words(err);
+	if (prc < 0)
+		goto out;
+	json_decref(go);
 	run.m = m;
 	run.measure_cpu = o->local_cpu;
 	run.n = n;
@@ -420,6 +605,8 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	run.interim_sec = c->interim_sec;
 	run.on_interim = c->on_interim;
 	run.arg = c->arg;
+	run.on_stop = send_stop;
+	run.stop_arg = c;
 	rc = module_run_all(&run, err);
 	if (wire_on) {
 		wire_session_stop(&ws, &res->local_wire);
@@ -431,7 +618,8 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 		goto out;
 	}
 	rc = -1;
-	if (module_needs_stop(m) &&
+	/* Unless Ctrl-C already said it, UDP and CRR end with "stop". */
+	if (module_needs_stop(m) && !run.stop_sent &&
 	    session_send_new(c->ctl, proto_new("stop"), SESSION_TIMEOUT_MS,
 			     err) < 0)
 		goto out;

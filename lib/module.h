@@ -186,6 +186,7 @@ struct module_run {
 	pthread_mutex_t lock; /* the start gate */
 	pthread_cond_t cond;
 	int ready, go, finished, abort;
+	uint64_t start_ns; /* when the gate opened */
 };
 
 /*

@@ -7,9 +7,11 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "auth.h"
 #include "clock.h"
 #include "err.h"
 #include "sock.h"
@@ -43,6 +45,36 @@ send_full(struct test_ctx *ctx, const char *buf, size_t len)
 			       strerror(errno));
 	}
 	return 0;
+}
+
+/* CRR: sends the test's token and the request with one call, so they
+ * leave in one segment (Nagle would hold a second small send until the
+ * first is acknowledged); what the call did not take goes as send_full
+ * sends it. Returns 0, or -1 with err set. */
+static int
+send_token_req(struct test_ctx *ctx, const char *req, size_t len)
+{
+	struct iovec iov[2] = {{(void *)ctx->token, AUTH_TOKEN_LEN},
+			       {(void *)req, len}};
+	struct msghdr mh = {.msg_iov = iov, .msg_iovlen = 2};
+	size_t done;
+	ssize_t n;
+
+	do
+		n = sendmsg(ctx->fd, &mh, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+		return err_set(ctx->err, "data connection: send: %s",
+			       strerror(errno));
+	done = n > 0 ? (size_t)n : 0;
+	if (done < AUTH_TOKEN_LEN) {
+		if (send_full(ctx, (const char *)ctx->token + done,
+			      AUTH_TOKEN_LEN - done) < 0)
+			return -1;
+		done = AUTH_TOKEN_LEN;
+	}
+	done -= AUTH_TOKEN_LEN;
+	return send_full(ctx, req + done, len - done);
 }
 
 /*
@@ -439,7 +471,10 @@ crr_client(struct test_ctx *ctx)
 			close(fd);
 			return err_set(ctx->err, "%s", err);
 		}
-		rc = send_full(ctx, ctx->buf, req);
+		/* The token goes first on every connection: it is part of
+		 * each timed transaction, as the connect is. */
+		rc = ctx->token != NULL ? send_token_req(ctx, ctx->buf, req)
+					: send_full(ctx, ctx->buf, req);
 		if (rc == 0) {
 			r->bytes_sent += req;
 			r->send_calls++;
@@ -481,7 +516,8 @@ crr_server(struct test_ctx *ctx)
 				{.fd = ctx->ctl, .events = POLLIN}};
 	struct sockaddr_storage from;
 	socklen_t len;
-	uint64_t last = clock_ns();
+	uint64_t last = clock_ns(), calls = 0;
+	unsigned char token[AUTH_TOKEN_LEN];
 	int lfd = ctx->fd, fd, rc;
 	char err[ERR_LEN];
 
@@ -512,6 +548,17 @@ crr_server(struct test_ctx *ctx)
 		if (p->nodelay)
 			sock_set_nodelay(fd, 1, err);
 		ctx->fd = fd;
+		/* A connection without the test's token is not the
+		 * client's: it is dropped unserved and uncounted. */
+		rc = ctx->token == NULL ||
+		     (recv_full(ctx, (char *)token, sizeof(token), &calls) ==
+			  0 &&
+		      auth_equal(token, ctx->token, sizeof(token)));
+		if (!rc) {
+			ctx->fd = lfd;
+			close(fd);
+			continue;
+		}
 		rc = recv_full(ctx, ctx->buf, req, &r->recv_calls);
 		if (rc == 0) {
 			r->bytes_recv += req;

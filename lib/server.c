@@ -2,25 +2,61 @@
 
 #include <errno.h>
 #include <net/if.h>
-#include <poll.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "proto.h"
 #include "session.h"
 #include "sock.h"
 #include "wire.h"
 
+/* How often the guard looks at the stop flag and the test's deadline. */
+#define GUARD_TICK_NS (100 * 1000000ULL)
+/* The longest wait for a data connection's token once it is accepted, so
+ * a connection that sends nothing cannot hold the real one back long. */
+#define TOKEN_WAIT_MS 2000
+
+enum guard_cause { GUARD_NONE, GUARD_STOP, GUARD_OVERTIME };
+
+/*
+ * Cuts a session short from its own thread. When the stop flag is set
+ * (SIGTERM) or a running test outlives the duration limit, it shuts the
+ * control socket for reading and the test's data sockets, so every wait of
+ * the session and of the data loops ends at once. That is all it does: the
+ * session's own thread stays the only one that writes to the control
+ * connection, and it tells the client why.
+ */
+struct guard {
+	pthread_t tid;
+	int running;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	volatile sig_atomic_t *stop;
+	int ctl;
+	int *fds; /* the running test's data sockets */
+	int nfds, cap;
+	uint64_t deadline; /* CLOCK_MONOTONIC ns; 0 when no test runs */
+	double limit;	   /* seconds, for the message */
+	int done;
+	enum guard_cause fired;
+};
+
 /* What a child keeps across the tests of one session. */
 struct server_state {
 	struct topo topo;
 	int topo_loaded;
+	struct guard guard;
 };
 
 static int session_loop(struct server_state *st, int ctl,
-			const struct server_limits *lim, server_log_fn log,
+			const struct server_limits *lim,
+			const struct auth_key *key, server_log_fn log,
 			volatile sig_atomic_t *stop, char *err);
 
 void
@@ -33,6 +69,8 @@ server_limits_default(struct server_limits *lim)
 	lim->idle_ms = 60000;
 	lim->accept_ms = 10000;
 	lim->max_streams = 64;
+	lim->max_sessions = 64;
+	lim->max_per_addr = 16;
 }
 
 static int
@@ -95,6 +133,162 @@ server_check_request(const struct test_params *p,
 	return 0;
 }
 
+/* Shuts the session's sockets; called with the guard's lock held. */
+static void
+guard_fire(struct guard *g, enum guard_cause cause)
+{
+	int i;
+
+	g->fired = cause;
+	/* Reading only: the session thread still sends its error. */
+	shutdown(g->ctl, SHUT_RD);
+	for (i = 0; i < g->nfds; i++)
+		shutdown(g->fds[i], SHUT_RDWR);
+}
+
+static void *
+guard_main(void *arg)
+{
+	struct guard *g = arg;
+	struct timespec ts;
+	uint64_t now;
+
+	pthread_mutex_lock(&g->lock);
+	while (!g->done) {
+		now = clock_ns();
+		if (g->fired == GUARD_NONE && *g->stop)
+			guard_fire(g, GUARD_STOP);
+		else if (g->fired == GUARD_NONE && g->deadline != 0 &&
+			 now >= g->deadline)
+			guard_fire(g, GUARD_OVERTIME);
+		now += GUARD_TICK_NS;
+		ts.tv_sec = (time_t)(now / NS_PER_SEC);
+		ts.tv_nsec = (long)(now % NS_PER_SEC);
+		pthread_cond_timedwait(&g->cond, &g->lock, &ts);
+	}
+	pthread_mutex_unlock(&g->lock);
+	return NULL;
+}
+
+/* Starts the guard of a session on ctl; returns 0, or -1 with err set. */
+static int
+guard_start(struct guard *g, int ctl, volatile sig_atomic_t *stop, char *err)
+{
+	pthread_condattr_t ca;
+
+	memset(g, 0, sizeof(*g));
+	g->ctl = ctl;
+	g->stop = stop;
+	pthread_mutex_init(&g->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&g->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	if (pthread_create(&g->tid, NULL, guard_main, g) != 0) {
+		pthread_cond_destroy(&g->cond);
+		pthread_mutex_destroy(&g->lock);
+		return err_set(err, "cannot start the session's guard thread");
+	}
+	g->running = 1;
+	return 0;
+}
+
+static void
+guard_finish(struct guard *g)
+{
+	if (!g->running)
+		return;
+	pthread_mutex_lock(&g->lock);
+	g->done = 1;
+	pthread_cond_signal(&g->cond);
+	pthread_mutex_unlock(&g->lock);
+	pthread_join(g->tid, NULL);
+	pthread_cond_destroy(&g->cond);
+	pthread_mutex_destroy(&g->lock);
+	free(g->fds);
+	g->running = 0;
+}
+
+/* Makes room for a test's cap data sockets; returns 0, or -1 with err. */
+static int
+guard_test_begin(struct guard *g, int cap, char *err)
+{
+	int *fds = calloc((size_t)cap, sizeof(*fds));
+
+	if (fds == NULL)
+		return err_set(err, "out of memory");
+	pthread_mutex_lock(&g->lock);
+	g->fds = fds;
+	g->cap = cap;
+	g->nfds = 0;
+	pthread_mutex_unlock(&g->lock);
+	return 0;
+}
+
+/* Hands the guard a data socket to shut when it fires (at once if it has
+ * fired already, so no socket slips past it). */
+static void
+guard_track(struct guard *g, int fd)
+{
+	pthread_mutex_lock(&g->lock);
+	if (g->nfds < g->cap)
+		g->fds[g->nfds++] = fd;
+	if (g->fired != GUARD_NONE)
+		shutdown(fd, SHUT_RDWR);
+	pthread_mutex_unlock(&g->lock);
+}
+
+/* Arms the wall-clock limit of the test about to run. */
+static void
+guard_test_deadline(struct guard *g, const struct server_limits *lim)
+{
+	pthread_mutex_lock(&g->lock);
+	g->limit = lim->max_duration;
+	/* A timed test ends at its own length plus the grace the loops give
+	 * a silent peer; a counted one is held to the same limit. */
+	g->deadline =
+	    clock_ns() +
+	    (uint64_t)((lim->max_duration + 2 * MODULE_GRACE_SEC) * 1e9);
+	pthread_mutex_unlock(&g->lock);
+}
+
+/* Forgets the test's sockets (before they are closed) and its deadline. */
+static void
+guard_test_end(struct guard *g)
+{
+	pthread_mutex_lock(&g->lock);
+	free(g->fds);
+	g->fds = NULL;
+	g->nfds = g->cap = 0;
+	g->deadline = 0;
+	pthread_mutex_unlock(&g->lock);
+}
+
+/* When the session has been cut (or SIGTERM is on its way to cutting it),
+ * puts the reason into err and returns 1; otherwise returns 0. */
+static int
+cut_reason(struct server_state *st, char *err)
+{
+	struct guard *g = &st->guard;
+	enum guard_cause cause;
+	double limit;
+
+	if (!g->running)
+		return 0;
+	pthread_mutex_lock(&g->lock);
+	cause = g->fired;
+	limit = g->limit;
+	if (cause == GUARD_NONE && *g->stop)
+		cause = GUARD_STOP;
+	pthread_mutex_unlock(&g->lock);
+	if (cause == GUARD_STOP)
+		err_set(err, SERVER_SHUTDOWN_TEXT);
+	else if (cause == GUARD_OVERTIME)
+		err_set(err, "the test ran past this server's limit of %.0f s",
+			limit);
+	return cause != GUARD_NONE;
+}
+
 /* Opens the data listener on the address the client reached us at, so the
  * data path goes where the control path went and nowhere else. */
 static int
@@ -119,11 +313,75 @@ open_listener(int ctl, const struct test_module *m, const struct test_params *p,
 	return fd;
 }
 
-/* Accepts the data connection, but only from the control peer's host;
- * anyone else is turned away and the wait goes on. */
+/*
+ * Waits until the data socket fd is readable, by the deadline, watching
+ * the control connection too: a client that closes it (or speaks out of
+ * turn) while netserver waits for its data has given up. Returns 0 when
+ * fd is readable, or -1 with err set.
+ */
 static int
-accept_data(int lfd, int ctl, int timeout_ms, server_log_fn log, char *err)
+wait_data(int fd, int ctl, uint64_t deadline, int timeout_ms, char *err)
 {
+	struct pollfd pfd[2] = {{.fd = fd, .events = POLLIN},
+				{.fd = ctl, .events = POLLIN}};
+	uint64_t now;
+	int rc;
+
+	for (;;) {
+		now = clock_ns();
+		if (now >= deadline)
+			return err_set(err, "no data connection within %d ms",
+				       timeout_ms);
+		rc = poll(pfd, 2, (int)((deadline - now) / 1000000 + 1));
+		if (rc < 0 && errno != EINTR)
+			return err_set(err, "poll: %s", strerror(errno));
+		if (rc <= 0)
+			continue;
+		if (pfd[1].revents != 0)
+			return err_set(err, "the client left before opening "
+					    "its data connection");
+		if (pfd[0].revents != 0)
+			return 0;
+	}
+}
+
+/* Reads the token a data connection must start with, by the deadline;
+ * returns 0 when it is this test's, -1 otherwise. */
+static int
+read_token(int fd, const unsigned char *token, uint64_t deadline)
+{
+	unsigned char got[AUTH_TOKEN_LEN];
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	size_t off = 0;
+	uint64_t now;
+	ssize_t n;
+
+	while (off < sizeof(got)) {
+		now = clock_ns();
+		if (now >= deadline)
+			return -1;
+		if (poll(&pfd, 1, (int)((deadline - now) / 1000000 + 1)) <= 0)
+			continue;
+		n = recv(fd, got + off, sizeof(got) - off, MSG_DONTWAIT);
+		if (n > 0)
+			off += (size_t)n;
+		else if (n == 0 || (errno != EAGAIN && errno != EINTR))
+			return -1;
+	}
+	return auth_equal(got, token, sizeof(got)) ? 0 : -1;
+}
+
+/*
+ * Accepts the test's data connection: only from the control peer's host,
+ * and only one that starts with the test's token. Anyone else is turned
+ * away and the wait goes on, to one deadline for the whole wait.
+ */
+static int
+accept_data(int lfd, int ctl, const unsigned char *token, int timeout_ms,
+	    server_log_fn log, char *err)
+{
+	uint64_t deadline = clock_ns() + (uint64_t)timeout_ms * 1000000;
+	uint64_t token_by;
 	struct sockaddr_storage peer, from;
 	socklen_t len = sizeof(peer);
 	char text[SOCK_ADDR_LEN];
@@ -132,54 +390,73 @@ accept_data(int lfd, int ctl, int timeout_ms, server_log_fn log, char *err)
 	if (getpeername(ctl, (struct sockaddr *)&peer, &len) < 0)
 		return err_set(err, "getpeername: %s", strerror(errno));
 	for (;;) {
-		fd = sock_accept(lfd, timeout_ms, &from, err);
-		if (fd < 0)
+		if (wait_data(lfd, ctl, deadline, timeout_ms, err) < 0)
 			return -1;
-		if (sock_same_host((struct sockaddr *)&peer,
-				   (struct sockaddr *)&from))
-			return fd;
+		len = sizeof(from);
+		fd = accept4(lfd, (struct sockaddr *)&from, &len, SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EINTR || errno == EAGAIN ||
+			    errno == ECONNABORTED)
+				continue;
+			return err_set(err, "accept: %s", strerror(errno));
+		}
 		sock_addr_text((struct sockaddr *)&from, text);
-		log(0,
-		    "refused a data connection from %s: not the control "
-		    "client",
-		    text);
+		if (!sock_same_host((struct sockaddr *)&peer,
+				    (struct sockaddr *)&from)) {
+			log(0,
+			    "refused a data connection from %s: not the "
+			    "control client",
+			    text);
+			close(fd);
+			continue;
+		}
+		token_by = clock_ns() + (uint64_t)TOKEN_WAIT_MS * 1000000;
+		if (read_token(fd, token,
+			       token_by < deadline ? token_by : deadline) == 0)
+			return fd;
+		log(0, "refused a data connection from %s: wrong token", text);
 		close(fd);
 	}
 }
 
-/* UDP has no accept: wait for the first datagram from the control
- * client's host and connect the socket to its sender, so nobody else's
- * datagrams are counted. */
+/*
+ * UDP has no accept: wait for a datagram that holds exactly the test's
+ * token, from the control client's host, and connect the socket to its
+ * sender, so nobody else's datagrams are counted. Everything before it is
+ * dropped. The token is echoed, which tells the client that the test may
+ * start (it sends the token again until it hears the echo).
+ */
 static int
-await_datagram(int fd, int ctl, int timeout_ms, char *err)
+await_datagram(int fd, int ctl, const unsigned char *token, int timeout_ms,
+	       char *err)
 {
+	uint64_t deadline = clock_ns() + (uint64_t)timeout_ms * 1000000;
 	struct sockaddr_storage peer, from;
 	socklen_t len = sizeof(peer);
-	struct pollfd pfd = {.fd = fd, .events = POLLIN};
-	char c;
-	int rc;
+	unsigned char got[AUTH_TOKEN_LEN];
+	ssize_t n;
 
 	if (getpeername(ctl, (struct sockaddr *)&peer, &len) < 0)
 		return err_set(err, "getpeername: %s", strerror(errno));
 	for (;;) {
-		rc = poll(&pfd, 1, timeout_ms);
-		if (rc == 0)
-			return err_set(err, "no data within %d ms", timeout_ms);
-		if (rc < 0 && errno != EINTR)
-			return err_set(err, "poll: %s", strerror(errno));
-		if (rc < 0)
-			continue;
+		if (wait_data(fd, ctl, deadline, timeout_ms, err) < 0)
+			return -1;
 		len = sizeof(from);
-		if (recvfrom(fd, &c, 1, MSG_PEEK, (struct sockaddr *)&from,
-			     &len) < 0)
-			continue;
-		if (sock_same_host((struct sockaddr *)&peer,
-				   (struct sockaddr *)&from))
+		/* MSG_TRUNC: n is the datagram's real length. */
+		n = recvfrom(fd, got, sizeof(got), MSG_DONTWAIT | MSG_TRUNC,
+			     (struct sockaddr *)&from, &len);
+		if (n < 0 && errno != EAGAIN && errno != EINTR &&
+		    errno != ECONNREFUSED)
+			return err_set(err, "recvfrom: %s", strerror(errno));
+		if (n == AUTH_TOKEN_LEN && len > 0 &&
+		    sock_same_host((struct sockaddr *)&peer,
+				   (struct sockaddr *)&from) &&
+		    auth_equal(got, token, sizeof(got)))
 			break;
-		recv(fd, &c, 1, 0); /* a stranger's: drop it */
 	}
 	if (connect(fd, (struct sockaddr *)&from, len) < 0)
 		return err_set(err, "connect: %s", strerror(errno));
+	send(fd, token, AUTH_TOKEN_LEN, MSG_DONTWAIT);
 	return 0;
 }
 
@@ -287,6 +564,8 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 	struct wire_report wr;
 	int wire_on = 0;
 	json_t *ready = NULL, *list, *res = NULL, *streams;
+	unsigned char token[AUTH_TOKEN_LEN];
+	char token_hex[2 * AUTH_TOKEN_LEN + 1];
 	int64_t sizes[4];
 	size_t buflen;
 
@@ -309,6 +588,13 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 		err_set(err, "out of memory");
 		goto tell;
 	}
+	if (guard_test_begin(&st->guard, 2 * p.streams, err) < 0)
+		goto tell;
+	/* The token binds each data connection to this test: a connection
+	 * or datagram without it is not the client's, whoever sent it. */
+	if (auth_random(token, sizeof(token), err) < 0)
+		goto tell;
+	auth_hex(token, sizeof(token), token_hex);
 	if (p.cpu_bind[0] != '\0') {
 		places = calloc((size_t)p.streams, sizeof(*places));
 		if (places == NULL) {
@@ -323,23 +609,8 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 		nlisten = 0;
 		goto tell;
 	}
-	/* --wire: count from before the first packet, on the listener's
-	 * port, every connection from the client's host. */
-	if (p.wire && m->kind != MODULE_CRR) {
-		struct wire_flow flows[64];
-		int nf = 0;
-
-		for (i = 0; i < nlisten && i < 64; i++) {
-			if (wire_flow_of(ctl, m->protocol, 1, &flows[nf]) < 0)
-				continue;
-			set_port(&flows[nf].local, ports[i]);
-			nf++;
-		}
-		wire_session_start(&ws, &wr, NULL, flows, nf);
-		wire_on = 1;
-	} else if (p.wire) {
-		wire_session_start(&ws, &wr, NULL, NULL, 0);
-	}
+	for (i = 0; i < nlisten; i++)
+		guard_track(&st->guard, fds[i]);
 	sock_get_buffers(fds[0], &r.sndbuf, &r.rcvbuf);
 	r.send_size = p.rsend_size   ? p.rsend_size
 		      : r.sndbuf > 0 ? r.sndbuf
@@ -361,34 +632,39 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 	list = json_array();
 	for (i = 0; i < nlisten; i++)
 		json_array_append_new(list, json_integer(ports[i]));
-	ready = json_pack("{s:s, s:i, s:o, s:i, s:i, s:I, s:I}", "type",
+	ready = json_pack("{s:s, s:i, s:o, s:i, s:i, s:I, s:I, s:s}", "type",
 			  "ready", "data_port", ports[0], "data_ports", list,
 			  "sndbuf", r.sndbuf, "rcvbuf", r.rcvbuf, "send_size",
 			  (json_int_t)r.send_size, "recv_size",
-			  (json_int_t)r.recv_size);
+			  (json_int_t)r.recv_size, "token", token_hex);
 	if (session_send(ctl, ready, SESSION_TIMEOUT_MS, err) < 0)
-		goto out;
+		goto fail;
 
-	/* The data connections, each from the control client's host only. */
+	/* The data connections, each from the control client's host only,
+	 * each carrying the token. */
 	for (i = 0; i < p.streams; i++) {
 		struct test_ctx *c = &ctx[i];
 
 		c->ctl = ctl;
 		c->fd = -1;
 		if (module_accepts(m)) {
-			c->fd =
-			    accept_data(fds[0], ctl, lim->accept_ms, log, err);
+			c->fd = accept_data(fds[0], ctl, token, lim->accept_ms,
+					    log, err);
+			if (c->fd >= 0)
+				guard_track(&st->guard, c->fd);
 		} else if (m->socktype == SOCK_DGRAM) {
-			if (await_datagram(fds[i], ctl, lim->accept_ms, err) ==
-			    0)
+			if (await_datagram(fds[i], ctl, token, lim->accept_ms,
+					   err) == 0)
 				c->fd = fds[i];
 		} else {
 			/* CRR: every stream's loop accepts on the listener,
-			 * from the control peer only. */
+			 * from the control peer only, each connection
+			 * starting with the token. */
 			c->peerlen = sizeof(c->peer);
 			getpeername(ctl, (struct sockaddr *)&c->peer,
 				    &c->peerlen);
 			c->fd = fds[0];
+			c->token = token;
 		}
 		if (c->fd < 0)
 			goto tell;
@@ -413,6 +689,28 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 		c->stop = stop;
 		c->r = &rs[i];
 	}
+	/* --wire: count every connection from the client's host on the
+	 * listener's port, from after the tokens (which are not test
+	 * traffic) to the end. The client sends nothing more before "go",
+	 * so the capture misses no packet of the test. */
+	if (p.wire && m->kind != MODULE_CRR) {
+		struct wire_flow flows[64];
+		int nf = 0;
+
+		for (i = 0; i < nlisten && i < 64; i++) {
+			if (wire_flow_of(ctl, m->protocol, 1, &flows[nf]) < 0)
+				continue;
+			set_port(&flows[nf].local, ports[i]);
+			nf++;
+		}
+		wire_session_start(&ws, &wr, NULL, flows, nf);
+		wire_on = 1;
+	} else if (p.wire) {
+		wire_session_start(&ws, &wr, NULL, NULL, 0);
+	}
+	/* Every data connection is here and bound to the test: start. */
+	if (session_send_new(ctl, proto_new("go"), SESSION_TIMEOUT_MS, err) < 0)
+		goto fail;
 	run.m = m;
 	run.is_server = 1;
 	run.measure_cpu = p.remote_cpu;
@@ -422,12 +720,14 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 	run.places = places;
 	log(1, "running %s, %d stream%s, for %.1f s", m->name, p.streams,
 	    p.streams > 1 ? "s" : "", p.duration);
+	guard_test_deadline(&st->guard, lim);
 	rc = module_run_all(&run, err);
 	if (wire_on) {
 		wire_session_stop(&ws, &wr);
 		wire_on = 0;
 	}
-	if (rc < 0) {
+	/* Loops cut by the guard may end as if the client had finished. */
+	if (rc < 0 || cut_reason(st, err)) {
 		rc = -1;
 		goto tell;
 	}
@@ -437,7 +737,7 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 
 		if (session_expect(ctl, "stop", &stop_msg, SESSION_TIMEOUT_MS,
 				   err) < 0)
-			goto out;
+			goto fail;
 		json_decref(stop_msg);
 	}
 	module_merge(&run, &r);
@@ -460,14 +760,22 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 		json_object_set_new(res, "streams", streams);
 	}
 	if (session_send(ctl, res, SESSION_TIMEOUT_MS, err) < 0)
-		goto out;
+		goto fail;
 	rc = 0;
 	goto out;
+fail:
+	/* The control connection failed: tell the client only when the
+	 * cause was ours to tell. */
+	if (cut_reason(st, err))
+		send_error(ctl, err);
+	goto out;
 tell:
+	cut_reason(st, err);
 	send_error(ctl, err);
 out:
 	if (wire_on)
 		wire_session_stop(&ws, &wr);
+	guard_test_end(&st->guard);
 	json_decref(res);
 	json_decref(ready);
 	cpu_util_free(&r.cpu);
@@ -490,31 +798,123 @@ out:
 }
 
 int
-server_session(int ctl, const struct server_limits *lim, server_log_fn log,
+server_session(int ctl, const struct server_limits *lim,
+	       const struct auth_key *key, server_log_fn log,
 	       volatile sig_atomic_t *stop, char *err)
 {
 	struct server_state st;
+	char why[ERR_LEN];
+	int rc;
 
 	memset(&st, 0, sizeof(st));
-	int rc = session_loop(&st, ctl, lim, log, stop, err);
-
+	/* Control messages are small and often follow one another (ready,
+	 * then go): Nagle would hold the second for the client's delayed
+	 * ACK. Best effort. */
+	sock_set_nodelay(ctl, 1, why);
+	if (guard_start(&st.guard, ctl, stop, err) < 0) {
+		send_error(ctl, err);
+		return -1;
+	}
+	rc = session_loop(&st, ctl, lim, key, log, stop, err);
+	guard_finish(&st.guard);
 	if (st.topo_loaded)
 		topo_free(&st.topo);
 	return rc;
 }
 
+/* Reads a hex field of exactly len bytes; returns 0, or -1. */
+static int
+get_hex(const json_t *msg, const char *key, unsigned char *out, size_t len)
+{
+	return auth_unhex(json_string_value(json_object_get(msg, key)), out,
+			  len);
+}
+
+/* What netserver says of its host: after the handshake when there is
+ * one, so only a client that knows the key learns it. */
+static int
+add_env(json_t *msg)
+{
+	struct result_env env;
+
+	if (msg == NULL)
+		return -1;
+	result_env_self(&env, "netserver");
+	json_object_set_new(msg, "hostname", json_string(env.hostname));
+	json_object_set_new(msg, "kernel", json_string(env.kernel));
+	json_object_set_new(msg, "cpu_model", json_string(env.cpu_model));
+	json_object_set_new(msg, "ncpu", json_integer(env.ncpu));
+	return 0;
+}
+
+/*
+ * The challenge-response after netserver's hello: the client proves it
+ * holds the key with HMAC(key, "netperf client v1" | snonce | cnonce), and
+ * netserver answers with its own proof under another label, so each side
+ * knows the other holds the key and neither proof can be replayed to the
+ * other side or into another session. Returns 0, or -1 with err saying
+ * why for the log (the client is only told "authentication failed").
+ */
+static int
+authenticate(int ctl, const struct auth_key *key, const unsigned char *snonce,
+	     int idle_ms, char *err)
+{
+	unsigned char cnonce[AUTH_NONCE_LEN], proof[AUTH_MAC_LEN];
+	unsigned char want[AUTH_MAC_LEN];
+	char hex[2 * AUTH_MAC_LEN + 1], why[ERR_LEN];
+	json_t *msg, *ok;
+	int rc;
+
+	rc = session_recv(ctl, &msg, idle_ms, why);
+	if (rc == 1)
+		return err_set(err, "authentication failed: the client left "
+				    "without credentials");
+	if (rc < 0)
+		return err_set(err, "authentication failed: %s", why);
+	if (strcmp(proto_type(msg), "auth") != 0) {
+		err_set(err,
+			"authentication failed: the client sent \"%s\" "
+			"instead of credentials",
+			proto_type(msg));
+		json_decref(msg);
+		return -1;
+	}
+	rc = get_hex(msg, "cnonce", cnonce, sizeof(cnonce)) < 0 ||
+	     get_hex(msg, "proof", proof, sizeof(proof)) < 0;
+	json_decref(msg);
+	if (rc)
+		return err_set(err, "authentication failed: malformed "
+				    "credentials");
+	auth_proof(key, "netperf client v1", snonce, cnonce, want);
+	if (!auth_equal(proof, want, sizeof(want)))
+		return err_set(err, "authentication failed: wrong key");
+	auth_proof(key, "netserver v1", snonce, cnonce, want);
+	auth_hex(want, sizeof(want), hex);
+	ok = json_pack("{s:s, s:s}", "type", "auth_ok", "proof", hex);
+	if (add_env(ok) < 0)
+		return err_set(err, "out of memory");
+	return session_send_new(ctl, ok, SESSION_TIMEOUT_MS, err);
+}
+
 /* The conversation itself: hello, then tests until goodbye. */
 static int
 session_loop(struct server_state *st, int ctl, const struct server_limits *lim,
-	     server_log_fn log, volatile sig_atomic_t *stop, char *err)
+	     const struct auth_key *key, server_log_fn log,
+	     volatile sig_atomic_t *stop, char *err)
 {
-	struct result_env env;
-	json_t *msg;
+	unsigned char snonce[AUTH_NONCE_LEN];
+	char hex[2 * AUTH_NONCE_LEN + 1];
+	json_t *msg, *hello;
 	int64_t ver;
 	const char *type;
 	int rc;
 
 	rc = session_recv(ctl, &msg, lim->idle_ms, err);
+	if (cut_reason(st, err)) {
+		json_decref(msg);
+		send_error(ctl, err);
+		return -1;
+	}
 	if (rc == 1)
 		return err_set(err, "client left before saying hello");
 	if (rc < 0) {
@@ -539,19 +939,42 @@ session_loop(struct server_state *st, int ctl, const struct server_limits *lim,
 		send_error(ctl, err);
 		return -1;
 	}
-	result_env_self(&env, "netserver");
-	if (session_send_new(
-		ctl,
-		json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:s, "
-			  "s:i}",
-			  "type", "hello", "version", PROTO_VERSION, "program",
-			  "netserver", "program_version", NP_VERSION,
-			  "hostname", env.hostname, "kernel", env.kernel,
-			  "cpu_model", env.cpu_model, "ncpu", env.ncpu),
-		SESSION_TIMEOUT_MS, err) < 0)
+	hello = json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version",
+			  PROTO_VERSION, "program", "netserver",
+			  "program_version", NP_VERSION);
+	if (hello != NULL && key != NULL) {
+		if (auth_random(snonce, sizeof(snonce), err) < 0) {
+			json_decref(hello);
+			send_error(ctl, err);
+			return -1;
+		}
+		auth_hex(snonce, sizeof(snonce), hex);
+		json_object_set_new(hello, "auth", json_string("hmac-sha256"));
+		json_object_set_new(hello, "nonce", json_string(hex));
+	} else {
+		add_env(hello); /* a NULL hello is reported just below */
+	}
+	if (session_send_new(ctl, hello, SESSION_TIMEOUT_MS, err) < 0)
 		return -1;
+	if (key != NULL &&
+	    authenticate(ctl, key, snonce, lim->idle_ms, err) < 0) {
+		char why[ERR_LEN];
+
+		if (cut_reason(st, why)) {
+			send_error(ctl, why);
+			snprintf(err, ERR_LEN, "%s", why);
+		} else {
+			send_error(ctl, "authentication failed");
+		}
+		return -1;
+	}
 	for (;;) {
 		rc = session_recv(ctl, &msg, lim->idle_ms, err);
+		if (cut_reason(st, err)) {
+			json_decref(msg);
+			send_error(ctl, err);
+			return -1;
+		}
 		if (rc == 1)
 			return 0;
 		if (rc < 0) {
@@ -562,6 +985,12 @@ session_loop(struct server_state *st, int ctl, const struct server_limits *lim,
 		if (strcmp(type, "bye") == 0) {
 			json_decref(msg);
 			return 0;
+		}
+		/* A Ctrl-C "stop" can cross the natural end of a test whose
+		 * loop does not read it: it has nothing left to stop. */
+		if (strcmp(type, "stop") == 0) {
+			json_decref(msg);
+			continue;
 		}
 		if (strcmp(type, "request") != 0) {
 			err_set(err, "unexpected \"%s\" message", type);

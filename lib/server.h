@@ -2,9 +2,11 @@
 #ifndef NP_SERVER_H
 #define NP_SERVER_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "auth.h"
 #include "module.h"
 
 /* What this server allows, whatever a client asks. */
@@ -16,13 +18,19 @@ struct server_limits {
 	int idle_ms;	     /* control silence before and between tests */
 	int accept_ms;	     /* wait for the data connection */
 	int max_streams;     /* data connections per test */
+	int max_sessions;    /* sessions at once (the parent counts them) */
+	int max_per_addr;    /* sessions at once from one client address */
 };
+
+/* What a child tells its client when SIGTERM ends the session. */
+#define SERVER_SHUTDOWN_TEXT "netserver is shutting down"
 
 /* Logs one line; level 0 always, higher only under -d. */
 typedef void (*server_log_fn)(int level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* Fills the defaults: an hour, 1 GiB messages, 256 MiB buffers... */
+/* Fills the defaults: an hour, 64 MiB messages, 256 MiB buffers, 64
+ * sessions, 16 from one address... */
 void server_limits_default(struct server_limits *lim);
 
 /* Checks a decoded request against the limits and the module table;
@@ -32,10 +40,14 @@ int server_check_request(const struct test_params *p,
 
 /*
  * Serves one control connection until the client says goodbye or goes
- * away: handshake, then any number of tests. Returns 0 on a clean end,
- * or -1 with err set (the client was also told where possible).
+ * away: handshake (with the challenge-response when key is not NULL),
+ * then any number of tests. When *stop becomes nonzero (SIGTERM), or a
+ * test runs past lim->max_duration, the session is cut within a tenth of
+ * a second and the client told why. Returns 0 on a clean end, or -1 with
+ * err set (the client was also told where possible).
  */
-int server_session(int ctl, const struct server_limits *lim, server_log_fn log,
+int server_session(int ctl, const struct server_limits *lim,
+		   const struct auth_key *key, server_log_fn log,
 		   volatile sig_atomic_t *stop, char *err);
 
 #endif

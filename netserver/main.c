@@ -1,7 +1,10 @@
 /* netserver: accept control connections, fork a child for each. */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <limits.h>
 #include <poll.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -9,41 +12,78 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <syslog.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "acl.h"
+#include "auth.h"
 #include "cli.h"
-#include "server.h"
+#include "clock.h"
+#include "err.h"
 #include "proto.h"
+#include "server.h"
 #include "session.h"
 #include "sock.h"
 
-static volatile sig_atomic_t stop_requested;
+/* How long the parent waits for its children after SIGTERM before it
+ * kills them. */
+#define STOP_WAIT_MS 3000
+/* Refused clients whose hello is read and dropped before the close, so
+ * the error they were sent is not lost to a reset; each for at most
+ * LINGER_MS. */
+#define LINGER_MAX 64
+#define LINGER_MS 2000
+
+static volatile sig_atomic_t stop_requested, reopen_requested;
 static int debug_level;
+static int use_syslog;
+static char log_path[PATH_MAX];
+static char pid_path[PATH_MAX];
 
 static void
 on_signal(int sig)
 {
-	(void)sig;
-	stop_requested = 1;
+	if (sig == SIGHUP)
+		reopen_requested = 1;
+	else
+		stop_requested = 1;
 }
+
+static void log_line(int level, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 static void
 log_line(int level, const char *fmt, ...)
 {
-	char stamp[32];
+	char line[1024], stamp[32];
 	time_t now;
 	va_list ap;
+	int n, m;
 
 	if (level > debug_level)
 		return;
+	va_start(ap, fmt);
+	if (use_syslog) {
+		vsyslog(level == 0 ? LOG_NOTICE : LOG_INFO, fmt, ap);
+		va_end(ap);
+		return;
+	}
 	now = time(NULL);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", localtime(&now));
-	fprintf(stderr, "%s netserver[%ld]: ", stamp, (long)getpid());
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	n = snprintf(line, sizeof(line), "%s netserver[%ld]: ", stamp,
+		     (long)getpid());
+	m = vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	if (m < 0)
+		m = 0;
+	if ((size_t)(n + m) > sizeof(line) - 2)
+		m = (int)sizeof(line) - 2 - n;
+	line[n + m] = '\n';
+	/* One write per line, so lines from the parent and its children
+	 * never interleave in a shared log file. */
+	if (write(STDERR_FILENO, line, (size_t)(n + m + 1)) < 0)
+		return;
 }
 
 static void
@@ -57,30 +97,56 @@ usage(FILE *out)
 	    "    -4, -6           IPv4 or IPv6 only\n"
 	    "    -D               stay in the foreground (for systemd)\n"
 	    "    -f               do not fork: serve clients one at a time\n"
-	    "    -d               more log lines on stderr\n"
-	    "    -V, -h           version, this help\n",
+	    "    -d               more log lines\n"
+	    "    -V, -h           version, this help\n"
+	    "\n"
+	    "Service:\n"
+	    "    --pidfile FILE   write the daemon's PID to FILE\n"
+	    "    --log FILE       log to FILE (reopened on SIGHUP)\n"
+	    "    --syslog         log to syslog, facility daemon\n"
+	    "    -u, --user USER  drop to USER after binding (as root)\n"
+	    "\n"
+	    "Access:\n"
+	    "    --auth-file FILE      require clients to prove the key in "
+	    "FILE\n"
+	    "    --allow CIDR[,CIDR]   serve only these client networks\n"
+	    "\n"
+	    "Limits:\n"
+	    "    --max-sessions N      sessions at once (64)\n"
+	    "    --max-per-address N   sessions at once from one address "
+	    "(16)\n"
+	    "    --max-duration SECS   longest test (3600)\n"
+	    "    --max-message BYTES   largest send/receive/request/response "
+	    "(64M)\n"
+	    "    --max-buffer BYTES    largest socket buffer (256M)\n"
+	    "    --max-streams N       data connections per test (64)\n"
+	    "    --idle-timeout SECS   control silence allowed (60)\n"
+	    "    --accept-timeout SECS wait for the data connection (10)\n",
 	    out);
 }
 
 /* Serves one control connection in this process. */
 static void
-serve(int fd, const struct sockaddr_storage *peer,
-      const struct server_limits *lim)
+serve(int fd, const char *who, const struct server_limits *lim,
+      const struct auth_key *key)
 {
-	char err[ERR_LEN], who[SOCK_ADDR_LEN];
+	char err[ERR_LEN];
 
-	sock_addr_text((const struct sockaddr *)peer, who);
 	log_line(1, "control connection from %s", who);
-	if (server_session(fd, lim, log_line, &stop_requested, err) < 0)
+	if (server_session(fd, lim, key, log_line, &stop_requested, err) < 0)
 		log_line(0, "client %s: %s", who, err);
 	else
 		log_line(1, "client %s done", who);
 	close(fd);
 }
 
-/* The children serving clients, so that only they are ever signalled. */
-#define MAX_CHILDREN 256
-static pid_t children[MAX_CHILDREN];
+/* The children serving clients, with the address each serves, so that
+ * only they are ever signalled and sessions per address can be counted. */
+struct child {
+	pid_t pid;
+	unsigned char addr[16];
+};
+static struct child *children;
 static int nchildren;
 
 static void
@@ -89,7 +155,7 @@ forget(pid_t pid)
 	int i;
 
 	for (i = 0; i < nchildren; i++)
-		if (children[i] == pid) {
+		if (children[i].pid == pid) {
 			children[i] = children[--nchildren];
 			return;
 		}
@@ -104,33 +170,293 @@ reap(void)
 		forget(pid);
 }
 
-/* Turns a client away with a reason it can print, without forking. */
+static int
+sessions_from(const unsigned char addr[16])
+{
+	int i, n = 0;
+
+	for (i = 0; i < nchildren; i++)
+		if (memcmp(children[i].addr, addr, 16) == 0)
+			n++;
+	return n;
+}
+
+struct refused {
+	int fd;
+	uint64_t until;
+};
+static struct refused lingering[LINGER_MAX];
+static int nlinger;
+
 static void
-refuse(int fd, const char *why)
+linger_drop(int i)
+{
+	close(lingering[i].fd);
+	lingering[i] = lingering[--nlinger];
+}
+
+/*
+ * Turns a client away in the parent, without forking: one log line, the
+ * reason as an error message (the answer to its hello), then the socket
+ * lingers, half-closed, until the client closes it, so the parent never
+ * waits on a client.
+ */
+static void
+refuse(int fd, const char *who, const char *why)
 {
 	char err[ERR_LEN];
-	json_t *msg;
 
-	/* The client speaks first; take its hello so the error is read as
-	 * the answer to it. */
-	if (session_recv(fd, &msg, 1000, err) == 0)
-		json_decref(msg);
-	session_send_new(fd, proto_error(why), 1000, err);
+	log_line(0, "refused %s: %s", who, why);
+	session_send_new(fd, proto_error(why), 100, err);
+	shutdown(fd, SHUT_WR);
+	if (nlinger == LINGER_MAX) {
+		close(fd);
+		return;
+	}
+	lingering[nlinger].fd = fd;
+	lingering[nlinger].until = clock_ns() + LINGER_MS * 1000000ULL;
+	nlinger++;
+}
+
+/* Drops what a refused client still sends; closes it at its end or at
+ * its deadline. */
+static void
+linger_step(int i, short revents, uint64_t now)
+{
+	char buf[512];
+	ssize_t n;
+
+	if (revents != 0) {
+		n = recv(lingering[i].fd, buf, sizeof(buf), MSG_DONTWAIT);
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+			linger_drop(i);
+			return;
+		}
+	}
+	if (now >= lingering[i].until)
+		linger_drop(i);
+}
+
+/* Accepts one control connection: refused here, served here (-f), or
+ * handed to a new child. */
+static void
+accept_one(int lfd, const struct netserver_opts *o,
+	   const struct server_limits *lim, const struct auth_key *key)
+{
+	struct sockaddr_storage peer;
+	socklen_t len = sizeof(peer);
+	unsigned char addr[16];
+	char who[ACL_ADDR_LEN], why[ERR_LEN];
+	pid_t pid;
+	int fd, i;
+
+	fd = accept4(lfd, (struct sockaddr *)&peer, &len, SOCK_CLOEXEC);
+	if (fd < 0)
+		return;
+	acl_addr_text((struct sockaddr *)&peer, who);
+	memset(addr, 0, sizeof(addr));
+	acl_addr_key((struct sockaddr *)&peer, addr);
+	if (!acl_allows(&o->allow, (struct sockaddr *)&peer)) {
+		snprintf(why, sizeof(why),
+			 "your address %s is not allowed by this server", who);
+		refuse(fd, who, why);
+		return;
+	}
+	if (o->nofork) {
+		serve(fd, who, lim, key);
+		return;
+	}
+	if (nchildren >= lim->max_sessions) {
+		snprintf(why, sizeof(why),
+			 "this server is busy: its limit of %d concurrent "
+			 "sessions is reached",
+			 lim->max_sessions);
+		refuse(fd, who, why);
+		return;
+	}
+	if (sessions_from(addr) >= lim->max_per_addr) {
+		snprintf(why, sizeof(why),
+			 "this server's limit of %d concurrent sessions from "
+			 "%s is reached",
+			 lim->max_per_addr, who);
+		refuse(fd, who, why);
+		return;
+	}
+	pid = fork();
+	if (pid < 0) {
+		log_line(0, "fork: %s", strerror(errno));
+		close(fd);
+		return;
+	}
+	if (pid == 0) {
+		close(lfd);
+		for (i = 0; i < nlinger; i++)
+			close(lingering[i].fd);
+		/* SIGTERM and SIGINT keep the parent's handler: the
+		 * session's guard sees the flag, cuts the session and the
+		 * client is told. A log reopen is the parent's business. */
+		signal(SIGHUP, SIG_IGN);
+		serve(fd, who, lim, key);
+		_exit(EXIT_SUCCESS);
+	}
+	children[nchildren].pid = pid;
+	memcpy(children[nchildren].addr, addr, sizeof(addr));
+	nchildren++;
 	close(fd);
 }
 
-static void
-daemonize(void)
+/* Makes path absolute against the working directory, since a daemon
+ * moves to "/"; returns 0, or -1 with err set. */
+static int
+absolute(const char *path, char *out, char *err)
 {
-	pid_t pid = fork();
+	char cwd[PATH_MAX];
+
+	if (path[0] == '/') {
+		if (strlen(path) >= PATH_MAX)
+			return err_set(err, "%s: path too long", path);
+		snprintf(out, PATH_MAX, "%s", path);
+		return 0;
+	}
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		return err_set(err, "getcwd: %s", strerror(errno));
+	if (snprintf(out, PATH_MAX, "%s/%s", cwd, path) >= PATH_MAX)
+		return err_set(err, "%s: path too long", path);
+	return 0;
+}
+
+/* Points standard error at the log file; returns 0, or -1 with err. */
+static int
+open_log(const char *path, char *err)
+{
+	int fd = open(
+	    path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0640);
+
+	if (fd < 0)
+		return err_set(err, "cannot open log file %s: %s", path,
+			       strerror(errno));
+	if (fd != STDERR_FILENO) {
+		if (dup2(fd, STDERR_FILENO) < 0) {
+			err_set(err, "dup2: %s", strerror(errno));
+			close(fd);
+			return -1;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+/* SIGHUP: a rotated log file is let go and the configured one reopened;
+ * syslog is reconnected. Sessions already running keep what they had. */
+static void
+reopen_log(void)
+{
+	char err[ERR_LEN];
+
+	if (use_syslog) {
+		closelog();
+		openlog("netserver", LOG_PID | LOG_NDELAY, LOG_DAEMON);
+	} else if (log_path[0] != '\0' && open_log(log_path, err) < 0) {
+		log_line(0, "SIGHUP: %s; logging on to the old file", err);
+		return;
+	}
+	log_line(0, "log reopened on SIGHUP");
+}
+
+/*
+ * Refuses a pidfile that names a running process (another netserver, most
+ * likely); one naming a dead process is stale and is overwritten later.
+ * Returns 0, or -1 with err set.
+ */
+static int
+pidfile_check(const char *path, char *err)
+{
+	char buf[32];
+	ssize_t n;
+	long pid;
+	char *end;
 	int fd;
 
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return 0;
+		return err_set(err, "cannot read pidfile %s: %s", path,
+			       strerror(errno));
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	pid = strtol(buf, &end, 10);
+	if (end == buf || pid <= 0 || pid > INT32_MAX)
+		return 0;
+	if (kill((pid_t)pid, 0) == 0 || errno == EPERM)
+		return err_set(err,
+			       "pidfile %s names process %ld, which is "
+			       "running: is netserver already running?",
+			       path, pid);
+	return 0;
+}
+
+static int
+pidfile_write(const char *path, char *err)
+{
+	char buf[32];
+	int fd, n;
+
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+		  0644);
+	if (fd < 0)
+		return err_set(err, "cannot write pidfile %s: %s", path,
+			       strerror(errno));
+	n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+	if (write(fd, buf, (size_t)n) != n) {
+		err_set(err, "cannot write pidfile %s: %s", path,
+			strerror(errno));
+		close(fd);
+		unlink(path);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+/* The write end of the pipe the detached daemon reports its start on. */
+static int ready_fd = -1;
+
+/*
+ * Detaches: the process that started stays until the daemon says it is
+ * ready (pidfile written, privileges dropped), so its exit status tells
+ * whether the daemon runs and the pidfile exists once it has exited.
+ */
+static void
+daemonize(int quiet_stderr)
+{
+	int pfd[2], fd;
+	pid_t pid;
+	char c;
+	ssize_t n;
+
+	if (pipe2(pfd, O_CLOEXEC) < 0) {
+		perror("netserver: pipe");
+		exit(EXIT_FAILURE);
+	}
+	pid = fork();
 	if (pid < 0) {
 		perror("netserver: fork");
 		exit(EXIT_FAILURE);
 	}
-	if (pid > 0)
-		exit(EXIT_SUCCESS);
+	if (pid > 0) {
+		close(pfd[1]);
+		do
+			n = read(pfd[0], &c, 1);
+		while (n < 0 && errno == EINTR);
+		_exit(n == 1 ? EXIT_SUCCESS : EXIT_FAILURE);
+	}
+	close(pfd[0]);
+	ready_fd = pfd[1];
 	setsid();
 	if (chdir("/") < 0)
 		exit(EXIT_FAILURE);
@@ -138,9 +464,98 @@ daemonize(void)
 	if (fd >= 0) {
 		dup2(fd, STDIN_FILENO);
 		dup2(fd, STDOUT_FILENO);
+		if (quiet_stderr)
+			dup2(fd, STDERR_FILENO);
 		if (fd > STDERR_FILENO)
 			close(fd);
 	}
+}
+
+static void
+daemon_ready(void)
+{
+	if (ready_fd < 0)
+		return;
+	if (write(ready_fd, "", 1) < 0)
+		log_line(0, "cannot report the start: %s", strerror(errno));
+	close(ready_fd);
+	ready_fd = -1;
+}
+
+/* Becomes user's uid and gid, with no supplementary groups; returns 0,
+ * or -1 with err set. */
+static int
+drop_privileges(const char *user, uid_t uid, gid_t gid, char *err)
+{
+	if (setgroups(1, &gid) < 0)
+		return err_set(err, "setgroups: %s", strerror(errno));
+	if (setgid(gid) < 0)
+		return err_set(err, "setgid %ld: %s", (long)gid,
+			       strerror(errno));
+	if (setuid(uid) < 0)
+		return err_set(err, "setuid %ld: %s", (long)uid,
+			       strerror(errno));
+	if (uid != 0 && setuid(0) == 0)
+		return err_set(err, "could regain root after becoming %s",
+			       user);
+	return 0;
+}
+
+/* Stops the children: SIGTERM (each tells its client), a bounded wait,
+ * then SIGKILL for any still there. */
+static void
+stop_children(void)
+{
+	uint64_t deadline = clock_ns() + STOP_WAIT_MS * 1000000ULL;
+	struct timespec tick = {0, 20000000};
+	pid_t pid;
+	int i;
+
+	for (i = 0; i < nchildren; i++)
+		kill(children[i].pid, SIGTERM);
+	while (nchildren > 0 && clock_ns() < deadline) {
+		reap();
+		if (nchildren > 0)
+			nanosleep(&tick, NULL);
+	}
+	if (nchildren == 0)
+		return;
+	log_line(0,
+		 "%d session%s did not end within %d s of SIGTERM; "
+		 "killing",
+		 nchildren, nchildren > 1 ? "s" : "", STOP_WAIT_MS / 1000);
+	for (i = 0; i < nchildren; i++)
+		kill(children[i].pid, SIGKILL);
+	while (nchildren > 0) {
+		pid = waitpid(-1, NULL, 0);
+		if (pid > 0)
+			forget(pid);
+		else if (errno != EINTR)
+			break;
+	}
+}
+
+/* Applies the limit options over the defaults. */
+static void
+set_limits(const struct netserver_opts *o, struct server_limits *lim)
+{
+	server_limits_default(lim);
+	if (o->idle_timeout > 0)
+		lim->idle_ms = (int)(o->idle_timeout * 1000);
+	if (o->accept_timeout > 0)
+		lim->accept_ms = (int)(o->accept_timeout * 1000);
+	if (o->max_duration > 0)
+		lim->max_duration = o->max_duration;
+	if (o->max_sessions > 0)
+		lim->max_sessions = o->max_sessions;
+	if (o->max_per_addr > 0)
+		lim->max_per_addr = o->max_per_addr;
+	if (o->max_streams > 0)
+		lim->max_streams = o->max_streams;
+	if (o->max_message > 0)
+		lim->max_msg = o->max_message;
+	if (o->max_buffer > 0)
+		lim->max_buf = (int)o->max_buffer;
 }
 
 int
@@ -148,12 +563,14 @@ main(int argc, char **argv)
 {
 	struct netserver_opts o;
 	struct server_limits lim;
-	struct sockaddr_storage peer;
+	struct auth_key key;
+	struct pollfd pfd[1 + LINGER_MAX];
 	struct sigaction sa;
-	struct pollfd pfd;
+	struct passwd *pw;
 	char err[ERR_LEN];
-	int lfd, fd, port, i;
-	pid_t pid;
+	uid_t uid = 0;
+	gid_t gid = 0;
+	int lfd, port, i, n, drop = 0, have_key = 0;
 
 	if (cli_netserver_parse(argc, argv, &o, err) < 0) {
 		fprintf(stderr, "netserver: %s\n", err);
@@ -165,18 +582,52 @@ main(int argc, char **argv)
 		return EXIT_SUCCESS;
 	}
 	if (o.want_version) {
-		printf("netserver %s (control protocol %d)\n", NP_VERSION, 1);
+		printf("netserver %s (control protocol %d)\n", NP_VERSION,
+		       PROTO_VERSION);
 		return EXIT_SUCCESS;
 	}
 	debug_level = o.debug;
-	server_limits_default(&lim);
-	if (o.idle_timeout > 0)
-		lim.idle_ms = (int)(o.idle_timeout * 1000);
+	set_limits(&o, &lim);
+	if (o.user[0] != '\0') {
+		pw = getpwnam(o.user);
+		if (pw == NULL) {
+			fprintf(stderr, "netserver: no such user \"%s\"\n",
+				o.user);
+			return EXIT_FAILURE;
+		}
+		uid = pw->pw_uid;
+		gid = pw->pw_gid;
+		if (geteuid() != 0 && uid != geteuid()) {
+			fprintf(stderr,
+				"netserver: -u %s needs root (this is uid "
+				"%ld)\n",
+				o.user, (long)geteuid());
+			return EXIT_FAILURE;
+		}
+		drop = geteuid() == 0;
+	}
+	/* Read while still privileged: the key may be readable by root
+	 * only. */
+	if (o.auth_file[0] != '\0') {
+		if (auth_key_load(o.auth_file, &key, err) < 0) {
+			fprintf(stderr, "netserver: --auth-file: %s\n", err);
+			return EXIT_FAILURE;
+		}
+		have_key = 1;
+	}
+	if ((o.pidfile[0] != '\0' && (absolute(o.pidfile, pid_path, err) < 0 ||
+				      pidfile_check(pid_path, err) < 0)) ||
+	    (o.log[0] != '\0' && absolute(o.log, log_path, err) < 0)) {
+		fprintf(stderr, "netserver: %s\n", err);
+		return EXIT_FAILURE;
+	}
 	signal(SIGPIPE, SIG_IGN);
+	/* No SA_RESTART: a signal ends the parent's poll at once. */
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 
 	lfd = sock_listen(o.listen, o.port, o.family, SOCK_STREAM, 1024, err);
 	if (lfd < 0) {
@@ -189,60 +640,78 @@ main(int argc, char **argv)
 		o.listen[0] ? o.listen : "IN(6)ADDR_ANY", port,
 		sock_family_name(o.family));
 	fflush(stderr);
+	children = calloc((size_t)lim.max_sessions, sizeof(*children));
+	if (children == NULL) {
+		fprintf(stderr, "netserver: out of memory\n");
+		return EXIT_FAILURE;
+	}
+	if (log_path[0] != '\0' && open_log(log_path, err) < 0) {
+		fprintf(stderr, "netserver: %s\n", err);
+		return EXIT_FAILURE;
+	}
+	if (o.syslog) {
+		openlog("netserver", LOG_PID | LOG_NDELAY, LOG_DAEMON);
+		use_syslog = 1;
+	}
 	if (!o.foreground && !o.nofork)
-		daemonize();
+		daemonize(use_syslog);
+	if (pid_path[0] != '\0' && pidfile_write(pid_path, err) < 0) {
+		log_line(0, "%s", err);
+		return EXIT_FAILURE;
+	}
+	if (drop && drop_privileges(o.user, uid, gid, err) < 0) {
+		log_line(0, "-u %s: %s", o.user, err);
+		if (pid_path[0] != '\0')
+			unlink(pid_path);
+		return EXIT_FAILURE;
+	}
+	if (use_syslog || log_path[0] != '\0')
+		log_line(0, "netserver %s listening on %s port %d%s%s",
+			 NP_VERSION, o.listen[0] ? o.listen : "any address",
+			 port, have_key ? ", authentication required" : "",
+			 o.allow.n > 0 ? ", allow-list on" : "");
+	daemon_ready();
 
-	pfd.fd = lfd;
-	pfd.events = POLLIN;
 	while (!stop_requested) {
-		socklen_t len = sizeof(peer);
+		uint64_t now;
 
+		if (reopen_requested) {
+			reopen_requested = 0;
+			reopen_log();
+		}
 		reap();
-		if (poll(&pfd, 1, 1000) <= 0)
-			continue;
-		fd = accept4(lfd, (struct sockaddr *)&peer, &len, SOCK_CLOEXEC);
-		if (fd < 0)
-			continue;
-		if (o.nofork) {
-			serve(fd, &peer, &lim);
-			continue;
+		pfd[0].fd = lfd;
+		pfd[0].events = POLLIN;
+		pfd[0].revents = 0;
+		for (i = 0; i < nlinger; i++) {
+			pfd[1 + i].fd = lingering[i].fd;
+			pfd[1 + i].events = POLLIN;
+			pfd[1 + i].revents = 0;
 		}
-		if (nchildren == MAX_CHILDREN) {
-			snprintf(err, sizeof(err),
-				 "this server is busy: %d sessions are running",
-				 MAX_CHILDREN);
-			log_line(0, "%s", err);
-			refuse(fd, err);
-			continue;
-		}
-		pid = fork();
-		if (pid < 0) {
-			log_line(0, "fork: %s", strerror(errno));
-			close(fd);
-			continue;
-		}
-		if (pid == 0) {
-			close(lfd);
-			/* A child ends on SIGTERM at once; its peer sees
-			 * the connection close. */
-			signal(SIGTERM, SIG_DFL);
-			signal(SIGINT, SIG_DFL);
-			serve(fd, &peer, &lim);
-			_exit(EXIT_SUCCESS);
-		}
-		children[nchildren++] = pid;
-		close(fd);
+		n = nlinger;
+		/* Wake now and then to reap, and to let lingerers go. */
+		if (poll(pfd, (nfds_t)(1 + n), n > 0 ? 100 : 1000) < 0)
+			pfd[0].revents = 0;
+		now = clock_ns();
+		/* Backwards: linger_drop moves the last entry into i. */
+		for (i = n - 1; i >= 0; i--)
+			linger_step(i, pfd[1 + i].revents, now);
+		if (pfd[0].revents & POLLIN)
+			accept_one(lfd, &o, &lim, have_key ? &key : NULL);
 	}
 	close(lfd);
+	while (nlinger > 0)
+		linger_drop(nlinger - 1);
 	log_line(1, "stopping; %d children", nchildren);
-	for (i = 0; i < nchildren; i++)
-		kill(children[i], SIGTERM);
-	while (nchildren > 0) {
-		pid = waitpid(-1, NULL, 0);
-		if (pid > 0)
-			forget(pid);
-		else if (errno != EINTR)
-			break;
-	}
+	stop_children();
+	if (pid_path[0] != '\0' && unlink(pid_path) < 0 && errno != ENOENT)
+		log_line(0, "cannot remove pidfile %s: %s", pid_path,
+			 strerror(errno));
+	if (use_syslog || log_path[0] != '\0')
+		log_line(0, "netserver stopped");
+	if (use_syslog)
+		closelog();
+	explicit_bzero(&key, sizeof(key));
+	free(children);
 	return EXIT_SUCCESS;
 }

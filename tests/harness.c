@@ -385,3 +385,216 @@ harness_free_port(void)
 	close(fd);
 	return port;
 }
+
+/* The measurement suites' helpers: big outputs, JSON, KEY=value. */
+#include <math.h>
+#include <sys/prctl.h>
+
+/* Reads the whole file into a malloc'd NUL-terminated buffer, or NULL. */
+static char *
+slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL, *grown;
+	size_t len = 0, cap = 0, n;
+
+	if (f == NULL)
+		return NULL;
+	do {
+		if (cap - len < 4096) {
+			cap = cap ? cap * 2 : 65536;
+			grown = realloc(buf, cap);
+			if (grown == NULL) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = grown;
+		}
+		n = fread(buf + len, 1, cap - len - 1, f);
+		len += n;
+	} while (n > 0);
+	fclose(f);
+	buf[len] = '\0';
+	return buf;
+}
+
+int
+harness_exec_capture(const char *const *argv, double timeout, char **out,
+		     char *err, size_t cap)
+{
+	char outp[] = "/tmp/np-cap-out-XXXXXX",
+	     errp[] = "/tmp/np-cap-err-XXXXXX";
+	int outfd = mkstemp(outp), errfd = mkstemp(errp), status = 0, rc = -1;
+	double start = harness_now();
+	pid_t parent = getpid(), pid = -1;
+
+	*out = NULL;
+	if (cap > 0)
+		err[0] = '\0';
+	if (outfd < 0 || errfd < 0)
+		goto files;
+	pid = fork();
+	if (pid == 0) {
+		/* A failed or timed-out test leaves nothing running. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+		dup2(outfd, STDOUT_FILENO);
+		dup2(errfd, STDERR_FILENO);
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	if (pid < 0)
+		goto files;
+	while (harness_now() - start < timeout) {
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			rc = WIFEXITED(status) ? WEXITSTATUS(status)
+					       : 128 + WTERMSIG(status);
+			break;
+		}
+		sleep_ms(5);
+	}
+	if (rc == -1) {
+		kill(pid, SIGKILL);
+		waitpid(pid, NULL, 0);
+	}
+	*out = slurp(outp);
+	if (cap > 0)
+		read_file(errp, err, cap);
+files:
+	if (outfd >= 0) {
+		close(outfd);
+		unlink(outp);
+	}
+	if (errfd >= 0) {
+		close(errfd);
+		unlink(errp);
+	}
+	if (*out == NULL)
+		*out = calloc(1, 1);
+	return rc;
+}
+
+json_t *
+harness_json_parse(const char *text)
+{
+	json_error_t e;
+
+	return json_loads(text, JSON_DISABLE_EOF_CHECK, &e);
+}
+
+json_t *
+harness_json_at(json_t *doc, const char *path)
+{
+	char key[128];
+	size_t len;
+	char *end;
+
+	while (doc != NULL && *path != '\0') {
+		len = strcspn(path, ".");
+		if (len >= sizeof(key))
+			return NULL;
+		memcpy(key, path, len);
+		key[len] = '\0';
+		path += len;
+		if (*path == '.')
+			path++;
+		if (json_is_array(doc)) {
+			unsigned long i = strtoul(key, &end, 10);
+
+			if (end == key || *end != '\0')
+				return NULL;
+			doc = json_array_get(doc, i);
+		} else {
+			doc = json_object_get(doc, key);
+		}
+	}
+	return json_is_null(doc) ? NULL : doc;
+}
+
+double
+harness_json_num(json_t *doc, const char *path)
+{
+	json_t *v = harness_json_at(doc, path);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+int
+harness_keyval(const char *text, const char *key, char *val, size_t cap)
+{
+	size_t klen = strlen(key), n;
+	const char *p;
+
+	for (p = text; p != NULL && *p != '\0';) {
+		if (strncmp(p, key, klen) == 0 && p[klen] == '=') {
+			p += klen + 1;
+			n = strcspn(p, "\n");
+			if (n >= cap)
+				n = cap - 1;
+			memcpy(val, p, n);
+			val[n] = '\0';
+			return 0;
+		}
+		p = strchr(p, '\n');
+		if (p != NULL)
+			p++;
+	}
+	return -1;
+}
+
+char
+harness_proc_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	/* "pid (comm) S ...": the comm may hold spaces and parentheses. */
+	p = strrchr(buf, ')');
+	return p != NULL && p[1] == ' ' ? p[2] : 0;
+}
+
+long
+harness_proc_uid(pid_t pid)
+{
+	char path[64], line[256];
+	long uid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "Uid: %ld", &uid) == 1)
+			break;
+	fclose(f);
+	return uid;
+}
+
+int
+harness_log_count(const char *path, const char *needle)
+{
+	char line[2048];
+	int n = 0;
+	FILE *f = fopen(path, "r");
+
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strstr(line, needle) != NULL)
+			n++;
+	fclose(f);
+	return n;
+}

@@ -76,4 +76,47 @@ int harness_free_port(void);
 /* Monotonic seconds. */
 double harness_now(void);
 
+/* Helpers for the measurement suites (check_measure, check_netns). */
+
+#include <jansson.h>
+
+/*
+ * Runs argv (argv[0] looked up in PATH) with its whole stdout captured
+ * into *out (malloc'd, NUL-terminated; the caller frees it) and its
+ * stderr into err (cap bytes), killing it after timeout seconds; the
+ * child dies with the caller. Returns its exit status, -1 when it was
+ * killed on time-out or could not be started.
+ */
+int harness_exec_capture(const char *const *argv, double timeout, char **out,
+			 char *err, size_t cap);
+
+/* Parses the first JSON document in text (anything after it, such as a
+ * trailing newline, is ignored); returns it, or NULL. */
+json_t *harness_json_parse(const char *text);
+
+/* The value at a dotted path ("local.wire.out.payload"; a number
+ * indexes an array), or NULL when absent or null. */
+json_t *harness_json_at(json_t *doc, const char *path);
+
+/* The number at path (integer or real), or NAN when absent, null or
+ * not a number. */
+double harness_json_num(json_t *doc, const char *path);
+
+/* Finds the line "KEY=value" in text and copies value into val (cap
+ * bytes); returns 0, or -1 when there is no such line. */
+int harness_keyval(const char *text, const char *key, char *val, size_t cap);
+
+/* Helpers for the service and fault suites (check_service, check_faults). */
+
+/* A process's state letter from /proc/PID/stat ('R', 'S', 'Z'...), or 0
+ * when it is gone. */
+char harness_proc_state(pid_t pid);
+
+/* A process's real uid from /proc/PID/status, or -1 when it is gone. */
+long harness_proc_uid(pid_t pid);
+
+/* Counts the lines of file path that contain needle; -1 when it cannot
+ * be read. */
+int harness_log_count(const char *path, const char *needle);
+
 #endif
