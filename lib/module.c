@@ -75,7 +75,9 @@ stream_main(void *arg)
 		return NULL;
 	}
 	r->mss = -1;
-	t0 = clock_ns();
+	/* Every stream measures from the one start the coordinator took
+	 * when it opened the gate, and ends at the same moment. */
+	t0 = run->start_ns;
 	ctx->end_ns =
 	    ctx->p->duration > 0 ? t0 + (uint64_t)(ctx->p->duration * 1e9) : 0;
 	job->rc = (run->is_server ? m->server : m->client)(ctx);
@@ -129,6 +131,10 @@ wait_boundary(struct module_run *run, uint64_t boundary)
 	uint64_t now, until;
 
 	for (;;) {
+		/* A boundary reached is reported even when the streams have
+		 * just ended: the last whole interval counts too. */
+		if (clock_ns() >= boundary)
+			return 1;
 		if (__atomic_load_n(&run->finished, __ATOMIC_ACQUIRE) == run->n)
 			return 0;
 		/* Ctrl-C: tell the peer once, so a test it drives (MAERTS)
@@ -192,18 +198,18 @@ module_run_all(struct module_run *run, char *err)
 	if (!run->abort && run->measure_cpu &&
 	    cpu_sample_read(&before, err) < 0)
 		run->abort = 1;
+	run->start_ns = clock_ns();
 	pthread_mutex_lock(&run->lock);
 	run->go = 1;
 	pthread_cond_broadcast(&run->cond);
 	pthread_mutex_unlock(&run->lock);
-	start = clock_ns();
+	start = run->start_ns;
 	run->stop_sent = 0;
 	if (!run->abort && (run->interim_sec > 0 || run->on_stop != NULL)) {
 		/* Without interim reports the coordinator still wakes every
 		 * 50 ms, to pass on a Ctrl-C. */
-		step = run->interim_sec > 0
-			       ? (uint64_t)(run->interim_sec * 1e9)
-			       : UINT64_MAX / 2;
+		step = run->interim_sec > 0 ? (uint64_t)(run->interim_sec * 1e9)
+					    : UINT64_MAX / 2;
 		prev_t = start;
 		prev_c = 0;
 		for (boundary = start + step; wait_boundary(run, boundary);
@@ -218,6 +224,9 @@ module_run_all(struct module_run *run, char *err)
 			prev_t = now;
 			prev_c = c;
 		}
+		/* A last partial interval is not reported: every interim
+		 * figure covers exactly one interval, and the final result
+		 * covers them all. */
 	}
 	for (i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);

@@ -260,9 +260,7 @@ unit_label(const struct result *res)
 static double
 rt_latency(const struct result *res)
 {
-	if (!module_is_rr(res->m) || res->trans_rate <= 0)
-		return -1;
-	return 1e6 / res->trans_rate * (1 + res->p.burst);
+	return result_rt_latency(res);
 }
 
 /* One side's send or receive rate in the result's units: bytes in the
@@ -1558,8 +1556,7 @@ output_json_write(FILE *out, json_t *doc, int compact)
 {
 	int rc = json_dumpf(doc, out,
 			    (compact ? JSON_COMPACT : JSON_INDENT(2)) |
-				    JSON_PRESERVE_ORDER |
-				    JSON_REAL_PRECISION(15));
+				JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
 
 	if (rc != 0)
 		return -1;

@@ -575,11 +575,12 @@ proto_place_unpack(const json_t *j, struct result_place *pl, char *err)
 static json_t *
 dir_pack(const struct wire_dir *d)
 {
-	return json_pack("{s:I, s:I, s:I, s:I, s:I}", "packets",
-			 (json_int_t)d->packets, "bytes", (json_int_t)d->bytes,
-			 "payload", (json_int_t)d->payload, "retrans",
-			 (json_int_t)d->retrans, "max_len",
-			 (json_int_t)d->max_len);
+	return json_pack(
+	    "{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "packets",
+	    (json_int_t)d->packets, "bytes", (json_int_t)d->bytes, "payload",
+	    (json_int_t)d->payload, "retrans", (json_int_t)d->retrans,
+	    "retrans_bytes", (json_int_t)d->retrans_bytes, "reordered",
+	    (json_int_t)d->reordered, "max_len", (json_int_t)d->max_len);
 }
 
 static int
@@ -593,6 +594,10 @@ dir_unpack(const json_t *j, struct wire_dir *d, char *err)
 	    get_u64(j, "bytes", &d->bytes, err) ||
 	    get_u64(j, "payload", &d->payload, err) ||
 	    get_u64(j, "retrans", &d->retrans, err) ||
+	    (json_object_get(j, "retrans_bytes") &&
+	     get_u64(j, "retrans_bytes", &d->retrans_bytes, err)) ||
+	    (json_object_get(j, "reordered") &&
+	     get_u64(j, "reordered", &d->reordered, err)) ||
 	    proto_get_int(j, "max_len", 0, UINT32_MAX, &v, err))
 		return -1;
 	d->max_len = (uint32_t)v;

@@ -10,6 +10,9 @@ report_banner(FILE *out, const struct result *res, const struct report_opts *o)
 	fprintf(out, "MIGRATED %s from %s (%s) port 0 %s to %s (%s) port 0 %s",
 		res->m->title, res->local_name, res->local_addr, fam,
 		res->remote_name, res->remote_addr, fam);
+	if (o->conf_level > 0)
+		fprintf(out, " : +/-%.3f%% @ %2d%% conf. ", o->conf_width / 2,
+			o->conf_level);
 	if (res->p.nodelay)
 		fputs(" : nodelay", out);
 	if (o->histogram)
@@ -181,9 +184,8 @@ rr_table(FILE *out, const struct result *res, const struct report_opts *o)
 			"%5d  %5d   %5d  %5d   %-6.3f   %-6.3f %-6.3f    "
 			"%-6.3f\n",
 			8, 8, 0, 0,
-			res->trans_rate > 0
-			    ? 1e6 / res->trans_rate * (1 + res->p.burst)
-			    : 0.0,
+			result_rt_latency(res) > 0 ? result_rt_latency(res)
+						   : 0.0,
 			res->trans_rate, bits * (double)res->p.req_size,
 			bits * (double)res->p.rsp_size);
 		if (res->hist != NULL) {
@@ -217,7 +219,8 @@ udp_stream_table(FILE *out, const struct result *res,
 			" %% %c%c     us/KB\n\n",
 			units_label(res->fmt), method(res, 1), method(res, 0));
 	if (!cpu) {
-		fprintf(out, "%6d  %6lld   %-7.2f   %7llu %6llu    %7.2f   %s\n",
+		fprintf(out,
+			"%6d  %6lld   %-7.2f   %7llu %6llu    %7.2f   %s\n",
 			l->sndbuf, (long long)l->send_size, l->elapsed,
 			(unsigned long long)l->send_calls,
 			(unsigned long long)l->send_errors, res->send_thruput,
@@ -432,8 +435,9 @@ histogram_fine(FILE *out, const struct stats_hist *h)
 		return;
 	fputs("\nPercentiles (us):", out);
 	for (i = 0; i < (int)(sizeof(pct) / sizeof(pct[0])); i++)
-		fprintf(out, "%s p%g %.2f", i % 6 == 5 ? "\n                 " : "",
-			pct[i], stats_hist_percentile(h, pct[i]) / 1e3);
+		fprintf(out, "%s p%g %.2f",
+			i % 6 == 5 ? "\n                 " : "", pct[i],
+			stats_hist_percentile(h, pct[i]) / 1e3);
 	fputs("\n\nFrom (us)     To (us)        Count  Cumulative %\n", out);
 	for (i = 0; i <= STATS_NBUCKETS; i++) {
 		/* Buckets 16 apart in a power of two share a group. */

@@ -12,6 +12,8 @@ struct report_opts {
 	const char *brand; /* -B, printed with -P 0 only, or NULL */
 	int cpu_bind;	   /* -T was given */
 	int histogram;	   /* latency was kept (-j or -v 2) */
+	int conf_level;	   /* -i/-I: the level, 0 when not repeating */
+	double conf_width; /* and the full width asked for, percent */
 };
 
 /* Prints the one-line banner netperf prints before a test. */

@@ -235,3 +235,15 @@ result_env_self(struct result_env *e, const char *program)
 	}
 	fclose(f);
 }
+
+double
+result_rt_latency(const struct result *res)
+{
+	int streams = res->nstreams > 0 ? res->nstreams : 1;
+
+	/* Little's law: streams x (1 + burst) transactions are in flight,
+	 * so each takes that many times the mean gap between completions. */
+	if (!module_is_rr(res->m) || res->trans_rate <= 0)
+		return -1;
+	return 1e6 * streams * (1 + res->p.burst) / res->trans_rate;
+}

@@ -100,6 +100,10 @@ struct result {
 	double fairness;
 };
 
+/* The mean round trip in microseconds implied by the transaction rate
+ * (netperf's RT_LATENCY), or -1 for a stream test. */
+double result_rt_latency(const struct result *res);
+
 /* The headline figure of one stream's counts, in the result's units. */
 double result_stream_thruput(const struct result *res, int i);
 

@@ -69,13 +69,28 @@ struct wire_pkt {
 	uint32_t payload;
 };
 
+/* The TCP connections one capture tells apart (netserver's capture takes
+ * every stream of a test), and the gaps it remembers in each. */
+#define WIRE_FLOWS 128
+#define WIRE_HOLES 64
+
+/* One direction of one TCP connection: the furthest byte seen, and the
+ * ranges below it not seen yet, so a late segment that fills a gap is
+ * told from one that carries old data again. */
+struct wire_seq {
+	int used, side;
+	uint16_t sport, dport;
+	uint32_t hi_end;
+	int nholes;
+	uint32_t hole_lo[WIRE_HOLES], hole_hi[WIRE_HOLES]; /* [lo, hi) */
+};
+
 /* Everything the callback touches: one per capture, owned by its thread. */
 struct wire_state {
 	struct wire_match m;
 	int linktype;
 	struct wire_counts c;
-	uint32_t hi_end[2];
-	int hi_seen[2];
+	struct wire_seq seq[WIRE_FLOWS];
 };
 
 struct wire_capture {
@@ -394,6 +409,111 @@ wire_side_of(const struct wire_match *m, const struct wire_pkt *k)
 	return -1;
 }
 
+/* seq a is before b, in serial number arithmetic (across the 2^32 wrap). */
+static int
+seq_before(uint32_t a, uint32_t b)
+{
+	return (int32_t)(a - b) < 0;
+}
+
+static struct wire_seq *
+wire_seq_find(struct wire_state *st, int side, uint16_t sport, uint16_t dport)
+{
+	int i;
+
+	for (i = 0; i < WIRE_FLOWS; i++) {
+		struct wire_seq *s = &st->seq[i];
+
+		if (!s->used) {
+			s->used = 1;
+			s->side = side;
+			s->sport = sport;
+			s->dport = dport;
+			return s;
+		}
+		if (s->side == side && s->sport == sport && s->dport == dport)
+			return s;
+	}
+	return NULL; /* more connections than the table: not judged */
+}
+
+/* Removes [lo, hi) from hole h, which contains it. */
+static void
+hole_fill(struct wire_seq *s, int h, uint32_t lo, uint32_t hi)
+{
+	uint32_t hlo = s->hole_lo[h], hhi = s->hole_hi[h];
+
+	if (lo == hlo && hi == hhi) {
+		s->hole_lo[h] = s->hole_lo[s->nholes - 1];
+		s->hole_hi[h] = s->hole_hi[s->nholes - 1];
+		s->nholes--;
+	} else if (lo == hlo) {
+		s->hole_lo[h] = hi;
+	} else if (hi == hhi) {
+		s->hole_hi[h] = lo;
+	} else {
+		s->hole_hi[h] = lo;
+		if (s->nholes < WIRE_HOLES) {
+			s->hole_lo[s->nholes] = hi;
+			s->hole_hi[s->nholes] = hhi;
+			s->nholes++;
+		}
+	}
+}
+
+/*
+ * A segment carrying data already seen is a retransmission; one that
+ * fills a gap left by a later segment arrived out of order. The gaps
+ * remembered are bounded; the oldest is forgotten first, after which a
+ * segment filling it would count as a retransmission.
+ */
+static void
+wire_seq_account(struct wire_state *st, int side, const struct wire_pkt *k,
+		 struct wire_dir *d)
+{
+	struct wire_seq *s = wire_seq_find(st, side, k->sport, k->dport);
+	uint32_t lo = k->seq, hi = k->seq + k->payload;
+	int h;
+
+	if (s == NULL)
+		return;
+	if (s->used == 1) {
+		s->used = 2;
+		s->hi_end = hi;
+		return;
+	}
+	if (seq_before(s->hi_end, hi)) {
+		if (seq_before(s->hi_end, lo)) {
+			if (s->nholes == WIRE_HOLES) {
+				memmove(s->hole_lo, s->hole_lo + 1,
+					(WIRE_HOLES - 1) * sizeof(uint32_t));
+				memmove(s->hole_hi, s->hole_hi + 1,
+					(WIRE_HOLES - 1) * sizeof(uint32_t));
+				s->nholes--;
+			}
+			s->hole_lo[s->nholes] = s->hi_end;
+			s->hole_hi[s->nholes] = lo;
+			s->nholes++;
+		} else if (seq_before(lo, s->hi_end)) {
+			/* Partly old data again, then new. */
+			d->retrans++;
+			d->retrans_bytes += s->hi_end - lo;
+		}
+		s->hi_end = hi;
+		return;
+	}
+	for (h = 0; h < s->nholes; h++) {
+		if (!seq_before(lo, s->hole_lo[h]) &&
+		    !seq_before(s->hole_hi[h], hi)) {
+			hole_fill(s, h, lo, hi);
+			d->reordered++;
+			return;
+		}
+	}
+	d->retrans++;
+	d->retrans_bytes += k->payload;
+}
+
 /* The data path: parse, attribute, count. No allocation, no output. */
 static void
 wire_account(struct wire_state *st, const uint8_t *buf, uint32_t caplen,
@@ -401,13 +521,16 @@ wire_account(struct wire_state *st, const uint8_t *buf, uint32_t caplen,
 {
 	struct wire_pkt k;
 	struct wire_dir *d;
-	uint32_t end;
 	int side;
 
 	if (wire_parse(st->linktype, buf, caplen, len, &k) < 0)
 		return;
 	side = wire_side_of(&st->m, &k);
 	if (side < 0)
+		return;
+	/* A zero-length datagram carries no data: netperf's end markers,
+	 * which are the tool's own, not the test's traffic. */
+	if (k.proto == IPPROTO_UDP && k.payload == 0 && !k.fragment)
 		return;
 	d = side == WIRE_OUT ? &st->c.out : &st->c.in;
 	d->packets++;
@@ -417,16 +540,7 @@ wire_account(struct wire_state *st, const uint8_t *buf, uint32_t caplen,
 		d->max_len = len;
 	if (!k.has_seq || k.payload == 0)
 		return;
-	/* A segment ending at or before the furthest data already seen in
-	 * this direction carries old data: a retransmission. Serial number
-	 * arithmetic keeps this right across the 2^32 wrap. */
-	end = k.seq + k.payload;
-	if (st->hi_seen[side] && (int32_t)(end - st->hi_end[side]) <= 0) {
-		d->retrans++;
-		return;
-	}
-	st->hi_end[side] = end;
-	st->hi_seen[side] = 1;
+	wire_seq_account(st, side, &k, d);
 }
 
 static void
@@ -982,6 +1096,10 @@ wire_session_start(struct wire_session *ws, struct wire_report *w,
 	}
 	w->mtu = wire_mtu(w->ifname);
 	wire_offloads(w->ifname, w->offloads, sizeof(w->offloads));
+	/* The interface's window encloses the capture's, so the NIC never
+	 * shows fewer packets than were captured. */
+	if (wire_ifstat_read(w->ifname, &ws->before, err) == 0)
+		w->have_ifstat = 1;
 	ws->cap = calloc((size_t)n, sizeof(*ws->cap));
 	if (ws->cap == NULL)
 		return;
@@ -993,8 +1111,6 @@ wire_session_start(struct wire_session *ws, struct wire_report *w,
 		}
 		ws->ncap++;
 	}
-	if (wire_ifstat_read(w->ifname, &ws->before, err) == 0)
-		w->have_ifstat = 1;
 }
 
 int
@@ -1027,12 +1143,6 @@ wire_session_stop(struct wire_session *ws, struct wire_report *w)
 	char err[ERR_LEN];
 	int i;
 
-	if (w->have_ifstat) {
-		if (wire_ifstat_read(w->ifname, &after, err) == 0)
-			wire_ifstat_delta(&ws->before, &after, &w->ifstat);
-		else
-			w->have_ifstat = 0;
-	}
 	for (i = 0; i < ws->ncap; i++) {
 		memset(&c, 0, sizeof(c));
 		if (wire_capture_stop(ws->cap[i], &c, err) < 0) {
@@ -1044,12 +1154,16 @@ wire_session_stop(struct wire_session *ws, struct wire_report *w)
 		w->c.out.bytes += c.out.bytes;
 		w->c.out.payload += c.out.payload;
 		w->c.out.retrans += c.out.retrans;
+		w->c.out.retrans_bytes += c.out.retrans_bytes;
+		w->c.out.reordered += c.out.reordered;
 		if (c.out.max_len > w->c.out.max_len)
 			w->c.out.max_len = c.out.max_len;
 		w->c.in.packets += c.in.packets;
 		w->c.in.bytes += c.in.bytes;
 		w->c.in.payload += c.in.payload;
 		w->c.in.retrans += c.in.retrans;
+		w->c.in.retrans_bytes += c.in.retrans_bytes;
+		w->c.in.reordered += c.in.reordered;
 		if (c.in.max_len > w->c.in.max_len)
 			w->c.in.max_len = c.in.max_len;
 		w->c.dropped += c.dropped;
@@ -1058,6 +1172,12 @@ wire_session_stop(struct wire_session *ws, struct wire_report *w)
 	free(ws->cap);
 	ws->cap = NULL;
 	ws->ncap = 0;
+	if (w->have_ifstat) {
+		if (wire_ifstat_read(w->ifname, &after, err) == 0)
+			wire_ifstat_delta(&ws->before, &after, &w->ifstat);
+		else
+			w->have_ifstat = 0;
+	}
 }
 
 void

@@ -20,10 +20,12 @@ struct wire_flow {
 /* Counts per direction, as seen from this side. */
 struct wire_dir {
 	uint64_t packets;
-	uint64_t bytes;	  /* sum of the captured packets' len */
-	uint64_t payload; /* TCP or UDP payload bytes */
-	uint64_t retrans; /* TCP segments carrying old data again */
-	uint32_t max_len; /* largest packet seen, to spot offloads */
+	uint64_t bytes;		/* sum of the captured packets' len */
+	uint64_t payload;	/* TCP or UDP payload bytes */
+	uint64_t retrans;	/* TCP segments carrying old data again */
+	uint64_t retrans_bytes; /* of which payload bytes were old */
+	uint64_t reordered;	/* TCP segments filling a gap late */
+	uint32_t max_len;	/* largest packet seen, to spot offloads */
 };
 
 struct wire_counts {

@@ -60,8 +60,8 @@ usage(FILE *out)
 	    "  -d                debug output on stderr\n"
 	    "  -V, -h            version, this help\n"
 	    "  --streams n       n parallel data connections\n"
-	    "  --rate bits/s     UDP_STREAM: offer this rate (k, M, G: "
-	    "10^3...)\n"
+	    "  --rate bits/s     UDP_STREAM: offer this rate per stream\n"
+	    "                    (k, M, G: 10^3, 10^6, 10^9)\n"
 	    "  --json, -J        one JSON document instead of tables\n"
 	    "  --json-stream     JSON lines: interim results, then the "
 	    "document\n"
@@ -340,6 +340,18 @@ setup_client(struct client *c, const struct netperf_opts *o, struct topo *topo,
 		}
 		snprintf(c->cpu_bind, sizeof(c->cpu_bind), "%s", o->lcpu);
 		c->topo = topo;
+		/* A CPU this host does not have is an error now, before the
+		 * banner, not after it. */
+		{
+			struct topo_place p;
+
+			memset(&p, 0, sizeof(p));
+			if (topo_resolve(topo, o->lcpu, "", &p, err) < 0) {
+				client_close(c);
+				return -1;
+			}
+			topo_place_free(&p);
+		}
 		sock_ifname_of((struct sockaddr *)&c->self, c->ifname, err);
 	}
 	return 0;
@@ -607,6 +619,10 @@ main(int argc, char **argv)
 	ro.brand = o.brand[0] ? o.brand : NULL;
 	ro.histogram = o.verbosity >= 2 || o.keep_stats;
 	ro.cpu_bind = o.lcpu[0] != '\0' || o.rcpu[0] != '\0';
+	if (o.iter_max > 1) {
+		ro.conf_level = o.conf_level;
+		ro.conf_width = o.conf_width;
+	}
 
 	if (setup_client(&c, &o, &topo, &have_topo, err) < 0) {
 		fprintf(stderr, "netperf: %s\n", err);

@@ -826,6 +826,291 @@ START_TEST(parsers)
 }
 END_TEST
 
+/*
+ * --wire against the veth's own ground truth. The fixture turned the
+ * offloads off, so every datagram and every segment is one frame of at
+ * most MTU + 14 bytes, and each side's capture can be checked against
+ * the application's counts and the interface's counters.
+ */
+#include <math.h>
+
+/* Ethernet, IPv4 and UDP headers on the veth. */
+#define NETNS_UDP_OVERHEAD (14 + 20 + 8)
+
+/* The UDP_STREAM sender's zero-length end markers (module_udp_end). */
+#define NETNS_UDP_END_MARKERS 3
+
+/* Packets of the control connection that may fall into the interval
+ * the interface counters cover: the "stop" exchange and its ACKs. */
+#define NETNS_CONTROL_PACKETS 8
+
+/* Runs netperf --json inside a against netserver in b with args after
+ * the host and port, and returns the document (it is larger than a
+ * harness_out holds); fails the test unless it exits 0. */
+static json_t *
+netperf_json(const struct netns_env *e, const char *const *args)
+{
+	const char *argv[48] = {"ip",	    "netns",	 "exec", e->a,
+				NP_NETPERF, "--json",	 "-H",	 e->addr_b,
+				"-p",	    e->port_text};
+	char *out, err[4096];
+	json_t *doc;
+	int n = 10, rc;
+
+	for (; *args != NULL && n < 47; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	rc = harness_exec_capture(argv, NETNS_CMD_TIMEOUT, &out, err,
+				  sizeof(err));
+	ck_assert_msg(rc == 0, "netperf exited %d: %s%s", rc, out, err);
+	doc = harness_json_parse(out);
+	ck_assert_msg(doc != NULL, "not JSON: %s", out);
+	free(out);
+	return doc;
+}
+
+/* A number the document must hold. */
+static double
+wire_num(json_t *doc, const char *path)
+{
+	double v = harness_json_num(doc, path);
+
+	ck_assert_msg(!isnan(v), "%s is missing or not a number", path);
+	return v;
+}
+
+/*
+ * No IPv6 on the veth: router solicitations, MLD reports and duplicate
+ * address detection would otherwise add packets of their own to the
+ * interface counters during the test, for seconds after the link came up.
+ */
+static void
+quiet_ipv6(const struct netns_env *e)
+{
+	struct harness_out o;
+	char a[80], b[80];
+
+	snprintf(a, sizeof(a), "net.ipv6.conf.%s.disable_ipv6=1", e->va);
+	snprintf(b, sizeof(b), "net.ipv6.conf.%s.disable_ipv6=1", e->vb);
+	MUST(o, e->a, "sysctl", "-qw", a);
+	MUST(o, e->b, "sysctl", "-qw", b);
+}
+
+/* Both captures ran on the veth ends, with no segmentation offload. */
+static void
+check_captured(json_t *doc, const struct netns_env *e)
+{
+	ck_assert_msg(have_tool("ethtool"),
+		      "ethtool not found: install it (scripts/deps)");
+	ck_assert_msg(
+	    json_is_true(harness_json_at(doc, "local.wire.captured")),
+	    "no capture: %s",
+	    json_string_value(harness_json_at(doc, "local.wire.warning")));
+	ck_assert_msg(
+	    json_is_true(harness_json_at(doc, "remote.wire.captured")),
+	    "no capture: %s",
+	    json_string_value(harness_json_at(doc, "remote.wire.warning")));
+	ck_assert_str_eq(
+	    json_string_value(harness_json_at(doc, "local.wire.ifname")),
+	    e->va);
+	ck_assert_str_eq(
+	    json_string_value(harness_json_at(doc, "remote.wire.ifname")),
+	    e->vb);
+	/* "" when no TSO, GSO or GRO is on: ethtool -K worked. */
+	for (int i = 0; i < 2; i++) {
+		const char *off = json_string_value(harness_json_at(
+		    doc, i ? "remote.wire.offloads" : "local.wire.offloads"));
+
+		ck_assert_msg(off != NULL && off[0] == '\0',
+			      "offloads still on: %s", off ? off : "?");
+	}
+	ck_assert_msg(wire_num(doc, "local.wire.dropped") == 0 &&
+			  wire_num(doc, "remote.wire.dropped") == 0,
+		      "the capture dropped packets");
+}
+
+/*
+ * The interface's counter over the measured interval against the test's
+ * own datagrams: all of them were counted, and besides them only a few
+ * packets: the end markers and segments of the control connection, each
+ * of 42 to 1514 bytes. (Not against the capture's count: the capture
+ * starts before and stops after the interval the counters cover, so it
+ * may see an end marker they miss.)
+ */
+static void
+check_ifstat(json_t *doc, const char *side, const char *dir, double data_pkts,
+	     double data_bytes)
+{
+	char path[64];
+	double pkts, bytes, other, other_bytes;
+
+	snprintf(path, sizeof(path), "%s.wire.ifstat.%s_packets", side, dir);
+	pkts = wire_num(doc, path);
+	snprintf(path, sizeof(path), "%s.wire.ifstat.%s_bytes", side, dir);
+	bytes = wire_num(doc, path);
+	other = pkts - data_pkts;
+	other_bytes = bytes - data_bytes;
+	ck_assert_msg(other >= 0 && other <= NETNS_UDP_END_MARKERS +
+						 NETNS_CONTROL_PACKETS,
+		      "%s %s: interface %.0f packets, the test sent %.0f", side,
+		      dir, pkts, data_pkts);
+	ck_assert_msg(other_bytes >= NETNS_UDP_OVERHEAD * other &&
+			  other_bytes <= 1514 * other,
+		      "%s %s: %.0f bytes in %.0f packets besides the test's",
+		      side, dir, other_bytes, other);
+}
+
+/*
+ * UDP_STREAM of N datagrams of 500 bytes: N packets of 500 + 42 bytes go
+ * out of netperf's veth end and N come in at netserver's, as the capture
+ * and the veth's counters both say. The three zero-length end markers
+ * cross too (42 bytes each): a capture may count them or not, but every
+ * byte must be accounted for.
+ */
+START_TEST(wire_udp_matches_veth)
+{
+	const char *args[] = {"-t",	"UDP_STREAM", "-l",	"1",
+			      "--rate", "20M",	      "--wire", "--",
+			      "-m",	"500",	      NULL};
+	double n, got, out_pkts, out_bytes, markers;
+	json_t *doc;
+
+	quiet_ipv6(&env);
+	doc = netperf_json(&env, args);
+	check_captured(doc, &env);
+	n = wire_num(doc, "local.counts.send_calls");
+	got = wire_num(doc, "remote.counts.recv_calls");
+	ck_assert_msg(n > 4000 && n < 6000, "%.0f datagrams in 1 s at 20M", n);
+	ck_assert_double_eq(got + wire_num(doc, "result.lost"), n);
+
+	out_pkts = wire_num(doc, "local.wire.out.packets");
+	out_bytes = wire_num(doc, "local.wire.out.bytes");
+	markers = out_pkts - n;
+	ck_assert_msg(markers == 0 || markers == NETNS_UDP_END_MARKERS,
+		      "%.0f packets out for %.0f datagrams", out_pkts, n);
+	ck_assert_double_eq(out_bytes, n * (500 + NETNS_UDP_OVERHEAD) +
+					   markers * NETNS_UDP_OVERHEAD);
+	ck_assert_double_eq(wire_num(doc, "local.wire.out.payload"), n * 500);
+	ck_assert_double_eq(wire_num(doc, "local.wire.out.max_len"),
+			    500 + NETNS_UDP_OVERHEAD);
+	ck_assert_double_eq(wire_num(doc, "local.wire.in.packets"), 0);
+	/* A veth loses nothing on the way at this rate: netserver's side
+	 * saw the same packets come in, whatever its socket then kept. */
+	ck_assert_double_eq(wire_num(doc, "remote.wire.in.packets"), out_pkts);
+	ck_assert_double_eq(wire_num(doc, "remote.wire.in.bytes"), out_bytes);
+	ck_assert_double_eq(wire_num(doc, "remote.wire.out.packets"), 0);
+
+	check_ifstat(doc, "local", "tx", n, n * (500 + NETNS_UDP_OVERHEAD));
+	check_ifstat(doc, "remote", "rx", n, n * (500 + NETNS_UDP_OVERHEAD));
+	/* The other direction carries only the control connection. */
+	check_ifstat(doc, "local", "rx", 0, 0);
+	check_ifstat(doc, "remote", "tx", 0, 0);
+	json_decref(doc);
+}
+END_TEST
+
+/*
+ * TCP_STREAM: the payload captured on each side is the application's
+ * byte count, exactly. A capture counts a segment sent twice twice, and
+ * an unshaped veth gives TCP reasons to: it delivers through more than
+ * one CPU's backlog, reorders segments, and the receiver's duplicate ACKs
+ * trigger fast retransmissions (wire_tcp_reordering). Shaped to 200
+ * Mbit/s the sender never outruns the receiver and nothing is sent
+ * twice; should TCP retransmit anyway, the surplus is bounded by what
+ * it resent.
+ */
+START_TEST(wire_tcp_payload_matches_app)
+{
+	const char *args[] = {"-t", "TCP_STREAM", "-l", "1", "--wire", NULL};
+	double lp, rp, sent, recvd, retrans, mss;
+	json_t *doc;
+
+	quiet_ipv6(&env);
+	tbf(&env, "add", "200mbit");
+	doc = netperf_json(&env, args);
+	check_captured(doc, &env);
+	lp = wire_num(doc, "local.wire.out.payload");
+	rp = wire_num(doc, "remote.wire.in.payload");
+	sent = wire_num(doc, "local.counts.bytes_sent");
+	recvd = wire_num(doc, "remote.counts.bytes_recv");
+	retrans = wire_num(doc, "local.wire.out.retrans");
+	mss = wire_num(doc, "local.counts.mss");
+	ck_assert_double_gt(sent, 0);
+	ck_assert_double_eq(sent, recvd);
+	ck_assert_msg(mss > 1000 && mss <= 1460, "mss %.0f", mss);
+	if (retrans == 0) {
+		ck_assert_msg(lp == sent,
+			      "netperf's side: %.0f bytes captured, %.0f sent",
+			      lp, sent);
+		ck_assert_msg(rp == recvd,
+			      "netserver's side: %.0f bytes captured, %.0f "
+			      "received",
+			      rp, recvd);
+	} else {
+		fprintf(stderr,
+			"wire_tcp_payload_matches_app: TCP resent %.0f "
+			"segments\n",
+			retrans);
+		ck_assert_msg(lp > sent && lp - sent <= retrans * mss,
+			      "captured %.0f, sent %.0f, %.0f resent", lp, sent,
+			      retrans);
+		ck_assert_msg(rp >= recvd && rp <= lp, "captured %.0f of %.0f",
+			      rp, lp);
+	}
+	ck_assert_double_eq(wire_num(doc, "local.wire.in.payload"), 0);
+	ck_assert_double_eq(wire_num(doc, "remote.wire.out.payload"), 0);
+	/* One segment per frame, none above the MTU. */
+	ck_assert_double_le(wire_num(doc, "local.wire.out.max_len"), 1514);
+	ck_assert_double_le(wire_num(doc, "remote.wire.in.max_len"), 1514);
+	ck_assert_double_ge(wire_num(doc, "local.wire.out.packets"),
+			    ceil(sent / mss));
+	json_decref(doc);
+}
+END_TEST
+
+/*
+ * Unshaped and across two CPUs, the veth reorders segments (see above),
+ * and TCP resends some. The sender's
+ * capture sees each retransmission once, as TCP itself counts them; the
+ * receiver's capture sees the same packets, some out of order, and an
+ * out-of-order segment is not a retransmission.
+ */
+START_TEST(wire_tcp_reordering)
+{
+	const char *args[] = {"-t", "TCP_STREAM", "-l",	    "1",
+			      "-T", "0,1",	  "--wire", NULL};
+	double lp, sent, lr, rr, tcp, mss;
+	json_t *doc;
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
+		fprintf(stderr, "wire_tcp_reordering: skipped: one CPU\n");
+		return;
+	}
+	quiet_ipv6(&env);
+	doc = netperf_json(&env, args);
+	check_captured(doc, &env);
+	lp = wire_num(doc, "local.wire.out.payload");
+	sent = wire_num(doc, "local.counts.bytes_sent");
+	lr = wire_num(doc, "local.wire.out.retrans");
+	rr = wire_num(doc, "remote.wire.in.retrans");
+	tcp = wire_num(doc, "local.counts.retransmissions");
+	mss = wire_num(doc, "local.counts.mss");
+	ck_assert_double_eq(sent, wire_num(doc, "remote.counts.bytes_recv"));
+	ck_assert_msg(lr == tcp, "capture %.0f retransmissions, TCP_INFO %.0f",
+		      lr, tcp);
+	ck_assert_msg(lp >= sent && lp - sent <= lr * mss,
+		      "captured %.0f payload bytes, sent %.0f, %.0f segments "
+		      "again",
+		      lp, sent, lr);
+	ck_assert_double_le(wire_num(doc, "remote.wire.in.payload"), lp);
+	ck_assert_msg(rr <= lr,
+		      "netserver's capture counted %.0f retransmissions, "
+		      "netperf sent %.0f",
+		      rr, lr);
+	json_decref(doc);
+}
+END_TEST
+
 static Suite *
 netns_suite(void)
 {
@@ -840,6 +1125,9 @@ netns_suite(void)
 	tcase_add_test(tc, udp_rr_with_loss_completes);
 	tcase_add_test(tc, tbf_rate);
 	tcase_add_test(tc, cleanup_leaves_nothing);
+	tcase_add_test(tc, wire_udp_matches_veth);
+	tcase_add_test(tc, wire_tcp_payload_matches_app);
+	tcase_add_test(tc, wire_tcp_reordering);
 	suite_add_tcase(s, tc);
 
 	tcase_add_test(unit, parsers);

@@ -374,12 +374,41 @@ START_TEST(test_tcp4_retrans)
 	add_tcp4(&d, 1, 1000, 100); /* the same data again */
 	/* Pure ACKs repeat their sequence number and are not resent data. */
 	add_tcp4(&d, 0, 5000, 0);
-	/* Old data plus 50 new bytes: it moves the edge, no retrans. */
+	/* 50 old bytes then 50 new: TCP repacketised a retransmission with
+	 * new data; it still carries old data again, and moves the edge. */
 	add_tcp4(&d, 1, 1150, 100);
 	add_tcp4(&d, 1, 1200, 50); /* inside what was sent: retrans */
 	dump_count(&d, &f, &c);
-	dir_eq(&c.out, 5, 4 * 166 + 116, 450, 2, 166);
+	dir_eq(&c.out, 5, 4 * 166 + 116, 450, 3, 166);
+	ck_assert_uint_eq(c.out.retrans_bytes, 100 + 50 + 50);
+	ck_assert_uint_eq(c.out.reordered, 0);
 	dir_eq(&c.in, 3, 3 * 66, 0, 0, 66);
+}
+END_TEST
+
+/* A segment that arrives after a later one fills a gap: reordering, not a
+ * retransmission; the same bytes once more are one. */
+START_TEST(test_tcp_reordering)
+{
+	struct wire_flow f = flow(IPPROTO_TCP, L4, 5001, R4, 12865);
+	struct wire_counts c;
+	struct dump d;
+
+	dump_open(&d, DLT_EN10MB);
+	add_tcp4(&d, 1, 1000, 100);
+	add_tcp4(&d, 1, 1200, 100); /* leaves [1100, 1200) open */
+	add_tcp4(&d, 1, 1400, 100); /* and [1300, 1400) */
+	add_tcp4(&d, 1, 1150, 50);  /* the gap's upper half, late */
+	add_tcp4(&d, 1, 1100, 50);  /* its lower half, late */
+	add_tcp4(&d, 1, 1100, 50);  /* the same again: old data */
+	add_tcp4(&d, 1, 1320, 40);  /* the middle of the second gap */
+	add_tcp4(&d, 1, 1300, 20);
+	add_tcp4(&d, 1, 1360, 40);
+	dump_count(&d, &f, &c);
+	ck_assert_uint_eq(c.out.packets, 9);
+	ck_assert_uint_eq(c.out.reordered, 5);
+	ck_assert_uint_eq(c.out.retrans, 1);
+	ck_assert_uint_eq(c.out.retrans_bytes, 50);
 }
 END_TEST
 
@@ -1059,6 +1088,7 @@ wire_suite(void)
 	tc = tcase_create("count");
 	tcase_add_test(tc, test_udp4_directions);
 	tcase_add_test(tc, test_tcp4_retrans);
+	tcase_add_test(tc, test_tcp_reordering);
 	tcase_add_test(tc, test_tcp_seq_wrap);
 	tcase_add_test(tc, test_ipv6_tcp_udp);
 	tcase_add_test(tc, test_big_tcp);
