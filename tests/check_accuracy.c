@@ -41,9 +41,9 @@ run_json(const char *const *args)
 	json_t *doc;
 
 	ck_assert_int_eq(harness_netperf(args, 60, &o), 0);
-	ck_assert_msg(o.status == 0, "netperf failed: %s", o.err);
+	ck_assert_msg(o.status == 0, "netperf failed: %.300s", o.err);
 	doc = json_loads(o.out, 0, &jerr);
-	ck_assert_msg(doc != NULL, "not JSON (%s): %s", jerr.text, o.out);
+	ck_assert_msg(doc != NULL, "not JSON (%s): %.300s", jerr.text, o.out);
 	return doc;
 }
 
@@ -126,10 +126,9 @@ START_TEST(busy_cpu_reads_100)
 	 * itself costs a point or two): 100 / ncpu, within 3 points below
 	 * and 6 above. */
 	all = num(doc, "local.cpu.util");
-	ck_assert_msg(all >= 100.0 / (double)ncpu - 3 &&
-			      all <= 100.0 / (double)ncpu + 6,
-		      "machine-wide %.2f %% with one of %ld CPUs busy", all,
-		      ncpu);
+	ck_assert_msg(
+	    all >= 100.0 / (double)ncpu - 3 && all <= 100.0 / (double)ncpu + 6,
+	    "machine-wide %.2f %% with one of %ld CPUs busy", all, ncpu);
 	/* Both sides read the same host over the same interval. */
 	ck_assert_double_eq_tol(cpu_util(doc, "remote", 1), u1, 3);
 	json_decref(doc);
