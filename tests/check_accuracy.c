@@ -7,6 +7,7 @@
 #include <math.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,6 +90,9 @@ busy_on(int cpu)
 		cpu_set_t set;
 		volatile unsigned long x = 0;
 
+		/* Never outlive the test: die with it, and after 30 s. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		alarm(30);
 		CPU_ZERO(&set);
 		CPU_SET(cpu, &set);
 		if (sched_setaffinity(0, sizeof(set), &set) < 0)
