@@ -151,8 +151,8 @@ interim_arg(const char *arg, struct netperf_opts *o, char *err)
 	return 0;
 }
 
-/* -i max[,min]: each clamped to 3..30 as netperf does, but a value
- * outside 1..30 is an error rather than silently changed. */
+/* -i max[,min]: 1..30 each; netperf clamps to 3..30 silently, a value
+ * outside 1..30 is an error here. */
 static int
 iterations_arg(const char *arg, struct netperf_opts *o, char *err)
 {
@@ -607,6 +607,11 @@ cli_netperf_parse(int argc, char **argv, struct netperf_opts *o, char *err)
 		return err_set(err,
 			       "-r: UDP_RR datagrams carry at most %d bytes",
 			       MODULE_UDP_MAX);
+	if (o->ldata_port != 0 && o->streams > 1)
+		return err_set(err,
+			       "-P: one local data port cannot serve %d "
+			       "streams",
+			       o->streams);
 	if (o->rate > 0 && m->kind != MODULE_UDP_STREAM)
 		return err_set(err, "--rate applies to UDP_STREAM only");
 	if (o->data_family == AF_UNSPEC)

@@ -323,14 +323,16 @@ socket_type_of(const struct result *res)
 static void
 kernel_part(const char *kernel, int part, char *b, size_t cap)
 {
-	const char *sp = strchr(kernel, ' ');
+	const char *s = kernel;
+	size_t len;
 
-	if (part == 0)
-		snprintf(b, cap, "%.*s",
-			 (int)(sp ? (size_t)(sp - kernel) : strlen(kernel)),
-			 kernel);
-	else
-		snprintf(b, cap, "%s", sp ? sp + 1 : "");
+	/* env.kernel is "sysname release machine", as uname -srm. */
+	for (; part > 0 && *s != '\0'; part--) {
+		s += strcspn(s, " ");
+		s += strspn(s, " ");
+	}
+	len = strcspn(s, " ");
+	snprintf(b, cap, "%.*s", (int)len, s);
 }
 
 static double
@@ -1195,6 +1197,9 @@ json_request(const struct result *res, int *bad)
 	jput(o, "data_port", jint(p->data_port), bad);
 	jput(o, "rto_s", jnum(p->rto), bad);
 	jput(o, "rate_bps", jnum(p->rate), bad);
+	jput(o, "streams", jint(p->streams > 0 ? p->streams : 1), bad);
+	jput(o, "cpu_bind", jstr(p->cpu_bind), bad);
+	jput(o, "wire", json_boolean(p->wire), bad);
 	jput(o, "format", jstr(fmt), bad);
 	return o;
 }
@@ -1215,6 +1220,8 @@ json_env(const struct result_env *e, int *bad)
 	jput(o, "sysname", jstr_opt(part), bad);
 	kernel_part(e->kernel, 1, part, sizeof(part));
 	jput(o, "release", jstr_opt(part), bad);
+	kernel_part(e->kernel, 2, part, sizeof(part));
+	jput(o, "machine", jstr_opt(part), bad);
 	jput(o, "cpu_model", jstr_opt(e->cpu_model), bad);
 	jput(o, "ncpu", jint(e->ncpu), bad);
 	jput(o, "program", jstr_opt(e->program), bad);

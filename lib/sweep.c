@@ -249,6 +249,17 @@ run_gnuplot(const char *script)
 }
 
 int
+sweep_plot_check(const char *path, char *err)
+{
+	const char *ext = strrchr(path, '.');
+
+	if (ext == NULL || (strcmp(ext, ".svg") != 0 && strcmp(ext, ".png")))
+		return err_set(err, "--plot: \"%s\" must end in .svg or .png",
+			       path);
+	return 0;
+}
+
+int
 sweep_plot(const char *path, const struct sweep *s,
 	   const struct sweep_point *pts, char *err)
 {
@@ -263,9 +274,8 @@ sweep_plot(const char *path, const struct sweep *s,
 			first = &pts[i].res;
 	if (first == NULL)
 		return err_set(err, "--plot: no point succeeded");
-	if (ext == NULL || (strcmp(ext, ".svg") != 0 && strcmp(ext, ".png")))
-		return err_set(err, "--plot: \"%s\" must end in .svg or .png",
-			       path);
+	if (sweep_plot_check(path, err) < 0)
+		return -1;
 	sd = first->local_sd >= 0 || first->remote_sd >= 0;
 	dfd = mkstemp(data);
 	if (dfd < 0)

@@ -56,6 +56,10 @@ void sweep_csv(FILE *out, const struct sweep *s, const struct sweep_point *pts,
 void sweep_data(FILE *out, const struct sweep *s,
 		const struct sweep_point *pts);
 
+/* Checks a plot file name before any test runs; returns 0, or -1 with
+ * err set. */
+int sweep_plot_check(const char *path, char *err);
+
 /*
  * Draws the figure and the service demand against the swept value into
  * path (.svg or .png) with gnuplot. Returns 0; 1 when gnuplot is not
