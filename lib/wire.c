@@ -672,6 +672,10 @@ close_pcap:
 	return rc;
 }
 
+/* How long the kernel may hold captured packets before handing over a
+ * block: batching them keeps the capture thread from waking per packet. */
+#define WIRE_BLOCK_MS 50
+
 /* Counts until told to stop, then takes what is left in the ring. */
 static void *
 wire_capture_main(void *arg)
@@ -700,9 +704,17 @@ wire_capture_main(void *arg)
 			return NULL;
 		}
 	}
-	do {
-		n = pcap_dispatch(cap->p, -1, wire_callback, user);
-	} while (n > 0);
+	/* Packets are handed over a block at a time (the data path is not
+	 * woken per packet); a partly filled block comes only after its
+	 * time-out, so wait for that, twice, taking everything each time. */
+	for (int round = 0; round < 2; round++) {
+		poll(&pfd, 1, 2 * WIRE_BLOCK_MS);
+		do {
+			n = pcap_dispatch(cap->p, -1, wire_callback, user);
+		} while (n > 0);
+		if (n == PCAP_ERROR)
+			break;
+	}
 	if (n == PCAP_ERROR) {
 		err_set(cap->err, "capture on %s: %s", cap->ifname,
 			pcap_geterr(cap->p));
@@ -738,7 +750,8 @@ wire_capture_start(struct wire_capture **capp, const char *ifname,
 	}
 	if (pcap_set_snaplen(cap->p, WIRE_SNAPLEN) != 0 ||
 	    pcap_set_promisc(cap->p, 0) != 0 ||
-	    pcap_set_immediate_mode(cap->p, 1) != 0 ||
+	    pcap_set_immediate_mode(cap->p, 0) != 0 ||
+	    pcap_set_timeout(cap->p, WIRE_BLOCK_MS) != 0 ||
 	    pcap_set_buffer_size(cap->p, WIRE_BUFSIZE) != 0) {
 		err_set(err, "cannot capture on %s: cannot set options",
 			ifname);

@@ -35,10 +35,10 @@ int harness_fd_count(pid_t pid);
 
 /* The output of one netperf run. */
 struct harness_out {
-	int status;	 /* exit status; -1 when killed on time-out */
-	double seconds;	 /* wall time it took */
-	char out[16384]; /* stdout */
-	char err[4096];	 /* stderr */
+	int status;	   /* exit status; -1 when killed on time-out */
+	double seconds;	   /* wall time it took */
+	char out[1 << 19]; /* stdout */
+	char err[4096];	   /* stderr */
 };
 
 /*
