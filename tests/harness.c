@@ -232,10 +232,26 @@ spawn(const char *const *args, int outfd, int errfd)
 }
 
 int
+harness_wait_status(pid_t pid, double deadline)
+{
+	int status;
+
+	while (harness_now() < deadline) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status)
+						 : 128 + WTERMSIG(status);
+		sleep_ms(5);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	return -1;
+}
+
+int
 harness_netperf(const char *const *args, double timeout, struct harness_out *o)
 {
 	char outp[] = "/tmp/np-out-XXXXXX", errp[] = "/tmp/np-err-XXXXXX";
-	int outfd = mkstemp(outp), errfd = mkstemp(errp), status = 0;
+	int outfd = mkstemp(outp), errfd = mkstemp(errp);
 	double start = harness_now();
 	pid_t pid;
 
@@ -247,19 +263,7 @@ harness_netperf(const char *const *args, double timeout, struct harness_out *o)
 	close(errfd);
 	if (pid < 0)
 		return -1;
-	o->status = -1;
-	while (harness_now() - start < timeout) {
-		if (waitpid(pid, &status, WNOHANG) == pid) {
-			o->status = WIFEXITED(status) ? WEXITSTATUS(status)
-						      : 128 + WTERMSIG(status);
-			break;
-		}
-		sleep_ms(10);
-	}
-	if (o->status == -1) {
-		kill(pid, SIGKILL);
-		waitpid(pid, NULL, 0);
-	}
+	o->status = harness_wait_status(pid, start + timeout);
 	o->seconds = harness_now() - start;
 	read_file(outp, o->out, sizeof(o->out));
 	read_file(errp, o->err, sizeof(o->err));

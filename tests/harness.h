@@ -49,6 +49,11 @@ struct harness_out {
 int harness_netperf(const char *const *args, double timeout,
 		    struct harness_out *o);
 
+/* Waits for child pid until the monotonic deadline (harness_now()
+ * seconds), killing it then; returns its exit status (128 + signal when
+ * killed by one), or -1 when the deadline passed. */
+int harness_wait_status(pid_t pid, double deadline);
+
 /* Starts netperf in the background; returns its PID, or -1. Its output
  * goes to /dev/null. */
 pid_t harness_netperf_spawn(const char *const *args);
