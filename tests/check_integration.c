@@ -34,23 +34,10 @@ static int
 data_numbers(const char *out, double *v, int max)
 {
 	const char *p = strstr(out, "\n\n");
-	int n = 0;
-	char *end;
 
 	if (p == NULL)
 		return 0;
-	p += 2;
-	while (n < max && *p != '\n' && *p != '\0') {
-		double x = strtod(p, &end);
-
-		if (end == p)
-			break;
-		v[n++] = x;
-		p = end;
-		while (*p == ' ')
-			p++;
-	}
-	return n;
+	return harness_line_numbers(p + 2, v, max);
 }
 
 static void

@@ -124,27 +124,6 @@ near(double a, double b, double rel)
 	return fabs(a - b) <= rel * fabs(b);
 }
 
-/* The numbers at the start of the line at p, up to max; returns how many
- * were read. */
-static int
-line_numbers(const char *p, double *v, int max)
-{
-	int n = 0;
-	char *end;
-
-	while (n < max && *p != '\n' && *p != '\0') {
-		double x = strtod(p, &end);
-
-		if (end == p)
-			break;
-		v[n++] = x;
-		p = end;
-		while (*p == ' ')
-			p++;
-	}
-	return n;
-}
-
 /* The start of the first line of text that begins with prefix, or NULL. */
 static const char *
 line_with(const char *text, const char *prefix)
@@ -191,7 +170,7 @@ data_numbers(const char *out, int i, double *v, int want)
 {
 	const char *l = data_line(out, i);
 
-	ck_assert_msg(l != NULL && line_numbers(l, v, want) == want,
+	ck_assert_msg(l != NULL && harness_line_numbers(l, v, want) == want,
 		      "no data line %d with %d numbers in:\n%s", i, want, out);
 }
 
@@ -312,7 +291,7 @@ START_TEST(interim_classic)
 	p = r.out;
 	while (p != NULL && strncmp(p, "Interim result: ", 16) == 0)
 		p = next_line(p);
-	ck_assert_msg(p != NULL && line_numbers(p, v, 6) == 6,
+	ck_assert_msg(p != NULL && harness_line_numbers(p, v, 6) == 6,
 		      "no data line in:\n%s", r.out);
 	ck_assert_msg(near(v[5], mean, 0.10),
 		      "final %.2f Trans/s, interim mean %.2f:\n%s", v[5], mean,

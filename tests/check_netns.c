@@ -400,26 +400,6 @@ sweep(void)
 		closedir(dir);
 }
 
-/* Parses the numbers on the line at p; returns how many were read. */
-static int
-line_numbers(const char *p, double *v, int max)
-{
-	int n = 0;
-	char *end;
-
-	while (n < max && *p != '\n' && *p != '\0') {
-		double x = strtod(p, &end);
-
-		if (end == p)
-			break;
-		v[n++] = x;
-		p = end;
-		while (*p == ' ')
-			p++;
-	}
-	return n;
-}
-
 /* The i-th line (0 first) after the blank line that ends the column
  * titles, or NULL. */
 static const char *
@@ -452,10 +432,10 @@ udp_figures_parse(const char *out, struct udp_figures *f)
 	const char *l1 = data_line(out, 0), *l2 = data_line(out, 1), *p;
 	double v[8];
 
-	if (l1 == NULL || l2 == NULL || line_numbers(l1, v, 8) != 6)
+	if (l1 == NULL || l2 == NULL || harness_line_numbers(l1, v, 8) != 6)
 		return -1;
 	f->sent = (unsigned long long)v[3];
-	if (line_numbers(l2, v, 8) != 4)
+	if (harness_line_numbers(l2, v, 8) != 4)
 		return -1;
 	f->recv = (unsigned long long)v[2];
 	f->rx_mbps = v[3];
@@ -648,7 +628,8 @@ START_TEST(udp_rr_with_loss_completes)
 	ck_assert_msg(lost > 0 && lost < of, "%s", o.out);
 	/* send buf, recv buf, request, response, elapsed, trans/s */
 	l = data_line(o.out, 0);
-	ck_assert_msg(l != NULL && line_numbers(l, v, 8) == 6, "%s", o.out);
+	ck_assert_msg(l != NULL && harness_line_numbers(l, v, 8) == 6, "%s",
+		      o.out);
 	ck_assert_msg(v[5] > 0, "%s", o.out);
 	drops = nft_drops(&env);
 	ck_assert_msg(drops > 0 && lost >= drops && lost <= drops + late + 1,
@@ -736,7 +717,8 @@ START_TEST(tbf_rate)
 		      "%s", o.out);
 	ck_assert_msg(mss > 1000 && mss <= 1460, "%s", o.out);
 	l = data_line(o.out, 0);
-	ck_assert_msg(l != NULL && line_numbers(l, v, 8) == 5, "%s", o.out);
+	ck_assert_msg(l != NULL && harness_line_numbers(l, v, 8) == 5, "%s",
+		      o.out);
 	want = 40.0 * mss / (1500 + 14);
 	ck_assert_msg(v[4] > want * 0.95 && v[4] < want * 1.05,
 		      "40mbit: TCP %.2f Mbit/s, expected %.2f (MSS %d): %s",

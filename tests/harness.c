@@ -602,3 +602,22 @@ harness_log_count(const char *path, const char *needle)
 	fclose(f);
 	return n;
 }
+
+int
+harness_line_numbers(const char *p, double *v, int max)
+{
+	int n = 0;
+	char *end;
+
+	while (n < max && *p != '\n' && *p != '\0') {
+		double x = strtod(p, &end);
+
+		if (end == p)
+			break;
+		v[n++] = x;
+		p = end;
+		while (*p == ' ')
+			p++;
+	}
+	return n;
+}

@@ -49,6 +49,10 @@ struct harness_out {
 int harness_netperf(const char *const *args, double timeout,
 		    struct harness_out *o);
 
+/* Reads the numbers at the start of the line at p, separated by spaces,
+ * into v (at most max); returns how many were read. */
+int harness_line_numbers(const char *p, double *v, int max);
+
 /* Waits for child pid until the monotonic deadline (harness_now()
  * seconds), killing it then; returns its exit status (128 + signal when
  * killed by one), or -1 when the deadline passed. */
