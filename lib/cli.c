@@ -443,12 +443,14 @@ parse_global(int argc, char **argv, struct netperf_opts *o, char *err)
 			o->want_version = 1;
 			break;
 		case ':':
+			o->usage_error = 1;
 			/* A long option has no letter for %c to print. */
 			if (optopt >= OPT_RATE)
 				return err_set(err, "option %s needs a value",
 					       argv[optind - 1]);
 			return err_set(err, "option -%c needs a value", optopt);
 		default:
+			o->usage_error = 1;
 			if (optopt != 0)
 				return err_set(err, "unknown option -%c",
 					       optopt);
@@ -558,9 +560,11 @@ parse_test(int argc, char **argv, struct netperf_opts *o, char *err)
 				return err_set(err, "-e: %s", why);
 			break;
 		case ':':
+			o->usage_error = 1;
 			return err_set(err, "test option -%c needs a value",
 				       optopt);
 		default:
+			o->usage_error = 1;
 			return err_set(err, "unknown test option -%c", optopt);
 		}
 	}
@@ -589,8 +593,10 @@ cli_netperf_parse(int argc, char **argv, struct netperf_opts *o, char *err)
 	if (o->want_help || o->want_version)
 		return 0;
 	m = module_find(o->test);
-	if (m == NULL)
+	if (m == NULL) {
+		o->usage_error = 1;
 		return err_set(err, "unknown test \"%s\"", o->test);
+	}
 	if (o->fmt == 0)
 		o->fmt = module_is_rr(m) ? 'x' : 'm';
 	else if (o->fmt == 'x' && !module_is_rr(m))

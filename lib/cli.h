@@ -32,6 +32,9 @@ struct netperf_opts {
 	int family;		   /* -4, -6 */
 	int debug;		   /* -d */
 	int want_help, want_version;
+	/* Set with an error that 2.7 treats as a usage error (exit 1): an
+	 * unknown option, a missing value, an unknown test. */
+	int usage_error;
 	/* -T lcpu[,rcpu]: where netperf's and netserver's threads run. */
 	char lcpu[64], rcpu[64];
 	/* --streams N: parallel data connections. */

@@ -17,7 +17,8 @@ report_banner(FILE *out, const struct result *res, const struct report_opts *o)
 		fputs(" : nodelay", out);
 	if (o->histogram)
 		fputs(" : histogram", out);
-	if (module_is_rr(res->m))
+	/* As 2.7: only the "REQUEST/RESPONSE" tests say it, not CRR. */
+	if (module_is_rr(res->m) && res->m->kind != MODULE_CRR)
 		fprintf(out, " : first burst %d", res->p.burst);
 	if (o->cpu_bind)
 		fputs(" : cpu bind", out);
@@ -83,24 +84,42 @@ stream_table(FILE *out, const struct result *res, const struct report_opts *o)
 		const struct side_result *tx = maerts ? r : l;
 		const struct side_result *rx = maerts ? l : r;
 
-		fprintf(
-		    out,
-		    "\nAlignment      Offset         Bytes    Bytes       "
-		    "Sends   Bytes    Recvs\n"
-		    "Local  Remote  Local  Remote  Xfered   Per          "
-		    "       Per\n"
-		    "Send   Recv    Send   Recv             Send (avg)   "
-		    "       Recv (avg)\n"
-		    "%5d   %5d  %5d   %5d %6llu  %6.2f    %6llu  %6.2f %6llu\n",
-		    8, 8, 0, 0, (unsigned long long)rx->bytes_recv,
-		    tx->send_calls
-			? (double)tx->bytes_sent / (double)tx->send_calls
-			: 0.0,
-		    (unsigned long long)tx->send_calls,
-		    rx->recv_calls
-			? (double)rx->bytes_recv / (double)rx->recv_calls
-			: 0.0,
-		    (unsigned long long)rx->recv_calls);
+		/* STREAM: bytes received, per send, sends, per receive,
+		 * receives; MAERTS (2.7's ksink_fmt) mirrors it: bytes
+		 * received, per receive, receives, per send, sends. */
+		double per_send = tx->send_calls ? (double)tx->bytes_sent /
+						       (double)tx->send_calls
+						 : 0.0;
+		double per_recv = rx->recv_calls ? (double)rx->bytes_recv /
+						       (double)rx->recv_calls
+						 : 0.0;
+
+		if (!maerts)
+			fprintf(out,
+				"\nAlignment      Offset         Bytes    Bytes  "
+				"     Sends   Bytes    Recvs\n"
+				"Local  Remote  Local  Remote  Xfered   Per     "
+				"            Per\n"
+				"Send   Recv    Send   Recv             Send "
+				"(avg)          Recv (avg)\n"
+				"%5d   %5d  %5d   %5d %6llu  %6.2f    %6llu  "
+				"%6.2f %6llu\n",
+				8, 8, 0, 0, (unsigned long long)rx->bytes_recv,
+				per_send, (unsigned long long)tx->send_calls,
+				per_recv, (unsigned long long)rx->recv_calls);
+		else
+			fprintf(out,
+				"\nAlignment      Offset         Bytes    Bytes  "
+				"     Recvs   Bytes    Sends\n"
+				"Local  Remote  Local  Remote  Xfered   Per     "
+				"            Per\n"
+				"Recv   Send    Recv   Send             Recv "
+				"(avg)          Send (avg)\n"
+				"%5d   %5d  %5d   %5d %6llu  %6.2f    %6llu   "
+				"%6.2f %6llu\n",
+				8, 8, 0, 0, (unsigned long long)rx->bytes_recv,
+				per_recv, (unsigned long long)rx->recv_calls,
+				per_send, (unsigned long long)tx->send_calls);
 		fprintf(out, "\nMaximum\nSegment\nSize (bytes)\n%6d\n\n\n",
 			l->mss);
 		if (res->hist != NULL) {
@@ -143,8 +162,10 @@ rr_table(FILE *out, const struct result *res, const struct report_opts *o)
 			"%% %c    %s   %s\n\n",
 			trans ? "Trans." : "Tput", trans ? "Rate" : "",
 			trans ? "per sec" : units_label(res->fmt),
-			method(res, 1), method(res, 0), result_sd_units(res),
-			result_sd_units(res));
+			/* 2.7's TCP_CRR title has no method letters */
+			res->m->kind == MODULE_CRR ? ' ' : method(res, 1),
+			res->m->kind == MODULE_CRR ? ' ' : method(res, 0),
+			result_sd_units(res), result_sd_units(res));
 	if (!cpu)
 		fprintf(out, "%-6d %-6d %-6lld   %-6lld  %-6.2f   %7.2f   %s\n",
 			l->sndbuf, l->rcvbuf, (long long)res->p.req_size,
@@ -161,7 +182,7 @@ rr_table(FILE *out, const struct result *res, const struct report_opts *o)
 			res->local_util, res->remote_util, res->local_sd,
 			res->remote_sd, brand(o));
 	fprintf(out, "%-6d %-6d\n", r->sndbuf, r->rcvbuf);
-	if (res->m->kind == MODULE_UDP_RR && o->headers)
+	if (res->m->kind == MODULE_UDP_RR && o->headers && o->verbosity >= 2)
 		fprintf(out,
 			"\nLost transactions: %llu of %llu (%.2f %%), late "
 			"answers: %llu, time-out: %s\n",
@@ -171,6 +192,29 @@ rr_table(FILE *out, const struct result *res, const struct report_opts *o)
 			res->p.rto > 0 ? "fixed (-e)" : "adaptive");
 	if (o->verbosity < 2)
 		return;
+	/* 2.7's -v 2 blocks differ per test: UDP_RR has none but the
+	 * histogram (its title's typo is 2.7's), TCP_CRR the alignments
+	 * alone. */
+	if (res->m->kind == MODULE_UDP_RR) {
+		if (res->hist != NULL) {
+			fprintf(out, "\nHistogram of request/reponse times.\n");
+			report_histogram(out, res->hist);
+		}
+		return;
+	}
+	if (res->m->kind == MODULE_CRR) {
+		fprintf(out,
+			"\nAlignment      Offset\n"
+			"Local  Remote  Local  Remote\n"
+			"Send   Recv    Send   Recv\n"
+			"%5d  %5d   %5d  %5d\n",
+			8, 8, 0, 0);
+		if (res->hist != NULL) {
+			fprintf(out, "\nHistogram of request/response times\n");
+			report_histogram(out, res->hist);
+		}
+		return;
+	}
 	{
 		double bits = res->trans_rate * 8 / 1e6;
 
@@ -215,7 +259,7 @@ udp_stream_table(FILE *out, const struct result *res,
 			"   CPU      Service\n"
 			"Size    Size     Time         Okay Errors   Throughput"
 			"   Util     Demand\n"
-			"bytes   bytes    secs            #      #   %-8.8s/s  "
+			"bytes   bytes    secs            #      #   %-8.8s/sec"
 			" %% %c%c     us/KB\n\n",
 			units_label(res->fmt), method(res, 1), method(res, 0));
 	if (!cpu) {
@@ -243,7 +287,8 @@ udp_stream_table(FILE *out, const struct result *res,
 			(unsigned long long)r->recv_calls, res->thruput,
 			res->remote_util, res->remote_sd, brand(o));
 	}
-	if (o->headers)
+	/* Not in 2.7's table: only at -v 2 (and in the selectors). */
+	if (o->headers && o->verbosity >= 2)
 		fprintf(
 		    out,
 		    "Lost: %llu of %llu datagrams (%.2f %%), duplicated: %llu, "
@@ -391,20 +436,38 @@ wire_table(FILE *out, const struct result *res)
 	wire_side(out, "remote", &res->remote_wire, res->remote.elapsed);
 }
 
+/*
+ * netperf's single figure of merit (-v 0): the service demand when CPU
+ * was measured, the throughput otherwise, in each test's own 2.7 format:
+ * TCP_CRR prints neither method letter nor brand, UDP_STREAM two
+ * decimals of service demand with the local method letter and no brand.
+ */
+static void
+single_figure(FILE *out, const struct result *res, const struct report_opts *o)
+{
+	int local = res->local_cpu;
+	double sd = local ? res->local_sd : res->remote_sd;
+
+	if (!res->local_cpu && !res->remote_cpu) {
+		if (res->m->kind == MODULE_CRR ||
+		    res->m->kind == MODULE_UDP_STREAM)
+			fprintf(out, "%7.2f\n", res->thruput);
+		else
+			fprintf(out, "%7.2f %s\n", res->thruput, brand(o));
+	} else if (res->m->kind == MODULE_CRR) {
+		fprintf(out, "%6.3f\n", sd);
+	} else if (res->m->kind == MODULE_UDP_STREAM) {
+		fprintf(out, "%6.2f %c\n", sd, method(res, 1));
+	} else {
+		fprintf(out, "%6.3f %c %s\n", sd, method(res, local), brand(o));
+	}
+}
+
 void
 report_classic(FILE *out, const struct result *res, const struct report_opts *o)
 {
 	if (o->verbosity == 0) {
-		/* netperf's single figure of merit: the service demand when
-		 * CPU was measured, the throughput otherwise. */
-		if (res->local_cpu)
-			fprintf(out, "%6.3f %c %s\n", res->local_sd,
-				method(res, 1), brand(o));
-		else if (res->remote_cpu)
-			fprintf(out, "%6.3f %c %s\n", res->remote_sd,
-				method(res, 0), brand(o));
-		else
-			fprintf(out, "%7.2f %s\n", res->thruput, brand(o));
+		single_figure(out, res, o);
 		return;
 	}
 	if (module_is_rr(res->m))

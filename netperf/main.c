@@ -598,15 +598,19 @@ main(int argc, char **argv)
 	if (cli_netperf_parse(argc, argv, &o, err) < 0) {
 		fprintf(stderr, "netperf: %s\n", err);
 		fprintf(stderr, "Try 'netperf -h' for usage.\n");
-		return 2;
+		/* 2.7 exits 1 on a usage error (an unknown option, a missing
+		 * value, an unknown test); a bad value, which 2.7 would take
+		 * silently, is 2. */
+		return o.usage_error ? EXIT_FAILURE : 2;
 	}
 	if (o.want_help) {
+		/* As 2.7: the usage text, and exit status 1. */
 		usage(stdout);
-		return EXIT_SUCCESS;
+		return EXIT_FAILURE;
 	}
 	if (o.want_version) {
-		printf("netperf %s (control protocol %d)\n", NP_VERSION,
-		       PROTO_VERSION);
+		/* 2.7's shape, which scripts match, with our version. */
+		printf("Netperf version %s\n", NP_VERSION);
 		return EXIT_SUCCESS;
 	}
 	if (o.output_mode != 0 && strcmp(o.output_arg, "?") == 0) {

@@ -1342,7 +1342,8 @@ START_TEST(udp_loss_bounds)
 	struct run r;
 	const char *p;
 
-	RUN_OK(&r, "-t", "UDP_STREAM", "-l", "1", "--", "-m", "1000");
+	RUN_OK(&r, "-t", "UDP_STREAM", "-l", "1", "-v", "2", "--", "-m",
+	       "1000");
 	data_numbers(r.out, 0, s, 6);
 	data_numbers(r.out, 1, rv, 4);
 	p = line_with(r.out, "Lost: ");

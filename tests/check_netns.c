@@ -568,7 +568,8 @@ netperf(const struct netns_env *e, const char *const *args,
 START_TEST(udp_loss_matches_nftables)
 {
 	const char *args[] = {"-t",  "UDP_STREAM", "-l", "2",	 "--rate",
-			      "50M", "--",	   "-m", "1000", NULL};
+			      "50M", "-v",	   "2", /* the loss line */
+			      "--",  "-m",	   "1000", NULL};
 	struct harness_out o;
 	struct udp_errs before, after;
 	struct udp_figures f;
@@ -608,7 +609,7 @@ END_TEST
 START_TEST(udp_rr_with_loss_completes)
 {
 	/* Requests larger than the token, so the drop rule takes them. */
-	const char *args[] = {"-t", "UDP_RR", "-l", "3",
+	const char *args[] = {"-t", "UDP_RR", "-l", "3", "-v", "2",
 			      "--", "-r",     "64", NULL};
 	struct harness_out o;
 	unsigned long long lost = 0, of = 0, late = 0, drops;
@@ -667,7 +668,8 @@ static void
 udp_through_tbf(double mbit)
 {
 	const char *args[] = {"-t",  "UDP_STREAM", "-l", "4",	 "--rate",
-			      "60M", "--",	   "-m", "1472", NULL};
+			      "60M", "-v",	   "2", /* the loss line */
+			      "--",  "-m",	   "1472", NULL};
 	struct harness_out o;
 	struct udp_errs before, after;
 	struct udp_figures f;

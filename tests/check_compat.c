@@ -1,0 +1,823 @@
+/*
+ * The differential test: netperf 2.7.0 (Debian's build, unpacked into the
+ * build tree by scripts/refnetperf) against its own netserver, and ours
+ * against ours, with the same arguments. What is compared is what a
+ * script reads: the exit status, whether stderr is empty, which lines
+ * appear and in which order, the words on them, the shape of every number
+ * (integer, or how many decimals) and the numbers themselves within a
+ * plausible ratio. Exact values never: the two runs measure different
+ * moments of a shared machine.
+ *
+ * The deliberate differences (doc/netperf.1 "DIFFERENCES FROM NETPERF
+ * 2.7", README) are the table diffs[] below, and only those are exempted.
+ */
+#include <ctype.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#ifndef NP_SOURCE_DIR
+#define NP_SOURCE_DIR "."
+#endif
+#ifndef NP_BUILD_DIR
+#define NP_BUILD_DIR "."
+#endif
+
+/* The reference's bin directory, and the two servers' control ports. */
+static char ref_bin[1024];
+static char ref_netperf[1100];
+static pid_t ref_server = -1;
+static int ref_port;
+static struct harness_server our_server;
+
+/*
+ * The deliberate differences, each a rewrite applied to one side's output
+ * before the comparison (or a rule of the comparison). Every one is listed
+ * with the same words in doc/netperf.1 and README.
+ */
+enum diff_id {
+	/* 2.7 prints the remote address through inet_ntop(..., 8), so
+	 * "127.0.0.1 ()", and its local address as the unbound wildcard;
+	 * we print both addresses the data connection really used. */
+	DIFF_BANNER_ADDR = 1 << 0,
+	/* Debian's build is configured with --enable-demo and says so in
+	 * every banner (" : demo"); ours offers -D without advertising it. */
+	DIFF_BANNER_DEMO = 1 << 1,
+	/* -V: our own version number in 2.7's "Netperf version X.Y.Z". */
+	DIFF_VERSION = 1 << 2,
+	/* Usage (-h, a bad option): our text is ours; the exit status is
+	 * 2.7's. */
+	DIFF_USAGE_TEXT = 1 << 3,
+	/* An unknown test-specific option: 2.7 warns, forces IPv4 and runs;
+	 * ours is an error naming the option. */
+	DIFF_UNKNOWN_TEST_OPT = 1 << 4,
+	/* Debian's build has no --enable-histogram: at -v 2 ours adds the
+	 * histogram 2.7 prints when built with it (its row format is
+	 * checked on our side alone). */
+	DIFF_HISTOGRAM = 1 << 5,
+	/* Error messages: the same exit status, our own wording. */
+	DIFF_ERROR_TEXT = 1 << 6,
+	/* -v 2: after 2.7's blocks ours adds where each side ran, the
+	 * latency summary and a finer histogram; 2.7's lines come first
+	 * and unchanged. */
+	DIFF_V2_EXTRAS = 1 << 7,
+};
+
+/* Applied to every case. */
+#define DIFF_ALWAYS (DIFF_BANNER_ADDR | DIFF_BANNER_DEMO)
+
+/* How a case runs and what else it may differ in. */
+enum case_flag {
+	/* No -H/-p prefix: -V, -h. */
+	CASE_BARE = 1 << 0,
+	/* Runs of lines of the same shape (interim results) count as one:
+	 * how many intervals fit in a run depends on the machine. */
+	CASE_REPEATS = 1 << 1,
+	/* Numbers are not compared by ratio (only their shape). */
+	CASE_NO_RATIO = 1 << 2,
+};
+
+struct compat_case {
+	const char *name;
+	const char *args[24];
+	unsigned diffs;
+	unsigned flags;
+};
+
+/* The loose bound on how far one figure may be from the other's: a
+ * factor of 50 catches a wrong unit (bits for bytes, 10^3 for 2^10 is
+ * too close to catch: the units words do that) or a wrong field. */
+#define RATIO_MAX 50.0
+
+static const struct compat_case cases[] = {
+    /* Default output of the six tests, with and without CPU. */
+    {"tcp_stream", {"-t", "TCP_STREAM", "-l", "1"}, 0, 0},
+    {"tcp_maerts", {"-t", "TCP_MAERTS", "-l", "1"}, 0, 0},
+    {"udp_stream", {"-t", "UDP_STREAM", "-l", "1"}, 0, 0},
+    {"tcp_rr", {"-t", "TCP_RR", "-l", "1"}, 0, 0},
+    {"udp_rr", {"-t", "UDP_RR", "-l", "1"}, 0, 0},
+    {"tcp_crr", {"-t", "TCP_CRR", "-l", "1"}, 0, 0},
+    {"tcp_stream_cpu", {"-t", "TCP_STREAM", "-l", "1", "-c", "-C"}, 0, 0},
+    {"tcp_maerts_cpu", {"-t", "TCP_MAERTS", "-l", "1", "-c", "-C"}, 0, 0},
+    {"udp_stream_cpu", {"-t", "UDP_STREAM", "-l", "1", "-c", "-C"}, 0, 0},
+    {"tcp_rr_cpu", {"-t", "TCP_RR", "-l", "1", "-c", "-C"}, 0, 0},
+    {"udp_rr_cpu", {"-t", "UDP_RR", "-l", "1", "-c", "-C"}, 0, 0},
+    /* TCP_CRR's remote CPU is inflated fivefold by 2.7's padded timer
+     * (reference §2.5): only the shape of the figures is compared. */
+    {"tcp_crr_cpu", {"-t", "TCP_CRR", "-l", "1", "-c", "-C"}, 0,
+     CASE_NO_RATIO},
+    /* Single figures of merit, -P 0 -v 0, with and without CPU. */
+    {"sfm_tcp_stream", {"-t", "TCP_STREAM", "-l", "1", "-P", "0", "-v", "0"},
+     0, 0},
+    {"sfm_tcp_maerts", {"-t", "TCP_MAERTS", "-l", "1", "-P", "0", "-v", "0"},
+     0, 0},
+    {"sfm_udp_stream", {"-t", "UDP_STREAM", "-l", "1", "-P", "0", "-v", "0"},
+     0, 0},
+    {"sfm_tcp_rr", {"-t", "TCP_RR", "-l", "1", "-P", "0", "-v", "0"}, 0, 0},
+    {"sfm_udp_rr", {"-t", "UDP_RR", "-l", "1", "-P", "0", "-v", "0"}, 0, 0},
+    {"sfm_tcp_crr", {"-t", "TCP_CRR", "-l", "1", "-P", "0", "-v", "0"}, 0, 0},
+    {"sfm_tcp_stream_cc",
+     {"-t", "TCP_STREAM", "-l", "1", "-P", "0", "-v", "0", "-c", "-C"},
+     0,
+     0},
+    {"sfm_tcp_maerts_c",
+     {"-t", "TCP_MAERTS", "-l", "1", "-P", "0", "-v", "0", "-c"},
+     0,
+     0},
+    {"sfm_udp_stream_cc",
+     {"-t", "UDP_STREAM", "-l", "1", "-P", "0", "-v", "0", "-c", "-C"},
+     0,
+     0},
+    {"sfm_tcp_rr_C", {"-t", "TCP_RR", "-l", "1", "-P", "0", "-v", "0", "-C"},
+     0, 0},
+    {"sfm_udp_rr_c", {"-t", "UDP_RR", "-l", "1", "-P", "0", "-v", "0", "-c"},
+     0, 0},
+    {"sfm_tcp_crr_cc",
+     {"-t", "TCP_CRR", "-l", "1", "-P", "0", "-v", "0", "-c", "-C"},
+     0,
+     CASE_NO_RATIO},
+    /* -P 0 alone, and the brand. */
+    {"noheaders_tcp_rr", {"-t", "TCP_RR", "-l", "1", "-P", "0"}, 0, 0},
+    {"brand", {"-t", "TCP_STREAM", "-l", "1", "-P", "0", "-B", "run8"}, 0,
+     0},
+    /* Units, -f. */
+    {"fmt_K", {"-t", "TCP_STREAM", "-l", "1", "-f", "K"}, 0, 0},
+    {"fmt_g", {"-t", "TCP_MAERTS", "-l", "1", "-f", "g"}, 0, 0},
+    {"fmt_rr_k", {"-t", "TCP_RR", "-l", "1", "-f", "k"}, 0, 0},
+    {"fmt_x_stream", {"-t", "TCP_STREAM", "-l", "1", "-f", "x"}, 0, 0},
+    /* -v 1 and -v 2 extras. */
+    {"v2_tcp_stream", {"-t", "TCP_STREAM", "-l", "1", "-v", "2"},
+     DIFF_HISTOGRAM | DIFF_V2_EXTRAS, 0},
+    {"v2_tcp_maerts", {"-t", "TCP_MAERTS", "-l", "1", "-v", "2"},
+     DIFF_HISTOGRAM | DIFF_V2_EXTRAS, 0},
+    {"v2_tcp_rr", {"-t", "TCP_RR", "-l", "1", "-v", "2"},
+     DIFF_HISTOGRAM | DIFF_V2_EXTRAS, 0},
+    {"v2_udp_rr", {"-t", "UDP_RR", "-l", "1", "-v", "2"},
+     DIFF_HISTOGRAM | DIFF_V2_EXTRAS, 0},
+    {"v2_udp_stream", {"-t", "UDP_STREAM", "-l", "1", "-v", "2"},
+     DIFF_HISTOGRAM | DIFF_V2_EXTRAS, 0},
+    {"v2_tcp_crr", {"-t", "TCP_CRR", "-l", "1", "-v", "2"},
+     DIFF_HISTOGRAM | DIFF_V2_EXTRAS, 0},
+    /* Interim results, -D. */
+    {"interim_rr", {"-t", "TCP_RR", "-l", "1", "-D", "0.3"}, 0,
+     CASE_REPEATS},
+    {"interim_stream", {"-t", "TCP_STREAM", "-l", "1", "-D", "0.3"}, 0,
+     CASE_REPEATS},
+    /* The version and usage. */
+    {"version", {"-V"}, DIFF_VERSION, CASE_BARE},
+    {"help", {"-h"}, DIFF_USAGE_TEXT, CASE_BARE},
+    {"bad_global_option", {"-Q"}, DIFF_USAGE_TEXT, CASE_BARE},
+    {"unknown_test", {"-t", "NO_SUCH_TEST"}, DIFF_ERROR_TEXT, 0},
+    {"unknown_test_option", {"-t", "TCP_RR", "-l", "1", "--", "-Q"},
+     DIFF_UNKNOWN_TEST_OPT, 0},
+    {"sfm_udp_stream_C",
+     {"-t", "UDP_STREAM", "-l", "1", "-P", "0", "-v", "0", "-C"},
+     0,
+     0},
+    /* Global letters. */
+    {"opt_4", {"-4", "-t", "TCP_RR", "-l", "1"}, 0, 0},
+    {"opt_T", {"-T", "0,1", "-t", "TCP_RR", "-l", "1"}, 0, 0},
+    {"opt_d_count", {"-t", "TCP_RR", "-l", "-2000"}, 0, CASE_NO_RATIO},
+    {"opt_stream_bytes", {"-t", "TCP_STREAM", "-l", "-1000000"}, 0,
+     CASE_NO_RATIO},
+    /* Test-specific letters shared by all tests. */
+    {"test_m_M_s_S",
+     {"-t", "TCP_STREAM", "-l", "1", "--", "-m", "8192", "-M", "4096", "-s",
+      "64k", "-S", "128k"},
+     0,
+     0},
+    {"test_r_D", {"-t", "TCP_RR", "-l", "1", "--", "-r", "64,1024", "-D"}, 0,
+     0},
+    {"test_b", {"-t", "TCP_RR", "-l", "1", "--", "-b", "4"}, 0, 0},
+    {"test_udp_m", {"-t", "UDP_STREAM", "-l", "1", "--", "-m", "1472"}, 0,
+     0},
+    {"test_H_4", {"-t", "TCP_RR", "-l", "1", "--", "-H", "127.0.0.1", "-4"},
+     0, 0},
+};
+
+#define NCASES ((int)(sizeof(cases) / sizeof(cases[0])))
+
+/* One run's output. */
+struct run {
+	int status;
+	char *out;
+	char err[8192];
+};
+
+/* The lines of one output as atoms: words, and numbers with their
+ * decimals, after the case's rewrites. */
+#define MAX_LINES 400
+#define MAX_ATOMS 64
+
+struct atom {
+	char word[96];	/* the literal word, "" for a number */
+	int decimals;	/* -1 for an integer */
+	double value;
+};
+
+struct line {
+	int n;
+	struct atom a[MAX_ATOMS];
+	char text[200]; /* for messages */
+};
+
+struct shape {
+	int n;
+	struct line *l;
+};
+
+static pid_t
+start(const char *const *argv, const char *outp, const char *errp)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int o = open(outp, O_WRONLY | O_TRUNC | O_CREAT, 0600);
+		int e = open(errp, O_WRONLY | O_TRUNC | O_CREAT, 0600);
+
+		if (o < 0 || e < 0)
+			_exit(127);
+		dup2(o, STDOUT_FILENO);
+		dup2(e, STDERR_FILENO);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+static char *
+slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long len;
+
+	if (f == NULL)
+		return calloc(1, 1);
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = calloc(1, (size_t)(len < 0 ? 0 : len) + 1);
+	if (buf != NULL && len > 0 && fread(buf, 1, (size_t)len, f) == 0)
+		buf[0] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* Runs the reference and ours at once, each against its own netserver,
+ * with the same arguments. */
+static void
+run_both(const struct compat_case *c, struct run *ref, struct run *ours)
+{
+	const char *rargv[40], *oargv[40];
+	char rport[16], oport[16], p[4][64];
+	int rn = 0, on = 0;
+	pid_t rp, op;
+
+	snprintf(rport, sizeof(rport), "%d", ref_port);
+	snprintf(oport, sizeof(oport), "%d", our_server.port);
+	rargv[rn++] = ref_netperf;
+	oargv[on++] = NP_NETPERF;
+	if (!(c->flags & CASE_BARE)) {
+		const char *pre[] = {"-H", "127.0.0.1", "-p"};
+
+		for (int i = 0; i < 3; i++) {
+			rargv[rn++] = pre[i];
+			oargv[on++] = pre[i];
+		}
+		rargv[rn++] = rport;
+		oargv[on++] = oport;
+	}
+	for (int i = 0; c->args[i] != NULL; i++) {
+		rargv[rn++] = c->args[i];
+		oargv[on++] = c->args[i];
+	}
+	rargv[rn] = NULL;
+	oargv[on] = NULL;
+	for (int i = 0; i < 4; i++)
+		snprintf(p[i], sizeof(p[i]), "/tmp/np-compat-%d-%d",
+			 (int)getpid(), i);
+	rp = start(rargv, p[0], p[1]);
+	op = start(oargv, p[2], p[3]);
+	ck_assert_int_gt(rp, 0);
+	ck_assert_int_gt(op, 0);
+	ref->status = harness_wait_status(rp, harness_now() + 60);
+	ours->status = harness_wait_status(op, harness_now() + 60);
+	ref->out = slurp(p[0]);
+	ours->out = slurp(p[2]);
+	{
+		char *e = slurp(p[1]);
+
+		snprintf(ref->err, sizeof(ref->err), "%s", e ? e : "");
+		free(e);
+		e = slurp(p[3]);
+		snprintf(ours->err, sizeof(ours->err), "%s", e ? e : "");
+		free(e);
+	}
+	for (int i = 0; i < 4; i++)
+		unlink(p[i]);
+}
+
+/* A number as netperf prints one: [-]digits[.digits]. */
+static int
+number_of(const char *s, int *decimals, double *v)
+{
+	const char *p = s;
+	int digits = 0;
+
+	if (*p == '-')
+		p++;
+	while (isdigit((unsigned char)*p)) {
+		p++;
+		digits++;
+	}
+	if (digits == 0)
+		return 0;
+	*decimals = -1;
+	if (*p == '.') {
+		const char *q = ++p;
+
+		while (isdigit((unsigned char)*p))
+			p++;
+		if (p == q)
+			return 0;
+		*decimals = (int)(p - q);
+	}
+	if (*p != '\0')
+		return 0;
+	*v = strtod(s, NULL);
+	return 1;
+}
+
+/* A version string: digits with two or more dots. */
+static int
+is_version(const char *s)
+{
+	int dots = 0;
+
+	for (; *s; s++) {
+		if (*s == '.')
+			dots++;
+		else if (!isdigit((unsigned char)*s))
+			return 0;
+	}
+	return dots >= 2;
+}
+
+static void
+add_atom(struct line *l, const char *tok, size_t len, unsigned diffs)
+{
+	struct atom *a;
+	char t[96];
+
+	if (len == 0 || l->n >= MAX_ATOMS)
+		return;
+	if (len >= sizeof(t))
+		len = sizeof(t) - 1;
+	memcpy(t, tok, len);
+	t[len] = '\0';
+	a = &l->a[l->n++];
+	memset(a, 0, sizeof(*a));
+	if ((diffs & DIFF_VERSION) && is_version(t)) {
+		snprintf(a->word, sizeof(a->word), "<version>");
+		return;
+	}
+	if (number_of(t, &a->decimals, &a->value))
+		return;
+	snprintf(a->word, sizeof(a->word), "%s", t);
+}
+
+/* Splits one line into atoms: on blanks, and around ',', '=', '%', ':'
+ * and parentheses, which are atoms of their own. */
+static void
+split_line(struct line *l, const char *s, size_t len, unsigned diffs)
+{
+	size_t i = 0, startp;
+
+	l->n = 0;
+	snprintf(l->text, sizeof(l->text), "%.*s", (int)len, s);
+	while (i < len) {
+		if (isspace((unsigned char)s[i])) {
+			i++;
+			continue;
+		}
+		if (strchr(",=%:()", s[i]) != NULL) {
+			add_atom(l, s + i, 1, diffs);
+			i++;
+			continue;
+		}
+		startp = i;
+		while (i < len && !isspace((unsigned char)s[i]) &&
+		       strchr(",=%:()", s[i]) == NULL)
+			i++;
+		add_atom(l, s + startp, i - startp, diffs);
+	}
+}
+
+/* The banner's addresses: "from A (B) port" and "to C (D) port" become
+ * "from <addr> port". */
+static void
+rewrite_banner(struct line *l)
+{
+	for (int i = 0; i + 1 < l->n; i++) {
+		if (strcmp(l->a[i].word, "from") != 0 &&
+		    strcmp(l->a[i].word, "to") != 0)
+			continue;
+		int j = i + 1;
+
+		while (j < l->n && strcmp(l->a[j].word, "port") != 0)
+			j++;
+		if (j >= l->n)
+			return;
+		snprintf(l->a[i + 1].word, sizeof(l->a[i + 1].word), "<addr>");
+		memmove(&l->a[i + 2], &l->a[j],
+			(size_t)(l->n - j) * sizeof(l->a[0]));
+		l->n -= j - (i + 2);
+	}
+}
+
+/* Drops " : word" from a banner. */
+static void
+drop_suffix(struct line *l, const char *word)
+{
+	for (int i = 0; i + 1 < l->n; i++)
+		if (strcmp(l->a[i].word, ":") == 0 &&
+		    strcmp(l->a[i + 1].word, word) == 0) {
+			memmove(&l->a[i], &l->a[i + 2],
+				(size_t)(l->n - i - 2) * sizeof(l->a[0]));
+			l->n -= 2;
+			return;
+		}
+}
+
+static int
+is_banner(const struct line *l)
+{
+	return strstr(l->text, " TEST from ") != NULL;
+}
+
+static int
+same_shape(const struct line *a, const struct line *b)
+{
+	if (a->n != b->n)
+		return 0;
+	for (int i = 0; i < a->n; i++) {
+		if (strcmp(a->a[i].word, b->a[i].word) != 0)
+			return 0;
+		if (a->a[i].word[0] == '\0' &&
+		    a->a[i].decimals != b->a[i].decimals)
+			return 0;
+	}
+	return 1;
+}
+
+/* Checks a histogram row of ours ("UNIT_USEC     :    0: ...",
+ * ">100_SECS: 0", "HIST_TOTAL:      75129"); returns 1 when it is one. */
+static int
+histogram_row(const struct line *l)
+{
+	static const char *const decades[] = {
+	    "UNIT_USEC", "TEN_USEC", "HUNDRED_USEC", "UNIT_MSEC",
+	    "TEN_MSEC",	 "HUNDRED_MSEC", "UNIT_SEC", "TEN_SEC"};
+
+	if (l->n == 3 && strcmp(l->a[1].word, ":") == 0 &&
+	    l->a[2].word[0] == '\0' &&
+	    (strcmp(l->a[0].word, ">100_SECS") == 0 ||
+	     strcmp(l->a[0].word, "HIST_TOTAL") == 0))
+		return 1;
+	for (size_t d = 0; d < sizeof(decades) / sizeof(decades[0]); d++) {
+		if (l->n != 21 || strcmp(l->a[0].word, decades[d]) != 0)
+			continue;
+		for (int i = 1; i < 21; i += 2)
+			if (strcmp(l->a[i].word, ":") != 0 ||
+			    l->a[i + 1].word[0] != '\0' ||
+			    l->a[i + 1].decimals != -1)
+				return 0;
+		return 1;
+	}
+	return 0;
+}
+
+/* Cuts ours's histogram (the "Histogram of ..." title, its rows and the
+ * blank lines around it) out, checking every row's shape. */
+static void
+cut_histogram(struct shape *s, const char *name)
+{
+	int w = 0;
+
+	for (int i = 0; i < s->n; i++) {
+		if (strncmp(s->l[i].text, "Histogram of ", 13) == 0) {
+			int j = i + 1, rows = 0;
+
+			while (j < s->n && histogram_row(&s->l[j])) {
+				j++;
+				rows++;
+			}
+			ck_assert_msg(rows == 10,
+				      "%s: histogram has %d of 10 rows", name,
+				      rows);
+			i = j - 1;
+			continue;
+		}
+		s->l[w++] = s->l[i];
+	}
+	s->n = w;
+}
+
+static void
+shape_of(const char *text, unsigned diffs, unsigned flags, struct shape *s,
+	 const char *name)
+{
+	const char *p = text;
+	int w;
+
+	s->l = calloc(MAX_LINES, sizeof(*s->l));
+	ck_assert_ptr_nonnull(s->l);
+	s->n = 0;
+	while (*p != '\0' && s->n < MAX_LINES) {
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		struct line *l = &s->l[s->n++];
+
+		split_line(l, p, len, diffs);
+		if (is_banner(l)) {
+			if (diffs & DIFF_BANNER_ADDR)
+				rewrite_banner(l);
+			if (diffs & DIFF_BANNER_DEMO)
+				drop_suffix(l, "demo");
+			if (diffs & DIFF_HISTOGRAM)
+				drop_suffix(l, "histogram");
+		}
+		p = e ? e + 1 : p + len;
+	}
+	if (diffs & DIFF_HISTOGRAM)
+		cut_histogram(s, name);
+	/* Trailing blank lines are not something a parser can rely on. */
+	while (s->n > 0 && s->l[s->n - 1].n == 0)
+		s->n--;
+	if (!(flags & CASE_REPEATS))
+		return;
+	w = 0;
+	for (int i = 0; i < s->n; i++)
+		if (w == 0 || s->l[i].n == 0 || !same_shape(&s->l[i],
+							     &s->l[w - 1]))
+			s->l[w++] = s->l[i];
+	s->n = w;
+}
+
+static int
+plausible(double a, double b)
+{
+	double r;
+
+	if (a < 0 || b < 0)
+		return a == b; /* -1 is netperf's "not measured" */
+	r = (fabs(a) + 1) / (fabs(b) + 1);
+	return r <= RATIO_MAX && r >= 1 / RATIO_MAX;
+}
+
+static void
+dump(const char *name, const struct run *ref, const struct run *ours)
+{
+	fprintf(stderr,
+		"--- %s: reference (status %d)\n%s--- stderr\n%s"
+		"--- %s: ours (status %d)\n%s--- stderr\n%s---\n",
+		name, ref->status, ref->out, ref->err, name, ours->status,
+		ours->out, ours->err);
+}
+
+/* Compares two outputs; returns NULL when they agree, or a message. */
+static const char *
+compare(const struct compat_case *c, const struct run *ref,
+	const struct run *ours, char *msg, size_t cap)
+{
+	unsigned diffs = c->diffs | DIFF_ALWAYS;
+	struct shape a, b;
+	const char *bad = NULL;
+
+	if (ref->status != ours->status && !(diffs & DIFF_UNKNOWN_TEST_OPT)) {
+		snprintf(msg, cap, "exit status %d, 2.7 gives %d",
+			 ours->status, ref->status);
+		return msg;
+	}
+	if (diffs & (DIFF_USAGE_TEXT | DIFF_ERROR_TEXT))
+		return NULL;
+	if (diffs & DIFF_UNKNOWN_TEST_OPT) {
+		if (ref->status != 0 || ours->status != 1 ||
+		    strstr(ours->err, "unknown test option") == NULL) {
+			snprintf(msg, cap, "an unknown test option: status %d "
+				 "(2.7: %d), stderr \"%.60s\"", ours->status,
+				 ref->status, ours->err);
+			return msg;
+		}
+		return NULL;
+	}
+	if ((ref->err[0] == '\0') != (ours->err[0] == '\0')) {
+		snprintf(msg, cap, "stderr %s, 2.7's %s",
+			 ours->err[0] ? "written" : "empty",
+			 ref->err[0] ? "written" : "empty");
+		return msg;
+	}
+	shape_of(ref->out, diffs & ~DIFF_HISTOGRAM, c->flags, &a, c->name);
+	shape_of(ours->out, diffs, c->flags, &b, c->name);
+	for (int i = 0; i < a.n || i < b.n; i++) {
+		const struct line *x = i < a.n ? &a.l[i] : NULL;
+		const struct line *y = i < b.n ? &b.l[i] : NULL;
+
+		if (x == NULL && (diffs & DIFF_V2_EXTRAS))
+			break;
+		if (x == NULL || y == NULL || !same_shape(x, y)) {
+			snprintf(msg, cap, "line %d: \"%.70s\", 2.7: \"%.70s\"",
+				 i + 1, y ? y->text : "(none)",
+				 x ? x->text : "(none)");
+			bad = msg;
+			break;
+		}
+		if (c->flags & CASE_NO_RATIO)
+			continue;
+		for (int k = 0; k < x->n; k++)
+			if (x->a[k].word[0] == '\0' &&
+			    !plausible(x->a[k].value, y->a[k].value)) {
+				snprintf(msg, cap,
+					 "line %d field %d: %g, 2.7: %g "
+					 "(\"%.60s\")",
+					 i + 1, k + 1, y->a[k].value,
+					 x->a[k].value, y->text);
+				bad = msg;
+				break;
+			}
+		if (bad)
+			break;
+	}
+	free(a.l);
+	free(b.l);
+	return bad;
+}
+
+START_TEST(differential)
+{
+	const struct compat_case *c = &cases[_i];
+	struct run ref, ours;
+	char msg[400];
+	const char *bad;
+
+	run_both(c, &ref, &ours);
+	bad = compare(c, &ref, &ours, msg, sizeof(msg));
+	if (bad != NULL)
+		dump(c->name, &ref, &ours);
+	free(ref.out);
+	free(ours.out);
+	ck_assert_msg(bad == NULL, "%s: %s", c->name, bad);
+}
+END_TEST
+
+/* The comparison itself: it must see a difference where there is one. */
+START_TEST(comparison_catches_differences)
+{
+	struct compat_case c = {"self", {NULL}, 0, 0};
+	struct run a = {0, NULL, ""}, b = {0, NULL, ""};
+	char msg[400];
+
+	a.out = "Socket Size\n\n131072  16384  1.00     7639.03   \n";
+	b.out = "Socket Size\n\n131072  16384  1.00     7639.033   \n";
+	ck_assert_ptr_nonnull(compare(&c, &a, &b, msg, sizeof(msg)));
+	b.out = "Socket Size\n\n131072  16384  1.00     9.03   \n";
+	ck_assert_ptr_nonnull(compare(&c, &a, &b, msg, sizeof(msg)));
+	b.out = "Socket Size\n\n131072  16384  1.00     5639.03   \n"
+		"Lost: 0\n";
+	ck_assert_ptr_nonnull(compare(&c, &a, &b, msg, sizeof(msg)));
+	b.out = "Socket Sizes\n\n131072  16384  1.00     5639.03   \n";
+	ck_assert_ptr_nonnull(compare(&c, &a, &b, msg, sizeof(msg)));
+	b.out = "Socket Size\n\n131072  16384  1.00     5639.03\n\n";
+	ck_assert_ptr_null(compare(&c, &a, &b, msg, sizeof(msg)));
+	b.status = 1;
+	ck_assert_ptr_nonnull(compare(&c, &a, &b, msg, sizeof(msg)));
+	a.out = "X TEST from 0.0.0.0 (0.0.0.0) port 0 AF_INET to 127.0.0.1 () "
+		"port 0 AF_INET : demo\n";
+	b.out = "X TEST from 127.0.0.1 (127.0.0.1) port 0 AF_INET to 127.0.0.1 "
+		"(127.0.0.1) port 0 AF_INET\n";
+	b.status = 0;
+	ck_assert_ptr_null(compare(&c, &a, &b, msg, sizeof(msg)));
+	b.out = "X TEST from 127.0.0.1 (127.0.0.1) port 0 AF_INET to 127.0.0.1 "
+		"(127.0.0.1) port 0 AF_INET : nodelay\n";
+	ck_assert_ptr_nonnull(compare(&c, &a, &b, msg, sizeof(msg)));
+	a.out = "-1.00\n";
+	b.out = "0.00\n";
+	ck_assert_ptr_nonnull(compare(&c, &a, &b, msg, sizeof(msg)));
+}
+END_TEST
+
+/* Starts 2.7's netserver on loopback; returns 0, or -1. */
+static int
+start_reference_server(void)
+{
+	char bin[1100], port[16];
+	const char *argv[8];
+
+	snprintf(bin, sizeof(bin), "%s/netserver", ref_bin);
+	ref_port = harness_free_port();
+	snprintf(port, sizeof(port), "%d", ref_port);
+	argv[0] = bin;
+	argv[1] = "-D";
+	argv[2] = "-p";
+	argv[3] = port;
+	argv[4] = "-L";
+	argv[5] = "127.0.0.1,4";
+	argv[6] = NULL;
+	ref_server = fork();
+	if (ref_server < 0)
+		return -1;
+	if (ref_server == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		execv(bin, (char *const *)argv);
+		_exit(127);
+	}
+	for (int i = 0; i < 500; i++) {
+		int fd = harness_connect(ref_port);
+
+		if (fd >= 0) {
+			close(fd);
+			return 0;
+		}
+		usleep(10000);
+	}
+	return -1;
+}
+
+/* Unpacks the reference with scripts/refnetperf; returns 0, 77 when it
+ * cannot be had, or 1 on another failure. */
+static int
+find_reference(void)
+{
+	const char *argv[] = {"sh", NP_SOURCE_DIR "/scripts/refnetperf",
+			      NP_BUILD_DIR "/refnetperf", NULL};
+	char err[1024];
+	char *out = NULL;
+	int rc = harness_exec_capture(argv, 600, &out, err, sizeof(err));
+	size_t n;
+
+	if (rc != 0) {
+		fprintf(stderr, "check_compat: no reference netperf: %s", err);
+		free(out);
+		return rc == 77 ? 77 : 1;
+	}
+	n = strcspn(out, "\n");
+	snprintf(ref_bin, sizeof(ref_bin), "%.*s", (int)n, out);
+	free(out);
+	snprintf(ref_netperf, sizeof(ref_netperf), "%s/netperf", ref_bin);
+	return access(ref_netperf, X_OK) == 0 ? 0 : 1;
+}
+
+static Suite *
+compat_suite(void)
+{
+	Suite *s = suite_create("compat");
+	TCase *self = tcase_create("comparison");
+	TCase *diff = tcase_create("differential");
+
+	tcase_add_test(self, comparison_catches_differences);
+	suite_add_tcase(s, self);
+	tcase_set_timeout(diff, 90);
+	tcase_add_loop_test(diff, differential, 0, NCASES);
+	suite_add_tcase(s, diff);
+	return s;
+}
+
+int
+main(void)
+{
+	int rc = find_reference();
+
+	if (rc != 0)
+		return rc;
+	if (start_reference_server() < 0) {
+		fprintf(stderr, "check_compat: reference netserver did not "
+				"start\n");
+		rc = 1;
+		goto out;
+	}
+	if (harness_server_start(&our_server, NULL) < 0) {
+		fprintf(stderr, "check_compat: our netserver did not start\n");
+		rc = 1;
+		goto out;
+	}
+	rc = harness_run(compat_suite());
+	harness_server_stop(&our_server);
+out:
+	if (ref_server > 0) {
+		kill(ref_server, SIGTERM);
+		waitpid(ref_server, NULL, 0);
+	}
+	return rc;
+}
