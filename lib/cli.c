@@ -1,8 +1,13 @@
 #include "cli.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
+#include <netinet/in.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 
 #include "err.h"
@@ -206,6 +211,146 @@ confidence_arg(const char *arg, struct netperf_opts *o, char *err)
 	return 0;
 }
 
+/* "x[,y]" of integers in [min, max], as 2.7's break_args: one value
+ * sets both, "x," only the first, ",y" only the second. */
+static int
+int_pair(const char *arg, char opt, int64_t min, int64_t max, int *x, int *y,
+	 char *err)
+{
+	char a[64], b[64], why[ERR_LEN];
+	int64_t v;
+
+	if (units_split_pair(arg, a, b, sizeof(a), err) < 0 ||
+	    (a[0] == '\0' && b[0] == '\0'))
+		return err_set(err, "-%c: \"%s\" is not a pair of numbers", opt,
+			       arg);
+	if (a[0] != '\0') {
+		if (units_parse_int(a, min, max, &v, why) < 0)
+			return err_set(err, "-%c: %s", opt, why);
+		*x = (int)v;
+		if (strchr(arg, ',') == NULL)
+			*y = (int)v;
+	}
+	if (b[0] != '\0') {
+		if (units_parse_int(b, min, max, &v, why) < 0)
+			return err_set(err, "-%c: %s", opt, why);
+		*y = (int)v;
+	}
+	return 0;
+}
+
+/* The DiffServ and TOS names 2.7's -Y takes (RFC 2474, RFC 1349), with
+ * their IP_TOS byte. */
+static const struct {
+	const char *name;
+	int tos;
+} tos_names[] = {
+    {"af11", 0x28}, {"af12", 0x30}, {"af13", 0x38},	 {"af21", 0x48},
+    {"af22", 0x50}, {"af23", 0x58}, {"af31", 0x68},	 {"af32", 0x70},
+    {"af33", 0x78}, {"af41", 0x88}, {"af42", 0x90},	 {"af43", 0x98},
+    {"cs0", 0x00},  {"cs1", 0x20},  {"cs2", 0x40},	 {"cs3", 0x60},
+    {"cs4", 0x80},  {"cs5", 0xa0},  {"cs6", 0xc0},	 {"cs7", 0xe0},
+    {"ef", 0xb8},   {"be", 0x00},   {"lowdelay", 0x10}, {"throughput", 0x08},
+    {"reliability", 0x04},
+};
+
+/* One -Y value: a name above, or a number (0x.. hex, 0.. octal, else
+ * decimal, as strtol's base 0) from 0 to 255. */
+static int
+tos_value(const char *s, int *tos, char *err)
+{
+	char *end;
+	long v;
+
+	for (size_t i = 0; i < sizeof(tos_names) / sizeof(tos_names[0]); i++)
+		if (strcasecmp(s, tos_names[i].name) == 0) {
+			*tos = tos_names[i].tos;
+			return 0;
+		}
+	errno = 0;
+	v = strtol(s, &end, 0);
+	if (s[0] == '\0' || *end != '\0' || errno != 0 || v < 0 || v > 255)
+		return err_set(err,
+			       "-Y: \"%s\" is neither a DSCP name (EF, AF11..AF43, "
+			       "CS0..CS7) nor a TOS byte 0..255",
+			       s);
+	*tos = (int)v;
+	return 0;
+}
+
+static int
+tos_pair(const char *arg, struct netperf_opts *o, char *err)
+{
+	char a[64], b[64];
+
+	if (units_split_pair(arg, a, b, sizeof(a), err) < 0 ||
+	    (a[0] == '\0' && b[0] == '\0'))
+		return err_set(err, "-Y: \"%s\" is not local[,remote]", arg);
+	if (a[0] != '\0' && tos_value(a, &o->lx.tos, err) < 0)
+		return -1;
+	if (a[0] != '\0' && strchr(arg, ',') == NULL)
+		o->rx.tos = o->lx.tos;
+	if (b[0] != '\0' && tos_value(b, &o->rx.tos, err) < 0)
+		return -1;
+	return 0;
+}
+
+/* -F local[,remote]: netperf reads the local file; the remote name is
+ * accepted and never sent, netserver uses its own pattern. */
+static int
+fill_arg(const char *arg, struct netperf_opts *o, char *err)
+{
+	char a[CLI_PATH_LEN], b[CLI_PATH_LEN];
+
+	if (units_split_pair(arg, a, b, sizeof(a), err) < 0 ||
+	    (a[0] == '\0' && b[0] == '\0'))
+		return err_set(err, "-F: \"%s\" is not lfile[,rfile]", arg);
+	snprintf(o->fill_file, sizeof(o->fill_file), "%s", a);
+	o->fill_remote = b[0] != '\0';
+	return 0;
+}
+
+/* -d as 2.7's parse_direction: words joined by '|' (send, xmit,
+ * transmit, stream; recv, receive, maerts; rr) or a number. */
+static int
+direction_arg(const char *arg, int *dir, char *err)
+{
+	char buf[128], *save = NULL, *w;
+	int d = 0;
+
+	if (strlen(arg) >= sizeof(buf) || arg[0] == '\0')
+		return err_set(err, "-d: \"%s\" is not a direction", arg);
+	snprintf(buf, sizeof(buf), "%s", arg);
+	for (w = strtok_r(buf, "|", &save); w != NULL;
+	     w = strtok_r(NULL, "|", &save)) {
+		char *end;
+		long v;
+
+		if (strcasecmp(w, "send") == 0 || strcasecmp(w, "xmit") == 0 ||
+		    strcasecmp(w, "transmit") == 0 ||
+		    strcasecmp(w, "stream") == 0)
+			d |= CLI_DIR_XMIT;
+		else if (strcasecmp(w, "recv") == 0 ||
+			 strcasecmp(w, "receive") == 0 ||
+			 strcasecmp(w, "maerts") == 0)
+			d |= CLI_DIR_RECV;
+		else if (strcasecmp(w, "rr") == 0)
+			d |= CLI_DIR_XMIT | CLI_DIR_RECV;
+		else {
+			v = strtol(w, &end, 0);
+			if (*end != '\0' || v < 0 ||
+			    (v & ~(CLI_DIR_XMIT | CLI_DIR_RECV)) != 0)
+				return err_set(err,
+					       "-d: \"%s\" is not send, recv, "
+					       "rr, stream, maerts or 2, 4, 6",
+					       w);
+			d |= (int)v;
+		}
+	}
+	*dir = d;
+	return 0;
+}
+
 static void
 netperf_defaults(struct netperf_opts *o)
 {
@@ -223,6 +368,9 @@ netperf_defaults(struct netperf_opts *o)
 	o->data_family = AF_UNSPEC;
 	o->streams = 1;
 	o->iter_max = o->iter_min = 1;
+	sock_extra_init(&o->lx);
+	sock_extra_init(&o->rx);
+	o->routing = -1;
 }
 
 /* netperf's long options that have no short letter. */
@@ -265,7 +413,8 @@ parse_global(int argc, char **argv, struct netperf_opts *o, char *err)
 	/* '+': stop at the first non-option, so "--" ends the global part
 	 * exactly as netperf's getopt loop does. */
 	while ((c = getopt_long(argc, argv,
-				"+:H:L:p:t:l:cCf:P:v:B:46dhVT:D:i:I:rjJ",
+				"+:H:L:p:t:l:cCf:P:v:B:46dhVT:D:i:I:rjJ"
+				"a:A:o:O:F:k:K:n:Ns:SW:w:b:y:Y:Z:",
 				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'H':
@@ -374,6 +523,93 @@ parse_global(int argc, char **argv, struct netperf_opts *o, char *err)
 		case 'j':
 			o->keep_stats = 1;
 			break;
+		case 'a':
+			if (int_pair(optarg, 'a', 1, 65536, &o->lbuf.salign,
+				     &o->lbuf.ralign, err) < 0)
+				return -1;
+			break;
+		case 'A':
+			if (int_pair(optarg, 'A', 1, 65536, &o->rbuf.salign,
+				     &o->rbuf.ralign, err) < 0)
+				return -1;
+			break;
+		case 'o':
+			if (int_pair(optarg, 'o', 0, 65536, &o->lbuf.soff,
+				     &o->lbuf.roff, err) < 0)
+				return -1;
+			break;
+		case 'O':
+			if (int_pair(optarg, 'O', 0, 65536, &o->rbuf.soff,
+				     &o->rbuf.roff, err) < 0)
+				return -1;
+			break;
+		case 'W':
+			/* The send ring's width on each side (the receive
+			 * width is accepted: one buffer receives). */
+			if (int_pair(optarg, 'W', 1, 64, &o->lbuf.width,
+				     &o->rbuf.width, err) < 0)
+				return -1;
+			break;
+		case 'k':
+			if (int_pair(optarg, 'k', 0, 1 << 24, &o->lbuf.dirty,
+				     &o->rbuf.dirty, err) < 0)
+				return -1;
+			break;
+		case 'K':
+			if (int_pair(optarg, 'K', 0, 1 << 24, &o->lbuf.clean,
+				     &o->rbuf.clean, err) < 0)
+				return -1;
+			break;
+		case 'F':
+			if (fill_arg(optarg, o, err) < 0)
+				return -1;
+			break;
+		case 'n':
+			/* As 2.7 on Linux: the CPU count comes from the
+			 * system, and -n is ignored. */
+			if (units_parse_int(optarg, 1, 1 << 20, &v, why) < 0)
+				return err_set(err, "-n: %s", why);
+			break;
+		case 'N':
+			o->no_control = 1;
+			break;
+		case 's':
+			/* Up to 50 s: netserver gives an idle control
+			 * connection 60. */
+			if (units_parse_double(optarg, 0, 50, &o->wait, why) <
+			    0)
+				return err_set(err, "-s: %s", why);
+			break;
+		case 'S':
+			o->lx.keepalive = o->rx.keepalive = 1;
+			break;
+		case 'w':
+			if (units_parse_double(optarg, 0.001, 3600000,
+					       &o->interval_ms, why) < 0)
+				return err_set(err, "-w: %s", why);
+			break;
+		case 'b':
+			if (units_parse_int(optarg, 1, 1 << 20, &v, why) < 0)
+				return err_set(err, "-b: %s", why);
+			o->interval_burst = (int)v;
+			break;
+		case 'y':
+			if (int_pair(optarg, 'y', 0, 255, &o->lx.prio,
+				     &o->rx.prio, err) < 0)
+				return -1;
+			break;
+		case 'Y':
+			if (tos_pair(optarg, o, err) < 0)
+				return -1;
+			break;
+		case 'Z':
+			if (optarg[0] == '\0' ||
+			    strlen(optarg) >= sizeof(o->passphrase))
+				return err_set(err, "-Z: the passphrase must "
+						    "have 1 to 255 characters");
+			snprintf(o->passphrase, sizeof(o->passphrase), "%s",
+				 optarg);
+			break;
 		case 'J':
 		case OPT_JSON:
 			o->json = 1;
@@ -463,6 +699,147 @@ parse_global(int argc, char **argv, struct netperf_opts *o, char *err)
 	return optind;
 }
 
+/* The test-specific letters of 2.7's omni parser beyond the classic
+ * ones; returns 0, or -1 with err set. */
+static int
+test_letter(int c, struct netperf_opts *o, char *err)
+{
+	char why[ERR_LEN], a[64], b[64];
+	int64_t v;
+
+	switch (c) {
+	case 'a':
+		o->rx.defer_accept = 1;
+		return 0;
+	case 'B':
+		/* IP_PKTINFO for a UDP receiver bound to many addresses;
+		 * netserver binds the one the control connection used. */
+		return 0;
+	case 'c':
+		o->conn_test = 1;
+		return 0;
+	case 'C':
+		o->lx.cork = o->rx.cork = 1;
+		return 0;
+	case 'd':
+		return direction_arg(optarg, &o->omni_dir, err);
+	case 'f':
+		o->lx.mtu_do = o->rx.mtu_do = 1;
+		return 0;
+	case 'F':
+		o->lx.fastopen = o->rx.fastopen = 1;
+		return 0;
+	case 'g':
+		o->lx.debug = o->rx.debug = 1;
+		return 0;
+	case 'i':
+		/* 2.7 prints this and carries on. */
+		fputs("The support for check_interval has been removed "
+		      "because the contributing editor no longer knew what "
+		      "it was for\n",
+		      stderr);
+		return 0;
+	case 'I':
+		o->use_write = 1;
+		return 0;
+	case 'j':
+		/* Parsed and never used by 2.7; --streams runs parallel
+		 * connections here. */
+		if (units_parse_int(optarg, 0, 1 << 20, &v, why) < 0)
+			return err_set(err, "-j: %s", why);
+		return 0;
+	case 'K':
+		if (units_split_pair(optarg, a, b, sizeof(a), err) < 0 ||
+		    strlen(a) >= sizeof(o->lx.cong) ||
+		    strlen(b) >= sizeof(o->rx.cong) ||
+		    (a[0] == '\0' && b[0] == '\0'))
+			return err_set(err, "-K: \"%s\" is not an algorithm "
+					    "name[,name]",
+				       optarg);
+		if (a[0] != '\0')
+			snprintf(o->lx.cong, sizeof(o->lx.cong), "%s", a);
+		if (b[0] != '\0')
+			snprintf(o->rx.cong, sizeof(o->rx.cong), "%s", b);
+		else if (strchr(optarg, ',') == NULL)
+			snprintf(o->rx.cong, sizeof(o->rx.cong), "%s", a);
+		return 0;
+	case 'l':
+		if (units_parse_int(optarg, 0, 255, &v, why) < 0)
+			return err_set(err, "-l: %s", why);
+		o->lx.mcast_ttl = o->rx.mcast_ttl = (int)v;
+		return 0;
+	case 'n':
+	case 'N':
+		/* Connected UDP sockets on either side: ours always are. */
+		return 0;
+	case 'p':
+		if (port_pair(optarg, 'p', &o->port_min, &o->port_max, 0,
+			      err) < 0)
+			return -1;
+		return 0;
+	case 'q':
+		if (units_parse_size(optarg, (int64_t)1 << 50, &v, why) < 0)
+			return err_set(err, "-q: %s", why);
+		o->lx.pacing = (uint64_t)v;
+		return 0;
+	case 'R':
+		if (units_parse_int(optarg, 0, 1, &v, why) < 0)
+			return err_set(err, "-R: %s", why);
+		o->routing = (int)v;
+		return 0;
+	case 't':
+		/* As 2.7: the word holds "stream" or "dgram". */
+		snprintf(a, sizeof(a), "%s", optarg);
+		for (char *s = a; *s; s++)
+			*s = (char)tolower((unsigned char)*s);
+		if (strstr(a, "stream") != NULL)
+			o->omni_socktype = SOCK_STREAM;
+		else if (strstr(a, "dgram") != NULL)
+			o->omni_socktype = SOCK_DGRAM;
+		else
+			return err_set(err, "-t: socket type \"%s\" is not "
+					    "stream or dgram",
+				       optarg);
+		return 0;
+	case 'T':
+		if (strcasecmp(optarg, "tcp") == 0)
+			o->omni_proto = IPPROTO_TCP;
+		else if (strcasecmp(optarg, "udp") == 0)
+			o->omni_proto = IPPROTO_UDP;
+		else
+			return err_set(err,
+				       "-T: only tcp and udp are supported, "
+				       "not \"%s\"",
+				       optarg);
+		return 0;
+	case 'u':
+		if (strlen(optarg) >= sizeof(o->uuid))
+			return err_set(err, "-u: a UUID has at most %zu "
+					    "characters",
+				       sizeof(o->uuid) - 1);
+		snprintf(o->uuid, sizeof(o->uuid), "%s", optarg);
+		return 0;
+	case 'U':
+		o->retry_connect = 1;
+		return 0;
+	case 'V':
+		return err_set(err, "-V: copy avoidance is not supported "
+				    "(2.7 implements it on HP-UX and Solaris "
+				    "only)");
+	case 'w':
+		/* In 2.7's option string with no case: accepted, unused. */
+		return 0;
+	case 'W':
+		if (units_parse_int(optarg, 1, 64, &v, why) < 0)
+			return err_set(err, "-W: %s", why);
+		o->lbuf.width = (int)v;
+		return 0;
+	default:
+		o->usage_error = 1;
+		return err_set(err, "unknown test option -%c", optopt);
+	}
+}
+
 static int
 parse_test(int argc, char **argv, struct netperf_opts *o, char *err)
 {
@@ -472,8 +849,9 @@ parse_test(int argc, char **argv, struct netperf_opts *o, char *err)
 
 	opterr = 0;
 	optind = 0;
-	while ((c = getopt(argc, argv, "+:m:M:s:S:r:DP:H:L:46b:e:oOkG:")) !=
-	       -1) {
+	while ((c = getopt(argc, argv,
+			   "+:m:M:s:S:r:DP:H:L:46b:e:oOkG:"
+			   "aBcCd:fFgi:Ij:K:l:nNp:q:R:t:T:u:UVw:W:")) != -1) {
 		switch (c) {
 		case 'm':
 			/* "x" sets only netperf's size, as in netperf. */
@@ -501,6 +879,7 @@ parse_test(int argc, char **argv, struct netperf_opts *o, char *err)
 			if (size_pair(optarg, 'r', 1, &o->req_size,
 				      &o->rsp_size, 1, err) < 0)
 				return -1;
+			o->omni_rr = 1;
 			break;
 		case 'D':
 			o->nodelay = 1;
@@ -559,17 +938,61 @@ parse_test(int argc, char **argv, struct netperf_opts *o, char *err)
 					       why) < 0)
 				return err_set(err, "-e: %s", why);
 			break;
+		default:
+			if (test_letter(c, o, err) < 0)
+				return -1;
+			break;
 		case ':':
 			o->usage_error = 1;
 			return err_set(err, "test option -%c needs a value",
 				       optopt);
-		default:
+		case '?':
 			o->usage_error = 1;
 			return err_set(err, "unknown test option -%c", optopt);
 		}
 	}
 	if (optind < argc)
 		return err_set(err, "unexpected argument \"%s\"", argv[optind]);
+	return 0;
+}
+
+/*
+ * -t OMNI: picks the test module from -d (send, recv, rr), -T or -t
+ * (tcp, udp) and -c (a connection per transaction), as 2.7's omni test
+ * does; without -d the direction is send, or rr when -r was given.
+ * Returns 0, or -1 with err saying which combination is not available.
+ */
+static int
+omni_module(struct netperf_opts *o, char *err)
+{
+	int udp = o->omni_proto == IPPROTO_UDP ||
+		  (o->omni_proto == 0 && o->omni_socktype == SOCK_DGRAM);
+	int dir = o->omni_dir;
+	const char *name;
+
+	if (dir == 0)
+		dir = o->omni_rr ? CLI_DIR_XMIT | CLI_DIR_RECV : CLI_DIR_XMIT;
+	if (dir == (CLI_DIR_XMIT | CLI_DIR_RECV))
+		name = o->conn_test ? (udp ? NULL : "TCP_CRR")
+				    : (udp ? "UDP_RR" : "TCP_RR");
+	else if (o->conn_test)
+		name = NULL;
+	else if (dir == CLI_DIR_XMIT)
+		name = udp ? "UDP_STREAM" : "TCP_STREAM";
+	else
+		name = udp ? NULL : "TCP_MAERTS";
+	if (name == NULL)
+		return err_set(err,
+			       "-t OMNI: %s%s is not available (TCP send, "
+			       "receive, rr and connect/rr, UDP send and rr "
+			       "are)",
+			       udp ? "UDP " : "TCP ",
+			       o->conn_test		? "connect tests other than rr"
+			       : dir == CLI_DIR_RECV ? "receive"
+						     : "this direction");
+	snprintf(o->test, sizeof(o->test), "%s", name);
+	o->omni = 1;
+	o->omni_dir = dir;
 	return 0;
 }
 
@@ -592,6 +1015,8 @@ cli_netperf_parse(int argc, char **argv, struct netperf_opts *o, char *err)
 	}
 	if (o->want_help || o->want_version)
 		return 0;
+	if (strcmp(o->test, "OMNI") == 0 && omni_module(o, err) < 0)
+		return -1;
 	m = module_find(o->test);
 	if (m == NULL) {
 		o->usage_error = 1;
@@ -625,6 +1050,15 @@ cli_netperf_parse(int argc, char **argv, struct netperf_opts *o, char *err)
 		    o->family != AF_UNSPEC ? o->family : o->host_family;
 	if (o->family == AF_UNSPEC)
 		o->family = o->host_family;
+	/* As 2.7: UDP_STREAM does not route through a gateway unless
+	 * -R 1 says it may (SO_DONTROUTE); -R 0 forbids it for any test. */
+	if (o->routing == 0 ||
+	    (o->routing < 0 && m->kind == MODULE_UDP_STREAM))
+		o->lx.dontroute = o->rx.dontroute = 1;
+	if (o->no_control)
+		return err_set(err, "-N: a test without a control connection "
+				    "is not supported (netserver's half and "
+				    "its figures need one)");
 	return 0;
 }
 
@@ -654,6 +1088,13 @@ cli_netperf_request(const struct netperf_opts *o, struct test_params *p)
 	p->streams = o->streams;
 	p->wire = o->wire;
 	snprintf(p->cpu_bind, sizeof(p->cpu_bind), "%s", o->rcpu);
+	p->lx = o->lx;
+	p->rx = o->rx;
+	p->lbuf = o->lbuf;
+	p->rbuf = o->rbuf;
+	p->interval_ms = o->interval_ms;
+	p->interval_burst = o->interval_burst;
+	p->use_write = o->use_write;
 }
 
 /* netserver's long options that have no short letter. */

@@ -63,6 +63,22 @@ struct netperf_opts {
 	int json, json_stream;
 	/* --auth KEYFILE; "" for NETPERF_AUTH_KEY, or no key at all. */
 	char auth_file[CLI_PATH_LEN];
+	/* netperf 2.7's other global letters: -a/-A alignments, -o/-O
+	 * offsets, -W ring widths, -k/-K dirty and clean words (netperf's
+	 * lbuf and netserver's rbuf); -S, -y, -Y socket options (lx, rx,
+	 * also set by test options); -F fill file (fill_remote: a remote
+	 * name was given, which is never sent); -s wait; -N no control
+	 * connection; -w/-b pacing; -Z passphrase; -n is accepted and
+	 * ignored, as 2.7 on Linux does. */
+	struct module_bufs lbuf, rbuf;
+	struct sock_extra lx, rx;
+	char fill_file[CLI_PATH_LEN];
+	int fill_remote;
+	double wait;
+	int no_control;
+	double interval_ms;
+	int interval_burst;
+	char passphrase[256];
 
 	/* Test-specific options, after "--". */
 	int64_t send_size, rsend_size; /* -m l[,r]; 0 = default */
@@ -83,7 +99,21 @@ struct netperf_opts {
 	 * as given ("" for netperf's default list). */
 	char output_mode;
 	char output_arg[1024];
+	/* -u UUID (else one is made up), -I write(), -R routing (-1 when
+	 * not given), -p CRR port range, -U retry connect. */
+	char uuid[40];
+	int use_write;
+	int routing;
+	int port_min, port_max;
+	int retry_connect;
+	/* -t OMNI: -d direction (NETPERF_XMIT 2 | NETPERF_RECV 4, 0 when
+	 * not given), -T protocol, -t socket type, -c connection test. */
+	int omni, omni_dir, omni_proto, omni_socktype, conn_test, omni_rr;
 };
+
+/* netperf 2.7's direction bits (-d). */
+#define CLI_DIR_XMIT 2
+#define CLI_DIR_RECV 4
 
 /*
  * Parses netperf's argv into o, starting from defaults. Returns 0, or -1

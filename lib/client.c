@@ -5,9 +5,11 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "auth.h"
+#include "clock.h"
 #include "proto.h"
 #include "session.h"
 #include "sock.h"
@@ -109,6 +111,36 @@ client_auth(int ctl, const json_t *hello, const struct auth_key *k, json_t **ok,
 	return 0;
 }
 
+/* The most of a fill file (-F) that is read: buffers repeat it. */
+#define CLIENT_FILL_MAX (4 << 20)
+
+/* Reads up to CLIENT_FILL_MAX bytes of path; returns 0, or -1 with err
+ * set when it cannot be read or is empty. */
+static int
+read_fill(const char *path, struct client *c, char *err)
+{
+	FILE *f = fopen(path, "rb");
+	size_t n;
+
+	if (f == NULL)
+		return err_set(err, "-F: cannot open %s: %s", path,
+			       strerror(errno));
+	c->fill = malloc(CLIENT_FILL_MAX);
+	if (c->fill == NULL) {
+		fclose(f);
+		return err_set(err, "out of memory");
+	}
+	n = fread(c->fill, 1, CLIENT_FILL_MAX, f);
+	fclose(f);
+	if (n == 0) {
+		free(c->fill);
+		c->fill = NULL;
+		return err_set(err, "-F: %s holds no data", path);
+	}
+	c->fill_len = n;
+	return 0;
+}
+
 int
 client_open(struct client *c, const struct netperf_opts *o, char *err)
 {
@@ -119,10 +151,12 @@ client_open(struct client *c, const struct netperf_opts *o, char *err)
 	int64_t ver;
 	int have_key;
 
-	struct sock_setup setup = {o->local, o->lport, -1, -1, 0, 0, 0};
+	struct sock_setup setup = {o->local, o->lport, -1, -1, 0, 0, 0, NULL};
 
 	memset(c, 0, sizeof(*c));
 	c->ctl = -1;
+	if (o->fill_file[0] != '\0' && read_fill(o->fill_file, c, err) < 0)
+		return -1;
 	have_key = load_key(o, &key, err);
 	if (have_key < 0)
 		return -1;
@@ -183,6 +217,8 @@ fail:
 	c->ctl = -1;
 wipe:
 	explicit_bzero(&key, sizeof(key));
+	free(c->fill);
+	c->fill = NULL;
 	return -1;
 }
 
@@ -215,7 +251,7 @@ open_data(const struct netperf_opts *o, struct result *res, int port, char *err)
 	const char *host = o->data_host[0] ? o->data_host : res->remote_addr;
 	struct sock_setup setup = {
 	    o->data_local, o->ldata_port, o->lsndbuf, o->lrcvbuf, -1, -1,
-	    (int)o->mss};
+	    (int)o->mss, &res->p.lx};
 	int fd;
 
 	fd = sock_connect(host, port, o->data_family, res->m->socktype, &setup,
@@ -502,6 +538,18 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 			 "%s", places[0].note);
 	}
 
+	/* -s: 2.7 waits between setting a test up and starting it; here,
+	 * before the request, so that netserver's data socket does not
+	 * wait for a connection meanwhile. Ctrl-C ends the wait. */
+	if (o->wait > 0) {
+		uint64_t until = clock_ns() + (uint64_t)(o->wait * 1e9);
+
+		while (!*stop && clock_ns() < until) {
+			struct timespec ts = {0, 20000000};
+
+			nanosleep(&ts, NULL);
+		}
+	}
 	if (session_send_new(c->ctl, proto_request_pack(&res->p),
 			     SESSION_TIMEOUT_MS, err) < 0)
 		goto out;
@@ -563,13 +611,16 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 		r->rcvbuf = res->local.rcvbuf;
 		r->send_size = res->local.send_size;
 		r->recv_size = res->local.recv_size;
-		ctx[i].buf = module_buffer(sizes, 4, &buflen);
-		if (ctx[i].buf == NULL) {
+		if (module_ctx_buffer(&ctx[i], sizes, 4, &res->p.lbuf,
+				      c->fill, c->fill_len) < 0) {
+			buflen = 0;
+			for (int k = 0; k < 4; k++)
+				if ((size_t)sizes[k] > buflen)
+					buflen = (size_t)sizes[k];
 			err_set(err, "cannot allocate a %zu-byte buffer",
 				buflen);
 			goto out;
 		}
-		ctx[i].buflen = buflen;
 		ctx[i].p = &res->p;
 		ctx[i].fd = fds[i];
 		ctx[i].ctl = -1;
@@ -648,7 +699,7 @@ out:
 	if (wire_on)
 		wire_session_stop(&ws, &res->local_wire);
 	for (i = 0; ctx != NULL && i < n; i++) {
-		free(ctx[i].buf);
+		module_ctx_buffer_free(&ctx[i]);
 		free(ctx[i].hist);
 	}
 	for (i = 0; fds != NULL && i < n; i++)
@@ -669,6 +720,8 @@ client_close(struct client *c)
 {
 	char err[ERR_LEN];
 
+	free(c->fill);
+	c->fill = NULL;
 	if (c->ctl < 0)
 		return;
 	session_send_new(c->ctl, proto_new("bye"), 1000, err);

@@ -27,6 +27,10 @@ struct client {
 	void (*on_interim)(void *arg, double count, double secs,
 			   double since_start);
 	void *arg;
+	/* -F: the bytes netperf's buffers are filled with (repeated), or
+	 * NULL for netperf's pattern. */
+	char *fill;
+	size_t fill_len;
 };
 
 /* Connects to netserver and exchanges versions; returns 0, or -1 with err

@@ -13,6 +13,7 @@
 
 #include "cpu.h"
 #include "err.h"
+#include "sock.h"
 #include "stats.h"
 #include "topo.h"
 
@@ -61,6 +62,23 @@ struct test_params {
 	char cpu_bind[64];
 	/* Both sides count the data flow's packets on the wire, --wire. */
 	int wire;
+	/* netperf 2.7's data socket options for netperf's sockets (lx)
+	 * and netserver's (rx); rx travels in the request. */
+	struct sock_extra lx, rx;
+	/* The buffers, -a/-A (alignment of the send and receive buffers),
+	 * -o/-O (their offsets from it) and -W (how many send buffers a
+	 * stream cycles through), netperf's and netserver's; the remote
+	 * ones travel in the request. 0 = the default. */
+	struct module_bufs {
+		int salign, ralign, soff, roff, width;
+		/* -k/-K: words written and read before each send. */
+		int dirty, clean;
+	} lbuf, rbuf;
+	/* Client only: -w/-b pacing (a burst of b sends every w ms), -I
+	 * write() for send(). Never sent to netserver. */
+	double interval_ms;
+	int interval_burst;
+	int use_write;
 };
 
 /* One side's account of a test: what it did and what it cost. */
@@ -109,9 +127,17 @@ struct test_ctx {
 	/* CRR: the test's token (AUTH_TOKEN_LEN bytes) that starts every
 	 * connection, or NULL for none. */
 	const unsigned char *token;
-	/* Scratch of buflen bytes. */
+	/* Scratch of buflen bytes, aligned and offset as asked; mem is what
+	 * to free. With a ring (-W) it holds width copies, stride apart. */
 	char *buf;
 	size_t buflen;
+	void *mem;
+	size_t stride;
+	int width, slot;
+	const struct module_bufs *bufs;
+	/* -w/-b pacing: the next interval's start, and sends left in it. */
+	uint64_t pace_next;
+	int pace_left;
 	/* CLOCK_MONOTONIC end of the test; 0 when counting. */
 	uint64_t end_ns;
 	/* Set by SIGINT to end early. */
@@ -233,6 +259,27 @@ int module_stop_requested(struct test_ctx *ctx);
 /* A scratch buffer as large as the largest of sizes[0..n-1], filled with
  * netperf's pattern; NULL without memory. */
 char *module_buffer(const int64_t *sizes, int nsizes, size_t *len);
+
+/*
+ * Gives ctx its buffer: as large as the largest of sizes, at offset bytes
+ * past an align boundary (0: a page), width copies of it (0 or 1: one),
+ * each filled with fill[0..fill_len) repeated, or netperf's pattern when
+ * fill is NULL. Returns 0, or -1 without memory.
+ */
+int module_ctx_buffer(struct test_ctx *ctx, const int64_t *sizes, int nsizes,
+		      const struct module_bufs *b, const char *fill,
+		      size_t fill_len);
+
+/* Frees what module_ctx_buffer gave ctx. */
+void module_ctx_buffer_free(struct test_ctx *ctx);
+
+/*
+ * The buffer the next send uses: the next of the ring, its dirty words
+ * written and clean words read (-k/-K), after waiting for the next -w
+ * interval when this one's -b sends are spent. Returns NULL when the test
+ * should stop while waiting.
+ */
+char *module_send_buffer(struct test_ctx *ctx);
 
 /* Sends a UDP client's end markers on its data socket. */
 void module_udp_end(struct test_ctx *ctx);

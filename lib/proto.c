@@ -160,6 +160,64 @@ proto_get_string(const json_t *obj, const char *key, char *out, size_t cap,
 #define SIZE_MAX_WIRE ((int64_t)1 << 40)
 #define BUF_MAX_WIRE ((int64_t)INT32_MAX)
 
+/* netserver's half of netperf 2.7's socket options. */
+static json_t *
+sockopts_pack(const struct sock_extra *x)
+{
+	return json_pack("{s:b, s:i, s:i, s:b, s:s, s:b, s:I, s:b, s:b, s:i,"
+			 " s:b, s:b}",
+			 "keepalive", x->keepalive, "prio", x->prio, "tos",
+			 x->tos, "cork", x->cork, "cong", x->cong, "dontroute",
+			 x->dontroute, "pacing", (json_int_t)x->pacing,
+			 "mtu_do", x->mtu_do, "debug", x->debug, "mcast_ttl",
+			 x->mcast_ttl, "fastopen", x->fastopen, "defer_accept",
+			 x->defer_accept);
+}
+
+static int get_bool(const json_t *obj, const char *key, int *out, char *err);
+static int get_int32(const json_t *obj, const char *key, int64_t min,
+		     int64_t max, int *out, char *err);
+
+static int
+sockopts_unpack(const json_t *j, struct sock_extra *x, char *err)
+{
+	int64_t pacing;
+
+	if (!json_is_object(j))
+		return err_set(err, "field \"sockopts\" is not an object");
+	if (get_bool(j, "keepalive", &x->keepalive, err) ||
+	    get_int32(j, "prio", -1, 255, &x->prio, err) ||
+	    get_int32(j, "tos", -1, 255, &x->tos, err) ||
+	    get_bool(j, "cork", &x->cork, err) ||
+	    proto_get_string(j, "cong", x->cong, sizeof(x->cong), err) ||
+	    get_bool(j, "dontroute", &x->dontroute, err) ||
+	    proto_get_int(j, "pacing", 0, (int64_t)1 << 50, &pacing, err) ||
+	    get_bool(j, "mtu_do", &x->mtu_do, err) ||
+	    get_bool(j, "debug", &x->debug, err) ||
+	    get_int32(j, "mcast_ttl", -1, 255, &x->mcast_ttl, err) ||
+	    get_bool(j, "fastopen", &x->fastopen, err) ||
+	    get_bool(j, "defer_accept", &x->defer_accept, err))
+		return -1;
+	x->pacing = (uint64_t)pacing;
+	return 0;
+}
+
+static int
+buffers_unpack(const json_t *j, struct module_bufs *b, char *err)
+{
+	if (!json_is_object(j))
+		return err_set(err, "field \"buffers\" is not an object");
+	return get_int32(j, "salign", 0, 65536, &b->salign, err) ||
+		       get_int32(j, "ralign", 0, 65536, &b->ralign, err) ||
+		       get_int32(j, "soff", 0, 65536, &b->soff, err) ||
+		       get_int32(j, "roff", 0, 65536, &b->roff, err) ||
+		       get_int32(j, "width", 0, 64, &b->width, err) ||
+		       get_int32(j, "dirty", 0, 1 << 24, &b->dirty, err) ||
+		       get_int32(j, "clean", 0, 1 << 24, &b->clean, err)
+		   ? -1
+		   : 0;
+}
+
 json_t *
 proto_request_pack(const struct test_params *p)
 {
@@ -182,6 +240,14 @@ proto_request_pack(const struct test_params *p)
 		json_object_set_new(o, "streams", json_integer(p->streams));
 		json_object_set_new(o, "cpu_bind", json_string(p->cpu_bind));
 		json_object_set_new(o, "wire", json_boolean(p->wire));
+		json_object_set_new(o, "sockopts", sockopts_pack(&p->rx));
+		json_object_set_new(
+		    o, "buffers",
+		    json_pack("{s:i, s:i, s:i, s:i, s:i, s:i, s:i}", "salign",
+			      p->rbuf.salign, "ralign", p->rbuf.ralign, "soff",
+			      p->rbuf.soff, "roff", p->rbuf.roff, "width",
+			      p->rbuf.width, "dirty", p->rbuf.dirty, "clean",
+			      p->rbuf.clean));
 	}
 	return o;
 }
@@ -259,6 +325,14 @@ proto_request_unpack(const json_t *msg, struct test_params *p, char *err)
 		return -1;
 	if (json_object_get(msg, "wire") != NULL &&
 	    get_bool(msg, "wire", &p->wire, err) < 0)
+		return -1;
+	sock_extra_init(&p->rx);
+	sock_extra_init(&p->lx);
+	if (json_object_get(msg, "sockopts") != NULL &&
+	    sockopts_unpack(json_object_get(msg, "sockopts"), &p->rx, err) < 0)
+		return -1;
+	if (json_object_get(msg, "buffers") != NULL &&
+	    buffers_unpack(json_object_get(msg, "buffers"), &p->rbuf, err) < 0)
 		return -1;
 	if (p->duration == 0 && p->count == 0)
 		return err_set(err, "request has neither a duration nor a "

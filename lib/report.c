@@ -7,9 +7,13 @@ report_banner(FILE *out, const struct result *res, const struct report_opts *o)
 {
 	const char *fam = sock_family_name(res->family);
 
-	fprintf(out, "MIGRATED %s from %s (%s) port 0 %s to %s (%s) port 0 %s",
-		res->m->title, res->local_name, res->local_addr, fam,
-		res->remote_name, res->remote_addr, fam);
+	if (o->omni_dir != NULL)
+		fprintf(out, "OMNI %s TEST", o->omni_dir);
+	else
+		fprintf(out, "MIGRATED %s", res->m->title);
+	fprintf(out, " from %s (%s) port 0 %s to %s (%s) port 0 %s",
+		res->local_name, res->local_addr, fam, res->remote_name,
+		res->remote_addr, fam);
 	if (o->conf_level > 0)
 		fprintf(out, " : +/-%.3f%% @ %2d%% conf. ", o->conf_width / 2,
 			o->conf_level);
@@ -17,8 +21,10 @@ report_banner(FILE *out, const struct result *res, const struct report_opts *o)
 		fputs(" : nodelay", out);
 	if (o->histogram)
 		fputs(" : histogram", out);
-	/* As 2.7: only the "REQUEST/RESPONSE" tests say it, not CRR. */
-	if (module_is_rr(res->m) && res->m->kind != MODULE_CRR)
+	/* As 2.7: only the "REQUEST/RESPONSE" tests say it, not CRR, not
+	 * OMNI. */
+	if (module_is_rr(res->m) && res->m->kind != MODULE_CRR &&
+	    o->omni_dir == NULL)
 		fprintf(out, " : first burst %d", res->p.burst);
 	if (o->cpu_bind)
 		fputs(" : cpu bind", out);

@@ -14,6 +14,7 @@ struct report_opts {
 	int histogram;	   /* latency was kept (-j or -v 2) */
 	int conf_level;	   /* -i/-I: the level, 0 when not repeating */
 	double conf_width; /* and the full width asked for, percent */
+	const char *omni_dir; /* -t OMNI: "Send", "Receive"...; else NULL */
 };
 
 /* Prints the one-line banner netperf prints before a test. */

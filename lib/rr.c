@@ -443,9 +443,16 @@ crr_client(struct test_ctx *ctx)
 	uint64_t now, t0;
 	char err[ERR_LEN];
 	int fd, rc;
+	/* netperf 2.7's socket options (-S, -y, -Y, -K...) on each
+	 * connection; buffer sizes stay the system's, as before. */
+	struct sock_setup setup = {NULL, 0, -1, -1, -1, -1, 0, &p->lx};
 
 	r->send_size = (int64_t)req;
 	r->recv_size = (int64_t)rsp;
+	/* Each connection is new: the sizes it ends with are the sizes a
+	 * socket starts with, as 2.7 reports them (LSS_SIZE_END...). */
+	r->sndbuf_end = r->sndbuf;
+	r->rcvbuf_end = r->rcvbuf;
 	for (;;) {
 		now = clock_ns();
 		if (*ctx->stop || (ctx->end_ns != 0 && now >= ctx->end_ns) ||
@@ -453,7 +460,7 @@ crr_client(struct test_ctx *ctx)
 			break;
 		t0 = now;
 		fd = sock_connect_addr((struct sockaddr *)&ctx->peer,
-				       ctx->peerlen, SOCK_STREAM, NULL, NULL,
+				       ctx->peerlen, SOCK_STREAM, NULL, &setup,
 				       MODULE_IDLE_SEC * 1000, err);
 		if (fd < 0) {
 			/* Out of local ports for a moment: count it and try

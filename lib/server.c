@@ -306,11 +306,28 @@ open_listener(int ctl, const struct test_module *m, const struct test_params *p,
 	fd = sock_listen(addr, port, self.ss_family, m->socktype, 64, err);
 	if (fd < 0)
 		return -1;
-	if (sock_set_buffers(fd, p->rsndbuf, p->rrcvbuf, err) < 0) {
+	/* netperf 2.7's options for netserver's side: accepted TCP
+	 * connections inherit them from the listener, and get them again
+	 * after accept. */
+	if (sock_set_buffers(fd, p->rsndbuf, p->rrcvbuf, err) < 0 ||
+	    sock_apply_extra(fd, self.ss_family, m->socktype,
+			     m->socktype == SOCK_STREAM, &p->rx, err) < 0) {
 		close(fd);
 		return -1;
 	}
 	return fd;
+}
+
+/* The address family of a socket; AF_UNSPEC when it cannot be read. */
+static int
+fd_family(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
+		return AF_UNSPEC;
+	return ss.ss_family;
 }
 
 /*
@@ -677,14 +694,22 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 		    sock_set_timeouts(
 			c->fd, m->socktype == SOCK_DGRAM ? 100 : 1000, err) < 0)
 			goto tell;
+		if (module_accepts(m) &&
+		    sock_apply_extra(c->fd, fd_family(c->fd), m->socktype, 0,
+				     &p.rx, err) < 0)
+			goto tell;
 		rs[i] = r;
-		c->buf = module_buffer(sizes, 4, &buflen);
-		if (c->buf == NULL) {
+		/* -F's remote half is never a path netserver opens: its
+		 * buffers hold its own pattern (netperf says so). */
+		if (module_ctx_buffer(c, sizes, 4, &p.rbuf, NULL, 0) < 0) {
+			buflen = 0;
+			for (int k = 0; k < 4; k++)
+				if ((size_t)sizes[k] > buflen)
+					buflen = (size_t)sizes[k];
 			err_set(err, "cannot allocate a %zu-byte buffer",
 				buflen);
 			goto tell;
 		}
-		c->buflen = buflen;
 		c->p = &p;
 		c->stop = stop;
 		c->r = &rs[i];
@@ -780,7 +805,7 @@ out:
 	json_decref(ready);
 	cpu_util_free(&r.cpu);
 	for (i = 0; ctx != NULL && i < p.streams; i++) {
-		free(ctx[i].buf);
+		module_ctx_buffer_free(&ctx[i]);
 		/* A UDP socket and the CRR listener are in fds[] too. */
 		if (module_accepts(m) && ctx[i].fd >= 0 && i < nfds)
 			close(ctx[i].fd);

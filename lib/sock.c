@@ -136,6 +136,12 @@ sock_connect_addr(const struct sockaddr *sa, socklen_t salen, int socktype,
 				       strerror(soerr));
 		}
 	}
+	if (setup != NULL && setup->extra != NULL &&
+	    sock_apply_extra(fd, sa->sa_family, socktype, 0, setup->extra,
+			     err) < 0) {
+		close(fd);
+		return -1;
+	}
 	flags = fcntl(fd, F_GETFL);
 	fcntl(fd, F_SETFL, flags | O_NONBLOCK);
 	rc = connect(fd, sa, salen);
@@ -378,5 +384,92 @@ sock_ifname_of(const struct sockaddr *addr, char *ifname, char *err)
 		sock_addr_text(addr, text);
 		return err_set(err, "no interface holds %s", text);
 	}
+	return 0;
+}
+
+void
+sock_extra_init(struct sock_extra *x)
+{
+	memset(x, 0, sizeof(*x));
+	x->prio = -1;
+	x->tos = -1;
+	x->mcast_ttl = -1;
+}
+
+/* One setsockopt of an int; returns 0, or -1 with err naming it. */
+static int
+set_int(int fd, int level, int name, int v, const char *what, char *err)
+{
+	if (setsockopt(fd, level, name, &v, sizeof(v)) < 0)
+		return err_set(err, "%s %d: %s", what, v, strerror(errno));
+	return 0;
+}
+
+int
+sock_apply_extra(int fd, int family, int socktype, int listening,
+		 const struct sock_extra *x, char *err)
+{
+	int tcp = socktype == SOCK_STREAM;
+	int v6 = family == AF_INET6;
+
+	if (x->keepalive &&
+	    set_int(fd, SOL_SOCKET, SO_KEEPALIVE, 1, "SO_KEEPALIVE", err) < 0)
+		return -1;
+	if (x->prio >= 0 &&
+	    set_int(fd, SOL_SOCKET, SO_PRIORITY, x->prio, "SO_PRIORITY", err) <
+		0)
+		return -1;
+	if (x->tos >= 0 &&
+	    set_int(fd, v6 ? IPPROTO_IPV6 : IPPROTO_IP,
+		    v6 ? IPV6_TCLASS : IP_TOS, x->tos,
+		    v6 ? "IPV6_TCLASS" : "IP_TOS", err) < 0)
+		return -1;
+	if (x->dontroute &&
+	    set_int(fd, SOL_SOCKET, SO_DONTROUTE, 1, "SO_DONTROUTE", err) < 0)
+		return -1;
+	if (x->debug &&
+	    set_int(fd, SOL_SOCKET, SO_DEBUG, 1, "SO_DEBUG", err) < 0)
+		return -1;
+	if (x->pacing > 0) {
+		unsigned long long rate = x->pacing;
+
+		if (setsockopt(fd, SOL_SOCKET, SO_MAX_PACING_RATE, &rate,
+			       sizeof(rate)) < 0)
+			return err_set(err, "SO_MAX_PACING_RATE %llu: %s", rate,
+				       strerror(errno));
+	}
+	if (x->mtu_do && !v6 &&
+	    set_int(fd, IPPROTO_IP, IP_MTU_DISCOVER, IP_PMTUDISC_DO,
+		    "IP_MTU_DISCOVER", err) < 0)
+		return -1;
+	if (x->mtu_do && v6 &&
+	    set_int(fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, IPV6_PMTUDISC_DO,
+		    "IPV6_MTU_DISCOVER", err) < 0)
+		return -1;
+	if (x->mcast_ttl >= 0 && !tcp &&
+	    set_int(fd, v6 ? IPPROTO_IPV6 : IPPROTO_IP,
+		    v6 ? IPV6_MULTICAST_HOPS : IP_MULTICAST_TTL, x->mcast_ttl,
+		    "IP_MULTICAST_TTL", err) < 0)
+		return -1;
+	if (!tcp)
+		return 0;
+	if (x->cork && set_int(fd, IPPROTO_TCP, TCP_CORK, 1, "TCP_CORK", err) < 0)
+		return -1;
+	if (x->cong[0] != '\0' &&
+	    setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, x->cong,
+		       (socklen_t)strlen(x->cong)) < 0)
+		return err_set(err, "TCP_CONGESTION \"%s\": %s", x->cong,
+			       strerror(errno));
+	if (x->fastopen && listening &&
+	    set_int(fd, IPPROTO_TCP, TCP_FASTOPEN, 16, "TCP_FASTOPEN", err) < 0)
+		return -1;
+	if (x->fastopen && !listening &&
+	    set_int(fd, IPPROTO_TCP, TCP_FASTOPEN_CONNECT, 1,
+		    "TCP_FASTOPEN_CONNECT", err) < 0)
+		return -1;
+	if (x->defer_accept && listening &&
+	    set_int(fd, IPPROTO_TCP, TCP_DEFER_ACCEPT, 1, "TCP_DEFER_ACCEPT",
+		    err) < 0)
+		return -1;
 	return 0;
 }

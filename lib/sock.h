@@ -20,6 +20,38 @@ int sock_resolve(const char *host, int port, int family, int socktype,
 int sock_listen(const char *host, int port, int family, int socktype,
 		int backlog, char *err);
 
+/*
+ * netperf 2.7's per-socket options for one side's data sockets: -S, -y,
+ * -Y globally, -C, -K, -q, -R, -f, -g, -l, -F, -a after "--". Zero (or
+ * -1 where 0 is a value) leaves the system's default.
+ */
+struct sock_extra {
+	int keepalive;	    /* SO_KEEPALIVE, -S */
+	int prio;	    /* SO_PRIORITY, -y; -1 leaves it */
+	int tos;	    /* IP_TOS or IPV6_TCLASS, -Y; -1 leaves it */
+	int cork;	    /* TCP_CORK, -C */
+	char cong[16];	    /* TCP_CONGESTION, -K; "" leaves it */
+	int dontroute;	    /* SO_DONTROUTE, -R 0 */
+	uint64_t pacing;    /* SO_MAX_PACING_RATE bytes/s, -q; 0 leaves it */
+	int mtu_do;	    /* IP_MTU_DISCOVER = DO, -f */
+	int debug;	    /* SO_DEBUG, -g */
+	int mcast_ttl;	    /* IP_MULTICAST_TTL, -l; -1 leaves it */
+	int fastopen;	    /* TCP Fast Open, -F */
+	int defer_accept;   /* TCP_DEFER_ACCEPT on a listener, -a */
+};
+
+/* A sock_extra that changes nothing. */
+void sock_extra_init(struct sock_extra *x);
+
+/*
+ * Applies x to fd, a socket of family and socktype; listening is 1 for a
+ * TCP listener (which takes Fast Open's queue and TCP_DEFER_ACCEPT, and
+ * passes the rest to the connections it accepts). Returns 0, or -1 with
+ * err naming the option the kernel refused and why.
+ */
+int sock_apply_extra(int fd, int family, int socktype, int listening,
+		     const struct sock_extra *x, char *err);
+
 /* How to set up a socket before it connects. */
 struct sock_setup {
 	const char *local;  /* address to bind, NULL or "" for any */
@@ -27,6 +59,7 @@ struct sock_setup {
 	int sndbuf, rcvbuf; /* SO_SNDBUF/SO_RCVBUF to ask for, -1 none */
 	int got_sndbuf, got_rcvbuf; /* what the socket had before connect */
 	int mss;		    /* TCP_MAXSEG to set, 0 for the default */
+	const struct sock_extra *extra; /* or NULL */
 };
 
 /*

@@ -6,6 +6,7 @@
 #include <time.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "err.h"
@@ -48,6 +49,7 @@ stream_send(struct test_ctx *ctx)
 	uint64_t now = clock_ns(), then, progress = now, check = now;
 	ssize_t n;
 	size_t want;
+	char *buf;
 
 	for (;;) {
 		if (*ctx->stop)
@@ -65,7 +67,13 @@ stream_send(struct test_ctx *ctx)
 		want = size;
 		if (ctx->end_ns == 0 && left - r->bytes_sent < want)
 			want = (size_t)(left - r->bytes_sent);
-		n = send(ctx->fd, ctx->buf, want, MSG_NOSIGNAL);
+		buf = module_send_buffer(ctx);
+		if (buf == NULL)
+			break;
+		/* -I: write(), as 2.7's use_write; a closed peer then
+		 * raises SIGPIPE, which netperf ignores. */
+		n = ctx->p->use_write ? write(ctx->fd, buf, want)
+				      : send(ctx->fd, buf, want, MSG_NOSIGNAL);
 		then = now;
 		now = clock_ns();
 		if (n > 0) {
@@ -164,6 +172,7 @@ udp_stream_send(struct test_ctx *ctx)
 	uint64_t now = clock_ns(), then, progress = now, seq = 0;
 	uint64_t gap = 0, next = now;
 	ssize_t n;
+	char *buf;
 
 	/* --rate: one datagram every gap ns, scheduled on absolute times so
 	 * the offered rate does not drift. */
@@ -182,9 +191,13 @@ udp_stream_send(struct test_ctx *ctx)
 			}
 			next += gap;
 		}
-		put_be64(ctx->buf, seq);
-		put_be64(ctx->buf + 8, now);
-		n = send(ctx->fd, ctx->buf, size, 0);
+		buf = module_send_buffer(ctx);
+		if (buf == NULL)
+			break;
+		put_be64(buf, seq);
+		put_be64(buf + 8, now);
+		n = ctx->p->use_write ? write(ctx->fd, buf, size)
+				      : send(ctx->fd, buf, size, 0);
 		then = now;
 		now = clock_ns();
 		if (n >= 0) {

@@ -208,7 +208,10 @@ result_init(struct result *res, const struct netperf_opts *o,
 		len += (size_t)snprintf(res->command_line + len,
 					sizeof(res->command_line) - len, "%s%s",
 					i ? " " : "", argv[i]);
-	if (auth_random(id, sizeof(id), NULL) == 0) {
+	if (o->uuid[0] != '\0')
+		/* -u: the caller's own, as 2.7 takes it. */
+		snprintf(res->uuid, sizeof(res->uuid), "%s", o->uuid);
+	else if (auth_random(id, sizeof(id), NULL) == 0) {
 		/* A version 4 UUID, as netperf's UUID selector gives. */
 		id[6] = (unsigned char)((id[6] & 0x0f) | 0x40);
 		id[8] = (unsigned char)((id[8] & 0x3f) | 0x80);
@@ -597,7 +600,8 @@ main(int argc, char **argv)
 
 	if (cli_netperf_parse(argc, argv, &o, err) < 0) {
 		fprintf(stderr, "netperf: %s\n", err);
-		fprintf(stderr, "Try 'netperf -h' for usage.\n");
+		if (o.usage_error)
+			fprintf(stderr, "Try 'netperf -h' for usage.\n");
 		/* 2.7 exits 1 on a usage error (an unknown option, a missing
 		 * value, an unknown test); a bad value, which 2.7 would take
 		 * silently, is 2. */
@@ -643,6 +647,20 @@ main(int argc, char **argv)
 	ro.brand = o.brand[0] ? o.brand : NULL;
 	ro.histogram = o.verbosity >= 2 || o.keep_stats;
 	ro.cpu_bind = o.lcpu[0] != '\0' || o.rcpu[0] != '\0';
+	/* -t OMNI: 2.7's "OMNI Send TEST" banner and, unless -o/-O/-k
+	 * chose, omni's default columns (as -O with no list). */
+	if (o.omni) {
+		ro.omni_dir = o.omni_dir == CLI_DIR_XMIT   ? "Send"
+			      : o.omni_dir == CLI_DIR_RECV ? "Receive"
+			      : o.conn_test		   ? "Connect|Send|Recv"
+						   : "Send|Recv";
+		if (o.output_mode == 0)
+			o.output_mode = 'O';
+	}
+	if (o.fill_remote)
+		fprintf(stderr, "netperf: -F: netserver fills its buffers with "
+				"its own pattern; the remote file name is not "
+				"sent\n");
 	if (o.iter_max > 1) {
 		ro.conf_level = o.conf_level;
 		ro.conf_width = o.conf_width;
