@@ -10,6 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <openssl/evp.h>
+
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
 #include <openssl/err.h>
@@ -241,5 +243,21 @@ auth_unhex(const char *s, unsigned char *out, size_t len)
 	for (i = 0; i < len; i++)
 		out[i] = (unsigned char)(hex_digit(s[2 * i]) << 4 |
 					 hex_digit(s[2 * i + 1]));
+	return 0;
+}
+
+int
+auth_key_from_passphrase(const char *pass, struct auth_key *k, char *err)
+{
+	static const char salt[] = "netperf -Z passphrase, version 1";
+
+	if (pass == NULL || pass[0] == '\0')
+		return err_set(err, "the passphrase is empty");
+	if (PKCS5_PBKDF2_HMAC(pass, (int)strlen(pass),
+			      (const unsigned char *)salt, sizeof(salt) - 1,
+			      AUTH_PBKDF2_ROUNDS, EVP_sha256(), 32,
+			      k->key) != 1)
+		return err_set(err, "PBKDF2 failed");
+	k->len = 32;
 	return 0;
 }

@@ -30,6 +30,17 @@ int auth_key_load(const char *path, struct auth_key *k, char *err);
  * -1 with err set when it is shorter than 16 bytes. */
 int auth_key_from_string(const char *s, struct auth_key *k, char *err);
 
+/*
+ * netperf 2.7's -Z: the key is PBKDF2-HMAC-SHA-256 of the passphrase
+ * (AUTH_PBKDF2_ROUNDS rounds, a fixed salt, 32 bytes), derived the same
+ * way by netperf and netserver, so the passphrase never travels; the
+ * challenge-response above proves it. Returns 0, or -1 with err set for
+ * an empty passphrase or a libcrypto failure.
+ */
+int auth_key_from_passphrase(const char *pass, struct auth_key *k, char *err);
+
+#define AUTH_PBKDF2_ROUNDS 100000
+
 /* Fills buf with len cryptographically random bytes; returns 0, or -1. */
 int auth_random(unsigned char *buf, size_t len, char *err);
 

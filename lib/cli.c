@@ -1228,7 +1228,7 @@ cli_netserver_parse(int argc, char **argv, struct netserver_opts *o, char *err)
 	o->family = AF_UNSPEC;
 	opterr = 0;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, "+:p:L:46Dfdu:hV", longopts,
+	while ((c = getopt_long(argc, argv, "+:p:L:46Dfdu:hVZ:", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'p':
@@ -1255,6 +1255,14 @@ cli_netserver_parse(int argc, char **argv, struct netserver_opts *o, char *err)
 			break;
 		case 'd':
 			o->debug++;
+			break;
+		case 'Z':
+			if (optarg[0] == '\0' ||
+			    strlen(optarg) >= sizeof(o->passphrase))
+				return err_set(err, "-Z: the passphrase must "
+						    "have 1 to 255 characters");
+			snprintf(o->passphrase, sizeof(o->passphrase), "%s",
+				 optarg);
 			break;
 		case 'u':
 			if (optarg[0] == '\0' ||
@@ -1289,5 +1297,7 @@ cli_netserver_parse(int argc, char **argv, struct netserver_opts *o, char *err)
 		return err_set(err, "unexpected argument \"%s\"", argv[optind]);
 	if (o->syslog && o->log[0] != '\0')
 		return err_set(err, "--log and --syslog cannot be combined");
+	if (o->passphrase[0] != '\0' && o->auth_file[0] != '\0')
+		return err_set(err, "-Z and --auth-file cannot be combined");
 	return 0;
 }

@@ -138,8 +138,10 @@ struct netserver_opts {
 	char log[CLI_PATH_LEN];
 	int syslog;
 	char user[64];
-	/* Access: --auth-file, --allow (repeatable; empty allows all). */
+	/* Access: --auth-file or -Z passphrase (the key is derived from
+	 * it), --allow (repeatable; empty allows all). */
 	char auth_file[CLI_PATH_LEN];
+	char passphrase[256];
 	struct acl allow;
 	/* Limits; 0 keeps server_limits_default's value. */
 	int max_sessions, max_per_addr, max_streams;

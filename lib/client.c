@@ -45,6 +45,11 @@ load_key(const struct netperf_opts *o, struct auth_key *k, char *err)
 	const char *env = getenv("NETPERF_AUTH_KEY");
 	char why[ERR_LEN];
 
+	if (o->passphrase[0] != '\0') {
+		if (auth_key_from_passphrase(o->passphrase, k, why) < 0)
+			return err_set(err, "-Z: %s", why);
+		return 1;
+	}
 	if (o->auth_file[0] != '\0') {
 		if (auth_key_load(o->auth_file, k, why) < 0)
 			return err_set(err, "--auth: %s", why);

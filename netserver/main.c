@@ -615,6 +615,16 @@ main(int argc, char **argv)
 		}
 		have_key = 1;
 	}
+	/* -Z: netperf 2.7's passphrase, made a key on both sides; only
+	 * the challenge-response crosses the wire. */
+	if (o.passphrase[0] != '\0') {
+		if (auth_key_from_passphrase(o.passphrase, &key, err) < 0) {
+			fprintf(stderr, "netserver: -Z: %s\n", err);
+			return EXIT_FAILURE;
+		}
+		explicit_bzero(o.passphrase, sizeof(o.passphrase));
+		have_key = 1;
+	}
 	if ((o.pidfile[0] != '\0' && (absolute(o.pidfile, pid_path, err) < 0 ||
 				      pidfile_check(pid_path, err) < 0)) ||
 	    (o.log[0] != '\0' && absolute(o.log, log_path, err) < 0)) {

@@ -246,6 +246,8 @@ static const struct compat_case cases[] = {
     {"opt_d", {"-d", "-t", "TCP_RR", "-l", "-3000", "-P", "0"}, DIFF_DEBUG, 0},
     {"opt_j", {"-j", "-t", "TCP_RR", "-l", "-3000"}, DIFF_HISTOGRAM, 0},
     {"opt_L", {"-L", "127.0.0.1", "-t", "TCP_RR", "-l", "-3000"}, 0, 0},
+    /* Against a netserver that asks for none, both go ahead. */
+    {"opt_Z", {"-Z", "sesame", "-t", "TCP_RR", "-l", "-3000"}, 0, 0},
     /* The rest of the omni test-specific letters. */
     {"test_C", {"-t", "TCP_STREAM", "-l", "-30000000", "--", "-C"}, 0, 0},
     {"test_K", {"-t", "TCP_STREAM", "-l", "-30000000", "--", "-K", "reno"}, 0, 0},
@@ -856,6 +858,45 @@ START_TEST(comparison_catches_differences)
 }
 END_TEST
 
+/* -Z against our netserver: the same passphrase on both sides runs the
+ * test, another one or none is refused; the key is derived on each side,
+ * so the passphrase itself is not what netserver checks. */
+START_TEST(passphrase)
+{
+	const char *extra[] = {"-Z", "open sesame", NULL};
+	struct harness_server s;
+	struct harness_out *o = malloc(sizeof(*o));
+	char port[16];
+
+	ck_assert_ptr_nonnull(o);
+	ck_assert_int_eq(harness_server_start(&s, extra), 0);
+	snprintf(port, sizeof(port), "%d", s.port);
+	{
+		const char *good[] = {"-H", "127.0.0.1", "-p",	  port,
+				      "-Z", "open sesame", "-t", "TCP_RR",
+				      "-l", "-1000",	   "-P", "0",
+				      NULL};
+		const char *bad[] = {"-H", "127.0.0.1", "-p",	  port,
+				     "-Z", "open sesamE", "-t", "TCP_RR",
+				     "-l", "-1000",	  NULL};
+		const char *none[] = {"-H",	"127.0.0.1", "-p", port, "-t",
+				      "TCP_RR", "-l",	     "-1000", NULL};
+
+		ck_assert_int_eq(harness_netperf(good, 30, o), 0);
+		ck_assert_msg(o->status == 0, "%s", o->err);
+		ck_assert_ptr_nonnull(strstr(o->out, "1        1"));
+		ck_assert_int_eq(harness_netperf(bad, 30, o), 0);
+		ck_assert_int_eq(o->status, 1);
+		ck_assert_str_eq(o->out, "");
+		ck_assert_int_eq(harness_netperf(none, 30, o), 0);
+		ck_assert_int_eq(o->status, 1);
+		ck_assert_ptr_nonnull(strstr(o->err, "authentication"));
+	}
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+	free(o);
+}
+END_TEST
+
 /* Starts 2.7's netserver on loopback; returns 0, or -1. */
 static int
 start_reference_server(void)
@@ -928,6 +969,8 @@ compat_suite(void)
 	TCase *diff = tcase_create("differential");
 
 	tcase_add_test(self, comparison_catches_differences);
+	tcase_add_test(self, passphrase);
+	tcase_set_timeout(self, 60);
 	suite_add_tcase(s, self);
 	tcase_set_timeout(diff, 90);
 	tcase_add_loop_test(diff, differential, 0, NCASES);
