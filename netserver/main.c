@@ -109,6 +109,7 @@ usage(FILE *out)
 	    "Access:\n"
 	    "    --auth-file FILE      require clients to prove the key in "
 	    "FILE\n"
+	    "    -Z passphrase         ...or the key derived from passphrase\n"
 	    "    --allow CIDR[,CIDR]   serve only these client networks\n"
 	    "\n"
 	    "Limits:\n"
