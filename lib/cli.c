@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "clock.h"
 #include "err.h"
 #include "units.h"
 
@@ -236,7 +237,73 @@ enum {
 	OPT_PLOT,
 	OPT_IFSTAT,
 	OPT_AUTH,
+	OPT_START_AT,
 };
+
+/* Whole seconds and up to nine decimals, as exact nanoseconds; returns 0,
+ * or -1 when s is not such a number. */
+static int
+parse_seconds_ns(const char *s, int64_t *out)
+{
+	int64_t whole = 0, frac = 0;
+	int digits = 0, nfrac = 0;
+
+	for (; *s >= '0' && *s <= '9'; s++, digits++) {
+		if (whole > (INT64_MAX / (int64_t)NS_PER_SEC - 9) / 10)
+			return -1;
+		whole = whole * 10 + (*s - '0');
+	}
+	if (*s == '.') {
+		for (s++; *s >= '0' && *s <= '9'; s++, nfrac++) {
+			if (nfrac >= 9)
+				return -1;
+			frac = frac * 10 + (*s - '0');
+		}
+		if (nfrac == 0)
+			return -1;
+	}
+	if (*s != '\0' || digits == 0)
+		return -1;
+	for (; nfrac < 9; nfrac++)
+		frac *= 10;
+	*out = whole * (int64_t)NS_PER_SEC + frac;
+	return 0;
+}
+
+int
+cli_start_at(const char *arg, int64_t now_ns, int64_t *out, char *err)
+{
+	const int64_t hour = (int64_t)3600 * (int64_t)NS_PER_SEC;
+	int rel = arg[0] == '+';
+	int64_t t;
+
+	if (parse_seconds_ns(arg + rel, &t) < 0)
+		return err_set(err,
+			       "--start-at: \"%s\" is neither Unix seconds "
+			       "(1767225600.25) nor +seconds from now",
+			       arg);
+	if (rel) {
+		if (t == 0 || t > hour)
+			return err_set(err,
+				       "--start-at: %s must be more than 0 "
+				       "and at most 3600 seconds from now",
+				       arg);
+		t += now_ns;
+	}
+	if (t <= now_ns)
+		return err_set(err,
+			       "--start-at: %s is %.3f s in the past (the "
+			       "clock says %.3f)",
+			       arg, (double)(now_ns - t) / 1e9,
+			       (double)now_ns / 1e9);
+	if (t - now_ns > hour)
+		return err_set(err,
+			       "--start-at: %s is %.0f s ahead; at most an "
+			       "hour is allowed",
+			       arg, (double)(t - now_ns) / 1e9);
+	*out = t;
+	return 0;
+}
 
 static int
 parse_global(int argc, char **argv, struct netperf_opts *o, char *err)
@@ -251,6 +318,7 @@ parse_global(int argc, char **argv, struct netperf_opts *o, char *err)
 	    {"plot", required_argument, NULL, OPT_PLOT},
 	    {"ifstat", required_argument, NULL, OPT_IFSTAT},
 	    {"auth", required_argument, NULL, OPT_AUTH},
+	    {"start-at", required_argument, NULL, OPT_START_AT},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -421,6 +489,11 @@ parse_global(int argc, char **argv, struct netperf_opts *o, char *err)
 					       "--auth: bad key file name");
 			snprintf(o->auth_file, sizeof(o->auth_file), "%s",
 				 optarg);
+			break;
+		case OPT_START_AT:
+			if (cli_start_at(optarg, clock_real_ns(),
+					 &o->start_at_ns, err) < 0)
+				return -1;
 			break;
 		case OPT_RATE:
 			if (units_parse_rate(optarg, &d, why) < 0)
@@ -614,6 +687,13 @@ cli_netperf_parse(int argc, char **argv, struct netperf_opts *o, char *err)
 			       o->streams);
 	if (o->rate > 0 && m->kind != MODULE_UDP_STREAM)
 		return err_set(err, "--rate applies to UDP_STREAM only");
+	/* One scheduled start is one measured interval: repeated runs would
+	 * start at once after the first, unsynchronised. */
+	if (o->start_at_ns > 0 && (o->iter_max > 1 || o->sweep[0] != '\0' ||
+				   o->ifstat[0] != '\0'))
+		return err_set(err, "--start-at schedules one run; it cannot "
+				    "be combined with -i, -I, --sweep or "
+				    "--ifstat");
 	if (o->data_family == AF_UNSPEC)
 		o->data_family =
 		    o->family != AF_UNSPEC ? o->family : o->host_family;
@@ -647,6 +727,7 @@ cli_netperf_request(const struct netperf_opts *o, struct test_params *p)
 	p->rate = o->rate;
 	p->streams = o->streams;
 	p->wire = o->wire;
+	p->start_at_ns = o->start_at_ns;
 	snprintf(p->cpu_bind, sizeof(p->cpu_bind), "%s", o->rcpu);
 }
 

@@ -60,6 +60,9 @@ struct netperf_opts {
 	int json, json_stream;
 	/* --auth KEYFILE; "" for NETPERF_AUTH_KEY, or no key at all. */
 	char auth_file[CLI_PATH_LEN];
+	/* --start-at TIME: CLOCK_REALTIME ns of the measured interval's
+	 * start; 0 to start as soon as the test is set up. */
+	int64_t start_at_ns;
 
 	/* Test-specific options, after "--". */
 	int64_t send_size, rsend_size; /* -m l[,r]; 0 = default */
@@ -87,6 +90,13 @@ struct netperf_opts {
  * with err set to a one-line message naming the bad option or value.
  */
 int cli_netperf_parse(int argc, char **argv, struct netperf_opts *o, char *err);
+
+/*
+ * Parses --start-at's TIME, Unix seconds with up to nine decimals or "+S"
+ * seconds from now_ns, into CLOCK_REALTIME ns; a time not after now_ns or
+ * more than an hour after it is an error. Returns 0, or -1 with err set.
+ */
+int cli_start_at(const char *arg, int64_t now_ns, int64_t *out, char *err);
 
 /* Fills a test request from parsed options and the module's defaults. */
 void cli_netperf_request(const struct netperf_opts *o, struct test_params *p);

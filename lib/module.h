@@ -61,6 +61,9 @@ struct test_params {
 	char cpu_bind[64];
 	/* Both sides count the data flow's packets on the wire, --wire. */
 	int wire;
+	/* --start-at: CLOCK_REALTIME nanoseconds at which both sides begin
+	 * the measured interval; 0 to begin at once. */
+	int64_t start_at_ns;
 };
 
 /* One side's account of a test: what it did and what it cost. */
@@ -93,6 +96,9 @@ struct side_result {
 	struct cpu_util cpu;
 	/* The CPU the test thread ended on. */
 	int cpu_id;
+	/* CLOCK_REALTIME nanoseconds (UTC) at which this side's measured
+	 * interval began and ended; 0 when unknown (an older peer). */
+	int64_t wall_start_ns, wall_end_ns;
 };
 
 /* The state a data loop runs with. */
@@ -187,6 +193,10 @@ struct module_run {
 	pthread_cond_t cond;
 	int ready, go, finished, abort;
 	uint64_t start_ns; /* when the gate opened */
+	/* CLOCK_REALTIME ns to sleep until before opening the gate (0: open
+	 * at once), and the CLOCK_REALTIME ns at which it opened. */
+	int64_t start_at_ns;
+	int64_t wall_start_ns;
 };
 
 /*

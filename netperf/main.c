@@ -155,7 +155,9 @@ on_interim(void *arg, double count, double secs, double since_start)
 	else
 		iv.value = units_from_bytes(per_sec, res->fmt);
 	iv.interval = secs;
-	iv.ending = clock_wall();
+	iv.count = count > 0 ? (uint64_t)count : 0;
+	iv.ending_ns = clock_real_ns();
+	iv.ending = (double)iv.ending_ns / 1e9;
 	iv.since_start = since_start;
 	if (res->ninterim == res->interim_cap) {
 		int cap = res->interim_cap ? 2 * res->interim_cap : 64;
