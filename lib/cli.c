@@ -2,6 +2,7 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -699,6 +700,92 @@ cli_netperf_parse(int argc, char **argv, struct netperf_opts *o, char *err)
 		    o->family != AF_UNSPEC ? o->family : o->host_family;
 	if (o->family == AF_UNSPEC)
 		o->family = o->host_family;
+	return 0;
+}
+
+int
+cli_is_merge(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--merge") == 0)
+			return 1;
+	return 0;
+}
+
+int
+cli_merge_parse(int argc, char **argv, struct merge_opts *o, char *err)
+{
+	char why[ERR_LEN];
+	int64_t v;
+	int i;
+
+	memset(o, 0, sizeof(*o));
+	o->headers = 1;
+	o->verbosity = 1;
+	o->max_skew = 0.01;
+	o->files = calloc((size_t)argc, sizeof(*o->files));
+	if (o->files == NULL)
+		return err_set(err, "out of memory");
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (strcmp(a, "--merge") == 0)
+			continue;
+		if (strcmp(a, "--") == 0)
+			break;
+		if (strcmp(a, "--json") == 0 || strcmp(a, "-J") == 0) {
+			o->json = 1;
+		} else if (strcmp(a, "-P") == 0 || strcmp(a, "-v") == 0) {
+			if (val == NULL)
+				return err_set(err, "option %s needs a value",
+					       a);
+			if (units_parse_int(val, 0, a[1] == 'P' ? 1 : 2, &v,
+					    why) < 0)
+				return err_set(err, "%s: %s", a, why);
+			if (a[1] == 'P')
+				o->headers = (int)v;
+			else
+				o->verbosity = (int)v;
+			i++;
+		} else if (strcmp(a, "--max-skew") == 0) {
+			if (val == NULL)
+				return err_set(err, "option %s needs a value",
+					       a);
+			if (units_parse_double(val, 0, 3600, &o->max_skew,
+					       why) < 0)
+				return err_set(err, "--max-skew: %s", why);
+			i++;
+		} else if (a[0] == '-' && a[1] != '\0') {
+			return err_set(err,
+				       "--merge takes -P, -v, --json, "
+				       "--max-skew and files, not %s",
+				       a);
+		} else {
+			o->files[o->nfiles++] = argv[i];
+		}
+	}
+	for (i++; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (strcmp(a, "-o") != 0 && strcmp(a, "-O") != 0 &&
+		    strcmp(a, "-k") != 0)
+			return err_set(err,
+				       "--merge takes -o, -O or -k after --, "
+				       "not %s",
+				       a);
+		o->mode = a[1];
+		o->list[0] = '\0';
+		if (i + 1 < argc && argv[i + 1][0] != '-') {
+			if (strlen(argv[i + 1]) >= sizeof(o->list))
+				return err_set(err, "%s: list too long", a);
+			snprintf(o->list, sizeof(o->list), "%s", argv[++i]);
+		}
+	}
+	if (o->nfiles == 0 && strcmp(o->list, "?") != 0)
+		return err_set(err, "--merge needs at least one result file");
 	return 0;
 }
 

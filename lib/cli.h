@@ -98,6 +98,25 @@ int cli_netperf_parse(int argc, char **argv, struct netperf_opts *o, char *err);
  */
 int cli_start_at(const char *arg, int64_t now_ns, int64_t *out, char *err);
 
+/* netperf --merge [options] FILE... [-- -o|-O|-k [list]] */
+struct merge_opts {
+	int headers;	 /* -P */
+	int verbosity;	 /* -v */
+	int json;	 /* --json, -J */
+	double max_skew; /* --max-skew SECS: warn above it */
+	char mode;	 /* -o, -O, -k, or 0 */
+	char list[1024]; /* their selector list, "" for the default */
+	int nfiles;
+	char **files; /* into argv */
+};
+
+/* Whether argv asks for --merge. */
+int cli_is_merge(int argc, char **argv);
+
+/* Parses a --merge command line; returns 0, or -1 with err set. The
+ * caller frees o->files. */
+int cli_merge_parse(int argc, char **argv, struct merge_opts *o, char *err);
+
 /* Fills a test request from parsed options and the module's defaults. */
 void cli_netperf_request(const struct netperf_opts *o, struct test_params *p);
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "err.h"
 #include "proto.h"
@@ -1659,6 +1660,26 @@ output_json_write(FILE *out, json_t *doc, int compact)
 		return -1;
 	fputc('\n', out);
 	return ferror(out) ? -1 : 0;
+}
+
+int
+output_json_error(FILE *out, const char *test, const char *host,
+		  const char *why, int compact)
+{
+	char self[256] = "";
+	json_t *doc;
+	int rc;
+
+	gethostname(self, sizeof(self) - 1);
+	doc = json_pack("{s:s, s:i, s:s, s:{s:{s:s}}, s:{s:s}, s:[s]}",
+			"schema", "netperf-result", "schema_version", 1,
+			"test", test, "local", "env", "hostname", self,
+			"remote", "name", host, "errors", why);
+	if (doc == NULL)
+		return -1;
+	rc = output_json_write(out, doc, compact);
+	json_decref(doc);
+	return rc;
 }
 
 int

@@ -64,6 +64,12 @@ json_t *output_json_doc(const struct result *res);
  * [[lo, hi, count]...] for lo <= t < hi; NULL when out of memory. */
 json_t *output_hist_exact(const struct stats_hist *h);
 
+/* --json when the run failed: a document with the test, the server as
+ * given and the reason in "errors", so a fleet's merge can count and
+ * name the failure; returns 0, or -1. */
+int output_json_error(FILE *out, const char *test, const char *host,
+		      const char *why, int compact);
+
 /* Writes a JSON value as output_json does; returns 0, or -1. */
 int output_json_write(FILE *out, json_t *doc, int compact);
 
