@@ -725,7 +725,13 @@ run_merge(int argc, char **argv)
 	if (o.json) {
 		json_t *doc = merge_json(&m, &f, o.max_skew);
 
-		if (doc == NULL || output_json_write(stdout, doc, 0) < 0) {
+		/* Full precision, so a merged document merges again to the
+		 * same figures as its inputs would. */
+		if (doc == NULL ||
+		    json_dumpf(doc, stdout,
+			       JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+				   JSON_REAL_PRECISION(17)) != 0 ||
+		    fputc('\n', stdout) == EOF) {
 			fprintf(stderr, "netperf: cannot write the merged "
 					"document\n");
 			json_decref(doc);
