@@ -841,7 +841,7 @@ START_TEST(placement_cross_cpu)
 	json_t *doc;
 
 	if (ncpu() < 2) {
-		fprintf(stderr, "placement_cross_cpu: skipped: one CPU\n");
+		harness_skip("placement_cross_cpu: one CPU");
 		return;
 	}
 	check_ran_on("0,1", "0", 0, "1", 1);
@@ -1190,7 +1190,7 @@ no_capture(const char *test)
 {
 	if (geteuid() == 0)
 		return 0;
-	fprintf(stderr, "%s: skipped: --wire needs root\n", test);
+	harness_skip("%s: --wire needs root", test);
 	return 1;
 }
 

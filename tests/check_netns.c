@@ -1050,7 +1050,7 @@ START_TEST(wire_tcp_reordering)
 	json_t *doc;
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
-		fprintf(stderr, "wire_tcp_reordering: skipped: one CPU\n");
+		harness_skip("wire_tcp_reordering: one CPU");
 		return;
 	}
 	quiet_ipv6(&env);

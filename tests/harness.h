@@ -7,9 +7,23 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* Runs suite s with Check's normal verbosity; returns the process exit code
- * (0 when every test passed). */
+/* Runs suite s with Check's normal verbosity; returns the process exit code:
+ * 0 when every test passed, 77 (CTest's skip) when none failed but some
+ * could not run all their checks (harness_skip), 1 when one failed. */
 int harness_run(Suite *s);
+
+/*
+ * Records that the calling test could not check something and why (the
+ * format names it), and prints "skipped: ..." on stderr. The test goes on
+ * with what it can check, or returns. The suite then exits 77, so a check
+ * that could not run shows as a skip, never as a pass.
+ */
+void harness_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The machine's CPU utilisation in percent over the next seconds, from
+ * /proc/stat; -1 when it cannot be read. Tests whose claims need a quiet
+ * machine measure it first. */
+double harness_machine_busy(double seconds);
 
 /* A netserver started for one test. */
 struct harness_server {
