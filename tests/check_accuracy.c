@@ -17,22 +17,6 @@
 #include "harness.h"
 #include "stats.h"
 
-static struct harness_server srv;
-static char port_text[16];
-
-static void
-setup(void)
-{
-	ck_assert_int_eq(harness_server_start(&srv, NULL), 0);
-	snprintf(port_text, sizeof(port_text), "%d", srv.port);
-}
-
-static void
-teardown(void)
-{
-	harness_server_stop(&srv);
-}
-
 /* Runs netperf with --json and returns the parsed document. */
 static json_t *
 run_json(const char *const *args)
@@ -129,7 +113,7 @@ START_TEST(busy_cpu_reads_100)
 {
 	/* A paced, light test on CPU 0 beside a busy loop on CPU 1. */
 	const char *args[] = {
-	    "-H",     "127.0.0.1", "-p",  port_text, "-t", "UDP_STREAM", "-l",
+	    "-H",     "127.0.0.1", "-p",  harness_port, "-t", "UDP_STREAM", "-l",
 	    "2",      "-T",	   "0,0", "--rate",  "1M", "-c",	 "-C",
 	    "--json", "--",	   "-m",  "1000",    NULL};
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -175,7 +159,7 @@ END_TEST
 START_TEST(idle_machine_reads_idle)
 {
 	const char *args[] = {
-	    "-H",     "127.0.0.1", "-p",     port_text, "-t", "UDP_STREAM",
+	    "-H",     "127.0.0.1", "-p",     harness_port, "-t", "UDP_STREAM",
 	    "-l",     "2",	   "--rate", "100k",	"-c", "-C",
 	    "--json", "--",	   "-m",     "100",	NULL};
 	double all;
@@ -200,7 +184,7 @@ END_TEST
 
 START_TEST(rr_repeatable)
 {
-	const char *args[] = {"-H", "127.0.0.1", "-p",	   port_text,
+	const char *args[] = {"-H", "127.0.0.1", "-p",	   harness_port,
 			      "-t", "TCP_RR",	 "-l",	   "1",
 			      "-T", "0,0",	 "--json", NULL};
 	double x[5], mean = 0, var = 0;
@@ -227,7 +211,7 @@ END_TEST
 START_TEST(confidence_converges)
 {
 	const char *args[] = {
-	    "-H", "127.0.0.1", "-p", port_text, "-t", "TCP_RR", "-l",	  "1",
+	    "-H", "127.0.0.1", "-p", harness_port, "-t", "TCP_RR", "-l",	  "1",
 	    "-T", "0,0",       "-i", "10,3",	"-I", "99,5",	"--json", NULL};
 	json_t *doc, *conf;
 
@@ -251,7 +235,7 @@ accuracy_suite(void)
 	Suite *s = suite_create("accuracy");
 	TCase *tc = tcase_create("cpu and repeatability");
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, harness_setup, harness_teardown);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, busy_cpu_reads_100);
 	tcase_add_test(tc, idle_machine_reads_idle);

@@ -132,22 +132,6 @@ netperf_in_cpuset(const char *port, const char *const *args)
 		      "error does not name the bind: %s", err);
 }
 
-static struct harness_server srv;
-static char port_text[16];
-
-static void
-setup(void)
-{
-	ck_assert_int_eq(harness_server_start(&srv, NULL), 0);
-	snprintf(port_text, sizeof(port_text), "%d", srv.port);
-}
-
-static void
-teardown(void)
-{
-	harness_server_stop(&srv);
-}
-
 START_TEST(local_bind_fails)
 {
 	const char *plain[] = {"-l", "1", "-T", "1,0", NULL};
@@ -156,16 +140,16 @@ START_TEST(local_bind_fails)
 				 NULL};
 	const char *rr[] = {"-t", "TCP_RR", "-l", "1", "-T", "1,0", NULL};
 
-	netperf_in_cpuset(port_text, plain);
-	netperf_in_cpuset(port_text, interim);
-	netperf_in_cpuset(port_text, streams);
-	netperf_in_cpuset(port_text, rr);
+	netperf_in_cpuset(harness_port, plain);
+	netperf_in_cpuset(harness_port, interim);
+	netperf_in_cpuset(harness_port, streams);
+	netperf_in_cpuset(harness_port, rr);
 }
 END_TEST
 
 START_TEST(remote_bind_fails)
 {
-	const char *argv[] = {NP_NETPERF, "-H", "127.0.0.1", "-p", port_text,
+	const char *argv[] = {NP_NETPERF, "-H", "127.0.0.1", "-p", harness_port,
 			      "-l", "1", "-T", "0,1", "-D", "0.3", NULL};
 	char err[4096], *out = NULL;
 	double t0, took;
@@ -173,7 +157,7 @@ START_TEST(remote_bind_fails)
 
 	/* netserver's later children are forked inside the cpuset and,
 	 * told to ignore it, accept CPU 1 and fail to bind there. */
-	cpuset_enter(srv.pid);
+	cpuset_enter(harness_srv.pid);
 	t0 = harness_now();
 	rc = harness_exec_capture(argv, 30, &out, err, sizeof(err));
 	took = harness_now() - t0;
@@ -208,7 +192,7 @@ main(void)
 	setenv("HWLOC_ALLOW", "all", 1);
 	s = suite_create("bindfail");
 	tc = tcase_create("bind");
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, harness_setup, harness_teardown);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, local_bind_fails);
 	tcase_add_test(tc, remote_bind_fails);

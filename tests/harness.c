@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -197,6 +198,22 @@ harness_wait_gone(pid_t pid, double timeout)
 		sleep_ms(20);
 	}
 	return 0;
+}
+
+struct harness_server harness_srv;
+char harness_port[16];
+
+void
+harness_setup(void)
+{
+	ck_assert_int_eq(harness_server_start(&harness_srv, NULL), 0);
+	snprintf(harness_port, sizeof(harness_port), "%d", harness_srv.port);
+}
+
+void
+harness_teardown(void)
+{
+	ck_assert_int_eq(harness_server_stop(&harness_srv), 0);
 }
 
 int
@@ -692,4 +709,39 @@ harness_line_numbers(const char *p, double *v, int max)
 			p++;
 	}
 	return n;
+}
+
+const char *
+harness_data_line(const char *out, int i)
+{
+	const char *p = strstr(out, "\n\n");
+
+	if (p == NULL)
+		return NULL;
+	for (p += 2; i > 0; i--) {
+		p = strchr(p, '\n');
+		if (p == NULL)
+			return NULL;
+		p++;
+	}
+	return p;
+}
+
+int
+harness_data_numbers(const char *out, int i, double *v, int max)
+{
+	const char *l = harness_data_line(out, i);
+
+	return l != NULL ? harness_line_numbers(l, v, max) : 0;
+}
+
+void
+harness_write_file(const char *path, const void *buf, size_t len, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	ck_assert_msg(fd >= 0, "cannot create %s: %s", path, strerror(errno));
+	ck_assert_int_eq(write(fd, buf, len), (ssize_t)len);
+	ck_assert_int_eq(fchmod(fd, mode), 0);
+	close(fd);
 }
