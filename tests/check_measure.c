@@ -1237,6 +1237,49 @@ START_TEST(wire_udp_loopback)
 END_TEST
 
 /*
+ * More UDP streams than the 64 flows netserver once had room for: its
+ * capture must see every stream's packets, as netperf's does.
+ */
+START_TEST(wire_udp_many_streams)
+{
+	const char *extra[] = {"--max-streams", "80", NULL};
+	struct harness_server many;
+	char port[16], err[4096], *out = NULL;
+	double lin, rin;
+	json_t *doc;
+	int rc;
+
+	if (no_capture("wire_udp_many_streams"))
+		return;
+	ck_assert_int_eq(harness_server_start(&many, extra), 0);
+	snprintf(port, sizeof(port), "%d", many.port);
+	{
+		const char *argv[] = {NP_NETPERF, "-H", "127.0.0.1", "-p", port,
+				      "--json", "-t", "UDP_STREAM", "-l", "1",
+				      "--streams", "70", "--rate", "7M",
+				      "--wire", "--", "-m", "100", NULL};
+
+		rc = harness_exec_capture(argv, MEAS_RUN_TIMEOUT, &out, err,
+					  sizeof(err));
+	}
+	harness_server_stop(&many);
+	ck_assert_msg(rc == 0, "netperf exited %d: %s", rc, err);
+	doc = harness_json_parse(out);
+	ck_assert_msg(doc != NULL, "not JSON: %s", out);
+	free(out);
+	lin = num(doc, "local.wire.out.packets");
+	rin = num(doc, "remote.wire.in.packets");
+	ck_assert_msg(lin > 0, "netperf's capture saw nothing");
+	/* On lo nothing is lost between the two captures. */
+	ck_assert_msg(rin == lin,
+		      "netserver's capture saw %.0f packets of the %.0f "
+		      "netperf's saw leave",
+		      rin, lin);
+	json_decref(doc);
+}
+END_TEST
+
+/*
  * TCP_STREAM on lo: the payload both captures saw is the same, and it
  * is what netperf sent and netserver received, plus any segment TCP sent
  * twice (on lo, a tail loss probe now and then).
@@ -1428,6 +1471,7 @@ measure_suite(void)
 	tcase_add_checked_fixture(wire, setup, harness_teardown);
 	tcase_set_timeout(wire, 60);
 	tcase_add_test(wire, wire_udp_loopback);
+	tcase_add_test(wire, wire_udp_many_streams);
 	tcase_add_test(wire, wire_tcp_loopback);
 	tcase_add_test(wire, wire_streams_retrans);
 	tcase_add_test(wire, udp_loss_bounds);
