@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "escape.h"
 #include "proto.h"
 #include "session.h"
 #include "sock.h"
@@ -89,9 +90,20 @@ server_check_request(const struct test_params *p,
 		     const struct server_limits *lim, char *err)
 {
 	const struct test_module *m = module_find(p->test);
+	char text[ESCAPE_LEN];
+	const char *c;
 
 	if (m == NULL)
-		return err_set(err, "unknown test \"%s\"", p->test);
+		return err_set(err, "unknown test \"%s\"",
+			       escape_str(text, sizeof(text), p->test));
+	/* The binding is quoted back in topology errors: printable only. */
+	for (c = p->cpu_bind; *c != '\0'; c++)
+		if (*c < 0x20 || *c >= 0x7f)
+			return err_set(err,
+				       "CPU binding \"%s\" holds a byte outside "
+				       "printable ASCII",
+				       escape_str(text, sizeof(text),
+						  p->cpu_bind));
 	if (p->duration > lim->max_duration)
 		return err_set(err,
 			       "test length %.0f s exceeds this server's limit "
@@ -864,7 +876,7 @@ authenticate(int ctl, const struct auth_key *key, const unsigned char *snonce,
 {
 	unsigned char cnonce[AUTH_NONCE_LEN], proof[AUTH_MAC_LEN];
 	unsigned char want[AUTH_MAC_LEN];
-	char hex[2 * AUTH_MAC_LEN + 1], why[ERR_LEN];
+	char hex[2 * AUTH_MAC_LEN + 1], why[ERR_LEN], text[ESCAPE_LEN];
 	json_t *msg, *ok;
 	int rc;
 
@@ -878,7 +890,7 @@ authenticate(int ctl, const struct auth_key *key, const unsigned char *snonce,
 		err_set(err,
 			"authentication failed: the client sent \"%s\" "
 			"instead of credentials",
-			proto_type(msg));
+			escape_str(text, sizeof(text), proto_type(msg)));
 		json_decref(msg);
 		return -1;
 	}
@@ -906,7 +918,7 @@ session_loop(struct server_state *st, int ctl, const struct server_limits *lim,
 	     volatile sig_atomic_t *stop, char *err)
 {
 	unsigned char snonce[AUTH_NONCE_LEN];
-	char hex[2 * AUTH_NONCE_LEN + 1];
+	char hex[2 * AUTH_NONCE_LEN + 1], text[ESCAPE_LEN];
 	json_t *msg, *hello;
 	int64_t ver;
 	const char *type;
@@ -928,7 +940,7 @@ session_loop(struct server_state *st, int ctl, const struct server_limits *lim,
 	    proto_get_int(msg, "version", 0, INT32_MAX, &ver, err) < 0) {
 		if (strcmp(proto_type(msg), "hello") != 0)
 			err_set(err, "expected hello, got \"%s\"",
-				proto_type(msg));
+				escape_str(text, sizeof(text), proto_type(msg)));
 		json_decref(msg);
 		send_error(ctl, err);
 		return -1;
@@ -996,7 +1008,8 @@ session_loop(struct server_state *st, int ctl, const struct server_limits *lim,
 			continue;
 		}
 		if (strcmp(type, "request") != 0) {
-			err_set(err, "unexpected \"%s\" message", type);
+			err_set(err, "unexpected \"%s\" message",
+				escape_str(text, sizeof(text), type));
 			json_decref(msg);
 			send_error(ctl, err);
 			return -1;
