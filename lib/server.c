@@ -72,6 +72,11 @@ server_limits_default(struct server_limits *lim)
 	lim->max_streams = 64;
 	lim->max_sessions = 64;
 	lim->max_per_addr = 16;
+	lim->max_session_mem = (int64_t)256 << 20;
+	lim->hello_ms = 5000;
+	lim->max_session_time = 7200;
+	lim->ipv6_prefix = 64;
+	lim->allow_low_ports = 0;
 }
 
 static int
@@ -557,6 +562,65 @@ fail:
 	return -1;
 }
 
+/* A byte count for a message: whole MiB when it is one, bytes otherwise. */
+static void
+size_text(int64_t v, char *out, size_t cap)
+{
+	if (v >= (1 << 20) && v % (1 << 20) == 0)
+		snprintf(out, cap, "%lld MiB", (long long)(v >> 20));
+	else
+		snprintf(out, cap, "%lld bytes", (long long)v);
+}
+
+/*
+ * Gives every stream its data buffer, within the session's memory limit:
+ * streams that only send share one read-only buffer (*shared, which the
+ * caller frees), the others get one each. Nothing is allocated when the
+ * test would need more than the limit. Returns 0, or -1 with err set.
+ */
+static int
+alloc_buffers(const struct test_module *m, const struct test_params *p,
+	      const struct side_result *r, const struct server_limits *lim,
+	      struct test_ctx *ctx, char **shared, char *err)
+{
+	int64_t one, each, total;
+	char need[32], have[32];
+	size_t len;
+	int i;
+
+	module_server_buffers(m, r->send_size, r->recv_size, p->req_size,
+			      p->rsp_size, &one, &each);
+	total = one + (int64_t)p->streams * each;
+	if (total > lim->max_session_mem) {
+		size_text(total, need, sizeof(need));
+		size_text(lim->max_session_mem, have, sizeof(have));
+		return err_set(err,
+			       "this test needs %s of data buffers (%d "
+			       "stream%s), over this server's limit of %s "
+			       "per session (--max-session-memory)",
+			       need, p->streams, p->streams > 1 ? "s" : "",
+			       have);
+	}
+	if (one > 0) {
+		*shared = module_buffer(&one, 1, &len);
+		if (*shared == NULL)
+			return err_set(err, "cannot allocate a %lld-byte "
+					    "buffer", (long long)one);
+	}
+	for (i = 0; i < p->streams; i++) {
+		if (one > 0) {
+			ctx[i].buf = *shared;
+			ctx[i].buflen = len;
+			continue;
+		}
+		ctx[i].buf = module_buffer(&each, 1, &ctx[i].buflen);
+		if (ctx[i].buf == NULL)
+			return err_set(err, "cannot allocate a %lld-byte "
+					    "buffer", (long long)each);
+	}
+	return 0;
+}
+
 /* Runs one requested test; returns 0, or -1 with err set after telling
  * the client. */
 static int
@@ -578,8 +642,7 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 	json_t *ready = NULL, *list, *res = NULL, *streams;
 	unsigned char token[AUTH_TOKEN_LEN];
 	char token_hex[2 * AUTH_TOKEN_LEN + 1];
-	int64_t sizes[4];
-	size_t buflen;
+	char *shared = NULL;
 
 	memset(&r, 0, sizeof(r));
 	memset(&rp, 0, sizeof(rp));
@@ -637,10 +700,8 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 	/* A datagram is read whole or its tail is lost. */
 	if (m->socktype == SOCK_DGRAM && r.recv_size < MODULE_UDP_MAX + 1)
 		r.recv_size = MODULE_UDP_MAX + 1;
-	sizes[0] = r.send_size;
-	sizes[1] = r.recv_size;
-	sizes[2] = p.req_size;
-	sizes[3] = p.rsp_size;
+	if (alloc_buffers(m, &p, &r, lim, ctx, &shared, err) < 0)
+		goto tell;
 	list = json_array();
 	for (i = 0; i < nlisten; i++)
 		json_array_append_new(list, json_integer(ports[i]));
@@ -690,13 +751,6 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 			c->fd, m->socktype == SOCK_DGRAM ? 100 : 1000, err) < 0)
 			goto tell;
 		rs[i] = r;
-		c->buf = module_buffer(sizes, 4, &buflen);
-		if (c->buf == NULL) {
-			err_set(err, "cannot allocate a %zu-byte buffer",
-				buflen);
-			goto tell;
-		}
-		c->buflen = buflen;
 		c->p = &p;
 		c->stop = stop;
 		c->r = &rs[i];
@@ -792,13 +846,15 @@ out:
 	json_decref(ready);
 	cpu_util_free(&r.cpu);
 	for (i = 0; ctx != NULL && i < p.streams; i++) {
-		free(ctx[i].buf);
+		if (ctx[i].buf != shared)
+			free(ctx[i].buf);
 		/* A UDP socket and the CRR listener are in fds[] too. */
 		if (module_accepts(m) && ctx[i].fd >= 0 && i < nfds)
 			close(ctx[i].fd);
 	}
 	for (i = 0; i < nlisten; i++)
 		close(fds[i]);
+	free(shared);
 	for (i = 0; places != NULL && i < p.streams; i++)
 		topo_place_free(&places[i]);
 	free(places);

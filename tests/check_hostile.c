@@ -94,13 +94,15 @@ struct forge {
 };
 
 #define S(x) x, sizeof(x) - 1
-/* A request netserver would accept but for the fields in x. */
-#define REQ(x)                                                                 \
+/* A request netserver would accept but for the fields in x; REQ_SIZED
+ * leaves rrecv_size and req_size to x. */
+#define REQ_SIZED(x)                                                           \
 	"{\"type\":\"request\",\"duration\":1,\"count\":0,\"send_size\":0,"  \
-	"\"recv_size\":0,\"rsend_size\":0,\"rrecv_size\":0,\"req_size\":1,"  \
+	"\"recv_size\":0,\"rsend_size\":0,"                                    \
 	"\"rsp_size\":1,\"lsndbuf\":-1,\"lrcvbuf\":-1,\"rsndbuf\":-1,"        \
 	"\"rrcvbuf\":-1,\"nodelay\":false,\"burst\":0,\"remote_cpu\":false," \
 	"\"data_port\":0," x "}"
+#define REQ(x) REQ_SIZED("\"rrecv_size\":0,\"req_size\":1," x)
 static const struct forge forges[] = {
     {NULL, S("{\"type\":\"x\\nFORGED0 \\u001b]0;pwn\\u0007\"}"),
      "x\\nFORGED0 \\x1b]0;pwn\\x07"},
@@ -236,6 +238,162 @@ START_TEST(log_reopen_symlink_refused)
 }
 END_TEST
 
+/* A process's resident set (VmRSS) in KiB, or -1 when it is gone. */
+static long
+rss_kib(pid_t pid)
+{
+	char path[64], line[256];
+	long kib = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "VmRSS: %ld", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
+/* Says hello on a new control connection; returns it. */
+static int
+hello(int port)
+{
+	char buf[4096];
+	int fd = harness_connect(port);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(harness_send_json(fd, HELLO), 0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+	return fd;
+}
+
+/*
+ * 16 streams of 64 MiB receive buffers, each within the per-message
+ * limit, would be a GiB in one child (and seconds of CPU to fill): the
+ * request is refused before anything is allocated, with the limit named,
+ * and logged once.
+ */
+START_TEST(session_memory_bounded)
+{
+	struct harness_server s;
+	char buf[4096];
+	double t0;
+	int fd;
+
+	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
+	fd = hello(s.port);
+	t0 = harness_now();
+	ck_assert_int_eq(
+	    harness_send_json(fd, REQ_SIZED("\"test\":\"TCP_STREAM\","
+				      "\"streams\":16,\"req_size\":1,"
+				      "\"rrecv_size\":67108864")),
+	    0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+	ck_assert_double_lt(harness_now() - t0, 2);
+	ck_assert_msg(strstr(buf, "\"error\"") != NULL &&
+			  strstr(buf, "1024 MiB") != NULL &&
+			  strstr(buf, "256 MiB per session") != NULL &&
+			  strstr(buf, "--max-session-memory") != NULL,
+		      "not refused: %s", buf);
+	close(fd);
+	ck_assert_int_eq(wait_lines(s.log, "--max-session-memory", 1), 1);
+	usleep(200000);
+	ck_assert_int_eq(harness_log_count(s.log, "--max-session-memory"), 1);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
+/* Where the limit is set lower, a request over it is refused in its
+ * words. */
+START_TEST(session_memory_option)
+{
+	const char *extra[] = {"--max-session-memory", "1M", NULL};
+	struct harness_server s;
+	char buf[4096];
+	int fd;
+
+	ck_assert_int_eq(harness_server_start(&s, extra), 0);
+	fd = hello(s.port);
+	ck_assert_int_eq(
+	    harness_send_json(fd, REQ_SIZED("\"test\":\"TCP_RR\",\"streams\":2,"
+				      "\"rrecv_size\":0,\"req_size\":1048576")),
+	    0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+	ck_assert_msg(strstr(buf, "needs 2 MiB of data buffers (2 streams)") !=
+			      NULL &&
+			  strstr(buf, "limit of 1 MiB per session") != NULL,
+		      "not refused: %s", buf);
+	close(fd);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
+/*
+ * A legal large test still runs, and its streams share what they only
+ * send from: 16 TCP_MAERTS streams of 16 MiB sends hold one 16 MiB
+ * buffer in the child, not 256 MiB.
+ */
+START_TEST(send_buffers_shared)
+{
+	struct harness_server s;
+	char port[16];
+	const char *args[] = {"-H", "127.0.0.1", "-p", port,
+			      "-t", "TCP_MAERTS", "-l", "3",
+			      "--streams", "16", "--", "-m",
+			      "64K,16M", NULL};
+	pid_t np, kids[4];
+	long rss, peak = 0;
+	double end;
+	int status;
+
+	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
+	snprintf(port, sizeof(port), "%d", s.port);
+	np = harness_netperf_spawn(args);
+	ck_assert_int_gt(np, 0);
+	end = harness_now() + 15;
+	while (harness_now() < end && waitpid(np, &status, WNOHANG) == 0) {
+		if (harness_server_children(&s, kids, 4) == 1) {
+			rss = rss_kib(kids[0]);
+			if (rss > peak)
+				peak = rss;
+		}
+		usleep(100000);
+	}
+	ck_assert_msg(harness_now() < end, "netperf did not finish");
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "netperf failed");
+	/* The shared buffer is 16 MiB; per-stream copies were 256. */
+	ck_assert_msg(peak > 16 * 1024 && peak < 64 * 1024,
+		      "child RSS peaked at %ld KiB", peak);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
+/* One stream at the message limit is within the session limit, and runs;
+ * it fills its 64 MiB buffer in well under a second. */
+START_TEST(large_legal_request_runs)
+{
+	struct harness_server s;
+	struct harness_out *o = malloc(sizeof(*o));
+	char port[16];
+	const char *args[] = {"-H", "127.0.0.1", "-p", port, "-t",
+			      "TCP_STREAM", "-l", "1", "--", "-M",
+			      "64M", NULL};
+
+	ck_assert_ptr_nonnull(o);
+	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
+	snprintf(port, sizeof(port), "%d", s.port);
+	ck_assert_int_eq(harness_netperf(args, 20, o), 0);
+	ck_assert_msg(o->status == 0, "netperf failed: %s", o->err);
+	ck_assert_double_lt(o->seconds, 5);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+	free(o);
+}
+END_TEST
+
 static Suite *
 hostile_suite(void)
 {
@@ -248,6 +406,14 @@ hostile_suite(void)
 	tcase_add_test(tc, log_symlink_refused);
 	tcase_add_test(tc, log_fifo_refused);
 	tcase_add_test(tc, log_reopen_symlink_refused);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("memory");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, session_memory_bounded);
+	tcase_add_test(tc, session_memory_option);
+	tcase_add_test(tc, send_buffers_shared);
+	tcase_add_test(tc, large_legal_request_runs);
 	suite_add_tcase(s, tc);
 	return s;
 }
