@@ -123,6 +123,18 @@ server_check_request(const struct test_params *p,
 		return err_set(err,
 			       "%d streams exceed this server's limit of %d",
 			       p->streams, lim->max_streams);
+	if (p->data_port != 0 && p->data_port < 1024 && !lim->allow_low_ports)
+		return err_set(err,
+			       "data port %d is a privileged port, which this "
+			       "server does not bind (--allow-privileged-ports)",
+			       p->data_port);
+	/* UDP takes a port per stream, from data_port up. */
+	if (p->data_port != 0 && m->socktype == SOCK_DGRAM &&
+	    p->data_port + p->streams - 1 > 65535)
+		return err_set(err,
+			       "data port %d with %d streams runs past port "
+			       "65535",
+			       p->data_port, p->streams);
 	if (check_size("send size", p->rsend_size, lim->max_msg, err) ||
 	    check_size("receive size", p->rrecv_size, lim->max_msg, err) ||
 	    check_size("request size", p->req_size, lim->max_msg, err) ||

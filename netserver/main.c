@@ -117,6 +117,9 @@ usage(FILE *out)
 	    "    --auth-file FILE      require clients to prove the key in "
 	    "FILE\n"
 	    "    --allow CIDR[,CIDR]   serve only these client networks\n"
+	    "    --allow-privileged-ports\n"
+	    "                          let clients ask for data ports below "
+	    "1024\n"
 	    "\n"
 	    "Limits:\n"
 	    "    --max-sessions N      sessions at once (64)\n"
@@ -593,6 +596,7 @@ set_limits(const struct netserver_opts *o, struct server_limits *lim)
 		lim->max_buf = (int)o->max_buffer;
 	if (o->max_session_memory > 0)
 		lim->max_session_mem = o->max_session_memory;
+	lim->allow_low_ports = o->allow_privileged_ports;
 }
 
 int

@@ -95,13 +95,15 @@ struct forge {
 
 #define S(x) x, sizeof(x) - 1
 /* A request netserver would accept but for the fields in x; REQ_SIZED
- * leaves rrecv_size and req_size to x. */
-#define REQ_SIZED(x)                                                           \
+ * leaves rrecv_size and req_size to x, REQ_PORT data_port. */
+#define REQ_BASE(x)                                                            \
 	"{\"type\":\"request\",\"duration\":1,\"count\":0,\"send_size\":0,"  \
 	"\"recv_size\":0,\"rsend_size\":0,"                                    \
 	"\"rsp_size\":1,\"lsndbuf\":-1,\"lrcvbuf\":-1,\"rsndbuf\":-1,"        \
-	"\"rrcvbuf\":-1,\"nodelay\":false,\"burst\":0,\"remote_cpu\":false," \
-	"\"data_port\":0," x "}"
+	"\"rrcvbuf\":-1,\"nodelay\":false,\"burst\":0,\"remote_cpu\":false," x \
+	"}"
+#define REQ_SIZED(x) REQ_BASE("\"data_port\":0," x)
+#define REQ_PORT(x) REQ_BASE("\"rrecv_size\":0,\"req_size\":1," x)
 #define REQ(x) REQ_SIZED("\"rrecv_size\":0,\"req_size\":1," x)
 static const struct forge forges[] = {
     {NULL, S("{\"type\":\"x\\nFORGED0 \\u001b]0;pwn\\u0007\"}"),
@@ -394,6 +396,150 @@ START_TEST(large_legal_request_runs)
 }
 END_TEST
 
+/* Sends one request on a fresh session and reads the answer into buf. */
+static void
+ask(int port, const char *req, char *buf, size_t cap)
+{
+	int fd = hello(port);
+
+	ck_assert_int_eq(harness_send_json(fd, req), 0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, cap, 5000), 0);
+	close(fd);
+}
+
+/* UDP takes a port per stream from data_port up: 65535 and 2 streams
+ * would put the second on port 65536, which wraps to a random port. */
+START_TEST(data_port_overflow_refused)
+{
+	struct harness_server s;
+	char buf[4096];
+
+	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
+	ask(s.port,
+	    REQ_PORT("\"test\":\"UDP_STREAM\",\"streams\":2,\"data_port\":65535"),
+	    buf, sizeof(buf));
+	ck_assert_msg(strstr(buf, "\"error\"") != NULL &&
+			  strstr(buf, "data port 65535 with 2 streams runs "
+				      "past port 65535") != NULL,
+		      "not refused: %s", buf);
+	ask(s.port,
+	    REQ_PORT("\"test\":\"UDP_STREAM\",\"streams\":2,\"data_port\":65533"),
+	    buf, sizeof(buf));
+	ck_assert_msg(strstr(buf, "\"ready\"") != NULL &&
+			  strstr(buf, "[65533,65534]") != NULL,
+		      "a fitting range refused: %s", buf);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
+/* A client cannot make a root netserver bind a privileged port, unless
+ * the option lets it. */
+START_TEST(privileged_data_port_refused)
+{
+	const char *allow[] = {"--allow-privileged-ports", NULL};
+	struct harness_server s;
+	char buf[4096];
+
+	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
+	ask(s.port, REQ_PORT("\"test\":\"TCP_STREAM\",\"data_port\":1000"), buf,
+	    sizeof(buf));
+	ck_assert_msg(strstr(buf, "\"error\"") != NULL &&
+			  strstr(buf, "data port 1000 is a privileged port") !=
+			      NULL,
+		      "not refused: %s", buf);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+	if (geteuid() != 0) {
+		fprintf(stderr, "privileged_data_port_refused: not root, "
+				"the allowed case skipped\n");
+		return;
+	}
+	ck_assert_int_eq(harness_server_start(&s, allow), 0);
+	ask(s.port, REQ_PORT("\"test\":\"TCP_STREAM\",\"data_port\":1000"), buf,
+	    sizeof(buf));
+	ck_assert_msg(strstr(buf, "\"ready\"") != NULL &&
+			  strstr(buf, "\"data_port\":1000") != NULL,
+		      "refused with the option: %s", buf);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
+/* Runs netserver with args, its stderr into err; returns its exit status,
+ * or -1 when it had to be killed after timeout seconds. */
+static int
+netserver_status(const char *const *args, double timeout, char *err,
+		 size_t cap)
+{
+	char path[] = "/tmp/np-hostile-err-XXXXXX";
+	const char *argv[16];
+	int fd = mkstemp(path), n = 0, status;
+	ssize_t got;
+	pid_t pid;
+
+	ck_assert_int_ge(fd, 0);
+	argv[n++] = NP_NETSERVER;
+	for (; *args != NULL && n < 15; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		dup2(fd, STDERR_FILENO);
+		execv(NP_NETSERVER, (char *const *)argv);
+		_exit(127);
+	}
+	status = harness_wait_status(pid, harness_now() + timeout);
+	got = pread(fd, err, cap - 1, 0);
+	err[got > 0 ? got : 0] = '\0';
+	close(fd);
+	unlink(path);
+	return status;
+}
+
+/* A FIFO, a symlink or a key another user owns is refused at once. */
+START_TEST(key_file_checked_before_open)
+{
+	char dir[] = "/tmp/np-hostile-XXXXXX", path[64], real[64], err[1024];
+	const char *args[] = {"-D", "-p", "0", "-L", "127.0.0.1",
+			      "--auth-file", path, NULL};
+	double t0;
+	int fd;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/key", dir);
+	snprintf(real, sizeof(real), "%s/real", dir);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	t0 = harness_now();
+	ck_assert_int_eq(netserver_status(args, 5, err, sizeof(err)), 1);
+	ck_assert_double_lt(harness_now() - t0, 3);
+	ck_assert_msg(strstr(err, "is not a regular file") != NULL, "%s", err);
+	unlink(path);
+
+	fd = open(real, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "0123456789abcdef0123\n", 21), 21);
+	close(fd);
+	ck_assert_int_eq(symlink(real, path), 0);
+	ck_assert_int_eq(netserver_status(args, 5, err, sizeof(err)), 1);
+	ck_assert_msg(strstr(err, "is a symbolic link") != NULL, "%s", err);
+	unlink(path);
+
+	if (geteuid() == 0) {
+		ck_assert_int_eq(rename(real, path), 0);
+		ck_assert_int_eq(chown(path, 65534, 65534), 0);
+		ck_assert_int_eq(netserver_status(args, 5, err, sizeof(err)),
+				 1);
+		ck_assert_msg(strstr(err, "belongs to uid 65534") != NULL,
+			      "%s", err);
+		unlink(path);
+	} else {
+		fprintf(stderr, "key_file_checked_before_open: not root, the "
+				"owner case skipped\n");
+		unlink(real);
+	}
+	rmdir(dir);
+}
+END_TEST
+
 static Suite *
 hostile_suite(void)
 {
@@ -414,6 +560,13 @@ hostile_suite(void)
 	tcase_add_test(tc, session_memory_option);
 	tcase_add_test(tc, send_buffers_shared);
 	tcase_add_test(tc, large_legal_request_runs);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("smaller");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, data_port_overflow_refused);
+	tcase_add_test(tc, privileged_data_port_refused);
+	tcase_add_test(tc, key_file_checked_before_open);
 	suite_add_tcase(s, tc);
 	return s;
 }
