@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "admit.h"
 #include "clock.h"
 #include "escape.h"
 #include "proto.h"
@@ -19,9 +20,6 @@
 
 /* How often the guard looks at the stop flag and the test's deadline. */
 #define GUARD_TICK_NS (100 * 1000000ULL)
-/* The longest wait for a data connection's token once it is accepted, so
- * a connection that sends nothing cannot hold the real one back long. */
-#define TOKEN_WAIT_MS 2000
 
 enum guard_cause { GUARD_NONE, GUARD_STOP, GUARD_OVERTIME };
 
@@ -374,78 +372,23 @@ wait_data(int fd, int ctl, uint64_t deadline, int timeout_ms, char *err)
 	}
 }
 
-/* Reads the token a data connection must start with, by the deadline;
- * returns 0 when it is this test's, -1 otherwise. */
-static int
-read_token(int fd, const unsigned char *token, uint64_t deadline)
-{
-	unsigned char got[AUTH_TOKEN_LEN];
-	struct pollfd pfd = {.fd = fd, .events = POLLIN};
-	size_t off = 0;
-	uint64_t now;
-	ssize_t n;
-
-	while (off < sizeof(got)) {
-		now = clock_ns();
-		if (now >= deadline)
-			return -1;
-		if (poll(&pfd, 1, (int)((deadline - now) / 1000000 + 1)) <= 0)
-			continue;
-		n = recv(fd, got + off, sizeof(got) - off, MSG_DONTWAIT);
-		if (n > 0)
-			off += (size_t)n;
-		else if (n == 0 || (errno != EAGAIN && errno != EINTR))
-			return -1;
-	}
-	return auth_equal(got, token, sizeof(got)) ? 0 : -1;
-}
-
 /*
- * Accepts the test's data connection: only from the control peer's host,
- * and only one that starts with the test's token. Anyone else is turned
- * away and the wait goes on, to one deadline for the whole wait.
+ * Accepts the test's next data connection (see admit.h), to the one
+ * deadline of the whole wait: connections turned away do not move it.
+ * Returns the connection, or -1 with err set.
  */
 static int
-accept_data(int lfd, int ctl, const unsigned char *token, int timeout_ms,
-	    server_log_fn log, char *err)
+accept_data(struct admit *a, uint64_t deadline, int timeout_ms, char *err)
 {
-	uint64_t deadline = clock_ns() + (uint64_t)timeout_ms * 1000000;
-	uint64_t token_by;
-	struct sockaddr_storage peer, from;
-	socklen_t len = sizeof(peer);
-	char text[SOCK_ADDR_LEN];
-	int fd;
+	int fd = admit_next(a, deadline, err);
 
-	if (getpeername(ctl, (struct sockaddr *)&peer, &len) < 0)
-		return err_set(err, "getpeername: %s", strerror(errno));
-	for (;;) {
-		if (wait_data(lfd, ctl, deadline, timeout_ms, err) < 0)
-			return -1;
-		len = sizeof(from);
-		fd = accept4(lfd, (struct sockaddr *)&from, &len, SOCK_CLOEXEC);
-		if (fd < 0) {
-			if (errno == EINTR || errno == EAGAIN ||
-			    errno == ECONNABORTED)
-				continue;
-			return err_set(err, "accept: %s", strerror(errno));
-		}
-		sock_addr_text((struct sockaddr *)&from, text);
-		if (!sock_same_host((struct sockaddr *)&peer,
-				    (struct sockaddr *)&from)) {
-			log(0,
-			    "refused a data connection from %s: not the "
-			    "control client",
-			    text);
-			close(fd);
-			continue;
-		}
-		token_by = clock_ns() + (uint64_t)TOKEN_WAIT_MS * 1000000;
-		if (read_token(fd, token,
-			       token_by < deadline ? token_by : deadline) == 0)
-			return fd;
-		log(0, "refused a data connection from %s: wrong token", text);
-		close(fd);
-	}
+	if (fd == ADMIT_TIMEOUT)
+		return err_set(err, "no data connection within %d ms",
+			       timeout_ms);
+	if (fd == ADMIT_CONTROL)
+		return err_set(err, "the client left before opening its data "
+				    "connection");
+	return fd;
 }
 
 /*
@@ -456,10 +399,9 @@ accept_data(int lfd, int ctl, const unsigned char *token, int timeout_ms,
  * start (it sends the token again until it hears the echo).
  */
 static int
-await_datagram(int fd, int ctl, const unsigned char *token, int timeout_ms,
-	       char *err)
+await_datagram(int fd, int ctl, const unsigned char *token, uint64_t deadline,
+	       int timeout_ms, char *err)
 {
-	uint64_t deadline = clock_ns() + (uint64_t)timeout_ms * 1000000;
 	struct sockaddr_storage peer, from;
 	socklen_t len = sizeof(peer);
 	unsigned char got[AUTH_TOKEN_LEN];
@@ -655,6 +597,9 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 	unsigned char token[AUTH_TOKEN_LEN];
 	char token_hex[2 * AUTH_TOKEN_LEN + 1];
 	char *shared = NULL;
+	struct admit adm;
+	int adm_on = 0;
+	uint64_t accept_by;
 
 	memset(&r, 0, sizeof(r));
 	memset(&rp, 0, sizeof(rp));
@@ -726,20 +671,26 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 		goto fail;
 
 	/* The data connections, each from the control client's host only,
-	 * each carrying the token. */
+	 * each carrying the token, all by one deadline. */
+	accept_by = clock_ns() + (uint64_t)lim->accept_ms * 1000000;
+	if (module_accepts(m)) {
+		if (admit_init(&adm, fds[0], ctl, 1, token, log, err) < 0)
+			goto tell;
+		adm_on = 1;
+	}
 	for (i = 0; i < p.streams; i++) {
 		struct test_ctx *c = &ctx[i];
 
 		c->ctl = ctl;
 		c->fd = -1;
 		if (module_accepts(m)) {
-			c->fd = accept_data(fds[0], ctl, token, lim->accept_ms,
-					    log, err);
+			c->fd = accept_data(&adm, accept_by, lim->accept_ms,
+					    err);
 			if (c->fd >= 0)
 				guard_track(&st->guard, c->fd);
 		} else if (m->socktype == SOCK_DGRAM) {
-			if (await_datagram(fds[i], ctl, token, lim->accept_ms,
-					   err) == 0)
+			if (await_datagram(fds[i], ctl, token, accept_by,
+					   lim->accept_ms, err) == 0)
 				c->fd = fds[i];
 		} else {
 			/* CRR: every stream's loop accepts on the listener,
@@ -766,6 +717,11 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 		c->p = &p;
 		c->stop = stop;
 		c->r = &rs[i];
+	}
+	/* Whoever else is still waiting to be let in is not the client. */
+	if (adm_on) {
+		admit_close(&adm);
+		adm_on = 0;
 	}
 	/* --wire: count every connection from the client's host on the
 	 * listener's port, from after the tokens (which are not test
@@ -851,6 +807,8 @@ tell:
 	cut_reason(st, err);
 	send_error(ctl, err);
 out:
+	if (adm_on)
+		admit_close(&adm);
 	if (wire_on)
 		wire_session_stop(&ws, &wr);
 	guard_test_end(&st->guard);

@@ -9,11 +9,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
+
+#include <jansson.h>
+
+#include "auth.h"
 
 /* Reads a whole file into a NUL-terminated malloc'd buffer (NULL when it
  * cannot); *len gets its size. */
@@ -540,6 +546,158 @@ START_TEST(key_file_checked_before_open)
 }
 END_TEST
 
+/* Sends a request on the session fd and reads its "ready": the data port
+ * and the token. */
+static void
+ready_for(int fd, const char *req, int *port, unsigned char *token)
+{
+	char buf[4096];
+	json_t *ready;
+
+	ck_assert_int_eq(harness_send_json(fd, req), 0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+	ready = json_loads(buf, 0, NULL);
+	ck_assert_msg(ready != NULL && strstr(buf, "\"ready\"") != NULL,
+		      "reply: %s", buf);
+	*port = (int)json_integer_value(json_object_get(ready, "data_port"));
+	ck_assert_int_eq(
+	    auth_unhex(json_string_value(json_object_get(ready, "token")),
+		       token, AUTH_TOKEN_LEN),
+	    0);
+	json_decref(ready);
+}
+
+/* Five local connections that never send a byte, made before the
+ * client's own, cost it nothing: their tokens are awaited side by side,
+ * not one after another for 2 s each (which used up the 10 s window). */
+START_TEST(silent_connections_do_not_stop_a_test)
+{
+	struct harness_server s;
+	unsigned char token[AUTH_TOKEN_LEN];
+	int fd, d, silent[5], port;
+	char buf[4096];
+	double t0;
+
+	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
+	fd = hello(s.port);
+	ready_for(fd, REQ("\"test\":\"TCP_STREAM\""), &port, token);
+	for (int i = 0; i < 5; i++) {
+		silent[i] = harness_connect(port);
+		ck_assert_int_ge(silent[i], 0);
+	}
+	/* The server has accepted them before the real one arrives. */
+	usleep(300000);
+	t0 = harness_now();
+	d = harness_connect(port);
+	ck_assert_int_ge(d, 0);
+	ck_assert_int_eq(harness_send(d, token, sizeof(token)), 0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 8000), 0);
+	ck_assert_msg(strstr(buf, "\"go\"") != NULL, "reply: %s", buf);
+	ck_assert_double_lt(harness_now() - t0, 1.5);
+	for (int i = 0; i < 5; i++)
+		close(silent[i]);
+	close(d);
+	close(fd);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
+/* Connects to 127.0.0.1:port; returns the socket. */
+static int
+connect_to(int port)
+{
+	int fd = harness_connect(port);
+
+	ck_assert_int_ge(fd, 0);
+	return fd;
+}
+
+/*
+ * TCP_CRR as a client would run it, by hand, with one silent connection
+ * opened first: netserver's loop goes on serving while that one waits
+ * for a token that never comes (it used to block the loop, and the test
+ * made one transaction instead of thousands).
+ */
+START_TEST(crr_silent_connection_does_not_stall)
+{
+	struct harness_server s;
+	unsigned char token[AUTH_TOKEN_LEN];
+	char buf[8192], msg[64];
+	int fd, d, quiet, port, trans = 0;
+	double end;
+	json_t *res;
+
+	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
+	fd = hello(s.port);
+	ready_for(fd, REQ("\"test\":\"TCP_CRR\""), &port, token);
+	quiet = connect_to(port);
+	/* CRR starts at "go", sent as soon as the listener is up. */
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+	ck_assert_msg(strstr(buf, "\"go\"") != NULL, "reply: %s", buf);
+	memcpy(msg, token, sizeof(token));
+	msg[sizeof(token)] = 'q';
+	end = harness_now() + 1.5;
+	while (harness_now() < end && trans < 100000) {
+		d = connect_to(port);
+		ck_assert_int_eq(harness_send(d, msg, sizeof(token) + 1), 0);
+		/* The answer, then the server's close; a stalled loop
+		 * answers nothing before the deadline. */
+		struct timeval tv = {2, 0};
+
+		setsockopt(d, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		if (recv(d, buf, 1, 0) == 1 && recv(d, buf, 1, 0) == 0)
+			trans++;
+		close(d);
+	}
+	ck_assert_int_eq(harness_send_json(fd, "{\"type\":\"stop\"}"), 0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 8000), 0);
+	res = json_loads(buf, 0, NULL);
+	ck_assert_msg(res != NULL && strstr(buf, "\"results\"") != NULL,
+		      "reply: %s", buf);
+	/* Ground truth is what this client completed; the server counted
+	 * the same transactions. */
+	fprintf(stderr, "TCP_CRR: %d transactions in 1.5 s beside a silent "
+			"connection\n", trans);
+	ck_assert_msg(trans >= 1000, "%d transactions in 1.5 s", trans);
+	ck_assert_int_eq(json_integer_value(json_object_get(res, "trans")),
+			 trans);
+	json_decref(res);
+	close(quiet);
+	close(fd);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
+/* Two streams, one connected late: the wait for both ends at one
+ * deadline from "ready", not at a new one per stream. */
+START_TEST(accept_has_one_deadline)
+{
+	const char *extra[] = {"--accept-timeout", "2", NULL};
+	struct harness_server s;
+	unsigned char token[AUTH_TOKEN_LEN];
+	char buf[4096];
+	int fd, d, port;
+	double t0;
+
+	ck_assert_int_eq(harness_server_start(&s, extra), 0);
+	fd = hello(s.port);
+	ready_for(fd, REQ("\"test\":\"TCP_STREAM\",\"streams\":2"), &port,
+		  token);
+	t0 = harness_now();
+	usleep(1500000);
+	d = connect_to(port);
+	ck_assert_int_eq(harness_send(d, token, sizeof(token)), 0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 8000), 0);
+	ck_assert_msg(strstr(buf, "no data connection within 2000 ms") != NULL,
+		      "reply: %s", buf);
+	/* One deadline: 2 s after ready; per stream it was 3.5 s. */
+	ck_assert_double_lt(harness_now() - t0, 2.9);
+	close(d);
+	close(fd);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
 static Suite *
 hostile_suite(void)
 {
@@ -567,6 +725,13 @@ hostile_suite(void)
 	tcase_add_test(tc, data_port_overflow_refused);
 	tcase_add_test(tc, privileged_data_port_refused);
 	tcase_add_test(tc, key_file_checked_before_open);
+	tcase_add_test(tc, accept_has_one_deadline);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("admission");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, silent_connections_do_not_stop_a_test);
+	tcase_add_test(tc, crr_silent_connection_does_not_stall);
 	suite_add_tcase(s, tc);
 	return s;
 }
