@@ -728,16 +728,19 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 	 * traffic) to the end. The client sends nothing more before "go",
 	 * so the capture misses no packet of the test. */
 	if (p.wire && m->kind != MODULE_CRR) {
-		struct wire_flow flows[64];
+		/* One flow per listener, however many streams: a fixed array
+		 * here once counted only the first 64. */
+		struct wire_flow *flows = calloc((size_t)nlisten, sizeof(*flows));
 		int nf = 0;
 
-		for (i = 0; i < nlisten && i < 64; i++) {
+		for (i = 0; flows != NULL && i < nlisten; i++) {
 			if (wire_flow_of(ctl, m->protocol, 1, &flows[nf]) < 0)
 				continue;
 			set_port(&flows[nf].local, ports[i]);
 			nf++;
 		}
 		wire_session_start(&ws, &wr, NULL, flows, nf);
+		free(flows);
 		wire_on = 1;
 	} else if (p.wire) {
 		wire_session_start(&ws, &wr, NULL, NULL, 0);
