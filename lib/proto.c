@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "err.h"
+#include "escape.h"
 
 ssize_t
 proto_encode(const json_t *msg, char *buf, size_t cap, char *err)
@@ -67,9 +68,14 @@ proto_decode(const char *buf, size_t len, json_t **msg, char *err)
 	 * never something to resolve silently. */
 	m = json_loadb(buf + PROTO_HDR_LEN, (size_t)n, JSON_REJECT_DUPLICATES,
 		       &jerr);
-	if (m == NULL)
+	if (m == NULL) {
+		char text[ESCAPE_LEN];
+
+		/* jansson quotes the offending input in its text. */
 		return err_set(err, "malformed message: %s at byte %d",
-			       jerr.text, jerr.position);
+			       escape_str(text, sizeof(text), jerr.text),
+			       jerr.position);
+	}
 	if (!json_is_object(m) || !json_is_string(json_object_get(m, "type"))) {
 		json_decref(m);
 		return err_set(err, "message is not an object with a type");
@@ -248,6 +254,10 @@ proto_request_pack(const struct test_params *p)
 			      p->rbuf.soff, "roff", p->rbuf.roff, "width",
 			      p->rbuf.width, "dirty", p->rbuf.dirty, "clean",
 			      p->rbuf.clean));
+		if (p->start_at_ns > 0)
+			json_object_set_new(
+			    o, "start_at_ns",
+			    json_integer((json_int_t)p->start_at_ns));
 	}
 	return o;
 }
@@ -280,10 +290,12 @@ get_bool(const json_t *obj, const char *key, int *out, char *err)
 int
 proto_request_unpack(const json_t *msg, struct test_params *p, char *err)
 {
+	char text[ESCAPE_LEN];
+
 	memset(p, 0, sizeof(*p));
 	if (strcmp(proto_type(msg), "request") != 0)
 		return err_set(err, "expected a request, got \"%s\"",
-			       proto_type(msg));
+			       escape_str(text, sizeof(text), proto_type(msg)));
 	if (proto_get_string(msg, "test", p->test, sizeof(p->test), err) ||
 	    proto_get_double(msg, "duration", 0, 1e9, &p->duration, err) ||
 	    proto_get_int(msg, "count", 0, INT64_MAX, &p->count, err) ||
@@ -334,6 +346,10 @@ proto_request_unpack(const json_t *msg, struct test_params *p, char *err)
 	if (json_object_get(msg, "buffers") != NULL &&
 	    buffers_unpack(json_object_get(msg, "buffers"), &p->rbuf, err) < 0)
 		return -1;
+	if (json_object_get(msg, "start_at_ns") != NULL &&
+	    proto_get_int(msg, "start_at_ns", 1, INT64_MAX, &p->start_at_ns,
+			  err) < 0)
+		return -1;
 	if (p->duration == 0 && p->count == 0)
 		return err_set(err, "request has neither a duration nor a "
 				    "count");
@@ -382,6 +398,13 @@ cpu_pack(const struct cpu_util *u)
 	o = json_pack("{s:o, s:i, s:f, s:i, s:o}", "all", load_pack(&u->all),
 		      "ncpu", u->ncpu, "peak", u->peak, "peak_id", u->peak_id,
 		      "per", per);
+	if (o != NULL) {
+		json_object_set_new(o, "busy_ticks",
+				    json_integer((json_int_t)u->busy_ticks));
+		json_object_set_new(o, "total_ticks",
+				    json_integer((json_int_t)u->total_ticks));
+		json_object_set_new(o, "hz", json_integer(u->hz));
+	}
 	return o;
 }
 
@@ -407,6 +430,19 @@ cpu_unpack(const json_t *j, struct cpu_util *u, char *err)
 	    proto_get_int(j, "peak_id", -1, PROTO_MAX_CPUS, &v, err))
 		return -1;
 	u->peak_id = (int)v;
+	/* The raw ticks came after version 1: optional. */
+	if (json_object_get(j, "busy_ticks") != NULL) {
+		int64_t busy, total, hz;
+
+		if (proto_get_int(j, "busy_ticks", 0, INT64_MAX, &busy, err) ||
+		    proto_get_int(j, "total_ticks", busy, INT64_MAX, &total,
+				  err) ||
+		    proto_get_int(j, "hz", 0, 1000000, &hz, err))
+			return -1;
+		u->busy_ticks = (uint64_t)busy;
+		u->total_ticks = (uint64_t)total;
+		u->hz = (int)hz;
+	}
 	per = json_object_get(j, "per");
 	if (!json_is_array(per) || json_array_size(per) > PROTO_MAX_CPUS)
 		return err_set(err, "field \"per\" is not a list of CPUs");
@@ -450,6 +486,10 @@ proto_result_pack(const struct side_result *r)
 		json_object_set_new(o, "lost",
 				    json_integer((json_int_t)r->lost));
 		json_object_set_new(o, "jitter", json_real(r->jitter));
+		json_object_set_new(o, "wall_start_ns",
+				    json_integer((json_int_t)r->wall_start_ns));
+		json_object_set_new(o, "wall_end_ns",
+				    json_integer((json_int_t)r->wall_end_ns));
 	}
 	if (o != NULL && r->cpu_measured)
 		json_object_set_new(o, "cpu", cpu_pack(&r->cpu));
@@ -474,9 +514,12 @@ proto_result_unpack(const json_t *msg, struct side_result *r, char *err)
 	json_t *cpu;
 
 	memset(r, 0, sizeof(*r));
-	if (strcmp(proto_type(msg), "results") != 0)
+	if (strcmp(proto_type(msg), "results") != 0) {
+		char text[ESCAPE_LEN];
+
 		return err_set(err, "expected results, got \"%s\"",
-			       proto_type(msg));
+			       escape_str(text, sizeof(text), proto_type(msg)));
+	}
 	if (proto_get_double(msg, "elapsed", 0, 1e9, &r->elapsed, err) ||
 	    get_u64(msg, "bytes_sent", &r->bytes_sent, err) ||
 	    get_u64(msg, "bytes_recv", &r->bytes_recv, err) ||
@@ -507,7 +550,13 @@ proto_result_unpack(const json_t *msg, struct side_result *r, char *err)
 	    (json_object_get(msg, "lost") &&
 	     get_u64(msg, "lost", &r->lost, err)) ||
 	    (json_object_get(msg, "jitter") &&
-	     proto_get_double(msg, "jitter", 0, 1e6, &r->jitter, err)))
+	     proto_get_double(msg, "jitter", 0, 1e6, &r->jitter, err)) ||
+	    (json_object_get(msg, "wall_start_ns") &&
+	     proto_get_int(msg, "wall_start_ns", 0, INT64_MAX,
+			   &r->wall_start_ns, err)) ||
+	    (json_object_get(msg, "wall_end_ns") &&
+	     proto_get_int(msg, "wall_end_ns", 0, INT64_MAX, &r->wall_end_ns,
+			   err)))
 		return -1;
 	cpu = json_object_get(msg, "cpu");
 	if (cpu != NULL) {
