@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -100,12 +101,24 @@ enum case_flag {
 	CASE_NO_RATIO = 1 << 2,
 };
 
+
 struct compat_case {
 	const char *name;
 	const char *args[24];
 	unsigned diffs;
 	unsigned flags;
 };
+
+/* UDP runs one after the other, not side by side: two floods on one
+ * loopback drop each other's datagrams, and what arrives is compared. */
+static int
+is_udp_case(const struct compat_case *c)
+{
+	for (int i = 0; c->args[i] != NULL; i++)
+		if (strncasecmp(c->args[i], "UDP", 3) == 0)
+			return 1;
+	return 0;
+}
 
 /* The loose bound on how far one figure may be from the other's: a
  * factor of 50 catches a wrong unit (bits for bytes, 10^3 for 2^10 is
@@ -211,7 +224,8 @@ static const struct compat_case cases[] = {
      0},
     {"test_r_D", {"-t", "TCP_RR", "-l", "-3000", "--", "-r", "64,1024", "-D"}, 0,
      0},
-    {"test_b", {"-t", "TCP_RR", "-l", "-3000", "--", "-b", "4"}, 0, 0},
+    /* Timed: 2.7 dies of SIGPIPE when a count ends with a burst in flight. */
+    {"test_b", {"-t", "TCP_RR", "-l", "1", "--", "-b", "4"}, 0, 0},
     {"test_udp_m", {"-t", "UDP_STREAM", "-l", "1", "--", "-m", "1472"}, 0,
      0},
     {"test_H_4", {"-t", "TCP_RR", "-l", "-3000", "--", "-H", "127.0.0.1", "-4"},
@@ -414,10 +428,13 @@ run_both(const struct compat_case *c, struct run *ref, struct run *ours)
 		snprintf(p[i], sizeof(p[i]), "/tmp/np-compat-%d-%d",
 			 (int)getpid(), i);
 	rp = start(rargv, p[0], p[1]);
-	op = start(oargv, p[2], p[3]);
 	ck_assert_int_gt(rp, 0);
+	if (is_udp_case(c))
+		ref->status = harness_wait_status(rp, harness_now() + 60);
+	op = start(oargv, p[2], p[3]);
 	ck_assert_int_gt(op, 0);
-	ref->status = harness_wait_status(rp, harness_now() + 60);
+	if (!is_udp_case(c))
+		ref->status = harness_wait_status(rp, harness_now() + 60);
 	ours->status = harness_wait_status(op, harness_now() + 60);
 	ref->out = slurp(p[0]);
 	ours->out = slurp(p[2]);
