@@ -1262,6 +1262,8 @@ cli_netperf_request(const struct netperf_opts *o, struct test_params *p)
 	p->interval_ms = o->interval_ms;
 	p->interval_burst = o->interval_burst;
 	p->use_write = o->use_write;
+	p->ldata_port = o->ldata_port;
+	snprintf(p->fill_file, sizeof(p->fill_file), "%.255s", o->fill_file);
 }
 
 /* netserver's long options that have no short letter. */

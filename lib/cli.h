@@ -101,7 +101,7 @@ struct netperf_opts {
 	/* -o, -O, -k: structured output, 0 when none; the selector list
 	 * as given ("" for netperf's default list). */
 	char output_mode;
-	char output_arg[1024];
+	char output_arg[8192];
 	/* -u UUID (else one is made up), -I write(), -R routing (-1 when
 	 * not given), -p CRR port range, -U retry connect. */
 	char uuid[40];

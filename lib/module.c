@@ -1,7 +1,9 @@
 #include "module.h"
 
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -99,8 +101,40 @@ stream_main(void *arg)
 		sock_get_buffers(ctx->fd, &r->sndbuf_end, &r->rcvbuf_end);
 	if (m->protocol == IPPROTO_TCP && ctx->fd >= 0 && m->kind != MODULE_CRR)
 		sock_tcp_stats(ctx->fd, &r->mss, &r->retrans);
+	if (m->protocol == IPPROTO_TCP)
+		module_cong_of(ctx->fd, ctx->p, run->is_server, r->cong,
+			       sizeof(r->cong));
 	__atomic_add_fetch(&run->finished, 1, __ATOMIC_RELEASE);
 	return NULL;
+}
+
+void
+module_cong_of(int fd, const struct test_params *p, int is_server, char *out,
+	       size_t cap)
+{
+	const char *asked = is_server ? p->rx.cong : p->lx.cong;
+	socklen_t len = (socklen_t)cap;
+	FILE *f;
+
+	out[0] = '\0';
+	if (fd >= 0 && getsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, out,
+				  &len) == 0) {
+		out[cap - 1] = '\0';
+		return;
+	}
+	/* TCP_CRR's connections are gone by now: what was asked for, or
+	 * what a new socket gets. */
+	if (asked[0] != '\0') {
+		snprintf(out, cap, "%s", asked);
+		return;
+	}
+	f = fopen("/proc/sys/net/ipv4/tcp_congestion_control", "r");
+	if (f == NULL)
+		return;
+	if (fgets(out, (int)cap, f) == NULL)
+		out[0] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	fclose(f);
 }
 
 /* The count an interim report divides by time: what this side moved. */
@@ -341,6 +375,7 @@ module_merge(const struct module_run *run, struct side_result *sum)
 		sum->recv_size = r0->recv_size;
 		sum->mss = r0->mss;
 		sum->cpu_id = r0->cpu_id;
+		memcpy(sum->cong, r0->cong, sizeof(sum->cong));
 	}
 	if (run->cpu_measured) {
 		sum->cpu = run->cpu;

@@ -79,6 +79,9 @@ struct test_params {
 	double interval_ms;
 	int interval_burst;
 	int use_write;
+	/* Client only, for the selectors: -P's local port, -F's file. */
+	int ldata_port;
+	char fill_file[256];
 	/* --start-at: CLOCK_REALTIME nanoseconds at which both sides begin
 	 * the measured interval; 0 to begin at once. */
 	int64_t start_at_ns;
@@ -114,6 +117,8 @@ struct side_result {
 	struct cpu_util cpu;
 	/* The CPU the test thread ended on. */
 	int cpu_id;
+	/* TCP_CONGESTION of the data socket at the end, "" for UDP. */
+	char cong[16];
 	/* CLOCK_REALTIME nanoseconds (UTC) at which this side's measured
 	 * interval began and ended; 0 when unknown (an older peer). */
 	int64_t wall_start_ns, wall_end_ns;
@@ -299,6 +304,11 @@ char *module_send_buffer(struct test_ctx *ctx);
 void module_server_buffers(const struct test_module *m, int64_t send_size,
 			   int64_t recv_size, int64_t req_size,
 			   int64_t rsp_size, int64_t *shared, int64_t *each);
+
+/* The TCP congestion control of fd (or, when fd is closed, the one p asks
+ * for on that side, else the system's default) into out. */
+void module_cong_of(int fd, const struct test_params *p, int is_server,
+		    char *out, size_t cap);
 
 /* Sends a UDP client's end markers on its data socket. */
 void module_udp_end(struct test_ctx *ctx);

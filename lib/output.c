@@ -111,6 +111,53 @@
 	X(REMOTE_BYTES_RECVD, "Remote", "Bytes", "Received", "")               \
 	X(REMOTE_BYTES_XFERD, "Remote", "Bytes", "Xferred", "")                \
 	X(REMOTE_NODELAY, "Remote", "NODELAY", "", "")                         \
+	X(OUTPUT_NONE, " ", "", "", "")                                        \
+	X(SOURCE_PORT, "Source", "Port", "", "")                               \
+	X(DEST_PORT, "Destination", "Port", "", "")                            \
+	X(LOCAL_SEND_WIDTH, "Local", "Send", "Width", "")                      \
+	X(LOCAL_RECV_WIDTH, "Local", "Recv", "Width", "")                      \
+	X(LOCAL_SEND_OFFSET, "Local", "Send", "Offset", "")                    \
+	X(LOCAL_RECV_OFFSET, "Local", "Recv", "Offset", "")                    \
+	X(LOCAL_RECV_ALIGN, "Local", "Recv", "Alignment", "")                  \
+	X(LOCAL_SEND_ALIGN, "Local", "Send", "Alignment", "")                  \
+	X(LOCAL_SEND_DIRTY_COUNT, "Local", "Send", "Dirty", "Count")           \
+	X(LOCAL_RECV_DIRTY_COUNT, "Local", "Recv", "Dirty", "Count")           \
+	X(LOCAL_RECV_CLEAN_COUNT, "Local", "Recv", "Clean", "Count")           \
+	X(LOCAL_CORK, "Local", "Cork", "", "")                                 \
+	X(REMOTE_SEND_WIDTH, "Remote", "Send", "Width", "")                    \
+	X(REMOTE_RECV_WIDTH, "Remote", "Recv", "Width", "")                    \
+	X(REMOTE_SEND_OFFSET, "Remote", "Send", "Offset", "")                  \
+	X(REMOTE_RECV_OFFSET, "Remote", "Recv", "Offset", "")                  \
+	X(REMOTE_RECV_ALIGN, "Remote", "Recv", "Alignment", "")                \
+	X(REMOTE_SEND_ALIGN, "Remote", "Send", "Alignment", "")                \
+	X(REMOTE_SEND_DIRTY_COUNT, "Remote", "Send", "Dirty", "Count")         \
+	X(REMOTE_RECV_DIRTY_COUNT, "Remote", "Recv", "Dirty", "Count")         \
+	X(REMOTE_RECV_CLEAN_COUNT, "Remote", "Recv", "Clean", "Count")         \
+	X(REMOTE_CORK, "Remote", "Cork", "", "")                               \
+	X(LOCAL_INTERVAL_USECS, "Local", "Interval", "Usecs", "")              \
+	X(LOCAL_INTERVAL_BURST, "Local", "Interval", "Burst", "")              \
+	X(REMOTE_INTERVAL_USECS, "Remote", "Interval", "Usecs", "")            \
+	X(REMOTE_INTERVAL_BURST, "Remote", "Interval", "Burst", "")            \
+	X(LOCAL_SECURITY_TYPE_ID, "Local", "OS", "Security", "Type ID")        \
+	X(LOCAL_SECURITY_TYPE, "Local", "OS", "Security", "Type")              \
+	X(LOCAL_SECURITY_ENABLED_NUM, "Local", "OS", "Security", "Enabled Num") \
+	X(LOCAL_SECURITY_ENABLED, "Local", "OS", "Security", "Enabled")        \
+	X(LOCAL_SECURITY_SPECIFIC, "Local", "OS", "Security", "Specific")      \
+	X(REMOTE_SECURITY_TYPE_ID, "Remote", "OS", "Security", "Type ID")      \
+	X(REMOTE_SECURITY_TYPE, "Remote", "OS", "Security", "Type")            \
+	X(REMOTE_SECURITY_ENABLED_NUM, "Remote", "OS", "Security",             \
+	  "Enabled Num")                                                       \
+	X(REMOTE_SECURITY_ENABLED, "Remote", "OS", "Security", "Enabled")      \
+	X(REMOTE_SECURITY_SPECIFIC, "Remote", "OS", "Security", "Specific")    \
+	X(RESULT_BRAND, "Result", "Tag", "", "")                               \
+	X(LOCAL_SOCKET_PRIO, "Local", "Socket", "Priority", "")                \
+	X(REMOTE_SOCKET_PRIO, "Remote", "Socket", "Priority", "")              \
+	X(LOCAL_SOCKET_TOS, "Local", "Socket", "TOS", "")                      \
+	X(REMOTE_SOCKET_TOS, "Remote", "Socket", "TOS", "")                    \
+	X(LOCAL_CONG_CONTROL, "Local", "Congestion", "Control", "Algorithm")   \
+	X(REMOTE_CONG_CONTROL, "Remote", "Congestion", "Control", "Algorithm") \
+	X(LOCAL_FILL_FILE, "Local", "Fill", "File", "")                        \
+	X(REMOTE_FILL_FILE, "Remote", "Fill", "File", "")                      \
 	X(LOCAL_SYSNAME, "Local", "Sysname", "", "")                           \
 	X(LOCAL_RELEASE, "Local", "Release", "", "")                           \
 	X(LOCAL_CPU_MODEL, "Local", "CPU", "Model", "")                        \
@@ -276,11 +323,19 @@ side_thruput(const struct result *res, int loc, int send)
 
 	if (s->elapsed <= 0)
 		return 0;
-	if (res->fmt == 'x')
-		return (double)s->trans / s->elapsed;
+	/* As 2.7, which reports these in 10^6bits/s when the test's own
+	 * unit is transactions. */
 	return units_from_bytes((double)(send ? s->bytes_sent : s->bytes_recv) /
 				    s->elapsed,
-				res->fmt);
+				res->fmt == 'x' ? 'm' : res->fmt);
+}
+
+/* A stream test in which netperf sends. */
+static int
+stream_sends(const struct result *res)
+{
+	return res->m->kind == MODULE_STREAM ||
+	       res->m->kind == MODULE_UDP_STREAM;
 }
 
 /* The side that receives the datagrams whose order and timing UDP_STREAM
@@ -412,6 +467,9 @@ put_quoted(char *b, size_t cap, const char *s)
 	b[n] = '\0';
 }
 
+static void compat_value(const struct result *res, int id, char *b,
+			 size_t cap);
+
 /* Formats selector id of res into b, as netperf's format for it does. */
 static void
 sel_value(const struct result *res, int id, char *b, size_t cap)
@@ -422,7 +480,9 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 
 	switch (id) {
 	case SEL_SOCKET_TYPE:
-		put_s(b, cap, socket_type_of(res));
+		/* 2.7's hst_to_str (the JSON keeps SOCK_STREAM) */
+		put_s(b, cap,
+		      res->m->socktype == SOCK_DGRAM ? "Datagram" : "Stream");
 		break;
 	case SEL_PROTOCOL:
 		put_s(b, cap, protocol_of(res));
@@ -475,23 +535,26 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 	case SEL_RSR_SIZE_END:
 		put_i(b, cap, res->remote.rcvbuf_end);
 		break;
+	/* For a test netperf sends in, 2.7 prints 0 for its receive size
+	 * and -1 for netserver's send size, which the test does not use. */
 	case SEL_LOCAL_SEND_SIZE:
 		put_i(b, cap, res->local.send_size);
 		break;
 	case SEL_LOCAL_RECV_SIZE:
-		put_i(b, cap, res->local.recv_size);
+		put_i(b, cap, stream_sends(res) ? 0 : res->local.recv_size);
 		break;
 	case SEL_REMOTE_SEND_SIZE:
-		put_i(b, cap, res->remote.send_size);
+		put_i(b, cap, stream_sends(res) ? -1 : res->remote.send_size);
 		break;
 	case SEL_REMOTE_RECV_SIZE:
 		put_i(b, cap, res->remote.recv_size);
 		break;
+	/* -1 on a stream test, as 2.7 */
 	case SEL_REQUEST_SIZE:
-		put_i(b, cap, res->p.req_size);
+		put_i(b, cap, module_is_rr(res->m) ? res->p.req_size : -1);
 		break;
 	case SEL_RESPONSE_SIZE:
-		put_i(b, cap, res->p.rsp_size);
+		put_i(b, cap, module_is_rr(res->m) ? res->p.rsp_size : -1);
 		break;
 	case SEL_REMOTE_CPU_UTIL:
 		loc = 0;
@@ -578,11 +641,18 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 	case SEL_BURST_SIZE:
 		put_i(b, cap, res->p.burst);
 		break;
+	/* -1 on UDP, which has no retransmissions, as 2.7 */
 	case SEL_LOCAL_TRANSPORT_RETRANS:
-		put_u(b, cap, res->local.retrans);
+		if (res->m->protocol != IPPROTO_TCP)
+			put_i(b, cap, -1);
+		else
+			put_u(b, cap, res->local.retrans);
 		break;
 	case SEL_REMOTE_TRANSPORT_RETRANS:
-		put_u(b, cap, res->remote.retrans);
+		if (res->m->protocol != IPPROTO_TCP)
+			put_i(b, cap, -1);
+		else
+			put_u(b, cap, res->remote.retrans);
 		break;
 	case SEL_TRANSPORT_MSS:
 		put_i(b, cap, res->local.mss);
@@ -784,6 +854,137 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 		put_quoted(b, cap, res->command_line);
 		break;
 	default:
+		compat_value(res, id, b, cap);
+		break;
+	}
+}
+
+/* netperf 2.7's selectors for its socket and buffer options, in its
+ * formats: -1 for a count not asked for, TOS as 0x%.2x (so -1 is
+ * 0xffffffff), the security ones "Deprecated" as 2.7 has them. */
+static void
+compat_value(const struct result *res, int id, char *b, size_t cap)
+{
+	const struct test_params *p = &res->p;
+	const struct module_bufs *lb = &p->lbuf, *rb = &p->rbuf;
+
+	switch (id) {
+	case SEL_OUTPUT_NONE:
+		put_s(b, cap, " ");
+		break;
+	case SEL_SOURCE_PORT:
+		put_i(b, cap, p->ldata_port);
+		break;
+	case SEL_DEST_PORT:
+		put_i(b, cap, p->data_port);
+		break;
+	case SEL_LOCAL_SEND_WIDTH:
+	case SEL_REMOTE_SEND_WIDTH:
+		put_i(b, cap,
+		      (id == SEL_LOCAL_SEND_WIDTH ? lb : rb)->width > 1
+			  ? (id == SEL_LOCAL_SEND_WIDTH ? lb : rb)->width
+			  : 1);
+		break;
+	case SEL_LOCAL_RECV_WIDTH:
+	case SEL_REMOTE_RECV_WIDTH:
+		put_i(b, cap, 1); /* one buffer receives */
+		break;
+	case SEL_LOCAL_SEND_OFFSET:
+		put_i(b, cap, lb->soff);
+		break;
+	case SEL_LOCAL_RECV_OFFSET:
+		put_i(b, cap, lb->roff);
+		break;
+	case SEL_REMOTE_SEND_OFFSET:
+		put_i(b, cap, rb->soff);
+		break;
+	case SEL_REMOTE_RECV_OFFSET:
+		put_i(b, cap, rb->roff);
+		break;
+	/* A page-aligned buffer is 8-aligned: 2.7's default of 8. */
+	case SEL_LOCAL_SEND_ALIGN:
+		put_i(b, cap, lb->salign > 0 ? lb->salign : 8);
+		break;
+	case SEL_LOCAL_RECV_ALIGN:
+		put_i(b, cap, lb->ralign > 0 ? lb->ralign : 8);
+		break;
+	case SEL_REMOTE_SEND_ALIGN:
+		put_i(b, cap, rb->salign > 0 ? rb->salign : 8);
+		break;
+	case SEL_REMOTE_RECV_ALIGN:
+		put_i(b, cap, rb->ralign > 0 ? rb->ralign : 8);
+		break;
+	case SEL_LOCAL_SEND_DIRTY_COUNT:
+	case SEL_LOCAL_RECV_DIRTY_COUNT:
+		put_i(b, cap, lb->dirty > 0 ? lb->dirty : -1);
+		break;
+	case SEL_LOCAL_RECV_CLEAN_COUNT:
+		put_i(b, cap, lb->clean > 0 ? lb->clean : -1);
+		break;
+	case SEL_REMOTE_SEND_DIRTY_COUNT:
+	case SEL_REMOTE_RECV_DIRTY_COUNT:
+		put_i(b, cap, rb->dirty > 0 ? rb->dirty : -1);
+		break;
+	case SEL_REMOTE_RECV_CLEAN_COUNT:
+		put_i(b, cap, rb->clean > 0 ? rb->clean : -1);
+		break;
+	case SEL_LOCAL_CORK:
+		put_i(b, cap, p->lx.cork);
+		break;
+	case SEL_REMOTE_CORK:
+		put_i(b, cap, p->rx.cork);
+		break;
+	case SEL_LOCAL_INTERVAL_USECS:
+		put_i(b, cap, (long long)(p->interval_ms * 1000));
+		break;
+	case SEL_LOCAL_INTERVAL_BURST:
+		put_i(b, cap, p->interval_burst);
+		break;
+	case SEL_REMOTE_INTERVAL_USECS:
+	case SEL_REMOTE_INTERVAL_BURST:
+	case SEL_LOCAL_SECURITY_TYPE_ID:
+	case SEL_LOCAL_SECURITY_ENABLED_NUM:
+	case SEL_REMOTE_SECURITY_TYPE_ID:
+	case SEL_REMOTE_SECURITY_ENABLED_NUM:
+		put_i(b, cap, 0);
+		break;
+	case SEL_LOCAL_SECURITY_TYPE:
+	case SEL_LOCAL_SECURITY_ENABLED:
+	case SEL_LOCAL_SECURITY_SPECIFIC:
+	case SEL_REMOTE_SECURITY_TYPE:
+	case SEL_REMOTE_SECURITY_ENABLED:
+	case SEL_REMOTE_SECURITY_SPECIFIC:
+		put_s(b, cap, "Deprecated");
+		break;
+	case SEL_RESULT_BRAND:
+		snprintf(b, cap, "\"%s\"", res->brand);
+		break;
+	case SEL_LOCAL_SOCKET_PRIO:
+		put_i(b, cap, p->lx.prio);
+		break;
+	case SEL_REMOTE_SOCKET_PRIO:
+		put_i(b, cap, p->rx.prio);
+		break;
+	case SEL_LOCAL_SOCKET_TOS:
+		snprintf(b, cap, "0x%.2x", (unsigned)p->lx.tos);
+		break;
+	case SEL_REMOTE_SOCKET_TOS:
+		snprintf(b, cap, "0x%.2x", (unsigned)p->rx.tos);
+		break;
+	case SEL_LOCAL_CONG_CONTROL:
+		put_s(b, cap, res->local.cong);
+		break;
+	case SEL_REMOTE_CONG_CONTROL:
+		put_s(b, cap, res->remote.cong);
+		break;
+	case SEL_LOCAL_FILL_FILE:
+		put_s(b, cap, p->fill_file);
+		break;
+	case SEL_REMOTE_FILL_FILE:
+		/* never sent: netserver fills with its own pattern */
+		b[0] = '\0';
+		break;
+	default:
 		b[0] = '\0';
 		break;
 	}
@@ -822,6 +1023,9 @@ parse_direct(const char *s, struct output_list *l, char *err)
 			continue;
 		}
 		len = strcspn(s, ",; \t\r\n\v\f");
+		/* As 2.7: OUTPUT_END ends the list, whatever follows. */
+		if (len == 10 && strncasecmp(s, "OUTPUT_END", 10) == 0)
+			break;
 		id = sel_find(s, len);
 		if (id < 0)
 			return err_set(err,
@@ -940,6 +1144,15 @@ output_list_names(FILE *out)
 
 	for (i = 0; i < SEL_COUNT; i++)
 		fprintf(out, "%s\n", sel_table[i].name);
+	fputs("OUTPUT_END\n", out);
+}
+
+void
+output_list_names_line(FILE *out)
+{
+	for (int i = 0; i < SEL_COUNT; i++)
+		fprintf(out, "%s,", sel_table[i].name);
+	fputs("OUTPUT_END\n", out);
 }
 
 /* netperf's set_output_list_by_test(): the sizes that matter for the

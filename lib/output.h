@@ -11,7 +11,7 @@
 #include "result.h"
 
 /* The largest number of selectors one list may name. */
-#define OUTPUT_MAX_FIELDS 128
+#define OUTPUT_MAX_FIELDS 256
 
 /* A parsed selector list; block[] starts a new -O block (after ';'). */
 struct output_list {
@@ -28,8 +28,12 @@ struct output_list {
  */
 int output_parse(const char *arg, struct output_list *l, char *err);
 
-/* Prints every selector name, one a line, as netperf's -o '?' does. */
+/* Prints every selector name, one a line, as netperf's -O '?' does. */
 void output_list_names(FILE *out);
+
+/* Prints every selector name on one line, joined by commas and ended by
+ * OUTPUT_END, as netperf's -o '?' and -k '?' do. */
+void output_list_names_line(FILE *out);
 
 /* The list netperf 2.7 prints when -o/-O/-k is given no argument. */
 void output_default_list(const struct result *res, struct output_list *l);

@@ -490,6 +490,7 @@ proto_result_pack(const struct side_result *r)
 				    json_integer((json_int_t)r->wall_start_ns));
 		json_object_set_new(o, "wall_end_ns",
 				    json_integer((json_int_t)r->wall_end_ns));
+		json_object_set_new(o, "cong", json_string(r->cong));
 	}
 	if (o != NULL && r->cpu_measured)
 		json_object_set_new(o, "cpu", cpu_pack(&r->cpu));
@@ -556,7 +557,9 @@ proto_result_unpack(const json_t *msg, struct side_result *r, char *err)
 			   &r->wall_start_ns, err)) ||
 	    (json_object_get(msg, "wall_end_ns") &&
 	     proto_get_int(msg, "wall_end_ns", 0, INT64_MAX, &r->wall_end_ns,
-			   err)))
+			   err)) ||
+	    (json_object_get(msg, "cong") &&
+	     proto_get_string(msg, "cong", r->cong, sizeof(r->cong), err)))
 		return -1;
 	cpu = json_object_get(msg, "cpu");
 	if (cpu != NULL) {

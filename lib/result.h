@@ -82,6 +82,7 @@ struct result {
 	struct result_confidence conf;
 	char uuid[40];
 	char command_line[1024];
+	char brand[128]; /* -B, for RESULT_BRAND */
 
 	/* Derived by result_compute. */
 	double elapsed;	     /* of the side whose count is the headline */

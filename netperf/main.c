@@ -234,6 +234,7 @@ result_init(struct result *res, const struct netperf_opts *o,
 		len += (size_t)snprintf(res->command_line + len,
 					sizeof(res->command_line) - len, "%s%s",
 					i ? " " : "", argv[i]);
+	snprintf(res->brand, sizeof(res->brand), "%s", o->brand);
 	if (o->uuid[0] != '\0')
 		/* -u: the caller's own, as 2.7 takes it. */
 		snprintf(res->uuid, sizeof(res->uuid), "%s", o->uuid);
@@ -810,8 +811,13 @@ main(int argc, char **argv)
 		return EXIT_SUCCESS;
 	}
 	if (o.output_mode != 0 && strcmp(o.output_arg, "?") == 0) {
-		output_list_names(stdout);
-		return EXIT_SUCCESS;
+		/* As 2.7: one a line for -O, one line for -o and -k,
+		 * and exit status 1. */
+		if (o.output_mode == 'O')
+			output_list_names(stdout);
+		else
+			output_list_names_line(stdout);
+		return EXIT_FAILURE;
 	}
 	memset(&list, 0, sizeof(list));
 	if (o.output_mode != 0 && o.output_arg[0] != '\0' &&

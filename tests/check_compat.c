@@ -32,6 +32,11 @@
 #define NP_BUILD_DIR "."
 #endif
 
+/* A selector file (up to four lines) both netperfs read; its name holds
+ * the PID so that parallel runs cannot collide. */
+static char sel_file[64];
+#define SEL_FILE sel_file
+
 /* The reference's bin directory, and the two servers' control ports. */
 static char ref_bin[1024];
 static char ref_netperf[1100];
@@ -85,6 +90,12 @@ enum diff_id {
 	DIFF_REFUSED = 1 << 10,
 	/* -d: our debug lines are raw counts on stderr, 2.7's a trace. */
 	DIFF_DEBUG = 1 << 11,
+	/* The '?' lists: ours names our additions too (doc/output.md);
+	 * every name 2.7 lists must be in ours, in the same form. */
+	DIFF_SELECTOR_NAMES = 1 << 12,
+	/* Latency is always kept: from a selector file 2.7 does not notice
+	 * latency selectors, keeps no statistics and prints -1. */
+	DIFF_LATENCY_ALWAYS = 1 << 13,
 };
 
 /* Applied to every case. */
@@ -289,6 +300,175 @@ static const struct compat_case cases[] = {
      0,
      0},
     {"test_V", {"-t", "TCP_STREAM", "-l", "-30000000", "--", "-V"}, DIFF_REFUSED, 0},
+    /* Every selector of 2.7 but the platform ones (lib/platform) and
+     * UUID and COMMAND_LINE, which differ by nature, in KEY=value form
+     * with a stream and an RR test each. */
+    {"sel_tcp_stream",
+     {"-t", "TCP_STREAM", "-l", "1", "-c", "-C", "-B", "tag", "--", "-k",
+      "SOCKET_TYPE,PROTOCOL,DIRECTION,ELAPSED_TIME,THROUGHPUT,"
+      "THROUGHPUT_UNITS,LSS_SIZE_REQ,LSS_SIZE,LSS_SIZE_END,"
+      "LSR_SIZE_REQ,LSR_SIZE,LSR_SIZE_END,RSS_SIZE_REQ,RSS_SIZE,"
+      "RSS_SIZE_END,RSR_SIZE_REQ,RSR_SIZE,RSR_SIZE_END,"
+      "LOCAL_SEND_SIZE,LOCAL_RECV_SIZE,REMOTE_SEND_SIZE,"
+      "REMOTE_RECV_SIZE,REQUEST_SIZE,RESPONSE_SIZE,LOCAL_CPU_UTIL,"
+      "LOCAL_CPU_PERCENT_USER,LOCAL_CPU_PERCENT_SYSTEM,"
+      "LOCAL_CPU_PERCENT_IOWAIT,LOCAL_CPU_PERCENT_IRQ,"
+      "LOCAL_CPU_PERCENT_SWINTR,LOCAL_CPU_METHOD,LOCAL_SD,"
+      "REMOTE_CPU_UTIL,REMOTE_CPU_PERCENT_USER,"
+      "REMOTE_CPU_PERCENT_SYSTEM,REMOTE_CPU_PERCENT_IOWAIT,"
+      "REMOTE_CPU_PERCENT_IRQ,REMOTE_CPU_PERCENT_SWINTR,"
+      "REMOTE_CPU_METHOD,REMOTE_SD,SD_UNITS,CONFIDENCE_LEVEL,"
+      "CONFIDENCE_INTERVAL,CONFIDENCE_ITERATION,THROUGHPUT_CONFID,"
+      "LOCAL_CPU_CONFID,REMOTE_CPU_CONFID,TRANSACTION_RATE,"
+      "RT_LATENCY,BURST_SIZE,LOCAL_TRANSPORT_RETRANS,"
+      "REMOTE_TRANSPORT_RETRANS,TRANSPORT_MSS,"
+      "LOCAL_SEND_THROUGHPUT,LOCAL_RECV_THROUGHPUT,"
+      "REMOTE_SEND_THROUGHPUT,REMOTE_RECV_THROUGHPUT,"
+      "LOCAL_CPU_BIND,LOCAL_CPU_COUNT,LOCAL_CPU_PEAK_UTIL,"
+      "LOCAL_CPU_PEAK_ID,REMOTE_CPU_BIND,REMOTE_CPU_COUNT,"
+      "REMOTE_CPU_PEAK_UTIL,REMOTE_CPU_PEAK_ID,SOURCE_PORT,"
+      "SOURCE_ADDR,SOURCE_FAMILY,DEST_PORT,DEST_ADDR,DEST_FAMILY,"
+      "LOCAL_SEND_CALLS,LOCAL_RECV_CALLS,LOCAL_BYTES_PER_RECV"},
+     0,
+     0},
+    {"sel_tcp_rr",
+     {"-t", "TCP_RR", "-l", "1", "-c", "-C", "-B", "tag", "--", "-k",
+      "REMOTE_CPU_METHOD,REMOTE_SD,SD_UNITS,CONFIDENCE_LEVEL,"
+      "CONFIDENCE_INTERVAL,CONFIDENCE_ITERATION,THROUGHPUT_CONFID,"
+      "LOCAL_CPU_CONFID,REMOTE_CPU_CONFID,TRANSACTION_RATE,"
+      "RT_LATENCY,BURST_SIZE,LOCAL_TRANSPORT_RETRANS,"
+      "REMOTE_TRANSPORT_RETRANS,TRANSPORT_MSS,"
+      "LOCAL_SEND_THROUGHPUT,LOCAL_RECV_THROUGHPUT,"
+      "REMOTE_SEND_THROUGHPUT,REMOTE_RECV_THROUGHPUT,"
+      "LOCAL_CPU_BIND,LOCAL_CPU_COUNT,LOCAL_CPU_PEAK_UTIL,"
+      "LOCAL_CPU_PEAK_ID,REMOTE_CPU_BIND,REMOTE_CPU_COUNT,"
+      "REMOTE_CPU_PEAK_UTIL,REMOTE_CPU_PEAK_ID,SOURCE_PORT,"
+      "SOURCE_ADDR,SOURCE_FAMILY,DEST_PORT,DEST_ADDR,DEST_FAMILY,"
+      "LOCAL_SEND_CALLS,LOCAL_RECV_CALLS,LOCAL_BYTES_PER_RECV,"
+      "LOCAL_BYTES_PER_SEND,LOCAL_BYTES_SENT,LOCAL_BYTES_RECVD,"
+      "LOCAL_BYTES_XFERD,LOCAL_SEND_OFFSET,LOCAL_RECV_OFFSET,"
+      "LOCAL_SEND_ALIGN,LOCAL_RECV_ALIGN,LOCAL_SEND_WIDTH,"
+      "LOCAL_RECV_WIDTH,LOCAL_SEND_DIRTY_COUNT,"
+      "LOCAL_RECV_DIRTY_COUNT,LOCAL_RECV_CLEAN_COUNT,LOCAL_NODELAY,"
+      "LOCAL_CORK,REMOTE_SEND_CALLS,REMOTE_RECV_CALLS,"
+      "REMOTE_BYTES_PER_RECV,REMOTE_BYTES_PER_SEND,"
+      "REMOTE_BYTES_SENT,REMOTE_BYTES_RECVD,REMOTE_BYTES_XFERD,"
+      "REMOTE_SEND_OFFSET,REMOTE_RECV_OFFSET,REMOTE_SEND_ALIGN,"
+      "REMOTE_RECV_ALIGN,REMOTE_SEND_WIDTH,REMOTE_RECV_WIDTH,"
+      "REMOTE_SEND_DIRTY_COUNT,REMOTE_RECV_DIRTY_COUNT,"
+      "REMOTE_RECV_CLEAN_COUNT"},
+     0,
+     0},
+    {"sel_udp_stream",
+     {"-t", "UDP_STREAM", "-l", "1", "-c", "-C", "-B", "tag", "--", "-k",
+      "LOCAL_BYTES_PER_SEND,LOCAL_BYTES_SENT,LOCAL_BYTES_RECVD,"
+      "LOCAL_BYTES_XFERD,LOCAL_SEND_OFFSET,LOCAL_RECV_OFFSET,"
+      "LOCAL_SEND_ALIGN,LOCAL_RECV_ALIGN,LOCAL_SEND_WIDTH,"
+      "LOCAL_RECV_WIDTH,LOCAL_SEND_DIRTY_COUNT,"
+      "LOCAL_RECV_DIRTY_COUNT,LOCAL_RECV_CLEAN_COUNT,LOCAL_NODELAY,"
+      "LOCAL_CORK,REMOTE_SEND_CALLS,REMOTE_RECV_CALLS,"
+      "REMOTE_BYTES_PER_RECV,REMOTE_BYTES_PER_SEND,"
+      "REMOTE_BYTES_SENT,REMOTE_BYTES_RECVD,REMOTE_BYTES_XFERD,"
+      "REMOTE_SEND_OFFSET,REMOTE_RECV_OFFSET,REMOTE_SEND_ALIGN,"
+      "REMOTE_RECV_ALIGN,REMOTE_SEND_WIDTH,REMOTE_RECV_WIDTH,"
+      "REMOTE_SEND_DIRTY_COUNT,REMOTE_RECV_DIRTY_COUNT,"
+      "REMOTE_RECV_CLEAN_COUNT,REMOTE_NODELAY,REMOTE_CORK,"
+      "LOCAL_INTERVAL_USECS,LOCAL_INTERVAL_BURST,"
+      "REMOTE_INTERVAL_USECS,REMOTE_INTERVAL_BURST,"
+      "LOCAL_SECURITY_TYPE_ID,LOCAL_SECURITY_TYPE,"
+      "LOCAL_SECURITY_ENABLED_NUM,LOCAL_SECURITY_ENABLED,"
+      "LOCAL_SECURITY_SPECIFIC,REMOTE_SECURITY_TYPE_ID,"
+      "REMOTE_SECURITY_TYPE,REMOTE_SECURITY_ENABLED_NUM,"
+      "REMOTE_SECURITY_ENABLED,REMOTE_SECURITY_SPECIFIC,"
+      "RESULT_BRAND,MIN_LATENCY,MAX_LATENCY,P50_LATENCY,"
+      "P90_LATENCY,P99_LATENCY,MEAN_LATENCY,STDDEV_LATENCY,"
+      "LOCAL_SOCKET_PRIO,REMOTE_SOCKET_PRIO,LOCAL_SOCKET_TOS,"
+      "REMOTE_SOCKET_TOS,LOCAL_CONG_CONTROL,REMOTE_CONG_CONTROL,"
+      "LOCAL_FILL_FILE,REMOTE_FILL_FILE"},
+     0,
+     0},
+    {"sel_udp_rr",
+     {"-t", "UDP_RR", "-l", "1", "-c", "-C", "-B", "tag", "--", "-k",
+      "REMOTE_NODELAY,REMOTE_CORK,LOCAL_INTERVAL_USECS,"
+      "LOCAL_INTERVAL_BURST,REMOTE_INTERVAL_USECS,"
+      "REMOTE_INTERVAL_BURST,LOCAL_SECURITY_TYPE_ID,"
+      "LOCAL_SECURITY_TYPE,LOCAL_SECURITY_ENABLED_NUM,"
+      "LOCAL_SECURITY_ENABLED,LOCAL_SECURITY_SPECIFIC,"
+      "REMOTE_SECURITY_TYPE_ID,REMOTE_SECURITY_TYPE,"
+      "REMOTE_SECURITY_ENABLED_NUM,REMOTE_SECURITY_ENABLED,"
+      "REMOTE_SECURITY_SPECIFIC,RESULT_BRAND,MIN_LATENCY,"
+      "MAX_LATENCY,P50_LATENCY,P90_LATENCY,P99_LATENCY,"
+      "MEAN_LATENCY,STDDEV_LATENCY,LOCAL_SOCKET_PRIO,"
+      "REMOTE_SOCKET_PRIO,LOCAL_SOCKET_TOS,REMOTE_SOCKET_TOS,"
+      "LOCAL_CONG_CONTROL,REMOTE_CONG_CONTROL,LOCAL_FILL_FILE,"
+      "REMOTE_FILL_FILE,SOCKET_TYPE,PROTOCOL,DIRECTION,"
+      "ELAPSED_TIME,THROUGHPUT,THROUGHPUT_UNITS,LSS_SIZE_REQ,"
+      "LSS_SIZE,LSS_SIZE_END,LSR_SIZE_REQ,LSR_SIZE,LSR_SIZE_END,"
+      "RSS_SIZE_REQ,RSS_SIZE,RSS_SIZE_END,RSR_SIZE_REQ,RSR_SIZE,"
+      "RSR_SIZE_END,LOCAL_SEND_SIZE,LOCAL_RECV_SIZE,"
+      "REMOTE_SEND_SIZE,REMOTE_RECV_SIZE,REQUEST_SIZE,"
+      "RESPONSE_SIZE,LOCAL_CPU_UTIL,LOCAL_CPU_PERCENT_USER,"
+      "LOCAL_CPU_PERCENT_SYSTEM,LOCAL_CPU_PERCENT_IOWAIT,"
+      "LOCAL_CPU_PERCENT_IRQ,LOCAL_CPU_PERCENT_SWINTR,"
+      "LOCAL_CPU_METHOD,LOCAL_SD,REMOTE_CPU_UTIL,"
+      "REMOTE_CPU_PERCENT_USER,REMOTE_CPU_PERCENT_SYSTEM,"
+      "REMOTE_CPU_PERCENT_IOWAIT,REMOTE_CPU_PERCENT_IRQ,"
+      "REMOTE_CPU_PERCENT_SWINTR"},
+     0,
+     0},
+    /* Selector forms: CSV with its header row and without, columns in
+     * blocks, names in any case, a selector file. */
+    {"sel_csv",
+     {"-t", "TCP_RR", "-l", "-3000", "--", "-o",
+      "THROUGHPUT,THROUGHPUT_UNITS,MEAN_LATENCY,P50_LATENCY,P90_LATENCY,"
+      "P99_LATENCY,LOCAL_CPU_UTIL,LOCAL_SD,RT_LATENCY,SOCKET_TYPE"},
+     0,
+     0},
+    {"sel_csv_P0",
+     {"-t", "TCP_RR", "-l", "-3000", "-P", "0", "--", "-o",
+      "THROUGHPUT,P99_LATENCY,DIRECTION,PROTOCOL"},
+     0,
+     0},
+    {"sel_columns",
+     {"-t", "TCP_RR", "-l", "-3000", "--", "-O",
+      "THROUGHPUT,THROUGHPUT_UNITS;MEAN_LATENCY,P99_LATENCY"},
+     0,
+     0},
+    {"sel_lower_case",
+     {"-t", "TCP_STREAM", "-l", "-30000000", "--", "-k",
+      "throughput,Throughput_Units,socket_type,local_socket_tos,"
+      "rt_latency,local_cong_control"},
+     0,
+     0},
+    {"sel_file", {"-t", "TCP_RR", "-l", "-3000", "--", "-k", SEL_FILE},
+     DIFF_LATENCY_ALWAYS, 0},
+    {"sel_output_end",
+     {"-t", "TCP_RR", "-l", "-3000", "--", "-k",
+      "OUTPUT_NONE,THROUGHPUT,OUTPUT_END,MEAN_LATENCY"},
+     0,
+     0},
+    {"sel_udp_values",
+     {"-t", "UDP_RR", "-l", "-3000", "-Y", "EF", "-y", "3", "-B", "brandx",
+      "--", "-K", "reno", "-k",
+      "LOCAL_CONG_CONTROL,REMOTE_CONG_CONTROL,LOCAL_SOCKET_TOS,"
+      "REMOTE_SOCKET_TOS,LOCAL_SOCKET_PRIO,REMOTE_SOCKET_PRIO,RESULT_BRAND,"
+      "LOCAL_TRANSPORT_RETRANS,RT_LATENCY,SOCKET_TYPE,DIRECTION"},
+     0,
+     0},
+    {"sel_stream_values",
+     {"-t", "TCP_MAERTS", "-l", "-30000000", "-F", "/etc/hostname", "--",
+      "-K", "reno", "-C", "-k",
+      "LOCAL_CONG_CONTROL,REMOTE_CONG_CONTROL,LOCAL_CORK,REMOTE_CORK,"
+      "LOCAL_FILL_FILE,RT_LATENCY,DIRECTION,SOCKET_TYPE,LOCAL_CPU_UTIL,"
+      "REMOTE_SD"},
+     0,
+     0},
+    /* The lists of names: -O '?' one a line, -o/-k '?' one line; the
+     * names differ by our additions and the platform selectors. */
+    {"sel_list_O", {"-t", "omni", "--", "-O", "?"}, DIFF_SELECTOR_NAMES,
+     CASE_BARE},
+    {"sel_list_k", {"-t", "omni", "--", "-k", "?"}, DIFF_SELECTOR_NAMES,
+     CASE_BARE},
     /* -t OMNI in every direction this netperf has, by word and by
      * number, with -T and -t. */
     {"omni_default", {"-t", "omni", "-l", "-30000000"}, 0, 0},
@@ -673,6 +853,13 @@ shape_of(const char *text, unsigned diffs, unsigned flags, struct shape *s,
 		struct line *l = &s->l[s->n++];
 
 		split_line(l, p, len, diffs);
+		/* The addresses used, as in the banner (2.7: the wildcard). */
+		if ((diffs & DIFF_BANNER_ADDR) && l->n >= 3 &&
+		    (strcmp(l->a[0].word, "SOURCE_ADDR") == 0 ||
+		     strcmp(l->a[0].word, "DEST_ADDR") == 0)) {
+			l->n = 3;
+			snprintf(l->a[2].word, sizeof(l->a[2].word), "<addr>");
+		}
 		if ((diffs & DIFF_NOT_BUILT) &&
 		    (strstr(l->text, "how to get dirty") != NULL ||
 		     strstr(l->text, "is not compiled in") != NULL)) {
@@ -726,6 +913,85 @@ dump(const char *name, const struct run *ref, const struct run *ours)
 		ours->out, ours->err);
 }
 
+/* netperf 2.7's platform selectors, which lib/platform (a change of its
+ * own, in progress beside this one) adds; until it lands they are the
+ * only names of 2.7's list allowed to be missing. */
+static const char *const platform_pending[] = {
+    "LOCAL_CPU_FREQUENCY",	 "REMOTE_CPU_FREQUENCY",
+    "LOCAL_SYSTEM_MODEL",	 "REMOTE_SYSTEM_MODEL",
+    "LOCAL_VERSION",		 "REMOTE_VERSION",
+    "LOCAL_MACHINE",		 "REMOTE_MACHINE",
+    "LOCAL_INTERFACE_NAME",	 "REMOTE_INTERFACE_NAME",
+    "LOCAL_INTERFACE_VENDOR",	 "REMOTE_INTERFACE_VENDOR",
+    "LOCAL_INTERFACE_DEVICE",	 "REMOTE_INTERFACE_DEVICE",
+    "LOCAL_INTERFACE_SUBVENDOR", "REMOTE_INTERFACE_SUBVENDOR",
+    "LOCAL_INTERFACE_SUBDEVICE", "REMOTE_INTERFACE_SUBDEVICE",
+    "LOCAL_INTERFACE_SLOT",	 "REMOTE_INTERFACE_SLOT",
+    "LOCAL_DRIVER_NAME",	 "REMOTE_DRIVER_NAME",
+    "LOCAL_DRIVER_VERSION",	 "REMOTE_DRIVER_VERSION",
+    "LOCAL_DRIVER_FIRMWARE",	 "REMOTE_DRIVER_FIRMWARE",
+    "LOCAL_DRIVER_BUS",		 "REMOTE_DRIVER_BUS",
+};
+
+static int
+platform_name(const char *w)
+{
+	for (size_t i = 0;
+	     i < sizeof(platform_pending) / sizeof(platform_pending[0]); i++)
+		if (strcmp(w, platform_pending[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* Whether word is one of the names in list (split on commas and
+ * newlines). */
+static int
+has_name(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+
+	for (const char *p = list; *p != '\0';) {
+		size_t len = strcspn(p, ",\n");
+
+		if (len == n && strncmp(p, word, n) == 0)
+			return 1;
+		p += len;
+		if (*p != '\0')
+			p++;
+	}
+	return 0;
+}
+
+/* Every name of 2.7's '?' list must be in ours, and ours must have the
+ * same form: one line, or one name a line. */
+static const char *
+names_missing(const char *ref, const char *ours, char *msg, size_t cap)
+{
+	char *copy = strdup(ref), *save = NULL, *w;
+	int ref_lines = 0, our_lines = 0;
+
+	ck_assert_ptr_nonnull(copy);
+	for (const char *p = ref; *p; p++)
+		ref_lines += *p == '\n';
+	for (const char *p = ours; *p; p++)
+		our_lines += *p == '\n';
+	if ((ref_lines == 1) != (our_lines == 1)) {
+		free(copy);
+		snprintf(msg, cap, "the list has %d lines, 2.7's %d",
+			 our_lines, ref_lines);
+		return msg;
+	}
+	for (w = strtok_r(copy, ",\n", &save); w != NULL;
+	     w = strtok_r(NULL, ",\n", &save))
+		if (!has_name(ours, w) && !platform_name(w)) {
+			snprintf(msg, cap, "selector %s is missing", w);
+			free(copy);
+			return msg;
+		}
+	free(copy);
+	return NULL;
+}
+
 /* Compares two outputs; returns NULL when they agree, or a message. */
 static const char *
 compare(const struct compat_case *c, const struct run *ref,
@@ -754,6 +1020,8 @@ compare(const struct compat_case *c, const struct run *ref,
 	}
 	if (diffs & (DIFF_USAGE_TEXT | DIFF_ERROR_TEXT | DIFF_DEBUG))
 		return NULL;
+	if (diffs & DIFF_SELECTOR_NAMES)
+		return names_missing(ref->out, ours->out, msg, cap);
 	if (diffs & DIFF_REMOTE_FILL) {
 		const char *nl = strchr(ours->err, '\n');
 
@@ -801,6 +1069,8 @@ compare(const struct compat_case *c, const struct run *ref,
 			continue;
 		for (int k = 0; k < x->n; k++)
 			if (x->a[k].word[0] == '\0' &&
+			    !((diffs & DIFF_LATENCY_ALWAYS) && x->a[k].value == -1 &&
+			      strstr(x->text, "LATENCY=") != NULL) &&
 			    !plausible(x->a[k].value, y->a[k].value)) {
 				snprintf(msg, cap,
 					 "line %d field %d: %g, 2.7: %g "
@@ -1008,6 +1278,20 @@ main(void)
 		rc = 1;
 		goto out;
 	}
+	snprintf(sel_file, sizeof(sel_file), "/tmp/np-compat-sel-%d",
+		 (int)getpid());
+	{
+		FILE *f = fopen(SEL_FILE, "w");
+
+		if (f == NULL) {
+			rc = 1;
+			goto out;
+		}
+		fputs("THROUGHPUT,THROUGHPUT_UNITS\nMEAN_LATENCY\n"
+		      "P50_LATENCY,P99_LATENCY\nRT_LATENCY\n",
+		      f);
+		fclose(f);
+	}
 	if (harness_server_start(&our_server, NULL) < 0) {
 		fprintf(stderr, "check_compat: our netserver did not start\n");
 		rc = 1;
@@ -1016,6 +1300,7 @@ main(void)
 	rc = harness_run(compat_suite());
 	harness_server_stop(&our_server);
 out:
+	unlink(SEL_FILE);
 	if (ref_server > 0) {
 		kill(ref_server, SIGTERM);
 		waitpid(ref_server, NULL, 0);
