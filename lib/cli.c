@@ -830,11 +830,11 @@ test_letter(int c, struct netperf_opts *o, char *err)
 					    "name[,name]",
 				       optarg);
 		if (a[0] != '\0')
-			snprintf(o->lx.cong, sizeof(o->lx.cong), "%s", a);
+			snprintf(o->lx.cong, sizeof(o->lx.cong), "%.15s", a);
 		if (b[0] != '\0')
-			snprintf(o->rx.cong, sizeof(o->rx.cong), "%s", b);
+			snprintf(o->rx.cong, sizeof(o->rx.cong), "%.15s", b);
 		else if (strchr(optarg, ',') == NULL)
-			snprintf(o->rx.cong, sizeof(o->rx.cong), "%s", a);
+			snprintf(o->rx.cong, sizeof(o->rx.cong), "%.15s", a);
 		return 0;
 	case 'l':
 		if (units_parse_int(optarg, 0, 255, &v, why) < 0)

@@ -520,14 +520,14 @@ module_send_buffer(struct test_ctx *ctx)
 		 * ones, so the send touches memory the cache may not hold. */
 		volatile int *w = (volatile int *)(void *)b;
 		size_t words = ctx->buflen / sizeof(int);
-		int sink = 0;
+		unsigned sink = 0;
 
 		for (size_t i = 0; i < (size_t)bf->dirty && i < words; i++)
 			w[i] = (int)(i * 2654435761u);
 		for (size_t i = (size_t)bf->dirty;
 		     i < (size_t)bf->dirty + (size_t)bf->clean && i < words;
 		     i++)
-			sink += w[i];
+			sink += (unsigned)w[i];
 		(void)sink;
 	}
 	if (p->interval_ms > 0 && p->interval_burst > 0) {
