@@ -236,6 +236,7 @@ enum {
 	OPT_PLOT,
 	OPT_IFSTAT,
 	OPT_AUTH,
+	OPT_LEGACY,
 };
 
 static int
@@ -251,6 +252,7 @@ parse_global(int argc, char **argv, struct netperf_opts *o, char *err)
 	    {"plot", required_argument, NULL, OPT_PLOT},
 	    {"ifstat", required_argument, NULL, OPT_IFSTAT},
 	    {"auth", required_argument, NULL, OPT_AUTH},
+	    {"legacy", no_argument, NULL, OPT_LEGACY},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -265,7 +267,7 @@ parse_global(int argc, char **argv, struct netperf_opts *o, char *err)
 	/* '+': stop at the first non-option, so "--" ends the global part
 	 * exactly as netperf's getopt loop does. */
 	while ((c = getopt_long(argc, argv,
-				"+:H:L:p:t:l:cCf:P:v:B:46dhVT:D:i:I:rjJ",
+				"+:H:L:p:t:l:cCf:P:v:B:46dhVT:D:i:I:rjJZ:",
 				longopts, NULL)) != -1) {
 		switch (c) {
 		case 'H':
@@ -420,6 +422,21 @@ parse_global(int argc, char **argv, struct netperf_opts *o, char *err)
 				return err_set(err,
 					       "--auth: bad key file name");
 			snprintf(o->auth_file, sizeof(o->auth_file), "%s",
+				 optarg);
+			break;
+		case OPT_LEGACY:
+			o->legacy = 1;
+			break;
+		case 'Z':
+			/* netperf 2.7 cuts a longer one to what fits in a
+			 * message; we refuse it instead. */
+			if (optarg[0] == '\0' ||
+			    strlen(optarg) >= sizeof(o->passphrase))
+				return err_set(err,
+					       "-Z: a passphrase of 1 to %zu "
+					       "bytes",
+					       sizeof(o->passphrase) - 1);
+			snprintf(o->passphrase, sizeof(o->passphrase), "%s",
 				 optarg);
 			break;
 		case OPT_RATE:

@@ -61,6 +61,12 @@ struct netperf_opts {
 	/* --auth KEYFILE; "" for NETPERF_AUTH_KEY, or no key at all. */
 	char auth_file[CLI_PATH_LEN];
 
+	/* --legacy: speak netperf 2.7's control protocol (also chosen when
+	 * netserver does not answer our hello). */
+	int legacy;
+	/* -Z: 2.7's passphrase, sent in plain text before the first test
+	 * (the size of a 2.7 message's data, with its NUL). */
+	char passphrase[648];
 	/* Test-specific options, after "--". */
 	int64_t send_size, rsend_size; /* -m l[,r]; 0 = default */
 	int64_t recv_size, rrecv_size; /* -M r[,l] */

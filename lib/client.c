@@ -1,6 +1,7 @@
 #include "client.h"
 
 #include <errno.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -8,12 +9,26 @@
 #include <unistd.h>
 
 #include "auth.h"
+#include "clock.h"
+#include "legacy.h"
 #include "proto.h"
 #include "session.h"
 #include "sock.h"
 
 /* Milliseconds to wait for a connection to netserver. */
 #define CLIENT_CONNECT_MS 5000
+/* Milliseconds our hello waits for its answer before netperf takes the
+ * server for a netperf 2.7 netserver, which waits for 656 bytes and says
+ * nothing to a shorter message. */
+#define CLIENT_HELLO_MS 5000
+/* netperf 2.7 gives netserver this long for every answer, and its
+ * netserver runs a test this much past its length (PAD_TIME). */
+#define LEGACY_ANSWER_MS 120000
+#define LEGACY_PAD_SEC 4
+
+static int legacy_open(struct client *c, const struct netperf_opts *o,
+		       char *err);
+static int readable_within(int fd, int ms);
 
 /* What netserver says of its host; absent fields stay empty. */
 static void
@@ -123,6 +138,8 @@ client_open(struct client *c, const struct netperf_opts *o, char *err)
 
 	memset(c, 0, sizeof(*c));
 	c->ctl = -1;
+	if (o->legacy)
+		return legacy_open(c, o, err);
 	have_key = load_key(o, &key, err);
 	if (have_key < 0)
 		return -1;
@@ -142,9 +159,26 @@ client_open(struct client *c, const struct netperf_opts *o, char *err)
 				       "version", PROTO_VERSION, "program",
 				       "netperf", "program_version",
 				       NP_VERSION),
-			     SESSION_TIMEOUT_MS, err) < 0 ||
-	    session_expect(c->ctl, "hello", &msg, SESSION_TIMEOUT_MS, err) < 0)
+			     SESSION_TIMEOUT_MS, err) < 0)
 		goto fail;
+	/* Silence is how a 2.7 netserver answers our hello: start again in
+	 * its protocol on a new connection. */
+	if (!readable_within(c->ctl, CLIENT_HELLO_MS)) {
+		close(c->ctl);
+		explicit_bzero(&key, sizeof(key));
+		if (legacy_open(c, o, err) < 0)
+			return -1;
+		c->detected = 1;
+		return 0;
+	}
+	if (session_expect(c->ctl, "hello", &msg, SESSION_TIMEOUT_MS, err) < 0)
+		goto fail;
+	if (o->passphrase[0] != '\0') {
+		json_decref(msg);
+		err_set(err, "-Z is netperf 2.7's passphrase, and this "
+			     "netserver is not 2.7's (use --auth KEYFILE)");
+		goto fail;
+	}
 	if (proto_get_int(msg, "version", 0, INT32_MAX, &ver, err) < 0 ||
 	    proto_get_string(msg, "program", c->server_program,
 			     sizeof(c->server_program), err) < 0) {
@@ -184,6 +218,26 @@ fail:
 wipe:
 	explicit_bzero(&key, sizeof(key));
 	return -1;
+}
+
+/* Returns 1 when fd has something to read (or has closed) within ms. */
+static int
+readable_within(int fd, int ms)
+{
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	uint64_t end = clock_ns() + (uint64_t)ms * 1000000, now;
+	int rc;
+
+	for (;;) {
+		now = clock_ns();
+		if (now >= end)
+			return 0;
+		rc = poll(&pfd, 1, (int)((end - now) / 1000000 + 1));
+		if (rc > 0)
+			return 1;
+		if (rc < 0 && errno != EINTR)
+			return 1; /* let the read say what is wrong */
+	}
 }
 
 void
@@ -453,6 +507,33 @@ send_token(int fd, int socktype, const unsigned char *token, char *err)
 		       CLIENT_TOKEN_MS / 1000);
 }
 
+/* netperf's defaults: a send or receive the size of the socket buffer as
+ * it was created. */
+static void
+local_sizes(const struct netperf_opts *o, struct result *res)
+{
+	const struct test_module *m = res->m;
+
+	res->local.send_size = o->send_size	       ? o->send_size
+			       : res->local.sndbuf > 0 ? res->local.sndbuf
+						       : 4096;
+	res->local.recv_size = o->recv_size	       ? o->recv_size
+			       : res->local.rcvbuf > 0 ? res->local.rcvbuf
+						       : 4096;
+	/* As netperf 2.7: a UDP send defaults to the socket buffer capped at
+	 * the largest datagram; a UDP receive must hold any datagram. */
+	if (m->kind == MODULE_UDP_STREAM && o->send_size == 0 &&
+	    res->local.send_size > MODULE_UDP_MAX)
+		res->local.send_size = MODULE_UDP_MAX;
+	if (m->socktype == SOCK_DGRAM && o->recv_size == 0 &&
+	    res->local.recv_size < MODULE_UDP_MAX + 1)
+		res->local.recv_size = MODULE_UDP_MAX + 1;
+}
+
+static int legacy_test(struct client *c, const struct netperf_opts *o,
+		       struct result *res, volatile sig_atomic_t *stop,
+		       char *err);
+
 int
 client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	    volatile sig_atomic_t *stop, char *err)
@@ -470,6 +551,8 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	int64_t sizes[4];
 	size_t buflen;
 
+	if (c->legacy)
+		return legacy_test(c, o, res, stop, err);
 	memset(&run, 0, sizeof(run));
 	res->nstreams = n;
 	ports = calloc((size_t)n, sizeof(*ports));
@@ -536,22 +619,7 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 			goto out;
 		}
 	}
-	/* netperf's defaults: a send or receive the size of the socket
-	 * buffer as it was created. */
-	res->local.send_size = o->send_size	       ? o->send_size
-			       : res->local.sndbuf > 0 ? res->local.sndbuf
-						       : 4096;
-	res->local.recv_size = o->recv_size	       ? o->recv_size
-			       : res->local.rcvbuf > 0 ? res->local.rcvbuf
-						       : 4096;
-	/* As netperf 2.7: a UDP send defaults to the socket buffer capped at
-	 * the largest datagram; a UDP receive must hold any datagram. */
-	if (m->kind == MODULE_UDP_STREAM && o->send_size == 0 &&
-	    res->local.send_size > MODULE_UDP_MAX)
-		res->local.send_size = MODULE_UDP_MAX;
-	if (m->socktype == SOCK_DGRAM && o->recv_size == 0 &&
-	    res->local.recv_size < MODULE_UDP_MAX + 1)
-		res->local.recv_size = MODULE_UDP_MAX + 1;
+	local_sizes(o, res);
 	sizes[0] = res->local.send_size;
 	sizes[1] = res->local.recv_size;
 	sizes[2] = res->p.req_size;
@@ -671,7 +739,340 @@ client_close(struct client *c)
 
 	if (c->ctl < 0)
 		return;
+	if (c->legacy) {
+		/* 2.7 ends with a half-close, and its netserver closes. */
+		shutdown(c->ctl, SHUT_WR);
+		readable_within(c->ctl, 1000);
+		close(c->ctl);
+		c->ctl = -1;
+		return;
+	}
 	session_send_new(c->ctl, proto_new("bye"), 1000, err);
 	close(c->ctl);
 	c->ctl = -1;
+}
+
+/* netperf 2.7's protocol: the CPU netserver is to bind to, from -T's
+ * second part, which 2.7 takes as one CPU number; -1 for none. */
+static int
+legacy_cpu_word(const struct netperf_opts *o, int32_t *word, char *err)
+{
+	char *end;
+	long v;
+
+	*word = -1;
+	if (o->rcpu[0] == '\0')
+		return 0;
+	v = strtol(o->rcpu, &end, 10);
+	if (*end != '\0' || v < 0 || v > 65535)
+		return err_set(err,
+			       "-T: a 2.7 netserver binds to one CPU number, "
+			       "not \"%s\"",
+			       o->rcpu);
+	*word = (int32_t)v;
+	return 0;
+}
+
+/* Connects to a 2.7 netserver and sends -Z's passphrase first, as 2.7
+ * does (in plain text: that is all 2.7's netserver understands). */
+static int
+legacy_open(struct client *c, const struct netperf_opts *o, char *err)
+{
+	struct sock_setup setup = {o->local, o->lport, -1, -1, 0, 0, 0};
+	unsigned char msg[LEGACY_MSG_LEN];
+	char why[ERR_LEN];
+	socklen_t len;
+	int32_t word;
+
+	memset(c, 0, sizeof(*c));
+	c->ctl = -1;
+	c->legacy = 1;
+	if (legacy_cpu_word(o, &word, err) < 0)
+		return -1;
+	c->ctl = sock_connect(o->host, o->port, o->family, SOCK_STREAM, &setup,
+			      CLIENT_CONNECT_MS, err);
+	if (c->ctl < 0)
+		return -1;
+	sock_set_nodelay(c->ctl, 1, why);
+	len = sizeof(c->peer);
+	getpeername(c->ctl, (struct sockaddr *)&c->peer, &len);
+	len = sizeof(c->self);
+	getsockname(c->ctl, (struct sockaddr *)&c->self, &len);
+	snprintf(c->server_program, sizeof(c->server_program),
+		 "netserver 2.7");
+	/* A 2.7 netserver says nothing of its host. */
+	snprintf(c->remote_env.program, sizeof(c->remote_env.program),
+		 "netserver 2.7");
+	if (o->passphrase[0] != '\0' &&
+	    (legacy_passphrase_encode(o->passphrase, word, msg, err) < 0 ||
+	     session_send_raw(c->ctl, msg, sizeof(msg), SESSION_TIMEOUT_MS,
+			      err) < 0)) {
+		close(c->ctl);
+		c->ctl = -1;
+		return -1;
+	}
+	return 0;
+}
+
+/* 2.7 numbers address families its own way. */
+static uint32_t
+legacy_family(int af)
+{
+	return af == AF_INET6  ? LEGACY_NF_INET6
+	       : af == AF_INET ? LEGACY_NF_INET
+			       : LEGACY_NF_UNSPEC;
+}
+
+/* The DO_OMNI request for a test, as 2.7's netperf fills it. */
+static int
+legacy_request_of(const struct netperf_opts *o, const struct result *res,
+		  struct legacy_omni_request *q, char *err)
+{
+	const struct test_params *p = &res->p;
+	const struct test_module *m = res->m;
+
+	memset(q, 0, sizeof(*q));
+	if (p->duration > 0) {
+		if (p->duration != floor(p->duration) ||
+		    p->duration > INT32_MAX)
+			return err_set(err,
+				       "-l: a 2.7 netserver takes whole "
+				       "seconds, not %g",
+				       p->duration);
+		q->test_length = (int32_t)p->duration;
+	} else {
+		if (m->protocol != IPPROTO_TCP || p->count > INT32_MAX)
+			return err_set(err, "-l: a 2.7 netserver counts only "
+					    "TCP tests, up to 2^31 - 1");
+		q->test_length = (int32_t)-p->count;
+	}
+	q->send_buf_size = p->rsndbuf;
+	q->recv_buf_size = p->rrcvbuf;
+	q->send_size = p->rsend_size > 0 ? (int32_t)p->rsend_size : -1;
+	q->receive_size = p->rrecv_size > 0 ? (int32_t)p->rrecv_size : -1;
+	q->send_alignment = q->recv_alignment = 8;
+	q->request_size = module_is_rr(m) ? (int32_t)p->req_size : -1;
+	q->response_size = module_is_rr(m) ? (int32_t)p->rsp_size : -1;
+	q->flags = LEGACY_F_ROUTING_ALLOWED;
+	if (p->nodelay)
+		q->flags |= LEGACY_F_NO_DELAY;
+	if (o->remote_cpu)
+		q->flags |= LEGACY_F_MEASURE_CPU;
+	if (m->kind == MODULE_CRR)
+		q->flags |= LEGACY_F_CONNECT_TEST;
+	q->send_dirty_count = q->recv_dirty_count = q->recv_clean_count = -1;
+	q->data_port = (uint32_t)p->data_port;
+	q->ipfamily = legacy_family(res->family);
+	q->socket_type =
+	    m->socktype == SOCK_STREAM ? LEGACY_NST_STREAM : LEGACY_NST_DGRAM;
+	q->protocol = (uint32_t)m->protocol;
+	/* Seen from netserver: it receives what netperf sends. */
+	q->direction = module_is_rr(m)		  ? LEGACY_XMIT | LEGACY_RECV
+		       : m->kind == MODULE_MAERTS ? LEGACY_XMIT
+						  : LEGACY_RECV;
+	q->socket_prio = q->socket_tos = -1;
+	return 0;
+}
+
+/* netserver's results into res->remote: what 2.7 reports and nothing
+ * more (no MSS, placement or per-CPU figures). */
+static void
+legacy_remote(const struct legacy_omni_results *z, int measured,
+	      struct side_result *r)
+{
+	r->elapsed = z->elapsed_time;
+	r->bytes_sent = z->bytes_sent;
+	r->bytes_recv = z->bytes_received;
+	r->send_calls = z->send_calls;
+	r->recv_calls = z->recv_calls;
+	r->trans = z->trans_received;
+	r->sndbuf_end = z->send_buf_size;
+	r->rcvbuf_end = z->recv_buf_size;
+	r->send_errors = z->failed_sends;
+	r->mss = -1;
+	r->retrans = z->transport_retrans > 0 ? (uint32_t)z->transport_retrans
+					      : 0;
+	r->cpu_id = -1;
+	if (!measured || !isfinite(z->cpu_util) || z->cpu_util < 0 ||
+	    z->num_cpus < 1 || z->num_cpus > 65536)
+		return;
+	r->cpu_measured = 1;
+	r->cpu.all.util = z->cpu_util;
+	r->cpu.all.user = z->cpu_user;
+	r->cpu.all.system = z->cpu_system;
+	r->cpu.all.iowait = z->cpu_iowait;
+	r->cpu.all.irq = z->cpu_irq;
+	r->cpu.all.softirq = z->cpu_swintr;
+	/* 2.7's utilisation is what is not idle. */
+	r->cpu.all.idle = 100.0 - z->cpu_util;
+	r->cpu.ncpu = (int)z->num_cpus;
+	r->cpu.peak = isfinite(z->peak_cpu_util) ? z->peak_cpu_util : -1;
+	r->cpu.peak_id = z->peak_cpu_id;
+}
+
+/* One test with a 2.7 netserver: DO_OMNI, its response, our loops on the
+ * data connection it names, its results. */
+static int
+legacy_test(struct client *c, const struct netperf_opts *o, struct result *res,
+	    volatile sig_atomic_t *stop, char *err)
+{
+	const struct test_module *m = res->m;
+	unsigned char msg[LEGACY_MSG_LEN];
+	struct legacy_omni_request q;
+	struct legacy_omni_response a;
+	struct legacy_omni_results z;
+	struct topo_place *places = NULL;
+	struct module_run run;
+	struct test_ctx ctx;
+	int fd = -1, rc = -1, got, results_ms;
+	int64_t sizes[4];
+	size_t buflen;
+	int32_t word;
+
+	memset(&run, 0, sizeof(run));
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.fd = -1;
+	res->legacy = 1;
+	if (res->p.streams > 1)
+		return err_set(err, "--streams: a 2.7 netserver runs one "
+				    "stream");
+	if (res->p.wire)
+		return err_set(err, "--wire: a 2.7 netserver counts no "
+				    "packets");
+	if (legacy_cpu_word(o, &word, err) < 0 ||
+	    legacy_request_of(o, res, &q, err) < 0)
+		return -1;
+	res->nstreams = 1;
+	res->lstream = calloc(1, sizeof(*res->lstream));
+	res->rstream = calloc(1, sizeof(*res->rstream));
+	if (res->lstream == NULL || res->rstream == NULL)
+		return err_set(err, "out of memory");
+	if (c->cpu_bind[0] != '\0') {
+		places = calloc(1, sizeof(*places));
+		if (places == NULL)
+			return err_set(err, "out of memory");
+		if (place_local(c, res, places, err) < 0)
+			goto out;
+		snprintf(res->local_place.requested,
+			 sizeof(res->local_place.requested), "%s", c->cpu_bind);
+		snprintf(res->local_place.cpus, sizeof(res->local_place.cpus),
+			 "%s", places[0].cpus);
+		res->local_place.numa = places[0].numa;
+	}
+
+	legacy_request_encode(&q, word, msg);
+	if (session_send_raw(c->ctl, msg, sizeof(msg), SESSION_TIMEOUT_MS,
+			     err) < 0)
+		goto out;
+	got = session_recv_raw(c->ctl, msg, sizeof(msg), LEGACY_ANSWER_MS, err);
+	if (got == 1) {
+		err_set(err, "netserver closed the control connection (a 2.7 "
+			     "netserver does that on a wrong -Z passphrase)");
+		goto out;
+	}
+	if (got < 0)
+		goto out;
+	got = legacy_response_decode(msg, sizeof(msg), &a, err);
+	if (got != 0) {
+		char why[ERR_LEN];
+
+		snprintf(why, sizeof(why), "%s", err);
+		err_set(err, "netserver: %s", why);
+		goto out;
+	}
+	res->remote.sndbuf = a.send_buf_size;
+	res->remote.rcvbuf = a.recv_buf_size;
+	res->remote.send_size = a.send_size;
+	res->remote.recv_size = a.receive_size;
+
+	fd = m->kind == MODULE_CRR ? crr_target(o, res, (int)a.data_port, &ctx,
+						err)
+				   : open_data(o, res, (int)a.data_port, err);
+	if (fd < 0)
+		goto out;
+	if ((m->protocol == IPPROTO_TCP && o->nodelay &&
+	     m->kind != MODULE_CRR && sock_set_nodelay(fd, 1, err) < 0) ||
+	    sock_set_timeouts(fd, 1000, err) < 0)
+		goto out;
+	local_sizes(o, res);
+	res->lstream[0].sndbuf = res->local.sndbuf;
+	res->lstream[0].rcvbuf = res->local.rcvbuf;
+	res->lstream[0].send_size = res->local.send_size;
+	res->lstream[0].recv_size = res->local.recv_size;
+	sizes[0] = res->local.send_size;
+	sizes[1] = res->local.recv_size;
+	sizes[2] = res->p.req_size;
+	sizes[3] = res->p.rsp_size;
+	ctx.buf = module_buffer(sizes, 4, &buflen);
+	if (ctx.buf == NULL) {
+		err_set(err, "cannot allocate a %zu-byte buffer", buflen);
+		goto out;
+	}
+	ctx.buflen = buflen;
+	ctx.p = &res->p;
+	ctx.fd = fd;
+	ctx.ctl = -1;
+	ctx.stop = stop;
+	ctx.r = &res->lstream[0];
+	ctx.untagged = 1;
+	if (res->hist != NULL) {
+		ctx.hist = malloc(sizeof(*ctx.hist));
+		if (ctx.hist == NULL) {
+			err_set(err, "out of memory");
+			goto out;
+		}
+		stats_hist_init(ctx.hist);
+	}
+	run.m = m;
+	run.measure_cpu = o->local_cpu;
+	run.n = 1;
+	run.ctx = &ctx;
+	run.topo = places != NULL ? c->topo : NULL;
+	run.places = places;
+	run.interim_sec = c->interim_sec;
+	run.on_interim = c->on_interim;
+	run.arg = c->arg;
+	if (module_run_all(&run, err) < 0)
+		goto out;
+	close(fd);
+	fd = -1;
+	if (ctx.hist != NULL)
+		stats_hist_merge(res->hist, ctx.hist);
+	module_merge(&run, &res->local);
+	res->local_place.cpu_actual = res->lstream[0].cpu_id;
+
+	/* A 2.7 netserver that is not only sending runs its timer past the
+	 * test's length before it gives up on the data connection. */
+	results_ms = (int)((res->p.duration + LEGACY_PAD_SEC) * 1000) +
+		     LEGACY_ANSWER_MS;
+	got = session_recv_raw(c->ctl, msg, sizeof(msg), results_ms, err);
+	if (got == 1) {
+		err_set(err, "netserver closed the control connection before "
+			     "its results");
+		goto out;
+	}
+	if (got < 0)
+		goto out;
+	got = legacy_results_decode(msg, sizeof(msg), &z, err);
+	if (got != 0) {
+		char why[ERR_LEN];
+
+		snprintf(why, sizeof(why), "%s", err);
+		err_set(err, "netserver: %s", why);
+		goto out;
+	}
+	legacy_remote(&z, o->remote_cpu && (a.flags & LEGACY_F_MEASURE_CPU),
+		      &res->remote);
+	res->rstream[0] = res->remote;
+	memset(&res->rstream[0].cpu, 0, sizeof(res->rstream[0].cpu));
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(ctx.buf);
+	free(ctx.hist);
+	if (places != NULL)
+		topo_place_free(&places[0]);
+	free(places);
+	return rc;
 }

@@ -15,6 +15,9 @@ struct client {
 	struct sockaddr_storage peer; /* netserver's control address */
 	struct sockaddr_storage self; /* our end of it */
 	char server_program[64];      /* from netserver's hello */
+	/* netserver speaks netperf 2.7's protocol: asked for with --legacy,
+	 * or detected (detected is then 1) when our hello got no answer. */
+	int legacy, detected;
 	struct result_env remote_env; /* netserver\'s host, from its hello */
 	/* Placement: -T's first part, resolved against topo (loaded by
 	 * the caller when cpu_bind is set); ifname carries the data, for

@@ -109,6 +109,9 @@ struct test_ctx {
 	/* CRR: the test's token (AUTH_TOKEN_LEN bytes) that starts every
 	 * connection, or NULL for none. */
 	const unsigned char *token;
+	/* The peer speaks netperf 2.7's protocol: its datagrams carry none
+	 * of our sequence tags or headers, and it echoes none. */
+	int untagged;
 	/* Scratch of buflen bytes. */
 	char *buf;
 	size_t buflen;

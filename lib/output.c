@@ -1351,6 +1351,20 @@ json_side(const struct result *res, int loc, int *bad)
 	jput(o, "address", jstr_opt(loc ? res->local_addr : res->remote_addr),
 	     bad);
 	jput(o, "family", jstr(sock_family_name(res->family)), bad);
+	/* A 2.7 netserver gives only the figures of its results message;
+	 * what it cannot give is named, never filled in. */
+	if (!loc && res->legacy) {
+		json_t *na = json_array();
+
+		jput(o, "protocol", jstr("netperf 2.7"), bad);
+		jpush(na, jstr("env"), bad);
+		jpush(na, jstr("placement"), bad);
+		jpush(na, jstr("mss"), bad);
+		jpush(na, jstr("per_cpu"), bad);
+		jpush(na, jstr("wire"), bad);
+		jpush(na, jstr("platform"), bad);
+		jput(o, "unavailable", na, bad);
+	}
 	jput(o, "env", json_env(loc ? &res->local_env : &res->remote_env, bad),
 	     bad);
 	jput(o, "placement",

@@ -78,6 +78,9 @@ struct result {
 	struct result_interim *interim;
 	int ninterim, interim_cap;
 	struct result_confidence conf;
+	/* The remote side was a netperf 2.7 netserver: it gives no TCP_INFO
+	 * figures (MSS), placement, environment or platform record. */
+	int legacy;
 	char uuid[40];
 	char command_line[1024];
 

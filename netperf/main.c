@@ -339,6 +339,9 @@ setup_client(struct client *c, const struct netperf_opts *o, struct topo *topo,
 {
 	if (client_open(c, o, err) < 0)
 		return -1;
+	if (c->detected && !o->legacy)
+		fprintf(stderr, "netperf: netserver did not answer our hello; "
+				"speaking netperf 2.7's protocol\n");
 	if (o->lcpu[0] != '\0') {
 		if (!*have_topo) {
 			if (topo_load(topo, NULL, NULL, err) < 0) {
