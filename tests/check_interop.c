@@ -278,6 +278,27 @@ START_TEST(ours_to_ref_passphrase)
 }
 END_TEST
 
+/* What 2.7's protocol cannot carry is refused with a reason. */
+START_TEST(ours_to_ref_refused)
+{
+	static const char *const extra[][2] = {
+	    {"--streams", "2"}, {"--wire", NULL}, {"-T", "0,core:0"}};
+	static const char *const want[] = {"--streams", "--wire", "-T"};
+	struct harness_server ref;
+	char port_text[16];
+	const char *args[] = {"--legacy", "-H", "127.0.0.1", "-p", port_text,
+			      "-t", "TCP_STREAM", "-l", "1", extra[_i][0],
+			      extra[_i][1], NULL};
+
+	ck_assert_int_eq(ref_server_start(&ref, NULL, NULL), 0);
+	snprintf(port_text, sizeof(port_text), "%d", ref.port);
+	ck_assert_int_eq(harness_netperf(args, 30, &out), 0);
+	ref_server_stop(&ref);
+	ck_assert_int_ne(out.status, 0);
+	ck_assert_msg(strstr(out.err, want[_i]) != NULL, "%s", out.err);
+}
+END_TEST
+
 static Suite *
 interop_suite(void)
 {
@@ -289,6 +310,7 @@ interop_suite(void)
 	tcase_add_loop_test(tc, ours_to_ref_vs_native, 0, 2);
 	tcase_add_test(tc, ours_to_ref_detected);
 	tcase_add_test(tc, ours_to_ref_passphrase);
+	tcase_add_loop_test(tc, ours_to_ref_refused, 0, 3);
 	suite_add_tcase(s, tc);
 	return s;
 }
