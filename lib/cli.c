@@ -674,6 +674,8 @@ enum {
 	OPT_LOG,
 	OPT_SYSLOG,
 	OPT_AUTH_FILE,
+	OPT_LEGACY_SERVER,
+	OPT_LEGACY_PASS,
 	OPT_ALLOW,
 	OPT_MAX_SESSIONS,
 	OPT_MAX_PER_ADDR,
@@ -755,6 +757,12 @@ netserver_long(int c, const char *arg, struct netserver_opts *o, char *err)
 		return path_arg("log", arg, o->log, err);
 	case OPT_AUTH_FILE:
 		return path_arg("auth-file", arg, o->auth_file, err);
+	case OPT_LEGACY_SERVER:
+		o->legacy = 1;
+		return 0;
+	case OPT_LEGACY_PASS:
+		return path_arg("legacy-passphrase", arg, o->legacy_pass_file,
+				err);
 	case OPT_SYSLOG:
 		o->syslog = 1;
 		return 0;
@@ -779,6 +787,8 @@ cli_netserver_parse(int argc, char **argv, struct netserver_opts *o, char *err)
 	    {"log", required_argument, NULL, OPT_LOG},
 	    {"syslog", no_argument, NULL, OPT_SYSLOG},
 	    {"auth-file", required_argument, NULL, OPT_AUTH_FILE},
+	    {"legacy", no_argument, NULL, OPT_LEGACY_SERVER},
+	    {"legacy-passphrase", required_argument, NULL, OPT_LEGACY_PASS},
 	    {"allow", required_argument, NULL, OPT_ALLOW},
 	    {"max-sessions", required_argument, NULL, OPT_MAX_SESSIONS},
 	    {"max-per-address", required_argument, NULL, OPT_MAX_PER_ADDR},

@@ -113,6 +113,10 @@ struct netserver_opts {
 	char user[64];
 	/* Access: --auth-file, --allow (repeatable; empty allows all). */
 	char auth_file[CLI_PATH_LEN];
+	/* --legacy: serve netperf 2.7 clients too; --legacy-passphrase
+	 * FILE, the plaintext passphrase they must send first. */
+	int legacy;
+	char legacy_pass_file[CLI_PATH_LEN];
 	struct acl allow;
 	/* Limits; 0 keeps server_limits_default's value. */
 	int max_sessions, max_per_addr, max_streams;

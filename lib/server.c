@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "legacy.h"
 #include "proto.h"
 #include "session.h"
 #include "sock.h"
@@ -71,6 +72,8 @@ server_limits_default(struct server_limits *lim)
 	lim->max_streams = 64;
 	lim->max_sessions = 64;
 	lim->max_per_addr = 16;
+	lim->legacy = 0;
+	lim->legacy_pass[0] = '\0';
 }
 
 static int
@@ -797,6 +800,36 @@ out:
 	return rc;
 }
 
+/* Peeks at the first 5 bytes of a connection, by timeout_ms: 1 when they
+ * are a netperf 2.7 client's, 0 when they may be ours (or the client
+ * leaves, or SIGTERM comes: the session reports those), -1 when they do
+ * not come in time. */
+static int
+first_bytes_legacy(int ctl, int timeout_ms, volatile sig_atomic_t *stop)
+{
+	struct pollfd pfd = {.fd = ctl, .events = POLLIN};
+	uint64_t end = clock_ns() + (uint64_t)timeout_ms * 1000000;
+	struct timespec pause = {0, 5000000};
+	unsigned char head[5];
+	ssize_t n;
+
+	while (!*stop) {
+		if (clock_ns() >= end)
+			return -1;
+		n = recv(ctl, head, sizeof(head), MSG_PEEK | MSG_DONTWAIT);
+		if (n == (ssize_t)sizeof(head))
+			return legacy_sniff(head, sizeof(head));
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+			return 0;
+		/* Part of the bytes are here: poll would not wait. */
+		if (n > 0)
+			nanosleep(&pause, NULL);
+		else
+			poll(&pfd, 1, 20);
+	}
+	return 0;
+}
+
 int
 server_session(int ctl, const struct server_limits *lim,
 	       const struct auth_key *key, server_log_fn log,
@@ -811,6 +844,16 @@ server_session(int ctl, const struct server_limits *lim,
 	 * then go): Nagle would hold the second for the client's delayed
 	 * ACK. Best effort. */
 	sock_set_nodelay(ctl, 1, why);
+	/* Our frames start with a length and '{'; 2.7's do not. */
+	rc = first_bytes_legacy(ctl, lim->idle_ms, stop);
+	if (rc == 1)
+		return server_legacy_session(ctl, lim, key, log, stop, err);
+	if (rc < 0) {
+		err_set(err, "control connection: no message within %d ms",
+			lim->idle_ms);
+		send_error(ctl, err);
+		return -1;
+	}
 	if (guard_start(&st.guard, ctl, stop, err) < 0) {
 		send_error(ctl, err);
 		return -1;

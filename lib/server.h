@@ -20,6 +20,10 @@ struct server_limits {
 	int max_streams;     /* data connections per test */
 	int max_sessions;    /* sessions at once (the parent counts them) */
 	int max_per_addr;    /* sessions at once from one client address */
+	/* --legacy: netperf 2.7 clients are served too; legacy_pass holds
+	 * --legacy-passphrase's text ("" for none). */
+	int legacy;
+	char legacy_pass[648];
 };
 
 /* What a child tells its client when SIGTERM ends the session. */
@@ -49,5 +53,18 @@ int server_check_request(const struct test_params *p,
 int server_session(int ctl, const struct server_limits *lim,
 		   const struct auth_key *key, server_log_fn log,
 		   volatile sig_atomic_t *stop, char *err);
+
+/*
+ * Serves a control connection whose first bytes are netperf 2.7's
+ * (legacy_sniff): the passphrase when one is set, then DO_OMNI requests
+ * for the six tests under the same limits as ours, each answered with
+ * 2.7's response and results, or with its error response (serv_errno) and
+ * one log line when refused. Without lim->legacy, or with a key and no
+ * legacy passphrase, the client gets an error response and nothing else.
+ * Returns 0 when the client ends the session, or -1 with err set.
+ */
+int server_legacy_session(int ctl, const struct server_limits *lim,
+			  const struct auth_key *key, server_log_fn log,
+			  volatile sig_atomic_t *stop, char *err);
 
 #endif

@@ -109,6 +109,9 @@ usage(FILE *out)
 	    "Access:\n"
 	    "    --auth-file FILE      require clients to prove the key in "
 	    "FILE\n"
+	    "    --legacy              serve netperf 2.7 clients too\n"
+	    "    --legacy-passphrase FILE  2.7 clients must send it first "
+	    "(plaintext)\n"
 	    "    --allow CIDR[,CIDR]   serve only these client networks\n"
 	    "\n"
 	    "Limits:\n"
@@ -615,6 +618,35 @@ main(int argc, char **argv)
 		}
 		have_key = 1;
 	}
+	if (o.legacy_pass_file[0] != '\0') {
+		struct auth_key pk;
+
+		if (!o.legacy) {
+			fprintf(stderr, "netserver: --legacy-passphrase needs "
+					"--legacy\n");
+			return 2;
+		}
+		/* Read as a key file is (private, at least 16 bytes), then
+		 * held as the text a 2.7 client sends. */
+		if (auth_key_load(o.legacy_pass_file, &pk, err) < 0) {
+			fprintf(stderr, "netserver: --legacy-passphrase: %s\n",
+				err);
+			return EXIT_FAILURE;
+		}
+		if (pk.len >= sizeof(lim.legacy_pass) ||
+		    memchr(pk.key, '\0', pk.len) != NULL) {
+			explicit_bzero(&pk, sizeof(pk));
+			fprintf(stderr,
+				"netserver: --legacy-passphrase: at most %zu "
+				"bytes of text\n",
+				sizeof(lim.legacy_pass) - 1);
+			return EXIT_FAILURE;
+		}
+		memcpy(lim.legacy_pass, pk.key, pk.len);
+		lim.legacy_pass[pk.len] = '\0';
+		explicit_bzero(&pk, sizeof(pk));
+	}
+	lim.legacy = o.legacy;
 	if ((o.pidfile[0] != '\0' && (absolute(o.pidfile, pid_path, err) < 0 ||
 				      pidfile_check(pid_path, err) < 0)) ||
 	    (o.log[0] != '\0' && absolute(o.log, log_path, err) < 0)) {

@@ -169,8 +169,12 @@ START_TEST(ours_to_ref_six)
 		ck_assert_double_gt(ls, 1e6);
 		ck_assert_double_eq(rr, ls);
 	} else if (strcmp(t, "TCP_MAERTS") == 0) {
+		/* 2.7's netserver leaves out the send its timer cut short,
+		 * which netperf did receive. */
 		ck_assert_double_gt(rs, 1e6);
-		ck_assert_double_eq(lr, rs);
+		ck_assert_double_ge(lr, rs);
+		ck_assert_double_lt(
+		    lr - rs, harness_json_num(doc, "remote.counts.send_size"));
 	} else if (strcmp(t, "UDP_STREAM") == 0) {
 		ck_assert_double_gt(rr, 0);
 		ck_assert_double_le(rr, ls);
@@ -193,37 +197,49 @@ START_TEST(ours_to_ref_six)
 }
 END_TEST
 
-/* The same test natively and with 2.7's netserver, on one loopback:
- * within a plausible ratio of each other. */
+/* Our netperf's throughput against our netserver on port; -1 on failure. */
+static double
+native_run(int port, const char *test)
+{
+	char port_text[16];
+	const char *args[] = {"-H", "127.0.0.1", "-p", port_text, "-t", test,
+			      "-l", "1", "--json", NULL};
+	json_t *doc;
+	double v;
+
+	snprintf(port_text, sizeof(port_text), "%d", port);
+	ck_assert_int_eq(harness_netperf(args, 60, &out), 0);
+	ck_assert_msg(out.status == 0, "%s", out.err);
+	doc = harness_json_parse(out.out);
+	ck_assert_ptr_nonnull(doc);
+	v = harness_json_num(doc, "result.throughput");
+	json_decref(doc);
+	return v;
+}
+
+/* The same test natively and with 2.7's netserver, on one loopback,
+ * interleaved and the best of two each, so a burst of load elsewhere on
+ * the machine does not decide: within a plausible ratio of each other. */
 START_TEST(ours_to_ref_vs_native)
 {
 	static const char *const tests[] = {"TCP_STREAM", "TCP_RR"};
 	struct harness_server ref, srv;
-	double legacy, native;
+	double legacy = 0, native = 0, v;
 	json_t *doc;
 
 	ck_assert_int_eq(ref_server_start(&ref, NULL, NULL), 0);
-	doc = run_legacy_json(ref.port, tests[_i], NULL, &out);
-	ref_server_stop(&ref);
-	ck_assert_ptr_nonnull(doc);
-	legacy = harness_json_num(doc, "result.throughput");
-	json_decref(doc);
-	{
-		char port_text[16];
-		const char *args[] = {"-H",	   "127.0.0.1", "-p", port_text,
-				      "-t",	   tests[_i],	"-l", "1",
-				      "--json", NULL};
-
-		ck_assert_int_eq(harness_server_start(&srv, NULL), 0);
-		snprintf(port_text, sizeof(port_text), "%d", srv.port);
-		ck_assert_int_eq(harness_netperf(args, 60, &out), 0);
-		harness_server_stop(&srv);
-		ck_assert_msg(out.status == 0, "%s", out.err);
+	ck_assert_int_eq(harness_server_start(&srv, NULL), 0);
+	for (int i = 0; i < 2; i++) {
+		doc = run_legacy_json(ref.port, tests[_i], NULL, &out);
+		ck_assert_ptr_nonnull(doc);
+		v = harness_json_num(doc, "result.throughput");
+		json_decref(doc);
+		legacy = v > legacy ? v : legacy;
+		v = native_run(srv.port, tests[_i]);
+		native = v > native ? v : native;
 	}
-	doc = harness_json_parse(out.out);
-	ck_assert_ptr_nonnull(doc);
-	native = harness_json_num(doc, "result.throughput");
-	json_decref(doc);
+	ref_server_stop(&ref);
+	harness_server_stop(&srv);
 	ck_assert_msg(legacy > native / 5 && legacy < native * 5,
 		      "%s: %g with 2.7's netserver, %g natively", tests[_i],
 		      legacy, native);
@@ -299,6 +315,360 @@ START_TEST(ours_to_ref_refused)
 }
 END_TEST
 
+/* ---- 2.7's netperf against our netserver --legacy ---- */
+
+static struct harness_server srv;
+
+static void
+legacy_setup(void)
+{
+	const char *extra[] = {"--legacy", NULL};
+
+	ck_assert_int_eq(harness_server_start(&srv, extra), 0);
+}
+
+static void
+legacy_teardown(void)
+{
+	ck_assert_int_eq(harness_server_stop(&srv), 0);
+}
+
+/* Runs the reference netperf with args after "-H 127.0.0.1 -p PORT";
+ * returns its exit status, output in *text (freed by the caller). */
+static int
+ref_netperf(int port, const char *const *args, char **text)
+{
+	char path[1100], port_text[16], err[4096];
+	const char *argv[40];
+	int n = 0, rc;
+
+	snprintf(path, sizeof(path), "%s/netperf", ref_bin);
+	snprintf(port_text, sizeof(port_text), "%d", port);
+	argv[n++] = path;
+	argv[n++] = "-H";
+	argv[n++] = "127.0.0.1";
+	argv[n++] = "-p";
+	argv[n++] = port_text;
+	for (; *args != NULL && n < 39; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	*text = NULL;
+	rc = harness_exec_capture(argv, 60, text, err, sizeof(err));
+	if (rc != 0 && *text != NULL) {
+		/* Keep what it said on stderr for the failure message. */
+		char *both = malloc(strlen(*text) + strlen(err) + 2);
+
+		if (both != NULL) {
+			sprintf(both, "%s\n%s", *text, err);
+			free(*text);
+			*text = both;
+		}
+	}
+	return rc;
+}
+
+static double
+keyval(const char *text, const char *key)
+{
+	char val[128];
+
+	ck_assert_msg(harness_keyval(text, key, val, sizeof(val)) == 0,
+		      "no %s in:\n%s", key, text);
+	return atof(val);
+}
+
+/* The six tests from 2.7's netperf, with -c -C and -k selectors: what one
+ * side counted the other counted too. */
+START_TEST(ref_to_ours_six)
+{
+	static const char *const tests[] = {"TCP_STREAM", "TCP_MAERTS",
+					    "TCP_RR",	  "TCP_CRR",
+					    "UDP_STREAM", "UDP_RR"};
+	const char *t = tests[_i];
+	const char *args[] = {
+	    "-t", t, "-l", "1", "-c", "-C", "--", "-k",
+	    "THROUGHPUT,LOCAL_BYTES_SENT,LOCAL_BYTES_RECVD,REMOTE_BYTES_SENT,"
+	    "REMOTE_BYTES_RECVD,REMOTE_CPU_UTIL,REMOTE_CPU_METHOD,"
+	    "REMOTE_CPU_COUNT,ELAPSED_TIME",
+	    NULL};
+	double ls, lr, rs, rr, util;
+	char *text, val[32];
+	int rc;
+
+	rc = ref_netperf(srv.port, args, &text);
+	ck_assert_msg(rc == 0, "%s: exit %d:\n%s", t, rc, text);
+	ls = keyval(text, "LOCAL_BYTES_SENT");
+	lr = keyval(text, "LOCAL_BYTES_RECVD");
+	rs = keyval(text, "REMOTE_BYTES_SENT");
+	rr = keyval(text, "REMOTE_BYTES_RECVD");
+	util = keyval(text, "REMOTE_CPU_UTIL");
+	ck_assert_double_gt(keyval(text, "THROUGHPUT"), 0);
+	ck_assert_double_eq(keyval(text, "REMOTE_CPU_COUNT"),
+			    (double)sysconf(_SC_NPROCESSORS_ONLN));
+	ck_assert_int_eq(harness_keyval(text, "REMOTE_CPU_METHOD", val,
+					sizeof(val)),
+			 0);
+	ck_assert_str_eq(val, "S");
+	ck_assert_msg(util > 0 && util <= 100, "%s: remote util %g", t, util);
+	if (strcmp(t, "TCP_STREAM") == 0) {
+		/* 2.7 does not count a send its timer cut short. */
+		ck_assert_double_gt(ls, 1e6);
+		ck_assert_double_ge(rr, ls);
+		ck_assert_double_lt(rr - ls, 1 << 20);
+	} else if (strcmp(t, "TCP_MAERTS") == 0) {
+		/* 2.7's netperf stops reading at its own time, leaving what
+		 * the socket buffers held unread. */
+		ck_assert_double_gt(rs, 1e6);
+		ck_assert_double_le(lr, rs);
+		ck_assert_double_ge(lr, 0.8 * rs);
+	} else if (strcmp(t, "UDP_STREAM") == 0) {
+		ck_assert_double_gt(rr, 0);
+		ck_assert_double_le(rr, ls);
+	} else {
+		/* One transaction may be cut by 2.7's timer. */
+		ck_assert_double_gt(ls, 10);
+		ck_assert_double_le(fabs(rr - ls), 1);
+		ck_assert_double_le(fabs(rs - lr), 1);
+	}
+	free(text);
+}
+END_TEST
+
+/* The classic table with -c -C, and -D's interim results. */
+START_TEST(ref_to_ours_classic_demo)
+{
+	const char *classic[] = {"-t", "TCP_STREAM", "-l", "1", "-c", "-C",
+				 NULL};
+	const char *demo[] = {"-t", "TCP_RR", "-l", "2", "-D", "0.5", NULL};
+	char *text;
+	double v[9];
+	int rc;
+
+	rc = ref_netperf(srv.port, classic, &text);
+	ck_assert_msg(rc == 0, "exit %d:\n%s", rc, text);
+	ck_assert_ptr_nonnull(strstr(text, "MIGRATED TCP STREAM TEST"));
+	ck_assert_int_eq(harness_line_numbers(strstr(text, "\n\n") + 2, v, 9),
+			 9);
+	ck_assert_double_gt(v[4], 0);			   /* 10^6bits/s */
+	ck_assert(v[6] > 0 && v[6] <= 100);		   /* remote util */
+	ck_assert_double_gt(v[8], 0);			   /* remote sd */
+	free(text);
+	rc = ref_netperf(srv.port, demo, &text);
+	ck_assert_msg(rc == 0, "exit %d:\n%s", rc, text);
+	ck_assert_ptr_nonnull(strstr(text, "Interim result:"));
+	free(text);
+}
+END_TEST
+
+/* 2.7's netperf with our netserver --legacy, and our netperf with it
+ * natively, interleaved, best of two each: within a plausible ratio on
+ * one loopback. */
+START_TEST(ref_to_ours_vs_native)
+{
+	static const char *const tests[] = {"TCP_STREAM", "TCP_RR"};
+	const char *args[] = {"-t", tests[_i], "-l", "1", "--", "-k",
+			      "THROUGHPUT", NULL};
+	double legacy = 0, native = 0, v;
+	char *text;
+	int rc;
+
+	for (int i = 0; i < 2; i++) {
+		rc = ref_netperf(srv.port, args, &text);
+		ck_assert_msg(rc == 0, "exit %d:\n%s", rc, text);
+		v = keyval(text, "THROUGHPUT");
+		free(text);
+		legacy = v > legacy ? v : legacy;
+		v = native_run(srv.port, tests[_i]);
+		native = v > native ? v : native;
+	}
+	ck_assert_msg(legacy > native / 5 && legacy < native * 5,
+		      "%s: %g from 2.7's netperf, %g natively", tests[_i],
+		      legacy, native);
+}
+END_TEST
+
+/* The count of log lines holding needle, once it reaches want or 5 s
+ * pass: a session's child logs after its client has gone. */
+static int
+log_count(const char *path, const char *needle, int want)
+{
+	double end = harness_now() + 5;
+	int n;
+
+	while ((n = harness_log_count(path, needle)) < want &&
+	       harness_now() < end)
+		usleep(20000);
+	return n;
+}
+
+/* Sends one crafted 2.7 message and reads the 656-byte answer; returns
+ * its serv_errno, -1 when none came. */
+static int
+raw_answer(int port, const unsigned char *msg, size_t len)
+{
+	unsigned char ans[LEGACY_MSG_LEN];
+	struct legacy_header h;
+	char err[256];
+	size_t got = 0;
+	ssize_t n;
+	int fd = harness_connect(port);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(harness_send(fd, msg, len), 0);
+	while (got < sizeof(ans)) {
+		n = recv(fd, ans + got, sizeof(ans) - got, 0);
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	if (got != sizeof(ans))
+		return -1;
+	ck_assert_int_eq(legacy_header_decode(ans, got, &h, err), 0);
+	return h.word;
+}
+
+/* Hostile 2.7 messages: each refused with 2.7's error response (or a
+ * close for a truncated one) and a log line, the daemon still serving. */
+START_TEST(ref_hostile)
+{
+	unsigned char msg[LEGACY_MSG_LEN];
+	struct legacy_omni_request q;
+	char path[512], err[256], *text;
+	const char *rr[] = {"-t", "TCP_RR", "-l", "1", NULL};
+	FILE *f;
+	size_t n;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/legacy/tcp_stream.request",
+		 NP_TEST_DATA);
+	f = fopen(path, "rb");
+	ck_assert_ptr_nonnull(f);
+	n = fread(msg, 1, sizeof(msg), f);
+	fclose(f);
+	ck_assert_int_eq(n, sizeof(msg));
+	ck_assert_int_eq(legacy_request_decode(msg, n, &q, err), 0);
+	/* Truncated: closed without an answer. */
+	ck_assert_int_eq(raw_answer(srv.port, msg, 300), -1);
+	/* A type 2.7 does not have: 998, as 2.7 answers. */
+	legacy_error_encode(12345, -1, msg);
+	ck_assert_int_eq(raw_answer(srv.port, msg, sizeof(msg)),
+			 LEGACY_ERR_UNKNOWN);
+	/* The fill file: never opened. */
+	snprintf(q.fill_file, sizeof(q.fill_file), "/etc/passwd");
+	legacy_request_encode(&q, -1, msg);
+	ck_assert_int_eq(raw_answer(srv.port, msg, sizeof(msg)), EACCES);
+	q.fill_file[0] = '\0';
+	/* A huge receive size: this server's message limit. */
+	q.receive_size = 0x7fffffff;
+	legacy_request_encode(&q, -1, msg);
+	ck_assert_int_eq(raw_answer(srv.port, msg, sizeof(msg)), EPERM);
+	q.receive_size = -1;
+	/* A test length past the duration limit. */
+	q.test_length = 100000;
+	legacy_request_encode(&q, -1, msg);
+	ck_assert_int_eq(raw_answer(srv.port, msg, sizeof(msg)), EPERM);
+	q.test_length = 1;
+	/* A direction and a protocol none of the six has. */
+	q.direction = 0x10;
+	legacy_request_encode(&q, -1, msg);
+	ck_assert_int_eq(raw_answer(srv.port, msg, sizeof(msg)), EINVAL);
+	q.direction = LEGACY_RECV;
+	q.protocol = 132;
+	legacy_request_encode(&q, -1, msg);
+	ck_assert_int_eq(raw_answer(srv.port, msg, sizeof(msg)), EINVAL);
+	/* A CPU that does not exist. */
+	q.protocol = 6;
+	legacy_request_encode(&q, 100000, msg);
+	ck_assert_int_eq(raw_answer(srv.port, msg, sizeof(msg)), EINVAL);
+	/* Still serving, both protocols. */
+	rc = ref_netperf(srv.port, rr, &text);
+	ck_assert_msg(rc == 0, "exit %d:\n%s", rc, text);
+	free(text);
+	ck_assert_int_ge(log_count(srv.log, "refused a netperf 2.7", 7), 7);
+	{
+		char port_text[16];
+		const char *ours[] = {"-H", "127.0.0.1", "-p", port_text, "-t",
+				      "TCP_RR", "-l", "1", NULL};
+
+		snprintf(port_text, sizeof(port_text), "%d", srv.port);
+		ck_assert_int_eq(harness_netperf(ours, 60, &out), 0);
+		ck_assert_msg(out.status == 0, "%s", out.err);
+	}
+}
+END_TEST
+
+/* Writes a private file holding text; returns its path (static). */
+static const char *
+secret_file(const char *text)
+{
+	static char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/np-interop-XXXXXX");
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+/* Off by default; with --auth-file, only with --legacy-passphrase; the
+ * passphrase checked. */
+START_TEST(ref_access)
+{
+	const char *rr[] = {"-t", "TCP_RR", "-l", "1", NULL};
+	const char *good[] = {"-t", "TCP_RR", "-l", "1", "-Z",
+			      "a-2.7-passphrase", NULL};
+	const char *bad[] = {"-t", "TCP_RR", "-l", "1", "-Z", "wrong", NULL};
+	char key[64], pass[64], *text;
+	struct harness_server s;
+	int rc;
+
+	/* Without --legacy: refused with a word to the log. */
+	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
+	rc = ref_netperf(s.port, rr, &text);
+	ck_assert_int_ne(rc, 0);
+	free(text);
+	ck_assert_int_eq(log_count(s.log, "without --legacy", 1), 1);
+	harness_server_stop(&s);
+
+	snprintf(key, sizeof(key), "%s", secret_file("our-own-key-0123456789"));
+	{
+		const char *extra[] = {"--legacy", "--auth-file", key, NULL};
+
+		ck_assert_int_eq(harness_server_start(&s, extra), 0);
+		rc = ref_netperf(s.port, rr, &text);
+		ck_assert_int_ne(rc, 0);
+		free(text);
+		ck_assert_int_eq(
+		    log_count(s.log, "--legacy-passphrase is not", 1), 1);
+		harness_server_stop(&s);
+	}
+	snprintf(pass, sizeof(pass), "%s", secret_file("a-2.7-passphrase\n"));
+	{
+		const char *extra[] = {"--legacy",		"--auth-file", key,
+				       "--legacy-passphrase", pass,	     NULL};
+
+		ck_assert_int_eq(harness_server_start(&s, extra), 0);
+		rc = ref_netperf(s.port, good, &text);
+		ck_assert_msg(rc == 0, "exit %d:\n%s", rc, text);
+		free(text);
+		rc = ref_netperf(s.port, bad, &text);
+		ck_assert_int_ne(rc, 0);
+		free(text);
+		rc = ref_netperf(s.port, rr, &text);
+		ck_assert_int_ne(rc, 0);
+		free(text);
+		ck_assert_int_eq(
+		    log_count(s.log, "wrong or missing passphrase", 2), 2);
+		harness_server_stop(&s);
+	}
+	unlink(key);
+	unlink(pass);
+}
+END_TEST
+
 static Suite *
 interop_suite(void)
 {
@@ -311,6 +681,19 @@ interop_suite(void)
 	tcase_add_test(tc, ours_to_ref_detected);
 	tcase_add_test(tc, ours_to_ref_passphrase);
 	tcase_add_loop_test(tc, ours_to_ref_refused, 0, 3);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("2.7 to ours");
+	tcase_set_timeout(tc, 120);
+	tcase_add_checked_fixture(tc, legacy_setup, legacy_teardown);
+	tcase_add_loop_test(tc, ref_to_ours_six, 0, 6);
+	tcase_add_test(tc, ref_to_ours_classic_demo);
+	tcase_add_loop_test(tc, ref_to_ours_vs_native, 0, 2);
+	tcase_add_test(tc, ref_hostile);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("2.7 access");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, ref_access);
 	suite_add_tcase(s, tc);
 	return s;
 }
