@@ -522,7 +522,16 @@ legacy_passphrase_decode(const unsigned char *buf, size_t len, char *out,
 int
 legacy_sniff(const unsigned char *buf, size_t n)
 {
-	return n >= 5 && buf[4] != '{';
+	uint32_t type;
+
+	if (n < 4)
+		return -1;
+	type = get_be32(buf);
+	if (type < 1 || type > LEGACY_TYPE_MAX)
+		return 0;
+	if (n < 5)
+		return -1;
+	return buf[4] == 0x00 || buf[4] == 0xff;
 }
 
 /* Flags a request may carry: what the six tests set, and requests for

@@ -208,10 +208,16 @@ struct test_params;
 int legacy_request_params(const struct legacy_omni_request *r,
 			  struct test_params *p, char *err);
 
-/* Tells the first bytes of a connection apart: returns 1 when they cannot
- * begin one of our frames (whose fifth byte is the JSON object's '{'), so
- * they are taken for a 2.7 message; 0 when they may be ours, or when
- * fewer than 5 bytes are given. */
+/* The largest request type 2.7 has (DO_SYSINFO is 600). */
+#define LEGACY_TYPE_MAX 1000
+
+/*
+ * Tells the first n bytes of a connection apart. Ours begin with a frame
+ * length and then the JSON object's '{'; 2.7's with a request type (1 to
+ * LEGACY_TYPE_MAX) and then the CPU word, whose first byte is 0x00 or
+ * 0xff (-1). Returns 1 for 2.7's, 0 for ours (or neither: our decoder then
+ * says what is wrong), -1 when more bytes are needed to tell.
+ */
 int legacy_sniff(const unsigned char *buf, size_t n);
 
 #endif

@@ -378,12 +378,22 @@ START_TEST(test_sniff)
 	unsigned char buf[LEGACY_MSG_LEN];
 	static const unsigned char ours[] = {0, 0, 0, 0x40, '{', '"'};
 
+	static const unsigned char huge[] = {0xff, 0xff, 0xff, 0xff};
+	static const unsigned char junk[] = {0, 0, 0, 8, 'n', 'o', 't'};
+
 	load("tcp_stream.request", buf);
 	ck_assert_int_eq(legacy_sniff(buf, 8), 1);
+	/* -T ,0 puts CPU 0 in the second word. */
+	load("tcp_rr_T1_0.request", buf);
+	ck_assert_int_eq(legacy_sniff(buf, 5), 1);
 	load("passphrase.request", buf);
 	ck_assert_int_eq(legacy_sniff(buf, 8), 1);
+	ck_assert_int_eq(legacy_sniff(buf, 4), -1);
+	ck_assert_int_eq(legacy_sniff(buf, 0), -1);
 	ck_assert_int_eq(legacy_sniff(ours, sizeof(ours)), 0);
-	ck_assert_int_eq(legacy_sniff(buf, 4), 0);
+	/* Not ours either, but ours to answer: as soon as it can tell. */
+	ck_assert_int_eq(legacy_sniff(huge, 4), 0);
+	ck_assert_int_eq(legacy_sniff(junk, sizeof(junk)), 0);
 }
 END_TEST
 
