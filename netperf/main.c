@@ -73,6 +73,8 @@ usage(FILE *out)
 	    "  --ifstat IF       watch IF's packet and byte rates (-D, -l)\n"
 	    "  --auth KEYFILE    prove the shared secret netserver asks for\n"
 	    "                    (or NETPERF_AUTH_KEY)\n"
+	    "  --legacy          speak netperf 2.7's protocol (a 2.7 netserver)\n"
+	    "  -Z passphrase     2.7's passphrase, sent in plain text\n"
 	    "\n"
 	    "Test options (after --):\n"
 	    "  -m send[,rsend]   bytes per send (default: socket buffer)\n"
