@@ -552,6 +552,8 @@ crr_server(struct test_ctx *ctx)
 	r->send_size = (int64_t)rsp;
 	r->recv_size = (int64_t)req;
 	for (;;) {
+		if (*ctx->stop)
+			break;
 		/* A netperf 2.7 client says nothing when it is done: its
 		 * test ends by its own clock, which started a moment after
 		 * ours, or at its count. */

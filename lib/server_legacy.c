@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,6 +167,84 @@ bind_cpu(int32_t cpu, char *err)
 	return 0;
 }
 
+/*
+ * The wall-clock limit of one test, as our protocol's guard holds it:
+ * past lim->max_duration plus the loops' grace, or at SIGTERM, the test's
+ * stop flag is raised and its data socket shut, so every loop ends at
+ * once (a counted test trickled by a slow client included).
+ */
+struct overtime {
+	pthread_t tid;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	volatile sig_atomic_t flag; /* the loops' stop flag */
+	volatile sig_atomic_t *stop;
+	uint64_t deadline;
+	int fd, done, fired;
+};
+
+static void *
+overtime_main(void *arg)
+{
+	struct overtime *o = arg;
+	struct timespec ts;
+	uint64_t now;
+
+	pthread_mutex_lock(&o->lock);
+	while (!o->done) {
+		now = clock_ns();
+		if (!o->flag && (*o->stop || now >= o->deadline)) {
+			o->fired = !*o->stop;
+			o->flag = 1;
+			shutdown(o->fd, SHUT_RDWR);
+		}
+		now += 100 * 1000000ULL;
+		ts.tv_sec = (time_t)(now / NS_PER_SEC);
+		ts.tv_nsec = (long)(now % NS_PER_SEC);
+		pthread_cond_timedwait(&o->cond, &o->lock, &ts);
+	}
+	pthread_mutex_unlock(&o->lock);
+	return NULL;
+}
+
+/* Starts the watch over fd; returns 0, or -1 with err set. */
+static int
+overtime_start(struct overtime *o, int fd, const struct server_limits *lim,
+	       volatile sig_atomic_t *stop, char *err)
+{
+	pthread_condattr_t ca;
+
+	memset(o, 0, sizeof(*o));
+	o->fd = fd;
+	o->stop = stop;
+	o->deadline =
+	    clock_ns() +
+	    (uint64_t)((lim->max_duration + 2 * MODULE_GRACE_SEC) * 1e9);
+	pthread_mutex_init(&o->lock, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&o->cond, &ca);
+	pthread_condattr_destroy(&ca);
+	if (pthread_create(&o->tid, NULL, overtime_main, o) != 0) {
+		pthread_cond_destroy(&o->cond);
+		pthread_mutex_destroy(&o->lock);
+		return err_set(err, "cannot start the test's watch thread");
+	}
+	return 0;
+}
+
+static void
+overtime_finish(struct overtime *o)
+{
+	pthread_mutex_lock(&o->lock);
+	o->done = 1;
+	pthread_cond_signal(&o->cond);
+	pthread_mutex_unlock(&o->lock);
+	pthread_join(o->tid, NULL);
+	pthread_cond_destroy(&o->cond);
+	pthread_mutex_destroy(&o->lock);
+}
+
 /* What our side's figures are in 2.7's results message. */
 static void
 results_of(const struct side_result *r, int measured,
@@ -219,6 +298,7 @@ serve_omni(int ctl, const unsigned char *msg, const struct server_limits *lim,
 	struct module_run run;
 	struct test_ctx ctx;
 	struct legacy_header h;
+	struct overtime ot;
 	int lfd = -1, fd = -1, rc = -1, e;
 	int64_t sizes[4];
 	size_t buflen;
@@ -317,7 +397,7 @@ serve_omni(int ctl, const unsigned char *msg, const struct server_limits *lim,
 	ctx.buflen = buflen;
 	ctx.p = &p;
 	ctx.ctl = ctl;
-	ctx.stop = stop;
+	ctx.stop = &ot.flag;
 	/* The stream's own counts; module_merge sums them into r. */
 	one = r;
 	ctx.r = &one;
@@ -329,7 +409,26 @@ serve_omni(int ctl, const unsigned char *msg, const struct server_limits *lim,
 	run.ctx = &ctx;
 	log(1, "running %s for a netperf 2.7 client, for %.0f s", m->name,
 	    p.duration);
-	if (module_run_all(&run, err) < 0) {
+	if (overtime_start(&ot, ctx.fd, lim, stop, err) < 0) {
+		send_errno(ctl, LEGACY_OMNI_RESPONSE, EAGAIN);
+		goto out;
+	}
+	e = module_run_all(&run, err);
+	overtime_finish(&ot);
+	if (ot.flag) {
+		if (ot.fired)
+			err_set(err,
+				"the test ran past this server's limit of "
+				"%.0f s",
+				lim->max_duration);
+		else
+			err_set(err, SERVER_SHUTDOWN_TEXT);
+		log(0, "ended a netperf 2.7 test: %s", err);
+		send_errno(ctl, LEGACY_OMNI_RESPONSE,
+			   ot.fired ? ETIMEDOUT : ESHUTDOWN);
+		goto out;
+	}
+	if (e < 0) {
 		send_errno(ctl, LEGACY_OMNI_RESPONSE, EIO);
 		goto out;
 	}

@@ -8,6 +8,7 @@
  * serving. Skips (77) only when the reference cannot be had.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -264,6 +265,26 @@ START_TEST(ours_to_ref_detected)
 	ck_assert_ptr_nonnull(strstr(out.err, "netperf 2.7's protocol"));
 	ck_assert_int_ge(harness_line_numbers(out.out, v, 6), 6);
 	ck_assert_double_gt(v[5], 10); /* transactions per second */
+}
+END_TEST
+
+/* -D's interim results and -i's repeated runs over one 2.7 control
+ * connection. */
+START_TEST(ours_to_ref_demo_iterations)
+{
+	struct harness_server ref;
+	char port_text[16];
+	const char *args[] = {"--legacy", "-H", "127.0.0.1", "-p", port_text,
+			      "-t", "TCP_RR", "-l", "1", "-D", "0.3", "-i",
+			      "2,2", NULL};
+
+	ck_assert_int_eq(ref_server_start(&ref, NULL, NULL), 0);
+	snprintf(port_text, sizeof(port_text), "%d", ref.port);
+	ck_assert_int_eq(harness_netperf(args, 60, &out), 0);
+	ref_server_stop(&ref);
+	ck_assert_msg(out.status == 0, "%s", out.err);
+	ck_assert_ptr_nonnull(strstr(out.out, "Interim result:"));
+	ck_assert_ptr_nonnull(strstr(out.out, "MIGRATED TCP REQUEST/RESPONSE"));
 }
 END_TEST
 
@@ -670,6 +691,42 @@ START_TEST(ref_access)
 }
 END_TEST
 
+/* SIGTERM during a 2.7 client's test: it is ended at once, the client
+ * told (ESHUTDOWN), and netserver exits 0. */
+START_TEST(ref_sigterm)
+{
+	const char *extra[] = {"--legacy", NULL};
+	char path[1100], port_text[16];
+	struct harness_server s;
+	double t0;
+	pid_t pid;
+	int st;
+
+	ck_assert_int_eq(harness_server_start(&s, extra), 0);
+	snprintf(path, sizeof(path), "%s/netperf", ref_bin);
+	snprintf(port_text, sizeof(port_text), "%d", s.port);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		execl(path, path, "-H", "127.0.0.1", "-p", port_text, "-t",
+		      "TCP_STREAM", "-l", "20", (char *)NULL);
+		_exit(127);
+	}
+	usleep(1500000);
+	t0 = harness_now();
+	kill(s.pid, SIGTERM);
+	st = harness_wait_status(pid, harness_now() + 10);
+	ck_assert_msg(st != 0 && st != -1, "netperf 2.7 exit %d", st);
+	ck_assert_double_lt(harness_now() - t0, 5);
+	ck_assert_int_ge(log_count(s.log, "netserver is shutting down", 1), 1);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
 static Suite *
 interop_suite(void)
 {
@@ -681,6 +738,7 @@ interop_suite(void)
 	tcase_add_loop_test(tc, ours_to_ref_vs_native, 0, 2);
 	tcase_add_test(tc, ours_to_ref_detected);
 	tcase_add_test(tc, ours_to_ref_passphrase);
+	tcase_add_test(tc, ours_to_ref_demo_iterations);
 	tcase_add_loop_test(tc, ours_to_ref_refused, 0, 3);
 	suite_add_tcase(s, tc);
 
@@ -695,6 +753,7 @@ interop_suite(void)
 	tc = tcase_create("2.7 access");
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, ref_access);
+	tcase_add_test(tc, ref_sigterm);
 	suite_add_tcase(s, tc);
 	return s;
 }
