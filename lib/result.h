@@ -7,6 +7,7 @@
 #define NP_RESULT_H
 
 #include "module.h"
+#include "platform.h"
 #include "sock.h"
 #include "stats.h"
 #include "units.h"
@@ -73,6 +74,8 @@ struct result {
 	struct result_env local_env, remote_env;
 	struct result_place local_place, remote_place;
 	struct wire_report local_wire, remote_wire;
+	/* Each side's machine, read after its measured interval. */
+	struct platform local_platform, remote_platform;
 	/* netperf's per-operation latency, all streams merged. */
 	struct stats_hist *hist;
 	struct result_interim *interim;
