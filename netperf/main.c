@@ -196,6 +196,8 @@ result_init(struct result *res, const struct netperf_opts *o,
 	res->local_place.cpu_actual = res->remote_place.cpu_actual = -1;
 	res->local_place.numa = res->remote_place.numa = -1;
 	res->local_place.nic_local = res->remote_place.nic_local = -1;
+	platform_init(&res->local_platform);
+	platform_init(&res->remote_platform);
 	result_env_self(&res->local_env, "netperf");
 	res->remote_env = c->remote_env;
 	client_describe(c, o, res);
