@@ -1725,6 +1725,47 @@ json_confidence(const struct result *res, int *bad)
 	return o;
 }
 
+/* Every run's figures (-i): the samples --compare reads. A result that
+ * kept none (built by hand) is its own one sample. */
+static json_t *
+json_iterations(const struct result *res, int *bad)
+{
+	json_t *a = json_array(), *o;
+	struct result_sample one;
+	const struct result_sample *s = res->samples;
+	int n = res->nsamples;
+
+	if (a == NULL) {
+		*bad = 1;
+		return NULL;
+	}
+	if (s == NULL || n < 1) {
+		result_sample_of(res, &one);
+		s = &one;
+		n = 1;
+	}
+	for (int i = 0; i < n; i++) {
+		o = json_object();
+		if (o == NULL) {
+			*bad = 1;
+			break;
+		}
+		jput(o, "throughput", jnum(s[i].thruput), bad);
+		jput(o, "transaction_rate", jnum(s[i].trans_rate), bad);
+		jput(o, "elapsed_s", jnum(s[i].elapsed), bad);
+		jput(o, "local_cpu_util", jopt(s[i].local_util), bad);
+		jput(o, "remote_cpu_util", jopt(s[i].remote_util), bad);
+		jput(o, "local_service_demand", jopt(s[i].local_sd), bad);
+		jput(o, "remote_service_demand", jopt(s[i].remote_sd), bad);
+		jput(o, "p50_latency_us", jopt(s[i].p50), bad);
+		jput(o, "p99_latency_us", jopt(s[i].p99), bad);
+		jput(o, "p999_latency_us", jopt(s[i].p999), bad);
+		jput(o, "loss_percent", jnum(s[i].loss_pct), bad);
+		jpush(a, o, bad);
+	}
+	return a;
+}
+
 json_t *
 output_json_doc(const struct result *res)
 {
@@ -1750,6 +1791,7 @@ output_json_doc(const struct result *res)
 	jput(root, "fairness", jnum(res->fairness), &bad);
 	jput(root, "interim", json_interims(res, &bad), &bad);
 	jput(root, "confidence", json_confidence(res, &bad), &bad);
+	jput(root, "iterations", json_iterations(res, &bad), &bad);
 	jput(root, "errors", json_array(), &bad);
 	if (bad) {
 		json_decref(root);

@@ -8,6 +8,7 @@
 #include "auth.h"
 #include "cli.h"
 #include "clock.h"
+#include "compare.h"
 #include "output.h"
 #include "proto.h"
 #include "sock.h"
@@ -73,6 +74,10 @@ usage(FILE *out)
 	    "  --ifstat IF       watch IF's packet and byte rates (-D, -l)\n"
 	    "  --auth KEYFILE    prove the shared secret netserver asks for\n"
 	    "                    (or NETPERF_AUTH_KEY)\n"
+	    "  --compare OLD NEW compare two sets of JSON results (files or\n"
+	    "                    directories): means, 95 % intervals, change,\n"
+	    "                    Mann-Whitney p; with --alpha A, --force,\n"
+	    "                    --json, --plot FILE\n"
 	    "\n"
 	    "Test options (after --):\n"
 	    "  -m send[,rsend]   bytes per send (default: socket buffer)\n"
@@ -275,20 +280,30 @@ run_iterations(struct client *c, const struct netperf_opts *o,
 	       char **argv, char *err)
 {
 	double tput[30], lcpu[30], rcpu[30], lsd[30], rsd[30], el[30];
+	struct result_sample *samples;
 	struct result_confidence cf;
 	int n = 0;
+
+	samples = calloc(30, sizeof(*samples));
+	if (samples == NULL)
+		return err_set(err, "out of memory");
 
 	memset(&cf, 0, sizeof(cf));
 	cf.level = o->conf_level;
 	cf.width = o->conf_width;
 	for (;;) {
 		result_free(res);
-		if (result_init(res, o, c, argc, argv) < 0)
+		if (result_init(res, o, c, argc, argv) < 0) {
+			free(samples);
 			return err_set(err, "out of memory");
+		}
 		ic->res = res;
-		if (client_test(c, o, res, &stop_requested, err) < 0)
+		if (client_test(c, o, res, &stop_requested, err) < 0) {
+			free(samples);
 			return -1;
+		}
 		result_compute(res);
+		result_sample_of(res, &samples[n]);
 		tput[n] = res->thruput;
 		lcpu[n] = res->local_util;
 		rcpu[n] = res->remote_util;
@@ -331,6 +346,9 @@ run_iterations(struct client *c, const struct netperf_opts *o,
 		cf.met = 1;
 	}
 	res->conf = cf;
+	/* Each run's own figures, beside the means above. */
+	res->samples = samples;
+	res->nsamples = n;
 	return 0;
 }
 
@@ -583,6 +601,61 @@ run_sweep(const struct netperf_opts *o, int argc, char **argv)
 	return ok < sw.n ? EXIT_FAILURE : rc;
 }
 
+/* --compare OLD NEW: the figures of two sets of results, and what else
+ * differed between them. */
+static int
+run_compare(int argc, char **argv)
+{
+	struct compare_side old, nw;
+	struct compare_report r;
+	struct compare_opts co;
+	char err[ERR_LEN];
+	int rc = EXIT_FAILURE;
+
+	if (compare_opts_parse(argc, argv, &co, err) < 0) {
+		fprintf(stderr, "netperf: %s\n", err);
+		return 2;
+	}
+	if (compare_load(co.old_path, "OLD", &old, err) < 0) {
+		fprintf(stderr, "netperf: %s\n", err);
+		return EXIT_FAILURE;
+	}
+	if (compare_load(co.new_path, "NEW", &nw, err) < 0) {
+		fprintf(stderr, "netperf: %s\n", err);
+		compare_side_free(&old);
+		return EXIT_FAILURE;
+	}
+	if (compare_run(&old, &nw, co.alpha, co.force, &r, err) < 0) {
+		fprintf(stderr, "netperf: %s\n", err);
+		goto sides;
+	}
+	if (co.json) {
+		json_t *doc = compare_json(&r);
+
+		if (doc == NULL || output_json_write(stdout, doc, 0) < 0) {
+			fprintf(stderr, "netperf: cannot write the JSON "
+					"document\n");
+			json_decref(doc);
+			goto report;
+		}
+		json_decref(doc);
+	} else {
+		compare_print(stdout, &r);
+	}
+	fflush(stdout);
+	rc = EXIT_SUCCESS;
+	if (co.plot != NULL && compare_plot(co.plot, &r, err) != 0) {
+		fprintf(stderr, "netperf: %s\n", err);
+		rc = EXIT_FAILURE;
+	}
+report:
+	compare_report_free(&r);
+sides:
+	compare_side_free(&old);
+	compare_side_free(&nw);
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -597,6 +670,8 @@ main(int argc, char **argv)
 	char err[ERR_LEN];
 	int rc = EXIT_FAILURE, have_topo = 0;
 
+	if (compare_wanted(argc, argv))
+		return run_compare(argc, argv);
 	if (cli_netperf_parse(argc, argv, &o, err) < 0) {
 		fprintf(stderr, "netperf: %s\n", err);
 		fprintf(stderr, "Try 'netperf -h' for usage.\n");
