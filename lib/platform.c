@@ -598,7 +598,7 @@ collect_kernel(struct platform *p)
 		read_line(path, v->state, sizeof(v->state));
 		if (v->state[0] == '\0')
 			continue;
-		snprintf(v->name, sizeof(v->name), "%s", de->d_name);
+		copy_str(v->name, sizeof(v->name), de->d_name);
 		p->nvulns++;
 	}
 	if (d != NULL)
