@@ -61,9 +61,10 @@ compare_opts_parse(int argc, char **argv, struct compare_opts *o, char *err)
 
 		if (strcmp(a, "--compare") == 0) {
 			if (i + 2 >= argc)
-				return err_set(err, "--compare needs two result "
-						    "files or directories, OLD "
-						    "and NEW");
+				return err_set(err,
+					       "--compare needs two result "
+					       "files or directories, OLD "
+					       "and NEW");
 			o->old_path = argv[++i];
 			o->new_path = argv[++i];
 			npaths += 2;
@@ -144,8 +145,8 @@ jtext(json_t *doc, const char *path)
 }
 
 int
-compare_parse_text(const char *text, size_t len, const char *name,
-		   json_t *docs, char *err)
+compare_parse_text(const char *text, size_t len, const char *name, json_t *docs,
+		   char *err)
 {
 	size_t off = 0;
 	int added = 0;
@@ -340,8 +341,8 @@ side_add_doc(struct compare_side *s, json_t *doc)
 }
 
 int
-compare_side_from_docs(json_t *docs, const char *label,
-		       struct compare_side *s, char *err)
+compare_side_from_docs(json_t *docs, const char *label, struct compare_side *s,
+		       char *err)
 {
 	size_t i;
 
@@ -356,8 +357,7 @@ compare_side_from_docs(json_t *docs, const char *label,
 	snprintf(s->units, sizeof(s->units), "%s",
 		 jtext(json_array_get(docs, 0), "result/throughput_units"));
 	snprintf(s->sd_units, sizeof(s->sd_units), "%s",
-		 jtext(json_array_get(docs, 0),
-		       "result/service_demand_units"));
+		 jtext(json_array_get(docs, 0), "result/service_demand_units"));
 	for (i = 0; i < json_array_size(docs); i++) {
 		json_t *d = json_array_get(docs, i);
 
@@ -366,8 +366,7 @@ compare_side_from_docs(json_t *docs, const char *label,
 				       "%s mixes tests: %s and %s (compare "
 				       "one test at a time)",
 				       label, s->test, jtext(d, "test"));
-		if (strcmp(jtext(d, "result/throughput_units"), s->units) !=
-		    0)
+		if (strcmp(jtext(d, "result/throughput_units"), s->units) != 0)
 			return err_set(err, "%s mixes units: %s and %s", label,
 				       s->units,
 				       jtext(d, "result/throughput_units"));
@@ -402,8 +401,9 @@ compare_load(const char *path, const char *label, struct compare_side *s,
 	}
 	if (k == 0) {
 		json_decref(docs);
-		return err_set(err, "%s: %s holds no netperf results (save "
-				    "them with --json)",
+		return err_set(err,
+			       "%s: %s holds no netperf results (save "
+			       "them with --json)",
 			       label, path);
 	}
 	rc = compare_side_from_docs(docs, label, s, err);
@@ -460,7 +460,8 @@ flatten(json_t *v, const char *prefix, json_t *out)
 	char *text;
 
 	if (json_is_object(v)) {
-		json_object_foreach(v, k, x) {
+		json_object_foreach(v, k, x)
+		{
 			char *name;
 
 			if (asprintf(&name, "%s.%s", prefix, k) < 0)
@@ -533,7 +534,8 @@ settings_of(json_t *docs)
 		const char *k;
 		json_t *v;
 
-		json_object_foreach(one, k, v) {
+		json_object_foreach(one, k, v)
+		{
 			json_t *vals = json_object_get(all, k);
 
 			if (vals == NULL) {
@@ -559,8 +561,8 @@ same_values(json_t *a, json_t *b)
 		const char *x = json_string_value(json_array_get(a, i));
 
 		for (j = 0; j < json_array_size(b); j++)
-			if (strcmp(x, json_string_value(json_array_get(b, j))) ==
-			    0)
+			if (strcmp(x, json_string_value(
+					  json_array_get(b, j))) == 0)
 				break;
 		if (j == json_array_size(b))
 			return 0;
@@ -595,7 +597,8 @@ diff_settings(json_t *old_docs, json_t *new_docs)
 	json_t *va;
 
 	json_array_append_new(none, json_string("absent"));
-	json_object_foreach(a, k, va) {
+	json_object_foreach(a, k, va)
+	{
 		json_t *vb = json_object_get(b, k);
 		size_t kl = strlen(k);
 
@@ -609,12 +612,12 @@ diff_settings(json_t *old_docs, json_t *new_docs)
 		json_array_append_new(out, json_pack("{s:s, s:O, s:O}", "field",
 						     k, "old", va, "new", vb));
 	}
-	json_object_foreach(b, k, va) {
+	json_object_foreach(b, k, va)
+	{
 		if (json_object_get(a, k) == NULL)
-			json_array_append_new(out,
-					      json_pack("{s:s, s:O, s:O}",
-							"field", k, "old", none,
-							"new", va));
+			json_array_append_new(out, json_pack("{s:s, s:O, s:O}",
+							     "field", k, "old",
+							     none, "new", va));
 	}
 	json_decref(none);
 	json_decref(a);
@@ -683,21 +686,21 @@ compare_run(const struct compare_side *old, const struct compare_side *nw,
 		row->n_new = nw->n[f];
 		row->mean_old = mean_of(old->v[f], old->n[f]);
 		row->mean_new = mean_of(nw->v[f], nw->n[f]);
-		row->ci_old = stats_ci_compute(old->v[f], old->n[f], 0.95,
-					       &ci) == 0
-				  ? ci.half_width
-				  : NAN;
+		row->ci_old =
+		    stats_ci_compute(old->v[f], old->n[f], 0.95, &ci) == 0
+			? ci.half_width
+			: NAN;
 		row->ci_new =
 		    stats_ci_compute(nw->v[f], nw->n[f], 0.95, &ci) == 0
 			? ci.half_width
 			: NAN;
-		row->change_pct =
-		    row->mean_old != 0
-			? 100.0 * (row->mean_new - row->mean_old) /
-			      fabs(row->mean_old)
-			: NAN;
-		if (stats_mann_whitney(old->v[f], old->n[f], nw->v[f],
-				       nw->n[f], &mw) < 0)
+		row->change_pct = row->mean_old != 0
+				      ? 100.0 *
+					    (row->mean_new - row->mean_old) /
+					    fabs(row->mean_old)
+				      : NAN;
+		if (stats_mann_whitney(old->v[f], old->n[f], nw->v[f], nw->n[f],
+				       &mw) < 0)
 			return err_set(err, "out of memory");
 		row->p = mw.p;
 		row->exact = mw.exact;
@@ -880,9 +883,8 @@ compare_json(const struct compare_report *r)
 	json_t *doc, *rows, *warns;
 
 	doc = json_pack(
-	    "{s:s, s:i, s:s, s:f, s:s, s:i, s:i}", "schema",
-	    "netperf-compare", "schema_version", 1, "test", r->test, "alpha",
-	    r->alpha, "method",
+	    "{s:s, s:i, s:s, s:f, s:s, s:i, s:i}", "schema", "netperf-compare",
+	    "schema_version", 1, "test", r->test, "alpha", r->alpha, "method",
 	    "two-sided Mann-Whitney U: exact without ties and below 50 "
 	    "samples a side, else the normal approximation with tie and "
 	    "continuity corrections; welch_p assumes normal means",
@@ -900,17 +902,16 @@ compare_json(const struct compare_report *r)
 
 		json_array_append_new(
 		    rows,
-		    json_pack("{s:s, s:s, s:{s:i, s:o, s:o}, s:{s:i, s:o, "
-			      "s:o}, s:o, s:f, s:b, s:o, s:b}",
-			      "figure", figs[row->fig].key, "units",
-			      row->units, "old", "n", row->n_old, "mean",
-			      jnum(row->mean_old), "ci95", jnum(row->ci_old),
-			      "new", "n", row->n_new, "mean",
-			      jnum(row->mean_new), "ci95", jnum(row->ci_new),
-			      "change_percent", jnum(row->change_pct), "p",
-			      row->p, "exact", row->exact, "welch_p",
-			      jnum(row->welch_p), "significant",
-			      row->significant));
+		    json_pack(
+			"{s:s, s:s, s:{s:i, s:o, s:o}, s:{s:i, s:o, "
+			"s:o}, s:o, s:f, s:b, s:o, s:b}",
+			"figure", figs[row->fig].key, "units", row->units,
+			"old", "n", row->n_old, "mean", jnum(row->mean_old),
+			"ci95", jnum(row->ci_old), "new", "n", row->n_new,
+			"mean", jnum(row->mean_new), "ci95", jnum(row->ci_new),
+			"change_percent", jnum(row->change_pct), "p", row->p,
+			"exact", row->exact, "welch_p", jnum(row->welch_p),
+			"significant", row->significant));
 	}
 	for (int i = 0; i < r->nwarn; i++)
 		json_array_append_new(warns, json_string(r->warn[i]));
@@ -936,7 +937,8 @@ compare_plot(const char *path, const struct compare_report *r, char *err)
 	for (int i = 0; i < r->nrows; i++) {
 		const struct compare_row *row = &r->row[i];
 
-		fprintf(f, "$f%d << EOD\n0 OLD %.9g %.9g\n1 NEW %.9g %.9g\nEOD\n",
+		fprintf(f,
+			"$f%d << EOD\n0 OLD %.9g %.9g\n1 NEW %.9g %.9g\nEOD\n",
 			i, row->mean_old, isnan(row->ci_old) ? 0 : row->ci_old,
 			row->mean_new, isnan(row->ci_new) ? 0 : row->ci_new);
 	}

@@ -43,16 +43,16 @@ struct compare_side {
 /* What the command line asked for. */
 struct compare_opts {
 	const char *old_path, *new_path;
-	double alpha; /* significance level, 0.05 */
-	int force;    /* compare different tests or units anyway */
-	int json;     /* --json instead of the table */
+	double alpha;	  /* significance level, 0.05 */
+	int force;	  /* compare different tests or units anyway */
+	int json;	  /* --json instead of the table */
 	const char *plot; /* --plot FILE, or NULL */
 };
 
 /* One figure's comparison. */
 struct compare_row {
 	enum compare_fig fig;
-	char name[24];	/* "throughput", "local SD"... */
+	char name[24]; /* "throughput", "local SD"... */
 	char units[32];
 	int n_old, n_new;
 	double mean_old, mean_new;

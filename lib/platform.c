@@ -214,8 +214,9 @@ platform_cpulist_union(char *acc, size_t cap, const char *add)
 			i++;
 			continue;
 		}
-		for (j = i; j + 1 <= PLATFORM_MAX_CPU &&
-			    (bits[(j + 1) / 64] & ((uint64_t)1 << ((j + 1) % 64)));
+		for (j = i;
+		     j + 1 <= PLATFORM_MAX_CPU &&
+		     (bits[(j + 1) / 64] & ((uint64_t)1 << ((j + 1) % 64)));
 		     j++)
 			;
 		if (j == i)
@@ -239,16 +240,41 @@ platform_parse_cmdline(const char *text, char *out, size_t cap)
 {
 	/* Words that switch a mitigation on or off, by prefix; a prefix
 	 * ending in '=' must be followed by a value. */
-	static const char *const words[] = {
-	    "mitigations=", "nospectre_v1", "nospectre_v2", "spectre_v2=",
-	    "spectre_v2_user=", "spectre_bhi=", "spec_store_bypass_disable=",
-	    "nospec_store_bypass_disable", "ssbd=", "pti=", "nopti", "kpti=",
-	    "mds=", "tsx=", "tsx_async_abort=", "l1tf=", "retbleed=",
-	    "srbds=", "mmio_stale_data=", "gather_data_sampling=",
-	    "spec_rstack_overflow=", "reg_file_data_sampling=", "nosmt",
-	    "nospectre_bhb", "nox2apic", "spectre_v1=", "kvm.nx_huge_pages=",
-	    "ibrs=", "noibrs", "noibpb", "l1d_flush=", "its=", "tsa=",
-	    "vmscape=", "indirect_target_selection="};
+	static const char *const words[] = {"mitigations=",
+					    "nospectre_v1",
+					    "nospectre_v2",
+					    "spectre_v2=",
+					    "spectre_v2_user=",
+					    "spectre_bhi=",
+					    "spec_store_bypass_disable=",
+					    "nospec_store_bypass_disable",
+					    "ssbd=",
+					    "pti=",
+					    "nopti",
+					    "kpti=",
+					    "mds=",
+					    "tsx=",
+					    "tsx_async_abort=",
+					    "l1tf=",
+					    "retbleed=",
+					    "srbds=",
+					    "mmio_stale_data=",
+					    "gather_data_sampling=",
+					    "spec_rstack_overflow=",
+					    "reg_file_data_sampling=",
+					    "nosmt",
+					    "nospectre_bhb",
+					    "nox2apic",
+					    "spectre_v1=",
+					    "kvm.nx_huge_pages=",
+					    "ibrs=",
+					    "noibrs",
+					    "noibpb",
+					    "l1d_flush=",
+					    "its=",
+					    "tsa=",
+					    "vmscape=",
+					    "indirect_target_selection="};
 	size_t used = 0;
 	const char *s = text;
 
@@ -291,13 +317,19 @@ platform_hypervisor_name(const char sig[12], char *out, size_t cap)
 		const char *sig;
 		const char *name;
 	} known[] = {
-	    {"KVMKVMKVM", "KVM"},	     {"Microsoft Hv", "Hyper-V"},
-	    {"VMwareVMware", "VMware"},	     {"XenVMMXenVMM", "Xen"},
-	    {"TCGTCGTCGTCG", "QEMU TCG"},    {"ACRNACRNACRN", "ACRN"},
-	    {" lrpepyh  vr", "Parallels"},   {"bhyve bhyve ", "bhyve"},
-	    {"QNXQVMBSQG", "QNX"},	     {"VBoxVBoxVBox", "VirtualBox"},
+	    {"KVMKVMKVM", "KVM"},
+	    {"Microsoft Hv", "Hyper-V"},
+	    {"VMwareVMware", "VMware"},
+	    {"XenVMMXenVMM", "Xen"},
+	    {"TCGTCGTCGTCG", "QEMU TCG"},
+	    {"ACRNACRNACRN", "ACRN"},
+	    {" lrpepyh  vr", "Parallels"},
+	    {"bhyve bhyve ", "bhyve"},
+	    {"QNXQVMBSQG", "QNX"},
+	    {"VBoxVBoxVBox", "VirtualBox"},
 	    {"Linux KVM Hv", "KVM (Hyper-V enlightened)"},
-	    {"EVMMEVMMEVMM", "Intel EVMM"}, {"Jailhouse", "Jailhouse"},
+	    {"EVMMEVMMEVMM", "Intel EVMM"},
+	    {"Jailhouse", "Jailhouse"},
 	};
 	char s[13];
 
@@ -381,7 +413,7 @@ platform_parse_qdisc(const void *buf, size_t len, int ifindex, char *kind,
 	const struct nlmsghdr *h;
 	size_t left = len;
 
-	for (h = buf; left >= sizeof(*h); ) {
+	for (h = buf; left >= sizeof(*h);) {
 		size_t mlen = h->nlmsg_len;
 		const struct tcmsg *tc;
 		const struct rtattr *a;
@@ -401,7 +433,7 @@ platform_parse_qdisc(const void *buf, size_t len, int ifindex, char *kind,
 			goto next;
 		alen = mlen - NLMSG_LENGTH(sizeof(*tc));
 		for (a = (const struct rtattr *)((const char *)tc +
-						  NLMSG_ALIGN(sizeof(*tc)));
+						 NLMSG_ALIGN(sizeof(*tc)));
 		     RTA_OK(a, alen); a = RTA_NEXT(a, alen)) {
 			size_t vlen;
 
@@ -428,9 +460,9 @@ platform_offloads_text(const struct platform_nic *n, char *buf, size_t cap)
 	const struct {
 		int v;
 		const char *name;
-	} f[] = {{n->tso, "tso"},	  {n->gso, "gso"}, {n->gro, "gro"},
-		 {n->lro, "lro"},	  {n->rx_csum, "rx-csum"},
-		 {n->tx_csum, "tx-csum"}};
+	} f[] = {{n->tso, "tso"},	  {n->gso, "gso"},
+		 {n->gro, "gro"},	  {n->lro, "lro"},
+		 {n->rx_csum, "rx-csum"}, {n->tx_csum, "tx-csum"}};
 	size_t used = 0;
 
 	if (cap == 0)
@@ -606,8 +638,8 @@ collect_kernel(struct platform *p)
 	/* readdir's order is the filesystem's: sort, so two records list
 	 * them alike. */
 	for (int i = 1; i < p->nvulns; i++)
-		for (int j = i; j > 0 && strcmp(p->vuln[j - 1].name,
-						p->vuln[j].name) > 0;
+		for (int j = i;
+		     j > 0 && strcmp(p->vuln[j - 1].name, p->vuln[j].name) > 0;
 		     j--) {
 			struct platform_vuln t = p->vuln[j];
 
@@ -728,8 +760,8 @@ collect_irqs(struct platform_nic *n)
 		snprintf(path, sizeof(path), "/proc/irq/%s/smp_affinity_list",
 			 de->d_name);
 		if (read_text(path, v, sizeof(v)) > 0)
-			platform_cpulist_union(n->irq_cpus,
-					       sizeof(n->irq_cpus), v);
+			platform_cpulist_union(n->irq_cpus, sizeof(n->irq_cpus),
+					       v);
 	}
 	if (d != NULL) {
 		closedir(d);
@@ -744,8 +776,8 @@ collect_irqs(struct platform_nic *n)
 		snprintf(path, sizeof(path), "/proc/irq/%s/smp_affinity_list",
 			 irq);
 		if (read_text(path, v, sizeof(v)) > 0)
-			platform_cpulist_union(n->irq_cpus,
-					       sizeof(n->irq_cpus), v);
+			platform_cpulist_union(n->irq_cpus, sizeof(n->irq_cpus),
+					       v);
 	}
 }
 
@@ -787,7 +819,8 @@ collect_nic(struct platform_nic *n)
 		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", n->name);
 		ifr.ifr_data = (char *)&di;
 		if (ioctl(fd, SIOCETHTOOL, &ifr) == 0) {
-			trimmed(di.driver, strnlen(di.driver, sizeof(di.driver)),
+			trimmed(di.driver,
+				strnlen(di.driver, sizeof(di.driver)),
 				n->driver, sizeof(n->driver));
 			trimmed(di.version,
 				strnlen(di.version, sizeof(di.version)),
@@ -814,8 +847,7 @@ collect_nic(struct platform_nic *n)
 		close(fd);
 	}
 	collect_irqs(n);
-	collect_qdisc((int)if_nametoindex(n->name), n->qdisc,
-		      sizeof(n->qdisc));
+	collect_qdisc((int)if_nametoindex(n->name), n->qdisc, sizeof(n->qdisc));
 }
 
 int

@@ -39,19 +39,19 @@ struct platform_nic {
 	int mtu;
 	/* Offloads: 1 on, 0 off, -1 unknown. */
 	int tso, gso, gro, lro, rx_csum, tx_csum;
-	int nirqs;			   /* IRQs of its queues */
+	int nirqs;			  /* IRQs of its queues */
 	char irq_cpus[PLATFORM_CPUS_LEN]; /* the CPUs they may run on */
-	char qdisc[32];			   /* the root qdisc's kind */
+	char qdisc[32];			  /* the root qdisc's kind */
 };
 
 struct platform {
 	char cpu_model[128];
-	int ncpu;	  /* online CPUs */
-	int smt;	  /* 1 active, 0 not, -1 unknown */
-	char smt_control[24];	/* "on", "off", "notsupported", "" */
-	int cpu_mhz;	  /* current frequency, -1 unknown */
-	int cpu_max_mhz;  /* cpufreq's maximum, -1 unknown */
-	char governor[32]; /* cpufreq governor, "" without cpufreq */
+	int ncpu;	      /* online CPUs */
+	int smt;	      /* 1 active, 0 not, -1 unknown */
+	char smt_control[24]; /* "on", "off", "notsupported", "" */
+	int cpu_mhz;	      /* current frequency, -1 unknown */
+	int cpu_max_mhz;      /* cpufreq's maximum, -1 unknown */
+	char governor[32];    /* cpufreq governor, "" without cpufreq */
 	char sysname[65], release[65], version[65], machine[65];
 	char cmdline_mitigations[256]; /* the mitigation words of
 					* /proc/cmdline, "" for none */
@@ -116,9 +116,8 @@ void platform_hypervisor_name(const char sig[12], char *out, size_t cap);
  * (/.dockerenv, /run/.containerenv) and pid 1's $container (NULL when
  * unknown): "docker", "podman", "kubernetes", "lxc", a named runtime, or
  * "none". */
-void platform_container_of(const char *cgroup, int dockerenv,
-			   int containerenv, const char *env_container,
-			   char *out, size_t cap);
+void platform_container_of(const char *cgroup, int dockerenv, int containerenv,
+			   const char *env_container, char *out, size_t cap);
 
 /* A frequency file in kHz ("2100000\n") as MHz; -1 when not a number. */
 int platform_parse_khz(const char *text);

@@ -125,8 +125,7 @@ START_TEST(test_welch_sleep)
 {
 	const double g1[] = {0.7, -1.6, -0.2, -1.2, -0.1,
 			     3.4, 3.7,	0.8,  0.0,  2.0};
-	const double g2[] = {1.9, 0.8, 1.1, 0.1, -0.1,
-			     4.4, 5.5, 1.6, 4.6, 3.4};
+	const double g2[] = {1.9, 0.8, 1.1, 0.1, -0.1, 4.4, 5.5, 1.6, 4.6, 3.4};
 	struct stats_welch w;
 
 	ck_assert_int_eq(stats_welch(g1, 10, g2, 10, &w), 0);
@@ -147,21 +146,21 @@ doc_of(const char *test, const char *units, const double *tput,
 
 	for (int i = 0; i < n; i++)
 		json_array_append_new(
-		    it, json_pack("{s:f, s:f, s:n, s:f, s:f, s:f}",
-				  "throughput", tput[i], "local_cpu_util", 50.0,
-				  "remote_cpu_util", "local_service_demand",
-				  sd[i], "p50_latency_us", 20.0,
-				  "loss_percent", 0.0));
+		    it,
+		    json_pack("{s:f, s:f, s:n, s:f, s:f, s:f}", "throughput",
+			      tput[i], "local_cpu_util", 50.0,
+			      "remote_cpu_util", "local_service_demand", sd[i],
+			      "p50_latency_us", 20.0, "loss_percent", 0.0));
 	return json_pack(
 	    "{s:s, s:i, s:s, s:{s:f, s:s, s:s}, s:{s:{s:s, s:i, s:{s:s, "
 	    "s:b}}, s:{s:s, s:n}}, s:{s:{s:s}}, s:{s:i}, s:o}",
 	    "schema", "netperf-result", "schema_version", 1, "test", test,
 	    "result", "throughput", tput[0], "throughput_units", units,
 	    "service_demand_units", "usec/Tran", "local", "platform",
-	    "governor", governor, "ncpu", 2, "interface", "name", "eth0",
-	    "tso", 1, "placement", "cpus", cpus, "cpu_actual", "remote",
-	    "platform", "governor", "performance", "request", "send_size",
-	    1024, "iterations", it);
+	    "governor", governor, "ncpu", 2, "interface", "name", "eth0", "tso",
+	    1, "placement", "cpus", cpus, "cpu_actual", "remote", "platform",
+	    "governor", "performance", "request", "send_size", 1024,
+	    "iterations", it);
 }
 
 /* One document as a side (the side keeps its own reference). */
@@ -190,13 +189,13 @@ START_TEST(test_compare_significant)
 	json_t *j;
 
 	ck_assert_int_eq(side1(doc_of("TCP_RR", "Trans/s", base, sd_a, 5,
-					  "performance", "0"),
-			     "OLD", &o, err),
+				      "performance", "0"),
+			       "OLD", &o, err),
 			 0);
-	ck_assert_int_eq(side1(doc_of("TCP_RR", "Trans/s", fast, sd_b, 5,
-					  "powersave", "1"),
-			     "NEW", &n, err),
-			 0);
+	ck_assert_int_eq(
+	    side1(doc_of("TCP_RR", "Trans/s", fast, sd_b, 5, "powersave", "1"),
+		  "NEW", &n, err),
+	    0);
 	ck_assert_int_eq(compare_run(&o, &n, 0.05, 0, &r, err), 0);
 	/* throughput, local CPU, local SD, P50: remote CPU is null and
 	 * loss all zero, so they are left out. */
@@ -237,12 +236,10 @@ START_TEST(test_compare_identical_and_single)
 	struct compare_side o, n;
 	struct compare_report r;
 	char err[ERR_LEN];
-	json_t *d = doc_of("TCP_RR", "Trans/s", base, sd_a, 5, "performance",
-			   "0");
+	json_t *d =
+	    doc_of("TCP_RR", "Trans/s", base, sd_a, 5, "performance", "0");
 
-	ck_assert_int_eq(side1(json_deep_copy(d),
-						"OLD", &o, err),
-			 0);
+	ck_assert_int_eq(side1(json_deep_copy(d), "OLD", &o, err), 0);
 	ck_assert_int_eq(side1(d, "NEW", &n, err), 0);
 	ck_assert_int_eq(compare_run(&o, &n, 0.05, 0, &r, err), 0);
 	for (int i = 0; i < r.nrows; i++) {
@@ -257,12 +254,12 @@ START_TEST(test_compare_identical_and_single)
 
 	/* One sample a side: no interval, p = 1, and warnings. */
 	ck_assert_int_eq(side1(doc_of("TCP_RR", "Trans/s", base, sd_a, 1,
-					  "performance", "0"),
-			     "OLD", &o, err),
+				      "performance", "0"),
+			       "OLD", &o, err),
 			 0);
 	ck_assert_int_eq(side1(doc_of("TCP_RR", "Trans/s", fast, sd_b, 1,
-					  "performance", "0"),
-			     "NEW", &n, err),
+				      "performance", "0"),
+			       "NEW", &n, err),
 			 0);
 	ck_assert_int_eq(compare_run(&o, &n, 0.05, 0, &r, err), 0);
 	ck_assert(isnan(r.row[0].ci_old));
@@ -285,12 +282,12 @@ START_TEST(test_compare_mismatch)
 	json_t *mixed;
 
 	ck_assert_int_eq(side1(doc_of("TCP_RR", "Trans/s", base, sd_a, 5,
-					  "performance", "0"),
-			     "OLD", &o, err),
+				      "performance", "0"),
+			       "OLD", &o, err),
 			 0);
-	ck_assert_int_eq(side1(doc_of("TCP_STREAM", "10^6bits/s", fast,
-					  sd_b, 5, "performance", "0"),
-			     "NEW", &n, err),
+	ck_assert_int_eq(side1(doc_of("TCP_STREAM", "10^6bits/s", fast, sd_b, 5,
+				      "performance", "0"),
+			       "NEW", &n, err),
 			 0);
 	ck_assert_int_eq(compare_run(&o, &n, 0.05, 0, &r, err), -1);
 	ck_assert_str_eq(err, "OLD is TCP_RR and NEW is TCP_STREAM: different "
@@ -299,9 +296,9 @@ START_TEST(test_compare_mismatch)
 	compare_report_free(&r);
 	compare_side_free(&n);
 	/* Same test, other units. */
-	ck_assert_int_eq(side1(doc_of("TCP_RR", "10^6bits/s", fast, sd_b,
-					  5, "performance", "0"),
-			     "NEW", &n, err),
+	ck_assert_int_eq(side1(doc_of("TCP_RR", "10^6bits/s", fast, sd_b, 5,
+				      "performance", "0"),
+			       "NEW", &n, err),
 			 0);
 	ck_assert_int_eq(compare_run(&o, &n, 0.05, 0, &r, err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "different units"));
@@ -309,10 +306,10 @@ START_TEST(test_compare_mismatch)
 	compare_side_free(&o);
 	/* One side mixing tests. */
 	mixed = json_array();
-	json_array_append_new(mixed, doc_of("TCP_RR", "Trans/s", base, sd_a,
-					    5, "performance", "0"));
-	json_array_append_new(mixed, doc_of("UDP_RR", "Trans/s", base, sd_a,
-					    5, "performance", "0"));
+	json_array_append_new(mixed, doc_of("TCP_RR", "Trans/s", base, sd_a, 5,
+					    "performance", "0"));
+	json_array_append_new(mixed, doc_of("UDP_RR", "Trans/s", base, sd_a, 5,
+					    "performance", "0"));
 	ck_assert_int_eq(compare_side_from_docs(mixed, "OLD", &o, err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "OLD mixes tests"));
 	compare_side_free(&o);
@@ -335,11 +332,12 @@ START_TEST(test_parse_text)
 	{
 		char *line = json_dumps(d, JSON_COMPACT);
 
-		ck_assert_int_ge(asprintf(&text,
-					  "{\"type\":\"interim\",\"n\":0}\n%s\n"
-					  "{\"type\":\"interim\",\"n\":0}\n%s\n",
-					  line, line),
-				 0);
+		ck_assert_int_ge(
+		    asprintf(&text,
+			     "{\"type\":\"interim\",\"n\":0}\n%s\n"
+			     "{\"type\":\"interim\",\"n\":0}\n%s\n",
+			     line, line),
+		    0);
 		free(line);
 	}
 	n = compare_parse_text(text, strlen(text), "b", docs, err);
@@ -350,9 +348,8 @@ START_TEST(test_parse_text)
 					    27, "c", docs, err),
 			 -1);
 	ck_assert_ptr_nonnull(strstr(err, "c is a sweep"));
-	ck_assert_int_eq(compare_parse_text("{\"schema\": nope", 15, "d", docs,
-					    err),
-			 -1);
+	ck_assert_int_eq(
+	    compare_parse_text("{\"schema\": nope", 15, "d", docs, err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "d: not JSON"));
 	ck_assert_int_eq(compare_parse_text("\n\n", 2, "e", docs, err), 0);
 	free(one);
@@ -394,10 +391,10 @@ START_TEST(test_command)
 	snprintf(c, sizeof(c), "%s/stream.json", dir);
 	snprintf(sub, sizeof(sub), "%s/newdir", dir);
 	snprintf(plot, sizeof(plot), "%s/cmp.svg", dir);
-	write_doc(a, doc_of("TCP_RR", "Trans/s", base, sd_a, 5, "performance",
-			    "0"));
-	write_doc(b, doc_of("TCP_RR", "Trans/s", fast, sd_b, 5, "powersave",
-			    "1"));
+	write_doc(
+	    a, doc_of("TCP_RR", "Trans/s", base, sd_a, 5, "performance", "0"));
+	write_doc(b,
+		  doc_of("TCP_RR", "Trans/s", fast, sd_b, 5, "powersave", "1"));
 	write_doc(c, doc_of("TCP_STREAM", "10^6bits/s", fast, sd_b, 5,
 			    "performance", "0"));
 	ck_assert_int_eq(mkdir(sub, 0700), 0);
@@ -417,12 +414,14 @@ START_TEST(test_command)
 
 		ck_assert_int_eq(harness_netperf(args, 20, &o), 0);
 		ck_assert_msg(o.status == 0, "status %d: %s", o.status, o.err);
-		ck_assert_ptr_nonnull(strstr(o.out, "+10.09%   (p=0.008 n=5+5)"));
+		ck_assert_ptr_nonnull(
+		    strstr(o.out, "+10.09%   (p=0.008 n=5+5)"));
 		ck_assert_ptr_nonnull(
 		    strstr(o.out, "local.governor: performance -> powersave"));
 		ck_assert_ptr_nonnull(
 		    strstr(o.out, "local.placement.cpus: 0 -> 1"));
-		ck_assert_ptr_nonnull(strstr(o.out, "Mann-Whitney U test, exact"));
+		ck_assert_ptr_nonnull(
+		    strstr(o.out, "Mann-Whitney U test, exact"));
 	}
 	{
 		const char *args[] = {"--compare", a, sub, "--json", NULL};
@@ -436,13 +435,13 @@ START_TEST(test_command)
 		ck_assert_str_eq(
 		    json_string_value(json_object_get(doc, "schema")),
 		    "netperf-compare");
-		ck_assert_int_eq(json_integer_value(json_object_get(
-				     json_object_get(
-					 json_array_get(
-					     json_object_get(doc, "figures"), 0),
-					 "new"),
-				     "n")),
-				 10);
+		ck_assert_int_eq(
+		    json_integer_value(json_object_get(
+			json_object_get(
+			    json_array_get(json_object_get(doc, "figures"), 0),
+			    "new"),
+			"n")),
+		    10);
 		json_decref(doc);
 	}
 	{
@@ -450,10 +449,10 @@ START_TEST(test_command)
 
 		ck_assert_int_eq(harness_netperf(args, 20, &o), 0);
 		ck_assert_int_eq(o.status, 1);
-		ck_assert_str_eq(o.err,
-				 "netperf: OLD is TCP_RR and NEW is TCP_STREAM: "
-				 "different tests (give --force to compare "
-				 "them anyway)\n");
+		ck_assert_str_eq(
+		    o.err, "netperf: OLD is TCP_RR and NEW is TCP_STREAM: "
+			   "different tests (give --force to compare "
+			   "them anyway)\n");
 	}
 	{
 		const char *args[] = {"--compare", a, "/nonexistent/x.json",
@@ -513,10 +512,9 @@ run_stream(int port, const char *m, const char *path)
 {
 	static struct harness_out o;
 	char p[16];
-	const char *args[] = {"-H", "127.0.0.1", "-p",	   p,	 "-l",
-			      "0.3", "-i",	  "2,2", "-t",	 "TCP_STREAM",
-			      "-c",  "--json",	  "--",	   "-m", m,
-			      NULL};
+	const char *args[] = {
+	    "-H", "127.0.0.1",	"-p", p,	"-l", "0.3", "-i", "2,2",
+	    "-t", "TCP_STREAM", "-c", "--json", "--", "-m",  m,	   NULL};
 
 	snprintf(p, sizeof(p), "%d", port);
 	ck_assert_int_eq(harness_netperf(args, 60, &o), 0);
@@ -601,9 +599,8 @@ START_TEST(test_real_runs)
 		/* Each figure's row ends "~ (p=1.000* n=10+10)": ties
 		 * against itself, so by the normal approximation (the
 		 * star). */
-		for (line = strstr(o.out, "\nthroughput"); line != NULL &&
-							   line[1] != '\n' &&
-							   line[1] != '\0';
+		for (line = strstr(o.out, "\nthroughput");
+		     line != NULL && line[1] != '\n' && line[1] != '\0';
 		     line = strchr(line + 1, '\n')) {
 			const char *end = strchr(line + 1, '\n');
 			char row[256];

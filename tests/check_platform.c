@@ -143,8 +143,8 @@ START_TEST(test_hypervisor_container)
 	platform_container_of("0::/\n", 1, 0, NULL, out, sizeof(out));
 	ck_assert_str_eq(out, "docker");
 	platform_container_of(
-	    "12:pids:/docker/3f1c0a9e\n0::/system.slice/docker-3f1c.scope\n",
-	    0, 0, NULL, out, sizeof(out));
+	    "12:pids:/docker/3f1c0a9e\n0::/system.slice/docker-3f1c.scope\n", 0,
+	    0, NULL, out, sizeof(out));
 	ck_assert_str_eq(out, "docker");
 	platform_container_of("0::/kubepods/besteffort/pod1234/abcd\n", 1, 0,
 			      NULL, out, sizeof(out));
@@ -222,7 +222,8 @@ START_TEST(test_qdisc)
 	memset(h, 0, NLMSG_SPACE(4));
 	h->nlmsg_type = NLMSG_DONE;
 	h->nlmsg_len = NLMSG_LENGTH(4);
-	ck_assert_int_eq(platform_parse_qdisc(buf, off + NLMSG_ALIGN(h->nlmsg_len),
+	ck_assert_int_eq(platform_parse_qdisc(buf,
+					      off + NLMSG_ALIGN(h->nlmsg_len),
 					      9, kind, sizeof(kind)),
 			 2);
 	/* A length that runs past the buffer is malformed. */
@@ -391,9 +392,9 @@ START_TEST(test_real_record)
 	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
 	snprintf(port, sizeof(port), "%d", s.port);
 	{
-		const char *args[] = {"-H",	 "127.0.0.1", "-p", port, "-l",
-				      "0.5",	 "-t",	      "TCP_RR", "--json",
-				      NULL};
+		const char *args[] = {"-H",	"127.0.0.1", "-p", port,
+				      "-l",	"0.5",	     "-t", "TCP_RR",
+				      "--json", NULL};
 
 		rc = harness_netperf(args, 30, &o);
 	}
