@@ -61,6 +61,9 @@ struct test_params {
 	char cpu_bind[64];
 	/* Both sides count the data flow's packets on the wire, --wire. */
 	int wire;
+	/* --start-at: CLOCK_REALTIME nanoseconds at which both sides begin
+	 * the measured interval; 0 to begin at once. */
+	int64_t start_at_ns;
 };
 
 /* One side's account of a test: what it did and what it cost. */
@@ -93,6 +96,9 @@ struct side_result {
 	struct cpu_util cpu;
 	/* The CPU the test thread ended on. */
 	int cpu_id;
+	/* CLOCK_REALTIME nanoseconds (UTC) at which this side's measured
+	 * interval began and ended; 0 when unknown (an older peer). */
+	int64_t wall_start_ns, wall_end_ns;
 };
 
 /* The state a data loop runs with. */
@@ -187,6 +193,10 @@ struct module_run {
 	pthread_cond_t cond;
 	int ready, go, finished, abort;
 	uint64_t start_ns; /* when the gate opened */
+	/* CLOCK_REALTIME ns to sleep until before opening the gate (0: open
+	 * at once), and the CLOCK_REALTIME ns at which it opened. */
+	int64_t start_at_ns;
+	int64_t wall_start_ns;
 };
 
 /*
@@ -233,6 +243,15 @@ int module_stop_requested(struct test_ctx *ctx);
 /* A scratch buffer as large as the largest of sizes[0..n-1], filled with
  * netperf's pattern; NULL without memory. */
 char *module_buffer(const int64_t *sizes, int nsizes, size_t *len);
+
+/*
+ * The data buffers netserver's half of m needs for a test with these
+ * sizes: *shared bytes that every stream only sends from (one buffer for
+ * all), and *each bytes that every stream receives into (its own).
+ */
+void module_server_buffers(const struct test_module *m, int64_t send_size,
+			   int64_t recv_size, int64_t req_size,
+			   int64_t rsp_size, int64_t *shared, int64_t *each);
 
 /* Sends a UDP client's end markers on its data socket. */
 void module_udp_end(struct test_ctx *ctx);
