@@ -60,6 +60,11 @@ struct netperf_opts {
 	int json, json_stream;
 	/* --auth KEYFILE; "" for NETPERF_AUTH_KEY, or no key at all. */
 	char auth_file[CLI_PATH_LEN];
+	/* Fast paths: --batch N, --udp-gso, --udp-gro, --zerocopy,
+	 * --busy-poll USEC. */
+	int batch;
+	int udp_gso, udp_gro, zerocopy;
+	int busy_poll;
 
 	/* Test-specific options, after "--". */
 	int64_t send_size, rsend_size; /* -m l[,r]; 0 = default */
