@@ -26,23 +26,14 @@
  * module_udp_end): they cross the wire, so a capture may count them. */
 #define MEAS_UDP_END_MARKERS 3
 
-static struct harness_server srv;
-static char port_text[16];
 
 static void
 setup(void)
 {
-	ck_assert_int_eq(harness_server_start(&srv, NULL), 0);
-	snprintf(port_text, sizeof(port_text), "%d", srv.port);
+	harness_setup();
 	/* The log has given up the port and is not read again; a failed
 	 * test, which exits before its teardown, leaves no file behind. */
-	unlink(srv.log);
-}
-
-static void
-teardown(void)
-{
-	ck_assert_int_eq(harness_server_stop(&srv), 0);
+	unlink(harness_srv.log);
 }
 
 /* One netperf run: exit status, all of stdout, stderr. */
@@ -57,7 +48,7 @@ struct run {
 static void
 run_np(struct run *r, ...)
 {
-	const char *argv[64] = {NP_NETPERF, "-H", "127.0.0.1", "-p", port_text};
+	const char *argv[64] = {NP_NETPERF, "-H", "127.0.0.1", "-p", harness_port};
 	int n = 5;
 	va_list ap;
 
@@ -149,28 +140,12 @@ next_line(const char *p)
 	return p != NULL && p[1] != '\0' ? p + 1 : NULL;
 }
 
-/* The i-th line (0 first) after the blank line that ends the column
- * titles of the classic table, or NULL. */
-static const char *
-data_line(const char *out, int i)
-{
-	const char *p = strstr(out, "\n\n");
-
-	if (p == NULL)
-		return NULL;
-	for (p += 2; p != NULL && i > 0; i--)
-		p = next_line(p);
-	return p;
-}
-
 /* The numbers of the i-th data line; fails the test unless there are at
  * least want of them. */
 static void
 data_numbers(const char *out, int i, double *v, int want)
 {
-	const char *l = data_line(out, i);
-
-	ck_assert_msg(l != NULL && harness_line_numbers(l, v, want) == want,
+	ck_assert_msg(harness_data_numbers(out, i, v, want) == want,
 		      "no data line %d with %d numbers in:\n%s", i, want, out);
 }
 
@@ -841,7 +816,7 @@ START_TEST(placement_cross_cpu)
 	json_t *doc;
 
 	if (ncpu() < 2) {
-		fprintf(stderr, "placement_cross_cpu: skipped: one CPU\n");
+		harness_skip("placement_cross_cpu: one CPU");
 		return;
 	}
 	check_ran_on("0,1", "0", 0, "1", 1);
@@ -1190,7 +1165,7 @@ no_capture(const char *test)
 {
 	if (geteuid() == 0)
 		return 0;
-	fprintf(stderr, "%s: skipped: --wire needs root\n", test);
+	harness_skip("%s: --wire needs root", test);
 	return 1;
 }
 
@@ -1258,6 +1233,49 @@ START_TEST(wire_udp_loopback)
 	ck_assert_uint_eq(rm.in_bytes, l.out_bytes);
 	ck_assert_uint_eq(rm.out_pkts, 0);
 	free(r.out);
+}
+END_TEST
+
+/*
+ * More UDP streams than the 64 flows netserver once had room for: its
+ * capture must see every stream's packets, as netperf's does.
+ */
+START_TEST(wire_udp_many_streams)
+{
+	const char *extra[] = {"--max-streams", "80", NULL};
+	struct harness_server many;
+	char port[16], err[4096], *out = NULL;
+	double lin, rin;
+	json_t *doc;
+	int rc;
+
+	if (no_capture("wire_udp_many_streams"))
+		return;
+	ck_assert_int_eq(harness_server_start(&many, extra), 0);
+	snprintf(port, sizeof(port), "%d", many.port);
+	{
+		const char *argv[] = {NP_NETPERF, "-H", "127.0.0.1", "-p", port,
+				      "--json", "-t", "UDP_STREAM", "-l", "1",
+				      "--streams", "70", "--rate", "7M",
+				      "--wire", "--", "-m", "100", NULL};
+
+		rc = harness_exec_capture(argv, MEAS_RUN_TIMEOUT, &out, err,
+					  sizeof(err));
+	}
+	harness_server_stop(&many);
+	ck_assert_msg(rc == 0, "netperf exited %d: %s", rc, err);
+	doc = harness_json_parse(out);
+	ck_assert_msg(doc != NULL, "not JSON: %s", out);
+	free(out);
+	lin = num(doc, "local.wire.out.packets");
+	rin = num(doc, "remote.wire.in.packets");
+	ck_assert_msg(lin > 0, "netperf's capture saw nothing");
+	/* On lo nothing is lost between the two captures. */
+	ck_assert_msg(rin == lin,
+		      "netserver's capture saw %.0f packets of the %.0f "
+		      "netperf's saw leave",
+		      rin, lin);
+	json_decref(doc);
 }
 END_TEST
 
@@ -1409,7 +1427,7 @@ measure_suite(void)
 	TCase *conf = tcase_create("confidence");
 	TCase *wire = tcase_create("wire and loss");
 
-	tcase_add_checked_fixture(interim, setup, teardown);
+	tcase_add_checked_fixture(interim, setup, harness_teardown);
 	tcase_set_timeout(interim, 60);
 	tcase_add_test(interim, interim_classic);
 	tcase_add_test(interim, interim_keyval);
@@ -1417,7 +1435,7 @@ measure_suite(void)
 	tcase_add_test(interim, interim_json_stream);
 	suite_add_tcase(s, interim);
 
-	tcase_add_checked_fixture(out, setup, teardown);
+	tcase_add_checked_fixture(out, setup, harness_teardown);
 	tcase_set_timeout(out, 60);
 	tcase_add_test(out, json_document);
 	tcase_add_test(out, selectors_keyval);
@@ -1427,7 +1445,7 @@ measure_suite(void)
 	tcase_add_test(out, selector_list_and_errors);
 	suite_add_tcase(s, out);
 
-	tcase_add_checked_fixture(place, setup, teardown);
+	tcase_add_checked_fixture(place, setup, harness_teardown);
 	tcase_set_timeout(place, 60);
 	tcase_add_test(place, placement_same_cpu);
 	tcase_add_test(place, placement_cross_cpu);
@@ -1435,7 +1453,7 @@ measure_suite(void)
 	tcase_add_test(place, placement_locations);
 	suite_add_tcase(s, place);
 
-	tcase_add_checked_fixture(streams, setup, teardown);
+	tcase_add_checked_fixture(streams, setup, harness_teardown);
 	tcase_set_timeout(streams, 60);
 	tcase_add_test(streams, streams_tcp_stream);
 	tcase_add_test(streams, streams_tcp_rr);
@@ -1444,15 +1462,16 @@ measure_suite(void)
 	tcase_add_test(streams, streams_udp_stream);
 	suite_add_tcase(s, streams);
 
-	tcase_add_checked_fixture(conf, setup, teardown);
+	tcase_add_checked_fixture(conf, setup, harness_teardown);
 	tcase_set_timeout(conf, 90);
 	tcase_add_test(conf, confidence_met);
 	tcase_add_test(conf, confidence_not_met);
 	suite_add_tcase(s, conf);
 
-	tcase_add_checked_fixture(wire, setup, teardown);
+	tcase_add_checked_fixture(wire, setup, harness_teardown);
 	tcase_set_timeout(wire, 60);
 	tcase_add_test(wire, wire_udp_loopback);
+	tcase_add_test(wire, wire_udp_many_streams);
 	tcase_add_test(wire, wire_tcp_loopback);
 	tcase_add_test(wire, wire_streams_retrans);
 	tcase_add_test(wire, udp_loss_bounds);

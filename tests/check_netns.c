@@ -400,24 +400,6 @@ sweep(void)
 		closedir(dir);
 }
 
-/* The i-th line (0 first) after the blank line that ends the column
- * titles, or NULL. */
-static const char *
-data_line(const char *out, int i)
-{
-	const char *p = strstr(out, "\n\n");
-
-	if (p == NULL)
-		return NULL;
-	for (p += 2; i > 0; i--) {
-		p = strchr(p, '\n');
-		if (p == NULL)
-			return NULL;
-		p++;
-	}
-	return p;
-}
-
 /* UDP_STREAM's two lines: datagrams sent and received, the receiver's
  * throughput, and the "Lost:" count. */
 struct udp_figures {
@@ -429,7 +411,7 @@ struct udp_figures {
 static int
 udp_figures_parse(const char *out, struct udp_figures *f)
 {
-	const char *l1 = data_line(out, 0), *l2 = data_line(out, 1), *p;
+	const char *l1 = harness_data_line(out, 0), *l2 = harness_data_line(out, 1), *p;
 	double v[8];
 
 	if (l1 == NULL || l2 == NULL || harness_line_numbers(l1, v, 8) != 6)
@@ -825,7 +807,7 @@ START_TEST(udp_rr_with_loss_completes)
 		      "%s", o.out);
 	ck_assert_msg(lost > 0 && lost < of, "%s", o.out);
 	/* send buf, recv buf, request, response, elapsed, trans/s */
-	l = data_line(o.out, 0);
+	l = harness_data_line(o.out, 0);
 	ck_assert_msg(l != NULL && harness_line_numbers(l, v, 8) == 6, "%s",
 		      o.out);
 	ck_assert_msg(v[5] > 0, "%s", o.out);
@@ -914,7 +896,7 @@ START_TEST(tbf_rate)
 	ck_assert_msg(p != NULL && sscanf(p, "Size (bytes)\n%d", &mss) == 1,
 		      "%s", o.out);
 	ck_assert_msg(mss > 1000 && mss <= 1460, "%s", o.out);
-	l = data_line(o.out, 0);
+	l = harness_data_line(o.out, 0);
 	ck_assert_msg(l != NULL && harness_line_numbers(l, v, 8) == 5, "%s",
 		      o.out);
 	want = 40.0 * mss / (1500 + 14);
@@ -1248,7 +1230,7 @@ START_TEST(wire_tcp_reordering)
 	json_t *doc;
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
-		fprintf(stderr, "wire_tcp_reordering: skipped: one CPU\n");
+		harness_skip("wire_tcp_reordering: one CPU");
 		return;
 	}
 	quiet_ipv6(&env);

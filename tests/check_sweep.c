@@ -120,22 +120,6 @@ START_TEST(table_and_csv)
 }
 END_TEST
 
-static struct harness_server srv;
-static char port_text[16];
-
-static void
-setup(void)
-{
-	ck_assert_int_eq(harness_server_start(&srv, NULL), 0);
-	snprintf(port_text, sizeof(port_text), "%d", srv.port);
-}
-
-static void
-teardown(void)
-{
-	harness_server_stop(&srv);
-}
-
 /* The received rate of a paced UDP_STREAM with -P 0 (second line, last
  * field). */
 static double
@@ -155,7 +139,7 @@ START_TEST(sweep_matches_runs)
 {
 	/* Paced, so each figure is known: 20 Mbit/s of payload offered. */
 	const char *args[] = {"-H",	 "127.0.0.1",
-			      "-p",	 port_text,
+			      "-p",	 harness_port,
 			      "-t",	 "UDP_STREAM",
 			      "-l",	 "1",
 			      "--rate",	 "20M",
@@ -181,7 +165,7 @@ START_TEST(sweep_matches_runs)
 	}
 	for (int i = 0; i < 3; i++) {
 		const char *one[] = {
-		    "-H", "127.0.0.1", "-p",	 port_text, "-t", "UDP_STREAM",
+		    "-H", "127.0.0.1", "-p",	 harness_port, "-t", "UDP_STREAM",
 		    "-l", "1",	       "--rate", "20M",	    "-P", "0",
 		    "--", "-m",	       sizes[i], NULL};
 		struct harness_out r;
@@ -208,7 +192,7 @@ END_TEST
 
 START_TEST(sweep_failed_point_goes_on)
 {
-	const char *args[] = {"-H",	 "127.0.0.1",	"-p", port_text,
+	const char *args[] = {"-H",	 "127.0.0.1",	"-p", harness_port,
 			      "-t",	 "TCP_RR",	"-l", "0.3",
 			      "--sweep", "r=1,100M,64", NULL};
 	struct harness_out o;
@@ -227,7 +211,7 @@ END_TEST
 
 START_TEST(plot_without_sweep)
 {
-	const char *args[] = {"-p", port_text, "--plot", "/tmp/x.svg", NULL};
+	const char *args[] = {"-p", harness_port, "--plot", "/tmp/x.svg", NULL};
 	struct harness_out o;
 
 	ck_assert_int_eq(harness_netperf(args, 10, &o), 0);
@@ -238,7 +222,7 @@ END_TEST
 
 START_TEST(mss_on_both_ends)
 {
-	const char *args[] = {"-H",	    "127.0.0.1", "-p",	port_text, "-t",
+	const char *args[] = {"-H",	    "127.0.0.1", "-p",	harness_port, "-t",
 			      "TCP_STREAM", "-l",	 "0.5", "--json",  "--",
 			      "-G",	    "536",	 NULL};
 	struct harness_out o;
@@ -273,7 +257,7 @@ sweep_suite(void)
 	tcase_add_test(unit, check_and_apply);
 	tcase_add_test(unit, table_and_csv);
 	suite_add_tcase(s, unit);
-	tcase_add_checked_fixture(live, setup, teardown);
+	tcase_add_checked_fixture(live, harness_setup, harness_teardown);
 	tcase_set_timeout(live, 120);
 	tcase_add_test(live, sweep_matches_runs);
 	tcase_add_test(live, sweep_failed_point_goes_on);
