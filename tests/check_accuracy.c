@@ -87,28 +87,6 @@ busy_on(int cpu)
 	return pid;
 }
 
-/*
- * Some claims hold only on a quiet machine: an idle one reads idle, and
- * repeated runs agree. The test measures how busy the machine is first and
- * skips such a check, saying why, above this many percent.
- */
-#define QUIET_LIMIT 1.0
-
-/* Whether the machine is quiet enough for test's claim; records the skip
- * when it is not. */
-static int
-quiet_enough(const char *test)
-{
-	double busy = harness_machine_busy(1.0);
-
-	if (busy >= 0 && busy <= QUIET_LIMIT)
-		return 1;
-	harness_skip("%s: the machine was %.1f %% busy before the test, over "
-		     "the %.0f %% a quiet one shows",
-		     test, busy, QUIET_LIMIT);
-	return 0;
-}
-
 START_TEST(busy_cpu_reads_100)
 {
 	/* A paced, light test on CPU 0 beside a busy loop on CPU 1. */
@@ -117,7 +95,8 @@ START_TEST(busy_cpu_reads_100)
 	    "2",      "-T",	   "0,0", "--rate",  "1M", "-c",	 "-C",
 	    "--json", "--",	   "-m",  "1000",    NULL};
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	double u1, all, quiet;
+	double u1, all;
+	int quiet;
 	json_t *doc;
 	pid_t busy;
 
@@ -126,7 +105,7 @@ START_TEST(busy_cpu_reads_100)
 			     "load apart from the test");
 		return;
 	}
-	quiet = harness_machine_busy(1.0);
+	quiet = harness_quiet("busy_cpu_reads_100: the machine-wide figure");
 	busy = busy_on(1);
 	ck_assert_int_gt(busy, 0);
 	usleep(200000);
@@ -140,12 +119,7 @@ START_TEST(busy_cpu_reads_100)
 	 * itself costs a point or two): 100 / ncpu, within 3 points below
 	 * and 6 above. */
 	all = num(doc, "local.cpu.util");
-	if (quiet < 0 || quiet > QUIET_LIMIT)
-		harness_skip("busy_cpu_reads_100: machine-wide figure not "
-			     "checked: the machine was %.1f %% busy before the "
-			     "test, over the %.0f %% a quiet one shows",
-			     quiet, QUIET_LIMIT);
-	else
+	if (quiet)
 		ck_assert_msg(all >= 100.0 / (double)ncpu - 3 &&
 				  all <= 100.0 / (double)ncpu + 6,
 			      "machine-wide %.2f %% with one of %ld CPUs busy",
@@ -165,7 +139,7 @@ START_TEST(idle_machine_reads_idle)
 	double all;
 	json_t *doc;
 
-	if (!quiet_enough("idle_machine_reads_idle"))
+	if (!harness_quiet("idle_machine_reads_idle"))
 		return;
 	doc = run_json(args);
 	all = num(doc, "local.cpu.util");
@@ -189,7 +163,7 @@ START_TEST(rr_repeatable)
 			      "-T", "0,0",	 "--json", NULL};
 	double x[5], mean = 0, var = 0;
 
-	if (!quiet_enough("rr_repeatable"))
+	if (!harness_quiet("rr_repeatable"))
 		return;
 	for (int i = 0; i < 5; i++) {
 		json_t *doc = run_json(args);
@@ -215,7 +189,7 @@ START_TEST(confidence_converges)
 	    "-T", "0,0",       "-i", "10,3",	"-I", "99,5",	"--json", NULL};
 	json_t *doc, *conf;
 
-	if (!quiet_enough("confidence_converges"))
+	if (!harness_quiet("confidence_converges"))
 		return;
 	doc = run_json(args);
 	conf = json_object_get(doc, "confidence");

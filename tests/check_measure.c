@@ -226,19 +226,30 @@ interims_keyval(const char *text, struct interim *iv, int max)
  * the test). Returns that mean.
  */
 static double
-check_four_intervals(const struct interim *iv, int n, const char *out)
+check_four_intervals(const struct interim *iv, int n, const char *out,
+		     int quiet)
 {
-	double sum = 0;
+	double sum = 0, since = 0;
 	int i;
 
 	ck_assert_msg(n == 4, "%d interim results, not 4, in:\n%s", n, out);
 	for (i = 0; i < n; i++) {
-		ck_assert_msg(
-		    iv[i].interval >= 0.475 && iv[i].interval <= 0.525,
-		    "interval %d lasted %.3f s:\n%s", i, iv[i].interval, out);
+		/* A boundary is never reported early, however busy the
+		 * machine: interval i ends at 0.5 (i + 1) s or later. */
+		since += iv[i].interval;
+		ck_assert_msg(since >= 0.5 * (i + 1) - 0.002,
+			      "interval %d ended %.3f s into the test:\n%s", i,
+			      since, out);
 		ck_assert_msg(iv[i].value > 0, "interval %d: %.2f", i,
 			      iv[i].value);
 		ck_assert_str_eq(iv[i].units, "Trans/s");
+		sum += iv[i].value;
+		/* How late it may be is up to the scheduler. */
+		if (!quiet)
+			continue;
+		ck_assert_msg(
+		    iv[i].interval >= 0.475 && iv[i].interval <= 0.525,
+		    "interval %d lasted %.3f s:\n%s", i, iv[i].interval, out);
 		if (i > 0)
 			ck_assert_msg(
 			    iv[i].ending - iv[i - 1].ending >= 0.475 &&
@@ -246,7 +257,6 @@ check_four_intervals(const struct interim *iv, int n, const char *out)
 			    "interval %d ended %.3f s after the "
 			    "one before:\n%s",
 			    i, iv[i].ending - iv[i - 1].ending, out);
-		sum += iv[i].value;
 	}
 	return sum / n;
 }
@@ -257,18 +267,19 @@ START_TEST(interim_classic)
 	struct run r;
 	double mean, v[6];
 	const char *p;
-	int n;
+	int n, quiet;
 
+	quiet = harness_quiet("interim_classic: interval and rate precision");
 	RUN_OK(&r, "-t", "TCP_RR", "-l", "2", "-D", "0.5", "-P", "0");
 	n = interims_classic(r.out, iv, 16);
-	mean = check_four_intervals(iv, n, r.out);
+	mean = check_four_intervals(iv, n, r.out, quiet);
 	/* -P 0: the data line follows the interim lines. */
 	p = r.out;
 	while (p != NULL && strncmp(p, "Interim result: ", 16) == 0)
 		p = next_line(p);
 	ck_assert_msg(p != NULL && harness_line_numbers(p, v, 6) == 6,
 		      "no data line in:\n%s", r.out);
-	ck_assert_msg(near(v[5], mean, 0.10),
+	ck_assert_msg(!quiet || near(v[5], mean, 0.10),
 		      "final %.2f Trans/s, interim mean %.2f:\n%s", v[5], mean,
 		      r.out);
 	free(r.out);
@@ -281,15 +292,16 @@ START_TEST(interim_keyval)
 	char val[64];
 	struct run r;
 	double mean;
-	int n;
+	int n, quiet;
 
+	quiet = harness_quiet("interim_keyval: interval and rate precision");
 	RUN_OK(&r, "-t", "TCP_RR", "-l", "2", "-D", "0.5", "--", "-k",
 	       "THROUGHPUT");
 	n = interims_keyval(r.out, iv, 16);
-	mean = check_four_intervals(iv, n, r.out);
+	mean = check_four_intervals(iv, n, r.out, quiet);
 	ck_assert_int_eq(harness_keyval(r.out, "THROUGHPUT", val, sizeof(val)),
 			 0);
-	ck_assert_msg(near(strtod(val, NULL), mean, 0.10),
+	ck_assert_msg(!quiet || near(strtod(val, NULL), mean, 0.10),
 		      "THROUGHPUT=%s, interim mean %.2f", val, mean);
 	free(r.out);
 }
@@ -301,18 +313,19 @@ START_TEST(interim_csv)
 	struct run r;
 	const char *p;
 	double mean;
-	int n;
+	int n, quiet;
 
+	quiet = harness_quiet("interim_csv: interval and rate precision");
 	RUN_OK(&r, "-t", "TCP_RR", "-l", "2", "-D", "0.5", "--", "-o",
 	       "THROUGHPUT");
 	n = interims_csv(r.out, iv, 16);
-	mean = check_four_intervals(iv, n, r.out);
+	mean = check_four_intervals(iv, n, r.out, quiet);
 	/* Then -o's own header row and value row. */
 	p = line_with(r.out, "Throughput\n");
 	ck_assert_msg(p != NULL, "no header row in:\n%s", r.out);
 	p = next_line(p);
 	ck_assert_ptr_nonnull(p);
-	ck_assert_msg(near(strtod(p, NULL), mean, 0.10),
+	ck_assert_msg(!quiet || near(strtod(p, NULL), mean, 0.10),
 		      "final %s, interim mean %.2f", p, mean);
 	free(r.out);
 }
@@ -332,8 +345,9 @@ START_TEST(interim_json_stream)
 	double sum = 0;
 	struct run r;
 	const char *p;
-	int n = 0, i;
+	int n = 0, i, quiet;
 
+	quiet = harness_quiet("interim_json_stream: interval precision");
 	RUN_OK(&r, "-t", "TCP_RR", "-l", "1", "-D", "0.3", "--json-stream");
 	for (p = r.out; p != NULL; p = next_line(p)) {
 		json_t *j = harness_json_parse(p);
@@ -365,14 +379,21 @@ START_TEST(interim_json_stream)
 				      "in the document",
 				      i, fields[f], num(lines[i], fields[f]),
 				      num(a, fields[f]));
-		ck_assert_msg(near(num(a, "interval"), 0.3, 0.05), "%.3f",
-			      num(a, "interval"));
-		ck_assert_msg(near(num(a, "since_start"), 0.3 * (i + 1), 0.05),
+		/* Never early; how late is up to the scheduler. */
+		ck_assert_msg(num(a, "since_start") >= 0.3 * (i + 1),
+			      "interim %d ended %.4f s into the test", i,
+			      num(a, "since_start"));
+		ck_assert_msg(!quiet || near(num(a, "interval"), 0.3, 0.05),
+			      "%.3f", num(a, "interval"));
+		ck_assert_msg(!quiet ||
+				  near(num(a, "since_start"), 0.3 * (i + 1),
+				       0.05),
 			      "%.3f", num(a, "since_start"));
 		sum += num(a, "value");
 		json_decref(lines[i]);
 	}
-	ck_assert_msg(near(num(doc, "result.throughput"), sum / n, 0.10),
+	ck_assert_msg(!quiet ||
+			  near(num(doc, "result.throughput"), sum / n, 0.10),
 		      "final %.2f, interim mean %.2f",
 		      num(doc, "result.throughput"), sum / n);
 	json_decref(doc);
@@ -1078,6 +1099,10 @@ START_TEST(confidence_met)
 	struct run r;
 	int n, tries;
 
+	/* Whether a loose interval is met depends on how steady the runs
+	 * are, which other work on the machine decides. */
+	if (!harness_quiet("confidence_met"))
+		return;
 	for (tries = 0; tries < 3; tries++) {
 		RUN_OK(&r, "-t", "TCP_RR", "-l", "0.5", "-T", "0,0", "-i",
 		       "5,3", "-I", "99,50");

@@ -844,7 +844,7 @@ tbf(const struct netns_env *e, const char *verb, const char *rate)
 
 /* UDP_STREAM offering 60 Mbit/s through a shaper of mbit. */
 static void
-udp_through_tbf(double mbit)
+udp_through_tbf(double mbit, int quiet)
 {
 	const char *args[] = {"-t",  "UDP_STREAM", "-l", "4",	 "--rate",
 			      "60M", "--",	   "-m", "1472", NULL};
@@ -864,12 +864,18 @@ udp_through_tbf(double mbit)
 	overflow = after.rcvbuf - before.rcvbuf;
 	ck_assert_msg(f.lost == overflow, "lost %llu, RcvbufErrors +%llu: %s",
 		      f.lost, overflow, o.out);
-	ck_assert_msg(f.recv > 0 && overflow * 50 < f.sent,
+	ck_assert_msg(f.recv > 0 && (!quiet || overflow * 50 < f.sent),
 		      "receiver overflowed %llu times: %s", overflow, o.out);
 	/* The shaper's rate counts those too: they crossed the link. */
 	got = f.rx_mbps * (double)(f.recv + overflow) / (double)f.recv;
 	want = udp_goodput(mbit, 1472);
-	ck_assert_msg(got > want * 0.98 && got < want * 1.02,
+	/* The shaper caps the rate whatever else runs; reaching it needs a
+	 * sender the machine does not starve. */
+	ck_assert_msg(got < want * 1.02,
+		      "%.0fmbit: %.2f Mbit/s of payload, over the %.2f the "
+		      "shaper allows: %s",
+		      mbit, got, want, o.out);
+	ck_assert_msg(!quiet || got > want * 0.98,
 		      "%.0fmbit: %.2f Mbit/s of payload, expected %.2f: %s",
 		      mbit, got, want, o.out);
 }
@@ -880,10 +886,11 @@ START_TEST(tbf_rate)
 	struct harness_out o;
 	const char *l, *p;
 	double v[8], want;
-	int mss = 0;
+	int mss = 0, quiet;
 
+	quiet = harness_quiet("tbf_rate: reaching the shaper's rate");
 	tbf(&env, "add", "40mbit");
-	udp_through_tbf(40);
+	udp_through_tbf(40, quiet);
 
 	/*
 	 * TCP: each full segment is a 1514-byte frame (MTU 1500 + 14) that
@@ -900,12 +907,12 @@ START_TEST(tbf_rate)
 	ck_assert_msg(l != NULL && harness_line_numbers(l, v, 8) == 5, "%s",
 		      o.out);
 	want = 40.0 * mss / (1500 + 14);
-	ck_assert_msg(v[4] > want * 0.95 && v[4] < want * 1.05,
+	ck_assert_msg(v[4] < want * 1.05 && (!quiet || v[4] > want * 0.95),
 		      "40mbit: TCP %.2f Mbit/s, expected %.2f (MSS %d): %s",
 		      v[4], want, mss, o.out);
 
 	tbf(&env, "change", "20mbit");
-	udp_through_tbf(20);
+	udp_through_tbf(20, quiet);
 }
 END_TEST
 

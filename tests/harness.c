@@ -94,6 +94,19 @@ harness_skip(const char *fmt, ...)
 	}
 }
 
+int
+harness_quiet(const char *what)
+{
+	double busy = harness_machine_busy(1.0);
+
+	if (busy >= 0 && busy <= HARNESS_QUIET_LIMIT)
+		return 1;
+	harness_skip("%s: not checked, the machine was %.1f %% busy before "
+		     "the test, over the %.0f %% a quiet one shows",
+		     what, busy, HARNESS_QUIET_LIMIT);
+	return 0;
+}
+
 double
 harness_machine_busy(double seconds)
 {

@@ -25,6 +25,17 @@ void harness_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * machine measure it first. */
 double harness_machine_busy(double seconds);
 
+/* The busiest a machine may be, in percent, and still count as quiet. */
+#define HARNESS_QUIET_LIMIT 1.0
+
+/*
+ * Whether the machine is quiet enough for a claim that only holds on a
+ * quiet one (timing precision, repeatability, an idle reading): measures
+ * it for a second and returns 1, or records a skip of what (the claim, in
+ * a few words) with how busy it was and returns 0.
+ */
+int harness_quiet(const char *what);
+
 /* A netserver started for one test. */
 struct harness_server {
 	pid_t pid;
