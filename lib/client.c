@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "auth.h"
+#include "clock.h"
 #include "fast.h"
 #include "proto.h"
 #include "session.h"
@@ -602,6 +603,16 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	if (prc < 0)
 		goto out;
 	json_decref(go);
+	/* --start-at: set up in time or not at all; a late start would be
+	 * a run out of step with the others, reported as if it were not. */
+	if (res->p.start_at_ns > 0 && clock_real_ns() >= res->p.start_at_ns) {
+		err_set(err,
+			"--start-at: the scheduled start passed %.3f s before "
+			"the test was set up",
+			(double)(clock_real_ns() - res->p.start_at_ns) / 1e9);
+		goto out;
+	}
+	run.start_at_ns = res->p.start_at_ns;
 	run.m = m;
 	run.measure_cpu = o->local_cpu;
 	run.n = n;

@@ -72,6 +72,9 @@ struct test_params {
 	/* TCP_RR and UDP_RR: SO_BUSY_POLL in microseconds on both ends,
 	 * --busy-poll; 0 for none. */
 	int busy_poll;
+	/* --start-at: CLOCK_REALTIME nanoseconds at which both sides begin
+	 * the measured interval; 0 to begin at once. */
+	int64_t start_at_ns;
 };
 
 /* One side's account of a test: what it did and what it cost. */
@@ -118,6 +121,9 @@ struct side_result {
 	uint64_t zc_done, zc_copied;
 	/* --busy-poll: SO_BUSY_POLL as read back from the socket, us. */
 	int busy_poll;
+	/* CLOCK_REALTIME nanoseconds (UTC) at which this side's measured
+	 * interval began and ended; 0 when unknown (an older peer). */
+	int64_t wall_start_ns, wall_end_ns;
 };
 
 /* The state a data loop runs with. */
@@ -212,6 +218,10 @@ struct module_run {
 	pthread_cond_t cond;
 	int ready, go, finished, abort;
 	uint64_t start_ns; /* when the gate opened */
+	/* CLOCK_REALTIME ns to sleep until before opening the gate (0: open
+	 * at once), and the CLOCK_REALTIME ns at which it opened. */
+	int64_t start_at_ns;
+	int64_t wall_start_ns;
 };
 
 /*

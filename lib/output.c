@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "err.h"
 #include "proto.h"
@@ -148,6 +149,9 @@
 	X(REMOTE_BUSY_POLL, "Remote", "Busy", "Poll", "Microseconds")          \
 	X(STREAMS, "Streams", "", "", "")                                      \
 	X(FAIRNESS, "Fairness", "Index", "", "")                               \
+	X(START_SCHEDULED, "Start", "Scheduled", "UTC ns", "")                 \
+	X(START_ACTUAL, "Start", "Actual", "UTC ns", "")                       \
+	X(END_TIME, "End", "Time", "UTC ns", "")                               \
 	X(COMMAND_LINE, "Command", "Line", "", "")
 
 enum sel_id {
@@ -808,6 +812,18 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 	case SEL_FAIRNESS:
 		snprintf(b, cap, "%.4f", res->fairness);
 		break;
+	case SEL_START_SCHEDULED:
+		put_i(b, cap, res->p.start_at_ns > 0 ? res->p.start_at_ns : -1);
+		break;
+	case SEL_START_ACTUAL:
+		put_i(b, cap,
+		      res->local.wall_start_ns > 0 ? res->local.wall_start_ns
+						   : -1);
+		break;
+	case SEL_END_TIME:
+		put_i(b, cap,
+		      res->local.wall_end_ns > 0 ? res->local.wall_end_ns : -1);
+		break;
 	case SEL_COMMAND_LINE:
 		put_quoted(b, cap, res->command_line);
 		break;
@@ -1210,6 +1226,13 @@ jstr_opt(const char *s)
 	return s[0] != '\0' ? jstr(s) : json_null();
 }
 
+/* UTC nanoseconds, null when unknown. */
+static json_t *
+jns(int64_t ns)
+{
+	return ns > 0 ? json_integer((json_int_t)ns) : json_null();
+}
+
 static json_t *
 json_request(const struct result *res, int *bad)
 {
@@ -1371,6 +1394,11 @@ json_cpu(const struct result *res, int loc, int *bad)
 	jput(o, "method", jstr("S"), bad);
 	json_load(o, &u->all, bad);
 	jput(o, "count", jint(cpu_count_of(res, loc)), bad);
+	/* The raw account an exact merge adds up (netperf --merge). */
+	jput(o, "ticks",
+	     json_pack("{s:I, s:I, s:i}", "busy", (json_int_t)u->busy_ticks,
+		       "total", (json_int_t)u->total_ticks, "hz", u->hz),
+	     bad);
 	jput(o, "peak_util", jopt(cpu_peak(res, loc)), bad);
 	jput(o, "peak_id",
 	     cpu_peak_id(res, loc) >= 0 ? jint(cpu_peak_id(res, loc))
@@ -1456,6 +1484,45 @@ json_result(const struct result *res, int *bad)
 	return o;
 }
 
+json_t *
+output_hist_exact(const struct stats_hist *h)
+{
+	json_t *o, *b;
+	uint64_t lo, hi;
+	char sq[40];
+	int i;
+
+	b = json_array();
+	if (b == NULL)
+		return NULL;
+	for (i = 0; i < STATS_NBUCKETS; i++) {
+		if (h->bucket[i] == 0 || stats_bucket_bounds(i, &lo, &hi) != 0)
+			continue;
+		/* [lo, hi) in integer nanoseconds: hi is the next bucket's
+		 * lo, except past the top of the scale */
+		if (json_array_append_new(
+			b, json_pack("[I, I, I]", (json_int_t)lo,
+				     (json_int_t)(hi < INT64_MAX ? hi + 1 : hi),
+				     (json_int_t)h->bucket[i])) != 0) {
+			json_decref(b);
+			return NULL;
+		}
+	}
+	/* The sum of squares needs 128 bits: 32 hex digits, as the
+	 * control protocol carries it. */
+	snprintf(sq, sizeof(sq), "%016llx%016llx",
+		 (unsigned long long)(h->sumsq >> 64),
+		 (unsigned long long)h->sumsq);
+	o = json_pack("{s:s, s:i, s:s, s:I, s:I, s:I, s:I, s:s, s:o}",
+		      "scheme", OUTPUT_HIST_SCHEME, "sub_buckets",
+		      STATS_SUB_COUNT, "unit", "ns", "count",
+		      (json_int_t)h->count, "min",
+		      (json_int_t)(h->count ? h->min : 0), "max",
+		      (json_int_t)h->max, "sum", (json_int_t)h->sum, "sumsq", sq,
+		      "buckets", b);
+	return o;
+}
+
 /* Microseconds from the histogram's nanoseconds. */
 static json_t *
 json_latency(const struct result *res, int *bad)
@@ -1501,6 +1568,8 @@ json_latency(const struct result *res, int *bad)
 		jpush(h, row, bad);
 	}
 	jput(o, "histogram", h, bad);
+	if (res->hist != NULL)
+		jput(o, "exact", output_hist_exact(res->hist), bad);
 	return o;
 }
 
@@ -1551,9 +1620,30 @@ json_interims(const struct result *res, int *bad)
 		jput(o, "interval", jnum(res->interim[i].interval), bad);
 		jput(o, "ending", jnum(res->interim[i].ending), bad);
 		jput(o, "since_start", jnum(res->interim[i].since_start), bad);
+		jput(o, "count", juint(res->interim[i].count), bad);
+		jput(o, "ending_ns", jns(res->interim[i].ending_ns), bad);
 		jpush(a, o, bad);
 	}
 	return a;
+}
+
+/* When the measured interval was scheduled to start, and when each side
+ * began and ended it, on each host's CLOCK_REALTIME. */
+static json_t *
+json_timing(const struct result *res, int *bad)
+{
+	json_t *o = json_object();
+
+	if (o == NULL) {
+		*bad = 1;
+		return NULL;
+	}
+	jput(o, "start_scheduled_ns", jns(res->p.start_at_ns), bad);
+	jput(o, "start_actual_ns", jns(res->local.wall_start_ns), bad);
+	jput(o, "end_ns", jns(res->local.wall_end_ns), bad);
+	jput(o, "remote_start_ns", jns(res->remote.wall_start_ns), bad);
+	jput(o, "remote_end_ns", jns(res->remote.wall_end_ns), bad);
+	return o;
 }
 
 static json_t *
@@ -1603,6 +1693,7 @@ output_json_doc(const struct result *res)
 	jput(root, "latency_us", json_latency(res, &bad), &bad);
 	jput(root, "streams", json_streams(res, &bad), &bad);
 	jput(root, "fairness", jnum(res->fairness), &bad);
+	jput(root, "timing", json_timing(res, &bad), &bad);
 	jput(root, "interim", json_interims(res, &bad), &bad);
 	jput(root, "confidence", json_confidence(res, &bad), &bad);
 	jput(root, "errors", json_array(), &bad);
@@ -1624,6 +1715,26 @@ output_json_write(FILE *out, json_t *doc, int compact)
 		return -1;
 	fputc('\n', out);
 	return ferror(out) ? -1 : 0;
+}
+
+int
+output_json_error(FILE *out, const char *test, const char *host,
+		  const char *why, int compact)
+{
+	char self[256] = "";
+	json_t *doc;
+	int rc;
+
+	gethostname(self, sizeof(self) - 1);
+	doc = json_pack("{s:s, s:i, s:s, s:{s:{s:s}}, s:{s:s}, s:[s]}",
+			"schema", "netperf-result", "schema_version", 1,
+			"test", test, "local", "env", "hostname", self,
+			"remote", "name", host, "errors", why);
+	if (doc == NULL)
+		return -1;
+	rc = output_json_write(out, doc, compact);
+	json_decref(doc);
+	return rc;
 }
 
 int

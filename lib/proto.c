@@ -193,6 +193,10 @@ proto_request_pack(const struct test_params *p)
 		json_object_set_new(o, "udp_gro", json_boolean(p->udp_gro));
 		json_object_set_new(o, "zerocopy", json_boolean(p->zerocopy));
 		json_object_set_new(o, "busy_poll", json_integer(p->busy_poll));
+		if (p->start_at_ns > 0)
+			json_object_set_new(
+			    o, "start_at_ns",
+			    json_integer((json_int_t)p->start_at_ns));
 	}
 	return o;
 }
@@ -285,6 +289,10 @@ proto_request_unpack(const json_t *msg, struct test_params *p, char *err)
 	    (json_object_get(msg, "busy_poll") != NULL &&
 	     get_int32(msg, "busy_poll", 0, 1000000, &p->busy_poll, err) < 0))
 		return -1;
+	if (json_object_get(msg, "start_at_ns") != NULL &&
+	    proto_get_int(msg, "start_at_ns", 1, INT64_MAX, &p->start_at_ns,
+			  err) < 0)
+		return -1;
 	if (p->duration == 0 && p->count == 0)
 		return err_set(err, "request has neither a duration nor a "
 				    "count");
@@ -333,6 +341,13 @@ cpu_pack(const struct cpu_util *u)
 	o = json_pack("{s:o, s:i, s:f, s:i, s:o}", "all", load_pack(&u->all),
 		      "ncpu", u->ncpu, "peak", u->peak, "peak_id", u->peak_id,
 		      "per", per);
+	if (o != NULL) {
+		json_object_set_new(o, "busy_ticks",
+				    json_integer((json_int_t)u->busy_ticks));
+		json_object_set_new(o, "total_ticks",
+				    json_integer((json_int_t)u->total_ticks));
+		json_object_set_new(o, "hz", json_integer(u->hz));
+	}
 	return o;
 }
 
@@ -358,6 +373,19 @@ cpu_unpack(const json_t *j, struct cpu_util *u, char *err)
 	    proto_get_int(j, "peak_id", -1, PROTO_MAX_CPUS, &v, err))
 		return -1;
 	u->peak_id = (int)v;
+	/* The raw ticks came after version 1: optional. */
+	if (json_object_get(j, "busy_ticks") != NULL) {
+		int64_t busy, total, hz;
+
+		if (proto_get_int(j, "busy_ticks", 0, INT64_MAX, &busy, err) ||
+		    proto_get_int(j, "total_ticks", busy, INT64_MAX, &total,
+				  err) ||
+		    proto_get_int(j, "hz", 0, 1000000, &hz, err))
+			return -1;
+		u->busy_ticks = (uint64_t)busy;
+		u->total_ticks = (uint64_t)total;
+		u->hz = (int)hz;
+	}
 	per = json_object_get(j, "per");
 	if (!json_is_array(per) || json_array_size(per) > PROTO_MAX_CPUS)
 		return err_set(err, "field \"per\" is not a list of CPUs");
@@ -409,6 +437,10 @@ proto_result_pack(const struct side_result *r)
 			      (json_int_t)r->zc_done, "zc_copied",
 			      (json_int_t)r->zc_copied, "busy_poll",
 			      r->busy_poll));
+		json_object_set_new(o, "wall_start_ns",
+				    json_integer((json_int_t)r->wall_start_ns));
+		json_object_set_new(o, "wall_end_ns",
+				    json_integer((json_int_t)r->wall_end_ns));
 	}
 	if (o != NULL && r->cpu_measured)
 		json_object_set_new(o, "cpu", cpu_pack(&r->cpu));
@@ -488,7 +520,13 @@ proto_result_unpack(const json_t *msg, struct side_result *r, char *err)
 	    (json_object_get(msg, "lost") &&
 	     get_u64(msg, "lost", &r->lost, err)) ||
 	    (json_object_get(msg, "jitter") &&
-	     proto_get_double(msg, "jitter", 0, 1e6, &r->jitter, err)))
+	     proto_get_double(msg, "jitter", 0, 1e6, &r->jitter, err)) ||
+	    (json_object_get(msg, "wall_start_ns") &&
+	     proto_get_int(msg, "wall_start_ns", 0, INT64_MAX,
+			   &r->wall_start_ns, err)) ||
+	    (json_object_get(msg, "wall_end_ns") &&
+	     proto_get_int(msg, "wall_end_ns", 0, INT64_MAX, &r->wall_end_ns,
+			   err)))
 		return -1;
 	if (json_object_get(msg, "fast") != NULL &&
 	    fast_unpack(json_object_get(msg, "fast"), r, err) < 0)

@@ -37,6 +37,8 @@ struct result_interim {
 	double interval;    /* seconds it covers */
 	double ending;	    /* wall-clock time it ended, seconds */
 	double since_start; /* seconds from the test's start to its end */
+	uint64_t count;	    /* bytes or transactions moved in it */
+	int64_t ending_ns;  /* its end, CLOCK_REALTIME ns (UTC) */
 };
 
 /* Repeated runs (-i, -I): the means and how wide their intervals are. */

@@ -118,6 +118,13 @@ server_check_request(const struct test_params *p,
 			       "test count %lld exceeds this server's limit of "
 			       "%lld",
 			       (long long)p->count, (long long)lim->max_count);
+	/* A start further ahead than the client may schedule one (an hour,
+	 * plus a minute for clocks apart) would hold a session idle. */
+	if (p->start_at_ns > 0 &&
+	    p->start_at_ns > clock_real_ns() + (int64_t)3660 * (int64_t)NS_PER_SEC)
+		return err_set(err,
+			       "the scheduled start is more than an hour "
+			       "ahead of this server's clock");
 	if (p->streams > lim->max_streams)
 		return err_set(err,
 			       "%d streams exceed this server's limit of %d",
@@ -268,14 +275,18 @@ guard_track(struct guard *g, int fd)
 
 /* Arms the wall-clock limit of the test about to run. */
 static void
-guard_test_deadline(struct guard *g, const struct server_limits *lim)
+guard_test_deadline(struct guard *g, const struct server_limits *lim,
+		    int64_t start_at_ns)
 {
+	int64_t wait = start_at_ns > 0 ? start_at_ns - clock_real_ns() : 0;
+
 	pthread_mutex_lock(&g->lock);
 	g->limit = lim->max_duration;
 	/* A timed test ends at its own length plus the grace the loops give
-	 * a silent peer; a counted one is held to the same limit. */
+	 * a silent peer; a counted one is held to the same limit. A
+	 * scheduled start (--start-at) moves the whole window. */
 	g->deadline =
-	    clock_ns() +
+	    clock_ns() + (uint64_t)(wait > 0 ? wait : 0) +
 	    (uint64_t)((lim->max_duration + 2 * MODULE_GRACE_SEC) * 1e9);
 	pthread_mutex_unlock(&g->lock);
 }
@@ -762,7 +773,8 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 	run.places = places;
 	log(1, "running %s, %d stream%s, for %.1f s", m->name, p.streams,
 	    p.streams > 1 ? "s" : "", p.duration);
-	guard_test_deadline(&st->guard, lim);
+	run.start_at_ns = p.start_at_ns;
+	guard_test_deadline(&st->guard, lim, p.start_at_ns);
 	rc = module_run_all(&run, err);
 	if (wire_on) {
 		wire_session_stop(&ws, &wr);

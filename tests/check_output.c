@@ -182,9 +182,9 @@ build_rr(struct result *res, int cpu)
 	res->interim = calloc(2, sizeof(*res->interim));
 	ck_assert_ptr_nonnull(res->interim);
 	res->interim[0] =
-	    (struct result_interim){72000.5, 1.0, 1795981240.25, 1.0};
+	    (struct result_interim){72000.5, 1.0, 1795981240.25, 1.0, 72000, 1795981240250000000};
 	res->interim[1] =
-	    (struct result_interim){73000.25, 1.001, 1795981241.251, 2.001};
+	    (struct result_interim){73000.25, 1.001, 1795981241.251, 2.001, 73073, 1795981241251000000};
 
 	res->conf.iterations = 3;
 	res->conf.level = 99;
@@ -356,6 +356,9 @@ static const struct jmap jmaps[] = {
     {"REMOTE_BUSY_POLL", "remote/counts/busy_poll_us", 0, NULL},
     {"STREAMS", "result/stream_count", 0, NULL},
     {"FAIRNESS", "fairness", 0, NULL},
+    {"START_SCHEDULED", "timing/start_scheduled_ns", 0, NULL},
+    {"START_ACTUAL", "timing/start_actual_ns", 0, NULL},
+    {"END_TIME", "timing/end_ns", 0, NULL},
     {"COMMAND_LINE", "command_line", 0, NULL},
 };
 
@@ -1162,7 +1165,7 @@ END_TEST
 START_TEST(test_interim_formats)
 {
 	struct result res;
-	struct result_interim iv = {19900.98, 0.946, 1795981239.5, 0.946};
+	struct result_interim iv = {19900.98, 0.946, 1795981239.5, 0.946, 18826, 1795981239500000000};
 	struct mem m;
 	char *text;
 	json_t *j;
@@ -1179,13 +1182,13 @@ START_TEST(test_interim_formats)
 
 	res.m = module_find("TCP_RR");
 	res.fmt = 'x';
-	iv = (struct result_interim){74060.67, 0.5, 1795981241.057, 1.5};
+	iv = (struct result_interim){74060.67, 0.5, 1795981241.057, 1.5, 37030, 1795981241057000000};
 	output_interim(mem_open(&m), &res, &iv, 3, 'o');
 	text = mem_close(&m);
 	ck_assert_str_eq(text, "74060.67,Trans/s,0.500,1795981241.057\n");
 	free(text);
 
-	iv = (struct result_interim){77249.38, 0.5, 1795981242.059, 2.0};
+	iv = (struct result_interim){77249.38, 0.5, 1795981242.059, 2.0, 38624, 1795981242059000000};
 	output_interim(mem_open(&m), &res, &iv, 0, 'k');
 	text = mem_close(&m);
 	ck_assert_str_eq(text, "NETPERF_INTERIM_RESULT[0]=77249.38\n"
