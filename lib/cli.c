@@ -8,6 +8,7 @@
 
 #include "clock.h"
 #include "err.h"
+#include "fast.h"
 #include "units.h"
 
 /* The largest message or buffer size netperf will ask for: 1 GiB. */
@@ -224,6 +225,7 @@ netperf_defaults(struct netperf_opts *o)
 	o->req_size = o->rsp_size = 1;
 	o->data_family = AF_UNSPEC;
 	o->streams = 1;
+	o->batch = 1;
 	o->iter_max = o->iter_min = 1;
 }
 
@@ -238,6 +240,11 @@ enum {
 	OPT_PLOT,
 	OPT_IFSTAT,
 	OPT_AUTH,
+	OPT_BATCH,
+	OPT_UDP_GSO,
+	OPT_UDP_GRO,
+	OPT_ZEROCOPY,
+	OPT_BUSY_POLL,
 	OPT_START_AT,
 };
 
@@ -319,6 +326,11 @@ parse_global(int argc, char **argv, struct netperf_opts *o, char *err)
 	    {"plot", required_argument, NULL, OPT_PLOT},
 	    {"ifstat", required_argument, NULL, OPT_IFSTAT},
 	    {"auth", required_argument, NULL, OPT_AUTH},
+	    {"batch", required_argument, NULL, OPT_BATCH},
+	    {"udp-gso", no_argument, NULL, OPT_UDP_GSO},
+	    {"udp-gro", no_argument, NULL, OPT_UDP_GRO},
+	    {"zerocopy", no_argument, NULL, OPT_ZEROCOPY},
+	    {"busy-poll", required_argument, NULL, OPT_BUSY_POLL},
 	    {"start-at", required_argument, NULL, OPT_START_AT},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
@@ -490,6 +502,26 @@ parse_global(int argc, char **argv, struct netperf_opts *o, char *err)
 					       "--auth: bad key file name");
 			snprintf(o->auth_file, sizeof(o->auth_file), "%s",
 				 optarg);
+			break;
+		case OPT_BATCH:
+			if (units_parse_int(optarg, 1, FAST_BATCH_MAX, &v,
+					    why) < 0)
+				return err_set(err, "--batch: %s", why);
+			o->batch = (int)v;
+			break;
+		case OPT_BUSY_POLL:
+			if (units_parse_int(optarg, 1, 1000000, &v, why) < 0)
+				return err_set(err, "--busy-poll: %s", why);
+			o->busy_poll = (int)v;
+			break;
+		case OPT_UDP_GSO:
+			o->udp_gso = 1;
+			break;
+		case OPT_UDP_GRO:
+			o->udp_gro = 1;
+			break;
+		case OPT_ZEROCOPY:
+			o->zerocopy = 1;
 			break;
 		case OPT_START_AT:
 			if (cli_start_at(optarg, clock_real_ns(),
@@ -688,6 +720,13 @@ cli_netperf_parse(int argc, char **argv, struct netperf_opts *o, char *err)
 			       o->streams);
 	if (o->rate > 0 && m->kind != MODULE_UDP_STREAM)
 		return err_set(err, "--rate applies to UDP_STREAM only");
+	{
+		struct test_params p;
+
+		cli_netperf_request(o, &p);
+		if (fast_check(m, &p, err) < 0)
+			return -1;
+	}
 	/* One scheduled start is one measured interval: repeated runs would
 	 * start at once after the first, unsynchronised. */
 	if (o->start_at_ns > 0 && (o->iter_max > 1 || o->sweep[0] != '\0' ||
@@ -814,6 +853,11 @@ cli_netperf_request(const struct netperf_opts *o, struct test_params *p)
 	p->rate = o->rate;
 	p->streams = o->streams;
 	p->wire = o->wire;
+	p->batch = o->batch;
+	p->udp_gso = o->udp_gso;
+	p->udp_gro = o->udp_gro;
+	p->zerocopy = o->zerocopy;
+	p->busy_poll = o->busy_poll;
 	p->start_at_ns = o->start_at_ns;
 	snprintf(p->cpu_bind, sizeof(p->cpu_bind), "%s", o->rcpu);
 }

@@ -60,6 +60,11 @@ struct netperf_opts {
 	int json, json_stream;
 	/* --auth KEYFILE; "" for NETPERF_AUTH_KEY, or no key at all. */
 	char auth_file[CLI_PATH_LEN];
+	/* Fast paths: --batch N, --udp-gso, --udp-gro, --zerocopy,
+	 * --busy-poll USEC. */
+	int batch;
+	int udp_gso, udp_gro, zerocopy;
+	int busy_poll;
 	/* --start-at TIME: CLOCK_REALTIME ns of the measured interval's
 	 * start; 0 to start as soon as the test is set up. */
 	int64_t start_at_ns;

@@ -9,6 +9,7 @@
 
 #include "auth.h"
 #include "clock.h"
+#include "fast.h"
 #include "proto.h"
 #include "session.h"
 #include "sock.h"
@@ -485,7 +486,9 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	}
 	for (i = 0; i < n; i++)
 		fds[i] = -1;
-	if (c->cpu_bind[0] != '\0') {
+	/* Several streams get a CPU each even without -T, on the CPUs this
+	 * process may use (hwloc leaves out the others). */
+	if (c->cpu_bind[0] != '\0' || (n > 1 && c->topo != NULL)) {
 		places = calloc((size_t)n, sizeof(*places));
 		if (places == NULL) {
 			err_set(err, "out of memory");
@@ -564,6 +567,9 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 		r->rcvbuf = res->local.rcvbuf;
 		r->send_size = res->local.send_size;
 		r->recv_size = res->local.recv_size;
+		if (m->kind != MODULE_CRR &&
+		    fast_setup(m, &res->p, fds[i], 0, r, err) < 0)
+			goto out;
 		ctx[i].buf = module_buffer(sizes, 4, &buflen);
 		if (ctx[i].buf == NULL) {
 			err_set(err, "cannot allocate a %zu-byte buffer",

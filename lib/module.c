@@ -315,6 +315,10 @@ module_merge(const struct module_run *run, struct side_result *sum)
 		sum->reordered += r->reordered;
 		sum->lost += r->lost;
 		sum->retrans += r->retrans;
+		sum->syscalls += r->syscalls;
+		sum->coalesced += r->coalesced;
+		sum->zc_done += r->zc_done;
+		sum->zc_copied += r->zc_copied;
 		/* All streams ran over the same interval; the headline
 		 * divides by the longest. */
 		if (r->elapsed > sum->elapsed)
@@ -341,6 +345,8 @@ module_merge(const struct module_run *run, struct side_result *sum)
 		sum->recv_size = r0->recv_size;
 		sum->mss = r0->mss;
 		sum->cpu_id = r0->cpu_id;
+		memcpy(sum->path, r0->path, sizeof(sum->path));
+		sum->busy_poll = r0->busy_poll;
 	}
 	if (run->cpu_measured) {
 		sum->cpu = run->cpu;

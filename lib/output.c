@@ -136,6 +136,17 @@
 	X(DUPLICATES, "Duplicate", "Messages", "", "")                         \
 	X(OUT_OF_ORDER, "Out of", "Order", "Messages", "")                     \
 	X(LOCAL_SEND_ERRORS, "Local", "Send", "Errors", "")                    \
+	X(LOCAL_DATA_PATH, "Local", "Data", "Path", "")                        \
+	X(REMOTE_DATA_PATH, "Remote", "Data", "Path", "")                      \
+	X(LOCAL_DATA_SYSCALLS, "Local", "Data", "Syscalls", "")                \
+	X(REMOTE_DATA_SYSCALLS, "Remote", "Data", "Syscalls", "")              \
+	X(REMOTE_GRO_COALESCED, "Remote", "GRO", "Coalesced", "Receives")      \
+	X(LOCAL_ZEROCOPY_DONE, "Local", "Zerocopy", "Completions", "")         \
+	X(LOCAL_ZEROCOPY_COPIED, "Local", "Zerocopy", "Copied", "")            \
+	X(REMOTE_ZEROCOPY_DONE, "Remote", "Zerocopy", "Completions", "")       \
+	X(REMOTE_ZEROCOPY_COPIED, "Remote", "Zerocopy", "Copied", "")          \
+	X(LOCAL_BUSY_POLL, "Local", "Busy", "Poll", "Microseconds")            \
+	X(REMOTE_BUSY_POLL, "Remote", "Busy", "Poll", "Microseconds")          \
 	X(STREAMS, "Streams", "", "", "")                                      \
 	X(FAIRNESS, "Fairness", "Index", "", "")                               \
 	X(START_SCHEDULED, "Start", "Scheduled", "UTC ns", "")                 \
@@ -762,6 +773,39 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 	case SEL_LOCAL_SEND_ERRORS:
 		put_u(b, cap, res->local.send_errors);
 		break;
+	case SEL_REMOTE_DATA_PATH:
+		loc = 0;
+		/* fall through */
+	case SEL_LOCAL_DATA_PATH:
+		put_s(b, cap, side_of(res, loc)->path);
+		break;
+	case SEL_REMOTE_DATA_SYSCALLS:
+		loc = 0;
+		/* fall through */
+	case SEL_LOCAL_DATA_SYSCALLS:
+		put_u(b, cap, side_of(res, loc)->syscalls);
+		break;
+	case SEL_REMOTE_GRO_COALESCED:
+		put_u(b, cap, res->remote.coalesced);
+		break;
+	case SEL_REMOTE_ZEROCOPY_DONE:
+		loc = 0;
+		/* fall through */
+	case SEL_LOCAL_ZEROCOPY_DONE:
+		put_u(b, cap, side_of(res, loc)->zc_done);
+		break;
+	case SEL_REMOTE_ZEROCOPY_COPIED:
+		loc = 0;
+		/* fall through */
+	case SEL_LOCAL_ZEROCOPY_COPIED:
+		put_u(b, cap, side_of(res, loc)->zc_copied);
+		break;
+	case SEL_REMOTE_BUSY_POLL:
+		loc = 0;
+		/* fall through */
+	case SEL_LOCAL_BUSY_POLL:
+		put_i(b, cap, side_of(res, loc)->busy_poll);
+		break;
 	case SEL_STREAMS:
 		put_i(b, cap, nstreams_of(res));
 		break;
@@ -1223,6 +1267,11 @@ json_request(const struct result *res, int *bad)
 	jput(o, "streams", jint(p->streams > 0 ? p->streams : 1), bad);
 	jput(o, "cpu_bind", jstr(p->cpu_bind), bad);
 	jput(o, "wire", json_boolean(p->wire), bad);
+	jput(o, "batch", jint(p->batch > 1 ? p->batch : 1), bad);
+	jput(o, "udp_gso", json_boolean(p->udp_gso), bad);
+	jput(o, "udp_gro", json_boolean(p->udp_gro), bad);
+	jput(o, "zerocopy", json_boolean(p->zerocopy), bad);
+	jput(o, "busy_poll_us", jint(p->busy_poll), bad);
 	jput(o, "format", jstr(fmt), bad);
 	return o;
 }
@@ -1301,6 +1350,12 @@ json_counts(const struct side_result *s, int *bad)
 	jput(o, "lost", juint(s->lost), bad);
 	jput(o, "jitter_ms", jnum(s->jitter * 1e3), bad);
 	jput(o, "cpu_id", s->cpu_id >= 0 ? jint(s->cpu_id) : json_null(), bad);
+	jput(o, "data_path", jstr(s->path), bad);
+	jput(o, "syscalls", juint(s->syscalls), bad);
+	jput(o, "gro_coalesced", juint(s->coalesced), bad);
+	jput(o, "zerocopy_completions", juint(s->zc_done), bad);
+	jput(o, "zerocopy_copied", juint(s->zc_copied), bad);
+	jput(o, "busy_poll_us", jint(s->busy_poll), bad);
 	return o;
 }
 

@@ -188,6 +188,11 @@ proto_request_pack(const struct test_params *p)
 		json_object_set_new(o, "streams", json_integer(p->streams));
 		json_object_set_new(o, "cpu_bind", json_string(p->cpu_bind));
 		json_object_set_new(o, "wire", json_boolean(p->wire));
+		json_object_set_new(o, "batch", json_integer(p->batch));
+		json_object_set_new(o, "udp_gso", json_boolean(p->udp_gso));
+		json_object_set_new(o, "udp_gro", json_boolean(p->udp_gro));
+		json_object_set_new(o, "zerocopy", json_boolean(p->zerocopy));
+		json_object_set_new(o, "busy_poll", json_integer(p->busy_poll));
 		if (p->start_at_ns > 0)
 			json_object_set_new(
 			    o, "start_at_ns",
@@ -271,6 +276,18 @@ proto_request_unpack(const json_t *msg, struct test_params *p, char *err)
 		return -1;
 	if (json_object_get(msg, "wire") != NULL &&
 	    get_bool(msg, "wire", &p->wire, err) < 0)
+		return -1;
+	/* batch 0 or 1: a call a datagram. */
+	if ((json_object_get(msg, "batch") != NULL &&
+	     get_int32(msg, "batch", 0, 1024, &p->batch, err) < 0) ||
+	    (json_object_get(msg, "udp_gso") != NULL &&
+	     get_bool(msg, "udp_gso", &p->udp_gso, err) < 0) ||
+	    (json_object_get(msg, "udp_gro") != NULL &&
+	     get_bool(msg, "udp_gro", &p->udp_gro, err) < 0) ||
+	    (json_object_get(msg, "zerocopy") != NULL &&
+	     get_bool(msg, "zerocopy", &p->zerocopy, err) < 0) ||
+	    (json_object_get(msg, "busy_poll") != NULL &&
+	     get_int32(msg, "busy_poll", 0, 1000000, &p->busy_poll, err) < 0))
 		return -1;
 	if (json_object_get(msg, "start_at_ns") != NULL &&
 	    proto_get_int(msg, "start_at_ns", 1, INT64_MAX, &p->start_at_ns,
@@ -412,6 +429,14 @@ proto_result_pack(const struct side_result *r)
 		json_object_set_new(o, "lost",
 				    json_integer((json_int_t)r->lost));
 		json_object_set_new(o, "jitter", json_real(r->jitter));
+		json_object_set_new(
+		    o, "fast",
+		    json_pack("{s:s, s:I, s:I, s:I, s:I, s:i}", "path", r->path,
+			      "syscalls", (json_int_t)r->syscalls, "coalesced",
+			      (json_int_t)r->coalesced, "zc_done",
+			      (json_int_t)r->zc_done, "zc_copied",
+			      (json_int_t)r->zc_copied, "busy_poll",
+			      r->busy_poll));
 		json_object_set_new(o, "wall_start_ns",
 				    json_integer((json_int_t)r->wall_start_ns));
 		json_object_set_new(o, "wall_end_ns",
@@ -430,6 +455,25 @@ get_u64(const json_t *obj, const char *key, uint64_t *out, char *err)
 	if (proto_get_int(obj, key, 0, INT64_MAX, &v, err) < 0)
 		return -1;
 	*out = (uint64_t)v;
+	return 0;
+}
+
+/* The fast-path figures of a result, the "fast" object. */
+static int
+fast_unpack(const json_t *j, struct side_result *r, char *err)
+{
+	int64_t v;
+
+	if (!json_is_object(j))
+		return err_set(err, "field \"fast\" is not an object");
+	if (proto_get_string(j, "path", r->path, sizeof(r->path), err) ||
+	    get_u64(j, "syscalls", &r->syscalls, err) ||
+	    get_u64(j, "coalesced", &r->coalesced, err) ||
+	    get_u64(j, "zc_done", &r->zc_done, err) ||
+	    get_u64(j, "zc_copied", &r->zc_copied, err) ||
+	    proto_get_int(j, "busy_poll", 0, INT32_MAX, &v, err))
+		return -1;
+	r->busy_poll = (int)v;
 	return 0;
 }
 
@@ -483,6 +527,9 @@ proto_result_unpack(const json_t *msg, struct side_result *r, char *err)
 	    (json_object_get(msg, "wall_end_ns") &&
 	     proto_get_int(msg, "wall_end_ns", 0, INT64_MAX, &r->wall_end_ns,
 			   err)))
+		return -1;
+	if (json_object_get(msg, "fast") != NULL &&
+	    fast_unpack(json_object_get(msg, "fast"), r, err) < 0)
 		return -1;
 	cpu = json_object_get(msg, "cpu");
 	if (cpu != NULL) {

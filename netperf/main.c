@@ -346,6 +346,17 @@ setup_client(struct client *c, const struct netperf_opts *o, struct topo *topo,
 {
 	if (client_open(c, o, err) < 0)
 		return -1;
+	/* --streams N: the topology places one stream a CPU, -T or not. */
+	if (o->lcpu[0] == '\0' && o->streams > 1) {
+		if (!*have_topo) {
+			if (topo_load(topo, NULL, NULL, err) < 0) {
+				client_close(c);
+				return -1;
+			}
+			*have_topo = 1;
+		}
+		c->topo = topo;
+	}
 	if (o->lcpu[0] != '\0') {
 		if (!*have_topo) {
 			if (topo_load(topo, NULL, NULL, err) < 0) {
