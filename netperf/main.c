@@ -756,7 +756,8 @@ run_merge(int argc, char **argv)
 		int arc;
 
 		if (len == 0)
-			err_set(err, "%s: empty (the run wrote no result)",
+			err_set(err, "%s: empty (the run wrote no result; see its "
+				"standard error)",
 				name);
 		if (len <= 0) {
 			fprintf(stderr, "netperf: %s\n", err);
@@ -858,6 +859,17 @@ main(int argc, char **argv)
 		return run_merge(argc, argv);
 	if (cli_netperf_parse(argc, argv, &o, err) < 0) {
 		fprintf(stderr, "netperf: %s\n", err);
+		/* A fleet's client (--start-at too late, a bad option) still
+		 * leaves a document naming why, where its result would be. */
+		for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+			if (strcmp(argv[i], "--json") == 0 ||
+			    strcmp(argv[i], "-J") == 0 ||
+			    strcmp(argv[i], "--json-stream") == 0) {
+				output_json_error(
+				    stdout, o.test, o.host, err,
+				    strcmp(argv[i], "--json-stream") == 0);
+				break;
+			}
 		fprintf(stderr, "Try 'netperf -h' for usage.\n");
 		return 2;
 	}
