@@ -348,6 +348,19 @@ serve_omni(int ctl, const unsigned char *msg, const struct server_limits *lim,
 	sizes[3] = p.rsp_size;
 	/* Our buffer, whatever widths and alignments 2.7 asked for: the
 	 * memory a test takes is bounded by the limits, not by the client. */
+	for (int i = 1; i < 4; i++)
+		if (sizes[i] > sizes[0])
+			sizes[0] = sizes[i];
+	if (sizes[0] > lim->max_session_mem) {
+		err_set(err,
+			"this test needs %lld bytes of data buffer, over this "
+			"server's limit of %lld per session "
+			"(--max-session-memory)",
+			(long long)sizes[0], (long long)lim->max_session_mem);
+		e = EPERM;
+		goto refuse;
+	}
+	sizes[0] = r.send_size;
 	ctx.buf = module_buffer(sizes, 4, &buflen);
 	if (ctx.buf == NULL) {
 		err_set(err, "cannot allocate a %zu-byte buffer", buflen);

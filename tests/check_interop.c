@@ -691,6 +691,39 @@ START_TEST(ref_access)
 }
 END_TEST
 
+/* --max-session-memory holds for 2.7 clients: a request whose buffer
+ * would pass it is refused (EPERM), a smaller one served. */
+START_TEST(ref_memory_bound)
+{
+	const char *extra[] = {"--legacy", "--max-session-memory", "1M", NULL};
+	unsigned char msg[LEGACY_MSG_LEN];
+	struct legacy_omni_request q;
+	char path[512], err[256], *text;
+	const char *rr[] = {"-t", "TCP_RR", "-l", "1", "--", "-r", "1000",
+			    NULL};
+	struct harness_server s;
+	FILE *f;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/legacy/tcp_rr.request",
+		 NP_TEST_DATA);
+	f = fopen(path, "rb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fread(msg, 1, sizeof(msg), f), sizeof(msg));
+	fclose(f);
+	ck_assert_int_eq(legacy_request_decode(msg, sizeof(msg), &q, err), 0);
+	q.request_size = 2 << 20;
+	legacy_request_encode(&q, -1, msg);
+	ck_assert_int_eq(harness_server_start(&s, extra), 0);
+	ck_assert_int_eq(raw_answer(s.port, msg, sizeof(msg)), EPERM);
+	ck_assert_int_ge(log_count(s.log, "--max-session-memory", 1), 1);
+	rc = ref_netperf(s.port, rr, &text);
+	ck_assert_msg(rc == 0, "exit %d:\n%s", rc, text);
+	free(text);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
 /* SIGTERM during a 2.7 client's test: it is ended at once, the client
  * told (ESHUTDOWN), and netserver exits 0. */
 START_TEST(ref_sigterm)
@@ -754,6 +787,7 @@ interop_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, ref_access);
 	tcase_add_test(tc, ref_sigterm);
+	tcase_add_test(tc, ref_memory_bound);
 	suite_add_tcase(s, tc);
 	return s;
 }
