@@ -37,6 +37,9 @@ struct result_interim {
 	double interval;    /* seconds it covers */
 	double ending;	    /* wall-clock time it ended, seconds */
 	double since_start; /* seconds from the test's start to its end */
+	/* netperf's data connections over the interval: counters as what
+	 * they added, states as read at its end; n 0 when not TCP. */
+	struct tcpinfo tcpi;
 };
 
 /* Repeated runs (-i, -I): the means and how wide their intervals are. */

@@ -182,9 +182,9 @@ build_rr(struct result *res, int cpu)
 	res->interim = calloc(2, sizeof(*res->interim));
 	ck_assert_ptr_nonnull(res->interim);
 	res->interim[0] =
-	    (struct result_interim){72000.5, 1.0, 1795981240.25, 1.0};
+	    (struct result_interim){.value = 72000.5, .interval = 1.0, .ending = 1795981240.25, .since_start = 1.0};
 	res->interim[1] =
-	    (struct result_interim){73000.25, 1.001, 1795981241.251, 2.001};
+	    (struct result_interim){.value = 73000.25, .interval = 1.001, .ending = 1795981241.251, .since_start = 2.001};
 
 	res->conf.iterations = 3;
 	res->conf.level = 99;
@@ -1151,7 +1151,7 @@ END_TEST
 START_TEST(test_interim_formats)
 {
 	struct result res;
-	struct result_interim iv = {19900.98, 0.946, 1795981239.5, 0.946};
+	struct result_interim iv = {.value = 19900.98, .interval = 0.946, .ending = 1795981239.5, .since_start = 0.946};
 	struct mem m;
 	char *text;
 	json_t *j;
@@ -1168,13 +1168,13 @@ START_TEST(test_interim_formats)
 
 	res.m = module_find("TCP_RR");
 	res.fmt = 'x';
-	iv = (struct result_interim){74060.67, 0.5, 1795981241.057, 1.5};
+	iv = (struct result_interim){.value = 74060.67, .interval = 0.5, .ending = 1795981241.057, .since_start = 1.5};
 	output_interim(mem_open(&m), &res, &iv, 3, 'o');
 	text = mem_close(&m);
 	ck_assert_str_eq(text, "74060.67,Trans/s,0.500,1795981241.057\n");
 	free(text);
 
-	iv = (struct result_interim){77249.38, 0.5, 1795981242.059, 2.0};
+	iv = (struct result_interim){.value = 77249.38, .interval = 0.5, .ending = 1795981242.059, .since_start = 2.0};
 	output_interim(mem_open(&m), &res, &iv, 0, 'k');
 	text = mem_close(&m);
 	ck_assert_str_eq(text, "NETPERF_INTERIM_RESULT[0]=77249.38\n"
