@@ -32,14 +32,14 @@ enum tcpinfo_merge {
 	F(X, CWND, "cwnd", TCPINFO_SUM, 0, "Cwnd", "segments")                 \
 	F(X, SSTHRESH, "snd_ssthresh", TCPINFO_MAX, 0, "Ssthresh", "segments") \
 	F(X, RTT, "rtt_us", TCPINFO_MEAN, 0, "sRTT", "usec")                   \
-	F(X, RTT_MAX, "rtt_max_us", TCPINFO_MAX, 0, "sRTT max", "usec")        \
+	F(X, RTT_MAX, "rtt_max_us", TCPINFO_MAX, 0, "sRTTmax", "usec")        \
 	F(X, RTTVAR, "rttvar_us", TCPINFO_MEAN, 0, "RTTvar", "usec")           \
-	F(X, MIN_RTT, "min_rtt_us", TCPINFO_MIN, 0, "Min RTT", "usec")         \
-	F(X, RCV_RTT, "rcv_rtt_us", TCPINFO_MEAN, 0, "Rcv RTT", "usec")        \
+	F(X, MIN_RTT, "min_rtt_us", TCPINFO_MIN, 0, "MinRTT", "usec")         \
+	F(X, RCV_RTT, "rcv_rtt_us", TCPINFO_MEAN, 0, "RcvRTT", "usec")        \
 	F(X, RTO, "rto_us", TCPINFO_MAX, 0, "RTO", "usec")                     \
 	F(X, ATO, "ato_us", TCPINFO_MAX, 0, "ATO", "usec")                     \
 	F(X, PMTU, "pmtu", TCPINFO_MIN, 0, "PMTU", "bytes")                    \
-	F(X, RCV_SSTHRESH, "rcv_ssthresh", TCPINFO_MAX, 0, "Rcv ssthresh",     \
+	F(X, RCV_SSTHRESH, "rcv_ssthresh", TCPINFO_MAX, 0, "RcvSsthresh",     \
 	  "bytes")                                                             \
 	F(X, DELIVERY_RATE, "delivery_rate", TCPINFO_SUM, 0, "Delivery",       \
 	  "bytes/s")                                                           \
@@ -47,10 +47,10 @@ enum tcpinfo_merge {
 	F(X, REORDERING, "reordering", TCPINFO_MAX, 0, "Reordering",           \
 	  "segments")                                                          \
 	F(X, BUSY, "busy_us", TCPINFO_SUM, 1, "Busy", "usec")                  \
-	F(X, RWND_LIMITED, "rwnd_limited_us", TCPINFO_SUM, 1, "Rwnd limited",  \
+	F(X, RWND_LIMITED, "rwnd_limited_us", TCPINFO_SUM, 1, "RwndLimited",  \
 	  "usec")                                                              \
 	F(X, SNDBUF_LIMITED, "sndbuf_limited_us", TCPINFO_SUM, 1,              \
-	  "Sndbuf limited", "usec")
+	  "SndbufLimited", "usec")
 
 enum tcpinfo_id {
 #define TCPINFO_ENUM(X, id, key, merge, counter, title, unit) TCPINFO_##id,

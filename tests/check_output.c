@@ -155,6 +155,13 @@ build_rr(struct result *res, int cpu)
 	fill_side(&res->local, 727136, 16384, 131072);
 	fill_side(&res->remote, 727136, 32768, 262144);
 	res->remote.mss = -1;
+	/* netperf's side has TCP_INFO, one figure unknown; netserver's
+	 * none, so both the values and the -1 for null are checked. */
+	tcpinfo_clear(&res->local.tcpi);
+	res->local.tcpi.n = 2;
+	for (int f = 0; f < TCPINFO_NFIELDS; f++)
+		res->local.tcpi.v[f] = 100 * f + 7;
+	res->local.tcpi.v[TCPINFO_BUSY] = -1;
 	if (cpu) {
 		fill_cpu(&res->local, 4);
 		fill_cpu(&res->remote, 2);
@@ -353,7 +360,25 @@ static const struct jmap jmaps[] = {
 static const struct jmap *
 jmap_find(const char *name)
 {
-	int i;
+	static char tcp_path[96];
+	static struct jmap tcp_map;
+	int i, local = strncmp(name, "LOCAL_TCP_", 10) == 0;
+
+	/* The TCP_INFO pairs map onto the side's tcp_info object. */
+	if (local || strncmp(name, "REMOTE_TCP_", 11) == 0) {
+		for (i = 0; i < TCPINFO_NFIELDS; i++)
+			if (strcmp(name + (local ? 10 : 11),
+				   tcpinfo_fields[i].id) == 0) {
+				snprintf(tcp_path, sizeof(tcp_path),
+					 "%s/tcp_info/%s",
+					 local ? "local" : "remote",
+					 tcpinfo_fields[i].key);
+				tcp_map.name = name;
+				tcp_map.path = tcp_path;
+				return &tcp_map;
+			}
+		return NULL;
+	}
 
 	for (i = 0; i < NJMAPS; i++)
 		if (strcmp(jmaps[i].name, name) == 0)
