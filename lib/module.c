@@ -72,6 +72,9 @@ stream_main(void *arg)
 	pthread_mutex_unlock(&run->lock);
 	if (bound < 0 || run->abort) {
 		job->rc = -1;
+		/* Counted as finished like any other ending: the interim
+		 * loop waits for every stream to be done. */
+		__atomic_add_fetch(&run->finished, 1, __ATOMIC_RELEASE);
 		return NULL;
 	}
 	r->mss = -1;

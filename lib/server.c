@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "escape.h"
 #include "proto.h"
 #include "session.h"
 #include "sock.h"
@@ -89,9 +90,20 @@ server_check_request(const struct test_params *p,
 		     const struct server_limits *lim, char *err)
 {
 	const struct test_module *m = module_find(p->test);
+	char text[ESCAPE_LEN];
+	const char *c;
 
 	if (m == NULL)
-		return err_set(err, "unknown test \"%s\"", p->test);
+		return err_set(err, "unknown test \"%s\"",
+			       escape_str(text, sizeof(text), p->test));
+	/* The binding is quoted back in topology errors: printable only. */
+	for (c = p->cpu_bind; *c != '\0'; c++)
+		if (*c < 0x20 || *c >= 0x7f)
+			return err_set(err,
+				       "CPU binding \"%s\" holds a byte outside "
+				       "printable ASCII",
+				       escape_str(text, sizeof(text),
+						  p->cpu_bind));
 	if (p->duration > lim->max_duration)
 		return err_set(err,
 			       "test length %.0f s exceeds this server's limit "
@@ -708,16 +720,19 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 	 * traffic) to the end. The client sends nothing more before "go",
 	 * so the capture misses no packet of the test. */
 	if (p.wire && m->kind != MODULE_CRR) {
-		struct wire_flow flows[64];
+		/* One flow per listener, however many streams: a fixed array
+		 * here once counted only the first 64. */
+		struct wire_flow *flows = calloc((size_t)nlisten, sizeof(*flows));
 		int nf = 0;
 
-		for (i = 0; i < nlisten && i < 64; i++) {
+		for (i = 0; flows != NULL && i < nlisten; i++) {
 			if (wire_flow_of(ctl, m->protocol, 1, &flows[nf]) < 0)
 				continue;
 			set_port(&flows[nf].local, ports[i]);
 			nf++;
 		}
 		wire_session_start(&ws, &wr, NULL, flows, nf);
+		free(flows);
 		wire_on = 1;
 	} else if (p.wire) {
 		wire_session_start(&ws, &wr, NULL, NULL, 0);
@@ -880,7 +895,7 @@ authenticate(int ctl, const struct auth_key *key, const unsigned char *snonce,
 {
 	unsigned char cnonce[AUTH_NONCE_LEN], proof[AUTH_MAC_LEN];
 	unsigned char want[AUTH_MAC_LEN];
-	char hex[2 * AUTH_MAC_LEN + 1], why[ERR_LEN];
+	char hex[2 * AUTH_MAC_LEN + 1], why[ERR_LEN], text[ESCAPE_LEN];
 	json_t *msg, *ok;
 	int rc;
 
@@ -894,7 +909,7 @@ authenticate(int ctl, const struct auth_key *key, const unsigned char *snonce,
 		err_set(err,
 			"authentication failed: the client sent \"%s\" "
 			"instead of credentials",
-			proto_type(msg));
+			escape_str(text, sizeof(text), proto_type(msg)));
 		json_decref(msg);
 		return -1;
 	}
@@ -922,7 +937,7 @@ session_loop(struct server_state *st, int ctl, const struct server_limits *lim,
 	     volatile sig_atomic_t *stop, char *err)
 {
 	unsigned char snonce[AUTH_NONCE_LEN];
-	char hex[2 * AUTH_NONCE_LEN + 1];
+	char hex[2 * AUTH_NONCE_LEN + 1], text[ESCAPE_LEN];
 	json_t *msg, *hello;
 	int64_t ver;
 	const char *type;
@@ -944,7 +959,7 @@ session_loop(struct server_state *st, int ctl, const struct server_limits *lim,
 	    proto_get_int(msg, "version", 0, INT32_MAX, &ver, err) < 0) {
 		if (strcmp(proto_type(msg), "hello") != 0)
 			err_set(err, "expected hello, got \"%s\"",
-				proto_type(msg));
+				escape_str(text, sizeof(text), proto_type(msg)));
 		json_decref(msg);
 		send_error(ctl, err);
 		return -1;
@@ -1012,7 +1027,8 @@ session_loop(struct server_state *st, int ctl, const struct server_limits *lim,
 			continue;
 		}
 		if (strcmp(type, "request") != 0) {
-			err_set(err, "unexpected \"%s\" message", type);
+			err_set(err, "unexpected \"%s\" message",
+				escape_str(text, sizeof(text), type));
 			json_decref(msg);
 			send_error(ctl, err);
 			return -1;
