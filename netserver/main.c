@@ -117,6 +117,9 @@ usage(FILE *out)
 	    "    --auth-file FILE      require clients to prove the key in "
 	    "FILE\n"
 	    "    --allow CIDR[,CIDR]   serve only these client networks\n"
+	    "    --allow-privileged-ports\n"
+	    "                          let clients ask for data ports below "
+	    "1024\n"
 	    "\n"
 	    "Limits:\n"
 	    "    --max-sessions N      sessions at once (64)\n"
@@ -127,6 +130,8 @@ usage(FILE *out)
 	    "(64M)\n"
 	    "    --max-buffer BYTES    largest socket buffer (256M)\n"
 	    "    --max-streams N       data connections per test (64)\n"
+	    "    --max-session-memory BYTES\n"
+	    "                          data buffers of one session (256M)\n"
 	    "    --idle-timeout SECS   control silence allowed (60)\n"
 	    "    --accept-timeout SECS wait for the data connection (10)\n",
 	    out);
@@ -589,6 +594,9 @@ set_limits(const struct netserver_opts *o, struct server_limits *lim)
 		lim->max_msg = o->max_message;
 	if (o->max_buffer > 0)
 		lim->max_buf = (int)o->max_buffer;
+	if (o->max_session_memory > 0)
+		lim->max_session_mem = o->max_session_memory;
+	lim->allow_low_ports = o->allow_privileged_ports;
 }
 
 int

@@ -9,11 +9,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
+
+#include <jansson.h>
+
+#include "auth.h"
 
 /* Reads a whole file into a NUL-terminated malloc'd buffer (NULL when it
  * cannot); *len gets its size. */
@@ -94,13 +100,17 @@ struct forge {
 };
 
 #define S(x) x, sizeof(x) - 1
-/* A request netserver would accept but for the fields in x. */
-#define REQ(x)                                                                 \
+/* A request netserver would accept but for the fields in x; REQ_SIZED
+ * leaves rrecv_size and req_size to x, REQ_PORT data_port. */
+#define REQ_BASE(x)                                                            \
 	"{\"type\":\"request\",\"duration\":1,\"count\":0,\"send_size\":0,"  \
-	"\"recv_size\":0,\"rsend_size\":0,\"rrecv_size\":0,\"req_size\":1,"  \
+	"\"recv_size\":0,\"rsend_size\":0,"                                    \
 	"\"rsp_size\":1,\"lsndbuf\":-1,\"lrcvbuf\":-1,\"rsndbuf\":-1,"        \
-	"\"rrcvbuf\":-1,\"nodelay\":false,\"burst\":0,\"remote_cpu\":false," \
-	"\"data_port\":0," x "}"
+	"\"rrcvbuf\":-1,\"nodelay\":false,\"burst\":0,\"remote_cpu\":false," x \
+	"}"
+#define REQ_SIZED(x) REQ_BASE("\"data_port\":0," x)
+#define REQ_PORT(x) REQ_BASE("\"rrecv_size\":0,\"req_size\":1," x)
+#define REQ(x) REQ_SIZED("\"rrecv_size\":0,\"req_size\":1," x)
 static const struct forge forges[] = {
     {NULL, S("{\"type\":\"x\\nFORGED0 \\u001b]0;pwn\\u0007\"}"),
      "x\\nFORGED0 \\x1b]0;pwn\\x07"},
@@ -236,6 +246,458 @@ START_TEST(log_reopen_symlink_refused)
 }
 END_TEST
 
+/* A process's resident set (VmRSS) in KiB, or -1 when it is gone. */
+static long
+rss_kib(pid_t pid)
+{
+	char path[64], line[256];
+	long kib = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "VmRSS: %ld", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
+/* Says hello on a new control connection; returns it. */
+static int
+hello(int port)
+{
+	char buf[4096];
+	int fd = harness_connect(port);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(harness_send_json(fd, HELLO), 0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+	return fd;
+}
+
+/*
+ * 16 streams of 64 MiB receive buffers, each within the per-message
+ * limit, would be a GiB in one child (and seconds of CPU to fill): the
+ * request is refused before anything is allocated, with the limit named,
+ * and logged once.
+ */
+START_TEST(session_memory_bounded)
+{
+	struct harness_server s;
+	char buf[4096];
+	double t0;
+	int fd;
+
+	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
+	fd = hello(s.port);
+	t0 = harness_now();
+	ck_assert_int_eq(
+	    harness_send_json(fd, REQ_SIZED("\"test\":\"TCP_STREAM\","
+				      "\"streams\":16,\"req_size\":1,"
+				      "\"rrecv_size\":67108864")),
+	    0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+	ck_assert_double_lt(harness_now() - t0, 2);
+	ck_assert_msg(strstr(buf, "\"error\"") != NULL &&
+			  strstr(buf, "1024 MiB") != NULL &&
+			  strstr(buf, "256 MiB per session") != NULL &&
+			  strstr(buf, "--max-session-memory") != NULL,
+		      "not refused: %s", buf);
+	close(fd);
+	ck_assert_int_eq(wait_lines(s.log, "--max-session-memory", 1), 1);
+	usleep(200000);
+	ck_assert_int_eq(harness_log_count(s.log, "--max-session-memory"), 1);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
+/* Where the limit is set lower, a request over it is refused in its
+ * words. */
+START_TEST(session_memory_option)
+{
+	const char *extra[] = {"--max-session-memory", "1M", NULL};
+	struct harness_server s;
+	char buf[4096];
+	int fd;
+
+	ck_assert_int_eq(harness_server_start(&s, extra), 0);
+	fd = hello(s.port);
+	ck_assert_int_eq(
+	    harness_send_json(fd, REQ_SIZED("\"test\":\"TCP_RR\",\"streams\":2,"
+				      "\"rrecv_size\":0,\"req_size\":1048576")),
+	    0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+	ck_assert_msg(strstr(buf, "needs 2 MiB of data buffers (2 streams)") !=
+			      NULL &&
+			  strstr(buf, "limit of 1 MiB per session") != NULL,
+		      "not refused: %s", buf);
+	close(fd);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
+/*
+ * A legal large test still runs, and its streams share what they only
+ * send from: 16 TCP_MAERTS streams of 16 MiB sends hold one 16 MiB
+ * buffer in the child, not 256 MiB.
+ */
+START_TEST(send_buffers_shared)
+{
+	struct harness_server s;
+	char port[16];
+	const char *args[] = {"-H", "127.0.0.1", "-p", port,
+			      "-t", "TCP_MAERTS", "-l", "3",
+			      "--streams", "16", "--", "-m",
+			      "64K,16M", NULL};
+	pid_t np, kids[4];
+	long rss, peak = 0;
+	double end;
+	int status;
+
+	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
+	snprintf(port, sizeof(port), "%d", s.port);
+	np = harness_netperf_spawn(args);
+	ck_assert_int_gt(np, 0);
+	end = harness_now() + 15;
+	while (harness_now() < end && waitpid(np, &status, WNOHANG) == 0) {
+		if (harness_server_children(&s, kids, 4) == 1) {
+			rss = rss_kib(kids[0]);
+			if (rss > peak)
+				peak = rss;
+		}
+		usleep(100000);
+	}
+	ck_assert_msg(harness_now() < end, "netperf did not finish");
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "netperf failed");
+	/* The shared buffer is 16 MiB; per-stream copies were 256. */
+	ck_assert_msg(peak > 16 * 1024 && peak < 64 * 1024,
+		      "child RSS peaked at %ld KiB", peak);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
+/* One stream at the message limit is within the session limit, and runs;
+ * it fills its 64 MiB buffer in well under a second. */
+START_TEST(large_legal_request_runs)
+{
+	struct harness_server s;
+	struct harness_out *o = malloc(sizeof(*o));
+	char port[16];
+	const char *args[] = {"-H", "127.0.0.1", "-p", port, "-t",
+			      "TCP_STREAM", "-l", "1", "--", "-M",
+			      "64M", NULL};
+
+	ck_assert_ptr_nonnull(o);
+	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
+	snprintf(port, sizeof(port), "%d", s.port);
+	ck_assert_int_eq(harness_netperf(args, 20, o), 0);
+	ck_assert_msg(o->status == 0, "netperf failed: %s", o->err);
+	ck_assert_double_lt(o->seconds, 5);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+	free(o);
+}
+END_TEST
+
+/* Sends one request on a fresh session and reads the answer into buf. */
+static void
+ask(int port, const char *req, char *buf, size_t cap)
+{
+	int fd = hello(port);
+
+	ck_assert_int_eq(harness_send_json(fd, req), 0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, cap, 5000), 0);
+	close(fd);
+}
+
+/* UDP takes a port per stream from data_port up: 65535 and 2 streams
+ * would put the second on port 65536, which wraps to a random port. */
+START_TEST(data_port_overflow_refused)
+{
+	struct harness_server s;
+	char buf[4096];
+
+	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
+	ask(s.port,
+	    REQ_PORT("\"test\":\"UDP_STREAM\",\"streams\":2,\"data_port\":65535"),
+	    buf, sizeof(buf));
+	ck_assert_msg(strstr(buf, "\"error\"") != NULL &&
+			  strstr(buf, "data port 65535 with 2 streams runs "
+				      "past port 65535") != NULL,
+		      "not refused: %s", buf);
+	ask(s.port,
+	    REQ_PORT("\"test\":\"UDP_STREAM\",\"streams\":2,\"data_port\":65533"),
+	    buf, sizeof(buf));
+	ck_assert_msg(strstr(buf, "\"ready\"") != NULL &&
+			  strstr(buf, "[65533,65534]") != NULL,
+		      "a fitting range refused: %s", buf);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
+/* A client cannot make a root netserver bind a privileged port, unless
+ * the option lets it. */
+START_TEST(privileged_data_port_refused)
+{
+	const char *allow[] = {"--allow-privileged-ports", NULL};
+	struct harness_server s;
+	char buf[4096];
+
+	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
+	ask(s.port, REQ_PORT("\"test\":\"TCP_STREAM\",\"data_port\":1000"), buf,
+	    sizeof(buf));
+	ck_assert_msg(strstr(buf, "\"error\"") != NULL &&
+			  strstr(buf, "data port 1000 is a privileged port") !=
+			      NULL,
+		      "not refused: %s", buf);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+	if (geteuid() != 0) {
+		fprintf(stderr, "privileged_data_port_refused: not root, "
+				"the allowed case skipped\n");
+		return;
+	}
+	ck_assert_int_eq(harness_server_start(&s, allow), 0);
+	ask(s.port, REQ_PORT("\"test\":\"TCP_STREAM\",\"data_port\":1000"), buf,
+	    sizeof(buf));
+	ck_assert_msg(strstr(buf, "\"ready\"") != NULL &&
+			  strstr(buf, "\"data_port\":1000") != NULL,
+		      "refused with the option: %s", buf);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
+/* Runs netserver with args, its stderr into err; returns its exit status,
+ * or -1 when it had to be killed after timeout seconds. */
+static int
+netserver_status(const char *const *args, double timeout, char *err,
+		 size_t cap)
+{
+	char path[] = "/tmp/np-hostile-err-XXXXXX";
+	const char *argv[16];
+	int fd = mkstemp(path), n = 0, status;
+	ssize_t got;
+	pid_t pid;
+
+	ck_assert_int_ge(fd, 0);
+	argv[n++] = NP_NETSERVER;
+	for (; *args != NULL && n < 15; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		dup2(fd, STDERR_FILENO);
+		execv(NP_NETSERVER, (char *const *)argv);
+		_exit(127);
+	}
+	status = harness_wait_status(pid, harness_now() + timeout);
+	got = pread(fd, err, cap - 1, 0);
+	err[got > 0 ? got : 0] = '\0';
+	close(fd);
+	unlink(path);
+	return status;
+}
+
+/* A FIFO, a symlink or a key another user owns is refused at once. */
+START_TEST(key_file_checked_before_open)
+{
+	char dir[] = "/tmp/np-hostile-XXXXXX", path[64], real[64], err[1024];
+	const char *args[] = {"-D", "-p", "0", "-L", "127.0.0.1",
+			      "--auth-file", path, NULL};
+	double t0;
+	int fd;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/key", dir);
+	snprintf(real, sizeof(real), "%s/real", dir);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	t0 = harness_now();
+	ck_assert_int_eq(netserver_status(args, 5, err, sizeof(err)), 1);
+	ck_assert_double_lt(harness_now() - t0, 3);
+	ck_assert_msg(strstr(err, "is not a regular file") != NULL, "%s", err);
+	unlink(path);
+
+	fd = open(real, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "0123456789abcdef0123\n", 21), 21);
+	close(fd);
+	ck_assert_int_eq(symlink(real, path), 0);
+	ck_assert_int_eq(netserver_status(args, 5, err, sizeof(err)), 1);
+	ck_assert_msg(strstr(err, "is a symbolic link") != NULL, "%s", err);
+	unlink(path);
+
+	if (geteuid() == 0) {
+		ck_assert_int_eq(rename(real, path), 0);
+		ck_assert_int_eq(chown(path, 65534, 65534), 0);
+		ck_assert_int_eq(netserver_status(args, 5, err, sizeof(err)),
+				 1);
+		ck_assert_msg(strstr(err, "belongs to uid 65534") != NULL,
+			      "%s", err);
+		unlink(path);
+	} else {
+		fprintf(stderr, "key_file_checked_before_open: not root, the "
+				"owner case skipped\n");
+		unlink(real);
+	}
+	rmdir(dir);
+}
+END_TEST
+
+/* Sends a request on the session fd and reads its "ready": the data port
+ * and the token. */
+static void
+ready_for(int fd, const char *req, int *port, unsigned char *token)
+{
+	char buf[4096];
+	json_t *ready;
+
+	ck_assert_int_eq(harness_send_json(fd, req), 0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+	ready = json_loads(buf, 0, NULL);
+	ck_assert_msg(ready != NULL && strstr(buf, "\"ready\"") != NULL,
+		      "reply: %s", buf);
+	*port = (int)json_integer_value(json_object_get(ready, "data_port"));
+	ck_assert_int_eq(
+	    auth_unhex(json_string_value(json_object_get(ready, "token")),
+		       token, AUTH_TOKEN_LEN),
+	    0);
+	json_decref(ready);
+}
+
+/* Five local connections that never send a byte, made before the
+ * client's own, cost it nothing: their tokens are awaited side by side,
+ * not one after another for 2 s each (which used up the 10 s window). */
+START_TEST(silent_connections_do_not_stop_a_test)
+{
+	struct harness_server s;
+	unsigned char token[AUTH_TOKEN_LEN];
+	int fd, d, silent[5], port;
+	char buf[4096];
+	double t0;
+
+	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
+	fd = hello(s.port);
+	ready_for(fd, REQ("\"test\":\"TCP_STREAM\""), &port, token);
+	for (int i = 0; i < 5; i++) {
+		silent[i] = harness_connect(port);
+		ck_assert_int_ge(silent[i], 0);
+	}
+	/* The server has accepted them before the real one arrives. */
+	usleep(300000);
+	t0 = harness_now();
+	d = harness_connect(port);
+	ck_assert_int_ge(d, 0);
+	ck_assert_int_eq(harness_send(d, token, sizeof(token)), 0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 8000), 0);
+	ck_assert_msg(strstr(buf, "\"go\"") != NULL, "reply: %s", buf);
+	ck_assert_double_lt(harness_now() - t0, 1.5);
+	for (int i = 0; i < 5; i++)
+		close(silent[i]);
+	close(d);
+	close(fd);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
+/* Connects to 127.0.0.1:port; returns the socket. */
+static int
+connect_to(int port)
+{
+	int fd = harness_connect(port);
+
+	ck_assert_int_ge(fd, 0);
+	return fd;
+}
+
+/*
+ * TCP_CRR as a client would run it, by hand, with one silent connection
+ * opened first: netserver's loop goes on serving while that one waits
+ * for a token that never comes (it used to block the loop, and the test
+ * made one transaction instead of thousands).
+ */
+START_TEST(crr_silent_connection_does_not_stall)
+{
+	struct harness_server s;
+	unsigned char token[AUTH_TOKEN_LEN];
+	char buf[8192], msg[64];
+	int fd, d, quiet, port, trans = 0;
+	double end;
+	json_t *res;
+
+	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
+	fd = hello(s.port);
+	ready_for(fd, REQ("\"test\":\"TCP_CRR\""), &port, token);
+	quiet = connect_to(port);
+	/* CRR starts at "go", sent as soon as the listener is up. */
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+	ck_assert_msg(strstr(buf, "\"go\"") != NULL, "reply: %s", buf);
+	memcpy(msg, token, sizeof(token));
+	msg[sizeof(token)] = 'q';
+	end = harness_now() + 1.5;
+	while (harness_now() < end && trans < 100000) {
+		d = connect_to(port);
+		ck_assert_int_eq(harness_send(d, msg, sizeof(token) + 1), 0);
+		/* The answer, then the server's close; a stalled loop
+		 * answers nothing before the deadline. */
+		struct timeval tv = {2, 0};
+
+		setsockopt(d, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		if (recv(d, buf, 1, 0) == 1 && recv(d, buf, 1, 0) == 0)
+			trans++;
+		close(d);
+	}
+	ck_assert_int_eq(harness_send_json(fd, "{\"type\":\"stop\"}"), 0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 8000), 0);
+	res = json_loads(buf, 0, NULL);
+	ck_assert_msg(res != NULL && strstr(buf, "\"results\"") != NULL,
+		      "reply: %s", buf);
+	/* Ground truth is what this client completed; the server counted
+	 * the same transactions. */
+	fprintf(stderr, "TCP_CRR: %d transactions in 1.5 s beside a silent "
+			"connection\n", trans);
+	ck_assert_msg(trans >= 1000, "%d transactions in 1.5 s", trans);
+	ck_assert_int_eq(json_integer_value(json_object_get(res, "trans")),
+			 trans);
+	json_decref(res);
+	close(quiet);
+	close(fd);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
+/* Two streams, one connected late: the wait for both ends at one
+ * deadline from "ready", not at a new one per stream. */
+START_TEST(accept_has_one_deadline)
+{
+	const char *extra[] = {"--accept-timeout", "2", NULL};
+	struct harness_server s;
+	unsigned char token[AUTH_TOKEN_LEN];
+	char buf[4096];
+	int fd, d, port;
+	double t0;
+
+	ck_assert_int_eq(harness_server_start(&s, extra), 0);
+	fd = hello(s.port);
+	ready_for(fd, REQ("\"test\":\"TCP_STREAM\",\"streams\":2"), &port,
+		  token);
+	t0 = harness_now();
+	usleep(1500000);
+	d = connect_to(port);
+	ck_assert_int_eq(harness_send(d, token, sizeof(token)), 0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 8000), 0);
+	ck_assert_msg(strstr(buf, "no data connection within 2000 ms") != NULL,
+		      "reply: %s", buf);
+	/* One deadline: 2 s after ready; per stream it was 3.5 s. */
+	ck_assert_double_lt(harness_now() - t0, 2.9);
+	close(d);
+	close(fd);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
 static Suite *
 hostile_suite(void)
 {
@@ -248,6 +710,28 @@ hostile_suite(void)
 	tcase_add_test(tc, log_symlink_refused);
 	tcase_add_test(tc, log_fifo_refused);
 	tcase_add_test(tc, log_reopen_symlink_refused);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("memory");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, session_memory_bounded);
+	tcase_add_test(tc, session_memory_option);
+	tcase_add_test(tc, send_buffers_shared);
+	tcase_add_test(tc, large_legal_request_runs);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("smaller");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, data_port_overflow_refused);
+	tcase_add_test(tc, privileged_data_port_refused);
+	tcase_add_test(tc, key_file_checked_before_open);
+	tcase_add_test(tc, accept_has_one_deadline);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("admission");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, silent_connections_do_not_stop_a_test);
+	tcase_add_test(tc, crr_silent_connection_does_not_stall);
 	suite_add_tcase(s, tc);
 	return s;
 }
