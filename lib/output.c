@@ -1671,6 +1671,7 @@ json_side(const struct result *res, int loc, int *bad)
 		jpush(na, jstr("env"), bad);
 		jpush(na, jstr("placement"), bad);
 		jpush(na, jstr("mss"), bad);
+		jpush(na, jstr("tcp_info"), bad);
 		jpush(na, jstr("per_cpu"), bad);
 		jpush(na, jstr("wire"), bad);
 		jpush(na, jstr("platform"), bad);
