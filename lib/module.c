@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <strings.h>
 
+#include "auth.h"
 #include "clock.h"
 #include "err.h"
 #include "sock.h"
@@ -323,6 +324,16 @@ module_stalled(struct test_ctx *ctx, uint64_t now, uint64_t last_progress)
 }
 
 int
+module_overtime(struct test_ctx *ctx, uint64_t now, const char *what)
+{
+	if (ctx->end_ns == 0 ||
+	    now < ctx->end_ns + MODULE_HARD_END_SEC * NS_PER_SEC)
+		return 0;
+	return err_set(ctx->err, "the peer %s %d s past the end of the test",
+		       what, MODULE_HARD_END_SEC);
+}
+
+int
 module_stop_requested(struct test_ctx *ctx)
 {
 	char c;
@@ -331,6 +342,17 @@ module_stop_requested(struct test_ctx *ctx)
 	 * that ends the test just the same. */
 	return ctx->ctl >= 0 &&
 	       recv(ctx->ctl, &c, 1, MSG_PEEK | MSG_DONTWAIT) >= 0;
+}
+
+int
+module_udp_token(struct test_ctx *ctx, ssize_t n, int echo)
+{
+	if (n != AUTH_TOKEN_LEN || ctx->token == NULL ||
+	    memcmp(ctx->buf, ctx->token, AUTH_TOKEN_LEN) != 0)
+		return 0;
+	if (echo)
+		send(ctx->fd, ctx->token, AUTH_TOKEN_LEN, MSG_DONTWAIT);
+	return 1;
 }
 
 void

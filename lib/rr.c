@@ -23,8 +23,14 @@ send_full(struct test_ctx *ctx, const char *buf, size_t len)
 {
 	uint64_t start = clock_ns();
 	ssize_t n;
+	int again = 0;
 
 	while (len > 0) {
+		/* A message that takes more than one call may take long:
+		 * from the second call on, the test's hard end applies. */
+		if (again++ &&
+		    module_overtime(ctx, clock_ns(), "kept the test going") < 0)
+			return -1;
 		n = send(ctx->fd, buf, len, MSG_NOSIGNAL);
 		if (n > 0) {
 			buf += n;
@@ -88,8 +94,15 @@ recv_full(struct test_ctx *ctx, char *buf, size_t len, uint64_t *calls)
 	uint64_t start = clock_ns();
 	size_t off = 0;
 	ssize_t n;
+	int again = 0;
 
 	while (off < len) {
+		/* A peer that trickles a message byte by byte makes
+		 * progress forever: from the second call on, the test's
+		 * hard end applies. */
+		if (again++ &&
+		    module_overtime(ctx, clock_ns(), "kept the test going") < 0)
+			return -1;
 		n = recv(ctx->fd, buf + off, len - off, 0);
 		if (n > 0) {
 			off += (size_t)n;
@@ -192,6 +205,18 @@ rr_server(struct test_ctx *ctx)
 			break;
 		if (rc < 0)
 			return -1;
+		/* A client that keeps asking must not hold this end: not
+		 * past the end of a timed test, nor past the transactions
+		 * of a counted one. */
+		if (module_overtime(ctx, clock_ns(), "kept sending requests") <
+		    0)
+			return -1;
+		if (ctx->end_ns == 0 && p->count > 0 &&
+		    r->trans >= (uint64_t)p->count)
+			return err_set(ctx->err,
+				       "the peer asked for more than the %lld "
+				       "transactions of the test",
+				       (long long)p->count);
 		r->bytes_recv += req;
 		if (send_full(ctx, ctx->buf, rsp) < 0)
 			return -1;
@@ -308,6 +333,13 @@ udp_rr_client(struct test_ctx *ctx)
 		}
 		n = recv(ctx->fd, ctx->buf, ctx->buflen, 0);
 		now = clock_ns();
+		/* A flood of stray datagrams keeps recv from timing out:
+		 * it must not keep the test going. */
+		if (module_overtime(ctx, now, "kept sending datagrams") < 0)
+			goto fail;
+		/* A late second echo of the token is no answer. */
+		if (module_udp_token(ctx, n, 0))
+			continue;
 		if (n > 0) {
 			r->recv_calls++;
 			tag = get_tag(ctx->buf, taglen);
@@ -396,8 +428,13 @@ udp_rr_server(struct test_ctx *ctx)
 	for (;;) {
 		n = recv(ctx->fd, ctx->buf, ctx->buflen, 0);
 		now = clock_ns();
+		if (module_overtime(ctx, now, "kept sending requests") < 0)
+			return -1;
 		if (n == 0)
 			break; /* the client's end marker */
+		/* The token again, not a request: echoed, not answered. */
+		if (module_udp_token(ctx, n, 1))
+			continue;
 		if (n > 0) {
 			r->recv_calls++;
 			r->bytes_recv += (uint64_t)n;
@@ -442,7 +479,7 @@ crr_client(struct test_ctx *ctx)
 	size_t req = (size_t)p->req_size, rsp = (size_t)p->rsp_size;
 	uint64_t now, t0;
 	char err[ERR_LEN];
-	int fd, rc;
+	int fd, rc, wait_ms;
 
 	r->send_size = (int64_t)req;
 	r->recv_size = (int64_t)rsp;
@@ -452,9 +489,20 @@ crr_client(struct test_ctx *ctx)
 		    (ctx->end_ns == 0 && r->trans >= (uint64_t)p->count))
 			break;
 		t0 = now;
+		/* A connect the peer leaves hanging ends by the test's
+		 * hard end at the latest. */
+		wait_ms = MODULE_IDLE_SEC * 1000;
+		if (ctx->end_ns != 0) {
+			uint64_t hard =
+			    ctx->end_ns + MODULE_HARD_END_SEC * NS_PER_SEC;
+			uint64_t left = (hard - now) / 1000000 + 1;
+
+			if (left < (uint64_t)wait_ms)
+				wait_ms = (int)left;
+		}
 		fd = sock_connect_addr((struct sockaddr *)&ctx->peer,
 				       ctx->peerlen, SOCK_STREAM, NULL, NULL,
-				       MODULE_IDLE_SEC * 1000, err);
+				       wait_ms, err);
 		if (fd < 0) {
 			/* Out of local ports for a moment: count it and try
 			 * again, as a busy client would. */
@@ -527,6 +575,8 @@ crr_server(struct test_ctx *ctx)
 		rc = poll(pfd, 2, 1000);
 		if (rc < 0 && errno != EINTR)
 			return err_set(ctx->err, "poll: %s", strerror(errno));
+		if (module_overtime(ctx, clock_ns(), "kept connecting") < 0)
+			return -1;
 		if (pfd[1].revents != 0)
 			break; /* the client's "stop", or its end */
 		if (rc <= 0 || !(pfd[0].revents & POLLIN)) {

@@ -656,6 +656,10 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 			if (await_datagram(fds[i], ctl, token, lim->accept_ms,
 					   err) == 0)
 				c->fd = fds[i];
+			/* The client sends the token again until it hears
+			 * the echo: the loop must know it, to echo it and
+			 * never count it as data. */
+			c->token = token;
 		} else {
 			/* CRR: every stream's loop accepts on the listener,
 			 * from the control peer only, each connection

@@ -11,11 +11,14 @@
 #include "err.h"
 
 /* After a sender's last byte: half-close and wait for the receiver to
- * close its side, so the flush of the last data is inside the interval. */
+ * close its side, so the flush of the last data is inside the interval.
+ * The receiver of a one-way test sends nothing back, so data here is a
+ * peer that does not follow the protocol (one flooding to hold the test
+ * open): that ends the test at once, as an error. */
 static int
 finish_send(struct test_ctx *ctx)
 {
-	uint64_t start = clock_ns(), now;
+	uint64_t start = clock_ns();
 	ssize_t n;
 
 	shutdown(ctx->fd, SHUT_WR);
@@ -24,14 +27,13 @@ finish_send(struct test_ctx *ctx)
 		if (n == 0)
 			return 0;
 		if (n > 0)
-			continue;
-		if (errno == EINTR)
-			continue;
-		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			return err_set(ctx->err,
+				       "the peer sent data back on the "
+				       "one-way data connection");
+		if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK)
 			return err_set(ctx->err, "data connection: %s",
 				       strerror(errno));
-		now = clock_ns();
-		if (now - start >= MODULE_GRACE_SEC * NS_PER_SEC)
+		if (clock_ns() - start >= MODULE_GRACE_SEC * NS_PER_SEC)
 			return err_set(ctx->err,
 				       "the peer did not close the data "
 				       "connection within %d s of the end",
@@ -105,6 +107,17 @@ stream_recv(struct test_ctx *ctx)
 			progress = now;
 			if (ctx->hist != NULL)
 				stats_hist_add(ctx->hist, now - then);
+			/* A sender that never stops must not hold this end:
+			 * not past the end of a timed test, nor past the
+			 * bytes asked for in a counted one. */
+			if (module_overtime(ctx, now, "kept sending data") < 0)
+				return -1;
+			if (ctx->end_ns == 0 && ctx->p->count > 0 &&
+			    r->bytes_recv > (uint64_t)ctx->p->count)
+				return err_set(ctx->err,
+					       "the peer sent more than the "
+					       "%lld bytes asked for",
+					       (long long)ctx->p->count);
 			continue;
 		}
 		if (n == 0)
@@ -236,6 +249,13 @@ udp_stream_recv(struct test_ctx *ctx)
 		n = recv(ctx->fd, ctx->buf, ctx->buflen,
 			 stopping ? MSG_DONTWAIT : 0);
 		now = clock_ns();
+		/* Neither a flood nor a missing stop holds this end past
+		 * the end of the test. */
+		if (module_overtime(ctx, now, "kept sending datagrams") < 0)
+			goto fail;
+		/* The token again: the client did not hear the echo. */
+		if (module_udp_token(ctx, n, 1))
+			continue;
 		if (n >= MODULE_UDP_HDR) {
 			r->recv_calls++;
 			r->bytes_recv += (uint64_t)n;
