@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "auth.h"
+#include "clock.h"
 #include "proto.h"
 #include "session.h"
 #include "sock.h"
@@ -469,6 +470,7 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	struct wire_session ws;
 	int64_t sizes[4];
 	size_t buflen;
+	uint64_t asked;
 
 	memset(&run, 0, sizeof(run));
 	res->nstreams = n;
@@ -502,6 +504,9 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 			 "%s", places[0].note);
 	}
 
+	/* netserver's interval lies inside the exchange from here to its
+	 * results: the bound its elapsed time is checked against. */
+	asked = clock_ns();
 	if (session_send_new(c->ctl, proto_request_pack(&res->p),
 			     SESSION_TIMEOUT_MS, err) < 0)
 		goto out;
@@ -641,7 +646,9 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 		remote_words(err);
 	if (prc < 0)
 		goto out;
-	if (read_results(msg, res, err) < 0)
+	if (read_results(msg, res, err) < 0 ||
+	    result_check_remote(res, (double)(clock_ns() - asked) / 1e9,
+				err) < 0)
 		goto out;
 	rc = 0;
 out:

@@ -304,9 +304,14 @@ module_merge(const struct module_run *run, struct side_result *sum)
 }
 
 int
-module_stalled(struct test_ctx *ctx, uint64_t now, uint64_t last_progress)
+module_stalled(struct test_ctx *ctx, uint64_t now, uint64_t last_progress,
+	       const char *what)
 {
 	if (ctx->end_ns != 0 && now >= ctx->end_ns) {
+		/* A peer still busy after the end is not silent: it is held
+		 * to the hard end, and told what it did. */
+		if (last_progress > ctx->end_ns)
+			return module_overtime(ctx, now, what);
 		if (now >= ctx->end_ns + MODULE_GRACE_SEC * NS_PER_SEC)
 			return err_set(ctx->err,
 				       "the peer stopped responding "

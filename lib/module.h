@@ -211,9 +211,12 @@ void module_merge(const struct module_run *run, struct side_result *sum);
  * Decides what a call that timed out (SO_RCVTIMEO/SO_SNDTIMEO) means for
  * a loop last making progress at last_progress: 0 to keep waiting, -1 with
  * ctx->err set when the peer has been silent too long (MODULE_IDLE_SEC
- * during the test, MODULE_GRACE_SEC past its end).
+ * during the test, MODULE_GRACE_SEC past its end), or, when it made
+ * progress after the end, has kept the test going past the hard end (the
+ * message says it WHAT, as module_overtime's).
  */
-int module_stalled(struct test_ctx *ctx, uint64_t now, uint64_t last_progress);
+int module_stalled(struct test_ctx *ctx, uint64_t now, uint64_t last_progress,
+		   const char *what);
 
 /* The loops, one family a file. */
 int stream_send(struct test_ctx *ctx);

@@ -89,7 +89,8 @@ send_token_req(struct test_ctx *ctx, const char *req, size_t len)
  * has gone silent (see module_stalled).
  */
 static int
-recv_full(struct test_ctx *ctx, char *buf, size_t len, uint64_t *calls)
+recv_full(struct test_ctx *ctx, char *buf, size_t len, uint64_t *calls,
+	  const char *what)
 {
 	uint64_t start = clock_ns();
 	size_t off = 0;
@@ -100,8 +101,7 @@ recv_full(struct test_ctx *ctx, char *buf, size_t len, uint64_t *calls)
 		/* A peer that trickles a message byte by byte makes
 		 * progress forever: from the second call on, the test's
 		 * hard end applies. */
-		if (again++ &&
-		    module_overtime(ctx, clock_ns(), "kept the test going") < 0)
+		if (again++ && module_overtime(ctx, clock_ns(), what) < 0)
 			return -1;
 		n = recv(ctx->fd, buf + off, len - off, 0);
 		if (n > 0) {
@@ -120,7 +120,7 @@ recv_full(struct test_ctx *ctx, char *buf, size_t len, uint64_t *calls)
 		if (errno != EAGAIN && errno != EWOULDBLOCK)
 			return err_set(ctx->err, "data connection: recv: %s",
 				       strerror(errno));
-		if (module_stalled(ctx, clock_ns(), start) < 0)
+		if (module_stalled(ctx, clock_ns(), start, what) < 0)
 			return -1;
 	}
 	return 0;
@@ -160,7 +160,8 @@ rr_client(struct test_ctx *ctx)
 		}
 		if (inflight == 0)
 			break;
-		rc = recv_full(ctx, ctx->buf, rsp, &r->recv_calls);
+		rc = recv_full(ctx, ctx->buf, rsp, &r->recv_calls,
+			       "kept the test going");
 		if (rc == 1) {
 			err_set(ctx->err, "the peer closed the data "
 					  "connection during the test");
@@ -179,7 +180,8 @@ rr_client(struct test_ctx *ctx)
 	free(stamp);
 	shutdown(ctx->fd, SHUT_WR);
 	/* Wait for the server's close so both sides end their intervals. */
-	rc = recv_full(ctx, ctx->buf, 1, &r->recv_calls);
+	rc = recv_full(ctx, ctx->buf, 1, &r->recv_calls,
+		       "kept the test going");
 	if (rc == 0)
 		return err_set(ctx->err,
 			       "the peer sent more than it was asked");
@@ -200,7 +202,8 @@ rr_server(struct test_ctx *ctx)
 	r->send_size = (int64_t)rsp;
 	r->recv_size = (int64_t)req;
 	for (;;) {
-		rc = recv_full(ctx, ctx->buf, req, &r->recv_calls);
+		rc = recv_full(ctx, ctx->buf, req, &r->recv_calls,
+			       "kept sending requests");
 		if (rc == 1)
 			break;
 		if (rc < 0)
@@ -462,7 +465,8 @@ udp_rr_server(struct test_ctx *ctx)
 				       strerror(errno));
 		if (module_stop_requested(ctx))
 			break;
-		if (module_stalled(ctx, now, last) < 0)
+		if (module_stalled(ctx, now, last, "kept sending requests") <
+		    0)
 			return -1;
 	}
 	/* The interval ends with the last request answered, not when the
@@ -526,7 +530,8 @@ crr_client(struct test_ctx *ctx)
 		if (rc == 0) {
 			r->bytes_sent += req;
 			r->send_calls++;
-			rc = recv_full(ctx, ctx->buf, rsp, &r->recv_calls);
+			rc = recv_full(ctx, ctx->buf, rsp, &r->recv_calls,
+			       "kept the test going");
 			if (rc == 1)
 				rc = err_set(ctx->err,
 					     "netserver closed the connection "
@@ -535,7 +540,8 @@ crr_client(struct test_ctx *ctx)
 		/* netserver closes first, so the TIME_WAIT state stays on
 		 * its side and this side never runs out of ports. */
 		if (rc == 0) {
-			rc = recv_full(ctx, ctx->buf, 1, &r->recv_calls);
+			rc = recv_full(ctx, ctx->buf, 1, &r->recv_calls,
+		       "kept the test going");
 			rc = rc == 1   ? 0
 			     : rc == 0 ? err_set(ctx->err, "netserver sent "
 							   "more than asked")
@@ -580,7 +586,8 @@ crr_server(struct test_ctx *ctx)
 		if (pfd[1].revents != 0)
 			break; /* the client's "stop", or its end */
 		if (rc <= 0 || !(pfd[0].revents & POLLIN)) {
-			if (module_stalled(ctx, clock_ns(), last) < 0)
+			if (module_stalled(ctx, clock_ns(), last,
+					   "kept connecting") < 0)
 				return -1;
 			continue;
 		}
@@ -601,7 +608,8 @@ crr_server(struct test_ctx *ctx)
 		/* A connection without the test's token is not the
 		 * client's: it is dropped unserved and uncounted. */
 		rc = ctx->token == NULL ||
-		     (recv_full(ctx, (char *)token, sizeof(token), &calls) ==
+		     (recv_full(ctx, (char *)token, sizeof(token), &calls,
+				"kept connecting") ==
 			  0 &&
 		      auth_equal(token, ctx->token, sizeof(token)));
 		if (!rc) {
@@ -609,7 +617,8 @@ crr_server(struct test_ctx *ctx)
 			close(fd);
 			continue;
 		}
-		rc = recv_full(ctx, ctx->buf, req, &r->recv_calls);
+		rc = recv_full(ctx, ctx->buf, req, &r->recv_calls,
+			       "kept sending requests");
 		if (rc == 0) {
 			r->bytes_recv += req;
 			rc = send_full(ctx, ctx->buf, rsp);

@@ -83,7 +83,8 @@ stream_send(struct test_ctx *ctx)
 		if (errno != EAGAIN && errno != EWOULDBLOCK)
 			return err_set(ctx->err, "data connection: send: %s",
 				       strerror(errno));
-		if (module_stalled(ctx, now, progress) < 0)
+		if (module_stalled(ctx, now, progress,
+				   "kept the test going") < 0)
 			return -1;
 	}
 	return finish_send(ctx);
@@ -132,7 +133,8 @@ stream_recv(struct test_ctx *ctx)
 				       strerror(errno));
 		if (*ctx->stop)
 			break;
-		if (module_stalled(ctx, now, progress) < 0)
+		if (module_stalled(ctx, now, progress,
+				   "kept sending data") < 0)
 			return -1;
 	}
 	/* The sender waits for this close to end its interval. */
@@ -216,7 +218,8 @@ udp_stream_send(struct test_ctx *ctx)
 		if (errno == ENOBUFS || errno == EAGAIN ||
 		    errno == EWOULDBLOCK) {
 			r->send_errors++;
-			if (module_stalled(ctx, now, progress) < 0)
+			if (module_stalled(ctx, now, progress,
+				   "kept the test going") < 0)
 				return -1;
 			continue;
 		}
@@ -311,7 +314,8 @@ udp_stream_recv(struct test_ctx *ctx)
 				stopping = 1;
 				continue;
 			}
-			if (module_stalled(ctx, now, last) < 0)
+			if (module_stalled(ctx, now, last,
+				   "kept sending datagrams") < 0)
 				goto fail;
 			continue;
 		} else if (errno != ECONNREFUSED) {

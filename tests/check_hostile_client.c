@@ -124,10 +124,23 @@ enum fake_act {
 	/* TCP_STREAM that takes the data, then floods instead of
 	 * closing. */
 	FAKE_DRAIN_FLOOD,
+	/* TCP_STREAM that ends well and reports results (see below). */
+	FAKE_RESULTS,
+};
+
+/* What a FAKE_RESULTS netserver says: its elapsed time as JSON text (NULL
+ * for the time it really took), bytes_recv as what it got plus delta, or
+ * the largest count when max is set, and any more fields. */
+struct fake_say {
+	const char *elapsed;
+	long long delta;
+	int max;
+	const char *extra;
 };
 
 struct fake {
 	enum fake_act act;
+	const struct fake_say *say;
 	int lfd, port;
 	pthread_t tid;
 	/* What the fake saw, for the test to check afterwards. */
@@ -166,6 +179,32 @@ fake_drink(int d, struct fake *f)
 		else if (n == 0 || (errno != EAGAIN && errno != EINTR))
 			return;
 	}
+}
+
+/* Takes TCP_STREAM's data to its end, closes, and reports. */
+static void
+fake_results(int ctl, int d, struct fake *f)
+{
+	const struct fake_say *say = f->say;
+	double t0 = harness_now();
+	unsigned long long bytes;
+	char msg[2048], took[32];
+
+	fake_drink(d, f);
+	close(d);
+	snprintf(took, sizeof(took), "%.6f", harness_now() - t0);
+	bytes = say->max ? 9223372036854775807ULL
+			 : (unsigned long long)((long long)f->got + say->delta);
+	snprintf(msg, sizeof(msg),
+		 "{\"type\":\"results\",\"elapsed\":%s,\"bytes_sent\":0,"
+		 "\"bytes_recv\":%llu,\"send_calls\":0,\"recv_calls\":1,"
+		 "\"trans\":0,\"sndbuf\":-1,\"rcvbuf\":-1,\"sndbuf_end\":-1,"
+		 "\"rcvbuf_end\":-1,\"send_size\":65536,\"recv_size\":65536,"
+		 "\"mss\":-1,\"retrans\":0,\"cpu_id\":0%s}",
+		 say->elapsed != NULL ? say->elapsed : took, bytes,
+		 say->extra != NULL ? say->extra : "");
+	if (harness_send_json(ctl, msg) == 0)
+		harness_recv_frame(ctl, msg, sizeof(msg), 5000);
 }
 
 static void *
@@ -207,6 +246,10 @@ fake_main(void *arg)
 	case FAKE_DRAIN_FLOOD:
 		fake_drink(d, f);
 		fake_flood(d, f);
+		break;
+	case FAKE_RESULTS:
+		fake_results(ctl, d, f);
+		d = -1;
 		break;
 	}
 out:
@@ -300,6 +343,69 @@ START_TEST(stream_drain_flood)
 			   "data connection");
 	ck_assert_msg(o.seconds < 1 + 1 + SLACK, "netperf took %.1f s",
 		      o.seconds);
+}
+END_TEST
+
+/* CPU figures whose machine-wide utilisation is the given JSON number. */
+#define CPU_UTIL(u)                                                            \
+	",\"cpu\":{\"all\":{\"util\":" u ",\"user\":0.0,\"nice\":0.0,"      \
+	"\"system\":0.0,\"irq\":0.0,\"softirq\":0.0,\"iowait\":0.0,"          \
+	"\"idle\":100.0,\"steal\":0.0},\"ncpu\":1,\"peak\":0.0,"              \
+	"\"peak_id\":0,\"per\":[]}"
+
+/* Results netserver could not have measured are refused, with the field
+ * and the reason; the same exchange with true figures is printed. */
+START_TEST(implausible_results)
+{
+	static const struct {
+		struct fake_say say;
+		const char *want;
+	} cases[] = {
+	    {{NULL, 0, 0, NULL}, NULL},
+	    {{"0.0", 0, 0, NULL}, "elapsed is 0 s (a test takes time)"},
+	    {{"1000000.0", 0, 0, NULL},
+	     "elapsed is 1e+06 s, longer than the "},
+	    {{NULL, 0, 1, NULL},
+	     "bytes_recv is 9223372036854775807, more than 10^12 a second"},
+	    {{NULL, 1, 0, NULL}, "bytes_recv is "},
+	    {{NULL, 0, 0, CPU_UTIL("-1.0")},
+	     "cpu.all.util is -1 %, outside 0..100"},
+	    {{NULL, 0, 0, CPU_UTIL("50.0")},
+	     "cpu.all.util is 50 %, but its parts add up to 0 %"},
+	};
+	struct harness_out o;
+	struct fake f;
+	char port[16];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *args[] = {"-H", "127.0.0.1",  "-p", port, "-t",
+				      "TCP_STREAM", "-l", "-100000", NULL};
+
+		fake_start(&f, FAKE_RESULTS);
+		f.say = &cases[i].say;
+		snprintf(port, sizeof(port), "%d", f.port);
+		ck_assert_int_eq(harness_netperf(args, 20, &o), 0);
+		fake_join(&f);
+		ck_assert_msg(f.got == 100000, "case %zu: netperf sent %llu", i,
+			      f.got);
+		if (cases[i].want == NULL) {
+			ck_assert_msg(o.status == 0, "true figures refused: %s",
+				      o.err);
+			ck_assert_msg(strstr(o.out, "TCP STREAM TEST") != NULL,
+				      "%s", o.out);
+			continue;
+		}
+		one_error_line(&o, "netperf: netserver's results are "
+				   "implausible: ");
+		ck_assert_msg(strstr(o.err, cases[i].want) != NULL,
+			      "case %zu: expected \"%s\", got: %s", i,
+			      cases[i].want, o.err);
+		if (cases[i].say.delta != 0)
+			ck_assert_msg(strstr(o.err, "but netperf sent 100000 "
+						    "bytes") != NULL,
+				      "%s", o.err);
+	}
 }
 END_TEST
 
@@ -748,6 +854,7 @@ hostile_suite(void)
 	tcase_set_timeout(fakes, 60);
 	tcase_add_test(fakes, maerts_never_stops);
 	tcase_add_test(fakes, stream_drain_flood);
+	tcase_add_test(fakes, implausible_results);
 	suite_add_tcase(s, fakes);
 
 	tcase_add_checked_fixture(clients, srv_start, srv_stop);
