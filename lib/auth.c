@@ -45,7 +45,15 @@ auth_key_load(const char *path, struct auth_key *k, char *err)
 	ssize_t n;
 	int fd, rc = -1;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/* O_NONBLOCK: a FIFO put where the key should be would hang the
+	 * open; it is refused below as not a regular file. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
+			    O_NOFOLLOW);
+	if (fd < 0 && errno == ELOOP)
+		return err_set(err,
+			       "key file %s is a symbolic link: refusing to "
+			       "follow it",
+			       path);
 	if (fd < 0)
 		return err_set(err, "cannot open key file %s: %s", path,
 			       strerror(errno));
@@ -56,6 +64,14 @@ auth_key_load(const char *path, struct auth_key *k, char *err)
 	}
 	if (!S_ISREG(st.st_mode)) {
 		err_set(err, "key file %s is not a regular file", path);
+		goto close_fd;
+	}
+	/* Its owner can rewrite it, and so choose the key. */
+	if (st.st_uid != 0 && st.st_uid != geteuid()) {
+		err_set(err,
+			"key file %s belongs to uid %ld, neither this user nor "
+			"root",
+			path, (long)st.st_uid);
 		goto close_fd;
 	}
 	/* Checked on the open descriptor, so the file read is the file

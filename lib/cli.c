@@ -665,6 +665,11 @@ enum {
 	OPT_MAX_BUFFER,
 	OPT_MAX_STREAMS,
 	OPT_ACCEPT_TIMEOUT,
+	OPT_MAX_SESSION_MEMORY,
+	OPT_HELLO_TIMEOUT,
+	OPT_MAX_SESSION_TIME,
+	OPT_IPV6_PREFIX,
+	OPT_ALLOW_PRIVILEGED_PORTS,
 };
 
 /* Copies a path option's value; returns 0, or -1 with err set. */
@@ -732,6 +737,32 @@ netserver_long(int c, const char *arg, struct netserver_opts *o, char *err)
 			return err_set(err, "--max-buffer: must be at least 1");
 		o->max_buffer = v;
 		return 0;
+	case OPT_MAX_SESSION_MEMORY:
+		if (units_parse_size(arg, INT64_C(1) << 40, &v, why) < 0)
+			return err_set(err, "--max-session-memory: %s", why);
+		if (v < 1)
+			return err_set(err, "--max-session-memory: must be at "
+					    "least 1");
+		o->max_session_memory = v;
+		return 0;
+	case OPT_HELLO_TIMEOUT:
+		if (units_parse_double(arg, 0.1, 3600, &d, why) < 0)
+			return err_set(err, "--hello-timeout: %s", why);
+		o->hello_timeout = d;
+		return 0;
+	case OPT_MAX_SESSION_TIME:
+		if (units_parse_double(arg, 1, 31536000, &d, why) < 0)
+			return err_set(err, "--max-session-time: %s", why);
+		o->max_session_time = d;
+		return 0;
+	case OPT_IPV6_PREFIX:
+		if (units_parse_int(arg, 1, 128, &v, why) < 0)
+			return err_set(err, "--ipv6-prefix: %s", why);
+		o->ipv6_prefix = (int)v;
+		return 0;
+	case OPT_ALLOW_PRIVILEGED_PORTS:
+		o->allow_privileged_ports = 1;
+		return 0;
 	case OPT_PIDFILE:
 		return path_arg("pidfile", arg, o->pidfile, err);
 	case OPT_LOG:
@@ -770,6 +801,10 @@ cli_netserver_parse(int argc, char **argv, struct netserver_opts *o, char *err)
 	    {"max-buffer", required_argument, NULL, OPT_MAX_BUFFER},
 	    {"max-streams", required_argument, NULL, OPT_MAX_STREAMS},
 	    {"accept-timeout", required_argument, NULL, OPT_ACCEPT_TIMEOUT},
+	    {"max-session-memory", required_argument, NULL,
+	     OPT_MAX_SESSION_MEMORY},
+	    {"allow-privileged-ports", no_argument, NULL,
+	     OPT_ALLOW_PRIVILEGED_PORTS},
 	    {NULL, 0, NULL, 0},
 	};
 	char why[ERR_LEN];

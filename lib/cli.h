@@ -112,6 +112,11 @@ struct netserver_opts {
 	int max_sessions, max_per_addr, max_streams;
 	double max_duration, accept_timeout;
 	int64_t max_message, max_buffer;
+	int64_t max_session_memory;	 /* --max-session-memory */
+	double hello_timeout;		 /* --hello-timeout secs */
+	double max_session_time;	 /* --max-session-time secs */
+	int ipv6_prefix;		 /* --ipv6-prefix bits */
+	int allow_privileged_ports;	 /* --allow-privileged-ports */
 };
 
 /* Parses netserver's argv into o; returns 0, or -1 with err set. */

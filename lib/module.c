@@ -73,6 +73,9 @@ stream_main(void *arg)
 	pthread_mutex_unlock(&run->lock);
 	if (bound < 0 || run->abort) {
 		job->rc = -1;
+		/* Counted as finished like any other ending: the interim
+		 * loop waits for every stream to be done. */
+		__atomic_add_fetch(&run->finished, 1, __ATOMIC_RELEASE);
 		return NULL;
 	}
 	r->mss = -1;
@@ -386,9 +389,46 @@ module_buffer(const int64_t *sizes, int nsizes, size_t *len)
 	 * of 16 bytes at half speed on some CPUs, and malloc promises 16. */
 	if (posix_memalign((void **)&buf, 4096, n) != 0)
 		return NULL;
-	/* netperf's fill pattern, so captures look familiar. */
-	for (size_t j = 0; j < n; j++)
-		buf[j] = "netperf"[j % 8];
+	/* netperf's fill pattern, so captures look familiar: one block,
+	 * then copies of what is filled so far, doubling each time, so a
+	 * 64 MiB buffer takes a few memcpy calls, not 64 M stores. */
+	memcpy(buf, "netperf", n < 8 ? n : 8);
+	for (size_t done = 8; done < n; done *= 2)
+		memcpy(buf + done, buf, n - done < done ? n - done : done);
 	*len = n;
 	return buf;
+}
+
+static int64_t
+max64(int64_t a, int64_t b)
+{
+	return a > b ? a : b;
+}
+
+void
+module_server_buffers(const struct test_module *m, int64_t send_size,
+		      int64_t recv_size, int64_t req_size, int64_t rsp_size,
+		      int64_t *shared, int64_t *each)
+{
+	*shared = 0;
+	*each = 0;
+	switch (m->kind) {
+	case MODULE_MAERTS:
+		/* stream_send only sends from its buffer. */
+		*shared = max64(send_size, 1);
+		break;
+	case MODULE_STREAM:
+	case MODULE_UDP_STREAM:
+		*each = max64(recv_size, 1);
+		break;
+	case MODULE_RR:
+	case MODULE_CRR:
+		/* The request is read into the buffer the response goes
+		 * from. */
+		*each = max64(max64(req_size, rsp_size), 1);
+		break;
+	case MODULE_UDP_RR:
+		*each = max64(max64(recv_size, req_size), max64(rsp_size, 1));
+		break;
+	}
 }

@@ -259,6 +259,15 @@ char *module_buffer(const int64_t *sizes, int nsizes, size_t *len);
  */
 int module_udp_token(struct test_ctx *ctx, ssize_t n, int echo);
 
+/*
+ * The data buffers netserver's half of m needs for a test with these
+ * sizes: *shared bytes that every stream only sends from (one buffer for
+ * all), and *each bytes that every stream receives into (its own).
+ */
+void module_server_buffers(const struct test_module *m, int64_t send_size,
+			   int64_t recv_size, int64_t req_size,
+			   int64_t rsp_size, int64_t *shared, int64_t *each);
+
 /* Sends a UDP client's end markers on its data socket. */
 void module_udp_end(struct test_ctx *ctx);
 

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "err.h"
+#include "escape.h"
 
 ssize_t
 proto_encode(const json_t *msg, char *buf, size_t cap, char *err)
@@ -67,9 +68,14 @@ proto_decode(const char *buf, size_t len, json_t **msg, char *err)
 	 * never something to resolve silently. */
 	m = json_loadb(buf + PROTO_HDR_LEN, (size_t)n, JSON_REJECT_DUPLICATES,
 		       &jerr);
-	if (m == NULL)
+	if (m == NULL) {
+		char text[ESCAPE_LEN];
+
+		/* jansson quotes the offending input in its text. */
 		return err_set(err, "malformed message: %s at byte %d",
-			       jerr.text, jerr.position);
+			       escape_str(text, sizeof(text), jerr.text),
+			       jerr.position);
+	}
 	if (!json_is_object(m) || !json_is_string(json_object_get(m, "type"))) {
 		json_decref(m);
 		return err_set(err, "message is not an object with a type");
@@ -214,10 +220,12 @@ get_bool(const json_t *obj, const char *key, int *out, char *err)
 int
 proto_request_unpack(const json_t *msg, struct test_params *p, char *err)
 {
+	char text[ESCAPE_LEN];
+
 	memset(p, 0, sizeof(*p));
 	if (strcmp(proto_type(msg), "request") != 0)
 		return err_set(err, "expected a request, got \"%s\"",
-			       proto_type(msg));
+			       escape_str(text, sizeof(text), proto_type(msg)));
 	if (proto_get_string(msg, "test", p->test, sizeof(p->test), err) ||
 	    proto_get_double(msg, "duration", 0, 1e9, &p->duration, err) ||
 	    proto_get_int(msg, "count", 0, INT64_MAX, &p->count, err) ||
@@ -400,9 +408,12 @@ proto_result_unpack(const json_t *msg, struct side_result *r, char *err)
 	json_t *cpu;
 
 	memset(r, 0, sizeof(*r));
-	if (strcmp(proto_type(msg), "results") != 0)
+	if (strcmp(proto_type(msg), "results") != 0) {
+		char text[ESCAPE_LEN];
+
 		return err_set(err, "expected results, got \"%s\"",
-			       proto_type(msg));
+			       escape_str(text, sizeof(text), proto_type(msg)));
+	}
 	if (proto_get_double(msg, "elapsed", 0, 1e9, &r->elapsed, err) ||
 	    get_u64(msg, "bytes_sent", &r->bytes_sent, err) ||
 	    get_u64(msg, "bytes_recv", &r->bytes_recv, err) ||

@@ -10,7 +10,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "admit.h"
 #include "clock.h"
+#include "escape.h"
 #include "proto.h"
 #include "session.h"
 #include "sock.h"
@@ -18,9 +20,6 @@
 
 /* How often the guard looks at the stop flag and the test's deadline. */
 #define GUARD_TICK_NS (100 * 1000000ULL)
-/* The longest wait for a data connection's token once it is accepted, so
- * a connection that sends nothing cannot hold the real one back long. */
-#define TOKEN_WAIT_MS 2000
 
 enum guard_cause { GUARD_NONE, GUARD_STOP, GUARD_OVERTIME };
 
@@ -71,6 +70,11 @@ server_limits_default(struct server_limits *lim)
 	lim->max_streams = 64;
 	lim->max_sessions = 64;
 	lim->max_per_addr = 16;
+	lim->max_session_mem = (int64_t)256 << 20;
+	lim->hello_ms = 5000;
+	lim->max_session_time = 7200;
+	lim->ipv6_prefix = 64;
+	lim->allow_low_ports = 0;
 }
 
 static int
@@ -89,9 +93,20 @@ server_check_request(const struct test_params *p,
 		     const struct server_limits *lim, char *err)
 {
 	const struct test_module *m = module_find(p->test);
+	char text[ESCAPE_LEN];
+	const char *c;
 
 	if (m == NULL)
-		return err_set(err, "unknown test \"%s\"", p->test);
+		return err_set(err, "unknown test \"%s\"",
+			       escape_str(text, sizeof(text), p->test));
+	/* The binding is quoted back in topology errors: printable only. */
+	for (c = p->cpu_bind; *c != '\0'; c++)
+		if (*c < 0x20 || *c >= 0x7f)
+			return err_set(err,
+				       "CPU binding \"%s\" holds a byte outside "
+				       "printable ASCII",
+				       escape_str(text, sizeof(text),
+						  p->cpu_bind));
 	if (p->duration > lim->max_duration)
 		return err_set(err,
 			       "test length %.0f s exceeds this server's limit "
@@ -106,6 +121,18 @@ server_check_request(const struct test_params *p,
 		return err_set(err,
 			       "%d streams exceed this server's limit of %d",
 			       p->streams, lim->max_streams);
+	if (p->data_port != 0 && p->data_port < 1024 && !lim->allow_low_ports)
+		return err_set(err,
+			       "data port %d is a privileged port, which this "
+			       "server does not bind (--allow-privileged-ports)",
+			       p->data_port);
+	/* UDP takes a port per stream, from data_port up. */
+	if (p->data_port != 0 && m->socktype == SOCK_DGRAM &&
+	    p->data_port + p->streams - 1 > 65535)
+		return err_set(err,
+			       "data port %d with %d streams runs past port "
+			       "65535",
+			       p->data_port, p->streams);
 	if (check_size("send size", p->rsend_size, lim->max_msg, err) ||
 	    check_size("receive size", p->rrecv_size, lim->max_msg, err) ||
 	    check_size("request size", p->req_size, lim->max_msg, err) ||
@@ -345,78 +372,23 @@ wait_data(int fd, int ctl, uint64_t deadline, int timeout_ms, char *err)
 	}
 }
 
-/* Reads the token a data connection must start with, by the deadline;
- * returns 0 when it is this test's, -1 otherwise. */
-static int
-read_token(int fd, const unsigned char *token, uint64_t deadline)
-{
-	unsigned char got[AUTH_TOKEN_LEN];
-	struct pollfd pfd = {.fd = fd, .events = POLLIN};
-	size_t off = 0;
-	uint64_t now;
-	ssize_t n;
-
-	while (off < sizeof(got)) {
-		now = clock_ns();
-		if (now >= deadline)
-			return -1;
-		if (poll(&pfd, 1, (int)((deadline - now) / 1000000 + 1)) <= 0)
-			continue;
-		n = recv(fd, got + off, sizeof(got) - off, MSG_DONTWAIT);
-		if (n > 0)
-			off += (size_t)n;
-		else if (n == 0 || (errno != EAGAIN && errno != EINTR))
-			return -1;
-	}
-	return auth_equal(got, token, sizeof(got)) ? 0 : -1;
-}
-
 /*
- * Accepts the test's data connection: only from the control peer's host,
- * and only one that starts with the test's token. Anyone else is turned
- * away and the wait goes on, to one deadline for the whole wait.
+ * Accepts the test's next data connection (see admit.h), to the one
+ * deadline of the whole wait: connections turned away do not move it.
+ * Returns the connection, or -1 with err set.
  */
 static int
-accept_data(int lfd, int ctl, const unsigned char *token, int timeout_ms,
-	    server_log_fn log, char *err)
+accept_data(struct admit *a, uint64_t deadline, int timeout_ms, char *err)
 {
-	uint64_t deadline = clock_ns() + (uint64_t)timeout_ms * 1000000;
-	uint64_t token_by;
-	struct sockaddr_storage peer, from;
-	socklen_t len = sizeof(peer);
-	char text[SOCK_ADDR_LEN];
-	int fd;
+	int fd = admit_next(a, deadline, err);
 
-	if (getpeername(ctl, (struct sockaddr *)&peer, &len) < 0)
-		return err_set(err, "getpeername: %s", strerror(errno));
-	for (;;) {
-		if (wait_data(lfd, ctl, deadline, timeout_ms, err) < 0)
-			return -1;
-		len = sizeof(from);
-		fd = accept4(lfd, (struct sockaddr *)&from, &len, SOCK_CLOEXEC);
-		if (fd < 0) {
-			if (errno == EINTR || errno == EAGAIN ||
-			    errno == ECONNABORTED)
-				continue;
-			return err_set(err, "accept: %s", strerror(errno));
-		}
-		sock_addr_text((struct sockaddr *)&from, text);
-		if (!sock_same_host((struct sockaddr *)&peer,
-				    (struct sockaddr *)&from)) {
-			log(0,
-			    "refused a data connection from %s: not the "
-			    "control client",
-			    text);
-			close(fd);
-			continue;
-		}
-		token_by = clock_ns() + (uint64_t)TOKEN_WAIT_MS * 1000000;
-		if (read_token(fd, token,
-			       token_by < deadline ? token_by : deadline) == 0)
-			return fd;
-		log(0, "refused a data connection from %s: wrong token", text);
-		close(fd);
-	}
+	if (fd == ADMIT_TIMEOUT)
+		return err_set(err, "no data connection within %d ms",
+			       timeout_ms);
+	if (fd == ADMIT_CONTROL)
+		return err_set(err, "the client left before opening its data "
+				    "connection");
+	return fd;
 }
 
 /*
@@ -427,10 +399,9 @@ accept_data(int lfd, int ctl, const unsigned char *token, int timeout_ms,
  * start (it sends the token again until it hears the echo).
  */
 static int
-await_datagram(int fd, int ctl, const unsigned char *token, int timeout_ms,
-	       char *err)
+await_datagram(int fd, int ctl, const unsigned char *token, uint64_t deadline,
+	       int timeout_ms, char *err)
 {
-	uint64_t deadline = clock_ns() + (uint64_t)timeout_ms * 1000000;
 	struct sockaddr_storage peer, from;
 	socklen_t len = sizeof(peer);
 	unsigned char got[AUTH_TOKEN_LEN];
@@ -545,6 +516,65 @@ fail:
 	return -1;
 }
 
+/* A byte count for a message: whole MiB when it is one, bytes otherwise. */
+static void
+size_text(int64_t v, char *out, size_t cap)
+{
+	if (v >= (1 << 20) && v % (1 << 20) == 0)
+		snprintf(out, cap, "%lld MiB", (long long)(v >> 20));
+	else
+		snprintf(out, cap, "%lld bytes", (long long)v);
+}
+
+/*
+ * Gives every stream its data buffer, within the session's memory limit:
+ * streams that only send share one read-only buffer (*shared, which the
+ * caller frees), the others get one each. Nothing is allocated when the
+ * test would need more than the limit. Returns 0, or -1 with err set.
+ */
+static int
+alloc_buffers(const struct test_module *m, const struct test_params *p,
+	      const struct side_result *r, const struct server_limits *lim,
+	      struct test_ctx *ctx, char **shared, char *err)
+{
+	int64_t one, each, total;
+	char need[32], have[32];
+	size_t len;
+	int i;
+
+	module_server_buffers(m, r->send_size, r->recv_size, p->req_size,
+			      p->rsp_size, &one, &each);
+	total = one + (int64_t)p->streams * each;
+	if (total > lim->max_session_mem) {
+		size_text(total, need, sizeof(need));
+		size_text(lim->max_session_mem, have, sizeof(have));
+		return err_set(err,
+			       "this test needs %s of data buffers (%d "
+			       "stream%s), over this server's limit of %s "
+			       "per session (--max-session-memory)",
+			       need, p->streams, p->streams > 1 ? "s" : "",
+			       have);
+	}
+	if (one > 0) {
+		*shared = module_buffer(&one, 1, &len);
+		if (*shared == NULL)
+			return err_set(err, "cannot allocate a %lld-byte "
+					    "buffer", (long long)one);
+	}
+	for (i = 0; i < p->streams; i++) {
+		if (one > 0) {
+			ctx[i].buf = *shared;
+			ctx[i].buflen = len;
+			continue;
+		}
+		ctx[i].buf = module_buffer(&each, 1, &ctx[i].buflen);
+		if (ctx[i].buf == NULL)
+			return err_set(err, "cannot allocate a %lld-byte "
+					    "buffer", (long long)each);
+	}
+	return 0;
+}
+
 /* Runs one requested test; returns 0, or -1 with err set after telling
  * the client. */
 static int
@@ -566,8 +596,10 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 	json_t *ready = NULL, *list, *res = NULL, *streams;
 	unsigned char token[AUTH_TOKEN_LEN];
 	char token_hex[2 * AUTH_TOKEN_LEN + 1];
-	int64_t sizes[4];
-	size_t buflen;
+	char *shared = NULL;
+	struct admit adm;
+	int adm_on = 0;
+	uint64_t accept_by;
 
 	memset(&r, 0, sizeof(r));
 	memset(&rp, 0, sizeof(rp));
@@ -625,10 +657,8 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 	/* A datagram is read whole or its tail is lost. */
 	if (m->socktype == SOCK_DGRAM && r.recv_size < MODULE_UDP_MAX + 1)
 		r.recv_size = MODULE_UDP_MAX + 1;
-	sizes[0] = r.send_size;
-	sizes[1] = r.recv_size;
-	sizes[2] = p.req_size;
-	sizes[3] = p.rsp_size;
+	if (alloc_buffers(m, &p, &r, lim, ctx, &shared, err) < 0)
+		goto tell;
 	list = json_array();
 	for (i = 0; i < nlisten; i++)
 		json_array_append_new(list, json_integer(ports[i]));
@@ -641,20 +671,26 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 		goto fail;
 
 	/* The data connections, each from the control client's host only,
-	 * each carrying the token. */
+	 * each carrying the token, all by one deadline. */
+	accept_by = clock_ns() + (uint64_t)lim->accept_ms * 1000000;
+	if (module_accepts(m)) {
+		if (admit_init(&adm, fds[0], ctl, 1, token, log, err) < 0)
+			goto tell;
+		adm_on = 1;
+	}
 	for (i = 0; i < p.streams; i++) {
 		struct test_ctx *c = &ctx[i];
 
 		c->ctl = ctl;
 		c->fd = -1;
 		if (module_accepts(m)) {
-			c->fd = accept_data(fds[0], ctl, token, lim->accept_ms,
-					    log, err);
+			c->fd = accept_data(&adm, accept_by, lim->accept_ms,
+					    err);
 			if (c->fd >= 0)
 				guard_track(&st->guard, c->fd);
 		} else if (m->socktype == SOCK_DGRAM) {
-			if (await_datagram(fds[i], ctl, token, lim->accept_ms,
-					   err) == 0)
+			if (await_datagram(fds[i], ctl, token, accept_by,
+					   lim->accept_ms, err) == 0)
 				c->fd = fds[i];
 			/* The client sends the token again until it hears
 			 * the echo: the loop must know it, to echo it and
@@ -682,32 +718,33 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 			c->fd, m->socktype == SOCK_DGRAM ? 100 : 1000, err) < 0)
 			goto tell;
 		rs[i] = r;
-		c->buf = module_buffer(sizes, 4, &buflen);
-		if (c->buf == NULL) {
-			err_set(err, "cannot allocate a %zu-byte buffer",
-				buflen);
-			goto tell;
-		}
-		c->buflen = buflen;
 		c->p = &p;
 		c->stop = stop;
 		c->r = &rs[i];
+	}
+	/* Whoever else is still waiting to be let in is not the client. */
+	if (adm_on) {
+		admit_close(&adm);
+		adm_on = 0;
 	}
 	/* --wire: count every connection from the client's host on the
 	 * listener's port, from after the tokens (which are not test
 	 * traffic) to the end. The client sends nothing more before "go",
 	 * so the capture misses no packet of the test. */
 	if (p.wire && m->kind != MODULE_CRR) {
-		struct wire_flow flows[64];
+		/* One flow per listener, however many streams: a fixed array
+		 * here once counted only the first 64. */
+		struct wire_flow *flows = calloc((size_t)nlisten, sizeof(*flows));
 		int nf = 0;
 
-		for (i = 0; i < nlisten && i < 64; i++) {
+		for (i = 0; flows != NULL && i < nlisten; i++) {
 			if (wire_flow_of(ctl, m->protocol, 1, &flows[nf]) < 0)
 				continue;
 			set_port(&flows[nf].local, ports[i]);
 			nf++;
 		}
 		wire_session_start(&ws, &wr, NULL, flows, nf);
+		free(flows);
 		wire_on = 1;
 	} else if (p.wire) {
 		wire_session_start(&ws, &wr, NULL, NULL, 0);
@@ -777,6 +814,8 @@ tell:
 	cut_reason(st, err);
 	send_error(ctl, err);
 out:
+	if (adm_on)
+		admit_close(&adm);
 	if (wire_on)
 		wire_session_stop(&ws, &wr);
 	guard_test_end(&st->guard);
@@ -784,13 +823,15 @@ out:
 	json_decref(ready);
 	cpu_util_free(&r.cpu);
 	for (i = 0; ctx != NULL && i < p.streams; i++) {
-		free(ctx[i].buf);
+		if (ctx[i].buf != shared)
+			free(ctx[i].buf);
 		/* A UDP socket and the CRR listener are in fds[] too. */
 		if (module_accepts(m) && ctx[i].fd >= 0 && i < nfds)
 			close(ctx[i].fd);
 	}
 	for (i = 0; i < nlisten; i++)
 		close(fds[i]);
+	free(shared);
 	for (i = 0; places != NULL && i < p.streams; i++)
 		topo_place_free(&places[i]);
 	free(places);
@@ -865,7 +906,7 @@ authenticate(int ctl, const struct auth_key *key, const unsigned char *snonce,
 {
 	unsigned char cnonce[AUTH_NONCE_LEN], proof[AUTH_MAC_LEN];
 	unsigned char want[AUTH_MAC_LEN];
-	char hex[2 * AUTH_MAC_LEN + 1], why[ERR_LEN];
+	char hex[2 * AUTH_MAC_LEN + 1], why[ERR_LEN], text[ESCAPE_LEN];
 	json_t *msg, *ok;
 	int rc;
 
@@ -879,7 +920,7 @@ authenticate(int ctl, const struct auth_key *key, const unsigned char *snonce,
 		err_set(err,
 			"authentication failed: the client sent \"%s\" "
 			"instead of credentials",
-			proto_type(msg));
+			escape_str(text, sizeof(text), proto_type(msg)));
 		json_decref(msg);
 		return -1;
 	}
@@ -907,7 +948,7 @@ session_loop(struct server_state *st, int ctl, const struct server_limits *lim,
 	     volatile sig_atomic_t *stop, char *err)
 {
 	unsigned char snonce[AUTH_NONCE_LEN];
-	char hex[2 * AUTH_NONCE_LEN + 1];
+	char hex[2 * AUTH_NONCE_LEN + 1], text[ESCAPE_LEN];
 	json_t *msg, *hello;
 	int64_t ver;
 	const char *type;
@@ -929,7 +970,7 @@ session_loop(struct server_state *st, int ctl, const struct server_limits *lim,
 	    proto_get_int(msg, "version", 0, INT32_MAX, &ver, err) < 0) {
 		if (strcmp(proto_type(msg), "hello") != 0)
 			err_set(err, "expected hello, got \"%s\"",
-				proto_type(msg));
+				escape_str(text, sizeof(text), proto_type(msg)));
 		json_decref(msg);
 		send_error(ctl, err);
 		return -1;
@@ -997,7 +1038,8 @@ session_loop(struct server_state *st, int ctl, const struct server_limits *lim,
 			continue;
 		}
 		if (strcmp(type, "request") != 0) {
-			err_set(err, "unexpected \"%s\" message", type);
+			err_set(err, "unexpected \"%s\" message",
+				escape_str(text, sizeof(text), type));
 			json_decref(msg);
 			send_error(ctl, err);
 			return -1;

@@ -20,6 +20,11 @@ struct server_limits {
 	int max_streams;     /* data connections per test */
 	int max_sessions;    /* sessions at once (the parent counts them) */
 	int max_per_addr;    /* sessions at once from one client address */
+	int64_t max_session_mem; /* data buffers of one session, bytes */
+	int hello_ms;		 /* wait for the hello (and the proof) */
+	double max_session_time; /* a session's whole life, seconds */
+	int ipv6_prefix;	 /* IPv6 clients counted per this prefix */
+	int allow_low_ports;	 /* data ports below 1024 may be asked for */
 };
 
 /* What a child tells its client when SIGTERM ends the session. */
@@ -30,7 +35,8 @@ typedef void (*server_log_fn)(int level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* Fills the defaults: an hour, 64 MiB messages, 256 MiB buffers, 64
- * sessions, 16 from one address... */
+ * sessions, 16 from one address, 256 MiB of data buffers a session, a
+ * 5 s hello, two hours a session... */
 void server_limits_default(struct server_limits *lim);
 
 /* Checks a decoded request against the limits and the module table;

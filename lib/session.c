@@ -7,6 +7,7 @@
 
 #include "clock.h"
 #include "err.h"
+#include "escape.h"
 #include "proto.h"
 
 /* Waits until fd is ready for events or the deadline passes; returns 1
@@ -140,6 +141,7 @@ int
 session_expect(int fd, const char *type, json_t **msg, int timeout_ms,
 	       char *err)
 {
+	char safe[ESCAPE_LEN];
 	const char *t;
 	int rc;
 
@@ -155,12 +157,17 @@ session_expect(int fd, const char *type, json_t **msg, int timeout_ms,
 		const char *text =
 		    json_string_value(json_object_get(*msg, "message"));
 
-		err_set(err, "%s", text ? text : "unspecified error");
+		/* The peer's words, made printable: they reach a log or a
+		 * terminal. */
+		err_set(err, "%s",
+			text ? escape_str(safe, sizeof(safe), text)
+			     : "unspecified error");
 		json_decref(*msg);
 		*msg = NULL;
 		return SESSION_PEER_ERROR;
 	} else {
-		err_set(err, "expected a \"%s\" message, got \"%s\"", type, t);
+		err_set(err, "expected a \"%s\" message, got \"%s\"", type,
+			escape_str(safe, sizeof(safe), t));
 	}
 	json_decref(*msg);
 	*msg = NULL;

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <syslog.h>
 #include <time.h>
@@ -21,6 +22,7 @@
 #include "cli.h"
 #include "clock.h"
 #include "err.h"
+#include "escape.h"
 #include "proto.h"
 #include "server.h"
 #include "session.h"
@@ -63,22 +65,27 @@ log_line(int level, const char *fmt, ...)
 
 	if (level > debug_level)
 		return;
-	va_start(ap, fmt);
-	if (use_syslog) {
-		vsyslog(level == 0 ? LOG_NOTICE : LOG_INFO, fmt, ap);
-		va_end(ap);
-		return;
-	}
 	now = time(NULL);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", localtime(&now));
-	n = snprintf(line, sizeof(line), "%s netserver[%ld]: ", stamp,
-		     (long)getpid());
+	n = use_syslog ? 0
+		       : snprintf(line, sizeof(line), "%s netserver[%ld]: ",
+				  stamp, (long)getpid());
+	va_start(ap, fmt);
 	m = vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
 	va_end(ap);
 	if (m < 0)
 		m = 0;
 	if ((size_t)(n + m) > sizeof(line) - 2)
 		m = (int)sizeof(line) - 2 - n;
+	line[n + m] = '\0';
+	/* Peer text is escaped where it enters a message; this catches
+	 * whatever was missed, so no byte from a client can end the line
+	 * or reach the reader's terminal. */
+	escape_line(line + n);
+	if (use_syslog) {
+		syslog(level == 0 ? LOG_NOTICE : LOG_INFO, "%s", line);
+		return;
+	}
 	line[n + m] = '\n';
 	/* One write per line, so lines from the parent and its children
 	 * never interleave in a shared log file. */
@@ -110,6 +117,9 @@ usage(FILE *out)
 	    "    --auth-file FILE      require clients to prove the key in "
 	    "FILE\n"
 	    "    --allow CIDR[,CIDR]   serve only these client networks\n"
+	    "    --allow-privileged-ports\n"
+	    "                          let clients ask for data ports below "
+	    "1024\n"
 	    "\n"
 	    "Limits:\n"
 	    "    --max-sessions N      sessions at once (64)\n"
@@ -120,6 +130,8 @@ usage(FILE *out)
 	    "(64M)\n"
 	    "    --max-buffer BYTES    largest socket buffer (256M)\n"
 	    "    --max-streams N       data connections per test (64)\n"
+	    "    --max-session-memory BYTES\n"
+	    "                          data buffers of one session (256M)\n"
 	    "    --idle-timeout SECS   control silence allowed (60)\n"
 	    "    --accept-timeout SECS wait for the data connection (10)\n",
 	    out);
@@ -325,16 +337,42 @@ absolute(const char *path, char *out, char *err)
 	return 0;
 }
 
-/* Points standard error at the log file; returns 0, or -1 with err. */
+/*
+ * Points standard error at the log file; returns 0, or -1 with err. A
+ * symlink is never followed and only a regular file is written to, so a
+ * link planted in a writable log directory cannot turn the root daemon's
+ * appends against another file, and a FIFO cannot hang it.
+ */
 static int
 open_log(const char *path, char *err)
 {
-	int fd = open(
-	    path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY, 0640);
+	struct stat st;
+	int fd = open(path,
+		      O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOCTTY |
+			  O_NOFOLLOW | O_NONBLOCK,
+		      0640);
 
+	if (fd < 0 && errno == ELOOP)
+		return err_set(err,
+			       "log file %s is a symbolic link: refusing to "
+			       "follow it",
+			       path);
+	if (fd < 0 && errno == ENXIO)
+		return err_set(err,
+			       "log file %s is not a regular file: refusing it",
+			       path);
 	if (fd < 0)
 		return err_set(err, "cannot open log file %s: %s", path,
 			       strerror(errno));
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return err_set(err,
+			       "log file %s is not a regular file: refusing it",
+			       path);
+	}
+	/* Appends block as they always did; O_NONBLOCK only kept a FIFO
+	 * from stopping the open itself. */
+	fcntl(fd, F_SETFL, O_APPEND);
 	if (fd != STDERR_FILENO) {
 		if (dup2(fd, STDERR_FILENO) < 0) {
 			err_set(err, "dup2: %s", strerror(errno));
@@ -556,6 +594,9 @@ set_limits(const struct netserver_opts *o, struct server_limits *lim)
 		lim->max_msg = o->max_message;
 	if (o->max_buffer > 0)
 		lim->max_buf = (int)o->max_buffer;
+	if (o->max_session_memory > 0)
+		lim->max_session_mem = o->max_session_memory;
+	lim->allow_low_ports = o->allow_privileged_ports;
 }
 
 int

@@ -17,22 +17,6 @@
 #include "harness.h"
 #include "stats.h"
 
-static struct harness_server srv;
-static char port_text[16];
-
-static void
-setup(void)
-{
-	ck_assert_int_eq(harness_server_start(&srv, NULL), 0);
-	snprintf(port_text, sizeof(port_text), "%d", srv.port);
-}
-
-static void
-teardown(void)
-{
-	harness_server_stop(&srv);
-}
-
 /* Runs netperf with --json and returns the parsed document. */
 static json_t *
 run_json(const char *const *args)
@@ -107,16 +91,21 @@ START_TEST(busy_cpu_reads_100)
 {
 	/* A paced, light test on CPU 0 beside a busy loop on CPU 1. */
 	const char *args[] = {
-	    "-H",     "127.0.0.1", "-p",  port_text, "-t", "UDP_STREAM", "-l",
+	    "-H",     "127.0.0.1", "-p",  harness_port, "-t", "UDP_STREAM", "-l",
 	    "2",      "-T",	   "0,0", "--rate",  "1M", "-c",	 "-C",
 	    "--json", "--",	   "-m",  "1000",    NULL};
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	double u1, all;
+	int quiet;
 	json_t *doc;
 	pid_t busy;
 
-	if (ncpu < 2)
-		return; /* nothing to pin the load apart from the test */
+	if (ncpu < 2) {
+		harness_skip("busy_cpu_reads_100: one CPU, nothing to pin the "
+			     "load apart from the test");
+		return;
+	}
+	quiet = harness_quiet("busy_cpu_reads_100: the machine-wide figure");
 	busy = busy_on(1);
 	ck_assert_int_gt(busy, 0);
 	usleep(200000);
@@ -130,9 +119,11 @@ START_TEST(busy_cpu_reads_100)
 	 * itself costs a point or two): 100 / ncpu, within 3 points below
 	 * and 6 above. */
 	all = num(doc, "local.cpu.util");
-	ck_assert_msg(
-	    all >= 100.0 / (double)ncpu - 3 && all <= 100.0 / (double)ncpu + 6,
-	    "machine-wide %.2f %% with one of %ld CPUs busy", all, ncpu);
+	if (quiet)
+		ck_assert_msg(all >= 100.0 / (double)ncpu - 3 &&
+				  all <= 100.0 / (double)ncpu + 6,
+			      "machine-wide %.2f %% with one of %ld CPUs busy",
+			      all, ncpu);
 	/* Both sides read the same host over the same interval. */
 	ck_assert_double_eq_tol(cpu_util(doc, "remote", 1), u1, 3);
 	json_decref(doc);
@@ -142,12 +133,14 @@ END_TEST
 START_TEST(idle_machine_reads_idle)
 {
 	const char *args[] = {
-	    "-H",     "127.0.0.1", "-p",     port_text, "-t", "UDP_STREAM",
+	    "-H",     "127.0.0.1", "-p",     harness_port, "-t", "UDP_STREAM",
 	    "-l",     "2",	   "--rate", "100k",	"-c", "-C",
 	    "--json", "--",	   "-m",     "100",	NULL};
 	double all;
 	json_t *doc;
 
+	if (!harness_quiet("idle_machine_reads_idle"))
+		return;
 	doc = run_json(args);
 	all = num(doc, "local.cpu.util");
 	/* 125 datagrams a second cost next to nothing; what else runs on
@@ -165,11 +158,13 @@ END_TEST
 
 START_TEST(rr_repeatable)
 {
-	const char *args[] = {"-H", "127.0.0.1", "-p",	   port_text,
+	const char *args[] = {"-H", "127.0.0.1", "-p",	   harness_port,
 			      "-t", "TCP_RR",	 "-l",	   "1",
 			      "-T", "0,0",	 "--json", NULL};
 	double x[5], mean = 0, var = 0;
 
+	if (!harness_quiet("rr_repeatable"))
+		return;
 	for (int i = 0; i < 5; i++) {
 		json_t *doc = run_json(args);
 
@@ -190,10 +185,13 @@ END_TEST
 START_TEST(confidence_converges)
 {
 	const char *args[] = {
-	    "-H", "127.0.0.1", "-p", port_text, "-t", "TCP_RR", "-l",	  "1",
+	    "-H", "127.0.0.1", "-p", harness_port, "-t", "TCP_RR", "-l",	  "1",
 	    "-T", "0,0",       "-i", "10,3",	"-I", "99,5",	"--json", NULL};
-	json_t *doc = run_json(args), *conf;
+	json_t *doc, *conf;
 
+	if (!harness_quiet("confidence_converges"))
+		return;
+	doc = run_json(args);
 	conf = json_object_get(doc, "confidence");
 	ck_assert_msg(
 	    json_is_true(json_object_get(conf, "met")),
@@ -211,7 +209,7 @@ accuracy_suite(void)
 	Suite *s = suite_create("accuracy");
 	TCase *tc = tcase_create("cpu and repeatability");
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, harness_setup, harness_teardown);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, busy_cpu_reads_100);
 	tcase_add_test(tc, idle_machine_reads_idle);

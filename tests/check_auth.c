@@ -34,25 +34,13 @@ key_teardown(void)
 	rmdir(key_dir);
 }
 
-/* Writes len bytes to the key file and gives it mode, whatever the umask. */
-static void
-write_key(const void *buf, size_t len, mode_t mode)
-{
-	int fd = open(key_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write(fd, buf, len), (ssize_t)len);
-	ck_assert_int_eq(fchmod(fd, mode), 0);
-	close(fd);
-}
-
 START_TEST(test_load_good)
 {
 	static const char text[] = "correct horse battery staple";
 	struct auth_key k;
 	char err[ERR_LEN] = "";
 
-	write_key(text, strlen(text), 0600);
+	harness_write_file(key_path, text, strlen(text), 0600);
 	ck_assert_msg(auth_key_load(key_path, &k, err) == 0, "%s", err);
 	ck_assert_uint_eq(k.len, strlen(text));
 	ck_assert_mem_eq(k.key, text, k.len);
@@ -69,7 +57,7 @@ START_TEST(test_load_owner_only_modes)
 
 	/* Execute bits give nothing away. */
 	for (i = 0; i < N(modes); i++) {
-		write_key(text, strlen(text), modes[i]);
+		harness_write_file(key_path, text, strlen(text), modes[i]);
 		ck_assert_msg(auth_key_load(key_path, &k, err) == 0,
 			      "mode %04o: %s", (unsigned)modes[i], err);
 	}
@@ -82,18 +70,18 @@ START_TEST(test_load_readable_refused)
 	struct auth_key k;
 	char err[ERR_LEN] = "", want[ERR_LEN];
 
-	write_key(text, strlen(text), 0644);
+	harness_write_file(key_path, text, strlen(text), 0644);
 	ck_assert_int_eq(auth_key_load(key_path, &k, err), -1);
 	snprintf(want, sizeof(want),
 		 "key file %s is readable by others (mode 0644); chmod 600 it",
 		 key_path);
 	ck_assert_str_eq(err, want);
 
-	write_key(text, strlen(text), 0640);
+	harness_write_file(key_path, text, strlen(text), 0640);
 	ck_assert_int_eq(auth_key_load(key_path, &k, err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "(mode 0640)"));
 
-	write_key(text, strlen(text), 0604);
+	harness_write_file(key_path, text, strlen(text), 0604);
 	ck_assert_int_eq(auth_key_load(key_path, &k, err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "(mode 0604)"));
 }
@@ -106,18 +94,18 @@ START_TEST(test_load_writable_refused)
 	char err[ERR_LEN] = "", want[ERR_LEN];
 
 	/* Whoever can write the key can choose it. */
-	write_key(text, strlen(text), 0620);
+	harness_write_file(key_path, text, strlen(text), 0620);
 	ck_assert_int_eq(auth_key_load(key_path, &k, err), -1);
 	snprintf(want, sizeof(want),
 		 "key file %s is writable by others (mode 0620); chmod 600 it",
 		 key_path);
 	ck_assert_str_eq(err, want);
 
-	write_key(text, strlen(text), 0602);
+	harness_write_file(key_path, text, strlen(text), 0602);
 	ck_assert_int_eq(auth_key_load(key_path, &k, err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "writable by others (mode 0602)"));
 
-	write_key(text, strlen(text), 0666);
+	harness_write_file(key_path, text, strlen(text), 0666);
 	ck_assert_int_eq(auth_key_load(key_path, &k, err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "readable by others (mode 0666)"));
 }
@@ -129,15 +117,15 @@ START_TEST(test_load_too_short)
 	char err[ERR_LEN] = "";
 
 	/* 15 bytes, and the newline does not count towards 16. */
-	write_key("0123456789abcde\n", 16, 0600);
+	harness_write_file(key_path, "0123456789abcde\n", 16, 0600);
 	ck_assert_int_eq(auth_key_load(key_path, &k, err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "15 bytes"));
 
-	write_key("", 0, 0600);
+	harness_write_file(key_path, "", 0, 0600);
 	ck_assert_int_eq(auth_key_load(key_path, &k, err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "0 bytes"));
 
-	write_key("0123456789abcdef", 16, 0600);
+	harness_write_file(key_path, "0123456789abcdef", 16, 0600);
 	ck_assert_msg(auth_key_load(key_path, &k, err) == 0, "%s", err);
 	ck_assert_uint_eq(k.len, 16);
 }
@@ -163,7 +151,7 @@ START_TEST(test_load_newline)
 	struct auth_key k;
 	char err[ERR_LEN] = "";
 
-	write_key(endings[_i].file, strlen(endings[_i].file), 0600);
+	harness_write_file(key_path, endings[_i].file, strlen(endings[_i].file), 0600);
 	ck_assert_msg(auth_key_load(key_path, &k, err) == 0, "%s", err);
 	ck_assert_uint_eq(k.len, strlen(endings[_i].key));
 	ck_assert_mem_eq(k.key, endings[_i].key, k.len);
@@ -180,7 +168,7 @@ START_TEST(test_load_binary)
 	/* A key is bytes, NULs included. */
 	for (i = 0; i < N(bin); i++)
 		bin[i] = (unsigned char)(i * 37);
-	write_key(bin, sizeof(bin), 0600);
+	harness_write_file(key_path, bin, sizeof(bin), 0600);
 	ck_assert_msg(auth_key_load(key_path, &k, err) == 0, "%s", err);
 	ck_assert_uint_eq(k.len, sizeof(bin));
 	ck_assert_mem_eq(k.key, bin, sizeof(bin));
@@ -195,26 +183,26 @@ START_TEST(test_load_size_limit)
 
 	ck_assert_ptr_nonnull(buf);
 	memset(buf, 'k', AUTH_KEY_MAX + 4);
-	write_key(buf, AUTH_KEY_MAX, 0600);
+	harness_write_file(key_path, buf, AUTH_KEY_MAX, 0600);
 	ck_assert_msg(auth_key_load(key_path, &k, err) == 0, "%s", err);
 	ck_assert_uint_eq(k.len, AUTH_KEY_MAX);
 
 	/* A full-length key still has room for its line end. */
 	buf[AUTH_KEY_MAX] = '\r';
 	buf[AUTH_KEY_MAX + 1] = '\n';
-	write_key(buf, AUTH_KEY_MAX + 2, 0600);
+	harness_write_file(key_path, buf, AUTH_KEY_MAX + 2, 0600);
 	ck_assert_msg(auth_key_load(key_path, &k, err) == 0, "%s", err);
 	ck_assert_uint_eq(k.len, AUTH_KEY_MAX);
 
 	/* One byte more is refused, not silently cut. */
 	memset(buf, 'k', AUTH_KEY_MAX + 4);
-	write_key(buf, AUTH_KEY_MAX + 1, 0600);
+	harness_write_file(key_path, buf, AUTH_KEY_MAX + 1, 0600);
 	ck_assert_int_eq(auth_key_load(key_path, &k, err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "longer than"));
 	buf[AUTH_KEY_MAX + 1] = '\n';
-	write_key(buf, AUTH_KEY_MAX + 2, 0600);
+	harness_write_file(key_path, buf, AUTH_KEY_MAX + 2, 0600);
 	ck_assert_int_eq(auth_key_load(key_path, &k, err), -1);
-	write_key(buf, AUTH_KEY_MAX + 4, 0600);
+	harness_write_file(key_path, buf, AUTH_KEY_MAX + 4, 0600);
 	ck_assert_int_eq(auth_key_load(key_path, &k, err), -1);
 	free(buf);
 }

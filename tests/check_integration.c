@@ -12,38 +12,11 @@
 
 #include "harness.h"
 
-static struct harness_server srv;
-static char port_text[16];
-
-static void
-setup(void)
-{
-	ck_assert_int_eq(harness_server_start(&srv, NULL), 0);
-	snprintf(port_text, sizeof(port_text), "%d", srv.port);
-}
-
-static void
-teardown(void)
-{
-	ck_assert_int_eq(harness_server_stop(&srv), 0);
-}
-
-/* Parses the numbers of the line that follows the blank line after the
- * column titles; returns how many were read. */
-static int
-data_numbers(const char *out, double *v, int max)
-{
-	const char *p = strstr(out, "\n\n");
-
-	if (p == NULL)
-		return 0;
-	return harness_line_numbers(p + 2, v, max);
-}
 
 static void
 run_ok(const char *test, double *v, int want)
 {
-	const char *args[] = {"-H", "127.0.0.1", "-p", port_text, "-t", test,
+	const char *args[] = {"-H", "127.0.0.1", "-p", harness_port, "-t", test,
 			      "-l", "1",	 "-c", "-C",	  NULL};
 	struct harness_out o;
 
@@ -51,7 +24,7 @@ run_ok(const char *test, double *v, int want)
 	ck_assert_msg(o.status == 0, "%s failed: %s", test, o.err);
 	ck_assert_str_eq(o.err, "");
 	ck_assert_ptr_nonnull(strstr(o.out, "to 127.0.0.1 (127.0.0.1)"));
-	ck_assert_int_eq(data_numbers(o.out, v, want), want);
+	ck_assert_int_eq(harness_data_numbers(o.out, 0, v, want), want);
 	for (int i = 0; i < want; i++)
 		ck_assert_msg(isfinite(v[i]), "field %d not finite", i);
 }
@@ -117,7 +90,7 @@ END_TEST
 
 START_TEST(udp_stream)
 {
-	const char *args[] = {"-H", "127.0.0.1",  "-p",	    port_text,
+	const char *args[] = {"-H", "127.0.0.1",  "-p",	    harness_port,
 			      "-t", "UDP_STREAM", "-l",	    "1",
 			      "-c", "-C",	  "--rate", "20M",
 			      "--", "-m",	  "1000",   NULL};
@@ -130,7 +103,7 @@ START_TEST(udp_stream)
 	ck_assert_msg(o.status == 0, "%s", o.err);
 	/* netperf's line: socket, size, elapsed, sent, errors, rate, util,
 	 * sd; netserver's: socket, elapsed, received, rate, util, sd. */
-	ck_assert_int_eq(data_numbers(o.out, sent, 8), 8);
+	ck_assert_int_eq(harness_data_numbers(o.out, 0, sent, 8), 8);
 	line2 = strchr(strstr(o.out, "\n\n") + 2, '\n');
 	ck_assert_int_eq(sscanf(line2, "%lf %lf %lf %lf %lf %lf", &recvd[0],
 				&recvd[1], &recvd[2], &recvd[3], &recvd[4],
@@ -155,10 +128,10 @@ END_TEST
 
 START_TEST(udp_rr_and_crr)
 {
-	const char *udp[] = {"-H",     "127.0.0.1", "-p",     port_text, "-t",
+	const char *udp[] = {"-H",     "127.0.0.1", "-p",     harness_port, "-t",
 			     "UDP_RR", "-l",	    "1",      "-c",	 "-C",
 			     "--",     "-r",	    "32,512", NULL};
-	const char *crr[] = {"-H", "127.0.0.1", "-p", port_text,
+	const char *crr[] = {"-H", "127.0.0.1", "-p", harness_port,
 			     "-t", "TCP_CRR",	"-l", "1",
 			     "-c", "-C",	NULL};
 	struct harness_out o;
@@ -166,7 +139,7 @@ START_TEST(udp_rr_and_crr)
 
 	ck_assert_int_eq(harness_netperf(udp, 30, &o), 0);
 	ck_assert_msg(o.status == 0, "%s", o.err);
-	ck_assert_int_eq(data_numbers(o.out, v, 10), 10);
+	ck_assert_int_eq(harness_data_numbers(o.out, 0, v, 10), 10);
 	ck_assert_double_eq(v[2], 32);
 	ck_assert_double_eq(v[3], 512);
 	ck_assert_double_gt(v[5], 100);
@@ -175,7 +148,7 @@ START_TEST(udp_rr_and_crr)
 
 	ck_assert_int_eq(harness_netperf(crr, 30, &o), 0);
 	ck_assert_msg(o.status == 0, "%s", o.err);
-	ck_assert_int_eq(data_numbers(o.out, v, 10), 10);
+	ck_assert_int_eq(harness_data_numbers(o.out, 0, v, 10), 10);
 	ck_assert_double_gt(v[5], 50);
 	check_cpu(v + 6, v + 8);
 	/* Honest remote CPU: never above 100 %, unlike netperf 2.7's. */
@@ -185,9 +158,9 @@ END_TEST
 
 START_TEST(udp_bad_sizes)
 {
-	const char *big[] = {"-p", port_text, "-t",    "UDP_STREAM",
+	const char *big[] = {"-p", harness_port, "-t",    "UDP_STREAM",
 			     "--", "-m",      "70000", NULL};
-	const char *rr[] = {"-p", port_text, "-t",	"UDP_RR",
+	const char *rr[] = {"-p", harness_port, "-t",	"UDP_RR",
 			    "--", "-r",	     "1,65508", NULL};
 	struct harness_out o;
 
@@ -200,6 +173,23 @@ START_TEST(udp_bad_sizes)
 }
 END_TEST
 
+/* Whether ::1 is configured: /proc/net/if_inet6 lists it. */
+static int
+has_ipv6_loopback(void)
+{
+	char line[256];
+	FILE *f = fopen("/proc/net/if_inet6", "r");
+	int found = 0;
+
+	if (f == NULL)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f) != NULL)
+		found = strncmp(line, "00000000000000000000000000000001", 32) ==
+			0;
+	fclose(f);
+	return found;
+}
+
 START_TEST(ipv6_and_counts)
 {
 	struct harness_server s6;
@@ -208,10 +198,12 @@ START_TEST(ipv6_and_counts)
 	char port[16];
 	double v[6];
 
-	if (harness_server_start(&s6, extra) < 0) {
-		/* No IPv6 on this machine: nothing to test. */
+	if (!has_ipv6_loopback()) {
+		harness_skip("ipv6_and_counts: this machine has no ::1");
 		return;
 	}
+	ck_assert_msg(harness_server_start(&s6, extra) == 0,
+		      "netserver -L ::1 did not start though ::1 exists");
 	snprintf(port, sizeof(port), "%d", s6.port);
 	{
 		const char *args[] = {"-H", "::1",  "-p", port, "-t", "TCP_RR",
@@ -242,7 +234,7 @@ END_TEST
 START_TEST(rr_sizes_and_verbose)
 {
 	const char *args[] = {
-	    "-H",	"127.0.0.1", "-p", port_text, "-t", "TCP_RR",
+	    "-H",	"127.0.0.1", "-p", harness_port, "-t", "TCP_RR",
 	    "-l",	"1",	     "-v", "2",	      "--", "-r",
 	    "100,2000", "-b",	     "2",  "-D",      NULL};
 	struct harness_out o;
@@ -289,7 +281,7 @@ START_TEST(bad_options)
 	struct harness_out o;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		const char *args[8] = {"-p", port_text};
+		const char *args[8] = {"-p", harness_port};
 		int n = 2;
 
 		if (strcmp(cases[i][0], "-m") == 0)
@@ -310,12 +302,12 @@ END_TEST
 static void
 still_serving(void)
 {
-	const char *args[] = {"-H", "127.0.0.1", "-p", port_text,
+	const char *args[] = {"-H", "127.0.0.1", "-p", harness_port,
 			      "-t", "TCP_RR",	 "-l", "0.3",
 			      "-P", "0",	 NULL};
 	struct harness_out o;
 
-	ck_assert_int_eq(kill(srv.pid, 0), 0);
+	ck_assert_int_eq(kill(harness_srv.pid, 0), 0);
 	ck_assert_int_eq(harness_netperf(args, 20, &o), 0);
 	ck_assert_msg(o.status == 0, "follow-up test failed: %s", o.err);
 }
@@ -336,7 +328,7 @@ START_TEST(garbage_and_oversize)
 	char buf[256];
 	int fd;
 
-	fd = harness_connect(srv.port);
+	fd = harness_connect(harness_srv.port);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(harness_send(fd, huge, 4), 0);
 	expect_error(fd, "message of 4294967295 bytes exceeds the 65536-byte "
@@ -344,19 +336,19 @@ START_TEST(garbage_and_oversize)
 	ck_assert_int_eq(harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
 	close(fd);
 
-	fd = harness_connect(srv.port);
+	fd = harness_connect(harness_srv.port);
 	ck_assert_int_eq(harness_send_json(fd, "hello\n{{{"), 0);
 	expect_error(fd, "malformed message");
 	close(fd);
 
-	fd = harness_connect(srv.port);
+	fd = harness_connect(harness_srv.port);
 	ck_assert_int_eq(harness_send_json(fd, "{\"type\":\"hello\","
 					       "\"version\":99}"),
 			 0);
 	expect_error(fd, "protocol version 99 is not supported");
 	close(fd);
 
-	fd = harness_connect(srv.port);
+	fd = harness_connect(harness_srv.port);
 	ck_assert_int_eq(harness_send_json(fd, "{\"type\":\"hello\","
 					       "\"version\":1}"),
 			 0);
@@ -369,7 +361,7 @@ START_TEST(garbage_and_oversize)
 	close(fd);
 
 	/* A request that is well formed but names no test this server has. */
-	fd = harness_connect(srv.port);
+	fd = harness_connect(harness_srv.port);
 	harness_send_json(fd, "{\"type\":\"hello\",\"version\":1}");
 	harness_recv_frame(fd, buf, sizeof(buf), 5000);
 	harness_send_json(
@@ -383,7 +375,7 @@ START_TEST(garbage_and_oversize)
 	close(fd);
 
 	/* A truncated frame, then the client vanishes. */
-	fd = harness_connect(srv.port);
+	fd = harness_connect(harness_srv.port);
 	ck_assert_int_eq(harness_send(fd, "\0\0\0\x40{\"type\"", 12), 0);
 	close(fd);
 	still_serving();
@@ -421,7 +413,7 @@ children_after(double timeout)
 	int n;
 
 	do {
-		n = harness_server_children(&srv, kids, 16);
+		n = harness_server_children(&harness_srv, kids, 16);
 		if (n == 0)
 			return 0;
 		usleep(50000);
@@ -431,14 +423,14 @@ children_after(double timeout)
 
 START_TEST(server_stops_mid_test)
 {
-	const char *args[] = {"-H",	"127.0.0.1", "-p", port_text, "-t",
+	const char *args[] = {"-H",	"127.0.0.1", "-p", harness_port, "-t",
 			      "TCP_RR", "-l",	     "2",  NULL};
 	struct harness_out o;
 	pid_t kids[4];
 	pid_t np;
 	int n, fds;
 
-	fds = harness_fd_count(srv.pid);
+	fds = harness_fd_count(harness_srv.pid);
 	np = fork();
 	if (np == 0) {
 		/* Stop the test's server child a moment after it starts. */
@@ -447,7 +439,7 @@ START_TEST(server_stops_mid_test)
 
 		for (int i = 0; i < 100 && m == 0; i++) {
 			usleep(20000);
-			m = harness_server_children(&srv, k, 4);
+			m = harness_server_children(&harness_srv, k, 4);
 		}
 		usleep(300000);
 		if (m > 0)
@@ -461,20 +453,20 @@ START_TEST(server_stops_mid_test)
 	ck_assert_int_ne(o.status, -1);
 	ck_assert_double_lt(o.seconds, 2 + 5 + 3);
 	ck_assert_msg(strstr(o.err, "stopped responding") != NULL, "%s", o.err);
-	n = harness_server_children(&srv, kids, 4);
+	n = harness_server_children(&harness_srv, kids, 4);
 	for (int i = 0; i < n; i++) {
 		kill(kids[i], SIGKILL);
 		kill(kids[i], SIGCONT);
 	}
 	ck_assert_int_eq(children_after(5), 0);
-	ck_assert_int_eq(harness_fd_count(srv.pid), fds);
+	ck_assert_int_eq(harness_fd_count(harness_srv.pid), fds);
 	still_serving();
 }
 END_TEST
 
 START_TEST(server_vanishes_mid_udp_rr)
 {
-	const char *args[] = {"-H",	"127.0.0.1", "-p", port_text, "-t",
+	const char *args[] = {"-H",	"127.0.0.1", "-p", harness_port, "-t",
 			      "UDP_RR", "-l",	     "3",  NULL};
 	struct harness_out o;
 	pid_t np;
@@ -486,7 +478,7 @@ START_TEST(server_vanishes_mid_udp_rr)
 
 		for (int i = 0; i < 100 && m == 0; i++) {
 			usleep(20000);
-			m = harness_server_children(&srv, k, 4);
+			m = harness_server_children(&harness_srv, k, 4);
 		}
 		usleep(300000);
 		if (m > 0)
@@ -509,13 +501,13 @@ END_TEST
 START_TEST(client_vanishes_mid_test)
 {
 	const char *stream[] = {"-H",	   "127.0.0.1", "-p",
-				port_text, "-t",	"TCP_STREAM",
+				harness_port, "-t",	"TCP_STREAM",
 				"-l",	   "20",	NULL};
-	const char *rr[] = {"-H",     "127.0.0.1", "-p", port_text, "-t",
+	const char *rr[] = {"-H",     "127.0.0.1", "-p", harness_port, "-t",
 			    "TCP_RR", "-l",	   "20", NULL};
 	const char *const *runs[] = {stream, rr};
 	pid_t np;
-	int fds = harness_fd_count(srv.pid);
+	int fds = harness_fd_count(harness_srv.pid);
 
 	for (int i = 0; i < 2; i++) {
 		pid_t kids[4];
@@ -523,7 +515,7 @@ START_TEST(client_vanishes_mid_test)
 		np = harness_netperf_spawn(runs[i]);
 		ck_assert_int_gt(np, 0);
 		for (int j = 0; j < 100; j++) {
-			if (harness_server_children(&srv, kids, 4) > 0)
+			if (harness_server_children(&harness_srv, kids, 4) > 0)
 				break;
 			usleep(20000);
 		}
@@ -539,7 +531,7 @@ START_TEST(client_vanishes_mid_test)
 		waitpid(np, NULL, 0);
 		ck_assert_int_eq(children_after(5), 0);
 	}
-	ck_assert_int_eq(harness_fd_count(srv.pid), fds);
+	ck_assert_int_eq(harness_fd_count(harness_srv.pid), fds);
 	still_serving();
 }
 END_TEST
@@ -551,7 +543,7 @@ integration_suite(void)
 	TCase *tc = tcase_create("tests");
 	TCase *bad = tcase_create("bad input");
 
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, harness_setup, harness_teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, tcp_stream);
 	tcase_add_test(tc, tcp_maerts);
@@ -562,7 +554,7 @@ integration_suite(void)
 	tcase_add_test(tc, rr_sizes_and_verbose);
 	suite_add_tcase(s, tc);
 
-	tcase_add_checked_fixture(bad, setup, teardown);
+	tcase_add_checked_fixture(bad, harness_setup, harness_teardown);
 	tcase_set_timeout(bad, 90);
 	tcase_add_test(bad, no_server);
 	tcase_add_test(bad, bad_options);

@@ -26,23 +26,14 @@
  * module_udp_end): they cross the wire, so a capture may count them. */
 #define MEAS_UDP_END_MARKERS 3
 
-static struct harness_server srv;
-static char port_text[16];
 
 static void
 setup(void)
 {
-	ck_assert_int_eq(harness_server_start(&srv, NULL), 0);
-	snprintf(port_text, sizeof(port_text), "%d", srv.port);
+	harness_setup();
 	/* The log has given up the port and is not read again; a failed
 	 * test, which exits before its teardown, leaves no file behind. */
-	unlink(srv.log);
-}
-
-static void
-teardown(void)
-{
-	ck_assert_int_eq(harness_server_stop(&srv), 0);
+	unlink(harness_srv.log);
 }
 
 /* One netperf run: exit status, all of stdout, stderr. */
@@ -57,7 +48,7 @@ struct run {
 static void
 run_np(struct run *r, ...)
 {
-	const char *argv[64] = {NP_NETPERF, "-H", "127.0.0.1", "-p", port_text};
+	const char *argv[64] = {NP_NETPERF, "-H", "127.0.0.1", "-p", harness_port};
 	int n = 5;
 	va_list ap;
 
@@ -149,28 +140,12 @@ next_line(const char *p)
 	return p != NULL && p[1] != '\0' ? p + 1 : NULL;
 }
 
-/* The i-th line (0 first) after the blank line that ends the column
- * titles of the classic table, or NULL. */
-static const char *
-data_line(const char *out, int i)
-{
-	const char *p = strstr(out, "\n\n");
-
-	if (p == NULL)
-		return NULL;
-	for (p += 2; p != NULL && i > 0; i--)
-		p = next_line(p);
-	return p;
-}
-
 /* The numbers of the i-th data line; fails the test unless there are at
  * least want of them. */
 static void
 data_numbers(const char *out, int i, double *v, int want)
 {
-	const char *l = data_line(out, i);
-
-	ck_assert_msg(l != NULL && harness_line_numbers(l, v, want) == want,
+	ck_assert_msg(harness_data_numbers(out, i, v, want) == want,
 		      "no data line %d with %d numbers in:\n%s", i, want, out);
 }
 
@@ -251,19 +226,30 @@ interims_keyval(const char *text, struct interim *iv, int max)
  * the test). Returns that mean.
  */
 static double
-check_four_intervals(const struct interim *iv, int n, const char *out)
+check_four_intervals(const struct interim *iv, int n, const char *out,
+		     int quiet)
 {
-	double sum = 0;
+	double sum = 0, since = 0;
 	int i;
 
 	ck_assert_msg(n == 4, "%d interim results, not 4, in:\n%s", n, out);
 	for (i = 0; i < n; i++) {
-		ck_assert_msg(
-		    iv[i].interval >= 0.475 && iv[i].interval <= 0.525,
-		    "interval %d lasted %.3f s:\n%s", i, iv[i].interval, out);
+		/* A boundary is never reported early, however busy the
+		 * machine: interval i ends at 0.5 (i + 1) s or later. */
+		since += iv[i].interval;
+		ck_assert_msg(since >= 0.5 * (i + 1) - 0.002,
+			      "interval %d ended %.3f s into the test:\n%s", i,
+			      since, out);
 		ck_assert_msg(iv[i].value > 0, "interval %d: %.2f", i,
 			      iv[i].value);
 		ck_assert_str_eq(iv[i].units, "Trans/s");
+		sum += iv[i].value;
+		/* How late it may be is up to the scheduler. */
+		if (!quiet)
+			continue;
+		ck_assert_msg(
+		    iv[i].interval >= 0.475 && iv[i].interval <= 0.525,
+		    "interval %d lasted %.3f s:\n%s", i, iv[i].interval, out);
 		if (i > 0)
 			ck_assert_msg(
 			    iv[i].ending - iv[i - 1].ending >= 0.475 &&
@@ -271,7 +257,6 @@ check_four_intervals(const struct interim *iv, int n, const char *out)
 			    "interval %d ended %.3f s after the "
 			    "one before:\n%s",
 			    i, iv[i].ending - iv[i - 1].ending, out);
-		sum += iv[i].value;
 	}
 	return sum / n;
 }
@@ -282,18 +267,19 @@ START_TEST(interim_classic)
 	struct run r;
 	double mean, v[6];
 	const char *p;
-	int n;
+	int n, quiet;
 
+	quiet = harness_quiet("interim_classic: interval and rate precision");
 	RUN_OK(&r, "-t", "TCP_RR", "-l", "2", "-D", "0.5", "-P", "0");
 	n = interims_classic(r.out, iv, 16);
-	mean = check_four_intervals(iv, n, r.out);
+	mean = check_four_intervals(iv, n, r.out, quiet);
 	/* -P 0: the data line follows the interim lines. */
 	p = r.out;
 	while (p != NULL && strncmp(p, "Interim result: ", 16) == 0)
 		p = next_line(p);
 	ck_assert_msg(p != NULL && harness_line_numbers(p, v, 6) == 6,
 		      "no data line in:\n%s", r.out);
-	ck_assert_msg(near(v[5], mean, 0.10),
+	ck_assert_msg(!quiet || near(v[5], mean, 0.10),
 		      "final %.2f Trans/s, interim mean %.2f:\n%s", v[5], mean,
 		      r.out);
 	free(r.out);
@@ -306,15 +292,16 @@ START_TEST(interim_keyval)
 	char val[64];
 	struct run r;
 	double mean;
-	int n;
+	int n, quiet;
 
+	quiet = harness_quiet("interim_keyval: interval and rate precision");
 	RUN_OK(&r, "-t", "TCP_RR", "-l", "2", "-D", "0.5", "--", "-k",
 	       "THROUGHPUT");
 	n = interims_keyval(r.out, iv, 16);
-	mean = check_four_intervals(iv, n, r.out);
+	mean = check_four_intervals(iv, n, r.out, quiet);
 	ck_assert_int_eq(harness_keyval(r.out, "THROUGHPUT", val, sizeof(val)),
 			 0);
-	ck_assert_msg(near(strtod(val, NULL), mean, 0.10),
+	ck_assert_msg(!quiet || near(strtod(val, NULL), mean, 0.10),
 		      "THROUGHPUT=%s, interim mean %.2f", val, mean);
 	free(r.out);
 }
@@ -326,18 +313,19 @@ START_TEST(interim_csv)
 	struct run r;
 	const char *p;
 	double mean;
-	int n;
+	int n, quiet;
 
+	quiet = harness_quiet("interim_csv: interval and rate precision");
 	RUN_OK(&r, "-t", "TCP_RR", "-l", "2", "-D", "0.5", "--", "-o",
 	       "THROUGHPUT");
 	n = interims_csv(r.out, iv, 16);
-	mean = check_four_intervals(iv, n, r.out);
+	mean = check_four_intervals(iv, n, r.out, quiet);
 	/* Then -o's own header row and value row. */
 	p = line_with(r.out, "Throughput\n");
 	ck_assert_msg(p != NULL, "no header row in:\n%s", r.out);
 	p = next_line(p);
 	ck_assert_ptr_nonnull(p);
-	ck_assert_msg(near(strtod(p, NULL), mean, 0.10),
+	ck_assert_msg(!quiet || near(strtod(p, NULL), mean, 0.10),
 		      "final %s, interim mean %.2f", p, mean);
 	free(r.out);
 }
@@ -357,8 +345,9 @@ START_TEST(interim_json_stream)
 	double sum = 0;
 	struct run r;
 	const char *p;
-	int n = 0, i;
+	int n = 0, i, quiet;
 
+	quiet = harness_quiet("interim_json_stream: interval precision");
 	RUN_OK(&r, "-t", "TCP_RR", "-l", "1", "-D", "0.3", "--json-stream");
 	for (p = r.out; p != NULL; p = next_line(p)) {
 		json_t *j = harness_json_parse(p);
@@ -390,14 +379,21 @@ START_TEST(interim_json_stream)
 				      "in the document",
 				      i, fields[f], num(lines[i], fields[f]),
 				      num(a, fields[f]));
-		ck_assert_msg(near(num(a, "interval"), 0.3, 0.05), "%.3f",
-			      num(a, "interval"));
-		ck_assert_msg(near(num(a, "since_start"), 0.3 * (i + 1), 0.05),
+		/* Never early; how late is up to the scheduler. */
+		ck_assert_msg(num(a, "since_start") >= 0.3 * (i + 1),
+			      "interim %d ended %.4f s into the test", i,
+			      num(a, "since_start"));
+		ck_assert_msg(!quiet || near(num(a, "interval"), 0.3, 0.05),
+			      "%.3f", num(a, "interval"));
+		ck_assert_msg(!quiet ||
+				  near(num(a, "since_start"), 0.3 * (i + 1),
+				       0.05),
 			      "%.3f", num(a, "since_start"));
 		sum += num(a, "value");
 		json_decref(lines[i]);
 	}
-	ck_assert_msg(near(num(doc, "result.throughput"), sum / n, 0.10),
+	ck_assert_msg(!quiet ||
+			  near(num(doc, "result.throughput"), sum / n, 0.10),
 		      "final %.2f, interim mean %.2f",
 		      num(doc, "result.throughput"), sum / n);
 	json_decref(doc);
@@ -841,7 +837,7 @@ START_TEST(placement_cross_cpu)
 	json_t *doc;
 
 	if (ncpu() < 2) {
-		fprintf(stderr, "placement_cross_cpu: skipped: one CPU\n");
+		harness_skip("placement_cross_cpu: one CPU");
 		return;
 	}
 	check_ran_on("0,1", "0", 0, "1", 1);
@@ -1103,6 +1099,10 @@ START_TEST(confidence_met)
 	struct run r;
 	int n, tries;
 
+	/* Whether a loose interval is met depends on how steady the runs
+	 * are, which other work on the machine decides. */
+	if (!harness_quiet("confidence_met"))
+		return;
 	for (tries = 0; tries < 3; tries++) {
 		RUN_OK(&r, "-t", "TCP_RR", "-l", "0.5", "-T", "0,0", "-i",
 		       "5,3", "-I", "99,50");
@@ -1190,7 +1190,7 @@ no_capture(const char *test)
 {
 	if (geteuid() == 0)
 		return 0;
-	fprintf(stderr, "%s: skipped: --wire needs root\n", test);
+	harness_skip("%s: --wire needs root", test);
 	return 1;
 }
 
@@ -1258,6 +1258,49 @@ START_TEST(wire_udp_loopback)
 	ck_assert_uint_eq(rm.in_bytes, l.out_bytes);
 	ck_assert_uint_eq(rm.out_pkts, 0);
 	free(r.out);
+}
+END_TEST
+
+/*
+ * More UDP streams than the 64 flows netserver once had room for: its
+ * capture must see every stream's packets, as netperf's does.
+ */
+START_TEST(wire_udp_many_streams)
+{
+	const char *extra[] = {"--max-streams", "80", NULL};
+	struct harness_server many;
+	char port[16], err[4096], *out = NULL;
+	double lin, rin;
+	json_t *doc;
+	int rc;
+
+	if (no_capture("wire_udp_many_streams"))
+		return;
+	ck_assert_int_eq(harness_server_start(&many, extra), 0);
+	snprintf(port, sizeof(port), "%d", many.port);
+	{
+		const char *argv[] = {NP_NETPERF, "-H", "127.0.0.1", "-p", port,
+				      "--json", "-t", "UDP_STREAM", "-l", "1",
+				      "--streams", "70", "--rate", "7M",
+				      "--wire", "--", "-m", "100", NULL};
+
+		rc = harness_exec_capture(argv, MEAS_RUN_TIMEOUT, &out, err,
+					  sizeof(err));
+	}
+	harness_server_stop(&many);
+	ck_assert_msg(rc == 0, "netperf exited %d: %s", rc, err);
+	doc = harness_json_parse(out);
+	ck_assert_msg(doc != NULL, "not JSON: %s", out);
+	free(out);
+	lin = num(doc, "local.wire.out.packets");
+	rin = num(doc, "remote.wire.in.packets");
+	ck_assert_msg(lin > 0, "netperf's capture saw nothing");
+	/* On lo nothing is lost between the two captures. */
+	ck_assert_msg(rin == lin,
+		      "netserver's capture saw %.0f packets of the %.0f "
+		      "netperf's saw leave",
+		      rin, lin);
+	json_decref(doc);
 }
 END_TEST
 
@@ -1409,7 +1452,7 @@ measure_suite(void)
 	TCase *conf = tcase_create("confidence");
 	TCase *wire = tcase_create("wire and loss");
 
-	tcase_add_checked_fixture(interim, setup, teardown);
+	tcase_add_checked_fixture(interim, setup, harness_teardown);
 	tcase_set_timeout(interim, 60);
 	tcase_add_test(interim, interim_classic);
 	tcase_add_test(interim, interim_keyval);
@@ -1417,7 +1460,7 @@ measure_suite(void)
 	tcase_add_test(interim, interim_json_stream);
 	suite_add_tcase(s, interim);
 
-	tcase_add_checked_fixture(out, setup, teardown);
+	tcase_add_checked_fixture(out, setup, harness_teardown);
 	tcase_set_timeout(out, 60);
 	tcase_add_test(out, json_document);
 	tcase_add_test(out, selectors_keyval);
@@ -1427,7 +1470,7 @@ measure_suite(void)
 	tcase_add_test(out, selector_list_and_errors);
 	suite_add_tcase(s, out);
 
-	tcase_add_checked_fixture(place, setup, teardown);
+	tcase_add_checked_fixture(place, setup, harness_teardown);
 	tcase_set_timeout(place, 60);
 	tcase_add_test(place, placement_same_cpu);
 	tcase_add_test(place, placement_cross_cpu);
@@ -1435,7 +1478,7 @@ measure_suite(void)
 	tcase_add_test(place, placement_locations);
 	suite_add_tcase(s, place);
 
-	tcase_add_checked_fixture(streams, setup, teardown);
+	tcase_add_checked_fixture(streams, setup, harness_teardown);
 	tcase_set_timeout(streams, 60);
 	tcase_add_test(streams, streams_tcp_stream);
 	tcase_add_test(streams, streams_tcp_rr);
@@ -1444,15 +1487,16 @@ measure_suite(void)
 	tcase_add_test(streams, streams_udp_stream);
 	suite_add_tcase(s, streams);
 
-	tcase_add_checked_fixture(conf, setup, teardown);
+	tcase_add_checked_fixture(conf, setup, harness_teardown);
 	tcase_set_timeout(conf, 90);
 	tcase_add_test(conf, confidence_met);
 	tcase_add_test(conf, confidence_not_met);
 	suite_add_tcase(s, conf);
 
-	tcase_add_checked_fixture(wire, setup, teardown);
+	tcase_add_checked_fixture(wire, setup, harness_teardown);
 	tcase_set_timeout(wire, 60);
 	tcase_add_test(wire, wire_udp_loopback);
+	tcase_add_test(wire, wire_udp_many_streams);
 	tcase_add_test(wire, wire_tcp_loopback);
 	tcase_add_test(wire, wire_streams_retrans);
 	tcase_add_test(wire, udp_loss_bounds);

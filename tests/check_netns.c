@@ -400,24 +400,6 @@ sweep(void)
 		closedir(dir);
 }
 
-/* The i-th line (0 first) after the blank line that ends the column
- * titles, or NULL. */
-static const char *
-data_line(const char *out, int i)
-{
-	const char *p = strstr(out, "\n\n");
-
-	if (p == NULL)
-		return NULL;
-	for (p += 2; i > 0; i--) {
-		p = strchr(p, '\n');
-		if (p == NULL)
-			return NULL;
-		p++;
-	}
-	return p;
-}
-
 /* UDP_STREAM's two lines: datagrams sent and received, the receiver's
  * throughput, and the "Lost:" count. */
 struct udp_figures {
@@ -429,7 +411,7 @@ struct udp_figures {
 static int
 udp_figures_parse(const char *out, struct udp_figures *f)
 {
-	const char *l1 = data_line(out, 0), *l2 = data_line(out, 1), *p;
+	const char *l1 = harness_data_line(out, 0), *l2 = harness_data_line(out, 1), *p;
 	double v[8];
 
 	if (l1 == NULL || l2 == NULL || harness_line_numbers(l1, v, 8) != 6)
@@ -627,7 +609,7 @@ START_TEST(udp_rr_with_loss_completes)
 		      "%s", o.out);
 	ck_assert_msg(lost > 0 && lost < of, "%s", o.out);
 	/* send buf, recv buf, request, response, elapsed, trans/s */
-	l = data_line(o.out, 0);
+	l = harness_data_line(o.out, 0);
 	ck_assert_msg(l != NULL && harness_line_numbers(l, v, 8) == 6, "%s",
 		      o.out);
 	ck_assert_msg(v[5] > 0, "%s", o.out);
@@ -664,7 +646,7 @@ tbf(const struct netns_env *e, const char *verb, const char *rate)
 
 /* UDP_STREAM offering 60 Mbit/s through a shaper of mbit. */
 static void
-udp_through_tbf(double mbit)
+udp_through_tbf(double mbit, int quiet)
 {
 	const char *args[] = {"-t",  "UDP_STREAM", "-l", "4",	 "--rate",
 			      "60M", "--",	   "-m", "1472", NULL};
@@ -684,12 +666,18 @@ udp_through_tbf(double mbit)
 	overflow = after.rcvbuf - before.rcvbuf;
 	ck_assert_msg(f.lost == overflow, "lost %llu, RcvbufErrors +%llu: %s",
 		      f.lost, overflow, o.out);
-	ck_assert_msg(f.recv > 0 && overflow * 50 < f.sent,
+	ck_assert_msg(f.recv > 0 && (!quiet || overflow * 50 < f.sent),
 		      "receiver overflowed %llu times: %s", overflow, o.out);
 	/* The shaper's rate counts those too: they crossed the link. */
 	got = f.rx_mbps * (double)(f.recv + overflow) / (double)f.recv;
 	want = udp_goodput(mbit, 1472);
-	ck_assert_msg(got > want * 0.98 && got < want * 1.02,
+	/* The shaper caps the rate whatever else runs; reaching it needs a
+	 * sender the machine does not starve. */
+	ck_assert_msg(got < want * 1.02,
+		      "%.0fmbit: %.2f Mbit/s of payload, over the %.2f the "
+		      "shaper allows: %s",
+		      mbit, got, want, o.out);
+	ck_assert_msg(!quiet || got > want * 0.98,
 		      "%.0fmbit: %.2f Mbit/s of payload, expected %.2f: %s",
 		      mbit, got, want, o.out);
 }
@@ -700,10 +688,11 @@ START_TEST(tbf_rate)
 	struct harness_out o;
 	const char *l, *p;
 	double v[8], want;
-	int mss = 0;
+	int mss = 0, quiet;
 
+	quiet = harness_quiet("tbf_rate: reaching the shaper's rate");
 	tbf(&env, "add", "40mbit");
-	udp_through_tbf(40);
+	udp_through_tbf(40, quiet);
 
 	/*
 	 * TCP: each full segment is a 1514-byte frame (MTU 1500 + 14) that
@@ -716,16 +705,16 @@ START_TEST(tbf_rate)
 	ck_assert_msg(p != NULL && sscanf(p, "Size (bytes)\n%d", &mss) == 1,
 		      "%s", o.out);
 	ck_assert_msg(mss > 1000 && mss <= 1460, "%s", o.out);
-	l = data_line(o.out, 0);
+	l = harness_data_line(o.out, 0);
 	ck_assert_msg(l != NULL && harness_line_numbers(l, v, 8) == 5, "%s",
 		      o.out);
 	want = 40.0 * mss / (1500 + 14);
-	ck_assert_msg(v[4] > want * 0.95 && v[4] < want * 1.05,
+	ck_assert_msg(v[4] < want * 1.05 && (!quiet || v[4] > want * 0.95),
 		      "40mbit: TCP %.2f Mbit/s, expected %.2f (MSS %d): %s",
 		      v[4], want, mss, o.out);
 
 	tbf(&env, "change", "20mbit");
-	udp_through_tbf(20);
+	udp_through_tbf(20, quiet);
 }
 END_TEST
 
@@ -1050,7 +1039,7 @@ START_TEST(wire_tcp_reordering)
 	json_t *doc;
 
 	if (sysconf(_SC_NPROCESSORS_ONLN) < 2) {
-		fprintf(stderr, "wire_tcp_reordering: skipped: one CPU\n");
+		harness_skip("wire_tcp_reordering: one CPU");
 		return;
 	}
 	quiet_ipv6(&env);

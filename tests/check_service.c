@@ -505,7 +505,7 @@ START_TEST(drops_to_user)
 	int fd;
 
 	if (geteuid() != 0) {
-		fprintf(stderr, "drops_to_user: not root, skipped\n");
+		harness_skip("drops_to_user: needs root");
 		return;
 	}
 	pw = getpwnam("nobody");

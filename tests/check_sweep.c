@@ -120,22 +120,6 @@ START_TEST(table_and_csv)
 }
 END_TEST
 
-static struct harness_server srv;
-static char port_text[16];
-
-static void
-setup(void)
-{
-	ck_assert_int_eq(harness_server_start(&srv, NULL), 0);
-	snprintf(port_text, sizeof(port_text), "%d", srv.port);
-}
-
-static void
-teardown(void)
-{
-	harness_server_stop(&srv);
-}
-
 /* The received rate of a paced UDP_STREAM with -P 0 (second line, last
  * field). */
 static double
@@ -155,7 +139,7 @@ START_TEST(sweep_matches_runs)
 {
 	/* Paced, so each figure is known: 20 Mbit/s of payload offered. */
 	const char *args[] = {"-H",	 "127.0.0.1",
-			      "-p",	 port_text,
+			      "-p",	 harness_port,
 			      "-t",	 "UDP_STREAM",
 			      "-l",	 "1",
 			      "--rate",	 "20M",
@@ -165,8 +149,10 @@ START_TEST(sweep_matches_runs)
 	static const char *const sizes[] = {"500", "1000", "1400"};
 	struct harness_out o;
 	double swept[3];
+	int quiet;
 	char *p;
 
+	quiet = harness_quiet("sweep_matches_runs: the rates of paced runs");
 	unlink("/tmp/np-sweep-test.svg");
 	ck_assert_int_eq(harness_netperf(args, 60, &o), 0);
 	ck_assert_msg(o.status == 0, "%s", o.err);
@@ -177,19 +163,22 @@ START_TEST(sweep_matches_runs)
 		p = strstr(o.out, key);
 		ck_assert_msg(p != NULL, "no row for %s: %s", sizes[i], o.out);
 		swept[i] = strtod(p + strlen(key), NULL);
-		ck_assert_double_eq_tol(swept[i], 20, 0.6);
+		/* Paced at 20 Mbit/s: never above it; as close below as the
+		 * machine lets the sender keep up. */
+		ck_assert_double_lt(swept[i], 20.6);
+		ck_assert(!quiet || fabs(swept[i] - 20) < 0.6);
 	}
 	for (int i = 0; i < 3; i++) {
 		const char *one[] = {
-		    "-H", "127.0.0.1", "-p",	 port_text, "-t", "UDP_STREAM",
+		    "-H", "127.0.0.1", "-p",	 harness_port, "-t", "UDP_STREAM",
 		    "-l", "1",	       "--rate", "20M",	    "-P", "0",
 		    "--", "-m",	       sizes[i], NULL};
 		struct harness_out r;
 
 		ck_assert_int_eq(harness_netperf(one, 30, &r), 0);
 		ck_assert_msg(r.status == 0, "%s", r.err);
-		ck_assert_double_eq_tol(udp_rate(r.out), swept[i],
-					swept[i] * 0.03);
+		ck_assert(!quiet ||
+			  fabs(udp_rate(r.out) - swept[i]) < swept[i] * 0.03);
 	}
 	/* The plot is a real SVG document, when gnuplot is installed. */
 	if (access("/usr/bin/gnuplot", X_OK) == 0) {
@@ -208,7 +197,7 @@ END_TEST
 
 START_TEST(sweep_failed_point_goes_on)
 {
-	const char *args[] = {"-H",	 "127.0.0.1",	"-p", port_text,
+	const char *args[] = {"-H",	 "127.0.0.1",	"-p", harness_port,
 			      "-t",	 "TCP_RR",	"-l", "0.3",
 			      "--sweep", "r=1,100M,64", NULL};
 	struct harness_out o;
@@ -227,7 +216,7 @@ END_TEST
 
 START_TEST(plot_without_sweep)
 {
-	const char *args[] = {"-p", port_text, "--plot", "/tmp/x.svg", NULL};
+	const char *args[] = {"-p", harness_port, "--plot", "/tmp/x.svg", NULL};
 	struct harness_out o;
 
 	ck_assert_int_eq(harness_netperf(args, 10, &o), 0);
@@ -238,7 +227,7 @@ END_TEST
 
 START_TEST(mss_on_both_ends)
 {
-	const char *args[] = {"-H",	    "127.0.0.1", "-p",	port_text, "-t",
+	const char *args[] = {"-H",	    "127.0.0.1", "-p",	harness_port, "-t",
 			      "TCP_STREAM", "-l",	 "0.5", "--json",  "--",
 			      "-G",	    "536",	 NULL};
 	struct harness_out o;
@@ -273,7 +262,7 @@ sweep_suite(void)
 	tcase_add_test(unit, check_and_apply);
 	tcase_add_test(unit, table_and_csv);
 	suite_add_tcase(s, unit);
-	tcase_add_checked_fixture(live, setup, teardown);
+	tcase_add_checked_fixture(live, harness_setup, harness_teardown);
 	tcase_set_timeout(live, 120);
 	tcase_add_test(live, sweep_matches_runs);
 	tcase_add_test(live, sweep_failed_point_goes_on);

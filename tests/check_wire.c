@@ -1004,7 +1004,7 @@ START_TEST(test_live_loopback)
 	int s, r, o, i, rc;
 
 	if (geteuid() != 0) {
-		fprintf(stderr, "check_wire: live capture skipped: not root\n");
+		harness_skip("live capture: needs root");
 		return;
 	}
 	r = udp_socket(&ra);
@@ -1017,7 +1017,7 @@ START_TEST(test_live_loopback)
 	f.remote = ra;
 	rc = wire_capture_start(&cap, "lo", &f, err);
 	if (rc == 1) {
-		fprintf(stderr, "check_wire: live capture skipped: %s\n", err);
+		harness_skip("live capture: %s", err);
 		goto close;
 	}
 	ck_assert_msg(rc == 0, "wire_capture_start: %s", err);

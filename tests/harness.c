@@ -6,14 +6,19 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "cpu.h"
+#include "err.h"
 
 #ifndef NP_NETSERVER
 #define NP_NETSERVER "netserver"
@@ -22,16 +27,104 @@
 #define NP_NETPERF "netperf"
 #endif
 
+static void
+sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+	nanosleep(&ts, NULL);
+}
+
+/* Where harness_skip records skips: a file the forked tests append to. */
+#define HARNESS_SKIP_ENV "NP_HARNESS_SKIPS"
+
 int
 harness_run(Suite *s)
 {
+	char path[] = "/tmp/np-skips-XXXXXX", line[512];
 	SRunner *sr = srunner_create(s);
-	int failed;
+	int failed, skipped = 0, fd = mkstemp(path);
+	FILE *f;
 
+	if (fd >= 0) {
+		close(fd);
+		setenv(HARNESS_SKIP_ENV, path, 1);
+	}
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	f = fd >= 0 ? fopen(path, "r") : NULL;
+	if (f != NULL) {
+		while (fgets(line, sizeof(line), f) != NULL) {
+			if (skipped++ == 0)
+				fprintf(stderr, "Checks that could not run:\n");
+			fprintf(stderr, "  %s", line);
+		}
+		fclose(f);
+	}
+	if (fd >= 0)
+		unlink(path);
+	if (failed != 0)
+		return EXIT_FAILURE;
+	if (skipped != 0) {
+		fprintf(stderr, "%d check(s) skipped: exit 77\n", skipped);
+		return 77;
+	}
+	return EXIT_SUCCESS;
+}
+
+void
+harness_skip(const char *fmt, ...)
+{
+	const char *path = getenv(HARNESS_SKIP_ENV);
+	char msg[400];
+	va_list ap;
+	FILE *f;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "skipped: %s\n", msg);
+	/* Forked tests cannot hand a result back through memory: the
+	 * parent reads this file once they are all done. */
+	f = path != NULL ? fopen(path, "a") : NULL;
+	if (f != NULL) {
+		fprintf(f, "%s\n", msg);
+		fclose(f);
+	}
+}
+
+int
+harness_quiet(const char *what)
+{
+	double busy = harness_machine_busy(1.0);
+
+	if (busy >= 0 && busy <= HARNESS_QUIET_LIMIT)
+		return 1;
+	harness_skip("%s: not checked, the machine was %.1f %% busy before "
+		     "the test, over the %.0f %% a quiet one shows",
+		     what, busy, HARNESS_QUIET_LIMIT);
+	return 0;
+}
+
+double
+harness_machine_busy(double seconds)
+{
+	struct cpu_sample a = {0}, b = {0};
+	struct cpu_util u = {0};
+	char err[ERR_LEN];
+	double busy = -1;
+
+	if (cpu_sample_read(&a, err) == 0) {
+		sleep_ms((int)(seconds * 1000));
+		if (cpu_sample_read(&b, err) == 0 &&
+		    cpu_util_compute(&a, &b, &u, err) == 0)
+			busy = u.all.util;
+	}
+	cpu_util_free(&u);
+	cpu_sample_free(&b);
+	cpu_sample_free(&a);
+	return busy;
 }
 
 double
@@ -43,13 +136,6 @@ harness_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void
-sleep_ms(int ms)
-{
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-
-	nanosleep(&ts, NULL);
-}
 
 int
 harness_server_start(struct harness_server *s, const char *const *extra)
@@ -125,6 +211,22 @@ harness_wait_gone(pid_t pid, double timeout)
 		sleep_ms(20);
 	}
 	return 0;
+}
+
+struct harness_server harness_srv;
+char harness_port[16];
+
+void
+harness_setup(void)
+{
+	ck_assert_int_eq(harness_server_start(&harness_srv, NULL), 0);
+	snprintf(harness_port, sizeof(harness_port), "%d", harness_srv.port);
+}
+
+void
+harness_teardown(void)
+{
+	ck_assert_int_eq(harness_server_stop(&harness_srv), 0);
 }
 
 int
@@ -620,4 +722,39 @@ harness_line_numbers(const char *p, double *v, int max)
 			p++;
 	}
 	return n;
+}
+
+const char *
+harness_data_line(const char *out, int i)
+{
+	const char *p = strstr(out, "\n\n");
+
+	if (p == NULL)
+		return NULL;
+	for (p += 2; i > 0; i--) {
+		p = strchr(p, '\n');
+		if (p == NULL)
+			return NULL;
+		p++;
+	}
+	return p;
+}
+
+int
+harness_data_numbers(const char *out, int i, double *v, int max)
+{
+	const char *l = harness_data_line(out, i);
+
+	return l != NULL ? harness_line_numbers(l, v, max) : 0;
+}
+
+void
+harness_write_file(const char *path, const void *buf, size_t len, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	ck_assert_msg(fd >= 0, "cannot create %s: %s", path, strerror(errno));
+	ck_assert_int_eq(write(fd, buf, len), (ssize_t)len);
+	ck_assert_int_eq(fchmod(fd, mode), 0);
+	close(fd);
 }

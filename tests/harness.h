@@ -7,9 +7,34 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-/* Runs suite s with Check's normal verbosity; returns the process exit code
- * (0 when every test passed). */
+/* Runs suite s with Check's normal verbosity; returns the process exit code:
+ * 0 when every test passed, 77 (CTest's skip) when none failed but some
+ * could not run all their checks (harness_skip), 1 when one failed. */
 int harness_run(Suite *s);
+
+/*
+ * Records that the calling test could not check something and why (the
+ * format names it), and prints "skipped: ..." on stderr. The test goes on
+ * with what it can check, or returns. The suite then exits 77, so a check
+ * that could not run shows as a skip, never as a pass.
+ */
+void harness_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The machine's CPU utilisation in percent over the next seconds, from
+ * /proc/stat; -1 when it cannot be read. Tests whose claims need a quiet
+ * machine measure it first. */
+double harness_machine_busy(double seconds);
+
+/* The busiest a machine may be, in percent, and still count as quiet. */
+#define HARNESS_QUIET_LIMIT 1.0
+
+/*
+ * Whether the machine is quiet enough for a claim that only holds on a
+ * quiet one (timing precision, repeatability, an idle reading): measures
+ * it for a second and returns 1, or records a skip of what (the claim, in
+ * a few words) with how busy it was and returns 0.
+ */
+int harness_quiet(const char *what);
 
 /* A netserver started for one test. */
 struct harness_server {
@@ -17,6 +42,17 @@ struct harness_server {
 	int port;
 	char log[64]; /* its stderr, a file under /tmp */
 };
+
+/* The netserver of the plain checked fixture, and its port as text. */
+extern struct harness_server harness_srv;
+extern char harness_port[16];
+
+/* The plain checked fixture: starts harness_srv with no extra options,
+ * failing the test when it cannot. */
+void harness_setup(void);
+
+/* Stops harness_srv, failing the test when it had to be killed. */
+void harness_teardown(void);
 
 /* Starts "netserver -D -p 0 extra..." and waits for its start-up line;
  * extra is a NULL-terminated list or NULL. Returns 0, or -1. */
@@ -52,6 +88,19 @@ int harness_netperf(const char *const *args, double timeout,
 /* Reads the numbers at the start of the line at p, separated by spaces,
  * into v (at most max); returns how many were read. */
 int harness_line_numbers(const char *p, double *v, int max);
+
+/* The i-th line (0 first) after the blank line that ends the column
+ * titles of a classic table, or NULL. */
+const char *harness_data_line(const char *out, int i);
+
+/* Reads the numbers of the i-th data line into v (at most max); returns
+ * how many were read, 0 when there is no such line. */
+int harness_data_numbers(const char *out, int i, double *v, int max);
+
+/* Writes len bytes to path, created or truncated, and gives it mode
+ * whatever the umask; fails the test when it cannot. */
+void harness_write_file(const char *path, const void *buf, size_t len,
+			mode_t mode);
 
 /* Waits for child pid until the monotonic deadline (harness_now()
  * seconds), killing it then; returns its exit status (128 + signal when

@@ -1,7 +1,9 @@
 /*
  * libFuzzer target for the control protocol decoder and everything that
  * reads a decoded message: the request, result and histogram codecs,
- * netserver's request validator and the statistics a histogram feeds.
+ * netserver's request validator and the statistics a histogram feeds;
+ * and the escaping of peer text, which every error message it makes must
+ * already have had (no raw byte of the input reaches a log).
  *
  * An input that starts with a zero byte is a byte stream as it comes off
  * the control socket: frames are decoded from it one after another. Any
@@ -14,6 +16,7 @@
 #include <string.h>
 
 #include "err.h"
+#include "escape.h"
 #include "proto.h"
 #include "server.h"
 #include "stats.h"
@@ -27,6 +30,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 		if (!(c))                                                      \
 			__builtin_trap();                                      \
 	} while (0)
+
+/* An error message holds printable ASCII only, whatever the input. */
+static void
+check_printable(const char *s)
+{
+	for (; *s != '\0'; s++)
+		FUZZ_ASSERT(*s >= 0x20 && *s < 0x7f);
+}
+
+/* escape_peer's promise: printable, bounded, NUL-terminated. */
+static void
+check_escape(const uint8_t *data, size_t size)
+{
+	char out[ESCAPE_LEN + 8];
+
+	memset(out, 'Z', sizeof(out));
+	escape_peer(out, ESCAPE_LEN, (const char *)data, size);
+	FUZZ_ASSERT(strlen(out) <= ESCAPE_MAX);
+	FUZZ_ASSERT(out[ESCAPE_LEN] == 'Z');
+	check_printable(out);
+	if (size * 4 <= ESCAPE_MAX)
+		FUZZ_ASSERT(strstr(out, "...") == NULL ||
+			    memmem(data, size, "...", 3) != NULL);
+}
 
 /* What the encoder gives back must decode to the same message. */
 static void
@@ -53,10 +80,13 @@ check_request(const json_t *msg)
 	char err[ERR_LEN];
 	json_t *again;
 
-	if (proto_request_unpack(msg, &p, err) < 0)
+	if (proto_request_unpack(msg, &p, err) < 0) {
+		check_printable(err);
 		return;
+	}
 	server_limits_default(&lim);
-	server_check_request(&p, &lim, err);
+	if (server_check_request(&p, &lim, err) < 0)
+		check_printable(err);
 	/* An accepted request survives packing and unpacking unchanged. */
 	again = proto_request_pack(&p);
 	FUZZ_ASSERT(again != NULL);
@@ -134,6 +164,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (size == 0)
 		return 0;
+	check_escape(data, size);
 	if (data[0] == 0) {
 		buf = (const char *)data;
 	} else {
@@ -154,6 +185,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		n = proto_decode(buf + off, size - off, &msg, err);
 		FUZZ_ASSERT(n == -1 || n == -2 || n > PROTO_HDR_LEN);
 		FUZZ_ASSERT((n > 0) == (msg != NULL));
+		if (n == -1)
+			check_printable(err);
 		if (n < 0)
 			break;
 		FUZZ_ASSERT((size_t)n <= size - off);

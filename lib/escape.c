@@ -1,0 +1,81 @@
+#include "escape.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Writes the escaped form of byte c into out (at least 5 bytes); returns
+ * its length. */
+static size_t
+escape_byte(unsigned char c, char *out)
+{
+	switch (c) {
+	case '\n':
+		memcpy(out, "\\n", 2);
+		return 2;
+	case '\r':
+		memcpy(out, "\\r", 2);
+		return 2;
+	case '\t':
+		memcpy(out, "\\t", 2);
+		return 2;
+	case '\\':
+		memcpy(out, "\\\\", 2);
+		return 2;
+	default:
+		break;
+	}
+	if (c >= 0x20 && c < 0x7f) {
+		out[0] = (char)c;
+		return 1;
+	}
+	snprintf(out, 5, "\\x%02x", c);
+	return 4;
+}
+
+char *
+escape_peer(char *dst, size_t cap, const char *src, size_t len)
+{
+	size_t max = cap - 1 < ESCAPE_MAX ? cap - 1 : ESCAPE_MAX;
+	size_t out = 0, keep = 0, i, n;
+	char e[5];
+
+	for (i = 0; i < len; i++) {
+		n = escape_byte((unsigned char)src[i], e);
+		if (out + n > max)
+			break;
+		memcpy(dst + out, e, n);
+		out += n;
+		/* The last escape boundary that leaves room for "...". */
+		if (out + 3 <= max)
+			keep = out;
+	}
+	if (i < len) {
+		/* Cut at a boundary; a cap too small for "..." gets what
+		 * of it fits. */
+		out = keep;
+		n = max - out < 3 ? max - out : 3;
+		memcpy(dst + out, "...", n);
+		out += n;
+	}
+	dst[out] = '\0';
+	return dst;
+}
+
+char *
+escape_str(char *dst, size_t cap, const char *src)
+{
+	if (src == NULL)
+		src = "";
+	return escape_peer(dst, cap, src, strlen(src));
+}
+
+char *
+escape_line(char *s)
+{
+	unsigned char *p;
+
+	for (p = (unsigned char *)s; *p != '\0'; p++)
+		if (*p < 0x20 || *p >= 0x7f)
+			*p = '?';
+	return s;
+}

@@ -1,0 +1,31 @@
+/*
+ * Text that came from a peer, made safe to log or print: a client or a
+ * server can put any byte into a string, and a newline would forge a log
+ * line, an ESC sequence would drive the reader's terminal.
+ */
+#ifndef NP_ESCAPE_H
+#define NP_ESCAPE_H
+
+#include <stddef.h>
+
+/* The most characters escape_peer writes, "..." included. */
+#define ESCAPE_MAX 200
+/* A buffer that holds any escape_peer output with its NUL. */
+#define ESCAPE_LEN (ESCAPE_MAX + 1)
+
+/*
+ * Copies len bytes of src into dst (cap bytes, cap >= 1) as printable
+ * ASCII: a byte outside 0x20..0x7e becomes \xNN (newline \n, CR \r, tab
+ * \t), a backslash \\; at most ESCAPE_MAX characters (and cap - 1), a cut
+ * marked by "..." and never inside an escape. Returns dst.
+ */
+char *escape_peer(char *dst, size_t cap, const char *src, size_t len);
+
+/* escape_peer over the NUL-terminated src ("" for NULL); returns dst. */
+char *escape_str(char *dst, size_t cap, const char *src);
+
+/* Replaces, in place, every byte of s outside printable ASCII with '?':
+ * the last defence of a line about to be logged. Returns s. */
+char *escape_line(char *s);
+
+#endif

@@ -1,0 +1,743 @@
+/*
+ * netserver against a hostile client: every attack is scripted the way an
+ * attacker would send it, with raw sockets and hand-written frames, never
+ * through the project's own encoder. Each test starts its own netserver.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#include <jansson.h>
+
+#include "auth.h"
+
+/* Reads a whole file into a NUL-terminated malloc'd buffer (NULL when it
+ * cannot); *len gets its size. */
+static char *
+slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	if (f == NULL)
+		return NULL;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n + 1);
+	if (buf == NULL || fread(buf, 1, (size_t)n, f) != (size_t)n) {
+		free(buf);
+		fclose(f);
+		return NULL;
+	}
+	buf[n] = '\0';
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+/* Waits until the file at path holds needle n times; returns the count. */
+static int
+wait_lines(const char *path, const char *needle, int n)
+{
+	int have = -1;
+
+	for (int i = 0; i < 100; i++) {
+		have = harness_log_count(path, needle);
+		if (have >= n)
+			break;
+		usleep(50000);
+	}
+	return have;
+}
+
+/* Sends one raw frame (4-byte length, then body) and waits for the
+ * answer or the close; the answer is not judged. */
+static void
+send_raw_frame(int port, const char *hello, const char *body, size_t len)
+{
+	unsigned char hdr[4] = {(unsigned char)(len >> 24),
+				(unsigned char)(len >> 16),
+				(unsigned char)(len >> 8), (unsigned char)len};
+	char buf[4096];
+	int fd = harness_connect(port);
+
+	ck_assert_int_ge(fd, 0);
+	if (hello != NULL) {
+		ck_assert_int_eq(harness_send_json(fd, hello), 0);
+		ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000),
+				 0);
+	}
+	ck_assert_int_eq(harness_send(fd, hdr, 4), 0);
+	ck_assert_int_eq(harness_send(fd, body, len), 0);
+	harness_recv_frame(fd, buf, sizeof(buf), 5000);
+	close(fd);
+}
+
+#define HELLO "{\"type\":\"hello\",\"version\":1}"
+
+/*
+ * Each attack puts a newline, an ESC sequence and a BEL into a string the
+ * server quotes in its log: a message type before hello, after it, a test
+ * name, a CPU binding, and jansson's own error text about raw bytes.
+ */
+struct forge {
+	const char *hello; /* sent first, or NULL */
+	const char *body;
+	size_t len;
+	const char *marker; /* what the log must show, escaped */
+};
+
+#define S(x) x, sizeof(x) - 1
+/* A request netserver would accept but for the fields in x; REQ_SIZED
+ * leaves rrecv_size and req_size to x, REQ_PORT data_port. */
+#define REQ_BASE(x)                                                            \
+	"{\"type\":\"request\",\"duration\":1,\"count\":0,\"send_size\":0,"  \
+	"\"recv_size\":0,\"rsend_size\":0,"                                    \
+	"\"rsp_size\":1,\"lsndbuf\":-1,\"lrcvbuf\":-1,\"rsndbuf\":-1,"        \
+	"\"rrcvbuf\":-1,\"nodelay\":false,\"burst\":0,\"remote_cpu\":false," x \
+	"}"
+#define REQ_SIZED(x) REQ_BASE("\"data_port\":0," x)
+#define REQ_PORT(x) REQ_BASE("\"rrecv_size\":0,\"req_size\":1," x)
+#define REQ(x) REQ_SIZED("\"rrecv_size\":0,\"req_size\":1," x)
+static const struct forge forges[] = {
+    {NULL, S("{\"type\":\"x\\nFORGED0 \\u001b]0;pwn\\u0007\"}"),
+     "x\\nFORGED0 \\x1b]0;pwn\\x07"},
+    {HELLO, S("{\"type\":\"y\\nFORGED1\\u001b[2J\"}"), "y\\nFORGED1\\x1b[2J"},
+    {HELLO, S(REQ("\"test\":\"T\\nFORGED2\\u001b\"")), "T\\nFORGED2\\x1b"},
+    {HELLO,
+     S(REQ("\"test\":\"TCP_STREAM\",\"cpu_bind\":\"0\\nFORGED3\\u001b\"")),
+     "0\\nFORGED3\\x1b"},
+    /* jansson quotes the token it stopped at. */
+    {NULL, S("{\"type\":\"a\"} \x1b]0;\nFORGED4 * * * * root /tmp/x\n"),
+     "near '\\x1b'"},
+};
+
+START_TEST(log_cannot_be_forged)
+{
+	const struct forge *f = &forges[_i];
+	struct harness_server s;
+	char *log, *p, *line;
+	size_t len;
+
+	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
+	send_raw_frame(s.port, f->hello, f->body, f->len);
+	/* The line that quotes it is written by the child as it ends. */
+	ck_assert_int_ge(wait_lines(s.log, "client 127.0.0.1", 1), 1);
+	log = slurp(s.log, &len);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+	ck_assert_ptr_nonnull(log);
+	/* Nothing raw: every byte printable ASCII or a line's end. */
+	for (size_t i = 0; i < len; i++)
+		ck_assert_msg((log[i] >= 0x20 && log[i] < 0x7f) ||
+				  log[i] == '\n',
+			      "raw byte 0x%02x in the log:\n%s",
+			      (unsigned char)log[i], log);
+	/* No line the client wrote: each starts as netserver starts its
+	 * lines, with the date, or is the start-up banner. */
+	for (line = log; *line != '\0'; line = p + 1) {
+		p = strchr(line, '\n');
+		ck_assert_ptr_nonnull(p);
+		ck_assert_msg(strncmp(line, "20", 2) == 0 ||
+				  strncmp(line, "Starting netserver", 18) == 0,
+			      "forged line in the log: %.*s", (int)(p - line),
+			      line);
+	}
+	ck_assert_msg(strstr(log, f->marker) != NULL,
+		      "log does not show %s escaped:\n%s", f->marker, log);
+	free(log);
+}
+END_TEST
+
+/* A log that is a symlink is refused at start-up, and the file it points
+ * to is left alone. */
+START_TEST(log_symlink_refused)
+{
+	char dir[] = "/tmp/np-hostile-XXXXXX", target[64], link_path[64];
+	const char *extra[] = {"--log", link_path, NULL};
+	struct harness_server s;
+	struct stat st;
+	int fd;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(target, sizeof(target), "%s/crontab", dir);
+	snprintf(link_path, sizeof(link_path), "%s/netserver.log", dir);
+	fd = open(target, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(symlink(target, link_path), 0);
+	/* It exits at once with its reason; the start-up line came first. */
+	ck_assert_int_eq(harness_server_start(&s, extra), 0);
+	ck_assert(harness_wait_gone(s.pid, 5));
+	ck_assert_int_eq(harness_log_count(s.log, "symbolic link"), 1);
+	ck_assert_int_eq(stat(target, &st), 0);
+	ck_assert_int_eq(st.st_size, 0);
+	unlink(link_path);
+	unlink(target);
+	rmdir(dir);
+	unlink(s.log);
+}
+END_TEST
+
+/* A FIFO as the log neither hangs start-up nor is written to. */
+START_TEST(log_fifo_refused)
+{
+	char dir[] = "/tmp/np-hostile-XXXXXX", fifo[64];
+	const char *extra[] = {"--log", fifo, NULL};
+	struct harness_server s;
+	double t0;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/log", dir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	t0 = harness_now();
+	ck_assert_int_eq(harness_server_start(&s, extra), 0);
+	ck_assert(harness_wait_gone(s.pid, 5));
+	ck_assert_double_lt(harness_now() - t0, 3);
+	ck_assert_int_eq(harness_log_count(s.log, "not a regular file"), 1);
+	unlink(fifo);
+	rmdir(dir);
+	unlink(s.log);
+}
+END_TEST
+
+/* The SIGHUP reopen refuses a symlink put where the log was, and logging
+ * goes on to the old file. */
+START_TEST(log_reopen_symlink_refused)
+{
+	char dir[] = "/tmp/np-hostile-XXXXXX", target[64], log[64], old[64];
+	const char *extra[] = {"--log", log, NULL};
+	struct harness_server s;
+	struct stat st;
+	int fd;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(target, sizeof(target), "%s/crontab", dir);
+	snprintf(log, sizeof(log), "%s/netserver.log", dir);
+	snprintf(old, sizeof(old), "%s/netserver.log.1", dir);
+	fd = open(target, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(harness_server_start(&s, extra), 0);
+	ck_assert_int_eq(wait_lines(log, "listening on", 1), 1);
+	ck_assert_int_eq(rename(log, old), 0);
+	ck_assert_int_eq(symlink(target, log), 0);
+	kill(s.pid, SIGHUP);
+	ck_assert_int_eq(wait_lines(old, "symbolic link", 1), 1);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+	ck_assert_int_eq(stat(target, &st), 0);
+	ck_assert_int_eq(st.st_size, 0);
+	unlink(log);
+	unlink(old);
+	unlink(target);
+	rmdir(dir);
+	unlink(s.log);
+}
+END_TEST
+
+/* A process's resident set (VmRSS) in KiB, or -1 when it is gone. */
+static long
+rss_kib(pid_t pid)
+{
+	char path[64], line[256];
+	long kib = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
+	f = fopen(path, "r");
+	if (f == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, "VmRSS: %ld", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
+/* Says hello on a new control connection; returns it. */
+static int
+hello(int port)
+{
+	char buf[4096];
+	int fd = harness_connect(port);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(harness_send_json(fd, HELLO), 0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+	return fd;
+}
+
+/*
+ * 16 streams of 64 MiB receive buffers, each within the per-message
+ * limit, would be a GiB in one child (and seconds of CPU to fill): the
+ * request is refused before anything is allocated, with the limit named,
+ * and logged once.
+ */
+START_TEST(session_memory_bounded)
+{
+	struct harness_server s;
+	char buf[4096];
+	double t0;
+	int fd;
+
+	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
+	fd = hello(s.port);
+	t0 = harness_now();
+	ck_assert_int_eq(
+	    harness_send_json(fd, REQ_SIZED("\"test\":\"TCP_STREAM\","
+				      "\"streams\":16,\"req_size\":1,"
+				      "\"rrecv_size\":67108864")),
+	    0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+	ck_assert_double_lt(harness_now() - t0, 2);
+	ck_assert_msg(strstr(buf, "\"error\"") != NULL &&
+			  strstr(buf, "1024 MiB") != NULL &&
+			  strstr(buf, "256 MiB per session") != NULL &&
+			  strstr(buf, "--max-session-memory") != NULL,
+		      "not refused: %s", buf);
+	close(fd);
+	ck_assert_int_eq(wait_lines(s.log, "--max-session-memory", 1), 1);
+	usleep(200000);
+	ck_assert_int_eq(harness_log_count(s.log, "--max-session-memory"), 1);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
+/* Where the limit is set lower, a request over it is refused in its
+ * words. */
+START_TEST(session_memory_option)
+{
+	const char *extra[] = {"--max-session-memory", "1M", NULL};
+	struct harness_server s;
+	char buf[4096];
+	int fd;
+
+	ck_assert_int_eq(harness_server_start(&s, extra), 0);
+	fd = hello(s.port);
+	ck_assert_int_eq(
+	    harness_send_json(fd, REQ_SIZED("\"test\":\"TCP_RR\",\"streams\":2,"
+				      "\"rrecv_size\":0,\"req_size\":1048576")),
+	    0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+	ck_assert_msg(strstr(buf, "needs 2 MiB of data buffers (2 streams)") !=
+			      NULL &&
+			  strstr(buf, "limit of 1 MiB per session") != NULL,
+		      "not refused: %s", buf);
+	close(fd);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
+/*
+ * A legal large test still runs, and its streams share what they only
+ * send from: 16 TCP_MAERTS streams of 16 MiB sends hold one 16 MiB
+ * buffer in the child, not 256 MiB.
+ */
+START_TEST(send_buffers_shared)
+{
+	struct harness_server s;
+	char port[16];
+	const char *args[] = {"-H", "127.0.0.1", "-p", port,
+			      "-t", "TCP_MAERTS", "-l", "3",
+			      "--streams", "16", "--", "-m",
+			      "64K,16M", NULL};
+	pid_t np, kids[4];
+	long rss, peak = 0;
+	double end;
+	int status;
+
+	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
+	snprintf(port, sizeof(port), "%d", s.port);
+	np = harness_netperf_spawn(args);
+	ck_assert_int_gt(np, 0);
+	end = harness_now() + 15;
+	while (harness_now() < end && waitpid(np, &status, WNOHANG) == 0) {
+		if (harness_server_children(&s, kids, 4) == 1) {
+			rss = rss_kib(kids[0]);
+			if (rss > peak)
+				peak = rss;
+		}
+		usleep(100000);
+	}
+	ck_assert_msg(harness_now() < end, "netperf did not finish");
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "netperf failed");
+	/* The shared buffer is 16 MiB; per-stream copies were 256. */
+	ck_assert_msg(peak > 16 * 1024 && peak < 64 * 1024,
+		      "child RSS peaked at %ld KiB", peak);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
+/* One stream at the message limit is within the session limit, and runs;
+ * it fills its 64 MiB buffer in well under a second. */
+START_TEST(large_legal_request_runs)
+{
+	struct harness_server s;
+	struct harness_out *o = malloc(sizeof(*o));
+	char port[16];
+	const char *args[] = {"-H", "127.0.0.1", "-p", port, "-t",
+			      "TCP_STREAM", "-l", "1", "--", "-M",
+			      "64M", NULL};
+
+	ck_assert_ptr_nonnull(o);
+	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
+	snprintf(port, sizeof(port), "%d", s.port);
+	ck_assert_int_eq(harness_netperf(args, 20, o), 0);
+	ck_assert_msg(o->status == 0, "netperf failed: %s", o->err);
+	ck_assert_double_lt(o->seconds, 5);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+	free(o);
+}
+END_TEST
+
+/* Sends one request on a fresh session and reads the answer into buf. */
+static void
+ask(int port, const char *req, char *buf, size_t cap)
+{
+	int fd = hello(port);
+
+	ck_assert_int_eq(harness_send_json(fd, req), 0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, cap, 5000), 0);
+	close(fd);
+}
+
+/* UDP takes a port per stream from data_port up: 65535 and 2 streams
+ * would put the second on port 65536, which wraps to a random port. */
+START_TEST(data_port_overflow_refused)
+{
+	struct harness_server s;
+	char buf[4096];
+
+	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
+	ask(s.port,
+	    REQ_PORT("\"test\":\"UDP_STREAM\",\"streams\":2,\"data_port\":65535"),
+	    buf, sizeof(buf));
+	ck_assert_msg(strstr(buf, "\"error\"") != NULL &&
+			  strstr(buf, "data port 65535 with 2 streams runs "
+				      "past port 65535") != NULL,
+		      "not refused: %s", buf);
+	ask(s.port,
+	    REQ_PORT("\"test\":\"UDP_STREAM\",\"streams\":2,\"data_port\":65533"),
+	    buf, sizeof(buf));
+	ck_assert_msg(strstr(buf, "\"ready\"") != NULL &&
+			  strstr(buf, "[65533,65534]") != NULL,
+		      "a fitting range refused: %s", buf);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
+/* A client cannot make a root netserver bind a privileged port, unless
+ * the option lets it. */
+START_TEST(privileged_data_port_refused)
+{
+	const char *allow[] = {"--allow-privileged-ports", NULL};
+	struct harness_server s;
+	char buf[4096];
+
+	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
+	ask(s.port, REQ_PORT("\"test\":\"TCP_STREAM\",\"data_port\":1000"), buf,
+	    sizeof(buf));
+	ck_assert_msg(strstr(buf, "\"error\"") != NULL &&
+			  strstr(buf, "data port 1000 is a privileged port") !=
+			      NULL,
+		      "not refused: %s", buf);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+	if (geteuid() != 0) {
+		fprintf(stderr, "privileged_data_port_refused: not root, "
+				"the allowed case skipped\n");
+		return;
+	}
+	ck_assert_int_eq(harness_server_start(&s, allow), 0);
+	ask(s.port, REQ_PORT("\"test\":\"TCP_STREAM\",\"data_port\":1000"), buf,
+	    sizeof(buf));
+	ck_assert_msg(strstr(buf, "\"ready\"") != NULL &&
+			  strstr(buf, "\"data_port\":1000") != NULL,
+		      "refused with the option: %s", buf);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
+/* Runs netserver with args, its stderr into err; returns its exit status,
+ * or -1 when it had to be killed after timeout seconds. */
+static int
+netserver_status(const char *const *args, double timeout, char *err,
+		 size_t cap)
+{
+	char path[] = "/tmp/np-hostile-err-XXXXXX";
+	const char *argv[16];
+	int fd = mkstemp(path), n = 0, status;
+	ssize_t got;
+	pid_t pid;
+
+	ck_assert_int_ge(fd, 0);
+	argv[n++] = NP_NETSERVER;
+	for (; *args != NULL && n < 15; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		dup2(fd, STDERR_FILENO);
+		execv(NP_NETSERVER, (char *const *)argv);
+		_exit(127);
+	}
+	status = harness_wait_status(pid, harness_now() + timeout);
+	got = pread(fd, err, cap - 1, 0);
+	err[got > 0 ? got : 0] = '\0';
+	close(fd);
+	unlink(path);
+	return status;
+}
+
+/* A FIFO, a symlink or a key another user owns is refused at once. */
+START_TEST(key_file_checked_before_open)
+{
+	char dir[] = "/tmp/np-hostile-XXXXXX", path[64], real[64], err[1024];
+	const char *args[] = {"-D", "-p", "0", "-L", "127.0.0.1",
+			      "--auth-file", path, NULL};
+	double t0;
+	int fd;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/key", dir);
+	snprintf(real, sizeof(real), "%s/real", dir);
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	t0 = harness_now();
+	ck_assert_int_eq(netserver_status(args, 5, err, sizeof(err)), 1);
+	ck_assert_double_lt(harness_now() - t0, 3);
+	ck_assert_msg(strstr(err, "is not a regular file") != NULL, "%s", err);
+	unlink(path);
+
+	fd = open(real, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "0123456789abcdef0123\n", 21), 21);
+	close(fd);
+	ck_assert_int_eq(symlink(real, path), 0);
+	ck_assert_int_eq(netserver_status(args, 5, err, sizeof(err)), 1);
+	ck_assert_msg(strstr(err, "is a symbolic link") != NULL, "%s", err);
+	unlink(path);
+
+	if (geteuid() == 0) {
+		ck_assert_int_eq(rename(real, path), 0);
+		ck_assert_int_eq(chown(path, 65534, 65534), 0);
+		ck_assert_int_eq(netserver_status(args, 5, err, sizeof(err)),
+				 1);
+		ck_assert_msg(strstr(err, "belongs to uid 65534") != NULL,
+			      "%s", err);
+		unlink(path);
+	} else {
+		fprintf(stderr, "key_file_checked_before_open: not root, the "
+				"owner case skipped\n");
+		unlink(real);
+	}
+	rmdir(dir);
+}
+END_TEST
+
+/* Sends a request on the session fd and reads its "ready": the data port
+ * and the token. */
+static void
+ready_for(int fd, const char *req, int *port, unsigned char *token)
+{
+	char buf[4096];
+	json_t *ready;
+
+	ck_assert_int_eq(harness_send_json(fd, req), 0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+	ready = json_loads(buf, 0, NULL);
+	ck_assert_msg(ready != NULL && strstr(buf, "\"ready\"") != NULL,
+		      "reply: %s", buf);
+	*port = (int)json_integer_value(json_object_get(ready, "data_port"));
+	ck_assert_int_eq(
+	    auth_unhex(json_string_value(json_object_get(ready, "token")),
+		       token, AUTH_TOKEN_LEN),
+	    0);
+	json_decref(ready);
+}
+
+/* Five local connections that never send a byte, made before the
+ * client's own, cost it nothing: their tokens are awaited side by side,
+ * not one after another for 2 s each (which used up the 10 s window). */
+START_TEST(silent_connections_do_not_stop_a_test)
+{
+	struct harness_server s;
+	unsigned char token[AUTH_TOKEN_LEN];
+	int fd, d, silent[5], port;
+	char buf[4096];
+	double t0;
+
+	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
+	fd = hello(s.port);
+	ready_for(fd, REQ("\"test\":\"TCP_STREAM\""), &port, token);
+	for (int i = 0; i < 5; i++) {
+		silent[i] = harness_connect(port);
+		ck_assert_int_ge(silent[i], 0);
+	}
+	/* The server has accepted them before the real one arrives. */
+	usleep(300000);
+	t0 = harness_now();
+	d = harness_connect(port);
+	ck_assert_int_ge(d, 0);
+	ck_assert_int_eq(harness_send(d, token, sizeof(token)), 0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 8000), 0);
+	ck_assert_msg(strstr(buf, "\"go\"") != NULL, "reply: %s", buf);
+	ck_assert_double_lt(harness_now() - t0, 1.5);
+	for (int i = 0; i < 5; i++)
+		close(silent[i]);
+	close(d);
+	close(fd);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
+/* Connects to 127.0.0.1:port; returns the socket. */
+static int
+connect_to(int port)
+{
+	int fd = harness_connect(port);
+
+	ck_assert_int_ge(fd, 0);
+	return fd;
+}
+
+/*
+ * TCP_CRR as a client would run it, by hand, with one silent connection
+ * opened first: netserver's loop goes on serving while that one waits
+ * for a token that never comes (it used to block the loop, and the test
+ * made one transaction instead of thousands).
+ */
+START_TEST(crr_silent_connection_does_not_stall)
+{
+	struct harness_server s;
+	unsigned char token[AUTH_TOKEN_LEN];
+	char buf[8192], msg[64];
+	int fd, d, quiet, port, trans = 0;
+	double end;
+	json_t *res;
+
+	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
+	fd = hello(s.port);
+	ready_for(fd, REQ("\"test\":\"TCP_CRR\""), &port, token);
+	quiet = connect_to(port);
+	/* CRR starts at "go", sent as soon as the listener is up. */
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+	ck_assert_msg(strstr(buf, "\"go\"") != NULL, "reply: %s", buf);
+	memcpy(msg, token, sizeof(token));
+	msg[sizeof(token)] = 'q';
+	end = harness_now() + 1.5;
+	while (harness_now() < end && trans < 100000) {
+		d = connect_to(port);
+		ck_assert_int_eq(harness_send(d, msg, sizeof(token) + 1), 0);
+		/* The answer, then the server's close; a stalled loop
+		 * answers nothing before the deadline. */
+		struct timeval tv = {2, 0};
+
+		setsockopt(d, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		if (recv(d, buf, 1, 0) == 1 && recv(d, buf, 1, 0) == 0)
+			trans++;
+		close(d);
+	}
+	ck_assert_int_eq(harness_send_json(fd, "{\"type\":\"stop\"}"), 0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 8000), 0);
+	res = json_loads(buf, 0, NULL);
+	ck_assert_msg(res != NULL && strstr(buf, "\"results\"") != NULL,
+		      "reply: %s", buf);
+	/* Ground truth is what this client completed; the server counted
+	 * the same transactions. */
+	fprintf(stderr, "TCP_CRR: %d transactions in 1.5 s beside a silent "
+			"connection\n", trans);
+	ck_assert_msg(trans >= 1000, "%d transactions in 1.5 s", trans);
+	ck_assert_int_eq(json_integer_value(json_object_get(res, "trans")),
+			 trans);
+	json_decref(res);
+	close(quiet);
+	close(fd);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
+/* Two streams, one connected late: the wait for both ends at one
+ * deadline from "ready", not at a new one per stream. */
+START_TEST(accept_has_one_deadline)
+{
+	const char *extra[] = {"--accept-timeout", "2", NULL};
+	struct harness_server s;
+	unsigned char token[AUTH_TOKEN_LEN];
+	char buf[4096];
+	int fd, d, port;
+	double t0;
+
+	ck_assert_int_eq(harness_server_start(&s, extra), 0);
+	fd = hello(s.port);
+	ready_for(fd, REQ("\"test\":\"TCP_STREAM\",\"streams\":2"), &port,
+		  token);
+	t0 = harness_now();
+	usleep(1500000);
+	d = connect_to(port);
+	ck_assert_int_eq(harness_send(d, token, sizeof(token)), 0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 8000), 0);
+	ck_assert_msg(strstr(buf, "no data connection within 2000 ms") != NULL,
+		      "reply: %s", buf);
+	/* One deadline: 2 s after ready; per stream it was 3.5 s. */
+	ck_assert_double_lt(harness_now() - t0, 2.9);
+	close(d);
+	close(fd);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
+static Suite *
+hostile_suite(void)
+{
+	Suite *s = suite_create("hostile");
+	TCase *tc = tcase_create("log");
+
+	tcase_set_timeout(tc, 30);
+	tcase_add_loop_test(tc, log_cannot_be_forged, 0,
+			    (int)(sizeof(forges) / sizeof(forges[0])));
+	tcase_add_test(tc, log_symlink_refused);
+	tcase_add_test(tc, log_fifo_refused);
+	tcase_add_test(tc, log_reopen_symlink_refused);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("memory");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, session_memory_bounded);
+	tcase_add_test(tc, session_memory_option);
+	tcase_add_test(tc, send_buffers_shared);
+	tcase_add_test(tc, large_legal_request_runs);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("smaller");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, data_port_overflow_refused);
+	tcase_add_test(tc, privileged_data_port_refused);
+	tcase_add_test(tc, key_file_checked_before_open);
+	tcase_add_test(tc, accept_has_one_deadline);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("admission");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, silent_connections_do_not_stop_a_test);
+	tcase_add_test(tc, crr_silent_connection_does_not_stall);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return harness_run(hostile_suite());
+}
