@@ -9,12 +9,25 @@
 
 #include "auth.h"
 #include "clock.h"
+#include "escape.h"
 #include "proto.h"
 #include "session.h"
 #include "sock.h"
 
 /* Milliseconds to wait for a connection to netserver. */
 #define CLIENT_CONNECT_MS 5000
+
+/* Makes a string netserver sent printable, in place (escape_peer: any
+ * byte outside printable ASCII as \xNN, at most ESCAPE_MAX characters),
+ * before anything prints it. */
+static void
+peer_text(char *s, size_t cap)
+{
+	char raw[512];
+
+	snprintf(raw, sizeof(raw), "%.*s", (int)(cap - 1), s);
+	escape_str(s, cap, raw);
+}
 
 /* What netserver says of its host; absent fields stay empty. */
 static void
@@ -30,6 +43,10 @@ read_env(const json_t *msg, struct result_env *e)
 	proto_get_string(msg, "cpu_model", e->cpu_model, sizeof(e->cpu_model),
 			 err);
 	proto_get_string(msg, "program_version", version, sizeof(version), err);
+	peer_text(e->hostname, sizeof(e->hostname));
+	peer_text(e->kernel, sizeof(e->kernel));
+	peer_text(e->cpu_model, sizeof(e->cpu_model));
+	peer_text(version, sizeof(version));
 	snprintf(e->program, sizeof(e->program), "netserver %s", version);
 	if (proto_get_int(msg, "ncpu", 1, 1 << 20, &n, err) == 0)
 		e->ncpu = (int)n;
@@ -71,6 +88,7 @@ client_auth(int ctl, const json_t *hello, const struct auth_key *k, json_t **ok,
 	unsigned char mac[AUTH_MAC_LEN], theirs[AUTH_MAC_LEN];
 	char chex[2 * AUTH_NONCE_LEN + 1], phex[2 * AUTH_MAC_LEN + 1];
 	const char *method = json_string_value(json_object_get(hello, "auth"));
+	char safe[ESCAPE_LEN];
 	int rc;
 
 	*ok = NULL;
@@ -78,7 +96,9 @@ client_auth(int ctl, const json_t *hello, const struct auth_key *k, json_t **ok,
 		return err_set(err,
 			       "netserver asks for authentication by \"%s\", "
 			       "which this netperf does not know",
-			       method != NULL ? method : "?");
+			       method != NULL
+				   ? escape_str(safe, sizeof(safe), method)
+				   : "?");
 	if (auth_unhex(json_string_value(json_object_get(hello, "nonce")),
 		       snonce, sizeof(snonce)) < 0)
 		return err_set(err, "netserver sent a malformed challenge");
@@ -152,6 +172,7 @@ client_open(struct client *c, const struct netperf_opts *o, char *err)
 		json_decref(msg);
 		goto fail;
 	}
+	peer_text(c->server_program, sizeof(c->server_program));
 	if (ver != PROTO_VERSION) {
 		json_decref(msg);
 		err_set(err,
@@ -337,6 +358,13 @@ read_results(const json_t *msg, struct result *res, char *err)
 	if (place != NULL &&
 	    proto_place_unpack(place, &res->remote_place, err) < 0)
 		return -1;
+	peer_text(res->remote_wire.ifname, sizeof(res->remote_wire.ifname));
+	peer_text(res->remote_wire.offloads, sizeof(res->remote_wire.offloads));
+	peer_text(res->remote_wire.warning, sizeof(res->remote_wire.warning));
+	peer_text(res->remote_place.requested,
+		  sizeof(res->remote_place.requested));
+	peer_text(res->remote_place.cpus, sizeof(res->remote_place.cpus));
+	peer_text(res->remote_place.note, sizeof(res->remote_place.note));
 	if (res->nstreams > 1) {
 		if (!json_is_array(streams) ||
 		    (int)json_array_size(streams) != res->nstreams)

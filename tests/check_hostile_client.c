@@ -7,6 +7,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "result.h"
 
 /* The test's token, as a fake netserver hands it out. */
 #define TOKEN_HEX "000102030405060708090a0b0c0d0e0f"
@@ -126,6 +128,8 @@ enum fake_act {
 	FAKE_DRAIN_FLOOD,
 	/* TCP_STREAM that ends well and reports results (see below). */
 	FAKE_RESULTS,
+	/* Refuses the request with the error text in say->extra. */
+	FAKE_ERROR,
 };
 
 /* What a FAKE_RESULTS netserver says: its elapsed time as JSON text (NULL
@@ -141,6 +145,8 @@ struct fake_say {
 struct fake {
 	enum fake_act act;
 	const struct fake_say *say;
+	/* Its hello, NULL for a plain one. */
+	const char *hello;
 	int lfd, port;
 	pthread_t tid;
 	/* What the fake saw, for the test to check afterwards. */
@@ -219,11 +225,17 @@ fake_main(void *arg)
 	if (ctl < 0)
 		return NULL;
 	if (harness_recv_frame(ctl, buf, sizeof(buf), 5000) <= 0 ||
-	    harness_send_json(ctl, "{\"type\":\"hello\",\"version\":1,"
-				   "\"program\":\"netserver\","
-				   "\"program_version\":\"fake\"}") < 0 ||
+	    harness_send_json(ctl, f->hello != NULL
+				       ? f->hello
+				       : "{\"type\":\"hello\",\"version\":1,"
+					 "\"program\":\"netserver\","
+					 "\"program_version\":\"fake\"}") < 0 ||
 	    harness_recv_frame(ctl, buf, sizeof(buf), 5000) <= 0)
 		goto out;
+	if (f->act == FAKE_ERROR) {
+		harness_send_json(ctl, f->say->extra);
+		goto out;
+	}
 	dl = bound_socket(SOCK_STREAM, &dport);
 	if (dl < 0)
 		goto out;
@@ -250,6 +262,8 @@ fake_main(void *arg)
 	case FAKE_RESULTS:
 		fake_results(ctl, d, f);
 		d = -1;
+		break;
+	case FAKE_ERROR:
 		break;
 	}
 out:
@@ -405,6 +419,196 @@ START_TEST(implausible_results)
 			ck_assert_msg(strstr(o.err, "but netperf sent 100000 "
 						    "bytes") != NULL,
 				      "%s", o.err);
+	}
+}
+END_TEST
+
+/* True when text has no byte outside printable ASCII but newlines. */
+static int
+printable(const char *text)
+{
+	for (; *text != '\0'; text++)
+		if (*text != '\n' && (*text < 0x20 || *text > 0x7e))
+			return 0;
+	return 1;
+}
+
+/* Every string netserver sends reaches the terminal escaped: its error
+ * text (ESC sequences, a newline forging a second line, 300 characters)
+ * and what its hello says of its host. */
+START_TEST(server_strings_escaped)
+{
+	static const struct fake_say error = {
+	    NULL, 0, 0,
+	    "{\"type\":\"error\",\"message\":\"\\u001b]0;owned\\u0007"
+	    "\\u001b[2Jbad\\nnetperf: forged line\\r"
+	    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	    "\"}"};
+	static const struct fake_say truth = {NULL, 0, 0, NULL};
+	struct harness_out o;
+	struct fake f;
+	char port[16];
+	const char *args[] = {"-H", "127.0.0.1",	"-p", port,
+			      "-t", "TCP_STREAM",	"-l", "-100000",
+			      "--", "-o",		"REMOTE_HOSTNAME", NULL};
+
+	fake_start(&f, FAKE_ERROR);
+	f.say = &error;
+	snprintf(port, sizeof(port), "%d", f.port);
+	ck_assert_int_eq(harness_netperf(args, 20, &o), 0);
+	fake_join(&f);
+	one_error_line(&o, "netperf: netserver: \\x1b]0;owned\\x07\\x1b[2J"
+			   "bad\\nnetperf: forged line\\rxxx");
+	ck_assert_msg(printable(o.err), "raw bytes reached stderr: %s", o.err);
+	ck_assert_msg(strlen(o.err) < 240, "%zu bytes: %s", strlen(o.err),
+		      o.err);
+
+	fake_start(&f, FAKE_RESULTS);
+	f.say = &truth;
+	f.hello = "{\"type\":\"hello\",\"version\":1,\"program\":"
+		  "\"netserver\\u001b[31m\",\"program_version\":\"1\\n2\","
+		  "\"hostname\":\"evil\\u001b[31mhost\\nforged\","
+		  "\"kernel\":\"k\\u0007\",\"cpu_model\":\"\\u009b\","
+		  "\"ncpu\":1}";
+	snprintf(port, sizeof(port), "%d", f.port);
+	ck_assert_int_eq(harness_netperf(args, 20, &o), 0);
+	fake_join(&f);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ck_assert_msg(strstr(o.out, "evil\\x1b[31mhost\\nforged") != NULL,
+		      "%s", o.out);
+	ck_assert_msg(printable(o.out), "raw bytes reached stdout: %s", o.out);
+}
+END_TEST
+
+/* A counted TCP_MAERTS from a netserver that sends more than asked. */
+START_TEST(maerts_more_than_asked)
+{
+	struct harness_out o;
+	struct fake f;
+	char port[16];
+	const char *args[] = {"-H", "127.0.0.1",  "-p", port,	   "-t",
+			      "TCP_MAERTS", "-l", "-100000", NULL};
+
+	fake_start(&f, FAKE_MAERTS_FLOOD);
+	snprintf(port, sizeof(port), "%d", f.port);
+	ck_assert_int_eq(harness_netperf(args, 1 + FLOOD_MAX, &o), 0);
+	fake_join(&f);
+	one_error_line(&o, "netperf: the peer sent more than the 100000 "
+			   "bytes asked for");
+	ck_assert_msg(o.seconds < 1 + SLACK, "netperf took %.1f s",
+		      o.seconds);
+}
+END_TEST
+
+/* The checks of netserver's figures, one implausible field at a time,
+ * for every kind of test; each case starts from figures that pass. */
+START_TEST(result_checks)
+{
+	static const struct {
+		const char *test;
+		const char *field; /* set to value in remote, or NULL */
+		double value;
+		const char *want; /* NULL: passes */
+	} cases[] = {
+	    {"TCP_STREAM", NULL, 0, NULL},
+	    {"TCP_MAERTS", NULL, 0, NULL},
+	    {"TCP_RR", NULL, 0, NULL},
+	    {"TCP_CRR", NULL, 0, NULL},
+	    {"UDP_STREAM", NULL, 0, NULL},
+	    {"UDP_RR", NULL, 0, NULL},
+	    {"TCP_STREAM", "elapsed", NAN, "elapsed is nan s"},
+	    {"TCP_STREAM", "elapsed", -1, "elapsed is -1 s"},
+	    {"TCP_STREAM", "elapsed", 2.1, "elapsed is 2.1 s, longer than "
+					   "the 2.000 s"},
+	    {"TCP_STREAM", "elapsed", 2.0015, NULL},
+	    {"TCP_STREAM", "bytes_recv", 999, "bytes_recv is 999, but "
+					      "netperf sent 1000 bytes"},
+	    {"TCP_MAERTS", "bytes_sent", 1001, "bytes_sent is 1001, but "
+					       "netperf received 1000"},
+	    {"TCP_RR", "trans", 11, "trans is 11, but netperf completed 10"},
+	    {"TCP_CRR", "trans", 9, "trans is 9, but netperf completed 10"},
+	    {"UDP_RR", "trans", 9, "trans is 9, but netperf had 10 answers"},
+	    {"UDP_RR", "trans", 12, NULL},
+	    {"UDP_STREAM", "recv_calls", 11, "recv_calls is 11, but netperf "
+					     "sent 10 datagrams"},
+	    {"UDP_STREAM", "dups", 11, "dups is 11, more than the 10"},
+	    {"UDP_STREAM", "reordered", 11, "reordered is 11, more than"},
+	    {"UDP_STREAM", "jitter", 3, "jitter is 3 s, outside 0..2.000 s"},
+	    {"TCP_RR", "send_calls", 1001, "send_calls is 1001, more than "
+					   "the 1000 bytes sent"},
+	    {"TCP_RR", "recv_calls", 1001, "recv_calls is 1001, more than "
+					   "the 1000 bytes received"},
+	    {"TCP_RR", "lost", 3e12, "lost is 3000000000000, more than 10^12 "
+				     "a second over the 2.000 s"},
+	    {"TCP_RR", "cpu.peak", 10, "cpu.peak is 10 %, below the "
+				       "machine's mean of 20 %"},
+	    {"TCP_RR", "cpu.idle", 90, "cpu.all: its shares add up to 110 %"},
+	};
+	char err[256];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct result res;
+		struct side_result *l = &res.local, *r = &res.remote;
+		const char *f = cases[i].field;
+		double v = cases[i].value;
+		int rc;
+
+		memset(&res, 0, sizeof(res));
+		res.m = module_find(cases[i].test);
+		ck_assert_ptr_nonnull(res.m);
+		res.nstreams = 1;
+		l->elapsed = r->elapsed = 1.5;
+		l->bytes_sent = l->bytes_recv = 1000;
+		r->bytes_sent = r->bytes_recv = 1000;
+		l->send_calls = l->recv_calls = 10;
+		r->send_calls = r->recv_calls = 10;
+		l->trans = r->trans = 10;
+		r->cpu_measured = 1;
+		r->cpu.all.util = 20;
+		r->cpu.all.user = 15;
+		r->cpu.all.system = 5;
+		r->cpu.all.idle = 80;
+		r->cpu.ncpu = 2;
+		r->cpu.peak = 30;
+#define SET(name)                                                              \
+	if (f != NULL && strcmp(f, #name) == 0)                                \
+		r->name = (uint64_t)v;
+		SET(bytes_sent)
+		SET(bytes_recv)
+		SET(send_calls)
+		SET(recv_calls)
+		SET(trans)
+		SET(dups)
+		SET(reordered)
+		SET(lost)
+#undef SET
+		if (f != NULL && strcmp(f, "elapsed") == 0)
+			r->elapsed = v;
+		if (f != NULL && strcmp(f, "jitter") == 0)
+			r->jitter = v;
+		if (f != NULL && strcmp(f, "cpu.peak") == 0)
+			r->cpu.peak = v;
+		if (f != NULL && strcmp(f, "cpu.idle") == 0)
+			r->cpu.all.idle = v;
+		err[0] = '\0';
+		rc = result_check_remote(&res, 2.0, err);
+		if (cases[i].want == NULL) {
+			ck_assert_msg(rc == 0, "case %zu (%s %s): %s", i,
+				      cases[i].test, f ? f : "-", err);
+			continue;
+		}
+		ck_assert_msg(rc == -1, "case %zu (%s %s) passed", i,
+			      cases[i].test, f);
+		ck_assert_msg(strncmp(err,
+				      "netserver's results are implausible: ",
+				      37) == 0 &&
+				  strstr(err, cases[i].want) != NULL,
+			      "case %zu: expected \"%s\", got \"%s\"", i,
+			      cases[i].want, err);
 	}
 }
 END_TEST
@@ -855,6 +1059,9 @@ hostile_suite(void)
 	tcase_add_test(fakes, maerts_never_stops);
 	tcase_add_test(fakes, stream_drain_flood);
 	tcase_add_test(fakes, implausible_results);
+	tcase_add_test(fakes, server_strings_escaped);
+	tcase_add_test(fakes, maerts_more_than_asked);
+	tcase_add_test(fakes, result_checks);
 	suite_add_tcase(s, fakes);
 
 	tcase_add_checked_fixture(clients, srv_start, srv_stop);
