@@ -636,16 +636,18 @@ request_text(char *buf, size_t cap, const char *test, double duration,
 {
 	snprintf(buf, cap,
 		 "{\"type\":\"request\",\"test\":\"%s\",\"duration\":%.1f,"
-		 "\"count\":0,\"send_size\":0,\"recv_size\":0,"
+		 "\"count\":%d,\"send_size\":0,\"recv_size\":0,"
 		 "\"rsend_size\":0,\"rrecv_size\":0,\"req_size\":%d,"
 		 "\"rsp_size\":%d,\"lsndbuf\":-1,\"lrcvbuf\":-1,"
 		 "\"rsndbuf\":-1,\"rrcvbuf\":-1,\"nodelay\":false,"
 		 "\"burst\":0,\"remote_cpu\":false,\"data_port\":0}",
-		 test, duration, size, size);
+		 test, duration, duration > 0 ? 0 : 1000, size, size);
 }
 
 /* One hostile session: its control socket and data socket. */
 struct session {
+	/* A counted test of 1000 bytes or transactions, not 1 s. */
+	int counted;
 	int ctl, data, port;
 	unsigned char token[TOKEN_LEN];
 };
@@ -667,7 +669,7 @@ session_ready(struct session *s, const char *test, int size, char *why,
 		0 ||
 	    harness_recv_frame(s->ctl, buf, sizeof(buf), 5000) <= 0)
 		return snprintf(why, cap, "no hello"), -1;
-	request_text(buf, sizeof(buf), test, 1, size);
+	request_text(buf, sizeof(buf), test, s->counted ? 0 : 1, size);
 	if (harness_send_json(s->ctl, buf) < 0 ||
 	    harness_recv_frame(s->ctl, buf, sizeof(buf), 5000) <= 0)
 		return snprintf(why, cap, "no ready"), -1;
@@ -819,7 +821,7 @@ hostile_main(void *arg)
 	static const char *const tests[] = {"TCP_STREAM", "TCP_RR",
 					    "UDP_STREAM"};
 	struct hostile *h = arg;
-	struct session s = {-1, -1, 0, {0}};
+	struct session s = {0, -1, -1, 0, {0}};
 	char buf[4096];
 	double go;
 	int rc;
@@ -885,6 +887,41 @@ START_TEST(clients_that_keep_going)
 	       harness_now() < until)
 		usleep(50000);
 	ck_assert_int_eq(harness_server_children(&srv, kids, 8), 0);
+}
+END_TEST
+
+/* Counted TCP_STREAM and TCP_RR of 1000 bytes and transactions whose
+ * client sends more: refused at once, and told why. */
+START_TEST(counted_more_than_asked)
+{
+	static const char *const tests[] = {"TCP_STREAM", "TCP_RR"};
+	static const char *const want[] = {
+	    "the peer sent more than the 1000 bytes asked for",
+	    "the peer asked for more than the 1000 transactions of the test"};
+	char junk[1500], buf[4096], why[256];
+	struct session s;
+	int i, k;
+
+	memset(junk, 'x', sizeof(junk));
+	for (i = 0; i < 2; i++) {
+		memset(&s, 0, sizeof(s));
+		s.counted = 1;
+		ck_assert_msg(session_ready(&s, tests[i], 1, why, sizeof(why)) ==
+				      0 &&
+				  session_tcp_data(&s, why, sizeof(why)) == 0,
+			      "%s", why);
+		if (i == 0)
+			ck_assert_int_eq(
+			    harness_send(s.data, junk, sizeof(junk)), 0);
+		for (k = 0; i == 1 && k < 1001; k++)
+			send(s.data, junk, 1, MSG_NOSIGNAL);
+		ck_assert_int_gt(
+		    harness_recv_frame(s.ctl, buf, sizeof(buf), 5000), 0);
+		ck_assert_msg(strstr(buf, "\"error\"") != NULL &&
+				  strstr(buf, want[i]) != NULL,
+			      "%s: %s", tests[i], buf);
+		session_close(&s);
+	}
 }
 END_TEST
 
@@ -977,6 +1014,7 @@ START_TEST(udp_stream_token_again)
 	int echoed, i, seq, sent = 0;
 
 	memset(dg, 'd', sizeof(dg));
+	memset(&s, 0, sizeof(s));
 	ck_assert_msg(session_ready(&s, "UDP_STREAM", 1, why, sizeof(why)) ==
 			      0 &&
 			  session_udp_open(&s, why, sizeof(why)) == 0 &&
@@ -1023,6 +1061,7 @@ START_TEST(udp_rr_token_again)
 	ssize_t n;
 
 	memset(req, 'r', sizeof(req));
+	memset(&s, 0, sizeof(s));
 	ck_assert_msg(session_ready(&s, "UDP_RR", 32, why, sizeof(why)) == 0 &&
 			  session_udp_open(&s, why, sizeof(why)) == 0 &&
 			  session_go(&s, why, sizeof(why)) == 0,
@@ -1067,6 +1106,7 @@ hostile_suite(void)
 	tcase_add_checked_fixture(clients, srv_start, srv_stop);
 	tcase_set_timeout(clients, 60);
 	tcase_add_test(clients, clients_that_keep_going);
+	tcase_add_test(clients, counted_more_than_asked);
 	tcase_add_test(clients, udp_stream_token_again);
 	tcase_add_test(clients, udp_rr_token_again);
 	suite_add_tcase(s, clients);
