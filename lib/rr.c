@@ -342,7 +342,7 @@ udp_rr_client(struct test_ctx *ctx)
 		if (module_overtime(ctx, now, "kept sending datagrams") < 0)
 			goto fail;
 		/* A late second echo of the token is no answer. */
-		if (module_udp_token(ctx, n, 0))
+		if (n > 0 && module_udp_token(ctx, ctx->buf, (size_t)n, 0))
 			continue;
 		if (n > 0) {
 			r->recv_calls++;
@@ -437,7 +437,7 @@ udp_rr_server(struct test_ctx *ctx)
 		if (n == 0)
 			break; /* the client's end marker */
 		/* The token again, not a request: echoed, not answered. */
-		if (module_udp_token(ctx, n, 1))
+		if (n > 0 && module_udp_token(ctx, ctx->buf, (size_t)n, 1))
 			continue;
 		if (n > 0) {
 			r->recv_calls++;
