@@ -38,6 +38,9 @@
 #define LINGER_MS 2000
 
 static volatile sig_atomic_t stop_requested, reopen_requested;
+/* The self-pipe SIGCHLD writes to, so the parent's poll wakes as soon as
+ * a session ends and its child is reaped at once, not on a tick. */
+static int child_pipe[2] = {-1, -1};
 static int debug_level;
 static int use_syslog;
 static char log_path[PATH_MAX];
@@ -50,6 +53,29 @@ on_signal(int sig)
 		reopen_requested = 1;
 	else
 		stop_requested = 1;
+}
+
+static void
+on_child(int sig)
+{
+	int saved = errno;
+	char c = (char)sig;
+
+	/* Non-blocking: a full pipe already says "reap". */
+	if (write(child_pipe[1], &c, 1) < 0) {
+		/* nothing to do */
+	}
+	errno = saved;
+}
+
+/* Empties the self-pipe after poll saw it readable. */
+static void
+child_pipe_drain(void)
+{
+	char buf[64];
+
+	while (read(child_pipe[0], buf, sizeof(buf)) > 0)
+		;
 }
 
 static void log_line(int level, const char *fmt, ...)
@@ -278,6 +304,9 @@ accept_one(int lfd, const struct netserver_opts *o,
 		serve(fd, who, lim, key);
 		return;
 	}
+	/* A session that has just ended no longer counts, even when its
+	 * SIGCHLD is still on its way. */
+	reap();
 	if (nchildren >= lim->max_sessions) {
 		snprintf(why, sizeof(why),
 			 "this server is busy: its limit of %d concurrent "
@@ -304,6 +333,9 @@ accept_one(int lfd, const struct netserver_opts *o,
 		close(lfd);
 		for (i = 0; i < nlinger; i++)
 			close(lingering[i].fd);
+		signal(SIGCHLD, SIG_DFL);
+		close(child_pipe[0]);
+		close(child_pipe[1]);
 		/* SIGTERM and SIGINT keep the parent's handler: the
 		 * session's guard sees the flag, cuts the session and the
 		 * client is told. A log reopen is the parent's business. */
@@ -605,7 +637,7 @@ main(int argc, char **argv)
 	struct netserver_opts o;
 	struct server_limits lim;
 	struct auth_key key;
-	struct pollfd pfd[1 + LINGER_MAX];
+	struct pollfd pfd[2 + LINGER_MAX];
 	struct sigaction sa;
 	struct passwd *pw;
 	char err[ERR_LEN];
@@ -669,6 +701,13 @@ main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	if (pipe2(child_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+		fprintf(stderr, "netserver: pipe: %s\n", strerror(errno));
+		return EXIT_FAILURE;
+	}
+	sa.sa_handler = on_child;
+	sa.sa_flags = SA_NOCLDSTOP;
+	sigaction(SIGCHLD, &sa, NULL);
 
 	lfd = sock_listen(o.listen, o.port, o.family, SOCK_STREAM, 1024, err);
 	if (lfd < 0) {
@@ -724,19 +763,27 @@ main(int argc, char **argv)
 		pfd[0].fd = lfd;
 		pfd[0].events = POLLIN;
 		pfd[0].revents = 0;
+		pfd[1].fd = child_pipe[0];
+		pfd[1].events = POLLIN;
+		pfd[1].revents = 0;
 		for (i = 0; i < nlinger; i++) {
-			pfd[1 + i].fd = lingering[i].fd;
-			pfd[1 + i].events = POLLIN;
-			pfd[1 + i].revents = 0;
+			pfd[2 + i].fd = lingering[i].fd;
+			pfd[2 + i].events = POLLIN;
+			pfd[2 + i].revents = 0;
 		}
 		n = nlinger;
-		/* Wake now and then to reap, and to let lingerers go. */
-		if (poll(pfd, (nfds_t)(1 + n), n > 0 ? 100 : 1000) < 0)
-			pfd[0].revents = 0;
+		/* Children are reaped when their SIGCHLD wakes the poll;
+		 * the timeout only lets lingerers go. */
+		if (poll(pfd, (nfds_t)(2 + n), n > 0 ? 100 : 1000) < 0)
+			pfd[0].revents = pfd[1].revents = 0;
+		if (pfd[1].revents & POLLIN) {
+			child_pipe_drain();
+			reap();
+		}
 		now = clock_ns();
 		/* Backwards: linger_drop moves the last entry into i. */
 		for (i = n - 1; i >= 0; i--)
-			linger_step(i, pfd[1 + i].revents, now);
+			linger_step(i, pfd[2 + i].revents, now);
 		if (pfd[0].revents & POLLIN)
 			accept_one(lfd, &o, &lim, have_key ? &key : NULL);
 	}

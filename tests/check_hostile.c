@@ -698,6 +698,71 @@ START_TEST(accept_has_one_deadline)
 }
 END_TEST
 
+/*
+ * A burst of short sessions up to --max-sessions: once they have ended,
+ * another client is admitted at once, and no zombie is left to count
+ * against the limit (children were reaped on a 1 s tick, so a client
+ * arriving just after a burst was told the server was busy).
+ */
+START_TEST(ended_sessions_free_their_slots)
+{
+	const char *extra[] = {"--max-sessions", "4", NULL};
+	struct harness_server s;
+	pid_t kids[8];
+	char buf[4096];
+	int fds[4], fd, n;
+	double until;
+
+	ck_assert_int_eq(harness_server_start(&s, extra), 0);
+	for (int round = 0; round < 3; round++) {
+		for (int i = 0; i < 4; i++)
+			fds[i] = hello(s.port);
+		n = harness_server_children(&s, kids, 8);
+		ck_assert_int_eq(n, 4);
+		for (int i = 0; i < 4; i++) {
+			ck_assert_int_eq(
+			    harness_send_json(fds[i], "{\"type\":\"bye\"}"), 0);
+			close(fds[i]);
+		}
+		/* Each child ends, and is reaped the moment it is a
+		 * zombie: gone from the process table at once. */
+		for (int i = 0; i < n; i++) {
+			double zombie;
+
+			until = harness_now() + 3;
+			while (harness_proc_state(kids[i]) != 0 &&
+			       harness_proc_state(kids[i]) != 'Z' &&
+			       harness_now() < until)
+				usleep(1000);
+			zombie = harness_now();
+			while (harness_proc_state(kids[i]) == 'Z' &&
+			       harness_now() < until)
+				usleep(1000);
+			ck_assert_msg(harness_proc_state(kids[i]) == 0,
+				      "child %d did not end", (int)kids[i]);
+			ck_assert_msg(harness_now() - zombie < 0.3,
+				      "child %d was a zombie for %.2f s",
+				      (int)kids[i], harness_now() - zombie);
+		}
+		/* And its slot is free. */
+		fd = harness_connect(s.port);
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(harness_send_json(fd, HELLO), 0);
+		ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000),
+				 0);
+		ck_assert_msg(strstr(buf, "\"hello\"") != NULL,
+			      "round %d: not admitted: %s", round, buf);
+		close(fd);
+		/* Let the admitted one end too before the next burst. */
+		until = harness_now() + 3;
+		while (harness_server_children(&s, kids + 4, 4) > 0 &&
+		       harness_now() < until)
+			usleep(5000);
+	}
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
 static Suite *
 hostile_suite(void)
 {
@@ -732,6 +797,11 @@ hostile_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, silent_connections_do_not_stop_a_test);
 	tcase_add_test(tc, crr_silent_connection_does_not_stall);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("reaping");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, ended_sessions_free_their_slots);
 	suite_add_tcase(s, tc);
 	return s;
 }
