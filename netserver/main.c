@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -119,6 +120,65 @@ log_line(int level, const char *fmt, ...)
 		return;
 }
 
+/*
+ * Refusals and failed authentications are what a flood of hostile
+ * clients produces, so their lines are rate-limited: the first of each
+ * second is logged in full, the rest are counted and summed up in one
+ * line once the second is over. The counters live in memory shared with
+ * the children, which log their own sessions' failed authentications.
+ */
+enum { LIMITED_REFUSAL, LIMITED_AUTH, LIMITED_KINDS };
+struct limited {
+	uint64_t second; /* the window of the last line logged */
+	uint64_t held;	 /* lines held back since */
+};
+static struct limited *limited;
+static const char *const limited_what[LIMITED_KINDS] = {
+    "clients refused", "clients failed authentication"};
+
+/* Logs the summary of what kind k held back, when its second is over. */
+static void
+limited_flush(int k, uint64_t second)
+{
+	uint64_t held;
+
+	if (__atomic_load_n(&limited[k].second, __ATOMIC_RELAXED) == second)
+		return;
+	held = __atomic_exchange_n(&limited[k].held, 0, __ATOMIC_RELAXED);
+	if (held > 0)
+		log_line(0, "%llu more %s in the last second",
+			 (unsigned long long)held, limited_what[k]);
+}
+
+static void limited_line(int k, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Logs a line of kind k unless one was logged this second already. */
+static void
+limited_line(int k, const char *fmt, ...)
+{
+	uint64_t now = clock_ns() / NS_PER_SEC, seen;
+	char line[512];
+	va_list ap;
+
+	seen = __atomic_load_n(&limited[k].second, __ATOMIC_RELAXED);
+	if (seen == now ||
+	    !__atomic_compare_exchange_n(&limited[k].second, &seen, now, 0,
+					 __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+		__atomic_add_fetch(&limited[k].held, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	/* First of a new second: what the last one held back, then it. */
+	seen = __atomic_exchange_n(&limited[k].held, 0, __ATOMIC_RELAXED);
+	if (seen > 0)
+		log_line(0, "%llu more %s in the last second",
+			 (unsigned long long)seen, limited_what[k]);
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	log_line(0, "%s", line);
+}
+
 static void
 usage(FILE *out)
 {
@@ -158,7 +218,15 @@ usage(FILE *out)
 	    "    --max-streams N       data connections per test (64)\n"
 	    "    --max-session-memory BYTES\n"
 	    "                          data buffers of one session (256M)\n"
-	    "    --idle-timeout SECS   control silence allowed (60)\n"
+	    "    --idle-timeout SECS   control silence allowed between tests "
+	    "(60)\n"
+	    "    --hello-timeout SECS  wait for a new client's hello (5)\n"
+	    "    --max-session-time SECS\n"
+	    "                          a session's whole life (7200, or "
+	    "twice\n"
+	    "                          --max-duration if that is more)\n"
+	    "    --ipv6-prefix BITS    count IPv6 clients per network of this "
+	    "prefix (64)\n"
 	    "    --accept-timeout SECS wait for the data connection (10)\n",
 	    out);
 }
@@ -170,8 +238,13 @@ serve(int fd, const char *who, const struct server_limits *lim,
 {
 	char err[ERR_LEN];
 
+	int rc;
+
 	log_line(1, "control connection from %s", who);
-	if (server_session(fd, lim, key, log_line, &stop_requested, err) < 0)
+	rc = server_session(fd, lim, key, log_line, &stop_requested, err);
+	if (rc == SERVER_AUTH_FAILED)
+		limited_line(LIMITED_AUTH, "client %s: %s", who, err);
+	else if (rc < 0)
 		log_line(0, "client %s: %s", who, err);
 	else
 		log_line(1, "client %s done", who);
@@ -244,7 +317,7 @@ refuse(int fd, const char *who, const char *why)
 {
 	char err[ERR_LEN];
 
-	log_line(0, "refused %s: %s", who, why);
+	limited_line(LIMITED_REFUSAL, "refused %s: %s", who, why);
 	session_send_new(fd, proto_error(why), 100, err);
 	shutdown(fd, SHUT_WR);
 	if (nlinger == LINGER_MAX) {
@@ -284,7 +357,7 @@ accept_one(int lfd, const struct netserver_opts *o,
 	struct sockaddr_storage peer;
 	socklen_t len = sizeof(peer);
 	unsigned char addr[16];
-	char who[ACL_ADDR_LEN], why[ERR_LEN];
+	char who[ACL_ADDR_LEN], net[ACL_ADDR_LEN], why[ERR_LEN];
 	pid_t pid;
 	int fd, i;
 
@@ -294,6 +367,10 @@ accept_one(int lfd, const struct netserver_opts *o,
 	acl_addr_text((struct sockaddr *)&peer, who);
 	memset(addr, 0, sizeof(addr));
 	acl_addr_key((struct sockaddr *)&peer, addr);
+	/* One host usually holds a whole IPv6 /64: counted per address,
+	 * it would have endless slots. */
+	acl_key_prefix(addr, lim->ipv6_prefix);
+	acl_key_text(addr, lim->ipv6_prefix, net);
 	if (!acl_allows(&o->allow, (struct sockaddr *)&peer)) {
 		snprintf(why, sizeof(why),
 			 "your address %s is not allowed by this server", who);
@@ -319,7 +396,7 @@ accept_one(int lfd, const struct netserver_opts *o,
 		snprintf(why, sizeof(why),
 			 "this server's limit of %d concurrent sessions from "
 			 "%s is reached",
-			 lim->max_per_addr, who);
+			 lim->max_per_addr, net);
 		refuse(fd, who, why);
 		return;
 	}
@@ -628,6 +705,15 @@ set_limits(const struct netserver_opts *o, struct server_limits *lim)
 		lim->max_buf = (int)o->max_buffer;
 	if (o->max_session_memory > 0)
 		lim->max_session_mem = o->max_session_memory;
+	if (o->hello_timeout > 0)
+		lim->hello_ms = (int)(o->hello_timeout * 1000);
+	/* A session outlives its longest test twice over by default. */
+	if (o->max_session_time > 0)
+		lim->max_session_time = o->max_session_time;
+	else if (2 * lim->max_duration > lim->max_session_time)
+		lim->max_session_time = 2 * lim->max_duration;
+	if (o->ipv6_prefix > 0)
+		lim->ipv6_prefix = o->ipv6_prefix;
 	lim->allow_low_ports = o->allow_privileged_ports;
 }
 
@@ -721,7 +807,9 @@ main(int argc, char **argv)
 		sock_family_name(o.family));
 	fflush(stderr);
 	children = calloc((size_t)lim.max_sessions, sizeof(*children));
-	if (children == NULL) {
+	limited = mmap(NULL, LIMITED_KINDS * sizeof(*limited),
+		       PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (children == NULL || limited == MAP_FAILED) {
 		fprintf(stderr, "netserver: out of memory\n");
 		return EXIT_FAILURE;
 	}
@@ -776,6 +864,8 @@ main(int argc, char **argv)
 		 * the timeout only lets lingerers go. */
 		if (poll(pfd, (nfds_t)(2 + n), n > 0 ? 100 : 1000) < 0)
 			pfd[0].revents = pfd[1].revents = 0;
+		for (i = 0; i < LIMITED_KINDS; i++)
+			limited_flush(i, clock_ns() / NS_PER_SEC);
 		if (pfd[1].revents & POLLIN) {
 			child_pipe_drain();
 			reap();
