@@ -523,13 +523,19 @@ pidfile_check(const char *path, char *err)
 	long pid;
 	char *end;
 	int fd;
+	struct stat st;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	/* O_NONBLOCK: a FIFO in its place must not hang the start. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0) {
 		if (errno == ENOENT)
 			return 0;
 		return err_set(err, "cannot read pidfile %s: %s", path,
 			       strerror(errno));
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return err_set(err, "pidfile %s is not a regular file", path);
 	}
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
@@ -553,7 +559,9 @@ pidfile_write(const char *path, char *err)
 	char buf[32];
 	int fd, n;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+	fd = open(path,
+		  O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW |
+		      O_NONBLOCK,
 		  0644);
 	if (fd < 0)
 		return err_set(err, "cannot write pidfile %s: %s", path,

@@ -540,6 +540,21 @@ START_TEST(key_file_checked_before_open)
 		ck_assert_msg(strstr(err, "belongs to uid 65534") != NULL,
 			      "%s", err);
 		unlink(path);
+		/* A FIFO as the pidfile does not hang the start either. */
+		{
+			const char *pid_args[] = {"-D", "-p", "0", "-L",
+						  "127.0.0.1", "--pidfile",
+						  path, NULL};
+
+			ck_assert_int_eq(mkfifo(path, 0600), 0);
+			ck_assert_int_eq(netserver_status(pid_args, 5, err,
+							  sizeof(err)),
+					 1);
+			ck_assert_msg(strstr(err, "is not a regular file") !=
+					  NULL,
+				      "%s", err);
+			unlink(path);
+		}
 	} else {
 		fprintf(stderr, "key_file_checked_before_open: not root, the "
 				"owner case skipped\n");
