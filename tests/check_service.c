@@ -31,11 +31,11 @@ subreaper(void)
 static int
 parse(const char *const *args, struct netserver_opts *o, char *err)
 {
-	char *argv[32];
+	char *argv[64];
 	int argc = 0;
 
 	argv[argc++] = (char *)"netserver";
-	for (; *args != NULL; args++)
+	for (; *args != NULL && argc < 63; args++)
 		argv[argc++] = (char *)*args;
 	argv[argc] = NULL;
 	return cli_netserver_parse(argc, argv, o, err);
