@@ -2,10 +2,13 @@
 
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 
+#include "clock.h"
 #include "err.h"
+#include "fast.h"
 #include "units.h"
 
 /* The largest message or buffer size netperf will ask for: 1 GiB. */
@@ -222,6 +225,7 @@ netperf_defaults(struct netperf_opts *o)
 	o->req_size = o->rsp_size = 1;
 	o->data_family = AF_UNSPEC;
 	o->streams = 1;
+	o->batch = 1;
 	o->iter_max = o->iter_min = 1;
 }
 
@@ -236,7 +240,78 @@ enum {
 	OPT_PLOT,
 	OPT_IFSTAT,
 	OPT_AUTH,
+	OPT_BATCH,
+	OPT_UDP_GSO,
+	OPT_UDP_GRO,
+	OPT_ZEROCOPY,
+	OPT_BUSY_POLL,
+	OPT_START_AT,
 };
+
+/* Whole seconds and up to nine decimals, as exact nanoseconds; returns 0,
+ * or -1 when s is not such a number. */
+static int
+parse_seconds_ns(const char *s, int64_t *out)
+{
+	int64_t whole = 0, frac = 0;
+	int digits = 0, nfrac = 0;
+
+	for (; *s >= '0' && *s <= '9'; s++, digits++) {
+		if (whole > (INT64_MAX / (int64_t)NS_PER_SEC - 9) / 10)
+			return -1;
+		whole = whole * 10 + (*s - '0');
+	}
+	if (*s == '.') {
+		for (s++; *s >= '0' && *s <= '9'; s++, nfrac++) {
+			if (nfrac >= 9)
+				return -1;
+			frac = frac * 10 + (*s - '0');
+		}
+		if (nfrac == 0)
+			return -1;
+	}
+	if (*s != '\0' || digits == 0)
+		return -1;
+	for (; nfrac < 9; nfrac++)
+		frac *= 10;
+	*out = whole * (int64_t)NS_PER_SEC + frac;
+	return 0;
+}
+
+int
+cli_start_at(const char *arg, int64_t now_ns, int64_t *out, char *err)
+{
+	const int64_t hour = (int64_t)3600 * (int64_t)NS_PER_SEC;
+	int rel = arg[0] == '+';
+	int64_t t;
+
+	if (parse_seconds_ns(arg + rel, &t) < 0)
+		return err_set(err,
+			       "--start-at: \"%s\" is neither Unix seconds "
+			       "(1767225600.25) nor +seconds from now",
+			       arg);
+	if (rel) {
+		if (t == 0 || t > hour)
+			return err_set(err,
+				       "--start-at: %s must be more than 0 "
+				       "and at most 3600 seconds from now",
+				       arg);
+		t += now_ns;
+	}
+	if (t <= now_ns)
+		return err_set(err,
+			       "--start-at: %s is %.3f s in the past (the "
+			       "clock says %.3f)",
+			       arg, (double)(now_ns - t) / 1e9,
+			       (double)now_ns / 1e9);
+	if (t - now_ns > hour)
+		return err_set(err,
+			       "--start-at: %s is %.0f s ahead; at most an "
+			       "hour is allowed",
+			       arg, (double)(t - now_ns) / 1e9);
+	*out = t;
+	return 0;
+}
 
 static int
 parse_global(int argc, char **argv, struct netperf_opts *o, char *err)
@@ -251,6 +326,12 @@ parse_global(int argc, char **argv, struct netperf_opts *o, char *err)
 	    {"plot", required_argument, NULL, OPT_PLOT},
 	    {"ifstat", required_argument, NULL, OPT_IFSTAT},
 	    {"auth", required_argument, NULL, OPT_AUTH},
+	    {"batch", required_argument, NULL, OPT_BATCH},
+	    {"udp-gso", no_argument, NULL, OPT_UDP_GSO},
+	    {"udp-gro", no_argument, NULL, OPT_UDP_GRO},
+	    {"zerocopy", no_argument, NULL, OPT_ZEROCOPY},
+	    {"busy-poll", required_argument, NULL, OPT_BUSY_POLL},
+	    {"start-at", required_argument, NULL, OPT_START_AT},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -421,6 +502,31 @@ parse_global(int argc, char **argv, struct netperf_opts *o, char *err)
 					       "--auth: bad key file name");
 			snprintf(o->auth_file, sizeof(o->auth_file), "%s",
 				 optarg);
+			break;
+		case OPT_BATCH:
+			if (units_parse_int(optarg, 1, FAST_BATCH_MAX, &v,
+					    why) < 0)
+				return err_set(err, "--batch: %s", why);
+			o->batch = (int)v;
+			break;
+		case OPT_BUSY_POLL:
+			if (units_parse_int(optarg, 1, 1000000, &v, why) < 0)
+				return err_set(err, "--busy-poll: %s", why);
+			o->busy_poll = (int)v;
+			break;
+		case OPT_UDP_GSO:
+			o->udp_gso = 1;
+			break;
+		case OPT_UDP_GRO:
+			o->udp_gro = 1;
+			break;
+		case OPT_ZEROCOPY:
+			o->zerocopy = 1;
+			break;
+		case OPT_START_AT:
+			if (cli_start_at(optarg, clock_real_ns(),
+					 &o->start_at_ns, err) < 0)
+				return -1;
 			break;
 		case OPT_RATE:
 			if (units_parse_rate(optarg, &d, why) < 0)
@@ -614,11 +720,111 @@ cli_netperf_parse(int argc, char **argv, struct netperf_opts *o, char *err)
 			       o->streams);
 	if (o->rate > 0 && m->kind != MODULE_UDP_STREAM)
 		return err_set(err, "--rate applies to UDP_STREAM only");
+	{
+		struct test_params p;
+
+		cli_netperf_request(o, &p);
+		if (fast_check(m, &p, err) < 0)
+			return -1;
+	}
+	/* One scheduled start is one measured interval: repeated runs would
+	 * start at once after the first, unsynchronised. */
+	if (o->start_at_ns > 0 && (o->iter_max > 1 || o->sweep[0] != '\0' ||
+				   o->ifstat[0] != '\0'))
+		return err_set(err, "--start-at schedules one run; it cannot "
+				    "be combined with -i, -I, --sweep or "
+				    "--ifstat");
 	if (o->data_family == AF_UNSPEC)
 		o->data_family =
 		    o->family != AF_UNSPEC ? o->family : o->host_family;
 	if (o->family == AF_UNSPEC)
 		o->family = o->host_family;
+	return 0;
+}
+
+int
+cli_is_merge(int argc, char **argv)
+{
+	int i;
+
+	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--merge") == 0)
+			return 1;
+	return 0;
+}
+
+int
+cli_merge_parse(int argc, char **argv, struct merge_opts *o, char *err)
+{
+	char why[ERR_LEN];
+	int64_t v;
+	int i;
+
+	memset(o, 0, sizeof(*o));
+	o->headers = 1;
+	o->verbosity = 1;
+	o->max_skew = 0.01;
+	o->files = calloc((size_t)argc, sizeof(*o->files));
+	if (o->files == NULL)
+		return err_set(err, "out of memory");
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+
+		if (strcmp(a, "--merge") == 0)
+			continue;
+		if (strcmp(a, "--") == 0)
+			break;
+		if (strcmp(a, "--json") == 0 || strcmp(a, "-J") == 0) {
+			o->json = 1;
+		} else if (strcmp(a, "-P") == 0 || strcmp(a, "-v") == 0) {
+			if (val == NULL)
+				return err_set(err, "option %s needs a value",
+					       a);
+			if (units_parse_int(val, 0, a[1] == 'P' ? 1 : 2, &v,
+					    why) < 0)
+				return err_set(err, "%s: %s", a, why);
+			if (a[1] == 'P')
+				o->headers = (int)v;
+			else
+				o->verbosity = (int)v;
+			i++;
+		} else if (strcmp(a, "--max-skew") == 0) {
+			if (val == NULL)
+				return err_set(err, "option %s needs a value",
+					       a);
+			if (units_parse_double(val, 0, 3600, &o->max_skew,
+					       why) < 0)
+				return err_set(err, "--max-skew: %s", why);
+			i++;
+		} else if (a[0] == '-' && a[1] != '\0') {
+			return err_set(err,
+				       "--merge takes -P, -v, --json, "
+				       "--max-skew and files, not %s",
+				       a);
+		} else {
+			o->files[o->nfiles++] = argv[i];
+		}
+	}
+	for (i++; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (strcmp(a, "-o") != 0 && strcmp(a, "-O") != 0 &&
+		    strcmp(a, "-k") != 0)
+			return err_set(err,
+				       "--merge takes -o, -O or -k after --, "
+				       "not %s",
+				       a);
+		o->mode = a[1];
+		o->list[0] = '\0';
+		if (i + 1 < argc && argv[i + 1][0] != '-') {
+			if (strlen(argv[i + 1]) >= sizeof(o->list))
+				return err_set(err, "%s: list too long", a);
+			snprintf(o->list, sizeof(o->list), "%s", argv[++i]);
+		}
+	}
+	if (o->nfiles == 0 && strcmp(o->list, "?") != 0)
+		return err_set(err, "--merge needs at least one result file");
 	return 0;
 }
 
@@ -647,6 +853,12 @@ cli_netperf_request(const struct netperf_opts *o, struct test_params *p)
 	p->rate = o->rate;
 	p->streams = o->streams;
 	p->wire = o->wire;
+	p->batch = o->batch;
+	p->udp_gso = o->udp_gso;
+	p->udp_gro = o->udp_gro;
+	p->zerocopy = o->zerocopy;
+	p->busy_poll = o->busy_poll;
+	p->start_at_ns = o->start_at_ns;
 	snprintf(p->cpu_bind, sizeof(p->cpu_bind), "%s", o->rcpu);
 }
 

@@ -60,6 +60,14 @@ struct netperf_opts {
 	int json, json_stream;
 	/* --auth KEYFILE; "" for NETPERF_AUTH_KEY, or no key at all. */
 	char auth_file[CLI_PATH_LEN];
+	/* Fast paths: --batch N, --udp-gso, --udp-gro, --zerocopy,
+	 * --busy-poll USEC. */
+	int batch;
+	int udp_gso, udp_gro, zerocopy;
+	int busy_poll;
+	/* --start-at TIME: CLOCK_REALTIME ns of the measured interval's
+	 * start; 0 to start as soon as the test is set up. */
+	int64_t start_at_ns;
 
 	/* Test-specific options, after "--". */
 	int64_t send_size, rsend_size; /* -m l[,r]; 0 = default */
@@ -87,6 +95,32 @@ struct netperf_opts {
  * with err set to a one-line message naming the bad option or value.
  */
 int cli_netperf_parse(int argc, char **argv, struct netperf_opts *o, char *err);
+
+/*
+ * Parses --start-at's TIME, Unix seconds with up to nine decimals or "+S"
+ * seconds from now_ns, into CLOCK_REALTIME ns; a time not after now_ns or
+ * more than an hour after it is an error. Returns 0, or -1 with err set.
+ */
+int cli_start_at(const char *arg, int64_t now_ns, int64_t *out, char *err);
+
+/* netperf --merge [options] FILE... [-- -o|-O|-k [list]] */
+struct merge_opts {
+	int headers;	 /* -P */
+	int verbosity;	 /* -v */
+	int json;	 /* --json, -J */
+	double max_skew; /* --max-skew SECS: warn above it */
+	char mode;	 /* -o, -O, -k, or 0 */
+	char list[1024]; /* their selector list, "" for the default */
+	int nfiles;
+	char **files; /* into argv */
+};
+
+/* Whether argv asks for --merge. */
+int cli_is_merge(int argc, char **argv);
+
+/* Parses a --merge command line; returns 0, or -1 with err set. The
+ * caller frees o->files. */
+int cli_merge_parse(int argc, char **argv, struct merge_opts *o, char *err);
 
 /* Fills a test request from parsed options and the module's defaults. */
 void cli_netperf_request(const struct netperf_opts *o, struct test_params *p);

@@ -27,4 +27,16 @@ clock_wall(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+/* Returns CLOCK_REALTIME in nanoseconds since the epoch (UTC): the one
+ * clock hosts share (through NTP or PTP), so it schedules and stamps a
+ * start that several hosts must agree on. */
+static inline int64_t
+clock_real_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * (int64_t)NS_PER_SEC + (int64_t)ts.tv_nsec;
+}
+
 #endif

@@ -391,6 +391,14 @@ cpu_util_compute(const struct cpu_sample *a, const struct cpu_sample *b,
 		cpu_times_delta(&a->all, &b->all, &sum);
 	}
 	u->ncpu = nboth;
+	u->busy_ticks =
+	    sum.user + sum.nice + sum.system + sum.irq + sum.softirq;
+	u->total_ticks = u->busy_ticks + sum.idle + sum.iowait + sum.steal;
+	{
+		long hz = sysconf(_SC_CLK_TCK);
+
+		u->hz = hz > 0 && hz < 1000000 ? (int)hz : 0;
+	}
 	if (nboth == 0) {
 		cpu_load_from(&sum, &u->all);
 		return 0;

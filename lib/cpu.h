@@ -42,6 +42,12 @@ struct cpu_util {
 	struct cpu_load *per; /* per[N] for cpuN; util < 0 when offline */
 	double peak;	      /* the busiest CPU's util */
 	int peak_id;	      /* its Linux CPU number, -1 when none */
+	/* The raw account behind the shares, summed over the CPUs online
+	 * in both samples: busy ticks and all ticks (busy, idle, iowait,
+	 * steal), and the tick rate (USER_HZ); hz is 0 when unknown. An
+	 * exact merge of several results adds these, not percentages. */
+	uint64_t busy_ticks, total_ticks;
+	int hz;
 };
 
 /* Parses /proc/stat text into s (caller frees with cpu_sample_free);

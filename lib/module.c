@@ -89,6 +89,10 @@ stream_main(void *arg)
 	 * last datagram, not when it noticed the end) has set it already. */
 	if (r->elapsed <= 0)
 		r->elapsed = (double)(t1 - t0) / 1e9;
+	/* Wall-clock stamps from the one reading at the gate plus monotonic
+	 * time, so a clock step during the test cannot bend the interval. */
+	r->wall_start_ns = run->wall_start_ns;
+	r->wall_end_ns = run->wall_start_ns + (int64_t)(t1 - t0);
 	r->cpu_id =
 	    run->topo != NULL ? topo_current_cpu(run->topo) : sched_getcpu();
 	if (ctx->fd >= 0)
@@ -158,6 +162,33 @@ wait_boundary(struct module_run *run, uint64_t boundary)
 	}
 }
 
+/*
+ * Sleeps until CLOCK_REALTIME reaches at (TIMER_ABSTIME, so the wake-up
+ * is exact whatever the scheduling delay of the call), in slices of at
+ * most 100 ms to notice a stop request. Returns 0 at the time, or -1 with
+ * err set when stopped first.
+ */
+static int
+wait_start_at(struct module_run *run, int64_t at, char *err)
+{
+	struct timespec ts;
+	int64_t now, until;
+
+	for (;;) {
+		now = clock_real_ns();
+		if (now >= at)
+			return 0;
+		if (run->n > 0 && run->ctx[0].stop != NULL &&
+		    *run->ctx[0].stop)
+			return err_set(err, "interrupted before the scheduled "
+					    "start");
+		until = at - now > 100000000 ? now + 100000000 : at;
+		ts.tv_sec = (time_t)(until / (int64_t)NS_PER_SEC);
+		ts.tv_nsec = (long)(until % (int64_t)NS_PER_SEC);
+		clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL);
+	}
+}
+
 int
 module_run_all(struct module_run *run, char *err)
 {
@@ -196,12 +227,18 @@ module_run_all(struct module_run *run, char *err)
 	while (run->ready < started)
 		pthread_cond_wait(&run->cond, &run->lock);
 	pthread_mutex_unlock(&run->lock);
+	/* --start-at: everything is set up and every thread waits at the
+	 * gate; sleep to the scheduled moment, then measure from it. */
+	if (!run->abort && run->start_at_ns > 0 &&
+	    wait_start_at(run, run->start_at_ns, err) < 0)
+		run->abort = 1;
 	/* The CPU interval brackets all streams: snapshot before releasing
 	 * them, and again after the last one ends. */
 	if (!run->abort && run->measure_cpu &&
 	    cpu_sample_read(&before, err) < 0)
 		run->abort = 1;
 	run->start_ns = clock_ns();
+	run->wall_start_ns = clock_real_ns();
 	pthread_mutex_lock(&run->lock);
 	run->go = 1;
 	pthread_cond_broadcast(&run->cond);
@@ -278,12 +315,22 @@ module_merge(const struct module_run *run, struct side_result *sum)
 		sum->reordered += r->reordered;
 		sum->lost += r->lost;
 		sum->retrans += r->retrans;
+		sum->syscalls += r->syscalls;
+		sum->coalesced += r->coalesced;
+		sum->zc_done += r->zc_done;
+		sum->zc_copied += r->zc_copied;
 		/* All streams ran over the same interval; the headline
 		 * divides by the longest. */
 		if (r->elapsed > sum->elapsed)
 			sum->elapsed = r->elapsed;
 		if (r->jitter > sum->jitter)
 			sum->jitter = r->jitter;
+		if (sum->wall_start_ns == 0 ||
+		    (r->wall_start_ns != 0 &&
+		     r->wall_start_ns < sum->wall_start_ns))
+			sum->wall_start_ns = r->wall_start_ns;
+		if (r->wall_end_ns > sum->wall_end_ns)
+			sum->wall_end_ns = r->wall_end_ns;
 	}
 	/* Sizes and socket figures are the first stream's: they are the
 	 * same request for every stream. */
@@ -298,6 +345,8 @@ module_merge(const struct module_run *run, struct side_result *sum)
 		sum->recv_size = r0->recv_size;
 		sum->mss = r0->mss;
 		sum->cpu_id = r0->cpu_id;
+		memcpy(sum->path, r0->path, sizeof(sum->path));
+		sum->busy_poll = r0->busy_poll;
 	}
 	if (run->cpu_measured) {
 		sum->cpu = run->cpu;

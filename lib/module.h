@@ -61,6 +61,20 @@ struct test_params {
 	char cpu_bind[64];
 	/* Both sides count the data flow's packets on the wire, --wire. */
 	int wire;
+	/* UDP_STREAM's fast paths: datagrams per sendmmsg/recvmmsg call on
+	 * both ends, --batch (1: a call a datagram); UDP_SEGMENT on the
+	 * sender, --udp-gso; UDP_GRO on the receiver, --udp-gro. */
+	int batch;
+	int udp_gso, udp_gro;
+	/* TCP_STREAM and TCP_MAERTS: the sender uses MSG_ZEROCOPY,
+	 * --zerocopy. */
+	int zerocopy;
+	/* TCP_RR and UDP_RR: SO_BUSY_POLL in microseconds on both ends,
+	 * --busy-poll; 0 for none. */
+	int busy_poll;
+	/* --start-at: CLOCK_REALTIME nanoseconds at which both sides begin
+	 * the measured interval; 0 to begin at once. */
+	int64_t start_at_ns;
 };
 
 /* One side's account of a test: what it did and what it cost. */
@@ -93,6 +107,23 @@ struct side_result {
 	struct cpu_util cpu;
 	/* The CPU the test thread ended on. */
 	int cpu_id;
+	/* The data path this side's loop took: "send", "sendmmsg", "gso",
+	 * "zerocopy", "recv", "recvmmsg" or "gro"; "" for none in
+	 * particular (RR tests). */
+	char path[16];
+	/* System calls that moved the data: fewer than send_calls or
+	 * recv_calls (datagrams) with --batch, GSO and GRO. */
+	uint64_t syscalls;
+	/* --udp-gro: receives that returned more than one datagram. */
+	uint64_t coalesced;
+	/* --zerocopy: sends the error queue reported complete, and how many
+	 * of them the kernel copied after all. */
+	uint64_t zc_done, zc_copied;
+	/* --busy-poll: SO_BUSY_POLL as read back from the socket, us. */
+	int busy_poll;
+	/* CLOCK_REALTIME nanoseconds (UTC) at which this side's measured
+	 * interval began and ended; 0 when unknown (an older peer). */
+	int64_t wall_start_ns, wall_end_ns;
 };
 
 /* The state a data loop runs with. */
@@ -187,6 +218,10 @@ struct module_run {
 	pthread_cond_t cond;
 	int ready, go, finished, abort;
 	uint64_t start_ns; /* when the gate opened */
+	/* CLOCK_REALTIME ns to sleep until before opening the gate (0: open
+	 * at once), and the CLOCK_REALTIME ns at which it opened. */
+	int64_t start_at_ns;
+	int64_t wall_start_ns;
 };
 
 /*

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "err.h"
 #include "proto.h"
@@ -118,6 +119,62 @@
 	X(REMOTE_RELEASE, "Remote", "Release", "", "")                         \
 	X(REMOTE_CPU_MODEL, "Remote", "CPU", "Model", "")                      \
 	X(REMOTE_HOSTNAME, "Remote", "Hostname", "", "")                       \
+	X(LOCAL_CPU_FREQUENCY, "Local", "CPU", "Frequency", "MHz")             \
+	X(LOCAL_VERSION, "Local", "Version", "", "")                           \
+	X(LOCAL_MACHINE, "Local", "Machine", "", "")                           \
+	X(LOCAL_SYSTEM_MODEL, "Local", "System", "Model", "")                  \
+	X(LOCAL_INTERFACE_NAME, "Local", "Interface", "Name", "")              \
+	X(LOCAL_INTERFACE_VENDOR, "Local", "Interface", "Vendor", "")          \
+	X(LOCAL_INTERFACE_DEVICE, "Local", "Interface", "Device", "")          \
+	X(LOCAL_INTERFACE_SUBVENDOR, "Local", "Interface", "Subvendor", "")    \
+	X(LOCAL_INTERFACE_SUBDEVICE, "Local", "Interface", "Subdevice", "")    \
+	X(LOCAL_DRIVER_NAME, "Local", "Driver", "Name", "")                    \
+	X(LOCAL_DRIVER_VERSION, "Local", "Driver", "Version", "")              \
+	X(LOCAL_DRIVER_FIRMWARE, "Local", "Driver", "Firmware", "")            \
+	X(LOCAL_DRIVER_BUS, "Local", "Driver", "Bus", "")                      \
+	X(LOCAL_CPU_MAX_FREQUENCY, "Local", "CPU", "Max Freq", "MHz")          \
+	X(LOCAL_CPU_GOVERNOR, "Local", "CPU", "Governor", "")                  \
+	X(LOCAL_SMT, "Local", "SMT", "", "")                                   \
+	X(LOCAL_VULNERABLE, "Local", "Vulnerable", "To", "")                   \
+	X(LOCAL_MITIGATION_OPTIONS, "Local", "Mitigation", "Options", "")      \
+	X(LOCAL_HYPERVISOR, "Local", "Hypervisor", "", "")                     \
+	X(LOCAL_CONTAINER, "Local", "Container", "", "")                       \
+	X(LOCAL_NUMA_NODES, "Local", "NUMA", "Nodes", "")                      \
+	X(LOCAL_SYSTEM_VENDOR, "Local", "System", "Vendor", "")                \
+	X(LOCAL_INTERFACE_SPEED, "Local", "Interface", "Speed", "Mb/s")        \
+	X(LOCAL_INTERFACE_MTU, "Local", "Interface", "MTU", "")                \
+	X(LOCAL_INTERFACE_OFFLOADS, "Local", "Interface", "Offloads", "")      \
+	X(LOCAL_INTERFACE_IRQ_CPUS, "Local", "Interface", "IRQ CPUs", "")      \
+	X(LOCAL_QDISC, "Local", "Qdisc", "", "")                               \
+	X(LOCAL_BUILD, "Local", "Build", "", "")                               \
+	X(REMOTE_CPU_FREQUENCY, "Remote", "CPU", "Frequency", "MHz")           \
+	X(REMOTE_VERSION, "Remote", "Version", "", "")                         \
+	X(REMOTE_MACHINE, "Remote", "Machine", "", "")                         \
+	X(REMOTE_SYSTEM_MODEL, "Remote", "System", "Model", "")                \
+	X(REMOTE_INTERFACE_NAME, "Remote", "Interface", "Name", "")            \
+	X(REMOTE_INTERFACE_VENDOR, "Remote", "Interface", "Vendor", "")        \
+	X(REMOTE_INTERFACE_DEVICE, "Remote", "Interface", "Device", "")        \
+	X(REMOTE_INTERFACE_SUBVENDOR, "Remote", "Interface", "Subvendor", "")  \
+	X(REMOTE_INTERFACE_SUBDEVICE, "Remote", "Interface", "Subdevice", "")  \
+	X(REMOTE_DRIVER_NAME, "Remote", "Driver", "Name", "")                  \
+	X(REMOTE_DRIVER_VERSION, "Remote", "Driver", "Version", "")            \
+	X(REMOTE_DRIVER_FIRMWARE, "Remote", "Driver", "Firmware", "")          \
+	X(REMOTE_DRIVER_BUS, "Remote", "Driver", "Bus", "")                    \
+	X(REMOTE_CPU_MAX_FREQUENCY, "Remote", "CPU", "Max Freq", "MHz")        \
+	X(REMOTE_CPU_GOVERNOR, "Remote", "CPU", "Governor", "")                \
+	X(REMOTE_SMT, "Remote", "SMT", "", "")                                 \
+	X(REMOTE_VULNERABLE, "Remote", "Vulnerable", "To", "")                 \
+	X(REMOTE_MITIGATION_OPTIONS, "Remote", "Mitigation", "Options", "")    \
+	X(REMOTE_HYPERVISOR, "Remote", "Hypervisor", "", "")                   \
+	X(REMOTE_CONTAINER, "Remote", "Container", "", "")                     \
+	X(REMOTE_NUMA_NODES, "Remote", "NUMA", "Nodes", "")                    \
+	X(REMOTE_SYSTEM_VENDOR, "Remote", "System", "Vendor", "")              \
+	X(REMOTE_INTERFACE_SPEED, "Remote", "Interface", "Speed", "Mb/s")      \
+	X(REMOTE_INTERFACE_MTU, "Remote", "Interface", "MTU", "")              \
+	X(REMOTE_INTERFACE_OFFLOADS, "Remote", "Interface", "Offloads", "")    \
+	X(REMOTE_INTERFACE_IRQ_CPUS, "Remote", "Interface", "IRQ CPUs", "")    \
+	X(REMOTE_QDISC, "Remote", "Qdisc", "", "")                             \
+	X(REMOTE_BUILD, "Remote", "Build", "", "")                             \
 	X(UUID, "Test", "UUID", "", "")                                        \
 	X(TEST, "Test", "Name", "", "")                                        \
 	X(MIN_LATENCY, "Minimum", "Latency", "Microseconds", "")               \
@@ -135,8 +192,22 @@
 	X(DUPLICATES, "Duplicate", "Messages", "", "")                         \
 	X(OUT_OF_ORDER, "Out of", "Order", "Messages", "")                     \
 	X(LOCAL_SEND_ERRORS, "Local", "Send", "Errors", "")                    \
+	X(LOCAL_DATA_PATH, "Local", "Data", "Path", "")                        \
+	X(REMOTE_DATA_PATH, "Remote", "Data", "Path", "")                      \
+	X(LOCAL_DATA_SYSCALLS, "Local", "Data", "Syscalls", "")                \
+	X(REMOTE_DATA_SYSCALLS, "Remote", "Data", "Syscalls", "")              \
+	X(REMOTE_GRO_COALESCED, "Remote", "GRO", "Coalesced", "Receives")      \
+	X(LOCAL_ZEROCOPY_DONE, "Local", "Zerocopy", "Completions", "")         \
+	X(LOCAL_ZEROCOPY_COPIED, "Local", "Zerocopy", "Copied", "")            \
+	X(REMOTE_ZEROCOPY_DONE, "Remote", "Zerocopy", "Completions", "")       \
+	X(REMOTE_ZEROCOPY_COPIED, "Remote", "Zerocopy", "Copied", "")          \
+	X(LOCAL_BUSY_POLL, "Local", "Busy", "Poll", "Microseconds")            \
+	X(REMOTE_BUSY_POLL, "Remote", "Busy", "Poll", "Microseconds")          \
 	X(STREAMS, "Streams", "", "", "")                                      \
 	X(FAIRNESS, "Fairness", "Index", "", "")                               \
+	X(START_SCHEDULED, "Start", "Scheduled", "UTC ns", "")                 \
+	X(START_ACTUAL, "Start", "Actual", "UTC ns", "")                       \
+	X(END_TIME, "End", "Time", "UTC ns", "")                               \
 	X(COMMAND_LINE, "Command", "Line", "", "")
 
 enum sel_id {
@@ -406,6 +477,145 @@ put_quoted(char *b, size_t cap, const char *s)
 	}
 	b[n++] = '"';
 	b[n] = '\0';
+}
+
+/* netperf's "0x%.4x" for a PCI id; an unknown one (-1) prints as
+ * 2.6's did when sysfs had no such file. */
+static void
+put_id(char *b, size_t cap, int v)
+{
+	snprintf(b, cap, "0x%.4x", (unsigned)v);
+}
+
+/* The platform record's selectors; returns 1 when id is one of them. */
+static int
+sel_platform(const struct result *res, int id, char *b, size_t cap)
+{
+	int loc = strncmp(sel_table[id].name, "LOCAL_", 6) == 0;
+	const struct platform *pl =
+	    loc ? &res->local_platform : &res->remote_platform;
+	const struct result_env *env = loc ? &res->local_env : &res->remote_env;
+
+	switch (id) {
+	case SEL_REMOTE_CPU_FREQUENCY:
+	case SEL_LOCAL_CPU_FREQUENCY:
+		put_i(b, cap, pl->cpu_mhz);
+		break;
+	case SEL_REMOTE_VERSION:
+	case SEL_LOCAL_VERSION:
+		put_s(b, cap, pl->version);
+		break;
+	case SEL_REMOTE_MACHINE:
+	case SEL_LOCAL_MACHINE:
+		if (pl->machine[0] != '\0')
+			put_s(b, cap, pl->machine);
+		else
+			kernel_part(env->kernel, 2, b, cap);
+		break;
+	case SEL_REMOTE_SYSTEM_MODEL:
+	case SEL_LOCAL_SYSTEM_MODEL:
+		put_s(b, cap, pl->system_model);
+		break;
+	case SEL_REMOTE_INTERFACE_NAME:
+	case SEL_LOCAL_INTERFACE_NAME:
+		put_s(b, cap, pl->nic.name);
+		break;
+	case SEL_REMOTE_INTERFACE_VENDOR:
+	case SEL_LOCAL_INTERFACE_VENDOR:
+		put_id(b, cap, pl->nic.vendor);
+		break;
+	case SEL_REMOTE_INTERFACE_DEVICE:
+	case SEL_LOCAL_INTERFACE_DEVICE:
+		put_id(b, cap, pl->nic.device);
+		break;
+	case SEL_REMOTE_INTERFACE_SUBVENDOR:
+	case SEL_LOCAL_INTERFACE_SUBVENDOR:
+		put_id(b, cap, pl->nic.subvendor);
+		break;
+	case SEL_REMOTE_INTERFACE_SUBDEVICE:
+	case SEL_LOCAL_INTERFACE_SUBDEVICE:
+		put_id(b, cap, pl->nic.subdevice);
+		break;
+	case SEL_REMOTE_DRIVER_NAME:
+	case SEL_LOCAL_DRIVER_NAME:
+		put_s(b, cap, pl->nic.driver);
+		break;
+	case SEL_REMOTE_DRIVER_VERSION:
+	case SEL_LOCAL_DRIVER_VERSION:
+		put_s(b, cap, pl->nic.driver_version);
+		break;
+	case SEL_REMOTE_DRIVER_FIRMWARE:
+	case SEL_LOCAL_DRIVER_FIRMWARE:
+		put_s(b, cap, pl->nic.firmware);
+		break;
+	case SEL_REMOTE_DRIVER_BUS:
+	case SEL_LOCAL_DRIVER_BUS:
+		put_s(b, cap, pl->nic.bus);
+		break;
+	case SEL_REMOTE_CPU_MAX_FREQUENCY:
+	case SEL_LOCAL_CPU_MAX_FREQUENCY:
+		put_i(b, cap, pl->cpu_max_mhz);
+		break;
+	case SEL_REMOTE_CPU_GOVERNOR:
+	case SEL_LOCAL_CPU_GOVERNOR:
+		put_s(b, cap, pl->governor);
+		break;
+	case SEL_REMOTE_SMT:
+	case SEL_LOCAL_SMT:
+		put_s(b, cap, pl->smt < 0 ? "" : pl->smt ? "on" : "off");
+		break;
+	case SEL_REMOTE_VULNERABLE:
+	case SEL_LOCAL_VULNERABLE:
+		platform_vulnerable_text(pl, b, cap);
+		break;
+	case SEL_REMOTE_MITIGATION_OPTIONS:
+	case SEL_LOCAL_MITIGATION_OPTIONS:
+		put_s(b, cap, pl->cmdline_mitigations);
+		break;
+	case SEL_REMOTE_HYPERVISOR:
+	case SEL_LOCAL_HYPERVISOR:
+		put_s(b, cap, pl->hypervisor);
+		break;
+	case SEL_REMOTE_CONTAINER:
+	case SEL_LOCAL_CONTAINER:
+		put_s(b, cap, pl->container);
+		break;
+	case SEL_REMOTE_NUMA_NODES:
+	case SEL_LOCAL_NUMA_NODES:
+		put_i(b, cap, pl->numa_nodes);
+		break;
+	case SEL_REMOTE_SYSTEM_VENDOR:
+	case SEL_LOCAL_SYSTEM_VENDOR:
+		put_s(b, cap, pl->system_vendor);
+		break;
+	case SEL_REMOTE_INTERFACE_SPEED:
+	case SEL_LOCAL_INTERFACE_SPEED:
+		put_i(b, cap, pl->nic.speed_mbps);
+		break;
+	case SEL_REMOTE_INTERFACE_MTU:
+	case SEL_LOCAL_INTERFACE_MTU:
+		put_i(b, cap, pl->nic.mtu);
+		break;
+	case SEL_REMOTE_INTERFACE_OFFLOADS:
+	case SEL_LOCAL_INTERFACE_OFFLOADS:
+		platform_offloads_text(&pl->nic, b, cap);
+		break;
+	case SEL_REMOTE_INTERFACE_IRQ_CPUS:
+	case SEL_LOCAL_INTERFACE_IRQ_CPUS:
+		put_s(b, cap, pl->nic.irq_cpus);
+		break;
+	case SEL_REMOTE_QDISC:
+	case SEL_LOCAL_QDISC:
+		put_s(b, cap, pl->nic.qdisc);
+		break;
+	case SEL_REMOTE_BUILD:
+	case SEL_LOCAL_BUILD:
+		put_s(b, cap, pl->build);
+		break;
+	default:
+		return 0;
+	}
+	return 1;
 }
 
 /* Formats selector id of res into b, as netperf's format for it does. */
@@ -758,17 +968,63 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 	case SEL_LOCAL_SEND_ERRORS:
 		put_u(b, cap, res->local.send_errors);
 		break;
+	case SEL_REMOTE_DATA_PATH:
+		loc = 0;
+		/* fall through */
+	case SEL_LOCAL_DATA_PATH:
+		put_s(b, cap, side_of(res, loc)->path);
+		break;
+	case SEL_REMOTE_DATA_SYSCALLS:
+		loc = 0;
+		/* fall through */
+	case SEL_LOCAL_DATA_SYSCALLS:
+		put_u(b, cap, side_of(res, loc)->syscalls);
+		break;
+	case SEL_REMOTE_GRO_COALESCED:
+		put_u(b, cap, res->remote.coalesced);
+		break;
+	case SEL_REMOTE_ZEROCOPY_DONE:
+		loc = 0;
+		/* fall through */
+	case SEL_LOCAL_ZEROCOPY_DONE:
+		put_u(b, cap, side_of(res, loc)->zc_done);
+		break;
+	case SEL_REMOTE_ZEROCOPY_COPIED:
+		loc = 0;
+		/* fall through */
+	case SEL_LOCAL_ZEROCOPY_COPIED:
+		put_u(b, cap, side_of(res, loc)->zc_copied);
+		break;
+	case SEL_REMOTE_BUSY_POLL:
+		loc = 0;
+		/* fall through */
+	case SEL_LOCAL_BUSY_POLL:
+		put_i(b, cap, side_of(res, loc)->busy_poll);
+		break;
 	case SEL_STREAMS:
 		put_i(b, cap, nstreams_of(res));
 		break;
 	case SEL_FAIRNESS:
 		snprintf(b, cap, "%.4f", res->fairness);
 		break;
+	case SEL_START_SCHEDULED:
+		put_i(b, cap, res->p.start_at_ns > 0 ? res->p.start_at_ns : -1);
+		break;
+	case SEL_START_ACTUAL:
+		put_i(b, cap,
+		      res->local.wall_start_ns > 0 ? res->local.wall_start_ns
+						   : -1);
+		break;
+	case SEL_END_TIME:
+		put_i(b, cap,
+		      res->local.wall_end_ns > 0 ? res->local.wall_end_ns : -1);
+		break;
 	case SEL_COMMAND_LINE:
 		put_quoted(b, cap, res->command_line);
 		break;
 	default:
-		b[0] = '\0';
+		if (!sel_platform(res, id, b, cap))
+			b[0] = '\0';
 		break;
 	}
 }
@@ -1166,6 +1422,13 @@ jstr_opt(const char *s)
 	return s[0] != '\0' ? jstr(s) : json_null();
 }
 
+/* UTC nanoseconds, null when unknown. */
+static json_t *
+jns(int64_t ns)
+{
+	return ns > 0 ? json_integer((json_int_t)ns) : json_null();
+}
+
 static json_t *
 json_request(const struct result *res, int *bad)
 {
@@ -1200,6 +1463,11 @@ json_request(const struct result *res, int *bad)
 	jput(o, "streams", jint(p->streams > 0 ? p->streams : 1), bad);
 	jput(o, "cpu_bind", jstr(p->cpu_bind), bad);
 	jput(o, "wire", json_boolean(p->wire), bad);
+	jput(o, "batch", jint(p->batch > 1 ? p->batch : 1), bad);
+	jput(o, "udp_gso", json_boolean(p->udp_gso), bad);
+	jput(o, "udp_gro", json_boolean(p->udp_gro), bad);
+	jput(o, "zerocopy", json_boolean(p->zerocopy), bad);
+	jput(o, "busy_poll_us", jint(p->busy_poll), bad);
 	jput(o, "format", jstr(fmt), bad);
 	return o;
 }
@@ -1278,6 +1546,12 @@ json_counts(const struct side_result *s, int *bad)
 	jput(o, "lost", juint(s->lost), bad);
 	jput(o, "jitter_ms", jnum(s->jitter * 1e3), bad);
 	jput(o, "cpu_id", s->cpu_id >= 0 ? jint(s->cpu_id) : json_null(), bad);
+	jput(o, "data_path", jstr(s->path), bad);
+	jput(o, "syscalls", juint(s->syscalls), bad);
+	jput(o, "gro_coalesced", juint(s->coalesced), bad);
+	jput(o, "zerocopy_completions", juint(s->zc_done), bad);
+	jput(o, "zerocopy_copied", juint(s->zc_copied), bad);
+	jput(o, "busy_poll_us", jint(s->busy_poll), bad);
 	return o;
 }
 
@@ -1316,6 +1590,11 @@ json_cpu(const struct result *res, int loc, int *bad)
 	jput(o, "method", jstr("S"), bad);
 	json_load(o, &u->all, bad);
 	jput(o, "count", jint(cpu_count_of(res, loc)), bad);
+	/* The raw account an exact merge adds up (netperf --merge). */
+	jput(o, "ticks",
+	     json_pack("{s:I, s:I, s:i}", "busy", (json_int_t)u->busy_ticks,
+		       "total", (json_int_t)u->total_ticks, "hz", u->hz),
+	     bad);
 	jput(o, "peak_util", jopt(cpu_peak(res, loc)), bad);
 	jput(o, "peak_id",
 	     cpu_peak_id(res, loc) >= 0 ? jint(cpu_peak_id(res, loc))
@@ -1355,6 +1634,10 @@ json_side(const struct result *res, int loc, int *bad)
 	     bad);
 	jput(o, "placement",
 	     json_place(loc ? &res->local_place : &res->remote_place, bad),
+	     bad);
+	jput(o, "platform",
+	     proto_platform_pack(loc ? &res->local_platform
+				     : &res->remote_platform),
 	     bad);
 	jput(o, "counts", json_counts(side_of(res, loc), bad), bad);
 	jput(o, "cpu", json_cpu(res, loc, bad), bad);
@@ -1398,6 +1681,45 @@ json_result(const struct result *res, int *bad)
 	jput(o, "duplicates", juint(rx_side(res)->dups), bad);
 	jput(o, "out_of_order", juint(rx_side(res)->reordered), bad);
 	jput(o, "stream_count", jint(nstreams_of(res)), bad);
+	return o;
+}
+
+json_t *
+output_hist_exact(const struct stats_hist *h)
+{
+	json_t *o, *b;
+	uint64_t lo, hi;
+	char sq[40];
+	int i;
+
+	b = json_array();
+	if (b == NULL)
+		return NULL;
+	for (i = 0; i < STATS_NBUCKETS; i++) {
+		if (h->bucket[i] == 0 || stats_bucket_bounds(i, &lo, &hi) != 0)
+			continue;
+		/* [lo, hi) in integer nanoseconds: hi is the next bucket's
+		 * lo, except past the top of the scale */
+		if (json_array_append_new(
+			b, json_pack("[I, I, I]", (json_int_t)lo,
+				     (json_int_t)(hi < INT64_MAX ? hi + 1 : hi),
+				     (json_int_t)h->bucket[i])) != 0) {
+			json_decref(b);
+			return NULL;
+		}
+	}
+	/* The sum of squares needs 128 bits: 32 hex digits, as the
+	 * control protocol carries it. */
+	snprintf(sq, sizeof(sq), "%016llx%016llx",
+		 (unsigned long long)(h->sumsq >> 64),
+		 (unsigned long long)h->sumsq);
+	o = json_pack("{s:s, s:i, s:s, s:I, s:I, s:I, s:I, s:s, s:o}",
+		      "scheme", OUTPUT_HIST_SCHEME, "sub_buckets",
+		      STATS_SUB_COUNT, "unit", "ns", "count",
+		      (json_int_t)h->count, "min",
+		      (json_int_t)(h->count ? h->min : 0), "max",
+		      (json_int_t)h->max, "sum", (json_int_t)h->sum, "sumsq", sq,
+		      "buckets", b);
 	return o;
 }
 
@@ -1446,6 +1768,8 @@ json_latency(const struct result *res, int *bad)
 		jpush(h, row, bad);
 	}
 	jput(o, "histogram", h, bad);
+	if (res->hist != NULL)
+		jput(o, "exact", output_hist_exact(res->hist), bad);
 	return o;
 }
 
@@ -1496,9 +1820,30 @@ json_interims(const struct result *res, int *bad)
 		jput(o, "interval", jnum(res->interim[i].interval), bad);
 		jput(o, "ending", jnum(res->interim[i].ending), bad);
 		jput(o, "since_start", jnum(res->interim[i].since_start), bad);
+		jput(o, "count", juint(res->interim[i].count), bad);
+		jput(o, "ending_ns", jns(res->interim[i].ending_ns), bad);
 		jpush(a, o, bad);
 	}
 	return a;
+}
+
+/* When the measured interval was scheduled to start, and when each side
+ * began and ended it, on each host's CLOCK_REALTIME. */
+static json_t *
+json_timing(const struct result *res, int *bad)
+{
+	json_t *o = json_object();
+
+	if (o == NULL) {
+		*bad = 1;
+		return NULL;
+	}
+	jput(o, "start_scheduled_ns", jns(res->p.start_at_ns), bad);
+	jput(o, "start_actual_ns", jns(res->local.wall_start_ns), bad);
+	jput(o, "end_ns", jns(res->local.wall_end_ns), bad);
+	jput(o, "remote_start_ns", jns(res->remote.wall_start_ns), bad);
+	jput(o, "remote_end_ns", jns(res->remote.wall_end_ns), bad);
+	return o;
 }
 
 static json_t *
@@ -1525,6 +1870,47 @@ json_confidence(const struct result *res, int *bad)
 	return o;
 }
 
+/* Every run's figures (-i): the samples --compare reads. A result that
+ * kept none (built by hand) is its own one sample. */
+static json_t *
+json_iterations(const struct result *res, int *bad)
+{
+	json_t *a = json_array(), *o;
+	struct result_sample one;
+	const struct result_sample *s = res->samples;
+	int n = res->nsamples;
+
+	if (a == NULL) {
+		*bad = 1;
+		return NULL;
+	}
+	if (s == NULL || n < 1) {
+		result_sample_of(res, &one);
+		s = &one;
+		n = 1;
+	}
+	for (int i = 0; i < n; i++) {
+		o = json_object();
+		if (o == NULL) {
+			*bad = 1;
+			break;
+		}
+		jput(o, "throughput", jnum(s[i].thruput), bad);
+		jput(o, "transaction_rate", jnum(s[i].trans_rate), bad);
+		jput(o, "elapsed_s", jnum(s[i].elapsed), bad);
+		jput(o, "local_cpu_util", jopt(s[i].local_util), bad);
+		jput(o, "remote_cpu_util", jopt(s[i].remote_util), bad);
+		jput(o, "local_service_demand", jopt(s[i].local_sd), bad);
+		jput(o, "remote_service_demand", jopt(s[i].remote_sd), bad);
+		jput(o, "p50_latency_us", jopt(s[i].p50), bad);
+		jput(o, "p99_latency_us", jopt(s[i].p99), bad);
+		jput(o, "p999_latency_us", jopt(s[i].p999), bad);
+		jput(o, "loss_percent", jnum(s[i].loss_pct), bad);
+		jpush(a, o, bad);
+	}
+	return a;
+}
+
 json_t *
 output_json_doc(const struct result *res)
 {
@@ -1548,8 +1934,10 @@ output_json_doc(const struct result *res)
 	jput(root, "latency_us", json_latency(res, &bad), &bad);
 	jput(root, "streams", json_streams(res, &bad), &bad);
 	jput(root, "fairness", jnum(res->fairness), &bad);
+	jput(root, "timing", json_timing(res, &bad), &bad);
 	jput(root, "interim", json_interims(res, &bad), &bad);
 	jput(root, "confidence", json_confidence(res, &bad), &bad);
+	jput(root, "iterations", json_iterations(res, &bad), &bad);
 	jput(root, "errors", json_array(), &bad);
 	if (bad) {
 		json_decref(root);
@@ -1569,6 +1957,26 @@ output_json_write(FILE *out, json_t *doc, int compact)
 		return -1;
 	fputc('\n', out);
 	return ferror(out) ? -1 : 0;
+}
+
+int
+output_json_error(FILE *out, const char *test, const char *host,
+		  const char *why, int compact)
+{
+	char self[256] = "";
+	json_t *doc;
+	int rc;
+
+	gethostname(self, sizeof(self) - 1);
+	doc = json_pack("{s:s, s:i, s:s, s:{s:{s:s}}, s:{s:s}, s:[s]}",
+			"schema", "netperf-result", "schema_version", 1,
+			"test", test, "local", "env", "hostname", self,
+			"remote", "name", host, "errors", why);
+	if (doc == NULL)
+		return -1;
+	rc = output_json_write(out, doc, compact);
+	json_decref(doc);
+	return rc;
 }
 
 int

@@ -11,7 +11,7 @@
 #include "result.h"
 
 /* The largest number of selectors one list may name. */
-#define OUTPUT_MAX_FIELDS 128
+#define OUTPUT_MAX_FIELDS 512
 
 /* A parsed selector list; block[] starts a new -O block (after ';'). */
 struct output_list {
@@ -54,6 +54,21 @@ int output_json(FILE *out, const struct result *res, int compact);
 /* The JSON document of a result, to embed in a larger one (a sweep);
  * NULL when out of memory. */
 json_t *output_json_doc(const struct result *res);
+
+/* The name of the histogram's bucket scheme in latency_us.exact: an
+ * exact merge refuses to add buckets of different schemes. */
+#define OUTPUT_HIST_SCHEME "log-linear"
+
+/* A histogram as self-describing buckets: scheme, sub_buckets, unit
+ * ("ns"), count, min, max, sum, sumsq (32 hex digits) and buckets
+ * [[lo, hi, count]...] for lo <= t < hi; NULL when out of memory. */
+json_t *output_hist_exact(const struct stats_hist *h);
+
+/* --json when the run failed: a document with the test, the server as
+ * given and the reason in "errors", so a fleet's merge can count and
+ * name the failure; returns 0, or -1. */
+int output_json_error(FILE *out, const char *test, const char *host,
+		      const char *why, int compact);
 
 /* Writes a JSON value as output_json does; returns 0, or -1. */
 int output_json_write(FILE *out, json_t *doc, int compact);

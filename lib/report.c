@@ -391,6 +391,41 @@ wire_table(FILE *out, const struct result *res)
 	wire_side(out, "remote", &res->remote_wire, res->remote.elapsed);
 }
 
+/* The fast paths a test asked for, and what the kernel made of them; only
+ * when one was asked for, so netperf's own layout stays as it was. */
+static void
+fast_lines(FILE *out, const struct result *res)
+{
+	const struct test_params *p = &res->p;
+	const struct side_result *l = &res->local, *r = &res->remote;
+	const struct side_result *tx = res->m->kind == MODULE_MAERTS ? r : l;
+
+	if (p->batch > 1 || p->udp_gso || p->udp_gro)
+		fprintf(out,
+			"Data path: netperf %s, %llu calls for %llu "
+			"datagrams; netserver %s, %llu calls for %llu, %llu "
+			"of them coalesced by GRO\n",
+			l->path, (unsigned long long)l->syscalls,
+			(unsigned long long)l->send_calls, r->path,
+			(unsigned long long)r->syscalls,
+			(unsigned long long)r->recv_calls,
+			(unsigned long long)r->coalesced);
+	if (p->zerocopy)
+		fprintf(out,
+			"Zero-copy: %s sent with MSG_ZEROCOPY: %llu sends, "
+			"%llu completions, %llu of them copied by the "
+			"kernel after all\n",
+			tx == l ? "netperf" : "netserver",
+			(unsigned long long)tx->send_calls,
+			(unsigned long long)tx->zc_done,
+			(unsigned long long)tx->zc_copied);
+	if (p->busy_poll > 0)
+		fprintf(out,
+			"Busy poll: SO_BUSY_POLL %d us asked, %d us on "
+			"netperf's socket, %d us on netserver's\n",
+			p->busy_poll, l->busy_poll, r->busy_poll);
+}
+
 void
 report_classic(FILE *out, const struct result *res, const struct report_opts *o)
 {
@@ -415,6 +450,8 @@ report_classic(FILE *out, const struct result *res, const struct report_opts *o)
 		stream_table(out, res, o);
 	if (o->headers && res->nstreams > 1)
 		streams_table(out, res);
+	if (o->headers)
+		fast_lines(out, res);
 	if (o->verbosity >= 2)
 		placement(out, res);
 	if (res->local_wire.enabled || res->remote_wire.enabled)

@@ -161,6 +161,24 @@ result_sd_units(const struct result *res)
 }
 
 void
+result_sample_of(const struct result *res, struct result_sample *s)
+{
+	int lat = res->lat.count > 0;
+
+	s->thruput = res->thruput;
+	s->trans_rate = res->trans_rate;
+	s->elapsed = res->elapsed;
+	s->local_util = res->local_util;
+	s->remote_util = res->remote_util;
+	s->local_sd = res->local_sd;
+	s->remote_sd = res->remote_sd;
+	s->p50 = lat ? res->lat.p50 : -1;
+	s->p99 = lat ? res->lat.p99 : -1;
+	s->p999 = lat ? res->lat.p999 : -1;
+	s->loss_pct = res->loss_pct;
+}
+
+void
 result_free(struct result *res)
 {
 	cpu_util_free(&res->local.cpu);
@@ -169,6 +187,9 @@ result_free(struct result *res)
 	free(res->lstream);
 	free(res->rstream);
 	free(res->interim);
+	free(res->samples);
+	res->samples = NULL;
+	res->nsamples = 0;
 	res->hist = NULL;
 	res->lstream = res->rstream = NULL;
 	res->interim = NULL;
@@ -176,7 +197,11 @@ result_free(struct result *res)
 }
 
 /* The counts that make one side's headline figure for stream i: the
- * receiver's for streams, netperf's for request/response. */
+ * receiver's for streams, netperf's for request/response, over the
+ * interval the headline divides by (the longest stream's), so the
+ * streams' figures add up to the headline however unevenly they ended:
+ * a stream whose CPU was busy and that ended late does not look faster
+ * or slower than the bytes it moved in the test's time. */
 double
 result_stream_thruput(const struct result *res, int i)
 {
@@ -187,20 +212,20 @@ result_stream_thruput(const struct result *res, int i)
 	case MODULE_STREAM:
 	case MODULE_UDP_STREAM:
 		bytes = (double)r->bytes_recv;
-		secs = r->elapsed;
+		secs = res->remote.elapsed;
 		break;
 	case MODULE_MAERTS:
 		bytes = (double)l->bytes_recv;
-		secs = l->elapsed;
+		secs = res->local.elapsed;
 		break;
 	default:
-		if (l->elapsed <= 0)
+		secs = res->local.elapsed;
+		if (secs <= 0)
 			return 0;
 		if (res->fmt == 'x')
-			return (double)l->trans / l->elapsed;
+			return (double)l->trans / secs;
 		bytes = (double)l->trans *
 			(double)(res->p.req_size + res->p.rsp_size);
-		secs = l->elapsed;
 		break;
 	}
 	return secs > 0 ? units_from_bytes(bytes / secs, res->fmt) : 0;

@@ -13,6 +13,7 @@
 #include "admit.h"
 #include "clock.h"
 #include "escape.h"
+#include "fast.h"
 #include "proto.h"
 #include "session.h"
 #include "sock.h"
@@ -121,6 +122,13 @@ server_check_request(const struct test_params *p,
 			       "test count %lld exceeds this server's limit of "
 			       "%lld",
 			       (long long)p->count, (long long)lim->max_count);
+	/* A start further ahead than the client may schedule one (an hour,
+	 * plus a minute for clocks apart) would hold a session idle. */
+	if (p->start_at_ns > 0 &&
+	    p->start_at_ns > clock_real_ns() + (int64_t)3660 * (int64_t)NS_PER_SEC)
+		return err_set(err,
+			       "the scheduled start is more than an hour "
+			       "ahead of this server's clock");
 	if (p->streams > lim->max_streams)
 		return err_set(err,
 			       "%d streams exceed this server's limit of %d",
@@ -161,7 +169,7 @@ server_check_request(const struct test_params *p,
 			       "datagrams of %lld bytes exceed the %d-byte "
 			       "limit",
 			       (long long)p->send_size, MODULE_UDP_MAX);
-	return 0;
+	return fast_check(m, p, err);
 }
 
 /* Shuts the session's sockets; called with the guard's lock held. */
@@ -277,14 +285,18 @@ guard_track(struct guard *g, int fd)
 
 /* Arms the wall-clock limit of the test about to run. */
 static void
-guard_test_deadline(struct guard *g, const struct server_limits *lim)
+guard_test_deadline(struct guard *g, const struct server_limits *lim,
+		    int64_t start_at_ns)
 {
+	int64_t wait = start_at_ns > 0 ? start_at_ns - clock_real_ns() : 0;
+
 	pthread_mutex_lock(&g->lock);
 	g->limit = lim->max_duration;
 	/* A timed test ends at its own length plus the grace the loops give
-	 * a silent peer; a counted one is held to the same limit. */
+	 * a silent peer; a counted one is held to the same limit. A
+	 * scheduled start (--start-at) moves the whole window. */
 	g->deadline =
-	    clock_ns() +
+	    clock_ns() + (uint64_t)(wait > 0 ? wait : 0) +
 	    (uint64_t)((lim->max_duration + 2 * MODULE_GRACE_SEC) * 1e9);
 	pthread_mutex_unlock(&g->lock);
 }
@@ -591,6 +603,35 @@ alloc_buffers(const struct test_module *m, const struct test_params *p,
 	return 0;
 }
 
+/* This host's platform record for a test's results: the data socket's
+ * congestion control, the interface towards the client. NULL only
+ * without memory. */
+static json_t *
+server_platform(struct server_state *st, int ctl, int data_fd)
+{
+	struct platform_inputs in = {"netserver", NULL, NULL, NULL};
+	struct sockaddr_storage peer;
+	socklen_t len = sizeof(peer);
+	struct platform *p = malloc(sizeof(*p));
+	char cc[16];
+	json_t *j;
+
+	if (p == NULL)
+		return NULL;
+	if (platform_congestion_of(data_fd, cc, sizeof(cc)) == 0)
+		in.congestion = cc;
+	if (getpeername(data_fd, (struct sockaddr *)&peer, &len) == 0 ||
+	    (len = sizeof(peer),
+	     getpeername(ctl, (struct sockaddr *)&peer, &len) == 0))
+		in.peer = (const struct sockaddr *)&peer;
+	if (st->topo_loaded)
+		in.topo = &st->topo;
+	platform_collect(p, &in);
+	j = proto_platform_pack(p);
+	free(p);
+	return j;
+}
+
 /* Runs one requested test; returns 0, or -1 with err set after telling
  * the client. */
 static int
@@ -609,7 +650,7 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 	struct wire_session ws;
 	struct wire_report wr;
 	int wire_on = 0;
-	json_t *ready = NULL, *list, *res = NULL, *streams;
+	json_t *ready = NULL, *list, *res = NULL, *streams, *plat = NULL;
 	unsigned char token[AUTH_TOKEN_LEN];
 	char token_hex[2 * AUTH_TOKEN_LEN + 1];
 	char *shared = NULL;
@@ -643,7 +684,9 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 	if (auth_random(token, sizeof(token), err) < 0)
 		goto tell;
 	auth_hex(token, sizeof(token), token_hex);
-	if (p.cpu_bind[0] != '\0') {
+	/* Several streams get a CPU each even when the client named none,
+	 * on the CPUs netserver may use. */
+	if (p.cpu_bind[0] != '\0' || p.streams > 1) {
 		places = calloc((size_t)p.streams, sizeof(*places));
 		if (places == NULL) {
 			err_set(err, "out of memory");
@@ -730,6 +773,8 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 			c->fd, m->socktype == SOCK_DGRAM ? 100 : 1000, err) < 0)
 			goto tell;
 		rs[i] = r;
+		if (fast_setup(m, &p, c->fd, 1, &rs[i], err) < 0)
+			goto tell;
 		c->p = &p;
 		c->stop = stop;
 		c->r = &rs[i];
@@ -761,6 +806,9 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 	} else if (p.wire) {
 		wire_session_start(&ws, &wr, NULL, NULL, 0);
 	}
+	/* The platform record now, while the client waits for "go": no
+	 * one's interval has begun. */
+	plat = server_platform(st, ctl, ctx[0].fd);
 	/* Every data connection is here and bound to the test: start. */
 	if (session_send_new(ctl, proto_new("go"), SESSION_TIMEOUT_MS, err) < 0)
 		goto fail;
@@ -773,7 +821,8 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 	run.places = places;
 	log(1, "running %s, %d stream%s, for %.1f s", m->name, p.streams,
 	    p.streams > 1 ? "s" : "", p.duration);
-	guard_test_deadline(&st->guard, lim);
+	run.start_at_ns = p.start_at_ns;
+	guard_test_deadline(&st->guard, lim, p.start_at_ns);
 	rc = module_run_all(&run, err);
 	if (wire_on) {
 		wire_session_stop(&ws, &wr);
@@ -803,6 +852,9 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 		goto out;
 	}
 	json_object_set_new(res, "place", proto_place_pack(&rp));
+	if (plat != NULL)
+		json_object_set_new(res, "platform", plat);
+	plat = NULL;
 	if (p.wire)
 		json_object_set_new(res, "wire", proto_wire_pack(&wr));
 	if (p.streams > 1) {
@@ -833,6 +885,7 @@ out:
 	guard_test_end(&st->guard);
 	json_decref(res);
 	json_decref(ready);
+	json_decref(plat);
 	cpu_util_free(&r.cpu);
 	for (i = 0; ctx != NULL && i < p.streams; i++) {
 		if (ctx[i].buf != shared)

@@ -7,7 +7,9 @@
 
 #include "auth.h"
 #include "cli.h"
+#include "merge.h"
 #include "clock.h"
+#include "compare.h"
 #include "output.h"
 #include "proto.h"
 #include "sock.h"
@@ -73,6 +75,14 @@ usage(FILE *out)
 	    "  --ifstat IF       watch IF's packet and byte rates (-D, -l)\n"
 	    "  --auth KEYFILE    prove the shared secret netserver asks for\n"
 	    "                    (or NETPERF_AUTH_KEY)\n"
+	    "  --compare OLD NEW compare two sets of JSON results (files or\n"
+	    "                    directories): means, 95 % intervals, change,\n"
+	    "                    Mann-Whitney p; with --alpha A, --force,\n"
+	    "                    --json, --plot FILE\n"
+	    "  --start-at TIME   begin the measured interval at TIME: Unix\n"
+	    "                    seconds (1767225600.5) or +S from now\n"
+	    "  --merge FILE...   merge --json results exactly (-P, -v, --json,\n"
+	    "                    --max-skew SECS, -- -o/-O/-k)\n"
 	    "\n"
 	    "Test options (after --):\n"
 	    "  -m send[,rsend]   bytes per send (default: socket buffer)\n"
@@ -155,7 +165,9 @@ on_interim(void *arg, double count, double secs, double since_start)
 	else
 		iv.value = units_from_bytes(per_sec, res->fmt);
 	iv.interval = secs;
-	iv.ending = clock_wall();
+	iv.count = count > 0 ? (uint64_t)count : 0;
+	iv.ending_ns = clock_real_ns();
+	iv.ending = (double)iv.ending_ns / 1e9;
 	iv.since_start = since_start;
 	if (res->ninterim == res->interim_cap) {
 		int cap = res->interim_cap ? 2 * res->interim_cap : 64;
@@ -196,6 +208,8 @@ result_init(struct result *res, const struct netperf_opts *o,
 	res->local_place.cpu_actual = res->remote_place.cpu_actual = -1;
 	res->local_place.numa = res->remote_place.numa = -1;
 	res->local_place.nic_local = res->remote_place.nic_local = -1;
+	platform_init(&res->local_platform);
+	platform_init(&res->remote_platform);
 	result_env_self(&res->local_env, "netperf");
 	res->remote_env = c->remote_env;
 	client_describe(c, o, res);
@@ -273,20 +287,30 @@ run_iterations(struct client *c, const struct netperf_opts *o,
 	       char **argv, char *err)
 {
 	double tput[30], lcpu[30], rcpu[30], lsd[30], rsd[30], el[30];
+	struct result_sample *samples;
 	struct result_confidence cf;
 	int n = 0;
+
+	samples = calloc(30, sizeof(*samples));
+	if (samples == NULL)
+		return err_set(err, "out of memory");
 
 	memset(&cf, 0, sizeof(cf));
 	cf.level = o->conf_level;
 	cf.width = o->conf_width;
 	for (;;) {
 		result_free(res);
-		if (result_init(res, o, c, argc, argv) < 0)
+		if (result_init(res, o, c, argc, argv) < 0) {
+			free(samples);
 			return err_set(err, "out of memory");
+		}
 		ic->res = res;
-		if (client_test(c, o, res, &stop_requested, err) < 0)
+		if (client_test(c, o, res, &stop_requested, err) < 0) {
+			free(samples);
 			return -1;
+		}
 		result_compute(res);
+		result_sample_of(res, &samples[n]);
 		tput[n] = res->thruput;
 		lcpu[n] = res->local_util;
 		rcpu[n] = res->remote_util;
@@ -329,6 +353,9 @@ run_iterations(struct client *c, const struct netperf_opts *o,
 		cf.met = 1;
 	}
 	res->conf = cf;
+	/* Each run's own figures, beside the means above. */
+	res->samples = samples;
+	res->nsamples = n;
 	return 0;
 }
 
@@ -339,6 +366,17 @@ setup_client(struct client *c, const struct netperf_opts *o, struct topo *topo,
 {
 	if (client_open(c, o, err) < 0)
 		return -1;
+	/* --streams N: the topology places one stream a CPU, -T or not. */
+	if (o->lcpu[0] == '\0' && o->streams > 1) {
+		if (!*have_topo) {
+			if (topo_load(topo, NULL, NULL, err) < 0) {
+				client_close(c);
+				return -1;
+			}
+			*have_topo = 1;
+		}
+		c->topo = topo;
+	}
 	if (o->lcpu[0] != '\0') {
 		if (!*have_topo) {
 			if (topo_load(topo, NULL, NULL, err) < 0) {
@@ -581,6 +619,226 @@ run_sweep(const struct netperf_opts *o, int argc, char **argv)
 	return ok < sw.n ? EXIT_FAILURE : rc;
 }
 
+/* --compare OLD NEW: the figures of two sets of results, and what else
+ * differed between them. */
+static int
+run_compare(int argc, char **argv)
+{
+	struct compare_side old, nw;
+	struct compare_report r;
+	struct compare_opts co;
+	char err[ERR_LEN];
+	int rc = EXIT_FAILURE;
+
+	if (compare_opts_parse(argc, argv, &co, err) < 0) {
+		fprintf(stderr, "netperf: %s\n", err);
+		return 2;
+	}
+	if (compare_load(co.old_path, "OLD", &old, err) < 0) {
+		fprintf(stderr, "netperf: %s\n", err);
+		return EXIT_FAILURE;
+	}
+	if (compare_load(co.new_path, "NEW", &nw, err) < 0) {
+		fprintf(stderr, "netperf: %s\n", err);
+		compare_side_free(&old);
+		return EXIT_FAILURE;
+	}
+	if (compare_run(&old, &nw, co.alpha, co.force, &r, err) < 0) {
+		fprintf(stderr, "netperf: %s\n", err);
+		goto sides;
+	}
+	if (co.json) {
+		json_t *doc = compare_json(&r);
+
+		if (doc == NULL || output_json_write(stdout, doc, 0) < 0) {
+			fprintf(stderr, "netperf: cannot write the JSON "
+					"document\n");
+			json_decref(doc);
+			goto report;
+		}
+		json_decref(doc);
+	} else {
+		compare_print(stdout, &r);
+	}
+	fflush(stdout);
+	rc = EXIT_SUCCESS;
+	if (co.plot != NULL && compare_plot(co.plot, &r, err) != 0) {
+		fprintf(stderr, "netperf: %s\n", err);
+		rc = EXIT_FAILURE;
+	}
+report:
+	compare_report_free(&r);
+sides:
+	compare_side_free(&old);
+	compare_side_free(&nw);
+	return rc;
+}
+
+/* Reads a whole file (at most 64 MB) into a malloc'd buffer; returns its
+ * length, or -1 with err set. */
+static long
+read_file(const char *path, char **buf, char *err)
+{
+	const size_t cap = (size_t)64 << 20;
+	size_t len = 0, got;
+	char *b = malloc(cap + 1);
+	FILE *f;
+
+	if (b == NULL)
+		return err_set(err, "out of memory");
+	f = strcmp(path, "-") == 0 ? stdin : fopen(path, "r");
+	if (f == NULL) {
+		free(b);
+		return err_set(err, "%s: cannot read: %s", path,
+			       strerror(errno));
+	}
+	while ((got = fread(b + len, 1, cap - len, f)) > 0 && len < cap)
+		len += got;
+	if (ferror(f) || len >= cap) {
+		err_set(err, "%s: %s", path,
+			ferror(f) ? strerror(errno) : "larger than 64 MB");
+		if (f != stdin)
+			fclose(f);
+		free(b);
+		return -1;
+	}
+	if (f != stdin)
+		fclose(f);
+	b[len] = '\0';
+	*buf = b;
+	return (long)len;
+}
+
+/* err without the "name: " it starts with, for the list of failures. */
+static const char *
+reason_of(const char *err, const char *name)
+{
+	size_t n = strlen(name);
+
+	return strncmp(err, name, n) == 0 && err[n] == ':' && err[n + 1] == ' '
+		   ? err + n + 2
+		   : err;
+}
+
+/* netperf --merge: many runs' JSON results into one exact account. A bad
+ * or failed input is named on stderr and counted; the rest still merge. */
+static int
+run_merge(int argc, char **argv)
+{
+	struct merge_opts o;
+	struct merge m;
+	struct merge_figures f;
+	char err[ERR_LEN];
+	int i, bad = 0, warn = 0, rc = EXIT_FAILURE;
+
+	if (cli_merge_parse(argc, argv, &o, err) < 0) {
+		fprintf(stderr, "netperf: %s\n", err);
+		free(o.files);
+		return 2;
+	}
+	if (strcmp(o.list, "?") == 0) {
+		merge_list_names(stdout);
+		free(o.files);
+		return EXIT_SUCCESS;
+	}
+	if (o.mode != 0 && merge_list_check(o.list, err) < 0) {
+		fprintf(stderr, "netperf: %s\n", err);
+		free(o.files);
+		return 2;
+	}
+	merge_init(&m);
+	for (i = 0; i < o.nfiles; i++) {
+		const char *name = o.files[i];
+		json_error_t je;
+		json_t *doc;
+		char *text = NULL;
+		long len = read_file(name, &text, err);
+		int arc;
+
+		if (len == 0)
+			err_set(err, "%s: empty (the run wrote no result; see its "
+				"standard error)",
+				name);
+		if (len <= 0) {
+			fprintf(stderr, "netperf: %s\n", err);
+			merge_add_failure(&m, name, reason_of(err, name));
+			free(text);
+			bad++;
+			continue;
+		}
+		doc = json_loadb(text, (size_t)len, 0, &je);
+		free(text);
+		if (doc == NULL) {
+			err_set(err,
+				"%s: not a complete JSON document (line %d: "
+				"%s)",
+				name, je.line, je.text);
+			fprintf(stderr, "netperf: %s\n", err);
+			merge_add_failure(&m, name, reason_of(err, name));
+			bad++;
+			continue;
+		}
+		arc = merge_add_doc(&m, doc, name, err);
+		json_decref(doc);
+		if (arc == -2) {
+			fprintf(stderr, "netperf: %s\n", err);
+			goto out;
+		}
+		if (arc != 0) {
+			fprintf(stderr, "netperf: %s\n", err);
+			if (arc < 0)
+				merge_add_failure(&m, name, reason_of(err, name));
+			bad++;
+		}
+	}
+	if (merge_figures(&m, &f, err) < 0) {
+		fprintf(stderr, "netperf: %s\n", err);
+		goto out;
+	}
+	if (f.skew_s > o.max_skew) {
+		fprintf(stderr,
+			"netperf: warning: start skew %.3f ms exceeds "
+			"--max-skew %.3f ms\n",
+			f.skew_s * 1e3, o.max_skew * 1e3);
+		warn = 1;
+	}
+	if (f.late_max_s > o.max_skew) {
+		fprintf(stderr,
+			"netperf: warning: a run started %.3f ms after its "
+			"scheduled time (clocks apart, or a slow host?)\n",
+			f.late_max_s * 1e3);
+		warn = 1;
+	}
+	if (o.json) {
+		json_t *doc = merge_json(&m, &f, o.max_skew);
+
+		/* Full precision, so a merged document merges again to the
+		 * same figures as its inputs would. */
+		if (doc == NULL ||
+		    json_dumpf(doc, stdout,
+			       JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+				   JSON_REAL_PRECISION(17)) != 0 ||
+		    fputc('\n', stdout) == EOF) {
+			fprintf(stderr, "netperf: cannot write the merged "
+					"document\n");
+			json_decref(doc);
+			goto out;
+		}
+		json_decref(doc);
+	} else if (o.mode != 0) {
+		merge_print_list(stdout, &m, &f, o.mode, o.list, o.headers);
+	} else {
+		merge_print_table(stdout, &m, &f, o.headers, o.verbosity,
+				  o.max_skew);
+	}
+	fflush(stdout);
+	rc = bad ? EXIT_FAILURE : warn ? 3 : EXIT_SUCCESS;
+out:
+	merge_free(&m);
+	free(o.files);
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -595,8 +853,23 @@ main(int argc, char **argv)
 	char err[ERR_LEN];
 	int rc = EXIT_FAILURE, have_topo = 0;
 
+	if (compare_wanted(argc, argv))
+		return run_compare(argc, argv);
+	if (cli_is_merge(argc, argv))
+		return run_merge(argc, argv);
 	if (cli_netperf_parse(argc, argv, &o, err) < 0) {
 		fprintf(stderr, "netperf: %s\n", err);
+		/* A fleet's client (--start-at too late, a bad option) still
+		 * leaves a document naming why, where its result would be. */
+		for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+			if (strcmp(argv[i], "--json") == 0 ||
+			    strcmp(argv[i], "-J") == 0 ||
+			    strcmp(argv[i], "--json-stream") == 0) {
+				output_json_error(
+				    stdout, o.test, o.host, err,
+				    strcmp(argv[i], "--json-stream") == 0);
+				break;
+			}
 		fprintf(stderr, "Try 'netperf -h' for usage.\n");
 		return 2;
 	}
@@ -646,6 +919,9 @@ main(int argc, char **argv)
 
 	if (setup_client(&c, &o, &topo, &have_topo, err) < 0) {
 		fprintf(stderr, "netperf: %s\n", err);
+		if (o.json || o.json_stream)
+			output_json_error(stdout, o.test, o.host, err,
+					  o.json_stream);
 		return EXIT_FAILURE;
 	}
 	ic.o = &o;
@@ -665,6 +941,9 @@ main(int argc, char **argv)
 	}
 	if (run_iterations(&c, &o, &res, &ic, argc, argv, err) < 0) {
 		fprintf(stderr, "netperf: %s\n", err);
+		if (o.json || o.json_stream)
+			output_json_error(stdout, o.test, o.host, err,
+					  o.json_stream);
 		goto out;
 	}
 	if (o.debug)

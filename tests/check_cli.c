@@ -905,6 +905,95 @@ START_TEST(test_family_words)
 }
 END_TEST
 
+/* --start-at: exact nanoseconds, relative or absolute, and the window
+ * of now to an hour ahead. */
+START_TEST(test_start_at)
+{
+	const int64_t now = INT64_C(1767225600000000000);
+	char err[ERR_LEN];
+	int64_t t = 0;
+
+	ck_assert_int_eq(cli_start_at("+1.5", now, &t, err), 0);
+	ck_assert_int_eq(t, now + INT64_C(1500000000));
+	ck_assert_int_eq(cli_start_at("1767225610.000000001", now, &t, err), 0);
+	ck_assert_int_eq(t, INT64_C(1767225610000000001));
+	ck_assert_int_eq(cli_start_at("1767229200", now, &t, err), 0);
+	ck_assert_int_eq(cli_start_at("+3600", now, &t, err), 0);
+
+	ck_assert_int_eq(cli_start_at("1767225599.5", now, &t, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "0.500 s in the past"));
+	ck_assert_int_eq(cli_start_at("1767225600", now, &t, err), -1);
+	ck_assert_int_eq(cli_start_at("1767229200.000000001", now, &t, err),
+			 -1);
+	ck_assert_ptr_nonnull(strstr(err, "at most an hour"));
+	ck_assert_int_eq(cli_start_at("+3600.001", now, &t, err), -1);
+	ck_assert_int_eq(cli_start_at("+0", now, &t, err), -1);
+	ck_assert_int_eq(cli_start_at("+", now, &t, err), -1);
+	ck_assert_int_eq(cli_start_at("", now, &t, err), -1);
+	ck_assert_int_eq(cli_start_at("1767225610.", now, &t, err), -1);
+	ck_assert_int_eq(cli_start_at("1767225610.1234567891", now, &t, err),
+			 -1);
+	ck_assert_int_eq(cli_start_at("-5", now, &t, err), -1);
+	ck_assert_int_eq(cli_start_at("1e9", now, &t, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "neither Unix seconds"));
+	ck_assert_int_eq(cli_start_at("99999999999999999999", now, &t, err),
+			 -1);
+}
+END_TEST
+
+/* --start-at schedules one run: not with repetition or sweeps. */
+START_TEST(test_start_at_combinations)
+{
+	struct netperf_opts o;
+	char err[ERR_LEN];
+	char *ok[] = {"netperf", "--start-at", "+10", NULL};
+	char *iter[] = {"netperf", "--start-at", "+10", "-i", "3", NULL};
+	char *sweep[] = {"netperf", "--start-at", "+10", "--sweep", "m=1,2",
+			 NULL};
+
+	ck_assert_int_eq(cli_netperf_parse(3, ok, &o, err), 0);
+	ck_assert_int_gt(o.start_at_ns, 0);
+	ck_assert_int_eq(cli_netperf_parse(5, iter, &o, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "--start-at schedules one run"));
+	ck_assert_int_eq(cli_netperf_parse(5, sweep, &o, err), -1);
+}
+END_TEST
+
+/* netperf --merge's own command line. */
+START_TEST(test_merge_options)
+{
+	struct merge_opts o;
+	char err[ERR_LEN];
+	char *a[] = {"netperf", "--merge", "-P", "0", "a.json", "--max-skew",
+		     "0.02", "b.json", "-J", "--", "-k", "RUNS,START_SKEW",
+		     NULL};
+	char *none[] = {"netperf", "--merge", NULL};
+	char *bad[] = {"netperf", "--merge", "-t", "TCP_RR", "a.json", NULL};
+	char *badk[] = {"netperf", "--merge", "a.json", "--", "-m", "1", NULL};
+
+	ck_assert(cli_is_merge(12, a));
+	ck_assert(!cli_is_merge(3, (char *[]){"netperf", "--", "--merge"}));
+	ck_assert_int_eq(cli_merge_parse(12, a, &o, err), 0);
+	ck_assert_int_eq(o.headers, 0);
+	ck_assert_int_eq(o.json, 1);
+	ck_assert_double_eq(o.max_skew, 0.02);
+	ck_assert_int_eq(o.nfiles, 2);
+	ck_assert_str_eq(o.files[0], "a.json");
+	ck_assert_str_eq(o.files[1], "b.json");
+	ck_assert_int_eq(o.mode, 'k');
+	ck_assert_str_eq(o.list, "RUNS,START_SKEW");
+	free(o.files);
+	ck_assert_int_eq(cli_merge_parse(2, none, &o, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "at least one result file"));
+	free(o.files);
+	ck_assert_int_eq(cli_merge_parse(5, bad, &o, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "not -t"));
+	free(o.files);
+	ck_assert_int_eq(cli_merge_parse(6, badk, &o, err), -1);
+	free(o.files);
+}
+END_TEST
+
 static Suite *
 cli_suite(void)
 {
@@ -924,6 +1013,9 @@ cli_suite(void)
 	tcase_add_test(tc, test_rate);
 	tcase_add_test(tc, test_misc_global);
 	tcase_add_test(tc, test_help_version);
+	tcase_add_test(tc, test_start_at);
+	tcase_add_test(tc, test_start_at_combinations);
+	tcase_add_test(tc, test_merge_options);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("netperf_test");

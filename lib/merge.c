@@ -1,0 +1,1373 @@
+#include "merge.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "output.h"
+
+void
+merge_init(struct merge *m)
+{
+	memset(m, 0, sizeof(*m));
+	m->cpu_all[MERGE_LOCAL] = m->cpu_all[MERGE_REMOTE] = 1;
+}
+
+void
+merge_free(struct merge *m)
+{
+	int i;
+
+	for (i = 0; i < m->nruns; i++)
+		free(m->runs[i].samples);
+	free(m->runs);
+	free(m->fail);
+	free(m->cpu);
+	free(m->hist);
+	merge_init(m);
+}
+
+/* --- reading documents ------------------------------------------------ */
+
+/* The value at a '/'-separated path of object keys, or NULL. */
+static json_t *
+jat(const json_t *doc, const char *path)
+{
+	char key[64];
+	const char *p = path, *slash;
+	json_t *v = (json_t *)doc;
+	size_t n;
+
+	while (v != NULL && *p != '\0') {
+		slash = strchr(p, '/');
+		n = slash != NULL ? (size_t)(slash - p) : strlen(p);
+		if (n >= sizeof(key))
+			return NULL;
+		memcpy(key, p, n);
+		key[n] = '\0';
+		v = json_is_object(v) ? json_object_get(v, key) : NULL;
+		p += n + (slash != NULL);
+	}
+	return v;
+}
+
+/* A string at path into out, "" when absent; -1 when not a string. */
+static int
+jstr_at(const json_t *doc, const char *path, char *out, size_t cap)
+{
+	json_t *v = jat(doc, path);
+
+	out[0] = '\0';
+	if (v == NULL || json_is_null(v))
+		return 0;
+	if (!json_is_string(v))
+		return -1;
+	snprintf(out, cap, "%s", json_string_value(v));
+	return 0;
+}
+
+/* A non-negative integer at path; absent or null gives dflt, and
+ * *present says which. Returns 0, or -1 with err set. */
+static int
+jint_at(const json_t *doc, const char *path, int64_t dflt, int64_t *out,
+	int *present, const char *name, char *err)
+{
+	json_t *v = jat(doc, path);
+
+	*out = dflt;
+	if (present != NULL)
+		*present = 0;
+	if (v == NULL || json_is_null(v))
+		return 0;
+	if (!json_is_integer(v) || json_integer_value(v) < 0)
+		return err_set(err, "%s: %s is not a count", name, path);
+	*out = json_integer_value(v);
+	if (present != NULL)
+		*present = 1;
+	return 0;
+}
+
+/* A finite number at path; -1 with err set when absent or not one. */
+static int
+jnum_at(const json_t *doc, const char *path, double *out, const char *name,
+	char *err)
+{
+	json_t *v = jat(doc, path);
+
+	if (!json_is_number(v) || !isfinite(json_number_value(v)))
+		return err_set(err, "%s: %s is missing or not a number", name,
+			       path);
+	*out = json_number_value(v);
+	return 0;
+}
+
+static int
+parse_u128_hex(const char *s, unsigned __int128 *out)
+{
+	unsigned __int128 v = 0;
+	int n;
+
+	for (n = 0; s[n] != '\0'; n++) {
+		int d;
+
+		if (s[n] >= '0' && s[n] <= '9')
+			d = s[n] - '0';
+		else if (s[n] >= 'a' && s[n] <= 'f')
+			d = s[n] - 'a' + 10;
+		else
+			return -1;
+		v = v << 4 | (unsigned)d;
+	}
+	if (n != 32)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* latency_us.exact (or a merge's latency_us.exact) into h; returns 0,
+ * -1 when malformed, -2 when of another scheme. */
+static int
+parse_hist(const json_t *x, struct stats_hist *h, const char *name, char *err)
+{
+	char scheme[32], unit[16], sq[40];
+	int64_t sub, count, mn, mx, sum;
+	json_t *b, *row;
+	uint64_t lo, hi, total = 0;
+	size_t i;
+
+	stats_hist_init(h);
+	if (!json_is_object(x))
+		return err_set(err,
+			       "%s: latency_us has no exact histogram "
+			       "(written by an older netperf?)",
+			       name);
+	if (jstr_at(x, "scheme", scheme, sizeof(scheme)) < 0 ||
+	    jstr_at(x, "unit", unit, sizeof(unit)) < 0 ||
+	    jint_at(x, "sub_buckets", 0, &sub, NULL, name, err) < 0)
+		return -1;
+	if (strcmp(scheme, OUTPUT_HIST_SCHEME) != 0 || sub != STATS_SUB_COUNT ||
+	    strcmp(unit, "ns") != 0) {
+		err_set(err,
+			"%s: histogram scheme %s/%lld in %s cannot be mixed "
+			"with %s/%d in ns",
+			name, scheme, (long long)sub, unit, OUTPUT_HIST_SCHEME,
+			STATS_SUB_COUNT);
+		return -2;
+	}
+	if (jint_at(x, "count", 0, &count, NULL, name, err) < 0 ||
+	    jint_at(x, "min", 0, &mn, NULL, name, err) < 0 ||
+	    jint_at(x, "max", 0, &mx, NULL, name, err) < 0 ||
+	    jint_at(x, "sum", 0, &sum, NULL, name, err) < 0 ||
+	    jstr_at(x, "sumsq", sq, sizeof(sq)) < 0)
+		return -1;
+	if (parse_u128_hex(sq, &h->sumsq) < 0)
+		return err_set(err, "%s: histogram sumsq is not 32 hex digits",
+			       name);
+	b = json_object_get(x, "buckets");
+	if (!json_is_array(b))
+		return err_set(err, "%s: histogram has no buckets", name);
+	json_array_foreach(b, i, row)
+	{
+		json_t *jl = json_array_get(row, 0), *jh = json_array_get(row, 1),
+		       *jc = json_array_get(row, 2);
+		uint64_t blo, bhi;
+		int idx;
+
+		if (json_array_size(row) != 3 || !json_is_integer(jl) ||
+		    !json_is_integer(jh) || !json_is_integer(jc) ||
+		    json_integer_value(jl) < 0 || json_integer_value(jc) < 0)
+			return err_set(err, "%s: histogram bucket %zu is "
+					    "malformed",
+				       name, i);
+		lo = (uint64_t)json_integer_value(jl);
+		hi = (uint64_t)json_integer_value(jh);
+		idx = stats_bucket_of(lo);
+		/* The bounds must be this scheme's: a bucket is added to
+		 * its namesake, never spread over others. */
+		if (stats_bucket_bounds(idx, &blo, &bhi) != 0 || blo != lo ||
+		    (bhi < INT64_MAX ? bhi + 1 : bhi) != hi)
+			return err_set(err,
+				       "%s: histogram bucket [%llu, %llu) is "
+				       "not a bucket of the %s scheme",
+				       name, (unsigned long long)lo,
+				       (unsigned long long)hi,
+				       OUTPUT_HIST_SCHEME);
+		h->bucket[idx] += (uint64_t)json_integer_value(jc);
+		total += (uint64_t)json_integer_value(jc);
+	}
+	if (total != (uint64_t)count)
+		return err_set(err,
+			       "%s: histogram buckets hold %llu values, its "
+			       "count says %lld",
+			       name, (unsigned long long)total,
+			       (long long)count);
+	h->count = total;
+	h->sum = (uint64_t)sum;
+	if (total > 0) {
+		h->min = (uint64_t)mn;
+		h->max = (uint64_t)mx;
+	}
+	return 0;
+}
+
+static int
+add_fail(struct merge *m, const char *name, const char *why)
+{
+	struct merge_failure *f;
+	int i;
+
+	if (m->nfail == m->cap_fail) {
+		int cap = m->cap_fail ? 2 * m->cap_fail : 8;
+
+		f = realloc(m->fail, (size_t)cap * sizeof(*f));
+		if (f == NULL)
+			return -1;
+		m->fail = f;
+		m->cap_fail = cap;
+	}
+	for (i = m->nfail; i > 0 && strcmp(m->fail[i - 1].name, name) > 0; i--)
+		m->fail[i] = m->fail[i - 1];
+	snprintf(m->fail[i].name, sizeof(m->fail[i].name), "%s", name);
+	snprintf(m->fail[i].why, sizeof(m->fail[i].why), "%s", why);
+	m->nfail++;
+	return 0;
+}
+
+void
+merge_add_failure(struct merge *m, const char *name, const char *why)
+{
+	add_fail(m, name, why);
+}
+
+/* Runs sort by actual start, then name, then throughput, so the merged
+ * state is the same whatever order the inputs came in. */
+static int
+run_cmp(const struct merge_run *a, const struct merge_run *b)
+{
+	int c;
+
+	if (a->start_ns != b->start_ns)
+		return a->start_ns < b->start_ns ? -1 : 1;
+	c = strcmp(a->name, b->name);
+	if (c != 0)
+		return c;
+	if (a->thruput != b->thruput)
+		return a->thruput < b->thruput ? -1 : 1;
+	return a->end_ns < b->end_ns ? -1 : a->end_ns > b->end_ns;
+}
+
+/* Takes ownership of r's samples; returns 0, or -1 out of memory. */
+static int
+add_run(struct merge *m, struct merge_run *r)
+{
+	struct merge_run *g;
+	int i;
+
+	if (m->nruns == m->cap_runs) {
+		int cap = m->cap_runs ? 2 * m->cap_runs : 8;
+
+		g = realloc(m->runs, (size_t)cap * sizeof(*g));
+		if (g == NULL)
+			return -1;
+		m->runs = g;
+		m->cap_runs = cap;
+	}
+	for (i = m->nruns; i > 0 && run_cmp(&m->runs[i - 1], r) > 0; i--)
+		m->runs[i] = m->runs[i - 1];
+	m->runs[i] = *r;
+	m->nruns++;
+	r->samples = NULL;
+	r->nsamples = 0;
+	return 0;
+}
+
+static int
+cpu_cmp(const struct merge_cpu *a, const struct merge_cpu *b)
+{
+	int c;
+
+	if (a->role != b->role)
+		return a->role - b->role;
+	c = strcmp(a->host, b->host);
+	if (c != 0)
+		return c;
+	return a->start_ns < b->start_ns ? -1 : a->start_ns > b->start_ns;
+}
+
+/* One CPU account; accounts of the same host and role whose intervals
+ * overlap become one, the longer measurement over the union of both. */
+static int
+add_cpu(struct merge *m, const struct merge_cpu *in)
+{
+	struct merge_cpu e = *in, *g;
+	int i, again = 1;
+
+	while (again) {
+		again = 0;
+		for (i = 0; i < m->ncpu; i++) {
+			struct merge_cpu *o = &m->cpu[i];
+
+			if (o->role != e.role || strcmp(o->host, e.host) != 0 ||
+			    o->start_ns >= e.end_ns || e.start_ns >= o->end_ns)
+				continue;
+			if (o->total > e.total ||
+			    (o->total == e.total && o->busy > e.busy)) {
+				e.busy = o->busy;
+				e.total = o->total;
+				e.hz = o->hz;
+				e.ncpu = o->ncpu;
+			}
+			if (o->start_ns < e.start_ns)
+				e.start_ns = o->start_ns;
+			if (o->end_ns > e.end_ns)
+				e.end_ns = o->end_ns;
+			memmove(o, o + 1,
+				(size_t)(m->ncpu - i - 1) * sizeof(*o));
+			m->ncpu--;
+			again = 1;
+			break;
+		}
+	}
+	if (m->ncpu == m->cap_cpu) {
+		int cap = m->cap_cpu ? 2 * m->cap_cpu : 8;
+
+		g = realloc(m->cpu, (size_t)cap * sizeof(*g));
+		if (g == NULL)
+			return -1;
+		m->cpu = g;
+		m->cap_cpu = cap;
+	}
+	for (i = m->ncpu; i > 0 && cpu_cmp(&m->cpu[i - 1], &e) > 0; i--)
+		m->cpu[i] = m->cpu[i - 1];
+	m->cpu[i] = e;
+	m->ncpu++;
+	return 0;
+}
+
+static const char *const count_key[MERGE_NCOUNTS] = {
+    "bytes_sent", "bytes_recv", "send_calls", "recv_calls", "transactions",
+};
+static const char *const role_key[2] = {"local", "remote"};
+
+/* A side's CPU account (cpu.ticks) over [start, end], or none. */
+static int
+parse_side_cpu(const json_t *doc, int role, const char *host, int64_t start,
+	       int64_t end, struct merge *one, const char *name, char *err)
+{
+	char path[64];
+	json_t *cpu;
+	struct merge_cpu c;
+	int64_t busy, total, hz, ncpu;
+
+	snprintf(path, sizeof(path), "%s/cpu", role_key[role]);
+	cpu = jat(doc, path);
+	if (cpu == NULL || json_is_null(cpu)) {
+		one->cpu_all[role] = 0;
+		return 0;
+	}
+	if (jint_at(cpu, "ticks/busy", -1, &busy, NULL, name, err) < 0 ||
+	    jint_at(cpu, "ticks/total", -1, &total, NULL, name, err) < 0 ||
+	    jint_at(cpu, "ticks/hz", 0, &hz, NULL, name, err) < 0 ||
+	    jint_at(cpu, "count", 0, &ncpu, NULL, name, err) < 0)
+		return -1;
+	if (busy < 0 || total < busy || hz <= 0)
+		return err_set(err,
+			       "%s: %s.cpu has no ticks (written by an older "
+			       "netperf or netserver?)",
+			       name, role_key[role]);
+	memset(&c, 0, sizeof(c));
+	c.role = role;
+	snprintf(c.host, sizeof(c.host), "%s", host);
+	c.start_ns = start;
+	c.end_ns = end > start ? end : start + 1;
+	c.busy = (uint64_t)busy;
+	c.total = (uint64_t)total;
+	c.hz = (int)hz;
+	c.ncpu = (int)ncpu;
+	return add_cpu(one, &c) < 0 ? err_set(err, "out of memory") : 0;
+}
+
+static int
+parse_samples(const json_t *a, struct merge_run *r, const char *name,
+	      char *err)
+{
+	json_t *s;
+	size_t i;
+
+	if (a == NULL || json_is_null(a))
+		return 0;
+	if (!json_is_array(a))
+		return err_set(err, "%s: interim is not a list", name);
+	if (json_array_size(a) == 0)
+		return 0;
+	r->samples = calloc(json_array_size(a), sizeof(*r->samples));
+	if (r->samples == NULL)
+		return err_set(err, "out of memory");
+	json_array_foreach(a, i, s)
+	{
+		struct merge_sample *x = &r->samples[i];
+		int64_t end;
+		int have;
+		double ending;
+
+		if (jnum_at(s, "value", &x->value, name, err) < 0 ||
+		    jnum_at(s, "interval", &x->interval, name, err) < 0 ||
+		    jint_at(s, "ending_ns", 0, &end, &have, name, err) < 0)
+			return -1;
+		if (!have) {
+			if (jnum_at(s, "ending", &ending, name, err) < 0)
+				return -1;
+			end = (int64_t)llround(ending * 1e9);
+		}
+		x->end_ns = end;
+		r->nsamples++;
+	}
+	return 0;
+}
+
+/* A netperf --json result into one. */
+static int
+parse_result(const json_t *doc, const char *name, struct merge *one,
+	     char *err)
+{
+	struct merge_run r;
+	char host[2][MERGE_NAME_LEN];
+	int64_t it, v, rstart, rend;
+	int role, k, rc;
+	json_t *lat;
+
+	memset(&r, 0, sizeof(r));
+	snprintf(r.name, sizeof(r.name), "%s", name);
+	if (jint_at(doc, "confidence/iterations", 1, &it, NULL, name, err) < 0)
+		return -1;
+	if (it > 1)
+		return err_set(err,
+			       "%s: the mean of %lld iterations (-i) cannot be "
+			       "merged exactly; merge single runs",
+			       name, (long long)it);
+	if (jstr_at(doc, "test", one->test, sizeof(one->test)) < 0 ||
+	    jstr_at(doc, "result/throughput_units", one->units,
+		    sizeof(one->units)) < 0 ||
+	    jstr_at(doc, "result/service_demand_units", one->sd_units,
+		    sizeof(one->sd_units)) < 0)
+		return err_set(err, "%s: malformed result", name);
+	if (one->test[0] == '\0' || one->units[0] == '\0')
+		return err_set(err, "%s: no test or throughput units", name);
+	for (role = 0; role < 2; role++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "%s/env/hostname", role_key[role]);
+		if (jstr_at(doc, path, host[role], sizeof(host[role])) < 0)
+			return err_set(err, "%s: malformed %s", name, path);
+		if (host[role][0] == '\0') {
+			snprintf(path, sizeof(path), "%s/name", role_key[role]);
+			jstr_at(doc, path, host[role], sizeof(host[role]));
+		}
+	}
+	snprintf(r.local_host, sizeof(r.local_host), "%s", host[0]);
+	snprintf(r.remote_host, sizeof(r.remote_host), "%s", host[1]);
+	if (jint_at(doc, "timing/start_scheduled_ns", 0, &r.scheduled_ns, NULL,
+		    name, err) < 0 ||
+	    jint_at(doc, "timing/start_actual_ns", 0, &r.start_ns, NULL, name,
+		    err) < 0 ||
+	    jint_at(doc, "timing/end_ns", 0, &r.end_ns, NULL, name, err) < 0 ||
+	    jint_at(doc, "timing/remote_start_ns", 0, &rstart, NULL, name,
+		    err) < 0 ||
+	    jint_at(doc, "timing/remote_end_ns", 0, &rend, NULL, name, err) < 0)
+		return -1;
+	if (r.start_ns == 0 || r.end_ns < r.start_ns)
+		return err_set(err,
+			       "%s: no start and end times (written by an "
+			       "older netperf?)",
+			       name);
+	if (rstart == 0 || rend < rstart) {
+		rstart = r.start_ns;
+		rend = r.end_ns;
+	}
+	if (jnum_at(doc, "result/throughput", &r.thruput, name, err) < 0)
+		return -1;
+	for (role = 0; role < 2; role++)
+		for (k = 0; k < MERGE_NCOUNTS; k++) {
+			char path[64];
+
+			snprintf(path, sizeof(path), "%s/counts/%s",
+				 role_key[role], count_key[k]);
+			if (jint_at(doc, path, 0, &v, NULL, name, err) < 0)
+				return -1;
+			one->counts[role][k] = (uint64_t)v;
+		}
+	if (parse_side_cpu(doc, MERGE_LOCAL, host[0], r.start_ns, r.end_ns, one,
+			   name, err) < 0 ||
+	    parse_side_cpu(doc, MERGE_REMOTE, host[1], rstart, rend, one, name,
+			   err) < 0)
+		return -1;
+	lat = jat(doc, "latency_us");
+	if (lat != NULL && !json_is_null(lat)) {
+		one->hist = malloc(sizeof(*one->hist));
+		if (one->hist == NULL)
+			return err_set(err, "out of memory");
+		rc = parse_hist(json_object_get(lat, "exact"), one->hist, name,
+				err);
+		if (rc < 0)
+			return rc;
+	}
+	if (parse_samples(jat(doc, "interim"), &r, name, err) < 0 ||
+	    add_run(one, &r) < 0) {
+		free(r.samples);
+		return err[0] ? -1 : err_set(err, "out of memory");
+	}
+	return 0;
+}
+
+/* A netperf-merge state into one. */
+static int
+parse_state(const json_t *doc, const char *name, struct merge *one,
+	    char *err)
+{
+	json_t *a, *e, *lat;
+	size_t i;
+	int role, k, rc;
+	int64_t v;
+
+	if (jstr_at(doc, "test", one->test, sizeof(one->test)) < 0 ||
+	    jstr_at(doc, "throughput/units", one->units, sizeof(one->units)) <
+		0 ||
+	    jstr_at(doc, "service_demand/units", one->sd_units,
+		    sizeof(one->sd_units)) < 0 ||
+	    one->test[0] == '\0' || one->units[0] == '\0')
+		return err_set(err, "%s: malformed merge document", name);
+	for (role = 0; role < 2; role++) {
+		char path[64];
+
+		for (k = 0; k < MERGE_NCOUNTS; k++) {
+			snprintf(path, sizeof(path), "counts/%s/%s",
+				 role_key[role], count_key[k]);
+			if (jint_at(doc, path, 0, &v, NULL, name, err) < 0)
+				return -1;
+			one->counts[role][k] = (uint64_t)v;
+		}
+		snprintf(path, sizeof(path), "cpu_measured/%s", role_key[role]);
+		one->cpu_all[role] = json_is_true(jat(doc, path));
+	}
+	a = json_object_get(doc, "inputs");
+	if (!json_is_array(a))
+		return err_set(err, "%s: merge document has no inputs", name);
+	json_array_foreach(a, i, e)
+	{
+		struct merge_run r;
+		json_t *s, *row;
+		size_t j;
+
+		memset(&r, 0, sizeof(r));
+		if (jstr_at(e, "name", r.name, sizeof(r.name)) < 0 ||
+		    jstr_at(e, "local_host", r.local_host,
+			    sizeof(r.local_host)) < 0 ||
+		    jstr_at(e, "remote_host", r.remote_host,
+			    sizeof(r.remote_host)) < 0 ||
+		    jint_at(e, "scheduled_ns", 0, &r.scheduled_ns, NULL, name,
+			    err) < 0 ||
+		    jint_at(e, "start_ns", 0, &r.start_ns, NULL, name, err) <
+			0 ||
+		    jint_at(e, "end_ns", 0, &r.end_ns, NULL, name, err) < 0 ||
+		    jnum_at(e, "throughput", &r.thruput, name, err) < 0)
+			return err[0] ? -1
+				      : err_set(err, "%s: malformed input %zu",
+						name, i);
+		s = json_object_get(e, "samples");
+		if (json_is_array(s) && json_array_size(s) > 0) {
+			r.samples = calloc(json_array_size(s),
+					   sizeof(*r.samples));
+			if (r.samples == NULL)
+				return err_set(err, "out of memory");
+			json_array_foreach(s, j, row)
+			{
+				json_t *a0 = json_array_get(row, 0),
+				       *a1 = json_array_get(row, 1),
+				       *a2 = json_array_get(row, 2);
+
+				if (!json_is_integer(a0) ||
+				    !json_is_number(a1) ||
+				    !json_is_number(a2)) {
+					free(r.samples);
+					return err_set(err,
+						       "%s: malformed sample",
+						       name);
+				}
+				r.samples[j].end_ns = json_integer_value(a0);
+				r.samples[j].interval = json_number_value(a1);
+				r.samples[j].value = json_number_value(a2);
+				r.nsamples++;
+			}
+		}
+		if (add_run(one, &r) < 0) {
+			free(r.samples);
+			return err_set(err, "out of memory");
+		}
+	}
+	a = json_object_get(doc, "cpu");
+	json_array_foreach(a, i, e)
+	{
+		struct merge_cpu c;
+		char rname[16];
+		int64_t busy, total, hz, ncpu;
+
+		memset(&c, 0, sizeof(c));
+		if (jstr_at(e, "role", rname, sizeof(rname)) < 0 ||
+		    jstr_at(e, "host", c.host, sizeof(c.host)) < 0 ||
+		    jint_at(e, "start_ns", 0, &c.start_ns, NULL, name, err) <
+			0 ||
+		    jint_at(e, "end_ns", 0, &c.end_ns, NULL, name, err) < 0 ||
+		    jint_at(e, "busy", 0, &busy, NULL, name, err) < 0 ||
+		    jint_at(e, "total", 0, &total, NULL, name, err) < 0 ||
+		    jint_at(e, "hz", 0, &hz, NULL, name, err) < 0 ||
+		    jint_at(e, "ncpu", 0, &ncpu, NULL, name, err) < 0)
+			return -1;
+		c.role = strcmp(rname, "remote") == 0;
+		c.busy = (uint64_t)busy;
+		c.total = (uint64_t)total;
+		c.hz = (int)hz;
+		c.ncpu = (int)ncpu;
+		if (add_cpu(one, &c) < 0)
+			return err_set(err, "out of memory");
+	}
+	a = json_object_get(doc, "failed");
+	json_array_foreach(a, i, e)
+	{
+		char fname[MERGE_NAME_LEN], why[ERR_LEN];
+
+		jstr_at(e, "name", fname, sizeof(fname));
+		jstr_at(e, "error", why, sizeof(why));
+		if (add_fail(one, fname, why) < 0)
+			return err_set(err, "out of memory");
+	}
+	lat = jat(doc, "latency_us");
+	if (lat != NULL && !json_is_null(lat)) {
+		one->hist = malloc(sizeof(*one->hist));
+		if (one->hist == NULL)
+			return err_set(err, "out of memory");
+		rc = parse_hist(json_object_get(lat, "exact"), one->hist, name,
+				err);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Moves everything of one into m; one is left empty. */
+static int
+combine(struct merge *m, struct merge *one, const char *name, char *err)
+{
+	int i, k;
+
+	if (m->test[0] != '\0') {
+		if (strcmp(m->test, one->test) != 0)
+			return err_set(err,
+				       "%s: a %s result cannot be merged with "
+				       "%s results",
+				       name, one->test, m->test),
+			       -2;
+		if (strcmp(m->units, one->units) != 0 ||
+		    strcmp(m->sd_units, one->sd_units) != 0)
+			return err_set(err,
+				       "%s: results in %s (%s) cannot be "
+				       "merged with results in %s (%s)",
+				       name, one->units, one->sd_units,
+				       m->units, m->sd_units),
+			       -2;
+	} else {
+		snprintf(m->test, sizeof(m->test), "%s", one->test);
+		snprintf(m->units, sizeof(m->units), "%s", one->units);
+		snprintf(m->sd_units, sizeof(m->sd_units), "%s",
+			 one->sd_units);
+	}
+	for (i = 0; i < one->nruns; i++)
+		if (add_run(m, &one->runs[i]) < 0)
+			return err_set(err, "out of memory");
+	for (i = 0; i < one->ncpu; i++)
+		if (add_cpu(m, &one->cpu[i]) < 0)
+			return err_set(err, "out of memory");
+	for (i = 0; i < one->nfail; i++)
+		if (add_fail(m, one->fail[i].name, one->fail[i].why) < 0)
+			return err_set(err, "out of memory");
+	for (i = 0; i < 2; i++) {
+		for (k = 0; k < MERGE_NCOUNTS; k++)
+			m->counts[i][k] += one->counts[i][k];
+		m->cpu_all[i] = m->cpu_all[i] && one->cpu_all[i];
+	}
+	if (one->hist != NULL) {
+		if (m->hist == NULL) {
+			m->hist = one->hist;
+			one->hist = NULL;
+		} else {
+			stats_hist_merge(m->hist, one->hist);
+		}
+	}
+	return 0;
+}
+
+int
+merge_add_doc(struct merge *m, const json_t *doc, const char *name,
+	      char *err)
+{
+	struct merge one;
+	char schema[32];
+	json_t *errs;
+	int rc;
+
+	err[0] = '\0';
+	if (!json_is_object(doc) ||
+	    jstr_at(doc, "schema", schema, sizeof(schema)) < 0)
+		return err_set(err, "%s: not a netperf result", name);
+	errs = json_object_get(doc, "errors");
+	if (strcmp(schema, "netperf-result") == 0 && json_is_array(errs) &&
+	    json_array_size(errs) > 0) {
+		const char *why = json_string_value(json_array_get(errs, 0));
+
+		err_set(err, "%s: the run failed: %s", name,
+			why != NULL ? why : "(no reason given)");
+		add_fail(m, name, why != NULL ? why : "(no reason given)");
+		return 1;
+	}
+	merge_init(&one);
+	if (strcmp(schema, "netperf-result") == 0)
+		rc = parse_result(doc, name, &one, err);
+	else if (strcmp(schema, "netperf-merge") == 0)
+		rc = parse_state(doc, name, &one, err);
+	else
+		rc = err_set(err,
+			     "%s: not a netperf result (schema \"%s\"; a "
+			     "sweep cannot be merged)",
+			     name, schema);
+	if (rc == 0)
+		rc = combine(m, &one, name, err);
+	merge_free(&one);
+	return rc;
+}
+
+/* --- the merged figures ----------------------------------------------- */
+
+/* Work of one role in the service demand's unit. */
+static double
+role_work(const struct merge *m, int role)
+{
+	if (strcmp(m->sd_units, "usec/Tran") == 0)
+		return (double)m->counts[role][MERGE_TRANS];
+	return (double)(m->counts[role][MERGE_BYTES_SENT] +
+			m->counts[role][MERGE_BYTES_RECV]) /
+	       1024.0;
+}
+
+static void
+window(const struct merge *m, struct merge_figures *f)
+{
+	int64_t ws = 0, we = INT64_MAX;
+	double work = 0;
+	int i, j;
+
+	f->thruput_window = -1;
+	f->window_s = 0;
+	for (i = 0; i < m->nruns; i++) {
+		const struct merge_run *r = &m->runs[i];
+
+		if (r->nsamples == 0) {
+			snprintf(f->window_note, sizeof(f->window_note),
+				 "needs -D interim samples from every run; "
+				 "%.100s has none",
+				 r->name);
+			return;
+		}
+		if (r->start_ns > ws)
+			ws = r->start_ns;
+		if (r->samples[r->nsamples - 1].end_ns < we)
+			we = r->samples[r->nsamples - 1].end_ns;
+	}
+	if (m->nruns == 0 || we <= ws) {
+		snprintf(f->window_note, sizeof(f->window_note),
+			 "the runs were never all active at once");
+		return;
+	}
+	/* Each run's work inside [ws, we): its samples' rates times the
+	 * part of each sample that falls inside. */
+	for (i = 0; i < m->nruns; i++) {
+		const struct merge_run *r = &m->runs[i];
+
+		for (j = 0; j < r->nsamples; j++) {
+			const struct merge_sample *s = &r->samples[j];
+			int64_t se = s->end_ns,
+				ss = se - (int64_t)llround(s->interval * 1e9);
+			int64_t a = ss > ws ? ss : ws, b = se < we ? se : we;
+
+			if (b > a)
+				work += s->value * (double)(b - a) / 1e9;
+		}
+	}
+	f->window_s = (double)(we - ws) / 1e9;
+	f->thruput_window = work / f->window_s;
+}
+
+int
+merge_figures(const struct merge *m, struct merge_figures *f, char *err)
+{
+	const struct stats_hist *h = m->hist;
+	int i, role, sched_same = 1;
+
+	memset(f, 0, sizeof(*f));
+	if (m->nruns == 0)
+		return err_set(err, "nothing to merge: no run succeeded");
+	f->late_max_s = -1;
+	f->first_start_ns = m->runs[0].start_ns;
+	f->last_start_ns = m->runs[m->nruns - 1].start_ns;
+	f->scheduled_ns = m->runs[0].scheduled_ns;
+	for (i = 0; i < m->nruns; i++) {
+		const struct merge_run *r = &m->runs[i];
+
+		/* Runs are sorted, so the sum is the same in any order
+		 * of the inputs, to the last bit. */
+		f->thruput_sum += r->thruput;
+		if (r->end_ns > f->last_end_ns)
+			f->last_end_ns = r->end_ns;
+		if (r->scheduled_ns != f->scheduled_ns)
+			sched_same = 0;
+		if (r->scheduled_ns > 0) {
+			double late = (double)(r->start_ns - r->scheduled_ns) /
+				      1e9;
+
+			if (late > f->late_max_s)
+				f->late_max_s = late;
+		}
+	}
+	if (!sched_same)
+		f->scheduled_ns = 0;
+	f->skew_s = (double)(f->last_start_ns - f->first_start_ns) / 1e9;
+	window(m, f);
+	for (role = 0; role < 2; role++) {
+		double secs = 0, work = role_work(m, role);
+		int n = 0;
+
+		f->cpu_s[role] = f->sd[role] = -1;
+		for (i = 0; i < m->ncpu; i++) {
+			if (m->cpu[i].role != role || m->cpu[i].hz <= 0)
+				continue;
+			secs += (double)m->cpu[i].busy / m->cpu[i].hz;
+			n++;
+		}
+		if (!m->cpu_all[role] || n == 0)
+			continue;
+		f->cpu_s[role] = secs;
+		if (work > 0)
+			f->sd[role] = secs * 1e6 / work;
+	}
+	if (h != NULL && h->count > 0) {
+		f->lat.count = h->count;
+		f->lat.min = (double)h->min / 1e3;
+		f->lat.max = (double)h->max / 1e3;
+		f->lat.mean = stats_hist_mean(h) / 1e3;
+		f->lat.stddev = stats_hist_stddev(h) / 1e3;
+		f->lat.p50 = stats_hist_percentile(h, 50) / 1e3;
+		f->lat.p90 = stats_hist_percentile(h, 90) / 1e3;
+		f->lat.p99 = stats_hist_percentile(h, 99) / 1e3;
+		f->lat.p999 = stats_hist_percentile(h, 99.9) / 1e3;
+		f->lat.p9999 = stats_hist_percentile(h, 99.99) / 1e3;
+	}
+	return 0;
+}
+
+/* --- the merged document ---------------------------------------------- */
+
+static json_t *
+jopt(double v)
+{
+	return v < 0 || !isfinite(v) ? json_null() : json_real(v);
+}
+
+static json_t *
+jns(int64_t v)
+{
+	return v > 0 ? json_integer((json_int_t)v) : json_null();
+}
+
+static json_t *
+ju(uint64_t v)
+{
+	return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX
+						    : (json_int_t)v);
+}
+
+json_t *
+merge_json(const struct merge *m, const struct merge_figures *f,
+	   double max_skew_s)
+{
+	json_t *doc, *o, *a, *c;
+	int i, j, role, k;
+
+	doc = json_object();
+	if (doc == NULL)
+		return NULL;
+	json_object_set_new(doc, "schema", json_string("netperf-merge"));
+	json_object_set_new(doc, "schema_version", json_integer(1));
+	json_object_set_new(doc, "test", json_string(m->test));
+	json_object_set_new(doc, "runs", json_integer(m->nruns));
+	json_object_set_new(doc, "failed_runs", json_integer(m->nfail));
+	a = json_array();
+	for (i = 0; i < m->nfail; i++)
+		json_array_append_new(a, json_pack("{s:s, s:s}", "name",
+						   m->fail[i].name, "error",
+						   m->fail[i].why));
+	json_object_set_new(doc, "failed", a);
+
+	o = json_object();
+	json_object_set_new(o, "sum", json_real(f->thruput_sum));
+	json_object_set_new(o, "window", jopt(f->thruput_window));
+	json_object_set_new(o, "window_s",
+			    f->thruput_window >= 0 ? json_real(f->window_s)
+						   : json_null());
+	json_object_set_new(o, "window_note",
+			    f->window_note[0] ? json_string(f->window_note)
+					      : json_null());
+	json_object_set_new(o, "units", json_string(m->units));
+	json_object_set_new(doc, "throughput", o);
+
+	o = json_object();
+	json_object_set_new(o, "start_skew_ms", json_real(f->skew_s * 1e3));
+	json_object_set_new(o, "max_skew_ms", json_real(max_skew_s * 1e3));
+	json_object_set_new(o, "exceeded",
+			    json_boolean(f->skew_s > max_skew_s));
+	json_object_set_new(o, "scheduled_ns", jns(f->scheduled_ns));
+	json_object_set_new(o, "first_start_ns", jns(f->first_start_ns));
+	json_object_set_new(o, "last_start_ns", jns(f->last_start_ns));
+	json_object_set_new(o, "last_end_ns", jns(f->last_end_ns));
+	json_object_set_new(o, "late_max_ms",
+			    f->late_max_s > -1 ? json_real(f->late_max_s * 1e3)
+					       : json_null());
+	json_object_set_new(doc, "timing", o);
+
+	o = json_object();
+	c = json_object();
+	for (role = 0; role < 2; role++) {
+		json_t *s = json_object();
+
+		for (k = 0; k < MERGE_NCOUNTS; k++)
+			json_object_set_new(s, count_key[k],
+					    ju(m->counts[role][k]));
+		json_object_set_new(o, role_key[role], s);
+		json_object_set_new(c, role_key[role],
+				    json_boolean(m->cpu_all[role]));
+	}
+	json_object_set_new(doc, "counts", o);
+	json_object_set_new(doc, "cpu_measured", c);
+
+	o = json_object();
+	json_object_set_new(o, "local", jopt(f->sd[0]));
+	json_object_set_new(o, "remote", jopt(f->sd[1]));
+	json_object_set_new(o, "local_cpu_s", jopt(f->cpu_s[0]));
+	json_object_set_new(o, "remote_cpu_s", jopt(f->cpu_s[1]));
+	json_object_set_new(o, "units", json_string(m->sd_units));
+	json_object_set_new(doc, "service_demand", o);
+
+	if (m->hist != NULL && m->hist->count > 0) {
+		const struct result_latency *l = &f->lat;
+
+		o = json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, "
+			      "s:f}",
+			      "count", (json_int_t)l->count, "min", l->min,
+			      "max", l->max, "mean", l->mean, "stddev",
+			      l->stddev, "p50", l->p50, "p90", l->p90, "p99",
+			      l->p99, "p99.9", l->p999, "p99.99", l->p9999);
+		if (o != NULL)
+			json_object_set_new(o, "exact",
+					    output_hist_exact(m->hist));
+		json_object_set_new(doc, "latency_us", o);
+	} else {
+		json_object_set_new(doc, "latency_us", json_null());
+	}
+
+	a = json_array();
+	for (i = 0; i < m->ncpu; i++) {
+		const struct merge_cpu *e = &m->cpu[i];
+
+		json_array_append_new(
+		    a, json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:i, s:i}",
+				 "role", role_key[e->role], "host", e->host,
+				 "start_ns", (json_int_t)e->start_ns, "end_ns",
+				 (json_int_t)e->end_ns, "busy",
+				 (json_int_t)e->busy, "total",
+				 (json_int_t)e->total, "hz", e->hz, "ncpu",
+				 e->ncpu));
+	}
+	json_object_set_new(doc, "cpu", a);
+
+	a = json_array();
+	for (i = 0; i < m->nruns; i++) {
+		const struct merge_run *r = &m->runs[i];
+		json_t *s = json_array();
+
+		for (j = 0; j < r->nsamples; j++)
+			json_array_append_new(
+			    s, json_pack("[I, f, f]",
+					 (json_int_t)r->samples[j].end_ns,
+					 r->samples[j].interval,
+					 r->samples[j].value));
+		json_array_append_new(
+		    a, json_pack("{s:s, s:s, s:s, s:o, s:I, s:I, s:f, s:o}",
+				 "name", r->name, "local_host", r->local_host,
+				 "remote_host", r->remote_host, "scheduled_ns",
+				 jns(r->scheduled_ns), "start_ns",
+				 (json_int_t)r->start_ns, "end_ns",
+				 (json_int_t)r->end_ns, "throughput",
+				 r->thruput, "samples", s));
+	}
+	json_object_set_new(doc, "inputs", a);
+	return doc;
+}
+
+/* --- selectors -------------------------------------------------------- */
+
+#define MERGE_SELECTORS(X)                                                     \
+	X(TEST, "test name")                                                   \
+	X(RUNS, "runs merged")                                                 \
+	X(FAILED_RUNS, "runs that failed or could not be read")               \
+	X(THROUGHPUT, "sum of the runs' throughput")                           \
+	X(THROUGHPUT_UNITS, "its units")                                       \
+	X(THROUGHPUT_WINDOW, "throughput while every run was active")          \
+	X(WINDOW_TIME, "seconds every run was active")                         \
+	X(START_SKEW, "last actual start minus first, ms")                     \
+	X(START_LATE_MAX, "latest start after its schedule, ms")               \
+	X(START_SCHEDULED, "the scheduled start, UTC ns")                      \
+	X(START_FIRST, "first actual start, UTC ns")                           \
+	X(START_LAST, "last actual start, UTC ns")                             \
+	X(END_TIME, "last end, UTC ns")                                        \
+	X(LOCAL_BYTES_SENT, "netperf sides: bytes sent")                       \
+	X(LOCAL_BYTES_RECVD, "netperf sides: bytes received")                  \
+	X(LOCAL_SEND_CALLS, "netperf sides: send calls")                       \
+	X(LOCAL_RECV_CALLS, "netperf sides: receive calls")                    \
+	X(LOCAL_TRANSACTIONS, "netperf sides: transactions")                   \
+	X(REMOTE_BYTES_SENT, "netserver sides: bytes sent")                    \
+	X(REMOTE_BYTES_RECVD, "netserver sides: bytes received")               \
+	X(REMOTE_SEND_CALLS, "netserver sides: send calls")                    \
+	X(REMOTE_RECV_CALLS, "netserver sides: receive calls")                 \
+	X(REMOTE_TRANSACTIONS, "netserver sides: transactions")                \
+	X(LOCAL_CPU_SECONDS, "CPU seconds of the netperf hosts")               \
+	X(REMOTE_CPU_SECONDS, "CPU seconds of the netserver hosts")            \
+	X(LOCAL_SD, "netperf hosts' CPU time over their work")                 \
+	X(REMOTE_SD, "netserver hosts' CPU time over their work")              \
+	X(SD_UNITS, "usec/KB or usec/Tran")                                    \
+	X(LATENCY_COUNT, "operations timed")                                   \
+	X(MIN_LATENCY, "us")                                                   \
+	X(MEAN_LATENCY, "us")                                                  \
+	X(STDDEV_LATENCY, "us")                                                \
+	X(P50_LATENCY, "us, from the merged histogram")                        \
+	X(P90_LATENCY, "us, from the merged histogram")                        \
+	X(P99_LATENCY, "us, from the merged histogram")                        \
+	X(P999_LATENCY, "us, from the merged histogram")                       \
+	X(P9999_LATENCY, "us, from the merged histogram")                      \
+	X(MAX_LATENCY, "us")
+
+enum merge_sel {
+#define MS_ENUM(name, what) MS_##name,
+	MERGE_SELECTORS(MS_ENUM)
+#undef MS_ENUM
+	    MS_COUNT
+};
+
+static const char *const ms_name[MS_COUNT] = {
+#define MS_NAME(name, what) #name,
+    MERGE_SELECTORS(MS_NAME)
+#undef MS_NAME
+};
+
+static const char *const ms_what[MS_COUNT] = {
+#define MS_WHAT(name, what) what,
+    MERGE_SELECTORS(MS_WHAT)
+#undef MS_WHAT
+};
+
+static const char merge_default_list[] =
+    "TEST,RUNS,FAILED_RUNS,THROUGHPUT,THROUGHPUT_UNITS,THROUGHPUT_WINDOW,"
+    "WINDOW_TIME,START_SKEW,LOCAL_SD,REMOTE_SD,SD_UNITS,P50_LATENCY,"
+    "P99_LATENCY";
+
+void
+merge_list_names(FILE *out)
+{
+	int i;
+
+	for (i = 0; i < MS_COUNT; i++)
+		fprintf(out, "%-20s %s\n", ms_name[i], ms_what[i]);
+}
+
+/* The next name of a list; returns its selector, MS_COUNT at the end, or
+ * -1 for an unknown name (copied into bad). */
+static int
+next_sel(const char **p, char *bad, size_t cap)
+{
+	const char *s = *p, *e;
+	size_t n;
+	int i;
+
+	while (*s == ',' || *s == ';' || isspace((unsigned char)*s))
+		s++;
+	if (*s == '\0') {
+		*p = s;
+		return MS_COUNT;
+	}
+	for (e = s; *e && *e != ',' && *e != ';' && !isspace((unsigned char)*e);
+	     e++)
+		;
+	n = (size_t)(e - s);
+	*p = e;
+	for (i = 0; i < MS_COUNT; i++)
+		if (strlen(ms_name[i]) == n && strncasecmp(ms_name[i], s, n) == 0)
+			return i;
+	snprintf(bad, cap, "%.*s", (int)(n < 64 ? n : 64), s);
+	return -1;
+}
+
+int
+merge_list_check(const char *list, char *err)
+{
+	const char *p = list;
+	char bad[80];
+	int id, n = 0;
+
+	while ((id = next_sel(&p, bad, sizeof(bad))) != MS_COUNT) {
+		if (id < 0)
+			return err_set(err,
+				       "unknown merge selector \"%s\" "
+				       "(netperf --merge -- -o '?' lists them)",
+				       bad);
+		n++;
+	}
+	if (n == 0 && list[0] != '\0')
+		return err_set(err, "empty selector list");
+	return 0;
+}
+
+/* v with prec decimals, or -1 (netperf's "not measured"). */
+static void
+put_opt(char *b, size_t cap, int prec, double v)
+{
+	if (v < 0)
+		snprintf(b, cap, "-1");
+	else
+		snprintf(b, cap, "%.*f", prec, v);
+}
+
+static void
+ms_value(const struct merge *m, const struct merge_figures *f, int id,
+	 char *b, size_t cap)
+{
+	const struct result_latency *l = &f->lat;
+	int have_lat = l->count > 0;
+
+	switch (id) {
+	case MS_TEST:
+		snprintf(b, cap, "%s", m->test);
+		break;
+	case MS_RUNS:
+		snprintf(b, cap, "%d", m->nruns);
+		break;
+	case MS_FAILED_RUNS:
+		snprintf(b, cap, "%d", m->nfail);
+		break;
+	case MS_THROUGHPUT:
+		snprintf(b, cap, "%.2f", f->thruput_sum);
+		break;
+	case MS_THROUGHPUT_UNITS:
+		snprintf(b, cap, "%s", m->units);
+		break;
+	case MS_THROUGHPUT_WINDOW:
+		put_opt(b, cap, 2, f->thruput_window);
+		break;
+	case MS_WINDOW_TIME:
+		put_opt(b, cap, 3,
+			f->thruput_window >= 0 ? f->window_s : -1);
+		break;
+	case MS_START_SKEW:
+		snprintf(b, cap, "%.3f", f->skew_s * 1e3);
+		break;
+	case MS_START_LATE_MAX:
+		if (f->late_max_s > -1)
+			snprintf(b, cap, "%.3f", f->late_max_s * 1e3);
+		else
+			snprintf(b, cap, "-1");
+		break;
+	case MS_START_SCHEDULED:
+	case MS_START_FIRST:
+	case MS_START_LAST:
+	case MS_END_TIME: {
+		int64_t v = id == MS_START_SCHEDULED ? f->scheduled_ns
+			    : id == MS_START_FIRST   ? f->first_start_ns
+			    : id == MS_START_LAST    ? f->last_start_ns
+						     : f->last_end_ns;
+
+		snprintf(b, cap, "%lld", v > 0 ? (long long)v : -1LL);
+		break;
+	}
+	case MS_LOCAL_BYTES_SENT:
+	case MS_LOCAL_BYTES_RECVD:
+	case MS_LOCAL_SEND_CALLS:
+	case MS_LOCAL_RECV_CALLS:
+	case MS_LOCAL_TRANSACTIONS:
+		snprintf(b, cap, "%llu",
+			 (unsigned long long)
+			     m->counts[MERGE_LOCAL][id - MS_LOCAL_BYTES_SENT]);
+		break;
+	case MS_REMOTE_BYTES_SENT:
+	case MS_REMOTE_BYTES_RECVD:
+	case MS_REMOTE_SEND_CALLS:
+	case MS_REMOTE_RECV_CALLS:
+	case MS_REMOTE_TRANSACTIONS:
+		snprintf(
+		    b, cap, "%llu",
+		    (unsigned long long)
+			m->counts[MERGE_REMOTE][id - MS_REMOTE_BYTES_SENT]);
+		break;
+	case MS_LOCAL_CPU_SECONDS:
+		put_opt(b, cap, 3, f->cpu_s[0]);
+		break;
+	case MS_REMOTE_CPU_SECONDS:
+		put_opt(b, cap, 3, f->cpu_s[1]);
+		break;
+	case MS_LOCAL_SD:
+		put_opt(b, cap, 3, f->sd[0]);
+		break;
+	case MS_REMOTE_SD:
+		put_opt(b, cap, 3, f->sd[1]);
+		break;
+	case MS_SD_UNITS:
+		snprintf(b, cap, "%s", m->sd_units);
+		break;
+	case MS_LATENCY_COUNT:
+		snprintf(b, cap, "%llu", (unsigned long long)l->count);
+		break;
+	default: {
+		double v = id == MS_MIN_LATENCY	   ? l->min
+			   : id == MS_MEAN_LATENCY   ? l->mean
+			   : id == MS_STDDEV_LATENCY ? l->stddev
+			   : id == MS_P50_LATENCY    ? l->p50
+			   : id == MS_P90_LATENCY    ? l->p90
+			   : id == MS_P99_LATENCY    ? l->p99
+			   : id == MS_P999_LATENCY   ? l->p999
+			   : id == MS_P9999_LATENCY  ? l->p9999
+						     : l->max;
+
+		put_opt(b, cap, 2, have_lat ? v : -1);
+		break;
+	}
+	}
+}
+
+void
+merge_print_list(FILE *out, const struct merge *m,
+		 const struct merge_figures *f, char mode, const char *list,
+		 int headers)
+{
+	const char *p;
+	char bad[80], v[MS_COUNT][64];
+	int ids[MS_COUNT * 4], n = 0, id, i;
+
+	p = list[0] != '\0' ? list : merge_default_list;
+	while (n < (int)(sizeof(ids) / sizeof(ids[0])) &&
+	       (id = next_sel(&p, bad, sizeof(bad))) != MS_COUNT)
+		if (id >= 0)
+			ids[n++] = id;
+	for (i = 0; i < MS_COUNT; i++)
+		ms_value(m, f, i, v[i], sizeof(v[i]));
+	if (mode == 'k') {
+		for (i = 0; i < n; i++)
+			fprintf(out, "%s=%s\n", ms_name[ids[i]], v[ids[i]]);
+		return;
+	}
+	if (mode == 'o') {
+		if (headers) {
+			for (i = 0; i < n; i++)
+				fprintf(out, "%s%s", i ? "," : "",
+					ms_name[ids[i]]);
+			fputc('\n', out);
+		}
+		for (i = 0; i < n; i++) {
+			const char *s = v[ids[i]];
+
+			/* Only TEST and units are text, and none holds a
+			 * comma; quote anyway if one ever does. */
+			fprintf(out, strchr(s, ',') ? "%s\"%s\"" : "%s%s",
+				i ? "," : "", s);
+		}
+		fputc('\n', out);
+		return;
+	}
+	/* -O: a column per field, as wide as its name or value plus one. */
+	for (int line = headers ? 0 : 1; line < 2; line++) {
+		for (i = 0; i < n; i++) {
+			size_t w = strlen(ms_name[ids[i]]);
+
+			if (strlen(v[ids[i]]) > w)
+				w = strlen(v[ids[i]]);
+			fprintf(out, "%-*s ", (int)w + 1,
+				line == 0 ? ms_name[ids[i]] : v[ids[i]]);
+		}
+		fputc('\n', out);
+	}
+}
+
+void
+merge_print_table(FILE *out, const struct merge *m,
+		  const struct merge_figures *f, int headers, int verbosity,
+		  double max_skew_s)
+{
+	const struct result_latency *l = &f->lat;
+	int i;
+
+	if (headers)
+		fprintf(out, "MERGED %s: %d run%s merged, %d failed\n\n",
+			m->test, m->nruns, m->nruns == 1 ? "" : "s", m->nfail);
+	fprintf(out, "Throughput, sum of runs      %14.2f %s\n", f->thruput_sum,
+		m->units);
+	if (f->thruput_window >= 0)
+		fprintf(out,
+			"Throughput, all active       %14.2f %s over %.3f s\n",
+			f->thruput_window, m->units, f->window_s);
+	else
+		fprintf(out, "Throughput, all active       %14s (%s)\n", "-",
+			f->window_note);
+	fprintf(out, "Start skew                   %14.3f ms (limit %.3f ms)\n",
+		f->skew_s * 1e3, max_skew_s * 1e3);
+	if (f->late_max_s > -1)
+		fprintf(out, "Latest start after schedule  %14.3f ms\n",
+			f->late_max_s * 1e3);
+	for (i = 0; i < 2; i++) {
+		if (f->sd[i] >= 0)
+			fprintf(out,
+				"%s service demand    %14.3f %s (%.3f CPU s)\n",
+				i ? "netserver" : "netperf  ", f->sd[i],
+				m->sd_units, f->cpu_s[i]);
+		else if (verbosity > 0)
+			fprintf(out, "%s service demand    %14s (CPU not "
+				     "measured on every host)\n",
+				i ? "netserver" : "netperf  ", "-");
+	}
+	if (l->count > 0)
+		fprintf(out,
+			"Latency us: min %.1f, mean %.2f, p50 %.1f, p90 %.1f, "
+			"p99 %.1f, p99.9 %.1f, max %.1f (%llu operations, "
+			"from the merged histogram)\n",
+			l->min, l->mean, l->p50, l->p90, l->p99, l->p999,
+			l->max, (unsigned long long)l->count);
+	for (i = 0; i < m->nfail; i++)
+		fprintf(out, "Failed: %s: %s\n", m->fail[i].name,
+			m->fail[i].why);
+	if (verbosity < 2)
+		return;
+	fprintf(out, "\n%-24s %-16s %-16s %12s %14s\n", "Run", "netperf host",
+		"netserver host", "start ms", "throughput");
+	for (i = 0; i < m->nruns; i++) {
+		const struct merge_run *r = &m->runs[i];
+
+		fprintf(out, "%-24s %-16s %-16s %12.3f %14.2f\n", r->name,
+			r->local_host, r->remote_host,
+			(double)(r->start_ns - f->first_start_ns) / 1e6,
+			r->thruput);
+	}
+}
