@@ -1020,9 +1020,13 @@ session_loop(struct server_state *st, int ctl, const struct server_limits *lim,
 	int rc;
 
 	/* The hello has a deadline of its own, shorter than the idle limit
-	 * between tests: a connection that says nothing holds a session
-	 * slot for seconds, not a minute. */
-	rc = session_recv(ctl, &msg, lim->hello_ms, err);
+	 * between tests (or that limit, when it is shorter still): a
+	 * connection that says nothing holds a session slot for seconds,
+	 * not a minute. */
+	int hello_ms = lim->hello_ms < lim->idle_ms ? lim->hello_ms
+						    : lim->idle_ms;
+
+	rc = session_recv(ctl, &msg, hello_ms, err);
 	if (cut_reason(st, err)) {
 		json_decref(msg);
 		send_error(ctl, err);
@@ -1070,7 +1074,7 @@ session_loop(struct server_state *st, int ctl, const struct server_limits *lim,
 	if (session_send_new(ctl, hello, SESSION_TIMEOUT_MS, err) < 0)
 		return -1;
 	if (key != NULL &&
-	    authenticate(ctl, key, snonce, lim->hello_ms, err) < 0) {
+	    authenticate(ctl, key, snonce, hello_ms, err) < 0) {
 		char why[ERR_LEN];
 
 		if (cut_reason(st, why)) {

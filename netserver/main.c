@@ -122,14 +122,16 @@ log_line(int level, const char *fmt, ...)
 
 /*
  * Refusals and failed authentications are what a flood of hostile
- * clients produces, so their lines are rate-limited: the first of each
- * second is logged in full, the rest are counted and summed up in one
- * line once the second is over. The counters live in memory shared with
+ * clients produces, so their lines are rate-limited: the first
+ * LIMITED_BURST of each second are logged in full, the rest are counted
+ * and summed up in one line once the second is over. The counters live in memory shared with
  * the children, which log their own sessions' failed authentications.
  */
 enum { LIMITED_REFUSAL, LIMITED_AUTH, LIMITED_KINDS };
+#define LIMITED_BURST 3
 struct limited {
 	uint64_t second; /* the window of the last line logged */
+	uint64_t shown;	 /* lines logged in it */
 	uint64_t held;	 /* lines held back since */
 };
 static struct limited *limited;
@@ -153,7 +155,10 @@ limited_flush(int k, uint64_t second)
 static void limited_line(int k, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* Logs a line of kind k unless one was logged this second already. */
+/* Logs a line of kind k unless LIMITED_BURST were logged this second
+ * already (then it is counted). The counters are shared between
+ * processes, so they are updated atomically; a race at a second's edge
+ * costs at most a line more or less, never a lost count. */
 static void
 limited_line(int k, const char *fmt, ...)
 {
@@ -162,17 +167,21 @@ limited_line(int k, const char *fmt, ...)
 	va_list ap;
 
 	seen = __atomic_load_n(&limited[k].second, __ATOMIC_RELAXED);
-	if (seen == now ||
-	    !__atomic_compare_exchange_n(&limited[k].second, &seen, now, 0,
-					 __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+	if (seen != now &&
+	    __atomic_compare_exchange_n(&limited[k].second, &seen, now, 0,
+					__ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+		/* First of a new second: what the last one held back. */
+		__atomic_store_n(&limited[k].shown, 1, __ATOMIC_RELAXED);
+		seen = __atomic_exchange_n(&limited[k].held, 0,
+					   __ATOMIC_RELAXED);
+		if (seen > 0)
+			log_line(0, "%llu more %s in the last second",
+				 (unsigned long long)seen, limited_what[k]);
+	} else if (__atomic_add_fetch(&limited[k].shown, 1,
+				      __ATOMIC_RELAXED) > LIMITED_BURST) {
 		__atomic_add_fetch(&limited[k].held, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	/* First of a new second: what the last one held back, then it. */
-	seen = __atomic_exchange_n(&limited[k].held, 0, __ATOMIC_RELAXED);
-	if (seen > 0)
-		log_line(0, "%llu more %s in the last second",
-			 (unsigned long long)seen, limited_what[k]);
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);

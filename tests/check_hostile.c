@@ -1020,10 +1020,10 @@ START_TEST(refusals_rate_limited)
 	/* The last second's count is logged once it is over. */
 	usleep(1500000);
 	lines = harness_log_count(s.log, "refused 127.0.0.1: your address");
-	/* One line for each second the flood touched. */
+	/* At most 3 lines for each second the flood touched. */
 	ck_assert_int_ge(lines, 1);
-	ck_assert_msg(lines <= (int)took + 2, "%d lines in %.1f s", lines,
-		      took);
+	ck_assert_msg(lines <= 3 * ((int)took + 2), "%d lines in %.1f s",
+		      lines, took);
 	ck_assert_int_eq(lines + held_back(s.log, "clients refused"), 40);
 	ck_assert_int_eq(harness_server_stop(&s), 0);
 }
@@ -1049,7 +1049,7 @@ START_TEST(auth_failures_rate_limited)
 	close(fd);
 	ck_assert_int_eq(harness_server_start(&s, extra), 0);
 	t0 = harness_now();
-	for (int i = 0; i < 20; i++) {
+	for (int i = 0; i < 30; i++) {
 		fd = hello(s.port);
 		ck_assert_int_eq(harness_send_json(fd, auth), 0);
 		ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000),
@@ -1061,13 +1061,13 @@ START_TEST(auth_failures_rate_limited)
 	usleep(1500000);
 	lines = harness_log_count(s.log, ": authentication failed");
 	ck_assert_int_ge(lines, 1);
-	ck_assert_msg(lines <= (int)took + 2, "%d lines in %.1f s", lines,
-		      took);
+	ck_assert_msg(lines <= 3 * ((int)took + 2), "%d lines in %.1f s",
+		      lines, took);
 	/* Fewer lines than failures: the point of it. */
-	ck_assert_msg(took >= 18 || lines < 20, "%d lines", lines);
+	ck_assert_msg(lines < 30, "%d lines for 30 failures", lines);
 	ck_assert_int_eq(lines + held_back(s.log,
 					   "clients failed authentication"),
-			 20);
+			 30);
 	ck_assert_int_eq(harness_server_stop(&s), 0);
 	unlink(key);
 }
