@@ -818,6 +818,29 @@ START_TEST(failed_client_is_counted)
 	ck_assert_ptr_nonnull(strstr(errbuf, path[1]));
 	ck_assert_ptr_nonnull(strstr(errbuf, path[2]));
 	free(out);
+	/* Several documents in one stream (kubectl logs of many pods): each
+	 * is merged or counted, named FILE#N. */
+	{
+		char both[96], cmd[512];
+		const char *argv[] = {NP_NETPERF, "--merge", both, "--", "-k",
+				      "RUNS,FAILED_RUNS", NULL};
+
+		snprintf(both, sizeof(both), "/tmp/np_mboth_%d.json",
+			 (int)getpid());
+		snprintf(cmd, sizeof(cmd), "cat %s %s %s >%s", path[0], path[1],
+			 path[0], both);
+		ck_assert_int_eq(system(cmd), 0);
+		st = harness_exec_capture(argv, 10, &out, errbuf,
+					  sizeof(errbuf));
+		unlink(both);
+		ck_assert_int_eq(st, 1);
+		harness_keyval(out, "RUNS", val, sizeof(val));
+		ck_assert_str_eq(val, "2");
+		harness_keyval(out, "FAILED_RUNS", val, sizeof(val));
+		ck_assert_str_eq(val, "1");
+		ck_assert_ptr_nonnull(strstr(errbuf, "#2: the run failed"));
+		free(out);
+	}
 	/* A missing file is one line too. */
 	{
 		const char *argv[] = {NP_NETPERF, "--merge", "/nonexistent/x.json",
