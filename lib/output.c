@@ -119,6 +119,62 @@
 	X(REMOTE_RELEASE, "Remote", "Release", "", "")                         \
 	X(REMOTE_CPU_MODEL, "Remote", "CPU", "Model", "")                      \
 	X(REMOTE_HOSTNAME, "Remote", "Hostname", "", "")                       \
+	X(LOCAL_CPU_FREQUENCY, "Local", "CPU", "Frequency", "MHz")             \
+	X(LOCAL_VERSION, "Local", "Version", "", "")                           \
+	X(LOCAL_MACHINE, "Local", "Machine", "", "")                           \
+	X(LOCAL_SYSTEM_MODEL, "Local", "System", "Model", "")                  \
+	X(LOCAL_INTERFACE_NAME, "Local", "Interface", "Name", "")              \
+	X(LOCAL_INTERFACE_VENDOR, "Local", "Interface", "Vendor", "")          \
+	X(LOCAL_INTERFACE_DEVICE, "Local", "Interface", "Device", "")          \
+	X(LOCAL_INTERFACE_SUBVENDOR, "Local", "Interface", "Subvendor", "")    \
+	X(LOCAL_INTERFACE_SUBDEVICE, "Local", "Interface", "Subdevice", "")    \
+	X(LOCAL_DRIVER_NAME, "Local", "Driver", "Name", "")                    \
+	X(LOCAL_DRIVER_VERSION, "Local", "Driver", "Version", "")              \
+	X(LOCAL_DRIVER_FIRMWARE, "Local", "Driver", "Firmware", "")            \
+	X(LOCAL_DRIVER_BUS, "Local", "Driver", "Bus", "")                      \
+	X(LOCAL_CPU_MAX_FREQUENCY, "Local", "CPU", "Max Freq", "MHz")          \
+	X(LOCAL_CPU_GOVERNOR, "Local", "CPU", "Governor", "")                  \
+	X(LOCAL_SMT, "Local", "SMT", "", "")                                   \
+	X(LOCAL_VULNERABLE, "Local", "Vulnerable", "To", "")                   \
+	X(LOCAL_MITIGATION_OPTIONS, "Local", "Mitigation", "Options", "")      \
+	X(LOCAL_HYPERVISOR, "Local", "Hypervisor", "", "")                     \
+	X(LOCAL_CONTAINER, "Local", "Container", "", "")                       \
+	X(LOCAL_NUMA_NODES, "Local", "NUMA", "Nodes", "")                      \
+	X(LOCAL_SYSTEM_VENDOR, "Local", "System", "Vendor", "")                \
+	X(LOCAL_INTERFACE_SPEED, "Local", "Interface", "Speed", "Mb/s")        \
+	X(LOCAL_INTERFACE_MTU, "Local", "Interface", "MTU", "")                \
+	X(LOCAL_INTERFACE_OFFLOADS, "Local", "Interface", "Offloads", "")      \
+	X(LOCAL_INTERFACE_IRQ_CPUS, "Local", "Interface", "IRQ CPUs", "")      \
+	X(LOCAL_QDISC, "Local", "Qdisc", "", "")                               \
+	X(LOCAL_BUILD, "Local", "Build", "", "")                               \
+	X(REMOTE_CPU_FREQUENCY, "Remote", "CPU", "Frequency", "MHz")           \
+	X(REMOTE_VERSION, "Remote", "Version", "", "")                         \
+	X(REMOTE_MACHINE, "Remote", "Machine", "", "")                         \
+	X(REMOTE_SYSTEM_MODEL, "Remote", "System", "Model", "")                \
+	X(REMOTE_INTERFACE_NAME, "Remote", "Interface", "Name", "")            \
+	X(REMOTE_INTERFACE_VENDOR, "Remote", "Interface", "Vendor", "")        \
+	X(REMOTE_INTERFACE_DEVICE, "Remote", "Interface", "Device", "")        \
+	X(REMOTE_INTERFACE_SUBVENDOR, "Remote", "Interface", "Subvendor", "")  \
+	X(REMOTE_INTERFACE_SUBDEVICE, "Remote", "Interface", "Subdevice", "")  \
+	X(REMOTE_DRIVER_NAME, "Remote", "Driver", "Name", "")                  \
+	X(REMOTE_DRIVER_VERSION, "Remote", "Driver", "Version", "")            \
+	X(REMOTE_DRIVER_FIRMWARE, "Remote", "Driver", "Firmware", "")          \
+	X(REMOTE_DRIVER_BUS, "Remote", "Driver", "Bus", "")                    \
+	X(REMOTE_CPU_MAX_FREQUENCY, "Remote", "CPU", "Max Freq", "MHz")        \
+	X(REMOTE_CPU_GOVERNOR, "Remote", "CPU", "Governor", "")                \
+	X(REMOTE_SMT, "Remote", "SMT", "", "")                                 \
+	X(REMOTE_VULNERABLE, "Remote", "Vulnerable", "To", "")                 \
+	X(REMOTE_MITIGATION_OPTIONS, "Remote", "Mitigation", "Options", "")    \
+	X(REMOTE_HYPERVISOR, "Remote", "Hypervisor", "", "")                   \
+	X(REMOTE_CONTAINER, "Remote", "Container", "", "")                     \
+	X(REMOTE_NUMA_NODES, "Remote", "NUMA", "Nodes", "")                    \
+	X(REMOTE_SYSTEM_VENDOR, "Remote", "System", "Vendor", "")              \
+	X(REMOTE_INTERFACE_SPEED, "Remote", "Interface", "Speed", "Mb/s")      \
+	X(REMOTE_INTERFACE_MTU, "Remote", "Interface", "MTU", "")              \
+	X(REMOTE_INTERFACE_OFFLOADS, "Remote", "Interface", "Offloads", "")    \
+	X(REMOTE_INTERFACE_IRQ_CPUS, "Remote", "Interface", "IRQ CPUs", "")    \
+	X(REMOTE_QDISC, "Remote", "Qdisc", "", "")                             \
+	X(REMOTE_BUILD, "Remote", "Build", "", "")                             \
 	X(UUID, "Test", "UUID", "", "")                                        \
 	X(TEST, "Test", "Name", "", "")                                        \
 	X(MIN_LATENCY, "Minimum", "Latency", "Microseconds", "")               \
@@ -421,6 +477,145 @@ put_quoted(char *b, size_t cap, const char *s)
 	}
 	b[n++] = '"';
 	b[n] = '\0';
+}
+
+/* netperf's "0x%.4x" for a PCI id; an unknown one (-1) prints as
+ * 2.6's did when sysfs had no such file. */
+static void
+put_id(char *b, size_t cap, int v)
+{
+	snprintf(b, cap, "0x%.4x", (unsigned)v);
+}
+
+/* The platform record's selectors; returns 1 when id is one of them. */
+static int
+sel_platform(const struct result *res, int id, char *b, size_t cap)
+{
+	int loc = strncmp(sel_table[id].name, "LOCAL_", 6) == 0;
+	const struct platform *pl =
+	    loc ? &res->local_platform : &res->remote_platform;
+	const struct result_env *env = loc ? &res->local_env : &res->remote_env;
+
+	switch (id) {
+	case SEL_REMOTE_CPU_FREQUENCY:
+	case SEL_LOCAL_CPU_FREQUENCY:
+		put_i(b, cap, pl->cpu_mhz);
+		break;
+	case SEL_REMOTE_VERSION:
+	case SEL_LOCAL_VERSION:
+		put_s(b, cap, pl->version);
+		break;
+	case SEL_REMOTE_MACHINE:
+	case SEL_LOCAL_MACHINE:
+		if (pl->machine[0] != '\0')
+			put_s(b, cap, pl->machine);
+		else
+			kernel_part(env->kernel, 2, b, cap);
+		break;
+	case SEL_REMOTE_SYSTEM_MODEL:
+	case SEL_LOCAL_SYSTEM_MODEL:
+		put_s(b, cap, pl->system_model);
+		break;
+	case SEL_REMOTE_INTERFACE_NAME:
+	case SEL_LOCAL_INTERFACE_NAME:
+		put_s(b, cap, pl->nic.name);
+		break;
+	case SEL_REMOTE_INTERFACE_VENDOR:
+	case SEL_LOCAL_INTERFACE_VENDOR:
+		put_id(b, cap, pl->nic.vendor);
+		break;
+	case SEL_REMOTE_INTERFACE_DEVICE:
+	case SEL_LOCAL_INTERFACE_DEVICE:
+		put_id(b, cap, pl->nic.device);
+		break;
+	case SEL_REMOTE_INTERFACE_SUBVENDOR:
+	case SEL_LOCAL_INTERFACE_SUBVENDOR:
+		put_id(b, cap, pl->nic.subvendor);
+		break;
+	case SEL_REMOTE_INTERFACE_SUBDEVICE:
+	case SEL_LOCAL_INTERFACE_SUBDEVICE:
+		put_id(b, cap, pl->nic.subdevice);
+		break;
+	case SEL_REMOTE_DRIVER_NAME:
+	case SEL_LOCAL_DRIVER_NAME:
+		put_s(b, cap, pl->nic.driver);
+		break;
+	case SEL_REMOTE_DRIVER_VERSION:
+	case SEL_LOCAL_DRIVER_VERSION:
+		put_s(b, cap, pl->nic.driver_version);
+		break;
+	case SEL_REMOTE_DRIVER_FIRMWARE:
+	case SEL_LOCAL_DRIVER_FIRMWARE:
+		put_s(b, cap, pl->nic.firmware);
+		break;
+	case SEL_REMOTE_DRIVER_BUS:
+	case SEL_LOCAL_DRIVER_BUS:
+		put_s(b, cap, pl->nic.bus);
+		break;
+	case SEL_REMOTE_CPU_MAX_FREQUENCY:
+	case SEL_LOCAL_CPU_MAX_FREQUENCY:
+		put_i(b, cap, pl->cpu_max_mhz);
+		break;
+	case SEL_REMOTE_CPU_GOVERNOR:
+	case SEL_LOCAL_CPU_GOVERNOR:
+		put_s(b, cap, pl->governor);
+		break;
+	case SEL_REMOTE_SMT:
+	case SEL_LOCAL_SMT:
+		put_s(b, cap, pl->smt < 0 ? "" : pl->smt ? "on" : "off");
+		break;
+	case SEL_REMOTE_VULNERABLE:
+	case SEL_LOCAL_VULNERABLE:
+		platform_vulnerable_text(pl, b, cap);
+		break;
+	case SEL_REMOTE_MITIGATION_OPTIONS:
+	case SEL_LOCAL_MITIGATION_OPTIONS:
+		put_s(b, cap, pl->cmdline_mitigations);
+		break;
+	case SEL_REMOTE_HYPERVISOR:
+	case SEL_LOCAL_HYPERVISOR:
+		put_s(b, cap, pl->hypervisor);
+		break;
+	case SEL_REMOTE_CONTAINER:
+	case SEL_LOCAL_CONTAINER:
+		put_s(b, cap, pl->container);
+		break;
+	case SEL_REMOTE_NUMA_NODES:
+	case SEL_LOCAL_NUMA_NODES:
+		put_i(b, cap, pl->numa_nodes);
+		break;
+	case SEL_REMOTE_SYSTEM_VENDOR:
+	case SEL_LOCAL_SYSTEM_VENDOR:
+		put_s(b, cap, pl->system_vendor);
+		break;
+	case SEL_REMOTE_INTERFACE_SPEED:
+	case SEL_LOCAL_INTERFACE_SPEED:
+		put_i(b, cap, pl->nic.speed_mbps);
+		break;
+	case SEL_REMOTE_INTERFACE_MTU:
+	case SEL_LOCAL_INTERFACE_MTU:
+		put_i(b, cap, pl->nic.mtu);
+		break;
+	case SEL_REMOTE_INTERFACE_OFFLOADS:
+	case SEL_LOCAL_INTERFACE_OFFLOADS:
+		platform_offloads_text(&pl->nic, b, cap);
+		break;
+	case SEL_REMOTE_INTERFACE_IRQ_CPUS:
+	case SEL_LOCAL_INTERFACE_IRQ_CPUS:
+		put_s(b, cap, pl->nic.irq_cpus);
+		break;
+	case SEL_REMOTE_QDISC:
+	case SEL_LOCAL_QDISC:
+		put_s(b, cap, pl->nic.qdisc);
+		break;
+	case SEL_REMOTE_BUILD:
+	case SEL_LOCAL_BUILD:
+		put_s(b, cap, pl->build);
+		break;
+	default:
+		return 0;
+	}
+	return 1;
 }
 
 /* Formats selector id of res into b, as netperf's format for it does. */
@@ -828,7 +1023,8 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 		put_quoted(b, cap, res->command_line);
 		break;
 	default:
-		b[0] = '\0';
+		if (!sel_platform(res, id, b, cap))
+			b[0] = '\0';
 		break;
 	}
 }
@@ -1439,6 +1635,10 @@ json_side(const struct result *res, int loc, int *bad)
 	jput(o, "placement",
 	     json_place(loc ? &res->local_place : &res->remote_place, bad),
 	     bad);
+	jput(o, "platform",
+	     proto_platform_pack(loc ? &res->local_platform
+				     : &res->remote_platform),
+	     bad);
 	jput(o, "counts", json_counts(side_of(res, loc), bad), bad);
 	jput(o, "cpu", json_cpu(res, loc, bad), bad);
 	{
@@ -1670,6 +1870,47 @@ json_confidence(const struct result *res, int *bad)
 	return o;
 }
 
+/* Every run's figures (-i): the samples --compare reads. A result that
+ * kept none (built by hand) is its own one sample. */
+static json_t *
+json_iterations(const struct result *res, int *bad)
+{
+	json_t *a = json_array(), *o;
+	struct result_sample one;
+	const struct result_sample *s = res->samples;
+	int n = res->nsamples;
+
+	if (a == NULL) {
+		*bad = 1;
+		return NULL;
+	}
+	if (s == NULL || n < 1) {
+		result_sample_of(res, &one);
+		s = &one;
+		n = 1;
+	}
+	for (int i = 0; i < n; i++) {
+		o = json_object();
+		if (o == NULL) {
+			*bad = 1;
+			break;
+		}
+		jput(o, "throughput", jnum(s[i].thruput), bad);
+		jput(o, "transaction_rate", jnum(s[i].trans_rate), bad);
+		jput(o, "elapsed_s", jnum(s[i].elapsed), bad);
+		jput(o, "local_cpu_util", jopt(s[i].local_util), bad);
+		jput(o, "remote_cpu_util", jopt(s[i].remote_util), bad);
+		jput(o, "local_service_demand", jopt(s[i].local_sd), bad);
+		jput(o, "remote_service_demand", jopt(s[i].remote_sd), bad);
+		jput(o, "p50_latency_us", jopt(s[i].p50), bad);
+		jput(o, "p99_latency_us", jopt(s[i].p99), bad);
+		jput(o, "p999_latency_us", jopt(s[i].p999), bad);
+		jput(o, "loss_percent", jnum(s[i].loss_pct), bad);
+		jpush(a, o, bad);
+	}
+	return a;
+}
+
 json_t *
 output_json_doc(const struct result *res)
 {
@@ -1696,6 +1937,7 @@ output_json_doc(const struct result *res)
 	jput(root, "timing", json_timing(res, &bad), &bad);
 	jput(root, "interim", json_interims(res, &bad), &bad);
 	jput(root, "confidence", json_confidence(res, &bad), &bad);
+	jput(root, "iterations", json_iterations(res, &bad), &bad);
 	jput(root, "errors", json_array(), &bad);
 	if (bad) {
 		json_decref(root);

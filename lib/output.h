@@ -11,7 +11,7 @@
 #include "result.h"
 
 /* The largest number of selectors one list may name. */
-#define OUTPUT_MAX_FIELDS 192
+#define OUTPUT_MAX_FIELDS 512
 
 /* A parsed selector list; block[] starts a new -O block (after ';'). */
 struct output_list {

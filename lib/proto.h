@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "module.h"
+#include "platform.h"
 #include "result.h"
 
 #define PROTO_VERSION 1
@@ -79,6 +80,13 @@ json_t *proto_wire_pack(const struct wire_report *w);
 
 /* Decodes them; returns 0, or -1 with err set. */
 int proto_wire_unpack(const json_t *j, struct wire_report *w, char *err);
+
+/* Encodes a side's platform record; NULL only without memory. */
+json_t *proto_platform_pack(const struct platform *p);
+
+/* Decodes one (absent fields stay unknown); returns 0, or -1 with err
+ * set. */
+int proto_platform_unpack(const json_t *j, struct platform *p, char *err);
 
 /* Reads an integer field in [min, max]; returns 0, or -1 with err set. */
 int proto_get_int(const json_t *obj, const char *key, int64_t min, int64_t max,

@@ -587,6 +587,35 @@ alloc_buffers(const struct test_module *m, const struct test_params *p,
 	return 0;
 }
 
+/* This host's platform record for a test's results: the data socket's
+ * congestion control, the interface towards the client. NULL only
+ * without memory. */
+static json_t *
+server_platform(struct server_state *st, int ctl, int data_fd)
+{
+	struct platform_inputs in = {"netserver", NULL, NULL, NULL};
+	struct sockaddr_storage peer;
+	socklen_t len = sizeof(peer);
+	struct platform *p = malloc(sizeof(*p));
+	char cc[16];
+	json_t *j;
+
+	if (p == NULL)
+		return NULL;
+	if (platform_congestion_of(data_fd, cc, sizeof(cc)) == 0)
+		in.congestion = cc;
+	if (getpeername(data_fd, (struct sockaddr *)&peer, &len) == 0 ||
+	    (len = sizeof(peer),
+	     getpeername(ctl, (struct sockaddr *)&peer, &len) == 0))
+		in.peer = (const struct sockaddr *)&peer;
+	if (st->topo_loaded)
+		in.topo = &st->topo;
+	platform_collect(p, &in);
+	j = proto_platform_pack(p);
+	free(p);
+	return j;
+}
+
 /* Runs one requested test; returns 0, or -1 with err set after telling
  * the client. */
 static int
@@ -605,7 +634,7 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 	struct wire_session ws;
 	struct wire_report wr;
 	int wire_on = 0;
-	json_t *ready = NULL, *list, *res = NULL, *streams;
+	json_t *ready = NULL, *list, *res = NULL, *streams, *plat = NULL;
 	unsigned char token[AUTH_TOKEN_LEN];
 	char token_hex[2 * AUTH_TOKEN_LEN + 1];
 	char *shared = NULL;
@@ -761,6 +790,9 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 	} else if (p.wire) {
 		wire_session_start(&ws, &wr, NULL, NULL, 0);
 	}
+	/* The platform record now, while the client waits for "go": no
+	 * one's interval has begun. */
+	plat = server_platform(st, ctl, ctx[0].fd);
 	/* Every data connection is here and bound to the test: start. */
 	if (session_send_new(ctl, proto_new("go"), SESSION_TIMEOUT_MS, err) < 0)
 		goto fail;
@@ -804,6 +836,9 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 		goto out;
 	}
 	json_object_set_new(res, "place", proto_place_pack(&rp));
+	if (plat != NULL)
+		json_object_set_new(res, "platform", plat);
+	plat = NULL;
 	if (p.wire)
 		json_object_set_new(res, "wire", proto_wire_pack(&wr));
 	if (p.streams > 1) {
@@ -834,6 +869,7 @@ out:
 	guard_test_end(&st->guard);
 	json_decref(res);
 	json_decref(ready);
+	json_decref(plat);
 	cpu_util_free(&r.cpu);
 	for (i = 0; ctx != NULL && i < p.streams; i++) {
 		if (ctx[i].buf != shared)

@@ -118,6 +118,32 @@ hist_small(void)
 	return proto_hist_pack(&h);
 }
 
+/* A platform record as a netserver on a PCI NIC sends it. */
+static json_t *
+platform_sample(void)
+{
+	struct platform p;
+
+	platform_init(&p);
+	snprintf(p.cpu_model, sizeof(p.cpu_model), "AMD EPYC 7B13");
+	p.ncpu = 8;
+	p.smt = 1;
+	p.cpu_mhz = 2450;
+	snprintf(p.governor, sizeof(p.governor), "performance");
+	snprintf(p.release, sizeof(p.release), "6.1.0-18-amd64");
+	p.numa_nodes = 1;
+	snprintf(p.nic.name, sizeof(p.nic.name), "eth0");
+	snprintf(p.nic.driver, sizeof(p.nic.driver), "virtio_net");
+	p.nic.vendor = 0x1af4;
+	p.nic.tso = 1;
+	p.nic.gro = 0;
+	snprintf(p.nic.irq_cpus, sizeof(p.nic.irq_cpus), "0-7");
+	p.nvulns = 1;
+	snprintf(p.vuln[0].name, sizeof(p.vuln[0].name), "mds");
+	snprintf(p.vuln[0].state, sizeof(p.vuln[0].state), "Not affected");
+	return proto_platform_pack(&p);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -156,6 +182,9 @@ main(int argc, char **argv)
 	json_object_del(m, "cpu");
 	json_object_set_new(m, "hist", hist_small());
 	put_framed("results-hist", m);
+	m = result_with_cpu();
+	json_object_set_new(m, "platform", platform_sample());
+	put_framed("results-platform", m);
 	put_framed("error", proto_error("unknown test \"TCP_XX\""));
 	put_framed("stop", proto_new("stop"));
 	put_framed("bye", proto_new("bye"));
