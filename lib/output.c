@@ -208,7 +208,14 @@
 	X(START_SCHEDULED, "Start", "Scheduled", "UTC ns", "")                 \
 	X(START_ACTUAL, "Start", "Actual", "UTC ns", "")                       \
 	X(END_TIME, "End", "Time", "UTC ns", "")                               \
-	X(COMMAND_LINE, "Command", "Line", "", "")
+	X(COMMAND_LINE, "Command", "Line", "", "")                             \
+	TCPINFO_FIELDS(SEL_TCP, X)
+
+/* Two selectors for each TCP_INFO figure, netperf's and netserver's
+ * (ours): LOCAL_TCP_RTT, REMOTE_TCP_RTT... */
+#define SEL_TCP(X, id, key, merge, counter, title, unit)                       \
+	X(LOCAL_TCP_##id, "Local", "TCP", title, unit)                         \
+	X(REMOTE_TCP_##id, "Remote", "TCP", title, unit)
 
 enum sel_id {
 #define SEL_ENUM(name, l0, l1, l2, l3) SEL_##name,
@@ -626,6 +633,17 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 	const struct result_place *rp = &res->remote_place;
 	int loc = 1;
 
+	/* The TCP_INFO pairs, in the table's order: -1 where the test has
+	 * no TCP_INFO or the kernel does not report the figure. */
+	if (id >= SEL_LOCAL_TCP_RETRANS &&
+	    id < SEL_LOCAL_TCP_RETRANS + 2 * TCPINFO_NFIELDS) {
+		const struct tcpinfo *t =
+		    &side_of(res, (id - SEL_LOCAL_TCP_RETRANS) % 2 == 0)->tcpi;
+
+		put_i(b, cap,
+		      t->n > 0 ? t->v[(id - SEL_LOCAL_TCP_RETRANS) / 2] : -1);
+		return;
+	}
 	switch (id) {
 	case SEL_SOCKET_TYPE:
 		put_s(b, cap, socket_type_of(res));
@@ -1616,6 +1634,20 @@ json_cpu(const struct result *res, int loc, int *bad)
 	return o;
 }
 
+/* TCP_INFO as the control protocol carries it, or null without. */
+static json_t *
+json_tcpinfo(const struct tcpinfo *t, int *bad)
+{
+	json_t *o;
+
+	if (t->n <= 0)
+		return json_null();
+	o = proto_tcpinfo_pack(t);
+	if (o == NULL)
+		*bad = 1;
+	return o;
+}
+
 static json_t *
 json_side(const struct result *res, int loc, int *bad)
 {
@@ -1649,6 +1681,7 @@ json_side(const struct result *res, int loc, int *bad)
 		jput(o, "wire", w->enabled ? proto_wire_pack(w) : json_null(),
 		     bad);
 	}
+	jput(o, "tcp_info", json_tcpinfo(&side_of(res, loc)->tcpi, bad), bad);
 	return o;
 }
 
@@ -1795,6 +1828,10 @@ json_streams(const struct result *res, int *bad)
 		jput(s, "throughput", jnum(result_stream_thruput(res, i)), bad);
 		jput(s, "local", json_counts(&res->lstream[i], bad), bad);
 		jput(s, "remote", json_counts(&res->rstream[i], bad), bad);
+		jput(s, "local_tcp_info", json_tcpinfo(&res->lstream[i].tcpi, bad),
+		     bad);
+		jput(s, "remote_tcp_info",
+		     json_tcpinfo(&res->rstream[i].tcpi, bad), bad);
 		jpush(a, s, bad);
 	}
 	return a;
@@ -1822,6 +1859,8 @@ json_interims(const struct result *res, int *bad)
 		jput(o, "since_start", jnum(res->interim[i].since_start), bad);
 		jput(o, "count", juint(res->interim[i].count), bad);
 		jput(o, "ending_ns", jns(res->interim[i].ending_ns), bad);
+		jput(o, "local_tcp_info", json_tcpinfo(&res->interim[i].tcpi, bad),
+		     bad);
 		jpush(a, o, bad);
 	}
 	return a;
@@ -2023,6 +2062,7 @@ output_json_interim(FILE *out, const struct result *res,
 	jput(o, "interval", jnum(iv->interval), &bad);
 	jput(o, "ending", jnum(iv->ending), &bad);
 	jput(o, "since_start", jnum(iv->since_start), &bad);
+	jput(o, "local_tcp_info", json_tcpinfo(&iv->tcpi, &bad), &bad);
 	if (!bad && json_dumpf(o, out,
 			       JSON_COMPACT | JSON_PRESERVE_ORDER |
 				   JSON_REAL_PRECISION(15)) == 0) {
@@ -2061,5 +2101,44 @@ output_interim(FILE *out, const struct result *res,
 			iv->value, u, iv->interval, sec, msec);
 		break;
 	}
+	fflush(out);
+}
+
+/* A figure of t as "%.3f" of v / div, or "-" when unknown. */
+static void
+tcp_scaled(char *b, size_t cap, const struct tcpinfo *t, int f, double div)
+{
+	if (t->v[f] < 0)
+		snprintf(b, cap, "-");
+	else
+		snprintf(b, cap, "%.3f", (double)t->v[f] / div);
+}
+
+void
+output_interim_tcp(FILE *out, const struct result_interim *iv)
+{
+	const struct tcpinfo *t = &iv->tcpi;
+	char rtt[24], var[24], min[24], dr[24], pr[24], busy[24], rw[24],
+	    sb[24];
+
+	if (t->n <= 0)
+		return;
+	tcp_scaled(rtt, sizeof(rtt), t, TCPINFO_RTT, 1e3);
+	tcp_scaled(var, sizeof(var), t, TCPINFO_RTTVAR, 1e3);
+	tcp_scaled(min, sizeof(min), t, TCPINFO_MIN_RTT, 1e3);
+	tcp_scaled(dr, sizeof(dr), t, TCPINFO_DELIVERY_RATE, 1e6 / 8);
+	tcp_scaled(pr, sizeof(pr), t, TCPINFO_PACING_RATE, 1e6 / 8);
+	tcp_scaled(busy, sizeof(busy), t, TCPINFO_BUSY, 1e3);
+	tcp_scaled(rw, sizeof(rw), t, TCPINFO_RWND_LIMITED, 1e3);
+	tcp_scaled(sb, sizeof(sb), t, TCPINFO_SNDBUF_LIMITED, 1e3);
+	fprintf(out,
+		"Interim TCP: retrans %lld (%lld bytes) cwnd %lld srtt %s ms "
+		"rttvar %s ms min_rtt %s ms delivery %s Mbit/s pacing %s "
+		"Mbit/s reordering %lld busy %s ms rwnd_limited %s ms "
+		"sndbuf_limited %s ms\n",
+		(long long)t->v[TCPINFO_RETRANS],
+		(long long)t->v[TCPINFO_BYTES_RETRANS],
+		(long long)t->v[TCPINFO_CWND], rtt, var, min, dr, pr,
+		(long long)t->v[TCPINFO_REORDERING], busy, rw, sb);
 	fflush(out);
 }

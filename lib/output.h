@@ -83,4 +83,8 @@ void output_json_interim(FILE *out, const struct result *res,
 void output_interim(FILE *out, const struct result *res,
 		    const struct result_interim *iv, int n, char mode);
 
+/* -D at -v 2: the interval's TCP_INFO on one line under netperf's
+ * "Interim result:" line; prints nothing when it has none. */
+void output_interim_tcp(FILE *out, const struct result_interim *iv);
+
 #endif

@@ -62,6 +62,14 @@ json_t *proto_result_pack(const struct side_result *r);
  * returns 0, or -1 with err set. */
 int proto_result_unpack(const json_t *msg, struct side_result *r, char *err);
 
+/* Encodes TCP_INFO figures: "connections" and one key a field, null
+ * where unknown. NULL only without memory. */
+json_t *proto_tcpinfo_pack(const struct tcpinfo *t);
+
+/* Decodes them (absent or null fields unknown); returns 0, or -1 with
+ * err set. */
+int proto_tcpinfo_unpack(const json_t *j, struct tcpinfo *t, char *err);
+
 /* Encodes a latency histogram as sparse [index, count] pairs. */
 json_t *proto_hist_pack(const struct stats_hist *h);
 

@@ -38,6 +38,9 @@ struct result_interim {
 	double interval;    /* seconds it covers */
 	double ending;	    /* wall-clock time it ended, seconds */
 	double since_start; /* seconds from the test's start to its end */
+	/* netperf's data connections over the interval: counters as what
+	 * they added, states as read at its end; n 0 when not TCP. */
+	struct tcpinfo tcpi;
 	uint64_t count;	    /* bytes or transactions moved in it */
 	int64_t ending_ns;  /* its end, CLOCK_REALTIME ns (UTC) */
 };

@@ -524,6 +524,20 @@ set_port(struct sockaddr_storage *ss, int port)
 /* Opens the data sockets: one listener for TCP (every stream connects
  * to it), one socket per stream for UDP. Fills ports[]; returns the
  * number of sockets, or -1 with err set. */
+/* Logs one connection's TCP_INFO in netperf 2.7's DUMP_TCP_INFO lines. */
+static void
+log_tcp_info(server_log_fn log, const struct tcpinfo *t)
+{
+	char text[512], *line, *save = NULL;
+
+	if (t->n <= 0)
+		return;
+	tcpinfo_format_dump(t, text, sizeof(text));
+	for (line = strtok_r(text, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save))
+		log(0, "%s", line);
+}
+
 static int
 open_data(int ctl, const struct test_module *m, const struct test_params *p,
 	  int *fds, int *ports, char *err)
@@ -843,6 +857,11 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 		json_decref(stop_msg);
 	}
 	module_merge(&run, &r);
+	/* netperf 2.7's netserver prints its ends' TCP_INFO too when
+	 * DUMP_TCP_INFO is set; here it goes to the log, a line each. */
+	if (getenv("DUMP_TCP_INFO") != NULL)
+		for (i = 0; i < p.streams; i++)
+			log_tcp_info(log, &rs[i].tcpi);
 	rp.cpu_actual = rs[0].cpu_id;
 	if (places != NULL && rp.numa < 0 && rp.cpu_actual >= 0)
 		rp.numa = topo_cpu_numa(&st->topo, rp.cpu_actual);

@@ -148,7 +148,8 @@ struct interim_ctx {
 };
 
 static void
-on_interim(void *arg, double count, double secs, double since_start)
+on_interim(void *arg, double count, double secs, double since_start,
+	   const struct tcpinfo *tcpi)
 {
 	struct interim_ctx *ic = arg;
 	struct result *res = ic->res;
@@ -169,6 +170,10 @@ on_interim(void *arg, double count, double secs, double since_start)
 	iv.ending_ns = clock_real_ns();
 	iv.ending = (double)iv.ending_ns / 1e9;
 	iv.since_start = since_start;
+	if (tcpi != NULL)
+		iv.tcpi = *tcpi;
+	else
+		tcpinfo_clear(&iv.tcpi);
 	if (res->ninterim == res->interim_cap) {
 		int cap = res->interim_cap ? 2 * res->interim_cap : 64;
 
@@ -181,11 +186,17 @@ on_interim(void *arg, double count, double secs, double since_start)
 	res->interim[res->ninterim] = iv;
 	if (ic->o->json_stream)
 		output_json_interim(stdout, res, &iv);
-	else if (!ic->o->json)
+	else if (!ic->o->json) {
 		output_interim(stdout, res, &iv, res->ninterim,
 			       ic->o->output_mode == 'o'   ? 'o'
 			       : ic->o->output_mode == 'k' ? 'k'
 							   : 'l');
+		/* netperf 2.7's line stays as it was, for the scripts
+		 * that parse it; -v 2 adds the kernel's view below it. */
+		if (ic->o->verbosity >= 2 && ic->o->output_mode != 'o' &&
+		    ic->o->output_mode != 'k')
+			output_interim_tcp(stdout, &iv);
+	}
 	res->ninterim++;
 	fflush(stdout);
 }
@@ -278,6 +289,26 @@ confidence_warning(FILE *out, const struct result_confidence *cf)
 		cf->remote_cpu > 0 ? cf->remote_cpu : 0);
 }
 
+/* DUMP_TCP_INFO in the environment: each data connection's TCP_INFO on
+ * stderr at the end of a run, in netperf 2.7's lines, which some
+ * wrappers read. */
+static void
+dump_tcp_info(const struct result *res)
+{
+	char text[512];
+	int i;
+
+	if (getenv("DUMP_TCP_INFO") == NULL || res->lstream == NULL)
+		return;
+	for (i = 0; i < res->nstreams; i++) {
+		if (res->lstream[i].tcpi.n <= 0)
+			continue;
+		tcpinfo_format_dump(&res->lstream[i].tcpi, text, sizeof(text));
+		fputs(text, stderr);
+	}
+	fflush(stderr);
+}
+
 /* Runs the test once, or until the confidence interval is narrow enough;
  * leaves in *res the last run with its headline figures replaced by the
  * means over all runs, as netperf prints them. */
@@ -309,6 +340,7 @@ run_iterations(struct client *c, const struct netperf_opts *o,
 			free(samples);
 			return -1;
 		}
+		dump_tcp_info(res);
 		result_compute(res);
 		result_sample_of(res, &samples[n]);
 		tput[n] = res->thruput;
@@ -729,7 +761,7 @@ run_merge(int argc, char **argv)
 	struct merge m;
 	struct merge_figures f;
 	char err[ERR_LEN];
-	int i, bad = 0, warn = 0, rc = EXIT_FAILURE;
+	int i, bad = 0, warn = 0, fatal = 0, rc = EXIT_FAILURE;
 
 	if (cli_merge_parse(argc, argv, &o, err) < 0) {
 		fprintf(stderr, "netperf: %s\n", err);
@@ -750,7 +782,6 @@ run_merge(int argc, char **argv)
 	for (i = 0; i < o.nfiles; i++) {
 		const char *name = o.files[i];
 		json_error_t je;
-		json_t *doc;
 		char *text = NULL;
 		long len = read_file(name, &text, err);
 		int arc;
@@ -766,29 +797,67 @@ run_merge(int argc, char **argv)
 			bad++;
 			continue;
 		}
-		doc = json_loadb(text, (size_t)len, 0, &je);
-		free(text);
-		if (doc == NULL) {
-			err_set(err,
-				"%s: not a complete JSON document (line %d: "
-				"%s)",
-				name, je.line, je.text);
-			fprintf(stderr, "netperf: %s\n", err);
-			merge_add_failure(&m, name, reason_of(err, name));
-			bad++;
-			continue;
-		}
-		arc = merge_add_doc(&m, doc, name, err);
-		json_decref(doc);
-		if (arc == -2) {
-			fprintf(stderr, "netperf: %s\n", err);
-			goto out;
-		}
-		if (arc != 0) {
-			fprintf(stderr, "netperf: %s\n", err);
-			if (arc < 0)
-				merge_add_failure(&m, name, reason_of(err, name));
-			bad++;
+		/* A file may hold several documents one after the other (the
+		 * logs of many pods): each is merged, named FILE#N. */
+		{
+			json_t *docs[4096];
+			size_t off = 0;
+			int nd = 0, stop = 0;
+
+			while (!stop && nd < 4096) {
+				while (off < (size_t)len &&
+				       strchr(" \t\r\n", text[off]) != NULL)
+					off++;
+				if (off >= (size_t)len)
+					break;
+				docs[nd] = json_loadb(text + off, (size_t)len - off,
+						      JSON_DISABLE_EOF_CHECK, &je);
+				if (docs[nd] == NULL) {
+					err_set(err,
+						"%s: not a complete JSON "
+						"document (line %d: %s)",
+						name, je.line, je.text);
+					fprintf(stderr, "netperf: %s\n", err);
+					merge_add_failure(&m, name,
+							  reason_of(err, name));
+					bad++;
+					stop = 1;
+					break;
+				}
+				off += je.position;
+				nd++;
+			}
+			free(text);
+			for (int k = 0; k < nd; k++) {
+				char dname[MERGE_NAME_LEN];
+
+				if (nd > 1)
+					snprintf(dname, sizeof(dname), "%.200s#%d",
+						 name, k + 1);
+				else
+					snprintf(dname, sizeof(dname), "%s", name);
+				if (!fatal) {
+					arc = merge_add_doc(&m, docs[k], dname,
+							    err);
+					if (arc == -2) {
+						fprintf(stderr, "netperf: %s\n",
+							err);
+						fatal = 1;
+					} else if (arc != 0) {
+						fprintf(stderr, "netperf: %s\n",
+							err);
+						if (arc < 0)
+							merge_add_failure(
+							    &m, dname,
+							    reason_of(err,
+								      dname));
+						bad++;
+					}
+				}
+				json_decref(docs[k]);
+			}
+			if (fatal)
+				goto out;
 		}
 	}
 	if (merge_figures(&m, &f, err) < 0) {

@@ -174,6 +174,13 @@ build_rr(struct result *res, int cpu)
 	fill_side(&res->local, 727136, 16384, 131072);
 	fill_side(&res->remote, 727136, 32768, 262144);
 	res->remote.mss = -1;
+	/* netperf's side has TCP_INFO, one figure unknown; netserver's
+	 * none, so both the values and the -1 for null are checked. */
+	tcpinfo_clear(&res->local.tcpi);
+	res->local.tcpi.n = 2;
+	for (int f = 0; f < TCPINFO_NFIELDS; f++)
+		res->local.tcpi.v[f] = 100 * f + 7;
+	res->local.tcpi.v[TCPINFO_BUSY] = -1;
 	if (cpu) {
 		fill_cpu(&res->local, 4);
 		fill_cpu(&res->remote, 2);
@@ -201,9 +208,9 @@ build_rr(struct result *res, int cpu)
 	res->interim = calloc(2, sizeof(*res->interim));
 	ck_assert_ptr_nonnull(res->interim);
 	res->interim[0] =
-	    (struct result_interim){72000.5, 1.0, 1795981240.25, 1.0, 72000, 1795981240250000000};
+	    (struct result_interim){.value = 72000.5, .interval = 1.0, .ending = 1795981240.25, .since_start = 1.0, .count = 72000, .ending_ns = 1795981240250000000};
 	res->interim[1] =
-	    (struct result_interim){73000.25, 1.001, 1795981241.251, 2.001, 73073, 1795981241251000000};
+	    (struct result_interim){.value = 73000.25, .interval = 1.001, .ending = 1795981241.251, .since_start = 2.001, .count = 73073, .ending_ns = 1795981241251000000};
 
 	res->conf.iterations = 3;
 	res->conf.level = 99;
@@ -446,7 +453,25 @@ static const struct jmap jmaps[] = {
 static const struct jmap *
 jmap_find(const char *name)
 {
-	int i;
+	static char tcp_path[96];
+	static struct jmap tcp_map;
+	int i, local = strncmp(name, "LOCAL_TCP_", 10) == 0;
+
+	/* The TCP_INFO pairs map onto the side's tcp_info object. */
+	if (local || strncmp(name, "REMOTE_TCP_", 11) == 0) {
+		for (i = 0; i < TCPINFO_NFIELDS; i++)
+			if (strcmp(name + (local ? 10 : 11),
+				   tcpinfo_fields[i].id) == 0) {
+				snprintf(tcp_path, sizeof(tcp_path),
+					 "%s/tcp_info/%s",
+					 local ? "local" : "remote",
+					 tcpinfo_fields[i].key);
+				tcp_map.name = name;
+				tcp_map.path = tcp_path;
+				return &tcp_map;
+			}
+		return NULL;
+	}
 
 	for (i = 0; i < NJMAPS; i++)
 		if (strcmp(jmaps[i].name, name) == 0)
@@ -1253,7 +1278,7 @@ END_TEST
 START_TEST(test_interim_formats)
 {
 	struct result res;
-	struct result_interim iv = {19900.98, 0.946, 1795981239.5, 0.946, 18826, 1795981239500000000};
+	struct result_interim iv = {.value = 19900.98, .interval = 0.946, .ending = 1795981239.5, .since_start = 0.946, .count = 18826, .ending_ns = 1795981239500000000};
 	struct mem m;
 	char *text;
 	json_t *j;
@@ -1270,13 +1295,13 @@ START_TEST(test_interim_formats)
 
 	res.m = module_find("TCP_RR");
 	res.fmt = 'x';
-	iv = (struct result_interim){74060.67, 0.5, 1795981241.057, 1.5, 37030, 1795981241057000000};
+	iv = (struct result_interim){.value = 74060.67, .interval = 0.5, .ending = 1795981241.057, .since_start = 1.5, .count = 37030, .ending_ns = 1795981241057000000};
 	output_interim(mem_open(&m), &res, &iv, 3, 'o');
 	text = mem_close(&m);
 	ck_assert_str_eq(text, "74060.67,Trans/s,0.500,1795981241.057\n");
 	free(text);
 
-	iv = (struct result_interim){77249.38, 0.5, 1795981242.059, 2.0, 38624, 1795981242059000000};
+	iv = (struct result_interim){.value = 77249.38, .interval = 0.5, .ending = 1795981242.059, .since_start = 2.0, .count = 38624, .ending_ns = 1795981242059000000};
 	output_interim(mem_open(&m), &res, &iv, 0, 'k');
 	text = mem_close(&m);
 	ck_assert_str_eq(text, "NETPERF_INTERIM_RESULT[0]=77249.38\n"

@@ -105,6 +105,30 @@ result_with_cpu(void)
 	return proto_result_pack(&r);
 }
 
+/* A TCP side's results with its TCP_INFO, one figure unknown. */
+static json_t *
+result_with_tcpinfo(void)
+{
+	struct side_result r;
+	int i;
+
+	memset(&r, 0, sizeof(r));
+	r.elapsed = 10.0;
+	r.bytes_sent = 1000000;
+	r.send_calls = 100;
+	r.send_size = 10000;
+	r.recv_size = 10000;
+	r.sndbuf = r.rcvbuf = 16384;
+	r.mss = 1448;
+	r.cpu_id = 0;
+	tcpinfo_clear(&r.tcpi);
+	r.tcpi.n = 2;
+	for (i = 0; i < TCPINFO_NFIELDS; i++)
+		r.tcpi.v[i] = 1000 * (i + 1);
+	r.tcpi.v[TCPINFO_BUSY] = -1;
+	return proto_result_pack(&r);
+}
+
 static json_t *
 hist_small(void)
 {
@@ -178,6 +202,7 @@ main(int argc, char **argv)
 			     "sndbuf", 16384, "rcvbuf", 131072, "send_size",
 			     (json_int_t)1, "recv_size", (json_int_t)1));
 	put_framed("results-cpu", result_with_cpu());
+	put_framed("results-tcpinfo", result_with_tcpinfo());
 	m = result_with_cpu();
 	json_object_del(m, "cpu");
 	json_object_set_new(m, "hist", hist_small());

@@ -112,6 +112,8 @@ check_result(const json_t *msg)
 	FUZZ_ASSERT(proto_result_unpack(again, &s, err) == 0);
 	FUZZ_ASSERT(s.cpu_measured == r.cpu_measured);
 	FUZZ_ASSERT(s.cpu.nslots == r.cpu.nslots);
+	/* TCP_INFO figures survive the round trip exactly. */
+	FUZZ_ASSERT(memcmp(&s.tcpi, &r.tcpi, sizeof(r.tcpi)) == 0);
 	cpu_util_free(&s.cpu);
 	json_decref(again);
 	cpu_util_free(&r.cpu);
