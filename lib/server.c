@@ -971,7 +971,7 @@ server_session(int ctl, const struct server_limits *lim,
 {
 	struct server_state st;
 	char why[ERR_LEN];
-	int rc;
+	int rc, hello_ms;
 
 	memset(&st, 0, sizeof(st));
 	/* Control messages are small and often follow one another (ready,
@@ -979,12 +979,14 @@ server_session(int ctl, const struct server_limits *lim,
 	 * ACK. Best effort. */
 	sock_set_nodelay(ctl, 1, why);
 	/* Our frames start with a length and '{'; 2.7's do not. */
-	rc = first_bytes_legacy(ctl, lim->idle_ms, stop);
+	/* Within the hello's own deadline, as the hello is read. */
+	hello_ms = lim->hello_ms < lim->idle_ms ? lim->hello_ms : lim->idle_ms;
+	rc = first_bytes_legacy(ctl, hello_ms, stop);
 	if (rc == 1)
 		return server_legacy_session(ctl, lim, key, log, stop, err);
 	if (rc < 0) {
 		err_set(err, "control connection: no message within %d ms",
-			lim->idle_ms);
+			hello_ms);
 		send_error(ctl, err);
 		return -1;
 	}
