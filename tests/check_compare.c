@@ -538,19 +538,46 @@ iterations_in(const char *path)
 
 #define REAL_ROUNDS 5
 
+/* A comparison document's row for figure name; aborts without one. */
+static json_t *
+figure(json_t *doc, const char *name)
+{
+	json_t *figs = json_object_get(doc, "figures"), *f;
+	size_t i;
+
+	json_array_foreach(figs, i, f)
+	{
+		if (strcmp(json_string_value(json_object_get(f, "figure")),
+			   name) == 0)
+			return f;
+	}
+	ck_abort_msg("no %s row", name);
+	return NULL;
+}
+
+/* A row's mean on one side. */
+static double
+mean_of(json_t *row, const char *side)
+{
+	return json_number_value(
+	    json_object_get(json_object_get(row, side), "mean"));
+}
+
 START_TEST(test_real_runs)
 {
 	static struct harness_out o;
 	struct harness_server s;
 	char dir[] = "/tmp/check_compare_real_XXXXXX";
 	char small[128], big[128], path[192];
-	int i;
+	int i, quiet;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(small, sizeof(small), "%s/1k", dir);
 	snprintf(big, sizeof(big), "%s/64k", dir);
 	ck_assert_int_eq(mkdir(small, 0700), 0);
 	ck_assert_int_eq(mkdir(big, 0700), 0);
+	/* Judged on the machine as the runs find it. */
+	quiet = harness_quiet("1K against 64K throughput");
 	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
 	/* 1 KB and 64 KB sends in turn, so a change in the machine's
 	 * load (other jobs) falls on both alike: each side is a directory
@@ -566,7 +593,7 @@ START_TEST(test_real_runs)
 	{
 		const char *args[] = {"--compare", small, big, "--json", NULL};
 		json_error_t je;
-		json_t *doc, *f0, *diffs;
+		json_t *doc, *f0, *fp, *diffs;
 		char *d;
 
 		ck_assert_int_eq(harness_netperf(args, 20, &o), 0);
@@ -580,8 +607,30 @@ START_TEST(test_real_runs)
 		ck_assert_int_eq(json_integer_value(json_object_get(
 				     json_object_get(f0, "old"), "n")),
 				 2 * REAL_ROUNDS);
-		ck_assert_msg(json_is_true(json_object_get(f0, "significant")),
-			      "1K against 64K not significant: %s", o.out);
+		/* The time inside send() (TCP_STREAM's latency) grows
+		 * with the size sent, whatever else the machine runs: a
+		 * 64 KB copy is never as quick as a 1 KB one, and the
+		 * median shrugs off the preempted calls. */
+		fp = figure(doc, "p50_latency");
+		ck_assert_msg(
+		    json_is_true(json_object_get(fp, "significant")) &&
+			json_number_value(
+			    json_object_get(fp, "change_percent")) > 0,
+		    "P50 send time, 1K against 64K: %.2f against "
+		    "%.2f us, p %.4f",
+		    mean_of(fp, "old"), mean_of(fp, "new"),
+		    json_number_value(json_object_get(fp, "p")));
+		/* Throughput triples with 64 KB sends on a machine that
+		 * gives the test its CPUs; starved by other jobs, both
+		 * sizes move what the scheduler lets them and the rates
+		 * overlap, so that claim needs a quiet machine. */
+		if (quiet)
+			ck_assert_msg(
+			    json_is_true(json_object_get(f0, "significant")),
+			    "1K against 64K not significant: %.1f against "
+			    "%.1f, p %.4f",
+			    mean_of(f0, "old"), mean_of(f0, "new"),
+			    json_number_value(json_object_get(f0, "p")));
 		/* The send size is among what differs. */
 		diffs = json_object_get(doc, "differences");
 		d = json_dumps(diffs, 0);
