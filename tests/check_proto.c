@@ -502,6 +502,7 @@ request_sample(struct test_params *p)
 	p->streams = 3;
 	snprintf(p->cpu_bind, sizeof(p->cpu_bind), "core:1");
 	p->wire = 1;
+	p->start_at_ns = INT64_C(1767225600123456789);
 }
 
 static void
@@ -529,6 +530,7 @@ assert_params_eq(const struct test_params *a, const struct test_params *b)
 	ck_assert_int_eq(a->streams, b->streams);
 	ck_assert_str_eq(a->cpu_bind, b->cpu_bind);
 	ck_assert_int_eq(a->wire, b->wire);
+	ck_assert_int_eq(a->start_at_ns, b->start_at_ns);
 }
 
 static void
@@ -833,6 +835,8 @@ result_sample(struct side_result *r, int with_cpu)
 	r->reordered = 6003;
 	r->lost = UINT64_C(1) << 40;
 	r->jitter = 0.000123;
+	r->wall_start_ns = INT64_C(1767225600123456789);
+	r->wall_end_ns = INT64_C(1767225610123987654);
 	if (!with_cpu)
 		return;
 	r->cpu_measured = 1;
@@ -846,6 +850,9 @@ result_sample(struct side_result *r, int with_cpu)
 	load_sample(&r->cpu.per[2], 30.0);
 	r->cpu.peak = r->cpu.per[2].util;
 	r->cpu.peak_id = 2;
+	r->cpu.busy_ticks = 401;
+	r->cpu.total_ticks = 2000;
+	r->cpu.hz = 100;
 }
 
 static void
@@ -873,6 +880,8 @@ assert_result_eq(const struct side_result *a, const struct side_result *b)
 	ck_assert_uint_eq(a->reordered, b->reordered);
 	ck_assert_uint_eq(a->lost, b->lost);
 	ck_assert_double_eq(a->jitter, b->jitter);
+	ck_assert_int_eq(a->wall_start_ns, b->wall_start_ns);
+	ck_assert_int_eq(a->wall_end_ns, b->wall_end_ns);
 	ck_assert_int_eq(a->cpu_measured, b->cpu_measured);
 	if (!a->cpu_measured) {
 		ck_assert_ptr_null(b->cpu.per);
@@ -884,6 +893,9 @@ assert_result_eq(const struct side_result *a, const struct side_result *b)
 	ck_assert_int_eq(a->cpu.nslots, b->cpu.nslots);
 	ck_assert_double_eq(a->cpu.peak, b->cpu.peak);
 	ck_assert_int_eq(a->cpu.peak_id, b->cpu.peak_id);
+	ck_assert_uint_eq(a->cpu.busy_ticks, b->cpu.busy_ticks);
+	ck_assert_uint_eq(a->cpu.total_ticks, b->cpu.total_ticks);
+	ck_assert_int_eq(a->cpu.hz, b->cpu.hz);
 	for (i = 0; i < a->cpu.nslots; i++)
 		assert_load_eq(&a->cpu.per[i], &b->cpu.per[i]);
 }
