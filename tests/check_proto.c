@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "err.h"
 #include "proto.h"
+#include "server.h"
 #include "stats.h"
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -766,6 +768,34 @@ START_TEST(test_request_no_limit)
 }
 END_TEST
 
+/* A scheduled start travels exactly, and netserver refuses one further
+ * ahead than netperf may ask for (an hour, plus a minute for clocks). */
+START_TEST(test_request_start_at_limit)
+{
+	struct server_limits lim;
+	struct test_params in;
+	struct timespec ts;
+	char err[ERR_LEN] = "";
+	int64_t now;
+
+	server_limits_default(&lim);
+	request_sample(&in);
+	in.streams = 1;
+	in.cpu_bind[0] = '\0';
+	in.wire = 0;
+	in.rsp_size = 1000;
+	in.count = 0;
+	in.rate = 0;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	in.start_at_ns = now + INT64_C(3600) * 1000000000;
+	ck_assert_msg(server_check_request(&in, &lim, err) == 0, "%s", err);
+	in.start_at_ns = now + INT64_C(3700) * 1000000000;
+	ck_assert_int_eq(server_check_request(&in, &lim, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "more than an hour ahead"));
+}
+END_TEST
+
 START_TEST(test_request_not_object)
 {
 	struct test_params out;
@@ -1323,6 +1353,7 @@ proto_suite(void)
 	tcase_add_test(tc, test_request_limits_ok);
 	tcase_add_test(tc, test_request_no_limit);
 	tcase_add_test(tc, test_request_not_object);
+	tcase_add_test(tc, test_request_start_at_limit);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("results");
