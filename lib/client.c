@@ -329,6 +329,7 @@ read_results(const json_t *msg, struct result *res, char *err)
 	json_t *streams = json_object_get(msg, "streams");
 	json_t *place = json_object_get(msg, "place");
 	json_t *wire = json_object_get(msg, "wire");
+	json_t *plat = json_object_get(msg, "platform");
 	int i;
 
 	if (proto_result_unpack(msg, &res->remote, err) < 0)
@@ -337,6 +338,9 @@ read_results(const json_t *msg, struct result *res, char *err)
 		return -1;
 	if (place != NULL &&
 	    proto_place_unpack(place, &res->remote_place, err) < 0)
+		return -1;
+	if (plat != NULL &&
+	    proto_platform_unpack(plat, &res->remote_platform, err) < 0)
 		return -1;
 	if (res->nstreams > 1) {
 		if (!json_is_array(streams) ||
@@ -411,6 +415,36 @@ start_wire(struct wire_session *ws, struct result *res,
 	return 0;
 }
 
+/* What the platform record needs of the data connection, read before
+ * its token lets netserver start: the congestion control and the peer. */
+struct data_path {
+	char congestion[16];
+	struct sockaddr_storage peer;
+	int have_peer;
+};
+
+static void
+note_data_path(struct data_path *dp, int fd)
+{
+	socklen_t len = sizeof(dp->peer);
+
+	platform_congestion_of(fd, dp->congestion, sizeof(dp->congestion));
+	dp->have_peer =
+	    getpeername(fd, (struct sockaddr *)&dp->peer, &len) == 0;
+}
+
+/* This side's platform record, once both sides' intervals are over. */
+static void
+collect_platform(const struct client *c, struct result *res,
+		 const struct data_path *dp)
+{
+	struct platform_inputs in = {"netperf", dp->congestion, NULL, c->topo};
+
+	in.peer = dp->have_peer ? (const struct sockaddr *)&dp->peer
+				: (const struct sockaddr *)&c->peer;
+	platform_collect(&res->local_platform, &in);
+}
+
 /* The longest netperf waits for netserver to take a data socket's token,
  * as long as netserver waits for the data connection by default. */
 #define CLIENT_TOKEN_MS 10000
@@ -469,10 +503,12 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	json_t *msg = NULL;
 	int *ports = NULL, *fds = NULL, rc = -1, i, prc, wire_on = 0;
 	struct wire_session ws;
+	struct data_path dp;
 	int64_t sizes[4];
 	size_t buflen;
 
 	memset(&run, 0, sizeof(run));
+	memset(&dp, 0, sizeof(dp));
 	res->nstreams = n;
 	ports = calloc((size_t)n, sizeof(*ports));
 	fds = calloc((size_t)n, sizeof(*fds));
@@ -533,6 +569,8 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 		     sock_set_nodelay(fds[i], 1, err) < 0) ||
 		    sock_set_timeouts(fds[i], 1000, err) < 0)
 			goto out;
+		if (i == 0)
+			note_data_path(&dp, fds[0]);
 		/* CRR's loop sends the token on each of its connections. */
 		if (m->kind != MODULE_CRR &&
 		    send_token(fds[i], m->socktype, token, err) < 0) {
@@ -660,6 +698,7 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 		goto out;
 	if (read_results(msg, res, err) < 0)
 		goto out;
+	collect_platform(c, res, &dp);
 	rc = 0;
 out:
 	if (wire_on)

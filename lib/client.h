@@ -25,7 +25,7 @@ struct client {
 	/* Interim reports (-D): see struct module_run. */
 	double interim_sec;
 	void (*on_interim)(void *arg, double count, double secs,
-			   double since_start);
+			   double since_start, const struct tcpinfo *tcpi);
 	void *arg;
 };
 

@@ -97,8 +97,16 @@ stream_main(void *arg)
 	    run->topo != NULL ? topo_current_cpu(run->topo) : sched_getcpu();
 	if (ctx->fd >= 0)
 		sock_get_buffers(ctx->fd, &r->sndbuf_end, &r->rcvbuf_end);
-	if (m->protocol == IPPROTO_TCP && ctx->fd >= 0 && m->kind != MODULE_CRR)
+	if (module_has_tcpinfo(m) && ctx->fd >= 0) {
+		char ignored[ERR_LEN];
+
 		sock_tcp_stats(ctx->fd, &r->mss, &r->retrans);
+		/* Read once, after the loop: TCP_INFO takes the socket
+		 * lock, which the data path should never wait for. */
+		if (tcpinfo_read(ctx->fd, &r->tcpi, ignored) == 0 &&
+		    r->tcpi.v[TCPINFO_RETRANS] >= 0)
+			r->retrans = (uint32_t)r->tcpi.v[TCPINFO_RETRANS];
+	}
 	__atomic_add_fetch(&run->finished, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
@@ -127,6 +135,26 @@ interim_count(const struct module_run *run)
 			    __atomic_load_n(&r->bytes_sent, __ATOMIC_RELAXED);
 	}
 	return sum;
+}
+
+/* The streams' TCP_INFO merged, read by the coordinator at an interim
+ * boundary; t->n is 0 for a test without it. */
+static void
+interim_tcpinfo(const struct module_run *run, struct tcpinfo *t)
+{
+	struct tcpinfo one;
+	char ignored[ERR_LEN];
+	int i;
+
+	tcpinfo_clear(t);
+	if (!module_has_tcpinfo(run->m))
+		return;
+	/* getsockopt on another thread's socket is safe; it takes the
+	 * socket lock for a moment, once an interval. */
+	for (i = 0; i < run->n; i++)
+		if (run->ctx[i].fd >= 0 &&
+		    tcpinfo_read(run->ctx[i].fd, &one, ignored) == 0)
+			tcpinfo_merge(t, &one);
 }
 
 /* Sleeps to the next interim boundary or until every stream is done;
@@ -196,6 +224,7 @@ module_run_all(struct module_run *run, char *err)
 	struct stream_job *jobs;
 	pthread_t *tids;
 	uint64_t start, boundary, step = 0, prev_t, prev_c, now, c;
+	struct tcpinfo ti_prev, ti_now, ti_iv;
 	int i, started = 0, rc = -1;
 
 	run->finished = 0;
@@ -252,17 +281,23 @@ module_run_all(struct module_run *run, char *err)
 					    : UINT64_MAX / 2;
 		prev_t = start;
 		prev_c = 0;
+		/* The connections are new: their counters start at zero. */
+		tcpinfo_clear(&ti_prev);
 		for (boundary = start + step; wait_boundary(run, boundary);
 		     boundary += step) {
 			/* Boundaries are start + k * step, so intervals never
 			 * drift with the time it takes to report one. */
 			now = clock_ns();
 			c = interim_count(run);
+			interim_tcpinfo(run, &ti_now);
+			tcpinfo_delta(&ti_now, &ti_prev, &ti_iv);
 			run->on_interim(run->arg, (double)(c - prev_c),
 					(double)(now - prev_t) / 1e9,
-					(double)(now - start) / 1e9);
+					(double)(now - start) / 1e9,
+					ti_now.n > 0 ? &ti_iv : NULL);
 			prev_t = now;
 			prev_c = c;
+			ti_prev = ti_now;
 		}
 		/* A last partial interval is not reported: every interim
 		 * figure covers exactly one interval, and the final result
@@ -302,9 +337,11 @@ module_merge(const struct module_run *run, struct side_result *sum)
 	int i;
 
 	memset(sum, 0, sizeof(*sum));
+	tcpinfo_clear(&sum->tcpi);
 	for (i = 0; i < run->n; i++) {
 		const struct side_result *r = run->ctx[i].r;
 
+		tcpinfo_merge(&sum->tcpi, &r->tcpi);
 		sum->bytes_sent += r->bytes_sent;
 		sum->bytes_recv += r->bytes_recv;
 		sum->send_calls += r->send_calls;

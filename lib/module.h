@@ -6,6 +6,7 @@
 #ifndef NP_MODULE_H
 #define NP_MODULE_H
 
+#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -14,6 +15,7 @@
 #include "cpu.h"
 #include "err.h"
 #include "stats.h"
+#include "tcpinfo.h"
 #include "topo.h"
 
 enum module_kind {
@@ -107,6 +109,9 @@ struct side_result {
 	struct cpu_util cpu;
 	/* The CPU the test thread ended on. */
 	int cpu_id;
+	/* TCP_INFO of the data connection at the end (n 0 for UDP and
+	 * TCP_CRR); over streams, merged by each field's rule. */
+	struct tcpinfo tcpi;
 	/* The data path this side's loop took: "send", "sendmmsg", "gso",
 	 * "zerocopy", "recv", "recvmmsg" or "gro"; "" for none in
 	 * particular (RR tests). */
@@ -183,6 +188,11 @@ const struct test_module *module_find(const char *name);
 #define module_accepts(m)                                                      \
 	((m)->socktype == SOCK_STREAM && (m)->kind != MODULE_CRR)
 
+/* The test's data connections report TCP_INFO at their end: every TCP
+ * test but TCP_CRR, whose connections last one transaction. */
+#define module_has_tcpinfo(m)                                                  \
+	((m)->protocol == IPPROTO_TCP && (m)->kind != MODULE_CRR)
+
 /* The client tells netserver on the control socket when it is done. */
 #define module_needs_stop(m)                                                   \
 	((m)->socktype == SOCK_DGRAM || (m)->kind == MODULE_CRR)
@@ -201,10 +211,11 @@ struct module_run {
 	struct topo_place *places; /* n places, or NULL for no binding */
 	/* Interim reports: every interim_sec seconds on exact boundaries,
 	 * on_interim gets the count moved (bytes or transactions), the
-	 * seconds it took, and the seconds since the start. */
+	 * seconds it took, the seconds since the start, and the streams'
+	 * TCP_INFO over the interval (NULL when there is none). */
 	double interim_sec;
 	void (*on_interim)(void *arg, double count, double secs,
-			   double since_start);
+			   double since_start, const struct tcpinfo *tcpi);
 	void *arg;
 	/* Called once, from the coordinating thread, when ctx[0].stop is
 	 * set during the test (Ctrl-C), or NULL. */

@@ -119,6 +119,62 @@
 	X(REMOTE_RELEASE, "Remote", "Release", "", "")                         \
 	X(REMOTE_CPU_MODEL, "Remote", "CPU", "Model", "")                      \
 	X(REMOTE_HOSTNAME, "Remote", "Hostname", "", "")                       \
+	X(LOCAL_CPU_FREQUENCY, "Local", "CPU", "Frequency", "MHz")             \
+	X(LOCAL_VERSION, "Local", "Version", "", "")                           \
+	X(LOCAL_MACHINE, "Local", "Machine", "", "")                           \
+	X(LOCAL_SYSTEM_MODEL, "Local", "System", "Model", "")                  \
+	X(LOCAL_INTERFACE_NAME, "Local", "Interface", "Name", "")              \
+	X(LOCAL_INTERFACE_VENDOR, "Local", "Interface", "Vendor", "")          \
+	X(LOCAL_INTERFACE_DEVICE, "Local", "Interface", "Device", "")          \
+	X(LOCAL_INTERFACE_SUBVENDOR, "Local", "Interface", "Subvendor", "")    \
+	X(LOCAL_INTERFACE_SUBDEVICE, "Local", "Interface", "Subdevice", "")    \
+	X(LOCAL_DRIVER_NAME, "Local", "Driver", "Name", "")                    \
+	X(LOCAL_DRIVER_VERSION, "Local", "Driver", "Version", "")              \
+	X(LOCAL_DRIVER_FIRMWARE, "Local", "Driver", "Firmware", "")            \
+	X(LOCAL_DRIVER_BUS, "Local", "Driver", "Bus", "")                      \
+	X(LOCAL_CPU_MAX_FREQUENCY, "Local", "CPU", "Max Freq", "MHz")          \
+	X(LOCAL_CPU_GOVERNOR, "Local", "CPU", "Governor", "")                  \
+	X(LOCAL_SMT, "Local", "SMT", "", "")                                   \
+	X(LOCAL_VULNERABLE, "Local", "Vulnerable", "To", "")                   \
+	X(LOCAL_MITIGATION_OPTIONS, "Local", "Mitigation", "Options", "")      \
+	X(LOCAL_HYPERVISOR, "Local", "Hypervisor", "", "")                     \
+	X(LOCAL_CONTAINER, "Local", "Container", "", "")                       \
+	X(LOCAL_NUMA_NODES, "Local", "NUMA", "Nodes", "")                      \
+	X(LOCAL_SYSTEM_VENDOR, "Local", "System", "Vendor", "")                \
+	X(LOCAL_INTERFACE_SPEED, "Local", "Interface", "Speed", "Mb/s")        \
+	X(LOCAL_INTERFACE_MTU, "Local", "Interface", "MTU", "")                \
+	X(LOCAL_INTERFACE_OFFLOADS, "Local", "Interface", "Offloads", "")      \
+	X(LOCAL_INTERFACE_IRQ_CPUS, "Local", "Interface", "IRQ CPUs", "")      \
+	X(LOCAL_QDISC, "Local", "Qdisc", "", "")                               \
+	X(LOCAL_BUILD, "Local", "Build", "", "")                               \
+	X(REMOTE_CPU_FREQUENCY, "Remote", "CPU", "Frequency", "MHz")           \
+	X(REMOTE_VERSION, "Remote", "Version", "", "")                         \
+	X(REMOTE_MACHINE, "Remote", "Machine", "", "")                         \
+	X(REMOTE_SYSTEM_MODEL, "Remote", "System", "Model", "")                \
+	X(REMOTE_INTERFACE_NAME, "Remote", "Interface", "Name", "")            \
+	X(REMOTE_INTERFACE_VENDOR, "Remote", "Interface", "Vendor", "")        \
+	X(REMOTE_INTERFACE_DEVICE, "Remote", "Interface", "Device", "")        \
+	X(REMOTE_INTERFACE_SUBVENDOR, "Remote", "Interface", "Subvendor", "")  \
+	X(REMOTE_INTERFACE_SUBDEVICE, "Remote", "Interface", "Subdevice", "")  \
+	X(REMOTE_DRIVER_NAME, "Remote", "Driver", "Name", "")                  \
+	X(REMOTE_DRIVER_VERSION, "Remote", "Driver", "Version", "")            \
+	X(REMOTE_DRIVER_FIRMWARE, "Remote", "Driver", "Firmware", "")          \
+	X(REMOTE_DRIVER_BUS, "Remote", "Driver", "Bus", "")                    \
+	X(REMOTE_CPU_MAX_FREQUENCY, "Remote", "CPU", "Max Freq", "MHz")        \
+	X(REMOTE_CPU_GOVERNOR, "Remote", "CPU", "Governor", "")                \
+	X(REMOTE_SMT, "Remote", "SMT", "", "")                                 \
+	X(REMOTE_VULNERABLE, "Remote", "Vulnerable", "To", "")                 \
+	X(REMOTE_MITIGATION_OPTIONS, "Remote", "Mitigation", "Options", "")    \
+	X(REMOTE_HYPERVISOR, "Remote", "Hypervisor", "", "")                   \
+	X(REMOTE_CONTAINER, "Remote", "Container", "", "")                     \
+	X(REMOTE_NUMA_NODES, "Remote", "NUMA", "Nodes", "")                    \
+	X(REMOTE_SYSTEM_VENDOR, "Remote", "System", "Vendor", "")              \
+	X(REMOTE_INTERFACE_SPEED, "Remote", "Interface", "Speed", "Mb/s")      \
+	X(REMOTE_INTERFACE_MTU, "Remote", "Interface", "MTU", "")              \
+	X(REMOTE_INTERFACE_OFFLOADS, "Remote", "Interface", "Offloads", "")    \
+	X(REMOTE_INTERFACE_IRQ_CPUS, "Remote", "Interface", "IRQ CPUs", "")    \
+	X(REMOTE_QDISC, "Remote", "Qdisc", "", "")                             \
+	X(REMOTE_BUILD, "Remote", "Build", "", "")                             \
 	X(UUID, "Test", "UUID", "", "")                                        \
 	X(TEST, "Test", "Name", "", "")                                        \
 	X(MIN_LATENCY, "Minimum", "Latency", "Microseconds", "")               \
@@ -152,7 +208,14 @@
 	X(START_SCHEDULED, "Start", "Scheduled", "UTC ns", "")                 \
 	X(START_ACTUAL, "Start", "Actual", "UTC ns", "")                       \
 	X(END_TIME, "End", "Time", "UTC ns", "")                               \
-	X(COMMAND_LINE, "Command", "Line", "", "")
+	X(COMMAND_LINE, "Command", "Line", "", "")                             \
+	TCPINFO_FIELDS(SEL_TCP, X)
+
+/* Two selectors for each TCP_INFO figure, netperf's and netserver's
+ * (ours): LOCAL_TCP_RTT, REMOTE_TCP_RTT... */
+#define SEL_TCP(X, id, key, merge, counter, title, unit)                       \
+	X(LOCAL_TCP_##id, "Local", "TCP", title, unit)                         \
+	X(REMOTE_TCP_##id, "Remote", "TCP", title, unit)
 
 enum sel_id {
 #define SEL_ENUM(name, l0, l1, l2, l3) SEL_##name,
@@ -423,6 +486,145 @@ put_quoted(char *b, size_t cap, const char *s)
 	b[n] = '\0';
 }
 
+/* netperf's "0x%.4x" for a PCI id; an unknown one (-1) prints as
+ * 2.6's did when sysfs had no such file. */
+static void
+put_id(char *b, size_t cap, int v)
+{
+	snprintf(b, cap, "0x%.4x", (unsigned)v);
+}
+
+/* The platform record's selectors; returns 1 when id is one of them. */
+static int
+sel_platform(const struct result *res, int id, char *b, size_t cap)
+{
+	int loc = strncmp(sel_table[id].name, "LOCAL_", 6) == 0;
+	const struct platform *pl =
+	    loc ? &res->local_platform : &res->remote_platform;
+	const struct result_env *env = loc ? &res->local_env : &res->remote_env;
+
+	switch (id) {
+	case SEL_REMOTE_CPU_FREQUENCY:
+	case SEL_LOCAL_CPU_FREQUENCY:
+		put_i(b, cap, pl->cpu_mhz);
+		break;
+	case SEL_REMOTE_VERSION:
+	case SEL_LOCAL_VERSION:
+		put_s(b, cap, pl->version);
+		break;
+	case SEL_REMOTE_MACHINE:
+	case SEL_LOCAL_MACHINE:
+		if (pl->machine[0] != '\0')
+			put_s(b, cap, pl->machine);
+		else
+			kernel_part(env->kernel, 2, b, cap);
+		break;
+	case SEL_REMOTE_SYSTEM_MODEL:
+	case SEL_LOCAL_SYSTEM_MODEL:
+		put_s(b, cap, pl->system_model);
+		break;
+	case SEL_REMOTE_INTERFACE_NAME:
+	case SEL_LOCAL_INTERFACE_NAME:
+		put_s(b, cap, pl->nic.name);
+		break;
+	case SEL_REMOTE_INTERFACE_VENDOR:
+	case SEL_LOCAL_INTERFACE_VENDOR:
+		put_id(b, cap, pl->nic.vendor);
+		break;
+	case SEL_REMOTE_INTERFACE_DEVICE:
+	case SEL_LOCAL_INTERFACE_DEVICE:
+		put_id(b, cap, pl->nic.device);
+		break;
+	case SEL_REMOTE_INTERFACE_SUBVENDOR:
+	case SEL_LOCAL_INTERFACE_SUBVENDOR:
+		put_id(b, cap, pl->nic.subvendor);
+		break;
+	case SEL_REMOTE_INTERFACE_SUBDEVICE:
+	case SEL_LOCAL_INTERFACE_SUBDEVICE:
+		put_id(b, cap, pl->nic.subdevice);
+		break;
+	case SEL_REMOTE_DRIVER_NAME:
+	case SEL_LOCAL_DRIVER_NAME:
+		put_s(b, cap, pl->nic.driver);
+		break;
+	case SEL_REMOTE_DRIVER_VERSION:
+	case SEL_LOCAL_DRIVER_VERSION:
+		put_s(b, cap, pl->nic.driver_version);
+		break;
+	case SEL_REMOTE_DRIVER_FIRMWARE:
+	case SEL_LOCAL_DRIVER_FIRMWARE:
+		put_s(b, cap, pl->nic.firmware);
+		break;
+	case SEL_REMOTE_DRIVER_BUS:
+	case SEL_LOCAL_DRIVER_BUS:
+		put_s(b, cap, pl->nic.bus);
+		break;
+	case SEL_REMOTE_CPU_MAX_FREQUENCY:
+	case SEL_LOCAL_CPU_MAX_FREQUENCY:
+		put_i(b, cap, pl->cpu_max_mhz);
+		break;
+	case SEL_REMOTE_CPU_GOVERNOR:
+	case SEL_LOCAL_CPU_GOVERNOR:
+		put_s(b, cap, pl->governor);
+		break;
+	case SEL_REMOTE_SMT:
+	case SEL_LOCAL_SMT:
+		put_s(b, cap, pl->smt < 0 ? "" : pl->smt ? "on" : "off");
+		break;
+	case SEL_REMOTE_VULNERABLE:
+	case SEL_LOCAL_VULNERABLE:
+		platform_vulnerable_text(pl, b, cap);
+		break;
+	case SEL_REMOTE_MITIGATION_OPTIONS:
+	case SEL_LOCAL_MITIGATION_OPTIONS:
+		put_s(b, cap, pl->cmdline_mitigations);
+		break;
+	case SEL_REMOTE_HYPERVISOR:
+	case SEL_LOCAL_HYPERVISOR:
+		put_s(b, cap, pl->hypervisor);
+		break;
+	case SEL_REMOTE_CONTAINER:
+	case SEL_LOCAL_CONTAINER:
+		put_s(b, cap, pl->container);
+		break;
+	case SEL_REMOTE_NUMA_NODES:
+	case SEL_LOCAL_NUMA_NODES:
+		put_i(b, cap, pl->numa_nodes);
+		break;
+	case SEL_REMOTE_SYSTEM_VENDOR:
+	case SEL_LOCAL_SYSTEM_VENDOR:
+		put_s(b, cap, pl->system_vendor);
+		break;
+	case SEL_REMOTE_INTERFACE_SPEED:
+	case SEL_LOCAL_INTERFACE_SPEED:
+		put_i(b, cap, pl->nic.speed_mbps);
+		break;
+	case SEL_REMOTE_INTERFACE_MTU:
+	case SEL_LOCAL_INTERFACE_MTU:
+		put_i(b, cap, pl->nic.mtu);
+		break;
+	case SEL_REMOTE_INTERFACE_OFFLOADS:
+	case SEL_LOCAL_INTERFACE_OFFLOADS:
+		platform_offloads_text(&pl->nic, b, cap);
+		break;
+	case SEL_REMOTE_INTERFACE_IRQ_CPUS:
+	case SEL_LOCAL_INTERFACE_IRQ_CPUS:
+		put_s(b, cap, pl->nic.irq_cpus);
+		break;
+	case SEL_REMOTE_QDISC:
+	case SEL_LOCAL_QDISC:
+		put_s(b, cap, pl->nic.qdisc);
+		break;
+	case SEL_REMOTE_BUILD:
+	case SEL_LOCAL_BUILD:
+		put_s(b, cap, pl->build);
+		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
 /* Formats selector id of res into b, as netperf's format for it does. */
 static void
 sel_value(const struct result *res, int id, char *b, size_t cap)
@@ -431,6 +633,17 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 	const struct result_place *rp = &res->remote_place;
 	int loc = 1;
 
+	/* The TCP_INFO pairs, in the table's order: -1 where the test has
+	 * no TCP_INFO or the kernel does not report the figure. */
+	if (id >= SEL_LOCAL_TCP_RETRANS &&
+	    id < SEL_LOCAL_TCP_RETRANS + 2 * TCPINFO_NFIELDS) {
+		const struct tcpinfo *t =
+		    &side_of(res, (id - SEL_LOCAL_TCP_RETRANS) % 2 == 0)->tcpi;
+
+		put_i(b, cap,
+		      t->n > 0 ? t->v[(id - SEL_LOCAL_TCP_RETRANS) / 2] : -1);
+		return;
+	}
 	switch (id) {
 	case SEL_SOCKET_TYPE:
 		put_s(b, cap, socket_type_of(res));
@@ -828,7 +1041,8 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 		put_quoted(b, cap, res->command_line);
 		break;
 	default:
-		b[0] = '\0';
+		if (!sel_platform(res, id, b, cap))
+			b[0] = '\0';
 		break;
 	}
 }
@@ -1420,6 +1634,20 @@ json_cpu(const struct result *res, int loc, int *bad)
 	return o;
 }
 
+/* TCP_INFO as the control protocol carries it, or null without. */
+static json_t *
+json_tcpinfo(const struct tcpinfo *t, int *bad)
+{
+	json_t *o;
+
+	if (t->n <= 0)
+		return json_null();
+	o = proto_tcpinfo_pack(t);
+	if (o == NULL)
+		*bad = 1;
+	return o;
+}
+
 static json_t *
 json_side(const struct result *res, int loc, int *bad)
 {
@@ -1439,6 +1667,10 @@ json_side(const struct result *res, int loc, int *bad)
 	jput(o, "placement",
 	     json_place(loc ? &res->local_place : &res->remote_place, bad),
 	     bad);
+	jput(o, "platform",
+	     proto_platform_pack(loc ? &res->local_platform
+				     : &res->remote_platform),
+	     bad);
 	jput(o, "counts", json_counts(side_of(res, loc), bad), bad);
 	jput(o, "cpu", json_cpu(res, loc, bad), bad);
 	{
@@ -1449,6 +1681,7 @@ json_side(const struct result *res, int loc, int *bad)
 		jput(o, "wire", w->enabled ? proto_wire_pack(w) : json_null(),
 		     bad);
 	}
+	jput(o, "tcp_info", json_tcpinfo(&side_of(res, loc)->tcpi, bad), bad);
 	return o;
 }
 
@@ -1595,6 +1828,10 @@ json_streams(const struct result *res, int *bad)
 		jput(s, "throughput", jnum(result_stream_thruput(res, i)), bad);
 		jput(s, "local", json_counts(&res->lstream[i], bad), bad);
 		jput(s, "remote", json_counts(&res->rstream[i], bad), bad);
+		jput(s, "local_tcp_info", json_tcpinfo(&res->lstream[i].tcpi, bad),
+		     bad);
+		jput(s, "remote_tcp_info",
+		     json_tcpinfo(&res->rstream[i].tcpi, bad), bad);
 		jpush(a, s, bad);
 	}
 	return a;
@@ -1622,6 +1859,8 @@ json_interims(const struct result *res, int *bad)
 		jput(o, "since_start", jnum(res->interim[i].since_start), bad);
 		jput(o, "count", juint(res->interim[i].count), bad);
 		jput(o, "ending_ns", jns(res->interim[i].ending_ns), bad);
+		jput(o, "local_tcp_info", json_tcpinfo(&res->interim[i].tcpi, bad),
+		     bad);
 		jpush(a, o, bad);
 	}
 	return a;
@@ -1670,6 +1909,47 @@ json_confidence(const struct result *res, int *bad)
 	return o;
 }
 
+/* Every run's figures (-i): the samples --compare reads. A result that
+ * kept none (built by hand) is its own one sample. */
+static json_t *
+json_iterations(const struct result *res, int *bad)
+{
+	json_t *a = json_array(), *o;
+	struct result_sample one;
+	const struct result_sample *s = res->samples;
+	int n = res->nsamples;
+
+	if (a == NULL) {
+		*bad = 1;
+		return NULL;
+	}
+	if (s == NULL || n < 1) {
+		result_sample_of(res, &one);
+		s = &one;
+		n = 1;
+	}
+	for (int i = 0; i < n; i++) {
+		o = json_object();
+		if (o == NULL) {
+			*bad = 1;
+			break;
+		}
+		jput(o, "throughput", jnum(s[i].thruput), bad);
+		jput(o, "transaction_rate", jnum(s[i].trans_rate), bad);
+		jput(o, "elapsed_s", jnum(s[i].elapsed), bad);
+		jput(o, "local_cpu_util", jopt(s[i].local_util), bad);
+		jput(o, "remote_cpu_util", jopt(s[i].remote_util), bad);
+		jput(o, "local_service_demand", jopt(s[i].local_sd), bad);
+		jput(o, "remote_service_demand", jopt(s[i].remote_sd), bad);
+		jput(o, "p50_latency_us", jopt(s[i].p50), bad);
+		jput(o, "p99_latency_us", jopt(s[i].p99), bad);
+		jput(o, "p999_latency_us", jopt(s[i].p999), bad);
+		jput(o, "loss_percent", jnum(s[i].loss_pct), bad);
+		jpush(a, o, bad);
+	}
+	return a;
+}
+
 json_t *
 output_json_doc(const struct result *res)
 {
@@ -1696,6 +1976,7 @@ output_json_doc(const struct result *res)
 	jput(root, "timing", json_timing(res, &bad), &bad);
 	jput(root, "interim", json_interims(res, &bad), &bad);
 	jput(root, "confidence", json_confidence(res, &bad), &bad);
+	jput(root, "iterations", json_iterations(res, &bad), &bad);
 	jput(root, "errors", json_array(), &bad);
 	if (bad) {
 		json_decref(root);
@@ -1781,6 +2062,7 @@ output_json_interim(FILE *out, const struct result *res,
 	jput(o, "interval", jnum(iv->interval), &bad);
 	jput(o, "ending", jnum(iv->ending), &bad);
 	jput(o, "since_start", jnum(iv->since_start), &bad);
+	jput(o, "local_tcp_info", json_tcpinfo(&iv->tcpi, &bad), &bad);
 	if (!bad && json_dumpf(o, out,
 			       JSON_COMPACT | JSON_PRESERVE_ORDER |
 				   JSON_REAL_PRECISION(15)) == 0) {
@@ -1819,5 +2101,44 @@ output_interim(FILE *out, const struct result *res,
 			iv->value, u, iv->interval, sec, msec);
 		break;
 	}
+	fflush(out);
+}
+
+/* A figure of t as "%.3f" of v / div, or "-" when unknown. */
+static void
+tcp_scaled(char *b, size_t cap, const struct tcpinfo *t, int f, double div)
+{
+	if (t->v[f] < 0)
+		snprintf(b, cap, "-");
+	else
+		snprintf(b, cap, "%.3f", (double)t->v[f] / div);
+}
+
+void
+output_interim_tcp(FILE *out, const struct result_interim *iv)
+{
+	const struct tcpinfo *t = &iv->tcpi;
+	char rtt[24], var[24], min[24], dr[24], pr[24], busy[24], rw[24],
+	    sb[24];
+
+	if (t->n <= 0)
+		return;
+	tcp_scaled(rtt, sizeof(rtt), t, TCPINFO_RTT, 1e3);
+	tcp_scaled(var, sizeof(var), t, TCPINFO_RTTVAR, 1e3);
+	tcp_scaled(min, sizeof(min), t, TCPINFO_MIN_RTT, 1e3);
+	tcp_scaled(dr, sizeof(dr), t, TCPINFO_DELIVERY_RATE, 1e6 / 8);
+	tcp_scaled(pr, sizeof(pr), t, TCPINFO_PACING_RATE, 1e6 / 8);
+	tcp_scaled(busy, sizeof(busy), t, TCPINFO_BUSY, 1e3);
+	tcp_scaled(rw, sizeof(rw), t, TCPINFO_RWND_LIMITED, 1e3);
+	tcp_scaled(sb, sizeof(sb), t, TCPINFO_SNDBUF_LIMITED, 1e3);
+	fprintf(out,
+		"Interim TCP: retrans %lld (%lld bytes) cwnd %lld srtt %s ms "
+		"rttvar %s ms min_rtt %s ms delivery %s Mbit/s pacing %s "
+		"Mbit/s reordering %lld busy %s ms rwnd_limited %s ms "
+		"sndbuf_limited %s ms\n",
+		(long long)t->v[TCPINFO_RETRANS],
+		(long long)t->v[TCPINFO_BYTES_RETRANS],
+		(long long)t->v[TCPINFO_CWND], rtt, var, min, dr, pr,
+		(long long)t->v[TCPINFO_REORDERING], busy, rw, sb);
 	fflush(out);
 }

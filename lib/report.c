@@ -321,6 +321,55 @@ placement(FILE *out, const struct result *res)
 			(unsigned long long)res->lat.count);
 }
 
+/* One TCP_INFO figure scaled into a column, "-" when unknown. */
+static void
+tcp_cell(FILE *out, const struct tcpinfo *t, int f, double div, int width,
+	 int prec)
+{
+	if (t->n <= 0 || t->v[f] < 0)
+		fprintf(out, " %*s", width, "-");
+	else
+		fprintf(out, " %*.*f", width, prec, (double)t->v[f] / div);
+}
+
+static void
+tcp_side(FILE *out, const char *side, const struct tcpinfo *t)
+{
+	fprintf(out, "%-6s %5d", side, t->n);
+	tcp_cell(out, t, TCPINFO_RETRANS, 1, 8, 0);
+	tcp_cell(out, t, TCPINFO_BYTES_RETRANS, 1, 10, 0);
+	tcp_cell(out, t, TCPINFO_CWND, 1, 6, 0);
+	tcp_cell(out, t, TCPINFO_RTT, 1e3, 8, 3);
+	tcp_cell(out, t, TCPINFO_RTTVAR, 1e3, 7, 3);
+	tcp_cell(out, t, TCPINFO_MIN_RTT, 1e3, 8, 3);
+	tcp_cell(out, t, TCPINFO_PMTU, 1, 5, 0);
+	tcp_cell(out, t, TCPINFO_DELIVERY_RATE, 1e6 / 8, 9, 2);
+	tcp_cell(out, t, TCPINFO_PACING_RATE, 1e6 / 8, 9, 2);
+	tcp_cell(out, t, TCPINFO_REORDERING, 1, 5, 0);
+	tcp_cell(out, t, TCPINFO_BUSY, 1e3, 9, 1);
+	tcp_cell(out, t, TCPINFO_RWND_LIMITED, 1e3, 9, 1);
+	tcp_cell(out, t, TCPINFO_SNDBUF_LIMITED, 1e3, 9, 1);
+	fputc('\n', out);
+}
+
+/* -v 2: the kernel's view of the data connections on each end, streams
+ * merged (counters and windows summed, round trips averaged, min_rtt and
+ * pmtu the least, reordering the most). */
+static void
+tcp_table(FILE *out, const struct result *res)
+{
+	if (res->local.tcpi.n <= 0 && res->remote.tcpi.n <= 0)
+		return;
+	fprintf(out, "\nTCP_INFO Conns Retrans    Retrans   Cwnd     sRTT  "
+		     "RTTvar  Min RTT  PMTU  Delivery    Pacing Reord      "
+		     "Busy  Rwnd lim Sndbuf lim\n"
+		     "                 segs      bytes   segs       ms      "
+		     "ms       ms bytes    Mbit/s    Mbit/s  segs        ms "
+		     "       ms        ms\n");
+	tcp_side(out, "local", &res->local.tcpi);
+	tcp_side(out, "remote", &res->remote.tcpi);
+}
+
 static void
 wire_side(FILE *out, const char *side, const struct wire_report *w, double secs)
 {
@@ -452,8 +501,10 @@ report_classic(FILE *out, const struct result *res, const struct report_opts *o)
 		streams_table(out, res);
 	if (o->headers)
 		fast_lines(out, res);
-	if (o->verbosity >= 2)
+	if (o->verbosity >= 2) {
 		placement(out, res);
+		tcp_table(out, res);
+	}
 	if (res->local_wire.enabled || res->remote_wire.enabled)
 		wire_table(out, res);
 }

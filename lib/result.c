@@ -161,6 +161,24 @@ result_sd_units(const struct result *res)
 }
 
 void
+result_sample_of(const struct result *res, struct result_sample *s)
+{
+	int lat = res->lat.count > 0;
+
+	s->thruput = res->thruput;
+	s->trans_rate = res->trans_rate;
+	s->elapsed = res->elapsed;
+	s->local_util = res->local_util;
+	s->remote_util = res->remote_util;
+	s->local_sd = res->local_sd;
+	s->remote_sd = res->remote_sd;
+	s->p50 = lat ? res->lat.p50 : -1;
+	s->p99 = lat ? res->lat.p99 : -1;
+	s->p999 = lat ? res->lat.p999 : -1;
+	s->loss_pct = res->loss_pct;
+}
+
+void
 result_free(struct result *res)
 {
 	cpu_util_free(&res->local.cpu);
@@ -169,6 +187,9 @@ result_free(struct result *res)
 	free(res->lstream);
 	free(res->rstream);
 	free(res->interim);
+	free(res->samples);
+	res->samples = NULL;
+	res->nsamples = 0;
 	res->hist = NULL;
 	res->lstream = res->rstream = NULL;
 	res->interim = NULL;

@@ -7,6 +7,7 @@
 #define NP_RESULT_H
 
 #include "module.h"
+#include "platform.h"
 #include "sock.h"
 #include "stats.h"
 #include "units.h"
@@ -37,6 +38,9 @@ struct result_interim {
 	double interval;    /* seconds it covers */
 	double ending;	    /* wall-clock time it ended, seconds */
 	double since_start; /* seconds from the test's start to its end */
+	/* netperf's data connections over the interval: counters as what
+	 * they added, states as read at its end; n 0 when not TCP. */
+	struct tcpinfo tcpi;
 	uint64_t count;	    /* bytes or transactions moved in it */
 	int64_t ending_ns;  /* its end, CLOCK_REALTIME ns (UTC) */
 };
@@ -50,6 +54,18 @@ struct result_confidence {
 	 * measured (CPU without -c/-C). */
 	double thruput, local_cpu, remote_cpu;
 	int met; /* every measured width <= width */
+};
+
+/* One run's figures, kept for each iteration of -i/-I so a result can be
+ * compared as samples (--compare), not only as a mean. */
+struct result_sample {
+	double thruput;		   /* in the result's units */
+	double trans_rate;	   /* transactions/s (RR), else 0 */
+	double elapsed;		   /* seconds */
+	double local_util, remote_util; /* %, -1 unmeasured */
+	double local_sd, remote_sd;	/* -1 unmeasured */
+	double p50, p99, p999;		/* us, -1 without a histogram */
+	double loss_pct;
 };
 
 /* Latency in microseconds, from the histogram; all 0 when none. */
@@ -75,11 +91,16 @@ struct result {
 	struct result_env local_env, remote_env;
 	struct result_place local_place, remote_place;
 	struct wire_report local_wire, remote_wire;
+	/* Each side's machine, read after its measured interval. */
+	struct platform local_platform, remote_platform;
 	/* netperf's per-operation latency, all streams merged. */
 	struct stats_hist *hist;
 	struct result_interim *interim;
 	int ninterim, interim_cap;
 	struct result_confidence conf;
+	/* Every run's figures (-i), in order; one for a plain run. */
+	struct result_sample *samples;
+	int nsamples;
 	char uuid[40];
 	char command_line[1024];
 
@@ -117,6 +138,9 @@ const char *result_sd_units(const struct result *res);
 
 /* Describes this host: name, kernel, CPU model and count, program. */
 void result_env_self(struct result_env *e, const char *program);
+
+/* The headline figures of a computed result as one sample. */
+void result_sample_of(const struct result *res, struct result_sample *s);
 
 /* Releases what a result holds. */
 void result_free(struct result *res);

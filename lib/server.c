@@ -508,6 +508,20 @@ set_port(struct sockaddr_storage *ss, int port)
 /* Opens the data sockets: one listener for TCP (every stream connects
  * to it), one socket per stream for UDP. Fills ports[]; returns the
  * number of sockets, or -1 with err set. */
+/* Logs one connection's TCP_INFO in netperf 2.7's DUMP_TCP_INFO lines. */
+static void
+log_tcp_info(server_log_fn log, const struct tcpinfo *t)
+{
+	char text[512], *line, *save = NULL;
+
+	if (t->n <= 0)
+		return;
+	tcpinfo_format_dump(t, text, sizeof(text));
+	for (line = strtok_r(text, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save))
+		log(0, "%s", line);
+}
+
 static int
 open_data(int ctl, const struct test_module *m, const struct test_params *p,
 	  int *fds, int *ports, char *err)
@@ -587,6 +601,35 @@ alloc_buffers(const struct test_module *m, const struct test_params *p,
 	return 0;
 }
 
+/* This host's platform record for a test's results: the data socket's
+ * congestion control, the interface towards the client. NULL only
+ * without memory. */
+static json_t *
+server_platform(struct server_state *st, int ctl, int data_fd)
+{
+	struct platform_inputs in = {"netserver", NULL, NULL, NULL};
+	struct sockaddr_storage peer;
+	socklen_t len = sizeof(peer);
+	struct platform *p = malloc(sizeof(*p));
+	char cc[16];
+	json_t *j;
+
+	if (p == NULL)
+		return NULL;
+	if (platform_congestion_of(data_fd, cc, sizeof(cc)) == 0)
+		in.congestion = cc;
+	if (getpeername(data_fd, (struct sockaddr *)&peer, &len) == 0 ||
+	    (len = sizeof(peer),
+	     getpeername(ctl, (struct sockaddr *)&peer, &len) == 0))
+		in.peer = (const struct sockaddr *)&peer;
+	if (st->topo_loaded)
+		in.topo = &st->topo;
+	platform_collect(p, &in);
+	j = proto_platform_pack(p);
+	free(p);
+	return j;
+}
+
 /* Runs one requested test; returns 0, or -1 with err set after telling
  * the client. */
 static int
@@ -605,7 +648,7 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 	struct wire_session ws;
 	struct wire_report wr;
 	int wire_on = 0;
-	json_t *ready = NULL, *list, *res = NULL, *streams;
+	json_t *ready = NULL, *list, *res = NULL, *streams, *plat = NULL;
 	unsigned char token[AUTH_TOKEN_LEN];
 	char token_hex[2 * AUTH_TOKEN_LEN + 1];
 	char *shared = NULL;
@@ -761,6 +804,9 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 	} else if (p.wire) {
 		wire_session_start(&ws, &wr, NULL, NULL, 0);
 	}
+	/* The platform record now, while the client waits for "go": no
+	 * one's interval has begun. */
+	plat = server_platform(st, ctl, ctx[0].fd);
 	/* Every data connection is here and bound to the test: start. */
 	if (session_send_new(ctl, proto_new("go"), SESSION_TIMEOUT_MS, err) < 0)
 		goto fail;
@@ -795,6 +841,11 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 		json_decref(stop_msg);
 	}
 	module_merge(&run, &r);
+	/* netperf 2.7's netserver prints its ends' TCP_INFO too when
+	 * DUMP_TCP_INFO is set; here it goes to the log, a line each. */
+	if (getenv("DUMP_TCP_INFO") != NULL)
+		for (i = 0; i < p.streams; i++)
+			log_tcp_info(log, &rs[i].tcpi);
 	rp.cpu_actual = rs[0].cpu_id;
 	if (places != NULL && rp.numa < 0 && rp.cpu_actual >= 0)
 		rp.numa = topo_cpu_numa(&st->topo, rp.cpu_actual);
@@ -804,6 +855,9 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 		goto out;
 	}
 	json_object_set_new(res, "place", proto_place_pack(&rp));
+	if (plat != NULL)
+		json_object_set_new(res, "platform", plat);
+	plat = NULL;
 	if (p.wire)
 		json_object_set_new(res, "wire", proto_wire_pack(&wr));
 	if (p.streams > 1) {
@@ -834,6 +888,7 @@ out:
 	guard_test_end(&st->guard);
 	json_decref(res);
 	json_decref(ready);
+	json_decref(plat);
 	cpu_util_free(&r.cpu);
 	for (i = 0; ctx != NULL && i < p.streams; i++) {
 		if (ctx[i].buf != shared)

@@ -394,7 +394,9 @@ udp_stream_send(struct test_ctx *ctx)
 				"(%s): %zu-byte datagrams must fit the "
 				"path's MTU and the route must offer "
 				"checksum offload",
-				strerrorname_np(e), tx.size);
+				strerrorname_np(e) != NULL ? strerrorname_np(e)
+							   : "?",
+				tx.size);
 			goto fail;
 		}
 		err_set(ctx->err, "data socket: %s: %s",
