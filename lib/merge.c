@@ -20,8 +20,11 @@ merge_free(struct merge *m)
 {
 	int i;
 
-	for (i = 0; i < m->nruns; i++)
+	for (i = 0; i < m->nruns; i++) {
 		free(m->runs[i].samples);
+		json_decref(m->runs[i].platform[0]);
+		json_decref(m->runs[i].platform[1]);
+	}
 	free(m->runs);
 	free(m->fail);
 	free(m->cpu);
@@ -280,6 +283,7 @@ add_run(struct merge *m, struct merge_run *r)
 	m->nruns++;
 	r->samples = NULL;
 	r->nsamples = 0;
+	r->platform[0] = r->platform[1] = NULL;
 	return 0;
 }
 
@@ -513,9 +517,19 @@ parse_result(const json_t *doc, const char *name, struct merge *one,
 		if (rc < 0)
 			return rc;
 	}
+	for (role = 0; role < 2; role++) {
+		char path[64];
+		json_t *pl;
+
+		snprintf(path, sizeof(path), "%s/platform", role_key[role]);
+		pl = jat(doc, path);
+		r.platform[role] = json_is_object(pl) ? json_deep_copy(pl) : NULL;
+	}
 	if (parse_samples(jat(doc, "interim"), &r, name, err) < 0 ||
 	    add_run(one, &r) < 0) {
 		free(r.samples);
+		json_decref(r.platform[0]);
+		json_decref(r.platform[1]);
 		return err[0] ? -1 : err_set(err, "out of memory");
 	}
 	return 0;
@@ -575,6 +589,13 @@ parse_state(const json_t *doc, const char *name, struct merge *one,
 			return err[0] ? -1
 				      : err_set(err, "%s: malformed input %zu",
 						name, i);
+		for (role = 0; role < 2; role++) {
+			json_t *pl = json_object_get(
+			    e, role ? "remote_platform" : "local_platform");
+
+			r.platform[role] =
+			    json_is_object(pl) ? json_deep_copy(pl) : NULL;
+		}
 		s = json_object_get(e, "samples");
 		if (json_is_array(s) && json_array_size(s) > 0) {
 			r.samples = calloc(json_array_size(s),
@@ -591,6 +612,8 @@ parse_state(const json_t *doc, const char *name, struct merge *one,
 				    !json_is_number(a1) ||
 				    !json_is_number(a2)) {
 					free(r.samples);
+					json_decref(r.platform[0]);
+					json_decref(r.platform[1]);
 					return err_set(err,
 						       "%s: malformed sample",
 						       name);
@@ -603,6 +626,8 @@ parse_state(const json_t *doc, const char *name, struct merge *one,
 		}
 		if (add_run(one, &r) < 0) {
 			free(r.samples);
+			json_decref(r.platform[0]);
+			json_decref(r.platform[1]);
 			return err_set(err, "out of memory");
 		}
 	}
@@ -1017,6 +1042,16 @@ merge_json(const struct merge *m, const struct merge_figures *f,
 				 (json_int_t)r->start_ns, "end_ns",
 				 (json_int_t)r->end_ns, "throughput",
 				 r->thruput, "samples", s));
+		{
+			json_t *in = json_array_get(a, json_array_size(a) - 1);
+
+			json_object_set(in, "local_platform",
+					r->platform[0] ? r->platform[0]
+						       : json_null());
+			json_object_set(in, "remote_platform",
+					r->platform[1] ? r->platform[1]
+						       : json_null());
+		}
 	}
 	json_object_set_new(doc, "inputs", a);
 	return doc;

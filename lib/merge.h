@@ -40,6 +40,9 @@ struct merge_run {
 	double thruput;
 	int nsamples;
 	struct merge_sample *samples;
+	/* Each side's platform record as the result carried it (a JSON
+	 * object, owned), or NULL: carried through, never merged. */
+	json_t *platform[2];
 };
 
 enum merge_role { MERGE_LOCAL, MERGE_REMOTE };
