@@ -9,6 +9,7 @@
 
 #include "auth.h"
 #include "clock.h"
+#include "escape.h"
 #include "fast.h"
 #include "proto.h"
 #include "session.h"
@@ -16,6 +17,18 @@
 
 /* Milliseconds to wait for a connection to netserver. */
 #define CLIENT_CONNECT_MS 5000
+
+/* Makes a string netserver sent printable, in place (escape_peer: any
+ * byte outside printable ASCII as \xNN, at most ESCAPE_MAX characters),
+ * before anything prints it. */
+static void
+peer_text(char *s, size_t cap)
+{
+	char raw[512];
+
+	snprintf(raw, sizeof(raw), "%.*s", (int)(cap - 1), s);
+	escape_str(s, cap, raw);
+}
 
 /* What netserver says of its host; absent fields stay empty. */
 static void
@@ -31,6 +44,10 @@ read_env(const json_t *msg, struct result_env *e)
 	proto_get_string(msg, "cpu_model", e->cpu_model, sizeof(e->cpu_model),
 			 err);
 	proto_get_string(msg, "program_version", version, sizeof(version), err);
+	peer_text(e->hostname, sizeof(e->hostname));
+	peer_text(e->kernel, sizeof(e->kernel));
+	peer_text(e->cpu_model, sizeof(e->cpu_model));
+	peer_text(version, sizeof(version));
 	snprintf(e->program, sizeof(e->program), "netserver %s", version);
 	if (proto_get_int(msg, "ncpu", 1, 1 << 20, &n, err) == 0)
 		e->ncpu = (int)n;
@@ -72,6 +89,7 @@ client_auth(int ctl, const json_t *hello, const struct auth_key *k, json_t **ok,
 	unsigned char mac[AUTH_MAC_LEN], theirs[AUTH_MAC_LEN];
 	char chex[2 * AUTH_NONCE_LEN + 1], phex[2 * AUTH_MAC_LEN + 1];
 	const char *method = json_string_value(json_object_get(hello, "auth"));
+	char safe[ESCAPE_LEN];
 	int rc;
 
 	*ok = NULL;
@@ -79,7 +97,9 @@ client_auth(int ctl, const json_t *hello, const struct auth_key *k, json_t **ok,
 		return err_set(err,
 			       "netserver asks for authentication by \"%s\", "
 			       "which this netperf does not know",
-			       method != NULL ? method : "?");
+			       method != NULL
+				   ? escape_str(safe, sizeof(safe), method)
+				   : "?");
 	if (auth_unhex(json_string_value(json_object_get(hello, "nonce")),
 		       snonce, sizeof(snonce)) < 0)
 		return err_set(err, "netserver sent a malformed challenge");
@@ -153,6 +173,7 @@ client_open(struct client *c, const struct netperf_opts *o, char *err)
 		json_decref(msg);
 		goto fail;
 	}
+	peer_text(c->server_program, sizeof(c->server_program));
 	if (ver != PROTO_VERSION) {
 		json_decref(msg);
 		err_set(err,
@@ -342,6 +363,13 @@ read_results(const json_t *msg, struct result *res, char *err)
 	if (plat != NULL &&
 	    proto_platform_unpack(plat, &res->remote_platform, err) < 0)
 		return -1;
+	peer_text(res->remote_wire.ifname, sizeof(res->remote_wire.ifname));
+	peer_text(res->remote_wire.offloads, sizeof(res->remote_wire.offloads));
+	peer_text(res->remote_wire.warning, sizeof(res->remote_wire.warning));
+	peer_text(res->remote_place.requested,
+		  sizeof(res->remote_place.requested));
+	peer_text(res->remote_place.cpus, sizeof(res->remote_place.cpus));
+	peer_text(res->remote_place.note, sizeof(res->remote_place.note));
 	if (res->nstreams > 1) {
 		if (!json_is_array(streams) ||
 		    (int)json_array_size(streams) != res->nstreams)
@@ -506,6 +534,7 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	struct data_path dp;
 	int64_t sizes[4];
 	size_t buflen;
+	uint64_t asked;
 
 	memset(&run, 0, sizeof(run));
 	memset(&dp, 0, sizeof(dp));
@@ -542,6 +571,9 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 			 "%s", places[0].note);
 	}
 
+	/* netserver's interval lies inside the exchange from here to its
+	 * results: the bound its elapsed time is checked against. */
+	asked = clock_ns();
 	if (session_send_new(c->ctl, proto_request_pack(&res->p),
 			     SESSION_TIMEOUT_MS, err) < 0)
 		goto out;
@@ -697,7 +729,9 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 		remote_words(err);
 	if (prc < 0)
 		goto out;
-	if (read_results(msg, res, err) < 0)
+	if (read_results(msg, res, err) < 0 ||
+	    result_check_remote(res, (double)(clock_ns() - asked) / 1e9,
+				err) < 0)
 		goto out;
 	collect_platform(c, res, &dp);
 	rc = 0;

@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <strings.h>
 
+#include "auth.h"
 #include "clock.h"
 #include "err.h"
 #include "sock.h"
@@ -393,9 +394,14 @@ module_merge(const struct module_run *run, struct side_result *sum)
 }
 
 int
-module_stalled(struct test_ctx *ctx, uint64_t now, uint64_t last_progress)
+module_stalled(struct test_ctx *ctx, uint64_t now, uint64_t last_progress,
+	       const char *what)
 {
 	if (ctx->end_ns != 0 && now >= ctx->end_ns) {
+		/* A peer still busy after the end is not silent: it is held
+		 * to the hard end, and told what it did. */
+		if (last_progress > ctx->end_ns)
+			return module_overtime(ctx, now, what);
 		if (now >= ctx->end_ns + MODULE_GRACE_SEC * NS_PER_SEC)
 			return err_set(ctx->err,
 				       "the peer stopped responding "
@@ -413,6 +419,16 @@ module_stalled(struct test_ctx *ctx, uint64_t now, uint64_t last_progress)
 }
 
 int
+module_overtime(struct test_ctx *ctx, uint64_t now, const char *what)
+{
+	if (ctx->end_ns == 0 ||
+	    now < ctx->end_ns + MODULE_HARD_END_SEC * NS_PER_SEC)
+		return 0;
+	return err_set(ctx->err, "the peer %s %d s past the end of the test",
+		       what, MODULE_HARD_END_SEC);
+}
+
+int
 module_stop_requested(struct test_ctx *ctx)
 {
 	char c;
@@ -421,6 +437,17 @@ module_stop_requested(struct test_ctx *ctx)
 	 * that ends the test just the same. */
 	return ctx->ctl >= 0 &&
 	       recv(ctx->ctl, &c, 1, MSG_PEEK | MSG_DONTWAIT) >= 0;
+}
+
+int
+module_udp_token(struct test_ctx *ctx, const char *p, size_t n, int echo)
+{
+	if (n != AUTH_TOKEN_LEN || ctx->token == NULL ||
+	    memcmp(p, ctx->token, AUTH_TOKEN_LEN) != 0)
+		return 0;
+	if (echo)
+		send(ctx->fd, ctx->token, AUTH_TOKEN_LEN, MSG_DONTWAIT);
+	return 1;
 }
 
 void

@@ -145,8 +145,9 @@ struct test_ctx {
 	/* CRR: where to connect (netperf), or who may (netserver). */
 	struct sockaddr_storage peer;
 	socklen_t peerlen;
-	/* CRR: the test's token (AUTH_TOKEN_LEN bytes) that starts every
-	 * connection, or NULL for none. */
+	/* The test's token (AUTH_TOKEN_LEN bytes): CRR's starts every
+	 * connection; UDP's may come again, and is never data. NULL for
+	 * none. */
 	const unsigned char *token;
 	/* Scratch of buflen bytes. */
 	char *buf;
@@ -188,6 +189,12 @@ struct test_module {
 #define MODULE_GRACE_SEC 5
 /* Seconds without progress after which a count-limited test gives up. */
 #define MODULE_IDLE_SEC 10
+/* Seconds past a timed test's end by which both ends have finished,
+ * whatever the peer does. A sender's last call may block for the 1 s of
+ * its socket time-out, and it then gives its receiver MODULE_GRACE_SEC to
+ * drain and close; a peer still busy after that is not playing by the
+ * protocol. */
+#define MODULE_HARD_END_SEC (MODULE_GRACE_SEC + 2)
 
 /* Finds a test by name, case-insensitively; NULL when unknown. */
 const struct test_module *module_find(const char *name);
@@ -263,9 +270,12 @@ void module_merge(const struct module_run *run, struct side_result *sum);
  * Decides what a call that timed out (SO_RCVTIMEO/SO_SNDTIMEO) means for
  * a loop last making progress at last_progress: 0 to keep waiting, -1 with
  * ctx->err set when the peer has been silent too long (MODULE_IDLE_SEC
- * during the test, MODULE_GRACE_SEC past its end).
+ * during the test, MODULE_GRACE_SEC past its end), or, when it made
+ * progress after the end, has kept the test going past the hard end (the
+ * message says it WHAT, as module_overtime's).
  */
-int module_stalled(struct test_ctx *ctx, uint64_t now, uint64_t last_progress);
+int module_stalled(struct test_ctx *ctx, uint64_t now, uint64_t last_progress,
+		   const char *what);
 
 /* The loops, one family a file. */
 int stream_send(struct test_ctx *ctx);
@@ -284,6 +294,13 @@ int crr_server(struct test_ctx *ctx);
 /* UDP_STREAM's per-datagram header: sequence number and send time. */
 #define MODULE_UDP_HDR 16
 
+/*
+ * Ends a timed test that a peer keeps going: returns -1 with ctx->err set
+ * ("the peer WHAT N s past the end of the test") once now is
+ * MODULE_HARD_END_SEC past ctx->end_ns, else 0 (always 0 when counting).
+ */
+int module_overtime(struct test_ctx *ctx, uint64_t now, const char *what);
+
 /* Ends a netserver loop that has no end of its own (UDP, CRR) when the
  * client's "stop" message is waiting on the control socket; returns 1
  * when it is. */
@@ -292,6 +309,15 @@ int module_stop_requested(struct test_ctx *ctx);
 /* A scratch buffer as large as the largest of sizes[0..n-1], filled with
  * netperf's pattern; NULL without memory. */
 char *module_buffer(const int64_t *sizes, int nsizes, size_t *len);
+
+/*
+ * UDP: the datagram of n bytes at p is the test's token, which the client
+ * sends again until it hears it echoed (the first echo may be lost).
+ * Returns 1 when it is, having echoed it once more when echo is set
+ * (netserver's side); it is never data. Returns 0 otherwise.
+ */
+int module_udp_token(struct test_ctx *ctx, const char *p, size_t n,
+		     int echo);
 
 /*
  * The data buffers netserver's half of m needs for a test with these

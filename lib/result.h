@@ -157,6 +157,19 @@ void result_env_self(struct result_env *e, const char *program);
 /* The headline figures of a computed result as one sample. */
 void result_sample_of(const struct result *res, struct result_sample *s);
 
+/*
+ * Sanity-checks every figure netserver reported (res->remote, each of
+ * res->rstream, its CPU) against what cannot be otherwise: a test takes
+ * time, but no longer than the span seconds the whole exchange took here;
+ * no count grows faster than RESULT_MAX_PER_SEC; what one side received
+ * is what the other sent. Returns 0, or -1 with err naming the field that
+ * is implausible and why.
+ */
+int result_check_remote(const struct result *res, double span, char *err);
+
+/* A rate no count of a test reaches: 10^12 a second (8 Tbit/s of bytes). */
+#define RESULT_MAX_PER_SEC 1e12
+
 /* Releases what a result holds. */
 void result_free(struct result *res);
 

@@ -24,8 +24,14 @@ send_full(struct test_ctx *ctx, const char *buf, size_t len)
 {
 	uint64_t start = clock_ns();
 	ssize_t n;
+	int again = 0;
 
 	while (len > 0) {
+		/* A message that takes more than one call may take long:
+		 * from the second call on, the test's hard end applies. */
+		if (again++ &&
+		    module_overtime(ctx, clock_ns(), "kept the test going") < 0)
+			return -1;
 		n = send(ctx->fd, buf, len, MSG_NOSIGNAL);
 		if (n > 0) {
 			buf += n;
@@ -84,13 +90,20 @@ send_token_req(struct test_ctx *ctx, const char *req, size_t len)
  * has gone silent (see module_stalled).
  */
 static int
-recv_full(struct test_ctx *ctx, char *buf, size_t len, uint64_t *calls)
+recv_full(struct test_ctx *ctx, char *buf, size_t len, uint64_t *calls,
+	  const char *what)
 {
 	uint64_t start = clock_ns();
 	size_t off = 0;
 	ssize_t n;
+	int again = 0;
 
 	while (off < len) {
+		/* A peer that trickles a message byte by byte makes
+		 * progress forever: from the second call on, the test's
+		 * hard end applies. */
+		if (again++ && module_overtime(ctx, clock_ns(), what) < 0)
+			return -1;
 		n = recv(ctx->fd, buf + off, len - off, 0);
 		if (n > 0) {
 			off += (size_t)n;
@@ -108,7 +121,7 @@ recv_full(struct test_ctx *ctx, char *buf, size_t len, uint64_t *calls)
 		if (errno != EAGAIN && errno != EWOULDBLOCK)
 			return err_set(ctx->err, "data connection: recv: %s",
 				       strerror(errno));
-		if (module_stalled(ctx, clock_ns(), start) < 0)
+		if (module_stalled(ctx, clock_ns(), start, what) < 0)
 			return -1;
 	}
 	return 0;
@@ -148,7 +161,8 @@ rr_client(struct test_ctx *ctx)
 		}
 		if (inflight == 0)
 			break;
-		rc = recv_full(ctx, ctx->buf, rsp, &r->recv_calls);
+		rc = recv_full(ctx, ctx->buf, rsp, &r->recv_calls,
+			       "kept the test going");
 		if (rc == 1) {
 			err_set(ctx->err, "the peer closed the data "
 					  "connection during the test");
@@ -167,7 +181,8 @@ rr_client(struct test_ctx *ctx)
 	free(stamp);
 	shutdown(ctx->fd, SHUT_WR);
 	/* Wait for the server's close so both sides end their intervals. */
-	rc = recv_full(ctx, ctx->buf, 1, &r->recv_calls);
+	rc = recv_full(ctx, ctx->buf, 1, &r->recv_calls,
+		       "kept the test going");
 	if (rc == 0)
 		return err_set(ctx->err,
 			       "the peer sent more than it was asked");
@@ -188,11 +203,24 @@ rr_server(struct test_ctx *ctx)
 	r->send_size = (int64_t)rsp;
 	r->recv_size = (int64_t)req;
 	for (;;) {
-		rc = recv_full(ctx, ctx->buf, req, &r->recv_calls);
+		rc = recv_full(ctx, ctx->buf, req, &r->recv_calls,
+			       "kept sending requests");
 		if (rc == 1)
 			break;
 		if (rc < 0)
 			return -1;
+		/* A client that keeps asking must not hold this end: not
+		 * past the end of a timed test, nor past the transactions
+		 * of a counted one. */
+		if (module_overtime(ctx, clock_ns(), "kept sending requests") <
+		    0)
+			return -1;
+		if (ctx->end_ns == 0 && p->count > 0 &&
+		    r->trans >= (uint64_t)p->count)
+			return err_set(ctx->err,
+				       "the peer asked for more than the %lld "
+				       "transactions of the test",
+				       (long long)p->count);
 		r->bytes_recv += req;
 		if (send_full(ctx, ctx->buf, rsp) < 0)
 			return -1;
@@ -309,6 +337,13 @@ udp_rr_client(struct test_ctx *ctx)
 		}
 		n = recv(ctx->fd, ctx->buf, ctx->buflen, 0);
 		now = clock_ns();
+		/* A flood of stray datagrams keeps recv from timing out:
+		 * it must not keep the test going. */
+		if (module_overtime(ctx, now, "kept sending datagrams") < 0)
+			goto fail;
+		/* A late second echo of the token is no answer. */
+		if (n > 0 && module_udp_token(ctx, ctx->buf, (size_t)n, 0))
+			continue;
 		if (n > 0) {
 			r->recv_calls++;
 			tag = get_tag(ctx->buf, taglen);
@@ -397,8 +432,13 @@ udp_rr_server(struct test_ctx *ctx)
 	for (;;) {
 		n = recv(ctx->fd, ctx->buf, ctx->buflen, 0);
 		now = clock_ns();
+		if (module_overtime(ctx, now, "kept sending requests") < 0)
+			return -1;
 		if (n == 0)
 			break; /* the client's end marker */
+		/* The token again, not a request: echoed, not answered. */
+		if (n > 0 && module_udp_token(ctx, ctx->buf, (size_t)n, 1))
+			continue;
 		if (n > 0) {
 			r->recv_calls++;
 			r->bytes_recv += (uint64_t)n;
@@ -426,7 +466,8 @@ udp_rr_server(struct test_ctx *ctx)
 				       strerror(errno));
 		if (module_stop_requested(ctx))
 			break;
-		if (module_stalled(ctx, now, last) < 0)
+		if (module_stalled(ctx, now, last, "kept sending requests") <
+		    0)
 			return -1;
 	}
 	/* The interval ends with the last request answered, not when the
@@ -443,7 +484,7 @@ crr_client(struct test_ctx *ctx)
 	size_t req = (size_t)p->req_size, rsp = (size_t)p->rsp_size;
 	uint64_t now, t0;
 	char err[ERR_LEN];
-	int fd, rc;
+	int fd, rc, wait_ms;
 
 	r->send_size = (int64_t)req;
 	r->recv_size = (int64_t)rsp;
@@ -453,9 +494,20 @@ crr_client(struct test_ctx *ctx)
 		    (ctx->end_ns == 0 && r->trans >= (uint64_t)p->count))
 			break;
 		t0 = now;
+		/* A connect the peer leaves hanging ends by the test's
+		 * hard end at the latest. */
+		wait_ms = MODULE_IDLE_SEC * 1000;
+		if (ctx->end_ns != 0) {
+			uint64_t hard =
+			    ctx->end_ns + MODULE_HARD_END_SEC * NS_PER_SEC;
+			uint64_t left = (hard - now) / 1000000 + 1;
+
+			if (left < (uint64_t)wait_ms)
+				wait_ms = (int)left;
+		}
 		fd = sock_connect_addr((struct sockaddr *)&ctx->peer,
 				       ctx->peerlen, SOCK_STREAM, NULL, NULL,
-				       MODULE_IDLE_SEC * 1000, err);
+				       wait_ms, err);
 		if (fd < 0) {
 			/* Out of local ports for a moment: count it and try
 			 * again, as a busy client would. */
@@ -479,7 +531,8 @@ crr_client(struct test_ctx *ctx)
 		if (rc == 0) {
 			r->bytes_sent += req;
 			r->send_calls++;
-			rc = recv_full(ctx, ctx->buf, rsp, &r->recv_calls);
+			rc = recv_full(ctx, ctx->buf, rsp, &r->recv_calls,
+			       "kept the test going");
 			if (rc == 1)
 				rc = err_set(ctx->err,
 					     "netserver closed the connection "
@@ -488,7 +541,8 @@ crr_client(struct test_ctx *ctx)
 		/* netserver closes first, so the TIME_WAIT state stays on
 		 * its side and this side never runs out of ports. */
 		if (rc == 0) {
-			rc = recv_full(ctx, ctx->buf, 1, &r->recv_calls);
+			rc = recv_full(ctx, ctx->buf, 1, &r->recv_calls,
+		       "kept the test going");
 			rc = rc == 1   ? 0
 			     : rc == 0 ? err_set(ctx->err, "netserver sent "
 							   "more than asked")
@@ -531,8 +585,17 @@ crr_server(struct test_ctx *ctx)
 		fd = admit_next(&adm, clock_ns() + 1000000000ULL, err);
 		if (fd == ADMIT_CONTROL)
 			break; /* the client's "stop", or its end */
+		/* A client that keeps connecting and never says stop is
+		 * held to the test's hard end. */
+		if (module_overtime(ctx, clock_ns(), "kept connecting") < 0) {
+			if (fd >= 0)
+				close(fd);
+			admit_close(&adm);
+			return -1;
+		}
 		if (fd == ADMIT_TIMEOUT) {
-			if (module_stalled(ctx, clock_ns(), last) < 0) {
+			if (module_stalled(ctx, clock_ns(), last,
+					   "kept connecting") < 0) {
 				admit_close(&adm);
 				return -1;
 			}
@@ -549,7 +612,8 @@ crr_server(struct test_ctx *ctx)
 		if (p->nodelay)
 			sock_set_nodelay(fd, 1, err);
 		ctx->fd = fd;
-		rc = recv_full(ctx, ctx->buf, req, &r->recv_calls);
+		rc = recv_full(ctx, ctx->buf, req, &r->recv_calls,
+			       "kept sending requests");
 		if (rc == 0) {
 			r->bytes_recv += req;
 			rc = send_full(ctx, ctx->buf, rsp);

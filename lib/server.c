@@ -22,7 +22,7 @@
 /* How often the guard looks at the stop flag and the test's deadline. */
 #define GUARD_TICK_NS (100 * 1000000ULL)
 
-enum guard_cause { GUARD_NONE, GUARD_STOP, GUARD_OVERTIME };
+enum guard_cause { GUARD_NONE, GUARD_STOP, GUARD_OVERTIME, GUARD_LIFETIME };
 
 /*
  * Cuts a session short from its own thread. When the stop flag is set
@@ -43,6 +43,10 @@ struct guard {
 	int nfds, cap;
 	uint64_t deadline; /* CLOCK_MONOTONIC ns; 0 when no test runs */
 	double limit;	   /* seconds, for the message */
+	/* The session's whole life ends here, whatever it does: no
+	 * message (a "stop" between tests) moves it. */
+	uint64_t session_end;
+	double session_limit;
 	int done;
 	enum guard_cause fired;
 };
@@ -208,6 +212,8 @@ guard_main(void *arg)
 		else if (g->fired == GUARD_NONE && g->deadline != 0 &&
 			 now >= g->deadline)
 			guard_fire(g, GUARD_OVERTIME);
+		else if (g->fired == GUARD_NONE && now >= g->session_end)
+			guard_fire(g, GUARD_LIFETIME);
 		now += GUARD_TICK_NS;
 		ts.tv_sec = (time_t)(now / NS_PER_SEC);
 		ts.tv_nsec = (long)(now % NS_PER_SEC);
@@ -217,15 +223,19 @@ guard_main(void *arg)
 	return NULL;
 }
 
-/* Starts the guard of a session on ctl; returns 0, or -1 with err set. */
+/* Starts the guard of a session on ctl, which may live lim's session
+ * time; returns 0, or -1 with err set. */
 static int
-guard_start(struct guard *g, int ctl, volatile sig_atomic_t *stop, char *err)
+guard_start(struct guard *g, int ctl, const struct server_limits *lim,
+	    volatile sig_atomic_t *stop, char *err)
 {
 	pthread_condattr_t ca;
 
 	memset(g, 0, sizeof(*g));
 	g->ctl = ctl;
 	g->stop = stop;
+	g->session_limit = lim->max_session_time;
+	g->session_end = clock_ns() + (uint64_t)(lim->max_session_time * 1e9);
 	pthread_mutex_init(&g->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -322,13 +332,14 @@ cut_reason(struct server_state *st, char *err)
 {
 	struct guard *g = &st->guard;
 	enum guard_cause cause;
-	double limit;
+	double limit, life;
 
 	if (!g->running)
 		return 0;
 	pthread_mutex_lock(&g->lock);
 	cause = g->fired;
 	limit = g->limit;
+	life = g->session_limit;
 	if (cause == GUARD_NONE && *g->stop)
 		cause = GUARD_STOP;
 	pthread_mutex_unlock(&g->lock);
@@ -337,6 +348,11 @@ cut_reason(struct server_state *st, char *err)
 	else if (cause == GUARD_OVERTIME)
 		err_set(err, "the test ran past this server's limit of %.0f s",
 			limit);
+	else if (cause == GUARD_LIFETIME)
+		err_set(err,
+			"the session ran past this server's limit of %.0f s "
+			"per session (--max-session-time)",
+			life);
 	return cause != GUARD_NONE;
 }
 
@@ -767,6 +783,10 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 			if (await_datagram(fds[i], ctl, token, accept_by,
 					   lim->accept_ms, err) == 0)
 				c->fd = fds[i];
+			/* The client sends the token again until it hears
+			 * the echo: the loop must know it, to echo it and
+			 * never count it as data. */
+			c->token = token;
 		} else {
 			/* CRR: every stream's loop accepts on the listener,
 			 * from the control peer only, each connection
@@ -942,7 +962,7 @@ server_session(int ctl, const struct server_limits *lim,
 	 * then go): Nagle would hold the second for the client's delayed
 	 * ACK. Best effort. */
 	sock_set_nodelay(ctl, 1, why);
-	if (guard_start(&st.guard, ctl, stop, err) < 0) {
+	if (guard_start(&st.guard, ctl, lim, stop, err) < 0) {
 		send_error(ctl, err);
 		return -1;
 	}
@@ -1040,7 +1060,14 @@ session_loop(struct server_state *st, int ctl, const struct server_limits *lim,
 	const char *type;
 	int rc;
 
-	rc = session_recv(ctl, &msg, lim->idle_ms, err);
+	/* The hello has a deadline of its own, shorter than the idle limit
+	 * between tests (or that limit, when it is shorter still): a
+	 * connection that says nothing holds a session slot for seconds,
+	 * not a minute. */
+	int hello_ms = lim->hello_ms < lim->idle_ms ? lim->hello_ms
+						    : lim->idle_ms;
+
+	rc = session_recv(ctl, &msg, hello_ms, err);
 	if (cut_reason(st, err)) {
 		json_decref(msg);
 		send_error(ctl, err);
@@ -1088,16 +1115,16 @@ session_loop(struct server_state *st, int ctl, const struct server_limits *lim,
 	if (session_send_new(ctl, hello, SESSION_TIMEOUT_MS, err) < 0)
 		return -1;
 	if (key != NULL &&
-	    authenticate(ctl, key, snonce, lim->idle_ms, err) < 0) {
+	    authenticate(ctl, key, snonce, hello_ms, err) < 0) {
 		char why[ERR_LEN];
 
 		if (cut_reason(st, why)) {
 			send_error(ctl, why);
 			snprintf(err, ERR_LEN, "%s", why);
-		} else {
-			send_error(ctl, "authentication failed");
+			return -1;
 		}
-		return -1;
+		send_error(ctl, "authentication failed");
+		return SERVER_AUTH_FAILED;
 	}
 	for (;;) {
 		rc = session_recv(ctl, &msg, lim->idle_ms, err);

@@ -27,6 +27,9 @@ struct server_limits {
 	int allow_low_ports;	 /* data ports below 1024 may be asked for */
 };
 
+/* server_session's answer when the client failed to authenticate. */
+#define SERVER_AUTH_FAILED (-2)
+
 /* What a child tells its client when SIGTERM ends the session. */
 #define SERVER_SHUTDOWN_TEXT "netserver is shutting down"
 
@@ -49,8 +52,9 @@ int server_check_request(const struct test_params *p,
  * away: handshake (with the challenge-response when key is not NULL),
  * then any number of tests. When *stop becomes nonzero (SIGTERM), or a
  * test runs past lim->max_duration, the session is cut within a tenth of
- * a second and the client told why. Returns 0 on a clean end, or -1 with
- * err set (the client was also told where possible).
+ * a second and the client told why. Returns 0 on a clean end,
+ * SERVER_AUTH_FAILED with err set when the client did not prove the key,
+ * or -1 with err set (the client was also told where possible).
  */
 int server_session(int ctl, const struct server_limits *lim,
 		   const struct auth_key *key, server_log_fn log,

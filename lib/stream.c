@@ -23,11 +23,14 @@
 #endif
 
 /* After a sender's last byte: half-close and wait for the receiver to
- * close its side, so the flush of the last data is inside the interval. */
+ * close its side, so the flush of the last data is inside the interval.
+ * The receiver of a one-way test sends nothing back, so data here is a
+ * peer that does not follow the protocol (one flooding to hold the test
+ * open): that ends the test at once, as an error. */
 static int
 finish_send(struct test_ctx *ctx)
 {
-	uint64_t start = clock_ns(), now;
+	uint64_t start = clock_ns();
 	char junk[4096];
 	ssize_t n;
 
@@ -39,14 +42,13 @@ finish_send(struct test_ctx *ctx)
 		if (n == 0)
 			return 0;
 		if (n > 0)
-			continue;
-		if (errno == EINTR)
-			continue;
-		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			return err_set(ctx->err,
+				       "the peer sent data back on the "
+				       "one-way data connection");
+		if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK)
 			return err_set(ctx->err, "data connection: %s",
 				       strerror(errno));
-		now = clock_ns();
-		if (now - start >= MODULE_GRACE_SEC * NS_PER_SEC)
+		if (clock_ns() - start >= MODULE_GRACE_SEC * NS_PER_SEC)
 			return err_set(ctx->err,
 				       "the peer did not close the data "
 				       "connection within %d s of the end",
@@ -133,14 +135,16 @@ stream_send(struct test_ctx *ctx)
 			r->send_errors++;
 			if (fast_zc_reap(ctx->fd, r) == 0)
 				poll(&(struct pollfd){.fd = ctx->fd}, 1, 10);
-			if (module_stalled(ctx, now, progress) < 0)
+			if (module_stalled(ctx, now, progress,
+					   "kept the test going") < 0)
 				return -1;
 			continue;
 		}
 		if (errno != EAGAIN && errno != EWOULDBLOCK)
 			return err_set(ctx->err, "data connection: send: %s",
 				       strerror(errno));
-		if (module_stalled(ctx, now, progress) < 0)
+		if (module_stalled(ctx, now, progress,
+				   "kept the test going") < 0)
 			return -1;
 	}
 	r->syscalls = r->send_calls;
@@ -167,6 +171,17 @@ stream_recv(struct test_ctx *ctx)
 			progress = now;
 			if (ctx->hist != NULL)
 				stats_hist_add(ctx->hist, now - then);
+			/* A sender that never stops must not hold this end:
+			 * not past the end of a timed test, nor past the
+			 * bytes asked for in a counted one. */
+			if (module_overtime(ctx, now, "kept sending data") < 0)
+				return -1;
+			if (ctx->end_ns == 0 && ctx->p->count > 0 &&
+			    r->bytes_recv > (uint64_t)ctx->p->count)
+				return err_set(ctx->err,
+					       "the peer sent more than the "
+					       "%lld bytes asked for",
+					       (long long)ctx->p->count);
 			continue;
 		}
 		if (n == 0)
@@ -181,7 +196,8 @@ stream_recv(struct test_ctx *ctx)
 				       strerror(errno));
 		if (*ctx->stop)
 			break;
-		if (module_stalled(ctx, now, progress) < 0)
+		if (module_stalled(ctx, now, progress,
+				   "kept sending data") < 0)
 			return -1;
 	}
 	r->syscalls = r->recv_calls;
@@ -383,7 +399,8 @@ udp_stream_send(struct test_ctx *ctx)
 		 * it, as netperf's "Errors" column does. */
 		if (e == ENOBUFS || e == EAGAIN || e == EWOULDBLOCK) {
 			r->send_errors++;
-			if (module_stalled(ctx, now, progress) < 0)
+			if (module_stalled(ctx, now, progress,
+					   "kept the test going") < 0)
 				goto fail;
 			continue;
 		}
@@ -434,6 +451,7 @@ struct udp_rx {
 	char *bufs;
 	struct mmsghdr *msgs;
 	struct iovec *iov;
+	struct test_ctx *ctx; /* for the token, echoed when it comes again */
 };
 
 static int
@@ -442,6 +460,7 @@ udp_rx_init(struct test_ctx *ctx, struct udp_rx *rx)
 	int i;
 
 	memset(rx, 0, sizeof(*rx));
+	rx->ctx = ctx;
 	rx->seen = calloc(UDP_WINDOW / 8, 1);
 	if (rx->seen == NULL)
 		return err_set(ctx->err, "out of memory");
@@ -493,6 +512,9 @@ udp_rx_take(struct udp_rx *rx, struct side_result *r, const char *p, size_t n)
 	uint64_t seq;
 	int64_t transit, d;
 
+	/* The token again: the client did not hear the echo. */
+	if (module_udp_token(rx->ctx, p, n, 1))
+		return;
 	if (n == 0) {
 		/* The client's end marker: take what is queued. */
 		rx->end = 1;
@@ -634,13 +656,19 @@ udp_stream_recv(struct test_ctx *ctx)
 	struct side_result *r = ctx->r;
 	uint64_t start = clock_ns(), check = start;
 	struct udp_rx rx;
-	int stopping = 0;
+	int stopping = 0, rc;
 
 	if (udp_rx_init(ctx, &rx) < 0)
 		goto fail;
 	rx.now = rx.last = start;
 	for (;;) {
-		if (udp_rx_call(ctx, &rx, stopping ? MSG_DONTWAIT : 0) == 0) {
+		rc = udp_rx_call(ctx, &rx, stopping ? MSG_DONTWAIT : 0);
+		/* Neither a flood nor a missing stop holds this end past
+		 * the end of the test. */
+		if (module_overtime(ctx, clock_ns(), "kept sending datagrams") <
+		    0)
+			goto fail;
+		if (rc == 0) {
 			if (rx.end)
 				stopping = 1;
 		} else if (errno == EINTR) {
@@ -659,7 +687,8 @@ udp_stream_recv(struct test_ctx *ctx)
 			if (ctx->ctl < 0 && ctx->end_ns != 0 &&
 			    rx.now >= ctx->end_ns + NS_PER_SEC / 2)
 				break;
-			if (module_stalled(ctx, rx.now, rx.last) < 0)
+			if (module_stalled(ctx, rx.now, rx.last,
+					   "kept sending datagrams") < 0)
 				goto fail;
 			continue;
 		} else if (errno != ECONNREFUSED) {

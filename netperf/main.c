@@ -764,7 +764,7 @@ run_merge(int argc, char **argv)
 	struct merge m;
 	struct merge_figures f;
 	char err[ERR_LEN];
-	int i, bad = 0, warn = 0, rc = EXIT_FAILURE;
+	int i, bad = 0, warn = 0, fatal = 0, rc = EXIT_FAILURE;
 
 	if (cli_merge_parse(argc, argv, &o, err) < 0) {
 		fprintf(stderr, "netperf: %s\n", err);
@@ -785,7 +785,6 @@ run_merge(int argc, char **argv)
 	for (i = 0; i < o.nfiles; i++) {
 		const char *name = o.files[i];
 		json_error_t je;
-		json_t *doc;
 		char *text = NULL;
 		long len = read_file(name, &text, err);
 		int arc;
@@ -801,29 +800,67 @@ run_merge(int argc, char **argv)
 			bad++;
 			continue;
 		}
-		doc = json_loadb(text, (size_t)len, 0, &je);
-		free(text);
-		if (doc == NULL) {
-			err_set(err,
-				"%s: not a complete JSON document (line %d: "
-				"%s)",
-				name, je.line, je.text);
-			fprintf(stderr, "netperf: %s\n", err);
-			merge_add_failure(&m, name, reason_of(err, name));
-			bad++;
-			continue;
-		}
-		arc = merge_add_doc(&m, doc, name, err);
-		json_decref(doc);
-		if (arc == -2) {
-			fprintf(stderr, "netperf: %s\n", err);
-			goto out;
-		}
-		if (arc != 0) {
-			fprintf(stderr, "netperf: %s\n", err);
-			if (arc < 0)
-				merge_add_failure(&m, name, reason_of(err, name));
-			bad++;
+		/* A file may hold several documents one after the other (the
+		 * logs of many pods): each is merged, named FILE#N. */
+		{
+			json_t *docs[4096];
+			size_t off = 0;
+			int nd = 0, stop = 0;
+
+			while (!stop && nd < 4096) {
+				while (off < (size_t)len &&
+				       strchr(" \t\r\n", text[off]) != NULL)
+					off++;
+				if (off >= (size_t)len)
+					break;
+				docs[nd] = json_loadb(text + off, (size_t)len - off,
+						      JSON_DISABLE_EOF_CHECK, &je);
+				if (docs[nd] == NULL) {
+					err_set(err,
+						"%s: not a complete JSON "
+						"document (line %d: %s)",
+						name, je.line, je.text);
+					fprintf(stderr, "netperf: %s\n", err);
+					merge_add_failure(&m, name,
+							  reason_of(err, name));
+					bad++;
+					stop = 1;
+					break;
+				}
+				off += je.position;
+				nd++;
+			}
+			free(text);
+			for (int k = 0; k < nd; k++) {
+				char dname[MERGE_NAME_LEN];
+
+				if (nd > 1)
+					snprintf(dname, sizeof(dname), "%.200s#%d",
+						 name, k + 1);
+				else
+					snprintf(dname, sizeof(dname), "%s", name);
+				if (!fatal) {
+					arc = merge_add_doc(&m, docs[k], dname,
+							    err);
+					if (arc == -2) {
+						fprintf(stderr, "netperf: %s\n",
+							err);
+						fatal = 1;
+					} else if (arc != 0) {
+						fprintf(stderr, "netperf: %s\n",
+							err);
+						if (arc < 0)
+							merge_add_failure(
+							    &m, dname,
+							    reason_of(err,
+								      dname));
+						bad++;
+					}
+				}
+				json_decref(docs[k]);
+			}
+			if (fatal)
+				goto out;
 		}
 	}
 	if (merge_figures(&m, &f, err) < 0) {

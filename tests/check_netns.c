@@ -651,6 +651,40 @@ udp_loss_run(const char *const *args, const char *drop_ns, const char *family,
 	return overflow;
 }
 
+/*
+ * The first echo of UDP_STREAM's token is dropped on its way back into a:
+ * netperf sends the token again, netserver echoes it again and counts it
+ * as nothing. The test runs, and its loss is still exactly nftables'
+ * drops, with nothing out of order (a token taken for data would put
+ * every later datagram out of order).
+ */
+START_TEST(udp_token_echo_lost)
+{
+	const char *args[] = {"-t",  "UDP_STREAM", "-l", "1",	 "--rate",
+			      "50M", "--",	   "-m", "1000", NULL};
+	struct harness_out o;
+	struct udp_figures f;
+	unsigned long long drops, overflow;
+
+	nft_drop(&env, 5);
+	/* The first 16-byte datagram into a (UDP length 24) is the echo. */
+	MUST(o, env.a, "nft", "add", "table", "inet", "nptest");
+	MUST(o, env.a, "nft", "add", "chain", "inet", "nptest", "drops",
+	     "{ type filter hook input priority 0; }");
+	MUST(o, env.a, "nft", "add", "rule", "inet", "nptest", "drops", "udp",
+	     "length", "24", "numgen", "inc", "mod", "1000000", "<", "1",
+	     "counter", "drop");
+	overflow = udp_loss_run(args, env.b, "inet", &o, &f, &drops);
+	ck_assert_msg(nft_drops_in(env.a, "inet") == 1,
+		      "the token's echo was not dropped once");
+	ck_assert_msg(f.lost == drops + overflow,
+		      "lost %llu, nft dropped %llu, RcvbufErrors +%llu: %s",
+		      f.lost, drops, overflow, o.out);
+	ck_assert_msg(strstr(o.out, "duplicated: 0, out of order: 0,") != NULL,
+		      "%s", o.out);
+}
+END_TEST
+
 /* Loss is exact with sendmmsg/recvmmsg: every datagram of a batch
  * carries its own sequence number. */
 START_TEST(udp_loss_exact_with_batch)
@@ -1276,6 +1310,7 @@ netns_suite(void)
 	tcase_add_unchecked_fixture(tc, NULL, sweep);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, udp_loss_matches_nftables);
+	tcase_add_test(tc, udp_token_echo_lost);
 	tcase_add_test(tc, udp_loss_exact_with_batch);
 	tcase_add_test(tc, udp_loss_exact_with_gso);
 	tcase_add_test(tc, udp_gso_refused_is_clear);
