@@ -247,6 +247,7 @@ enum {
 	OPT_ZEROCOPY,
 	OPT_BUSY_POLL,
 	OPT_START_AT,
+	OPT_BIDIR,
 };
 
 /* Whole seconds and up to nine decimals, as exact nanoseconds; returns 0,
@@ -334,6 +335,7 @@ parse_global(int argc, char **argv, struct netperf_opts *o, char *err)
 	    {"zerocopy", no_argument, NULL, OPT_ZEROCOPY},
 	    {"busy-poll", required_argument, NULL, OPT_BUSY_POLL},
 	    {"start-at", required_argument, NULL, OPT_START_AT},
+	    {"bidir", no_argument, NULL, OPT_BIDIR},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -438,6 +440,9 @@ parse_global(int argc, char **argv, struct netperf_opts *o, char *err)
 			if (units_parse_int(optarg, 1, 1024, &v, why) < 0)
 				return err_set(err, "--streams: %s", why);
 			o->streams = (int)v;
+			break;
+		case OPT_BIDIR:
+			o->bidir = 1;
 			break;
 		case 'D':
 			if (interim_arg(optarg, o, err) < 0)
@@ -751,6 +756,14 @@ cli_netperf_parse(int argc, char **argv, struct netperf_opts *o, char *err)
 		return err_set(err, "--start-at schedules one run; it cannot "
 				    "be combined with -i, -I, --sweep or "
 				    "--ifstat");
+	if (o->bidir && !module_can_bidir(m))
+		return err_set(err,
+			       "--bidir applies to TCP_STREAM and UDP_STREAM "
+			       "only, not %s",
+			       m->name);
+	if (o->bidir && o->count > 0)
+		return err_set(err, "--bidir runs for a time: give -l in "
+				    "seconds, not a count");
 	if (o->data_family == AF_UNSPEC)
 		o->data_family =
 		    o->family != AF_UNSPEC ? o->family : o->host_family;
@@ -868,7 +881,13 @@ cli_netperf_request(const struct netperf_opts *o, struct test_params *p)
 	p->data_port = o->rdata_port;
 	p->rto = o->rto;
 	p->rate = o->rate;
-	p->streams = o->streams;
+	/* --bidir: as many streams again, the other way. */
+	p->streams = o->bidir ? 2 * o->streams : o->streams;
+	p->bidir = o->bidir;
+	/* Both directions send alike unless -m's second part says how
+	 * netserver should. */
+	if (o->bidir && p->rsend_size == 0)
+		p->rsend_size = o->send_size;
 	p->wire = o->wire;
 	p->batch = o->batch;
 	p->udp_gso = o->udp_gso;

@@ -36,6 +36,7 @@ struct netperf_opts {
 	char lcpu[64], rcpu[64];
 	/* --streams N: parallel data connections. */
 	int streams;
+	int bidir; /* --bidir: both directions at once */
 	/* -D secs[,units]: interim results every secs seconds (a negative
 	 * value is accepted as netperf 2.6+ does and means its magnitude). */
 	double interim;

@@ -720,6 +720,7 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 		ctx[i].stop = stop;
 		ctx[i].r = r;
 		ctx[i].token = token;
+		ctx[i].reverse = module_stream_reversed(&res->p, i);
 		if (res->hist != NULL) {
 			ctx[i].hist = malloc(sizeof(*ctx[i].hist));
 			if (ctx[i].hist == NULL) {

@@ -84,7 +84,8 @@ stream_main(void *arg)
 	t0 = run->start_ns;
 	ctx->end_ns =
 	    ctx->p->duration > 0 ? t0 + (uint64_t)(ctx->p->duration * 1e9) : 0;
-	job->rc = (run->is_server ? m->server : m->client)(ctx);
+	/* A reversed stream (--bidir) runs the half the peer would. */
+	job->rc = (run->is_server != ctx->reverse ? m->server : m->client)(ctx);
 	t1 = clock_ns();
 	/* A loop that knows its interval better (a UDP receiver ends at its
 	 * last datagram, not when it noticed the end) has set it already. */
@@ -128,7 +129,7 @@ interim_count(const struct module_run *run)
 
 		if (module_is_rr(m))
 			sum += __atomic_load_n(&r->trans, __ATOMIC_RELAXED);
-		else if (m->kind == MODULE_MAERTS)
+		else if (m->kind == MODULE_MAERTS || run->ctx[i].reverse)
 			sum +=
 			    __atomic_load_n(&r->bytes_recv, __ATOMIC_RELAXED);
 		else

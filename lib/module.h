@@ -77,6 +77,9 @@ struct test_params {
 	/* --start-at: CLOCK_REALTIME nanoseconds at which both sides begin
 	 * the measured interval; 0 to begin at once. */
 	int64_t start_at_ns;
+	/* --bidir (TCP_STREAM, UDP_STREAM): the second half of the streams
+	 * run the other way, netserver sending to netperf. */
+	int bidir;
 };
 
 /* One side's account of a test: what it did and what it cost. */
@@ -158,6 +161,9 @@ struct test_ctx {
 	volatile sig_atomic_t *stop;
 	/* Per-operation latency, or NULL. */
 	struct stats_hist *hist;
+	/* --bidir: this stream runs the test's other half (netperf
+	 * receives what netserver sends). */
+	int reverse;
 	struct side_result *r;
 	char err[ERR_LEN];
 };
@@ -173,6 +179,13 @@ struct test_module {
 	module_loop_fn client; /* netperf's half */
 	module_loop_fn server; /* netserver's half */
 };
+
+/* --bidir: stream i of n runs the other way. */
+#define module_stream_reversed(p, i) ((p)->bidir && (i) >= (p)->streams / 2)
+
+/* --bidir is for the one-way bulk tests. */
+#define module_can_bidir(m)                                                    \
+	((m)->kind == MODULE_STREAM || (m)->kind == MODULE_UDP_STREAM)
 
 /* Seconds a silent peer is given past the end of a test before it is
  * declared gone. */

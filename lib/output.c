@@ -208,6 +208,12 @@
 	X(START_SCHEDULED, "Start", "Scheduled", "UTC ns", "")                 \
 	X(START_ACTUAL, "Start", "Actual", "UTC ns", "")                       \
 	X(END_TIME, "End", "Time", "UTC ns", "")                               \
+	X(BIDIR_L2R_THROUGHPUT, "Bidir", "Local->Remote", "Throughput", "")    \
+	X(BIDIR_R2L_THROUGHPUT, "Bidir", "Remote->Local", "Throughput", "")    \
+	X(BIDIR_L2R_LOST, "Bidir", "Local->Remote", "Lost", "Messages")        \
+	X(BIDIR_R2L_LOST, "Bidir", "Remote->Local", "Lost", "Messages")        \
+	X(BIDIR_L2R_LOSS_PERCENT, "Bidir", "Local->Remote", "Lost", "%")       \
+	X(BIDIR_R2L_LOSS_PERCENT, "Bidir", "Remote->Local", "Lost", "%")       \
 	X(COMMAND_LINE, "Command", "Line", "", "")                             \
 	TCPINFO_FIELDS(SEL_TCP, X)
 
@@ -1040,6 +1046,34 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 	case SEL_COMMAND_LINE:
 		put_quoted(b, cap, res->command_line);
 		break;
+	/* --bidir's directions; -1 without it, and for TCP's loss. */
+	case SEL_BIDIR_R2L_THROUGHPUT:
+		loc = 0;
+		/* fall through */
+	case SEL_BIDIR_L2R_THROUGHPUT:
+		if (res->p.bidir)
+			put_f2(b, cap, res->dir[loc ? 0 : 1].thruput);
+		else
+			put_i(b, cap, -1);
+		break;
+	case SEL_BIDIR_R2L_LOST:
+		loc = 0;
+		/* fall through */
+	case SEL_BIDIR_L2R_LOST:
+		if (res->p.bidir && res->m->kind == MODULE_UDP_STREAM)
+			put_u(b, cap, res->dir[loc ? 0 : 1].lost);
+		else
+			put_i(b, cap, -1);
+		break;
+	case SEL_BIDIR_R2L_LOSS_PERCENT:
+		loc = 0;
+		/* fall through */
+	case SEL_BIDIR_L2R_LOSS_PERCENT:
+		if (res->p.bidir && res->m->kind == MODULE_UDP_STREAM)
+			put_f2(b, cap, res->dir[loc ? 0 : 1].loss_pct);
+		else
+			put_i(b, cap, -1);
+		break;
 	default:
 		if (!sel_platform(res, id, b, cap))
 			b[0] = '\0';
@@ -1700,6 +1734,44 @@ json_side(const struct result *res, int loc, int *bad)
 	return o;
 }
 
+/* --bidir: each direction's figures, or null. */
+static json_t *
+json_bidir(const struct result *res, int *bad)
+{
+	static const char *const key[2] = {"local_to_remote",
+					    "remote_to_local"};
+	int udp = res->m->kind == MODULE_UDP_STREAM, d;
+	json_t *o, *one;
+
+	if (!res->p.bidir)
+		return json_null();
+	o = json_object();
+	if (o == NULL) {
+		*bad = 1;
+		return NULL;
+	}
+	for (d = 0; d < 2; d++) {
+		const struct result_dir *rd = &res->dir[d];
+
+		one = json_object();
+		if (one == NULL) {
+			*bad = 1;
+			break;
+		}
+		jput(one, "streams", jint(res->nstreams / 2), bad);
+		jput(one, "throughput", jnum(rd->thruput), bad);
+		jput(one, "elapsed_s", jnum(rd->elapsed), bad);
+		jput(one, "bytes", juint(rd->bytes), bad);
+		jput(one, "sent", udp ? juint(rd->sent) : json_null(), bad);
+		jput(one, "received", udp ? juint(rd->got) : json_null(), bad);
+		jput(one, "lost", udp ? juint(rd->lost) : json_null(), bad);
+		jput(one, "loss_percent", udp ? jnum(rd->loss_pct) : json_null(),
+		     bad);
+		jput(o, key[d], one, bad);
+	}
+	return o;
+}
+
 static json_t *
 json_result(const struct result *res, int *bad)
 {
@@ -1729,6 +1801,7 @@ json_result(const struct result *res, int *bad)
 	jput(o, "duplicates", juint(rx_side(res)->dups), bad);
 	jput(o, "out_of_order", juint(rx_side(res)->reordered), bad);
 	jput(o, "stream_count", jint(nstreams_of(res)), bad);
+	jput(o, "bidir", json_bidir(res, bad), bad);
 	return o;
 }
 

@@ -198,6 +198,10 @@ proto_request_pack(const struct test_params *p)
 			json_object_set_new(
 			    o, "start_at_ns",
 			    json_integer((json_int_t)p->start_at_ns));
+		/* Only when asked, so an older netserver, which refuses
+		 * nothing it does not know, is never told of it. */
+		if (p->bidir)
+			json_object_set_new(o, "bidir", json_true());
 	}
 	return o;
 }
@@ -294,6 +298,14 @@ proto_request_unpack(const json_t *msg, struct test_params *p, char *err)
 	    proto_get_int(msg, "start_at_ns", 1, INT64_MAX, &p->start_at_ns,
 			  err) < 0)
 		return -1;
+	if (json_object_get(msg, "bidir") != NULL &&
+	    get_bool(msg, "bidir", &p->bidir, err) < 0)
+		return -1;
+	/* Half the streams go each way. */
+	if (p->bidir && p->streams % 2 != 0)
+		return err_set(err, "bidir needs an even number of streams, "
+				    "not %d",
+			       p->streams);
 	if (p->duration == 0 && p->count == 0)
 		return err_set(err, "request has neither a duration nor a "
 				    "count");

@@ -249,7 +249,11 @@ udp_stream_table(FILE *out, const struct result *res,
 		    "Lost: %llu of %llu datagrams (%.2f %%), duplicated: %llu, "
 		    "out of order: %llu, jitter: %.3f ms\n",
 		    (unsigned long long)res->lost,
-		    (unsigned long long)l->send_calls, res->loss_pct,
+		    /* --bidir: both directions' datagrams */
+		    (unsigned long long)(res->p.bidir ? res->dir[0].sent +
+							    res->dir[1].sent
+						      : l->send_calls),
+		    res->loss_pct,
 		    (unsigned long long)r->dups,
 		    (unsigned long long)r->reordered, r->jitter * 1e3);
 	if (o->verbosity >= 2 && res->hist != NULL) {
@@ -475,6 +479,42 @@ fast_lines(FILE *out, const struct result *res)
 			p->busy_poll, l->busy_poll, r->busy_poll);
 }
 
+/* --bidir: the table above sums both directions; this splits them, each
+ * from its own streams, with each host's CPU over the whole test. */
+static void
+bidir_table(FILE *out, const struct result *res)
+{
+	static const char *const name[2] = {"netperf->netserver",
+					     "netserver->netperf"};
+	int udp = res->m->kind == MODULE_UDP_STREAM, d;
+	char units[32];
+
+	snprintf(units, sizeof(units), "%s/s", units_label(res->fmt));
+	fprintf(out,
+		"\nBidirectional       Streams  Elapsed  Throughput%s\n"
+		"                               secs.  %10s%s\n",
+		udp ? "       Sent   Received       Lost  Lost %" : "", units,
+		udp ? "  datagrams  datagrams  datagrams" : "");
+	for (d = 0; d < 2; d++) {
+		const struct result_dir *rd = &res->dir[d];
+
+		fprintf(out, "%-18s  %7d  %7.2f  %10.2f", name[d],
+			res->nstreams / 2, rd->elapsed, rd->thruput);
+		if (udp)
+			fprintf(out, " %10llu %10llu %10llu  %6.2f",
+				(unsigned long long)rd->sent,
+				(unsigned long long)rd->got,
+				(unsigned long long)rd->lost, rd->loss_pct);
+		fputc('\n', out);
+	}
+	fprintf(out,
+		"\nHost    CPU util %%  Service demand us/KB (both directions)\n"
+		"local   %10.2f  %10.3f\n"
+		"remote  %10.2f  %10.3f\n",
+		res->local_util, res->local_sd, res->remote_util,
+		res->remote_sd);
+}
+
 void
 report_classic(FILE *out, const struct result *res, const struct report_opts *o)
 {
@@ -501,6 +541,8 @@ report_classic(FILE *out, const struct result *res, const struct report_opts *o)
 		streams_table(out, res);
 	if (o->headers)
 		fast_lines(out, res);
+	if (res->p.bidir)
+		bidir_table(out, res);
 	if (o->verbosity >= 2) {
 		placement(out, res);
 		tcp_table(out, res);

@@ -74,6 +74,59 @@ fairness(struct result *res)
 	res->fairness = sq > 0 ? sum * sum / (res->nstreams * sq) : 1;
 }
 
+/* --bidir: each direction from its own streams (the first half netperf
+ * to netserver, the second back), the headline their sum. The sums over
+ * all streams mix the two, but each side's bytes received are one
+ * direction's alone, which is what the service demand divides by. */
+static void
+bidir(struct result *res)
+{
+	int n = res->nstreams / 2, d, i;
+
+	memset(res->dir, 0, sizeof(res->dir));
+	if (res->lstream == NULL || res->rstream == NULL || n < 1)
+		return;
+	for (d = 0; d < 2; d++) {
+		struct result_dir *rd = &res->dir[d];
+
+		for (i = d * n; i < (d + 1) * n; i++) {
+			const struct side_result *tx =
+			    d == RESULT_L2R ? &res->lstream[i] : &res->rstream[i];
+			const struct side_result *rx =
+			    d == RESULT_L2R ? &res->rstream[i] : &res->lstream[i];
+
+			rd->bytes += rx->bytes_recv;
+			rd->sent += tx->send_calls;
+			rd->got += rx->recv_calls - rx->dups;
+			if (rx->elapsed > rd->elapsed)
+				rd->elapsed = rx->elapsed;
+		}
+		rd->thruput = rd->elapsed > 0
+				  ? units_from_bytes((double)rd->bytes /
+							 rd->elapsed,
+						     res->fmt)
+				  : 0;
+		if (res->m->kind == MODULE_UDP_STREAM) {
+			rd->lost = rd->got >= rd->sent ? 0 : rd->sent - rd->got;
+			rd->loss_pct = rd->sent ? 100.0 * (double)rd->lost /
+						      (double)rd->sent
+						: 0;
+		} else {
+			rd->sent = rd->got = 0;
+		}
+	}
+	res->thruput = res->dir[0].thruput + res->dir[1].thruput;
+	res->elapsed = res->dir[0].elapsed > res->dir[1].elapsed
+			   ? res->dir[0].elapsed
+			   : res->dir[1].elapsed;
+	res->lost = res->dir[0].lost + res->dir[1].lost;
+	res->loss_pct =
+	    res->dir[0].sent + res->dir[1].sent
+		? 100.0 * (double)res->lost /
+		      (double)(res->dir[0].sent + res->dir[1].sent)
+		: 0;
+}
+
 void
 result_compute(struct result *res)
 {
@@ -137,6 +190,8 @@ result_compute(struct result *res)
 				   : units_from_bytes(bytes_per_sec, res->fmt);
 		break;
 	}
+	if (res->p.bidir)
+		bidir(res);
 	side_cpu(res, &res->local, res->local_cpu, &res->local_util,
 		 &res->local_sd, &res->local_ncpu);
 	side_cpu(res, &res->remote, res->remote_cpu, &res->remote_util,
@@ -212,6 +267,12 @@ result_stream_thruput(const struct result *res, int i)
 	switch (res->m->kind) {
 	case MODULE_STREAM:
 	case MODULE_UDP_STREAM:
+		/* --bidir: the second half's receiver is netperf. */
+		if (module_stream_reversed(&res->p, i)) {
+			bytes = (double)l->bytes_recv;
+			secs = l->elapsed;
+			break;
+		}
 		bytes = (double)r->bytes_recv;
 		secs = res->remote.elapsed;
 		break;

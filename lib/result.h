@@ -75,6 +75,19 @@ struct result_latency {
 	double p50, p90, p99, p999, p9999;
 };
 
+/* --bidir: one direction's figures, from its streams alone. */
+struct result_dir {
+	double thruput;	    /* received, in units of fmt per second */
+	double elapsed;	    /* the receivers' longest interval */
+	uint64_t bytes;	    /* received */
+	uint64_t sent, got; /* UDP: datagrams sent and received once */
+	uint64_t lost;	    /* UDP: sent but never received */
+	double loss_pct;
+};
+
+/* The two directions of a --bidir test. */
+enum { RESULT_L2R, RESULT_R2L };
+
 struct result {
 	const struct test_module *m;
 	struct test_params p;
@@ -124,6 +137,8 @@ struct result {
 	struct result_latency lat;
 	/* Jain's fairness index over the streams' throughput, 1 for one. */
 	double fairness;
+	/* --bidir: netperf to netserver, and back; thruput is their sum. */
+	struct result_dir dir[2];
 };
 
 /* The mean round trip in microseconds implied by the transaction rate

@@ -115,6 +115,18 @@ server_check_request(const struct test_params *p,
 				       "printable ASCII",
 				       escape_str(text, sizeof(text),
 						  p->cpu_bind));
+	if (p->bidir && !module_can_bidir(m))
+		return err_set(err, "bidir is for TCP_STREAM and UDP_STREAM, "
+				    "not %s",
+			       m->name);
+	if (p->bidir && m->kind == MODULE_UDP_STREAM &&
+	    p->rsend_size > MODULE_UDP_MAX)
+		return err_set(err,
+			       "datagrams of %lld bytes exceed the %d-byte "
+			       "limit",
+			       (long long)p->rsend_size, MODULE_UDP_MAX);
+	if (p->bidir && p->duration <= 0)
+		return err_set(err, "bidir runs for a time, not a count");
 	if (p->duration > lim->max_duration)
 		return err_set(err,
 			       "test length %.0f s exceeds this server's limit "
@@ -733,6 +745,11 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 	/* A datagram is read whole or its tail is lost. */
 	if (m->socktype == SOCK_DGRAM && r.recv_size < MODULE_UDP_MAX + 1)
 		r.recv_size = MODULE_UDP_MAX + 1;
+	/* Sending datagrams (--bidir): as netperf does, the socket buffer
+	 * capped at the largest datagram. */
+	if (m->socktype == SOCK_DGRAM && p.rsend_size == 0 &&
+	    r.send_size > MODULE_UDP_MAX)
+		r.send_size = MODULE_UDP_MAX;
 	if (alloc_buffers(m, &p, &r, lim, ctx, &shared, err) < 0)
 		goto tell;
 	list = json_array();
@@ -759,6 +776,7 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 
 		c->ctl = ctl;
 		c->fd = -1;
+		c->reverse = module_stream_reversed(&p, i);
 		if (module_accepts(m)) {
 			c->fd = accept_data(&adm, accept_by, lim->accept_ms,
 					    err);

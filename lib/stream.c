@@ -698,6 +698,13 @@ udp_stream_recv(struct test_ctx *ctx)
 				stopping = 1;
 				continue;
 			}
+			/* netperf receiving (--bidir) has no "stop" to wait
+			 * for: netserver's sender ends with the test, so a
+			 * silence past its end means it is over, whether or
+			 * not an end marker got through. */
+			if (ctx->ctl < 0 && ctx->end_ns != 0 &&
+			    rx.now >= ctx->end_ns + NS_PER_SEC / 2)
+				break;
 			if (module_stalled(ctx, rx.now, rx.last,
 					   "kept sending datagrams") < 0)
 				goto fail;

@@ -480,8 +480,8 @@ START_TEST(privileged_data_port_refused)
 		      "not refused: %s", buf);
 	ck_assert_int_eq(harness_server_stop(&s), 0);
 	if (geteuid() != 0) {
-		fprintf(stderr, "privileged_data_port_refused: not root, "
-				"the allowed case skipped\n");
+		harness_skip("privileged_data_port_refused: the allowed case "
+			     "needs root");
 		return;
 	}
 	ck_assert_int_eq(harness_server_start(&s, allow), 0);
@@ -578,8 +578,8 @@ START_TEST(key_file_checked_before_open)
 			unlink(path);
 		}
 	} else {
-		fprintf(stderr, "key_file_checked_before_open: not root, the "
-				"owner case skipped\n");
+		harness_skip("key_file_checked_before_open: the owner case "
+			     "needs root");
 		unlink(real);
 	}
 	rmdir(dir);
@@ -936,9 +936,9 @@ START_TEST(ipv6_counted_per_prefix)
 	int a, b, c;
 
 	if (unshare(CLONE_NEWNET) < 0) {
-		fprintf(stderr, "ipv6_counted_per_prefix: no network "
-				"namespace (%s), skipped\n",
-			strerror(errno));
+		harness_skip("ipv6_counted_per_prefix: no network namespace "
+			     "(%s)",
+			     strerror(errno));
 		ck_assert_int_ne(geteuid(), 0);
 		return;
 	}

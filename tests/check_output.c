@@ -446,6 +446,16 @@ static const struct jmap jmaps[] = {
     {"START_ACTUAL", "timing/start_actual_ns", 0, NULL},
     {"END_TIME", "timing/end_ns", 0, NULL},
     {"COMMAND_LINE", "command_line", 0, NULL},
+    {"BIDIR_L2R_THROUGHPUT", "result/bidir/local_to_remote/throughput", 0,
+     NULL},
+    {"BIDIR_R2L_THROUGHPUT", "result/bidir/remote_to_local/throughput", 0,
+     NULL},
+    {"BIDIR_L2R_LOST", "result/bidir/local_to_remote/lost", 0, NULL},
+    {"BIDIR_R2L_LOST", "result/bidir/remote_to_local/lost", 0, NULL},
+    {"BIDIR_L2R_LOSS_PERCENT", "result/bidir/local_to_remote/loss_percent",
+     0, NULL},
+    {"BIDIR_R2L_LOSS_PERCENT", "result/bidir/remote_to_local/loss_percent",
+     0, NULL},
 };
 
 #define NJMAPS (int)(sizeof(jmaps) / sizeof(jmaps[0]))

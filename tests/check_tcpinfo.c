@@ -525,6 +525,66 @@ START_TEST(dump_like_netperf27)
 }
 END_TEST
 
+/* --bidir over loopback: the selectors say what the JSON says, the
+ * directions add up to the headline, and the tests it does not apply to
+ * are refused in one line. */
+START_TEST(bidir_loopback)
+{
+	const char *kv[] = {"-l", "0.5", "--bidir", "--streams", "2", "--",
+			    "-k",
+			    "THROUGHPUT,BIDIR_L2R_THROUGHPUT,BIDIR_R2L_THROUGHPUT,"
+			    "BIDIR_L2R_LOST,STREAMS",
+			    NULL};
+	const char *udp[] = {"--json", "-t", "UDP_STREAM", "-l", "0.5",
+			     "--bidir", "--rate", "20M", "--", "-m", "1000",
+			     NULL};
+	static const char *const bad[][8] = {
+	    {NP_NETPERF, "-t", "TCP_RR", "--bidir", NULL},
+	    {NP_NETPERF, "-t", "TCP_MAERTS", "--bidir", NULL},
+	    {NP_NETPERF, "-l", "-100000", "--bidir", NULL},
+	};
+	char err[4096], v[4][64], *out;
+	json_t *doc;
+	size_t k;
+
+	out = lo_netperf(kv, err, sizeof(err));
+	ck_assert_int_eq(harness_keyval(out, "THROUGHPUT", v[0], 64), 0);
+	ck_assert_int_eq(harness_keyval(out, "BIDIR_L2R_THROUGHPUT", v[1], 64),
+			 0);
+	ck_assert_int_eq(harness_keyval(out, "BIDIR_R2L_THROUGHPUT", v[2], 64),
+			 0);
+	ck_assert_double_gt(atof(v[1]), 0);
+	ck_assert_double_gt(atof(v[2]), 0);
+	ck_assert_double_eq_tol(atof(v[0]), atof(v[1]) + atof(v[2]), 0.02);
+	ck_assert_int_eq(harness_keyval(out, "BIDIR_L2R_LOST", v[3], 64), 0);
+	ck_assert_str_eq(v[3], "-1"); /* TCP has no loss to count */
+	ck_assert_int_eq(harness_keyval(out, "STREAMS", v[3], 64), 0);
+	ck_assert_str_eq(v[3], "4");
+	free(out);
+
+	doc = lo_json(udp);
+	/* Paced at 20 Mbit/s each way: 2500 datagrams a second, each. */
+	ck_assert_double_gt(num(doc, "result.bidir.local_to_remote.sent"), 500);
+	ck_assert_double_gt(num(doc, "result.bidir.remote_to_local.sent"), 500);
+	ck_assert_double_le(num(doc, "result.bidir.remote_to_local.received"),
+			    num(doc, "result.bidir.remote_to_local.sent"));
+	ck_assert_double_gt(num(doc, "result.bidir.remote_to_local.received"),
+			    0);
+	json_decref(doc);
+
+	for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		int rc = harness_exec_capture((const char *const *)bad[k], 10,
+					      &out, err, sizeof(err));
+
+		ck_assert_int_ne(rc, 0);
+		/* One line naming the option (then netperf's usage hint). */
+		ck_assert_msg(strncmp(err, "netperf: --bidir ", 17) == 0,
+			      "%s", err);
+		free(out);
+	}
+}
+END_TEST
+
 /* ---------------------------------------------------- the delay line */
 
 /* The two namespaces and the relay between them. */
@@ -1049,6 +1109,187 @@ START_TEST(retrans_match_drops)
 }
 END_TEST
 
+/* ------------------------------------------------------------ --bidir */
+
+/* Two namespaces joined by a veth pair, shaped by tbf at l2r_mbit on
+ * a's end (netperf to netserver) and r2l_mbit on b's, netserver in b. */
+static void
+veth_up(int l2r_mbit, int r2l_mbit)
+{
+	struct line *l = &line;
+	int me = (int)getpid(), x = me % 250 + 1;
+	char ca[160], cb[160], ra[16], rb[16];
+
+	memset(l, 0, sizeof(*l));
+	snprintf(l->a, sizeof(l->a), "np-ta-%d-%d", (int)runner, me);
+	snprintf(l->b, sizeof(l->b), "np-tb-%d-%d", (int)runner, me);
+	snprintf(l->ta, sizeof(l->ta), "npva%d", me);
+	snprintf(l->tb, sizeof(l->tb), "npvb%d", me);
+	snprintf(l->addr_a, sizeof(l->addr_a), "10.202.%d.1", x);
+	snprintf(l->addr_b, sizeof(l->addr_b), "10.202.%d.2", x);
+	snprintf(ca, sizeof(ca), "%s/24", l->addr_a);
+	snprintf(cb, sizeof(cb), "%s/24", l->addr_b);
+	snprintf(ra, sizeof(ra), "%dmbit", l2r_mbit);
+	snprintf(rb, sizeof(rb), "%dmbit", r2l_mbit);
+	MUST("ip", "netns", "add", l->a);
+	MUST("ip", "netns", "add", l->b);
+	MUST("ip", "link", "add", l->ta, "netns", l->a, "type", "veth", "peer",
+	     "name", l->tb, "netns", l->b);
+	MUST("ip", "-n", l->a, "addr", "add", ca, "dev", l->ta);
+	MUST("ip", "-n", l->b, "addr", "add", cb, "dev", l->tb);
+	MUST("ip", "-n", l->a, "link", "set", "lo", "up");
+	MUST("ip", "-n", l->b, "link", "set", "lo", "up");
+	MUST("ip", "-n", l->a, "link", "set", l->ta, "up");
+	MUST("ip", "-n", l->b, "link", "set", l->tb, "up");
+	MUST("ip", "netns", "exec", l->a, "tc", "qdisc", "add", "dev", l->ta,
+	     "root", "tbf", "rate", ra, "burst", "32kbit", "latency", "100ms");
+	MUST("ip", "netns", "exec", l->b, "tc", "qdisc", "add", "dev", l->tb,
+	     "root", "tbf", "rate", rb, "burst", "32kbit", "latency", "100ms");
+	server_start(l);
+}
+
+/* The bytes an interface in ns has sent. */
+static double
+tx_bytes(const char *ns, const char *ifname)
+{
+	char path[128], out[4096];
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/tx_bytes",
+		 ifname);
+	MUST("ip", "netns", "exec", ns, "cat", path);
+	cmd(out, sizeof(out), "ip", "netns", "exec", ns, "cat", path, NULL);
+	return strtod(out, NULL);
+}
+
+/* netperf in a (not real-time: these flows are not window-bound). */
+static json_t *
+veth_netperf(const struct line *l, const char *const *args)
+{
+	const char *argv[48] = {"ip",	    "netns", "exec",	  l->a,
+				NP_NETPERF, "--json", "-H",	  l->addr_b,
+				"-p",	    l->port_text};
+	char *out, err[4096];
+	json_t *doc;
+	int n = 10, rc;
+
+	for (; *args != NULL && n < 47; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	rc = harness_exec_capture(argv, CMD_TIMEOUT, &out, err, sizeof(err));
+	ck_assert_msg(rc == 0, "netperf exited %d: %s%s", rc, out ? out : "",
+		      err);
+	doc = harness_json_parse(out);
+	ck_assert_msg(doc != NULL, "not JSON: %s", out);
+	free(out);
+	return doc;
+}
+
+/* The payload rate a tbf of mbit allows, in 10^6 bits/s, as an upper
+ * bound: the shaper counts frames, so payload is less; its bucket adds
+ * at most burst bytes over the test. */
+static double
+tbf_ceiling(double mbit, double secs)
+{
+	return mbit * 1.02 + 32000.0 / secs / 1e6;
+}
+
+/*
+ * TCP_STREAM --bidir through shapers of 20 Mbit/s one way and 8 the
+ * other: both directions move data at once, each within its shaper and
+ * near it; each direction's bytes are its streams' own, netperf's sent
+ * equal netserver's received and back; and a's veth sent at least the
+ * forward bytes, and not much more (headers, the reverse flow's ACKs).
+ */
+START_TEST(bidir_tcp_through_tbf)
+{
+	const char *args[] = {"-l", "3", "--bidir", "-c", "-C", NULL};
+	double before, after, l2r, r2l, el, fb, rb;
+	json_t *doc;
+
+	veth_up(20, 8);
+	before = tx_bytes(line.a, line.ta);
+	doc = veth_netperf(&line, args);
+	after = tx_bytes(line.a, line.ta);
+	l2r = num(doc, "result.bidir.local_to_remote.throughput");
+	r2l = num(doc, "result.bidir.remote_to_local.throughput");
+	el = num(doc, "result.bidir.local_to_remote.elapsed_s");
+	ck_assert_msg(l2r > 0.6 * 20 && l2r <= tbf_ceiling(20, el),
+		      "netperf->netserver %.2f Mbit/s through 20 Mbit/s", l2r);
+	el = num(doc, "result.bidir.remote_to_local.elapsed_s");
+	ck_assert_msg(r2l > 0.6 * 8 && r2l <= tbf_ceiling(8, el),
+		      "netserver->netperf %.2f Mbit/s through 8 Mbit/s", r2l);
+	ck_assert_double_eq_tol(num(doc, "result.throughput"), l2r + r2l,
+				1e-6 * (l2r + r2l));
+	fb = num(doc, "result.bidir.local_to_remote.bytes");
+	rb = num(doc, "result.bidir.remote_to_local.bytes");
+	/* Each direction is one connection: the sender's count is the
+	 * receiver's. */
+	ck_assert_double_eq(fb, num(doc, "streams.0.local.bytes_sent"));
+	ck_assert_double_eq(fb, num(doc, "streams.0.remote.bytes_recv"));
+	ck_assert_double_eq(rb, num(doc, "streams.1.remote.bytes_sent"));
+	ck_assert_double_eq(rb, num(doc, "streams.1.local.bytes_recv"));
+	ck_assert_double_eq(fb + rb, num(doc, "local.counts.bytes_sent") +
+					 num(doc, "local.counts.bytes_recv"));
+	ck_assert_msg(after - before >= fb &&
+			  after - before <= 1.10 * fb + 0.10 * rb + 200000,
+		      "%s sent %.0f bytes for %.0f forward, %.0f back",
+		      line.ta, after - before, fb, rb);
+	/* CPU and service demand for each host. */
+	ck_assert_double_ge(num(doc, "local.cpu.util"), 0);
+	ck_assert_double_gt(num(doc, "result.local_service_demand"), 0);
+	ck_assert_double_gt(num(doc, "result.remote_service_demand"), 0);
+	json_decref(doc);
+}
+END_TEST
+
+/*
+ * UDP_STREAM --bidir offering 30 Mbit/s each way into 20 and 8: what
+ * arrives each way is within its shaper and near it, each direction's
+ * datagrams are its own streams' counts, and the loss adds up.
+ */
+START_TEST(bidir_udp_through_tbf)
+{
+	const char *args[] = {"-t", "UDP_STREAM", "-l",	  "3",	  "--bidir",
+			      "--rate", "30M",	  "--",	  "-m", "1200",
+			      NULL};
+	double l2r, r2l, sent[2], got[2], lost[2];
+	json_t *doc;
+
+	veth_up(20, 8);
+	doc = veth_netperf(&line, args);
+	l2r = num(doc, "result.bidir.local_to_remote.throughput");
+	r2l = num(doc, "result.bidir.remote_to_local.throughput");
+	ck_assert_msg(l2r > 0.6 * 20 &&
+			  l2r <= tbf_ceiling(20, num(doc, "result.bidir."
+							  "local_to_remote."
+							  "elapsed_s")),
+		      "netperf->netserver %.2f Mbit/s through 20", l2r);
+	ck_assert_msg(r2l > 0.6 * 8 &&
+			  r2l <= tbf_ceiling(8, num(doc, "result.bidir."
+							 "remote_to_local."
+							 "elapsed_s")),
+		      "netserver->netperf %.2f Mbit/s through 8", r2l);
+	sent[0] = num(doc, "result.bidir.local_to_remote.sent");
+	got[0] = num(doc, "result.bidir.local_to_remote.received");
+	lost[0] = num(doc, "result.bidir.local_to_remote.lost");
+	sent[1] = num(doc, "result.bidir.remote_to_local.sent");
+	got[1] = num(doc, "result.bidir.remote_to_local.received");
+	lost[1] = num(doc, "result.bidir.remote_to_local.lost");
+	/* The senders' own counts, from the sides. */
+	ck_assert_double_eq(sent[0], num(doc, "streams.0.local.send_calls"));
+	ck_assert_double_eq(got[0], num(doc, "streams.0.remote.recv_calls"));
+	ck_assert_double_eq(sent[1], num(doc, "streams.1.remote.send_calls"));
+	ck_assert_double_eq(got[1], num(doc, "streams.1.local.recv_calls"));
+	/* A local tbf holds the sender back on its socket buffer rather
+	 * than dropping (check_netns's tbf_rate says the same), so loss
+	 * may be nil; whatever it is, it is each direction's own. */
+	for (int d = 0; d < 2; d++)
+		ck_assert_double_eq(lost[d], sent[d] - got[d]);
+	ck_assert_double_eq(num(doc, "result.lost"), lost[0] + lost[1]);
+	json_decref(doc);
+}
+END_TEST
+
 static int
 netns_possible(void)
 {
@@ -1070,6 +1311,7 @@ main(void)
 	TCase *unit = tcase_create("units");
 	TCase *lo = tcase_create("loopback");
 	TCase *ns = tcase_create("delay_line");
+	TCase *bidir = tcase_create("bidir");
 	int can_ns, rc;
 
 	runner = getpid();
@@ -1087,6 +1329,7 @@ main(void)
 	tcase_add_test(lo, interim);
 	tcase_add_test(lo, dump_tcp_info);
 	tcase_add_test(lo, dump_like_netperf27);
+	tcase_add_test(lo, bidir_loopback);
 	suite_add_tcase(s, lo);
 
 	can_ns = netns_possible();
@@ -1097,6 +1340,13 @@ main(void)
 		tcase_add_test(ns, rtt_matches_delay_line);
 		tcase_add_test(ns, retrans_match_drops);
 		suite_add_tcase(s, ns);
+		/* Each test makes its own veth pair (veth_up). */
+		tcase_add_checked_fixture(bidir, NULL, line_teardown);
+		tcase_add_unchecked_fixture(bidir, NULL, sweep);
+		tcase_set_timeout(bidir, 90);
+		tcase_add_test(bidir, bidir_tcp_through_tbf);
+		tcase_add_test(bidir, bidir_udp_through_tbf);
+		suite_add_tcase(s, bidir);
 	}
 	rc = harness_run(s);
 	if (rc == 0 && !can_ns) {
