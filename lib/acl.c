@@ -169,3 +169,33 @@ acl_addr_text(const struct sockaddr *sa, char *buf)
 	else
 		inet_ntop(AF_INET6, key, buf, ACL_ADDR_LEN);
 }
+
+void
+acl_key_prefix(unsigned char key[16], int bits)
+{
+	int i;
+
+	if (memcmp(key, v4_mapped, 12) == 0 || bits >= 128)
+		return;
+	if (bits < 0)
+		bits = 0;
+	for (i = bits / 8; i < 16; i++)
+		key[i] &= i == bits / 8 ? (unsigned char)(0xff00 >> (bits % 8))
+					: 0;
+}
+
+void
+acl_key_text(const unsigned char key[16], int bits, char *buf)
+{
+	char text[INET6_ADDRSTRLEN];
+
+	if (memcmp(key, v4_mapped, 12) == 0) {
+		inet_ntop(AF_INET, key + 12, buf, ACL_ADDR_LEN);
+		return;
+	}
+	inet_ntop(AF_INET6, key, text, sizeof(text));
+	if (bits >= 128)
+		snprintf(buf, ACL_ADDR_LEN, "%s", text);
+	else
+		snprintf(buf, ACL_ADDR_LEN, "%s/%d", text, bits & 0xff);
+}

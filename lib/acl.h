@@ -47,4 +47,12 @@ int acl_allows(const struct acl *a, const struct sockaddr *sa);
  * an IPv4-mapped address as plain IPv4. */
 void acl_addr_text(const struct sockaddr *sa, char *buf);
 
+/* Keeps the first bits of an IPv6 key (one from acl_addr_key) and clears
+ * the rest; an IPv4 key is left whole. */
+void acl_key_prefix(unsigned char key[16], int bits);
+
+/* Formats a key as acl_addr_text does, with "/bits" after an IPv6 one
+ * cut to fewer than 128 bits; buf holds ACL_ADDR_LEN bytes. */
+void acl_key_text(const unsigned char key[16], int bits, char *buf);
+
 #endif

@@ -58,6 +58,9 @@ read_token(struct admit *a, int i)
 	struct admit_pending *p = &a->pend[i];
 	ssize_t n;
 
+	/* No token (a netperf 2.7 client has none): the host is all. */
+	if (a->token == NULL)
+		return 1;
 	for (;;) {
 		n = recv(p->fd, p->token + p->got, sizeof(p->token) - p->got,
 			 MSG_DONTWAIT);

@@ -54,7 +54,9 @@ struct admit {
 /*
  * Sets up admission on listener lfd for the client at the other end of
  * ctl (whose readiness also ends a wait when watch_ctl is set), with the
- * test's token; log may be NULL. Returns 0, or -1 with err set.
+ * test's token (NULL for none: a netperf 2.7 client's connections carry
+ * none, and only their host is checked); log may be NULL. Returns 0, or
+ * -1 with err set.
  */
 int admit_init(struct admit *a, int lfd, int ctl, int watch_ctl,
 	       const unsigned char *token, admit_log_fn log, char *err);

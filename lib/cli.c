@@ -12,6 +12,7 @@
 
 #include "clock.h"
 #include "err.h"
+#include "fast.h"
 #include "units.h"
 
 /* The largest message or buffer size netperf will ask for: 1 GiB. */
@@ -368,6 +369,7 @@ netperf_defaults(struct netperf_opts *o)
 	o->req_size = o->rsp_size = 1;
 	o->data_family = AF_UNSPEC;
 	o->streams = 1;
+	o->batch = 1;
 	o->iter_max = o->iter_min = 1;
 	sock_extra_init(&o->lx);
 	sock_extra_init(&o->rx);
@@ -385,7 +387,14 @@ enum {
 	OPT_PLOT,
 	OPT_IFSTAT,
 	OPT_AUTH,
+	OPT_LEGACY,
+	OPT_BATCH,
+	OPT_UDP_GSO,
+	OPT_UDP_GRO,
+	OPT_ZEROCOPY,
+	OPT_BUSY_POLL,
 	OPT_START_AT,
+	OPT_BIDIR,
 };
 
 /* Whole seconds and up to nine decimals, as exact nanoseconds; returns 0,
@@ -466,7 +475,14 @@ parse_global(int argc, char **argv, struct netperf_opts *o, char *err)
 	    {"plot", required_argument, NULL, OPT_PLOT},
 	    {"ifstat", required_argument, NULL, OPT_IFSTAT},
 	    {"auth", required_argument, NULL, OPT_AUTH},
+	    {"legacy", no_argument, NULL, OPT_LEGACY},
+	    {"batch", required_argument, NULL, OPT_BATCH},
+	    {"udp-gso", no_argument, NULL, OPT_UDP_GSO},
+	    {"udp-gro", no_argument, NULL, OPT_UDP_GRO},
+	    {"zerocopy", no_argument, NULL, OPT_ZEROCOPY},
+	    {"busy-poll", required_argument, NULL, OPT_BUSY_POLL},
 	    {"start-at", required_argument, NULL, OPT_START_AT},
+	    {"bidir", no_argument, NULL, OPT_BIDIR},
 	    {"help", no_argument, NULL, 'h'},
 	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
@@ -573,6 +589,9 @@ parse_global(int argc, char **argv, struct netperf_opts *o, char *err)
 				return err_set(err, "--streams: %s", why);
 			o->streams = (int)v;
 			break;
+		case OPT_BIDIR:
+			o->bidir = 1;
+			break;
 		case 'D':
 			if (interim_arg(optarg, o, err) < 0)
 				return -1;
@@ -670,14 +689,6 @@ parse_global(int argc, char **argv, struct netperf_opts *o, char *err)
 			if (tos_pair(optarg, o, err) < 0)
 				return -1;
 			break;
-		case 'Z':
-			if (optarg[0] == '\0' ||
-			    strlen(optarg) >= sizeof(o->passphrase))
-				return err_set(err, "-Z: the passphrase must "
-						    "have 1 to 255 characters");
-			snprintf(o->passphrase, sizeof(o->passphrase), "%s",
-				 optarg);
-			break;
 		case 'J':
 		case OPT_JSON:
 			o->json = 1;
@@ -725,6 +736,41 @@ parse_global(int argc, char **argv, struct netperf_opts *o, char *err)
 					       "--auth: bad key file name");
 			snprintf(o->auth_file, sizeof(o->auth_file), "%s",
 				 optarg);
+			break;
+		case OPT_LEGACY:
+			o->legacy = 1;
+			break;
+		case 'Z':
+			/* netperf 2.7 cuts a longer one to what fits in a
+			 * message; we refuse it instead. */
+			if (optarg[0] == '\0' ||
+			    strlen(optarg) >= sizeof(o->passphrase))
+				return err_set(err,
+					       "-Z: a passphrase of 1 to %zu "
+					       "bytes",
+					       sizeof(o->passphrase) - 1);
+			snprintf(o->passphrase, sizeof(o->passphrase), "%s",
+				 optarg);
+			break;
+		case OPT_BATCH:
+			if (units_parse_int(optarg, 1, FAST_BATCH_MAX, &v,
+					    why) < 0)
+				return err_set(err, "--batch: %s", why);
+			o->batch = (int)v;
+			break;
+		case OPT_BUSY_POLL:
+			if (units_parse_int(optarg, 1, 1000000, &v, why) < 0)
+				return err_set(err, "--busy-poll: %s", why);
+			o->busy_poll = (int)v;
+			break;
+		case OPT_UDP_GSO:
+			o->udp_gso = 1;
+			break;
+		case OPT_UDP_GRO:
+			o->udp_gro = 1;
+			break;
+		case OPT_ZEROCOPY:
+			o->zerocopy = 1;
 			break;
 		case OPT_START_AT:
 			if (cli_start_at(optarg, clock_real_ns(),
@@ -1118,6 +1164,13 @@ cli_netperf_parse(int argc, char **argv, struct netperf_opts *o, char *err)
 			       o->streams);
 	if (o->rate > 0 && m->kind != MODULE_UDP_STREAM)
 		return err_set(err, "--rate applies to UDP_STREAM only");
+	{
+		struct test_params p;
+
+		cli_netperf_request(o, &p);
+		if (fast_check(m, &p, err) < 0)
+			return -1;
+	}
 	/* One scheduled start is one measured interval: repeated runs would
 	 * start at once after the first, unsynchronised. */
 	if (o->start_at_ns > 0 && (o->iter_max > 1 || o->sweep[0] != '\0' ||
@@ -1125,6 +1178,14 @@ cli_netperf_parse(int argc, char **argv, struct netperf_opts *o, char *err)
 		return err_set(err, "--start-at schedules one run; it cannot "
 				    "be combined with -i, -I, --sweep or "
 				    "--ifstat");
+	if (o->bidir && !module_can_bidir(m))
+		return err_set(err,
+			       "--bidir applies to TCP_STREAM and UDP_STREAM "
+			       "only, not %s",
+			       m->name);
+	if (o->bidir && o->count > 0)
+		return err_set(err, "--bidir runs for a time: give -l in "
+				    "seconds, not a count");
 	if (o->data_family == AF_UNSPEC)
 		o->data_family =
 		    o->family != AF_UNSPEC ? o->family : o->host_family;
@@ -1251,8 +1312,19 @@ cli_netperf_request(const struct netperf_opts *o, struct test_params *p)
 	p->data_port = o->rdata_port;
 	p->rto = o->rto;
 	p->rate = o->rate;
-	p->streams = o->streams;
+	/* --bidir: as many streams again, the other way. */
+	p->streams = o->bidir ? 2 * o->streams : o->streams;
+	p->bidir = o->bidir;
+	/* Both directions send alike unless -m's second part says how
+	 * netserver should. */
+	if (o->bidir && p->rsend_size == 0)
+		p->rsend_size = o->send_size;
 	p->wire = o->wire;
+	p->batch = o->batch;
+	p->udp_gso = o->udp_gso;
+	p->udp_gro = o->udp_gro;
+	p->zerocopy = o->zerocopy;
+	p->busy_poll = o->busy_poll;
 	p->start_at_ns = o->start_at_ns;
 	snprintf(p->cpu_bind, sizeof(p->cpu_bind), "%s", o->rcpu);
 	p->lx = o->lx;
@@ -1273,6 +1345,8 @@ enum {
 	OPT_LOG,
 	OPT_SYSLOG,
 	OPT_AUTH_FILE,
+	OPT_LEGACY_SERVER,
+	OPT_LEGACY_PASS,
 	OPT_ALLOW,
 	OPT_MAX_SESSIONS,
 	OPT_MAX_PER_ADDR,
@@ -1385,6 +1459,12 @@ netserver_long(int c, const char *arg, struct netserver_opts *o, char *err)
 		return path_arg("log", arg, o->log, err);
 	case OPT_AUTH_FILE:
 		return path_arg("auth-file", arg, o->auth_file, err);
+	case OPT_LEGACY_SERVER:
+		o->legacy = 1;
+		return 0;
+	case OPT_LEGACY_PASS:
+		return path_arg("legacy-passphrase", arg, o->legacy_pass_file,
+				err);
 	case OPT_SYSLOG:
 		o->syslog = 1;
 		return 0;
@@ -1409,6 +1489,8 @@ cli_netserver_parse(int argc, char **argv, struct netserver_opts *o, char *err)
 	    {"log", required_argument, NULL, OPT_LOG},
 	    {"syslog", no_argument, NULL, OPT_SYSLOG},
 	    {"auth-file", required_argument, NULL, OPT_AUTH_FILE},
+	    {"legacy", no_argument, NULL, OPT_LEGACY_SERVER},
+	    {"legacy-passphrase", required_argument, NULL, OPT_LEGACY_PASS},
 	    {"allow", required_argument, NULL, OPT_ALLOW},
 	    {"max-sessions", required_argument, NULL, OPT_MAX_SESSIONS},
 	    {"max-per-address", required_argument, NULL, OPT_MAX_PER_ADDR},
@@ -1419,6 +1501,10 @@ cli_netserver_parse(int argc, char **argv, struct netserver_opts *o, char *err)
 	    {"accept-timeout", required_argument, NULL, OPT_ACCEPT_TIMEOUT},
 	    {"max-session-memory", required_argument, NULL,
 	     OPT_MAX_SESSION_MEMORY},
+	    {"hello-timeout", required_argument, NULL, OPT_HELLO_TIMEOUT},
+	    {"max-session-time", required_argument, NULL,
+	     OPT_MAX_SESSION_TIME},
+	    {"ipv6-prefix", required_argument, NULL, OPT_IPV6_PREFIX},
 	    {"allow-privileged-ports", no_argument, NULL,
 	     OPT_ALLOW_PRIVILEGED_PORTS},
 	    {NULL, 0, NULL, 0},

@@ -39,6 +39,7 @@ struct netperf_opts {
 	char lcpu[64], rcpu[64];
 	/* --streams N: parallel data connections. */
 	int streams;
+	int bidir; /* --bidir: both directions at once */
 	/* -D secs[,units]: interim results every secs seconds (a negative
 	 * value is accepted as netperf 2.6+ does and means its magnitude). */
 	double interim;
@@ -78,11 +79,21 @@ struct netperf_opts {
 	int no_control;
 	double interval_ms;
 	int interval_burst;
-	char passphrase[256];
+	/* Fast paths: --batch N, --udp-gso, --udp-gro, --zerocopy,
+	 * --busy-poll USEC. */
+	int batch;
+	int udp_gso, udp_gro, zerocopy;
+	int busy_poll;
 	/* --start-at TIME: CLOCK_REALTIME ns of the measured interval's
 	 * start; 0 to start as soon as the test is set up. */
 	int64_t start_at_ns;
 
+	/* --legacy: speak netperf 2.7's control protocol (also chosen when
+	 * netserver does not answer our hello). */
+	int legacy;
+	/* -Z: 2.7's passphrase, sent in plain text before the first test
+	 * (the size of a 2.7 message's data, with its NUL). */
+	char passphrase[648];
 	/* Test-specific options, after "--". */
 	int64_t send_size, rsend_size; /* -m l[,r]; 0 = default */
 	int64_t recv_size, rrecv_size; /* -M r[,l] */
@@ -171,6 +182,10 @@ struct netserver_opts {
 	 * it), --allow (repeatable; empty allows all). */
 	char auth_file[CLI_PATH_LEN];
 	char passphrase[256];
+	/* --legacy: serve netperf 2.7 clients too; --legacy-passphrase
+	 * FILE, the plaintext passphrase they must send first. */
+	int legacy;
+	char legacy_pass_file[CLI_PATH_LEN];
 	struct acl allow;
 	/* Limits; 0 keeps server_limits_default's value. */
 	int max_sessions, max_per_addr, max_streams;

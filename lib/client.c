@@ -1,6 +1,7 @@
 #include "client.h"
 
 #include <errno.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -10,12 +11,39 @@
 
 #include "auth.h"
 #include "clock.h"
+#include "escape.h"
+#include "legacy.h"
+#include "fast.h"
 #include "proto.h"
 #include "session.h"
 #include "sock.h"
 
 /* Milliseconds to wait for a connection to netserver. */
 #define CLIENT_CONNECT_MS 5000
+/* Milliseconds our hello waits for its answer before netperf takes the
+ * server for a netperf 2.7 netserver, which waits for 656 bytes and says
+ * nothing to a shorter message. */
+#define CLIENT_HELLO_MS 5000
+/* netperf 2.7 gives netserver this long for every answer, and its
+ * netserver runs a test this much past its length (PAD_TIME). */
+#define LEGACY_ANSWER_MS 120000
+#define LEGACY_PAD_SEC 4
+
+static int legacy_open(struct client *c, const struct netperf_opts *o,
+		       char *err);
+static int readable_within(int fd, int ms);
+
+/* Makes a string netserver sent printable, in place (escape_peer: any
+ * byte outside printable ASCII as \xNN, at most ESCAPE_MAX characters),
+ * before anything prints it. */
+static void
+peer_text(char *s, size_t cap)
+{
+	char raw[512];
+
+	snprintf(raw, sizeof(raw), "%.*s", (int)(cap - 1), s);
+	escape_str(s, cap, raw);
+}
 
 /* What netserver says of its host; absent fields stay empty. */
 static void
@@ -31,6 +59,10 @@ read_env(const json_t *msg, struct result_env *e)
 	proto_get_string(msg, "cpu_model", e->cpu_model, sizeof(e->cpu_model),
 			 err);
 	proto_get_string(msg, "program_version", version, sizeof(version), err);
+	peer_text(e->hostname, sizeof(e->hostname));
+	peer_text(e->kernel, sizeof(e->kernel));
+	peer_text(e->cpu_model, sizeof(e->cpu_model));
+	peer_text(version, sizeof(version));
 	snprintf(e->program, sizeof(e->program), "netserver %s", version);
 	if (proto_get_int(msg, "ncpu", 1, 1 << 20, &n, err) == 0)
 		e->ncpu = (int)n;
@@ -77,6 +109,7 @@ client_auth(int ctl, const json_t *hello, const struct auth_key *k, json_t **ok,
 	unsigned char mac[AUTH_MAC_LEN], theirs[AUTH_MAC_LEN];
 	char chex[2 * AUTH_NONCE_LEN + 1], phex[2 * AUTH_MAC_LEN + 1];
 	const char *method = json_string_value(json_object_get(hello, "auth"));
+	char safe[ESCAPE_LEN];
 	int rc;
 
 	*ok = NULL;
@@ -84,7 +117,9 @@ client_auth(int ctl, const json_t *hello, const struct auth_key *k, json_t **ok,
 		return err_set(err,
 			       "netserver asks for authentication by \"%s\", "
 			       "which this netperf does not know",
-			       method != NULL ? method : "?");
+			       method != NULL
+				   ? escape_str(safe, sizeof(safe), method)
+				   : "?");
 	if (auth_unhex(json_string_value(json_object_get(hello, "nonce")),
 		       snonce, sizeof(snonce)) < 0)
 		return err_set(err, "netserver sent a malformed challenge");
@@ -162,6 +197,8 @@ client_open(struct client *c, const struct netperf_opts *o, char *err)
 	c->ctl = -1;
 	if (o->fill_file[0] != '\0' && read_fill(o->fill_file, c, err) < 0)
 		return -1;
+	if (o->legacy)
+		return legacy_open(c, o, err);
 	have_key = load_key(o, &key, err);
 	if (have_key < 0)
 		return -1;
@@ -181,8 +218,19 @@ client_open(struct client *c, const struct netperf_opts *o, char *err)
 				       "version", PROTO_VERSION, "program",
 				       "netperf", "program_version",
 				       NP_VERSION),
-			     SESSION_TIMEOUT_MS, err) < 0 ||
-	    session_expect(c->ctl, "hello", &msg, SESSION_TIMEOUT_MS, err) < 0)
+			     SESSION_TIMEOUT_MS, err) < 0)
+		goto fail;
+	/* Silence is how a 2.7 netserver answers our hello: start again in
+	 * its protocol on a new connection. */
+	if (!readable_within(c->ctl, CLIENT_HELLO_MS)) {
+		close(c->ctl);
+		explicit_bzero(&key, sizeof(key));
+		if (legacy_open(c, o, err) < 0)
+			return -1;
+		c->detected = 1;
+		return 0;
+	}
+	if (session_expect(c->ctl, "hello", &msg, SESSION_TIMEOUT_MS, err) < 0)
 		goto fail;
 	if (proto_get_int(msg, "version", 0, INT32_MAX, &ver, err) < 0 ||
 	    proto_get_string(msg, "program", c->server_program,
@@ -190,6 +238,7 @@ client_open(struct client *c, const struct netperf_opts *o, char *err)
 		json_decref(msg);
 		goto fail;
 	}
+	peer_text(c->server_program, sizeof(c->server_program));
 	if (ver != PROTO_VERSION) {
 		json_decref(msg);
 		err_set(err,
@@ -225,6 +274,26 @@ wipe:
 	free(c->fill);
 	c->fill = NULL;
 	return -1;
+}
+
+/* Returns 1 when fd has something to read (or has closed) within ms. */
+static int
+readable_within(int fd, int ms)
+{
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	uint64_t end = clock_ns() + (uint64_t)ms * 1000000, now;
+	int rc;
+
+	for (;;) {
+		now = clock_ns();
+		if (now >= end)
+			return 0;
+		rc = poll(&pfd, 1, (int)((end - now) / 1000000 + 1));
+		if (rc > 0)
+			return 1;
+		if (rc < 0 && errno != EINTR)
+			return 1; /* let the read say what is wrong */
+	}
 }
 
 void
@@ -368,6 +437,7 @@ read_results(const json_t *msg, struct result *res, char *err)
 	json_t *streams = json_object_get(msg, "streams");
 	json_t *place = json_object_get(msg, "place");
 	json_t *wire = json_object_get(msg, "wire");
+	json_t *plat = json_object_get(msg, "platform");
 	int i;
 
 	if (proto_result_unpack(msg, &res->remote, err) < 0)
@@ -377,6 +447,16 @@ read_results(const json_t *msg, struct result *res, char *err)
 	if (place != NULL &&
 	    proto_place_unpack(place, &res->remote_place, err) < 0)
 		return -1;
+	if (plat != NULL &&
+	    proto_platform_unpack(plat, &res->remote_platform, err) < 0)
+		return -1;
+	peer_text(res->remote_wire.ifname, sizeof(res->remote_wire.ifname));
+	peer_text(res->remote_wire.offloads, sizeof(res->remote_wire.offloads));
+	peer_text(res->remote_wire.warning, sizeof(res->remote_wire.warning));
+	peer_text(res->remote_place.requested,
+		  sizeof(res->remote_place.requested));
+	peer_text(res->remote_place.cpus, sizeof(res->remote_place.cpus));
+	peer_text(res->remote_place.note, sizeof(res->remote_place.note));
 	if (res->nstreams > 1) {
 		if (!json_is_array(streams) ||
 		    (int)json_array_size(streams) != res->nstreams)
@@ -450,6 +530,36 @@ start_wire(struct wire_session *ws, struct result *res,
 	return 0;
 }
 
+/* What the platform record needs of the data connection, read before
+ * its token lets netserver start: the congestion control and the peer. */
+struct data_path {
+	char congestion[16];
+	struct sockaddr_storage peer;
+	int have_peer;
+};
+
+static void
+note_data_path(struct data_path *dp, int fd)
+{
+	socklen_t len = sizeof(dp->peer);
+
+	platform_congestion_of(fd, dp->congestion, sizeof(dp->congestion));
+	dp->have_peer =
+	    getpeername(fd, (struct sockaddr *)&dp->peer, &len) == 0;
+}
+
+/* This side's platform record, once both sides' intervals are over. */
+static void
+collect_platform(const struct client *c, struct result *res,
+		 const struct data_path *dp)
+{
+	struct platform_inputs in = {"netperf", dp->congestion, NULL, c->topo};
+
+	in.peer = dp->have_peer ? (const struct sockaddr *)&dp->peer
+				: (const struct sockaddr *)&c->peer;
+	platform_collect(&res->local_platform, &in);
+}
+
 /* The longest netperf waits for netserver to take a data socket's token,
  * as long as netserver waits for the data connection by default. */
 #define CLIENT_TOKEN_MS 10000
@@ -494,6 +604,33 @@ send_token(int fd, int socktype, const unsigned char *token, char *err)
 		       CLIENT_TOKEN_MS / 1000);
 }
 
+/* netperf's defaults: a send or receive the size of the socket buffer as
+ * it was created. */
+static void
+local_sizes(const struct netperf_opts *o, struct result *res)
+{
+	const struct test_module *m = res->m;
+
+	res->local.send_size = o->send_size	       ? o->send_size
+			       : res->local.sndbuf > 0 ? res->local.sndbuf
+						       : 4096;
+	res->local.recv_size = o->recv_size	       ? o->recv_size
+			       : res->local.rcvbuf > 0 ? res->local.rcvbuf
+						       : 4096;
+	/* As netperf 2.7: a UDP send defaults to the socket buffer capped at
+	 * the largest datagram; a UDP receive must hold any datagram. */
+	if (m->kind == MODULE_UDP_STREAM && o->send_size == 0 &&
+	    res->local.send_size > MODULE_UDP_MAX)
+		res->local.send_size = MODULE_UDP_MAX;
+	if (m->socktype == SOCK_DGRAM && o->recv_size == 0 &&
+	    res->local.recv_size < MODULE_UDP_MAX + 1)
+		res->local.recv_size = MODULE_UDP_MAX + 1;
+}
+
+static int legacy_test(struct client *c, const struct netperf_opts *o,
+		       struct result *res, volatile sig_atomic_t *stop,
+		       char *err);
+
 int
 client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	    volatile sig_atomic_t *stop, char *err)
@@ -508,10 +645,15 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	json_t *msg = NULL;
 	int *ports = NULL, *fds = NULL, rc = -1, i, prc, wire_on = 0;
 	struct wire_session ws;
+	struct data_path dp;
 	int64_t sizes[4];
 	size_t buflen;
+	uint64_t asked;
 
+	if (c->legacy)
+		return legacy_test(c, o, res, stop, err);
 	memset(&run, 0, sizeof(run));
+	memset(&dp, 0, sizeof(dp));
 	res->nstreams = n;
 	ports = calloc((size_t)n, sizeof(*ports));
 	fds = calloc((size_t)n, sizeof(*fds));
@@ -525,7 +667,9 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	}
 	for (i = 0; i < n; i++)
 		fds[i] = -1;
-	if (c->cpu_bind[0] != '\0') {
+	/* Several streams get a CPU each even without -T, on the CPUs this
+	 * process may use (hwloc leaves out the others). */
+	if (c->cpu_bind[0] != '\0' || (n > 1 && c->topo != NULL)) {
 		places = calloc((size_t)n, sizeof(*places));
 		if (places == NULL) {
 			err_set(err, "out of memory");
@@ -555,6 +699,9 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 			nanosleep(&ts, NULL);
 		}
 	}
+	/* netserver's interval lies inside the exchange from here to its
+	 * results: the bound its elapsed time is checked against. */
+	asked = clock_ns();
 	if (session_send_new(c->ctl, proto_request_pack(&res->p),
 			     SESSION_TIMEOUT_MS, err) < 0)
 		goto out;
@@ -582,6 +729,8 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 		     sock_set_nodelay(fds[i], 1, err) < 0) ||
 		    sock_set_timeouts(fds[i], 1000, err) < 0)
 			goto out;
+		if (i == 0)
+			note_data_path(&dp, fds[0]);
 		/* CRR's loop sends the token on each of its connections. */
 		if (m->kind != MODULE_CRR &&
 		    send_token(fds[i], m->socktype, token, err) < 0) {
@@ -589,22 +738,7 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 			goto out;
 		}
 	}
-	/* netperf's defaults: a send or receive the size of the socket
-	 * buffer as it was created. */
-	res->local.send_size = o->send_size	       ? o->send_size
-			       : res->local.sndbuf > 0 ? res->local.sndbuf
-						       : 4096;
-	res->local.recv_size = o->recv_size	       ? o->recv_size
-			       : res->local.rcvbuf > 0 ? res->local.rcvbuf
-						       : 4096;
-	/* As netperf 2.7: a UDP send defaults to the socket buffer capped at
-	 * the largest datagram; a UDP receive must hold any datagram. */
-	if (m->kind == MODULE_UDP_STREAM && o->send_size == 0 &&
-	    res->local.send_size > MODULE_UDP_MAX)
-		res->local.send_size = MODULE_UDP_MAX;
-	if (m->socktype == SOCK_DGRAM && o->recv_size == 0 &&
-	    res->local.recv_size < MODULE_UDP_MAX + 1)
-		res->local.recv_size = MODULE_UDP_MAX + 1;
+	local_sizes(o, res);
 	sizes[0] = res->local.send_size;
 	sizes[1] = res->local.recv_size;
 	sizes[2] = res->p.req_size;
@@ -616,6 +750,9 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 		r->rcvbuf = res->local.rcvbuf;
 		r->send_size = res->local.send_size;
 		r->recv_size = res->local.recv_size;
+		if (m->kind != MODULE_CRR &&
+		    fast_setup(m, &res->p, fds[i], 0, r, err) < 0)
+			goto out;
 		if (module_ctx_buffer(&ctx[i], sizes, 4, &res->p.lbuf,
 				      c->fill, c->fill_len) < 0) {
 			buflen = 0;
@@ -632,6 +769,7 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 		ctx[i].stop = stop;
 		ctx[i].r = r;
 		ctx[i].token = token;
+		ctx[i].reverse = module_stream_reversed(&res->p, i);
 		if (res->hist != NULL) {
 			ctx[i].hist = malloc(sizeof(*ctx[i].hist));
 			if (ctx[i].hist == NULL) {
@@ -707,8 +845,11 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 		remote_words(err);
 	if (prc < 0)
 		goto out;
-	if (read_results(msg, res, err) < 0)
+	if (read_results(msg, res, err) < 0 ||
+	    result_check_remote(res, (double)(clock_ns() - asked) / 1e9,
+				err) < 0)
 		goto out;
+	collect_platform(c, res, &dp);
 	rc = 0;
 out:
 	if (wire_on)
@@ -739,7 +880,348 @@ client_close(struct client *c)
 	c->fill = NULL;
 	if (c->ctl < 0)
 		return;
+	if (c->legacy) {
+		/* 2.7 ends with a half-close, and its netserver closes. */
+		shutdown(c->ctl, SHUT_WR);
+		readable_within(c->ctl, 1000);
+		close(c->ctl);
+		c->ctl = -1;
+		return;
+	}
 	session_send_new(c->ctl, proto_new("bye"), 1000, err);
 	close(c->ctl);
 	c->ctl = -1;
+}
+
+/* netperf 2.7's protocol: the CPU netserver is to bind to, from -T's
+ * second part, which 2.7 takes as one CPU number; -1 for none. */
+static int
+legacy_cpu_word(const struct netperf_opts *o, int32_t *word, char *err)
+{
+	char *end;
+	long v;
+
+	*word = -1;
+	if (o->rcpu[0] == '\0')
+		return 0;
+	v = strtol(o->rcpu, &end, 10);
+	if (*end != '\0' || v < 0 || v > 65535)
+		return err_set(err,
+			       "-T: a 2.7 netserver binds to one CPU number, "
+			       "not \"%s\"",
+			       o->rcpu);
+	*word = (int32_t)v;
+	return 0;
+}
+
+/* Connects to a 2.7 netserver and sends -Z's passphrase first, as 2.7
+ * does (in plain text: that is all 2.7's netserver understands). */
+static int
+legacy_open(struct client *c, const struct netperf_opts *o, char *err)
+{
+	struct sock_setup setup = {o->local, o->lport, -1, -1, 0, 0, 0, NULL};
+	unsigned char msg[LEGACY_MSG_LEN];
+	char why[ERR_LEN];
+	socklen_t len;
+	int32_t word;
+
+	memset(c, 0, sizeof(*c));
+	c->ctl = -1;
+	c->legacy = 1;
+	if (legacy_cpu_word(o, &word, err) < 0)
+		return -1;
+	c->ctl = sock_connect(o->host, o->port, o->family, SOCK_STREAM, &setup,
+			      CLIENT_CONNECT_MS, err);
+	if (c->ctl < 0)
+		return -1;
+	sock_set_nodelay(c->ctl, 1, why);
+	len = sizeof(c->peer);
+	getpeername(c->ctl, (struct sockaddr *)&c->peer, &len);
+	len = sizeof(c->self);
+	getsockname(c->ctl, (struct sockaddr *)&c->self, &len);
+	snprintf(c->server_program, sizeof(c->server_program),
+		 "netserver 2.7");
+	/* A 2.7 netserver says nothing of its host. */
+	snprintf(c->remote_env.program, sizeof(c->remote_env.program),
+		 "netserver 2.7");
+	if (o->passphrase[0] != '\0' &&
+	    (legacy_passphrase_encode(o->passphrase, word, msg, err) < 0 ||
+	     session_send_raw(c->ctl, msg, sizeof(msg), SESSION_TIMEOUT_MS,
+			      err) < 0)) {
+		close(c->ctl);
+		c->ctl = -1;
+		return -1;
+	}
+	return 0;
+}
+
+/* 2.7 numbers address families its own way. */
+static uint32_t
+legacy_family(int af)
+{
+	return af == AF_INET6  ? LEGACY_NF_INET6
+	       : af == AF_INET ? LEGACY_NF_INET
+			       : LEGACY_NF_UNSPEC;
+}
+
+/* The DO_OMNI request for a test, as 2.7's netperf fills it. */
+static int
+legacy_request_of(const struct netperf_opts *o, const struct result *res,
+		  struct legacy_omni_request *q, char *err)
+{
+	const struct test_params *p = &res->p;
+	const struct test_module *m = res->m;
+
+	memset(q, 0, sizeof(*q));
+	if (p->duration > 0) {
+		if (p->duration != floor(p->duration) ||
+		    p->duration > INT32_MAX)
+			return err_set(err,
+				       "-l: a 2.7 netserver takes whole "
+				       "seconds, not %g",
+				       p->duration);
+		q->test_length = (int32_t)p->duration;
+	} else {
+		if (m->protocol != IPPROTO_TCP || p->count > INT32_MAX)
+			return err_set(err, "-l: a 2.7 netserver counts only "
+					    "TCP tests, up to 2^31 - 1");
+		q->test_length = (int32_t)-p->count;
+	}
+	q->send_buf_size = p->rsndbuf;
+	q->recv_buf_size = p->rrcvbuf;
+	q->send_size = p->rsend_size > 0 ? (int32_t)p->rsend_size : -1;
+	q->receive_size = p->rrecv_size > 0 ? (int32_t)p->rrecv_size : -1;
+	q->send_alignment = q->recv_alignment = 8;
+	q->request_size = module_is_rr(m) ? (int32_t)p->req_size : -1;
+	q->response_size = module_is_rr(m) ? (int32_t)p->rsp_size : -1;
+	q->flags = LEGACY_F_ROUTING_ALLOWED;
+	if (p->nodelay)
+		q->flags |= LEGACY_F_NO_DELAY;
+	if (o->remote_cpu)
+		q->flags |= LEGACY_F_MEASURE_CPU;
+	if (m->kind == MODULE_CRR)
+		q->flags |= LEGACY_F_CONNECT_TEST;
+	q->send_dirty_count = q->recv_dirty_count = q->recv_clean_count = -1;
+	q->data_port = (uint32_t)p->data_port;
+	q->ipfamily = legacy_family(res->family);
+	q->socket_type =
+	    m->socktype == SOCK_STREAM ? LEGACY_NST_STREAM : LEGACY_NST_DGRAM;
+	q->protocol = (uint32_t)m->protocol;
+	/* Seen from netserver: it receives what netperf sends. */
+	q->direction = module_is_rr(m)		  ? LEGACY_XMIT | LEGACY_RECV
+		       : m->kind == MODULE_MAERTS ? LEGACY_XMIT
+						  : LEGACY_RECV;
+	q->socket_prio = q->socket_tos = -1;
+	return 0;
+}
+
+/* netserver's results into res->remote: what 2.7 reports and nothing
+ * more (no MSS, placement or per-CPU figures). */
+static void
+legacy_remote(const struct legacy_omni_results *z, int measured,
+	      struct side_result *r)
+{
+	r->elapsed = z->elapsed_time;
+	r->bytes_sent = z->bytes_sent;
+	r->bytes_recv = z->bytes_received;
+	r->send_calls = z->send_calls;
+	r->recv_calls = z->recv_calls;
+	r->trans = z->trans_received;
+	r->sndbuf_end = z->send_buf_size;
+	r->rcvbuf_end = z->recv_buf_size;
+	r->send_errors = z->failed_sends;
+	r->mss = -1;
+	r->retrans = z->transport_retrans > 0 ? (uint32_t)z->transport_retrans
+					      : 0;
+	r->cpu_id = -1;
+	if (!measured || !isfinite(z->cpu_util) || z->cpu_util < 0 ||
+	    z->num_cpus < 1 || z->num_cpus > 65536)
+		return;
+	r->cpu_measured = 1;
+	r->cpu.all.util = z->cpu_util;
+	r->cpu.all.user = z->cpu_user;
+	r->cpu.all.system = z->cpu_system;
+	r->cpu.all.iowait = z->cpu_iowait;
+	r->cpu.all.irq = z->cpu_irq;
+	r->cpu.all.softirq = z->cpu_swintr;
+	/* 2.7's utilisation is what is not idle. */
+	r->cpu.all.idle = 100.0 - z->cpu_util;
+	r->cpu.ncpu = (int)z->num_cpus;
+	r->cpu.peak = isfinite(z->peak_cpu_util) ? z->peak_cpu_util : -1;
+	r->cpu.peak_id = z->peak_cpu_id;
+}
+
+/* One test with a 2.7 netserver: DO_OMNI, its response, our loops on the
+ * data connection it names, its results. */
+static int
+legacy_test(struct client *c, const struct netperf_opts *o, struct result *res,
+	    volatile sig_atomic_t *stop, char *err)
+{
+	const struct test_module *m = res->m;
+	unsigned char msg[LEGACY_MSG_LEN];
+	struct legacy_omni_request q;
+	struct legacy_omni_response a;
+	struct legacy_omni_results z;
+	struct topo_place *places = NULL;
+	struct module_run run;
+	struct test_ctx ctx;
+	int fd = -1, rc = -1, got, results_ms;
+	int64_t sizes[4];
+	size_t buflen;
+	int32_t word;
+
+	memset(&run, 0, sizeof(run));
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.fd = -1;
+	res->legacy = 1;
+	if (res->p.streams > 1)
+		return err_set(err, "--streams: a 2.7 netserver runs one "
+				    "stream");
+	if (res->p.wire)
+		return err_set(err, "--wire: a 2.7 netserver counts no "
+				    "packets");
+	if (legacy_cpu_word(o, &word, err) < 0 ||
+	    legacy_request_of(o, res, &q, err) < 0)
+		return -1;
+	res->nstreams = 1;
+	res->lstream = calloc(1, sizeof(*res->lstream));
+	res->rstream = calloc(1, sizeof(*res->rstream));
+	if (res->lstream == NULL || res->rstream == NULL)
+		return err_set(err, "out of memory");
+	if (c->cpu_bind[0] != '\0') {
+		places = calloc(1, sizeof(*places));
+		if (places == NULL)
+			return err_set(err, "out of memory");
+		if (place_local(c, res, places, err) < 0)
+			goto out;
+		snprintf(res->local_place.requested,
+			 sizeof(res->local_place.requested), "%s", c->cpu_bind);
+		snprintf(res->local_place.cpus, sizeof(res->local_place.cpus),
+			 "%s", places[0].cpus);
+		res->local_place.numa = places[0].numa;
+	}
+
+	legacy_request_encode(&q, word, msg);
+	if (session_send_raw(c->ctl, msg, sizeof(msg), SESSION_TIMEOUT_MS,
+			     err) < 0)
+		goto out;
+	got = session_recv_raw(c->ctl, msg, sizeof(msg), LEGACY_ANSWER_MS, err);
+	/* A 2.7 netserver -Z closes on a wrong passphrase or none, unread
+	 * request and all, so the close may come as a reset. */
+	if (got == 1 || (got < 0 && o->passphrase[0] != '\0' &&
+			 strstr(err, "reset") != NULL)) {
+		err_set(err, o->passphrase[0] != '\0'
+				 ? "netserver closed the control connection (a "
+				   "2.7 netserver does that on a wrong -Z "
+				   "passphrase)"
+				 : "netserver closed the control connection (a "
+				   "2.7 netserver started with -Z does that "
+				   "when no passphrase is sent)");
+		goto out;
+	}
+	if (got < 0)
+		goto out;
+	got = legacy_response_decode(msg, sizeof(msg), &a, err);
+	if (got != 0) {
+		char why[ERR_LEN];
+
+		snprintf(why, sizeof(why), "%s", err);
+		err_set(err, "netserver: %s", why);
+		goto out;
+	}
+	res->remote.sndbuf = a.send_buf_size;
+	res->remote.rcvbuf = a.recv_buf_size;
+	res->remote.send_size = a.send_size;
+	res->remote.recv_size = a.receive_size;
+
+	fd = m->kind == MODULE_CRR ? crr_target(o, res, (int)a.data_port, &ctx,
+						err)
+				   : open_data(o, res, (int)a.data_port, err);
+	if (fd < 0)
+		goto out;
+	if ((m->protocol == IPPROTO_TCP && o->nodelay &&
+	     m->kind != MODULE_CRR && sock_set_nodelay(fd, 1, err) < 0) ||
+	    sock_set_timeouts(fd, 1000, err) < 0)
+		goto out;
+	local_sizes(o, res);
+	res->lstream[0].sndbuf = res->local.sndbuf;
+	res->lstream[0].rcvbuf = res->local.rcvbuf;
+	res->lstream[0].send_size = res->local.send_size;
+	res->lstream[0].recv_size = res->local.recv_size;
+	sizes[0] = res->local.send_size;
+	sizes[1] = res->local.recv_size;
+	sizes[2] = res->p.req_size;
+	sizes[3] = res->p.rsp_size;
+	ctx.buf = module_buffer(sizes, 4, &buflen);
+	if (ctx.buf == NULL) {
+		err_set(err, "cannot allocate a %zu-byte buffer", buflen);
+		goto out;
+	}
+	ctx.buflen = buflen;
+	ctx.p = &res->p;
+	ctx.fd = fd;
+	ctx.ctl = -1;
+	ctx.stop = stop;
+	ctx.r = &res->lstream[0];
+	ctx.untagged = 1;
+	if (res->hist != NULL) {
+		ctx.hist = malloc(sizeof(*ctx.hist));
+		if (ctx.hist == NULL) {
+			err_set(err, "out of memory");
+			goto out;
+		}
+		stats_hist_init(ctx.hist);
+	}
+	run.m = m;
+	run.measure_cpu = o->local_cpu;
+	run.n = 1;
+	run.ctx = &ctx;
+	run.topo = places != NULL ? c->topo : NULL;
+	run.places = places;
+	run.interim_sec = c->interim_sec;
+	run.on_interim = c->on_interim;
+	run.arg = c->arg;
+	if (module_run_all(&run, err) < 0)
+		goto out;
+	close(fd);
+	fd = -1;
+	if (ctx.hist != NULL)
+		stats_hist_merge(res->hist, ctx.hist);
+	module_merge(&run, &res->local);
+	res->local_place.cpu_actual = res->lstream[0].cpu_id;
+
+	/* A 2.7 netserver that is not only sending runs its timer past the
+	 * test's length before it gives up on the data connection. */
+	results_ms = (int)((res->p.duration + LEGACY_PAD_SEC) * 1000) +
+		     LEGACY_ANSWER_MS;
+	got = session_recv_raw(c->ctl, msg, sizeof(msg), results_ms, err);
+	if (got == 1) {
+		err_set(err, "netserver closed the control connection before "
+			     "its results");
+		goto out;
+	}
+	if (got < 0)
+		goto out;
+	got = legacy_results_decode(msg, sizeof(msg), &z, err);
+	if (got != 0) {
+		char why[ERR_LEN];
+
+		snprintf(why, sizeof(why), "%s", err);
+		err_set(err, "netserver: %s", why);
+		goto out;
+	}
+	legacy_remote(&z, o->remote_cpu && (a.flags & LEGACY_F_MEASURE_CPU),
+		      &res->remote);
+	res->rstream[0] = res->remote;
+	memset(&res->rstream[0].cpu, 0, sizeof(res->rstream[0].cpu));
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(ctx.buf);
+	free(ctx.hist);
+	if (places != NULL)
+		topo_place_free(&places[0]);
+	free(places);
+	return rc;
 }

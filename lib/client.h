@@ -15,6 +15,9 @@ struct client {
 	struct sockaddr_storage peer; /* netserver's control address */
 	struct sockaddr_storage self; /* our end of it */
 	char server_program[64];      /* from netserver's hello */
+	/* netserver speaks netperf 2.7's protocol: asked for with --legacy,
+	 * or detected (detected is then 1) when our hello got no answer. */
+	int legacy, detected;
 	struct result_env remote_env; /* netserver\'s host, from its hello */
 	/* Placement: -T's first part, resolved against topo (loaded by
 	 * the caller when cpu_bind is set); ifname carries the data, for
@@ -25,7 +28,7 @@ struct client {
 	/* Interim reports (-D): see struct module_run. */
 	double interim_sec;
 	void (*on_interim)(void *arg, double count, double secs,
-			   double since_start);
+			   double since_start, const struct tcpinfo *tcpi);
 	void *arg;
 	/* -F: the bytes netperf's buffers are filled with (repeated), or
 	 * NULL for netperf's pattern. */

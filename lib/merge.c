@@ -20,8 +20,11 @@ merge_free(struct merge *m)
 {
 	int i;
 
-	for (i = 0; i < m->nruns; i++)
+	for (i = 0; i < m->nruns; i++) {
 		free(m->runs[i].samples);
+		json_decref(m->runs[i].platform[0]);
+		json_decref(m->runs[i].platform[1]);
+	}
 	free(m->runs);
 	free(m->fail);
 	free(m->cpu);
@@ -170,7 +173,8 @@ parse_hist(const json_t *x, struct stats_hist *h, const char *name, char *err)
 		return err_set(err, "%s: histogram has no buckets", name);
 	json_array_foreach(b, i, row)
 	{
-		json_t *jl = json_array_get(row, 0), *jh = json_array_get(row, 1),
+		json_t *jl = json_array_get(row, 0),
+		       *jh = json_array_get(row, 1),
 		       *jc = json_array_get(row, 2);
 		uint64_t blo, bhi;
 		int idx;
@@ -178,8 +182,9 @@ parse_hist(const json_t *x, struct stats_hist *h, const char *name, char *err)
 		if (json_array_size(row) != 3 || !json_is_integer(jl) ||
 		    !json_is_integer(jh) || !json_is_integer(jc) ||
 		    json_integer_value(jl) < 0 || json_integer_value(jc) < 0)
-			return err_set(err, "%s: histogram bucket %zu is "
-					    "malformed",
+			return err_set(err,
+				       "%s: histogram bucket %zu is "
+				       "malformed",
 				       name, i);
 		lo = (uint64_t)json_integer_value(jl);
 		hi = (uint64_t)json_integer_value(jh);
@@ -280,6 +285,7 @@ add_run(struct merge *m, struct merge_run *r)
 	m->nruns++;
 	r->samples = NULL;
 	r->nsamples = 0;
+	r->platform[0] = r->platform[1] = NULL;
 	return 0;
 }
 
@@ -390,8 +396,7 @@ parse_side_cpu(const json_t *doc, int role, const char *host, int64_t start,
 }
 
 static int
-parse_samples(const json_t *a, struct merge_run *r, const char *name,
-	      char *err)
+parse_samples(const json_t *a, struct merge_run *r, const char *name, char *err)
 {
 	json_t *s;
 	size_t i;
@@ -429,8 +434,7 @@ parse_samples(const json_t *a, struct merge_run *r, const char *name,
 
 /* A netperf --json result into one. */
 static int
-parse_result(const json_t *doc, const char *name, struct merge *one,
-	     char *err)
+parse_result(const json_t *doc, const char *name, struct merge *one, char *err)
 {
 	struct merge_run r;
 	char host[2][MERGE_NAME_LEN];
@@ -513,9 +517,20 @@ parse_result(const json_t *doc, const char *name, struct merge *one,
 		if (rc < 0)
 			return rc;
 	}
+	for (role = 0; role < 2; role++) {
+		char path[64];
+		json_t *pl;
+
+		snprintf(path, sizeof(path), "%s/platform", role_key[role]);
+		pl = jat(doc, path);
+		r.platform[role] =
+		    json_is_object(pl) ? json_deep_copy(pl) : NULL;
+	}
 	if (parse_samples(jat(doc, "interim"), &r, name, err) < 0 ||
 	    add_run(one, &r) < 0) {
 		free(r.samples);
+		json_decref(r.platform[0]);
+		json_decref(r.platform[1]);
 		return err[0] ? -1 : err_set(err, "out of memory");
 	}
 	return 0;
@@ -523,8 +538,7 @@ parse_result(const json_t *doc, const char *name, struct merge *one,
 
 /* A netperf-merge state into one. */
 static int
-parse_state(const json_t *doc, const char *name, struct merge *one,
-	    char *err)
+parse_state(const json_t *doc, const char *name, struct merge *one, char *err)
 {
 	json_t *a, *e, *lat;
 	size_t i;
@@ -575,10 +589,17 @@ parse_state(const json_t *doc, const char *name, struct merge *one,
 			return err[0] ? -1
 				      : err_set(err, "%s: malformed input %zu",
 						name, i);
+		for (role = 0; role < 2; role++) {
+			json_t *pl = json_object_get(
+			    e, role ? "remote_platform" : "local_platform");
+
+			r.platform[role] =
+			    json_is_object(pl) ? json_deep_copy(pl) : NULL;
+		}
 		s = json_object_get(e, "samples");
 		if (json_is_array(s) && json_array_size(s) > 0) {
-			r.samples = calloc(json_array_size(s),
-					   sizeof(*r.samples));
+			r.samples =
+			    calloc(json_array_size(s), sizeof(*r.samples));
 			if (r.samples == NULL)
 				return err_set(err, "out of memory");
 			json_array_foreach(s, j, row)
@@ -591,9 +612,10 @@ parse_state(const json_t *doc, const char *name, struct merge *one,
 				    !json_is_number(a1) ||
 				    !json_is_number(a2)) {
 					free(r.samples);
-					return err_set(err,
-						       "%s: malformed sample",
-						       name);
+					json_decref(r.platform[0]);
+					json_decref(r.platform[1]);
+					return err_set(
+					    err, "%s: malformed sample", name);
 				}
 				r.samples[j].end_ns = json_integer_value(a0);
 				r.samples[j].interval = json_number_value(a1);
@@ -603,6 +625,8 @@ parse_state(const json_t *doc, const char *name, struct merge *one,
 		}
 		if (add_run(one, &r) < 0) {
 			free(r.samples);
+			json_decref(r.platform[0]);
+			json_decref(r.platform[1]);
 			return err_set(err, "out of memory");
 		}
 	}
@@ -679,8 +703,7 @@ combine(struct merge *m, struct merge *one, const char *name, char *err)
 	} else {
 		snprintf(m->test, sizeof(m->test), "%s", one->test);
 		snprintf(m->units, sizeof(m->units), "%s", one->units);
-		snprintf(m->sd_units, sizeof(m->sd_units), "%s",
-			 one->sd_units);
+		snprintf(m->sd_units, sizeof(m->sd_units), "%s", one->sd_units);
 	}
 	for (i = 0; i < one->nruns; i++)
 		if (add_run(m, &one->runs[i]) < 0)
@@ -708,8 +731,7 @@ combine(struct merge *m, struct merge *one, const char *name, char *err)
 }
 
 int
-merge_add_doc(struct merge *m, const json_t *doc, const char *name,
-	      char *err)
+merge_add_doc(struct merge *m, const json_t *doc, const char *name, char *err)
 {
 	struct merge one;
 	char schema[32];
@@ -831,8 +853,8 @@ merge_figures(const struct merge *m, struct merge_figures *f, char *err)
 		if (r->scheduled_ns != f->scheduled_ns)
 			sched_same = 0;
 		if (r->scheduled_ns > 0) {
-			double late = (double)(r->start_ns - r->scheduled_ns) /
-				      1e9;
+			double late =
+			    (double)(r->start_ns - r->scheduled_ns) / 1e9;
 
 			if (late > f->late_max_s)
 				f->late_max_s = late;
@@ -1017,6 +1039,16 @@ merge_json(const struct merge *m, const struct merge_figures *f,
 				 (json_int_t)r->start_ns, "end_ns",
 				 (json_int_t)r->end_ns, "throughput",
 				 r->thruput, "samples", s));
+		{
+			json_t *in = json_array_get(a, json_array_size(a) - 1);
+
+			json_object_set(in, "local_platform",
+					r->platform[0] ? r->platform[0]
+						       : json_null());
+			json_object_set(in, "remote_platform",
+					r->platform[1] ? r->platform[1]
+						       : json_null());
+		}
 	}
 	json_object_set_new(doc, "inputs", a);
 	return doc;
@@ -1027,7 +1059,7 @@ merge_json(const struct merge *m, const struct merge_figures *f,
 #define MERGE_SELECTORS(X)                                                     \
 	X(TEST, "test name")                                                   \
 	X(RUNS, "runs merged")                                                 \
-	X(FAILED_RUNS, "runs that failed or could not be read")               \
+	X(FAILED_RUNS, "runs that failed or could not be read")                \
 	X(THROUGHPUT, "sum of the runs' throughput")                           \
 	X(THROUGHPUT_UNITS, "its units")                                       \
 	X(THROUGHPUT_WINDOW, "throughput while every run was active")          \
@@ -1118,7 +1150,8 @@ next_sel(const char **p, char *bad, size_t cap)
 	n = (size_t)(e - s);
 	*p = e;
 	for (i = 0; i < MS_COUNT; i++)
-		if (strlen(ms_name[i]) == n && strncasecmp(ms_name[i], s, n) == 0)
+		if (strlen(ms_name[i]) == n &&
+		    strncasecmp(ms_name[i], s, n) == 0)
 			return i;
 	snprintf(bad, cap, "%.*s", (int)(n < 64 ? n : 64), s);
 	return -1;
@@ -1155,8 +1188,8 @@ put_opt(char *b, size_t cap, int prec, double v)
 }
 
 static void
-ms_value(const struct merge *m, const struct merge_figures *f, int id,
-	 char *b, size_t cap)
+ms_value(const struct merge *m, const struct merge_figures *f, int id, char *b,
+	 size_t cap)
 {
 	const struct result_latency *l = &f->lat;
 	int have_lat = l->count > 0;
@@ -1181,8 +1214,7 @@ ms_value(const struct merge *m, const struct merge_figures *f, int id,
 		put_opt(b, cap, 2, f->thruput_window);
 		break;
 	case MS_WINDOW_TIME:
-		put_opt(b, cap, 3,
-			f->thruput_window >= 0 ? f->window_s : -1);
+		put_opt(b, cap, 3, f->thruput_window >= 0 ? f->window_s : -1);
 		break;
 	case MS_START_SKEW:
 		snprintf(b, cap, "%.3f", f->skew_s * 1e3);
@@ -1219,10 +1251,9 @@ ms_value(const struct merge *m, const struct merge_figures *f, int id,
 	case MS_REMOTE_SEND_CALLS:
 	case MS_REMOTE_RECV_CALLS:
 	case MS_REMOTE_TRANSACTIONS:
-		snprintf(
-		    b, cap, "%llu",
-		    (unsigned long long)
-			m->counts[MERGE_REMOTE][id - MS_REMOTE_BYTES_SENT]);
+		snprintf(b, cap, "%llu",
+			 (unsigned long long)m
+			     ->counts[MERGE_REMOTE][id - MS_REMOTE_BYTES_SENT]);
 		break;
 	case MS_LOCAL_CPU_SECONDS:
 		put_opt(b, cap, 3, f->cpu_s[0]);
@@ -1243,7 +1274,7 @@ ms_value(const struct merge *m, const struct merge_figures *f, int id,
 		snprintf(b, cap, "%llu", (unsigned long long)l->count);
 		break;
 	default: {
-		double v = id == MS_MIN_LATENCY	   ? l->min
+		double v = id == MS_MIN_LATENCY	     ? l->min
 			   : id == MS_MEAN_LATENCY   ? l->mean
 			   : id == MS_STDDEV_LATENCY ? l->stddev
 			   : id == MS_P50_LATENCY    ? l->p50
@@ -1344,8 +1375,9 @@ merge_print_table(FILE *out, const struct merge *m,
 				i ? "netserver" : "netperf  ", f->sd[i],
 				m->sd_units, f->cpu_s[i]);
 		else if (verbosity > 0)
-			fprintf(out, "%s service demand    %14s (CPU not "
-				     "measured on every host)\n",
+			fprintf(out,
+				"%s service demand    %14s (CPU not "
+				"measured on every host)\n",
 				i ? "netserver" : "netperf  ", "-");
 	}
 	if (l->count > 0)

@@ -35,11 +35,14 @@ struct merge_sample {
 struct merge_run {
 	char name[MERGE_NAME_LEN]; /* the file it came from */
 	char local_host[MERGE_NAME_LEN], remote_host[MERGE_NAME_LEN];
-	int64_t scheduled_ns; /* --start-at, 0 when not scheduled */
+	int64_t scheduled_ns;	  /* --start-at, 0 when not scheduled */
 	int64_t start_ns, end_ns; /* netperf's actual start and end */
 	double thruput;
 	int nsamples;
 	struct merge_sample *samples;
+	/* Each side's platform record as the result carried it (a JSON
+	 * object, owned), or NULL: carried through, never merged. */
+	json_t *platform[2];
 };
 
 enum merge_role { MERGE_LOCAL, MERGE_REMOTE };
@@ -77,11 +80,11 @@ struct merge {
 	int nruns, cap_runs;
 	struct merge_run *runs; /* sorted: start, then name */
 	int nfail, cap_fail;
-	struct merge_failure *fail; /* sorted by name */
+	struct merge_failure *fail;	   /* sorted by name */
 	uint64_t counts[2][MERGE_NCOUNTS]; /* [role][count] */
 	int cpu_all[2]; /* every run measured that role's CPU */
 	int ncpu, cap_cpu;
-	struct merge_cpu *cpu; /* sorted: role, host, start */
+	struct merge_cpu *cpu;	 /* sorted: role, host, start */
 	struct stats_hist *hist; /* netperf's latency; NULL until one */
 };
 

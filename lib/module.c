@@ -10,6 +10,7 @@
 #include <sched.h>
 #include <strings.h>
 
+#include "auth.h"
 #include "clock.h"
 #include "err.h"
 #include "sock.h"
@@ -85,7 +86,8 @@ stream_main(void *arg)
 	t0 = run->start_ns;
 	ctx->end_ns =
 	    ctx->p->duration > 0 ? t0 + (uint64_t)(ctx->p->duration * 1e9) : 0;
-	job->rc = (run->is_server ? m->server : m->client)(ctx);
+	/* A reversed stream (--bidir) runs the half the peer would. */
+	job->rc = (run->is_server != ctx->reverse ? m->server : m->client)(ctx);
 	t1 = clock_ns();
 	/* A loop that knows its interval better (a UDP receiver ends at its
 	 * last datagram, not when it noticed the end) has set it already. */
@@ -99,8 +101,16 @@ stream_main(void *arg)
 	    run->topo != NULL ? topo_current_cpu(run->topo) : sched_getcpu();
 	if (ctx->fd >= 0)
 		sock_get_buffers(ctx->fd, &r->sndbuf_end, &r->rcvbuf_end);
-	if (m->protocol == IPPROTO_TCP && ctx->fd >= 0 && m->kind != MODULE_CRR)
+	if (module_has_tcpinfo(m) && ctx->fd >= 0) {
+		char ignored[ERR_LEN];
+
 		sock_tcp_stats(ctx->fd, &r->mss, &r->retrans);
+		/* Read once, after the loop: TCP_INFO takes the socket
+		 * lock, which the data path should never wait for. */
+		if (tcpinfo_read(ctx->fd, &r->tcpi, ignored) == 0 &&
+		    r->tcpi.v[TCPINFO_RETRANS] >= 0)
+			r->retrans = (uint32_t)r->tcpi.v[TCPINFO_RETRANS];
+	}
 	if (m->protocol == IPPROTO_TCP)
 		module_cong_of(ctx->fd, ctx->p, run->is_server, r->cong,
 			       sizeof(r->cong));
@@ -153,7 +163,7 @@ interim_count(const struct module_run *run)
 
 		if (module_is_rr(m))
 			sum += __atomic_load_n(&r->trans, __ATOMIC_RELAXED);
-		else if (m->kind == MODULE_MAERTS)
+		else if (m->kind == MODULE_MAERTS || run->ctx[i].reverse)
 			sum +=
 			    __atomic_load_n(&r->bytes_recv, __ATOMIC_RELAXED);
 		else
@@ -161,6 +171,26 @@ interim_count(const struct module_run *run)
 			    __atomic_load_n(&r->bytes_sent, __ATOMIC_RELAXED);
 	}
 	return sum;
+}
+
+/* The streams' TCP_INFO merged, read by the coordinator at an interim
+ * boundary; t->n is 0 for a test without it. */
+static void
+interim_tcpinfo(const struct module_run *run, struct tcpinfo *t)
+{
+	struct tcpinfo one;
+	char ignored[ERR_LEN];
+	int i;
+
+	tcpinfo_clear(t);
+	if (!module_has_tcpinfo(run->m))
+		return;
+	/* getsockopt on another thread's socket is safe; it takes the
+	 * socket lock for a moment, once an interval. */
+	for (i = 0; i < run->n; i++)
+		if (run->ctx[i].fd >= 0 &&
+		    tcpinfo_read(run->ctx[i].fd, &one, ignored) == 0)
+			tcpinfo_merge(t, &one);
 }
 
 /* Sleeps to the next interim boundary or until every stream is done;
@@ -230,6 +260,7 @@ module_run_all(struct module_run *run, char *err)
 	struct stream_job *jobs;
 	pthread_t *tids;
 	uint64_t start, boundary, step = 0, prev_t, prev_c, now, c;
+	struct tcpinfo ti_prev, ti_now, ti_iv;
 	int i, started = 0, rc = -1;
 
 	run->finished = 0;
@@ -286,17 +317,23 @@ module_run_all(struct module_run *run, char *err)
 					    : UINT64_MAX / 2;
 		prev_t = start;
 		prev_c = 0;
+		/* The connections are new: their counters start at zero. */
+		tcpinfo_clear(&ti_prev);
 		for (boundary = start + step; wait_boundary(run, boundary);
 		     boundary += step) {
 			/* Boundaries are start + k * step, so intervals never
 			 * drift with the time it takes to report one. */
 			now = clock_ns();
 			c = interim_count(run);
+			interim_tcpinfo(run, &ti_now);
+			tcpinfo_delta(&ti_now, &ti_prev, &ti_iv);
 			run->on_interim(run->arg, (double)(c - prev_c),
 					(double)(now - prev_t) / 1e9,
-					(double)(now - start) / 1e9);
+					(double)(now - start) / 1e9,
+					ti_now.n > 0 ? &ti_iv : NULL);
 			prev_t = now;
 			prev_c = c;
+			ti_prev = ti_now;
 		}
 		/* A last partial interval is not reported: every interim
 		 * figure covers exactly one interval, and the final result
@@ -336,9 +373,11 @@ module_merge(const struct module_run *run, struct side_result *sum)
 	int i;
 
 	memset(sum, 0, sizeof(*sum));
+	tcpinfo_clear(&sum->tcpi);
 	for (i = 0; i < run->n; i++) {
 		const struct side_result *r = run->ctx[i].r;
 
+		tcpinfo_merge(&sum->tcpi, &r->tcpi);
 		sum->bytes_sent += r->bytes_sent;
 		sum->bytes_recv += r->bytes_recv;
 		sum->send_calls += r->send_calls;
@@ -349,6 +388,10 @@ module_merge(const struct module_run *run, struct side_result *sum)
 		sum->reordered += r->reordered;
 		sum->lost += r->lost;
 		sum->retrans += r->retrans;
+		sum->syscalls += r->syscalls;
+		sum->coalesced += r->coalesced;
+		sum->zc_done += r->zc_done;
+		sum->zc_copied += r->zc_copied;
 		/* All streams ran over the same interval; the headline
 		 * divides by the longest. */
 		if (r->elapsed > sum->elapsed)
@@ -376,6 +419,8 @@ module_merge(const struct module_run *run, struct side_result *sum)
 		sum->mss = r0->mss;
 		sum->cpu_id = r0->cpu_id;
 		memcpy(sum->cong, r0->cong, sizeof(sum->cong));
+		memcpy(sum->path, r0->path, sizeof(sum->path));
+		sum->busy_poll = r0->busy_poll;
 	}
 	if (run->cpu_measured) {
 		sum->cpu = run->cpu;
@@ -384,9 +429,14 @@ module_merge(const struct module_run *run, struct side_result *sum)
 }
 
 int
-module_stalled(struct test_ctx *ctx, uint64_t now, uint64_t last_progress)
+module_stalled(struct test_ctx *ctx, uint64_t now, uint64_t last_progress,
+	       const char *what)
 {
 	if (ctx->end_ns != 0 && now >= ctx->end_ns) {
+		/* A peer still busy after the end is not silent: it is held
+		 * to the hard end, and told what it did. */
+		if (last_progress > ctx->end_ns)
+			return module_overtime(ctx, now, what);
 		if (now >= ctx->end_ns + MODULE_GRACE_SEC * NS_PER_SEC)
 			return err_set(ctx->err,
 				       "the peer stopped responding "
@@ -404,6 +454,16 @@ module_stalled(struct test_ctx *ctx, uint64_t now, uint64_t last_progress)
 }
 
 int
+module_overtime(struct test_ctx *ctx, uint64_t now, const char *what)
+{
+	if (ctx->end_ns == 0 ||
+	    now < ctx->end_ns + MODULE_HARD_END_SEC * NS_PER_SEC)
+		return 0;
+	return err_set(ctx->err, "the peer %s %d s past the end of the test",
+		       what, MODULE_HARD_END_SEC);
+}
+
+int
 module_stop_requested(struct test_ctx *ctx)
 {
 	char c;
@@ -412,6 +472,17 @@ module_stop_requested(struct test_ctx *ctx)
 	 * that ends the test just the same. */
 	return ctx->ctl >= 0 &&
 	       recv(ctx->ctl, &c, 1, MSG_PEEK | MSG_DONTWAIT) >= 0;
+}
+
+int
+module_udp_token(struct test_ctx *ctx, const char *p, size_t n, int echo)
+{
+	if (n != AUTH_TOKEN_LEN || ctx->token == NULL ||
+	    memcmp(p, ctx->token, AUTH_TOKEN_LEN) != 0)
+		return 0;
+	if (echo)
+		send(ctx->fd, ctx->token, AUTH_TOKEN_LEN, MSG_DONTWAIT);
+	return 1;
 }
 
 void

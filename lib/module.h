@@ -6,6 +6,7 @@
 #ifndef NP_MODULE_H
 #define NP_MODULE_H
 
+#include <netinet/in.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -15,6 +16,7 @@
 #include "err.h"
 #include "sock.h"
 #include "stats.h"
+#include "tcpinfo.h"
 #include "topo.h"
 
 enum module_kind {
@@ -82,9 +84,23 @@ struct test_params {
 	/* Client only, for the selectors: -P's local port, -F's file. */
 	int ldata_port;
 	char fill_file[256];
+	/* UDP_STREAM's fast paths: datagrams per sendmmsg/recvmmsg call on
+	 * both ends, --batch (1: a call a datagram); UDP_SEGMENT on the
+	 * sender, --udp-gso; UDP_GRO on the receiver, --udp-gro. */
+	int batch;
+	int udp_gso, udp_gro;
+	/* TCP_STREAM and TCP_MAERTS: the sender uses MSG_ZEROCOPY,
+	 * --zerocopy. */
+	int zerocopy;
+	/* TCP_RR and UDP_RR: SO_BUSY_POLL in microseconds on both ends,
+	 * --busy-poll; 0 for none. */
+	int busy_poll;
 	/* --start-at: CLOCK_REALTIME nanoseconds at which both sides begin
 	 * the measured interval; 0 to begin at once. */
 	int64_t start_at_ns;
+	/* --bidir (TCP_STREAM, UDP_STREAM): the second half of the streams
+	 * run the other way, netserver sending to netperf. */
+	int bidir;
 };
 
 /* One side's account of a test: what it did and what it cost. */
@@ -119,6 +135,23 @@ struct side_result {
 	int cpu_id;
 	/* TCP_CONGESTION of the data socket at the end, "" for UDP. */
 	char cong[16];
+	/* TCP_INFO of the data connection at the end (n 0 for UDP and
+	 * TCP_CRR); over streams, merged by each field's rule. */
+	struct tcpinfo tcpi;
+	/* The data path this side's loop took: "send", "sendmmsg", "gso",
+	 * "zerocopy", "recv", "recvmmsg" or "gro"; "" for none in
+	 * particular (RR tests). */
+	char path[16];
+	/* System calls that moved the data: fewer than send_calls or
+	 * recv_calls (datagrams) with --batch, GSO and GRO. */
+	uint64_t syscalls;
+	/* --udp-gro: receives that returned more than one datagram. */
+	uint64_t coalesced;
+	/* --zerocopy: sends the error queue reported complete, and how many
+	 * of them the kernel copied after all. */
+	uint64_t zc_done, zc_copied;
+	/* --busy-poll: SO_BUSY_POLL as read back from the socket, us. */
+	int busy_poll;
 	/* CLOCK_REALTIME nanoseconds (UTC) at which this side's measured
 	 * interval began and ended; 0 when unknown (an older peer). */
 	int64_t wall_start_ns, wall_end_ns;
@@ -135,11 +168,16 @@ struct test_ctx {
 	/* CRR: where to connect (netperf), or who may (netserver). */
 	struct sockaddr_storage peer;
 	socklen_t peerlen;
-	/* CRR: the test's token (AUTH_TOKEN_LEN bytes) that starts every
-	 * connection, or NULL for none. */
+	/* The test's token (AUTH_TOKEN_LEN bytes): CRR's starts every
+	 * connection; UDP's may come again, and is never data. NULL for
+	 * none. */
 	const unsigned char *token;
 	/* Scratch of buflen bytes, aligned and offset as asked; mem is what
 	 * to free. With a ring (-W) it holds width copies, stride apart. */
+	/* The peer speaks netperf 2.7's protocol: its datagrams carry none
+	 * of our sequence tags or headers, and it echoes none. */
+	int untagged;
+	/* Scratch of buflen bytes. */
 	char *buf;
 	size_t buflen;
 	void *mem;
@@ -155,6 +193,9 @@ struct test_ctx {
 	volatile sig_atomic_t *stop;
 	/* Per-operation latency, or NULL. */
 	struct stats_hist *hist;
+	/* --bidir: this stream runs the test's other half (netperf
+	 * receives what netserver sends). */
+	int reverse;
 	struct side_result *r;
 	char err[ERR_LEN];
 };
@@ -171,11 +212,24 @@ struct test_module {
 	module_loop_fn server; /* netserver's half */
 };
 
+/* --bidir: stream i of n runs the other way. */
+#define module_stream_reversed(p, i) ((p)->bidir && (i) >= (p)->streams / 2)
+
+/* --bidir is for the one-way bulk tests. */
+#define module_can_bidir(m)                                                    \
+	((m)->kind == MODULE_STREAM || (m)->kind == MODULE_UDP_STREAM)
+
 /* Seconds a silent peer is given past the end of a test before it is
  * declared gone. */
 #define MODULE_GRACE_SEC 5
 /* Seconds without progress after which a count-limited test gives up. */
 #define MODULE_IDLE_SEC 10
+/* Seconds past a timed test's end by which both ends have finished,
+ * whatever the peer does. A sender's last call may block for the 1 s of
+ * its socket time-out, and it then gives its receiver MODULE_GRACE_SEC to
+ * drain and close; a peer still busy after that is not playing by the
+ * protocol. */
+#define MODULE_HARD_END_SEC (MODULE_GRACE_SEC + 2)
 
 /* Finds a test by name, case-insensitively; NULL when unknown. */
 const struct test_module *module_find(const char *name);
@@ -188,6 +242,11 @@ const struct test_module *module_find(const char *name);
 /* The module's socket goes through accept() before the loop runs. */
 #define module_accepts(m)                                                      \
 	((m)->socktype == SOCK_STREAM && (m)->kind != MODULE_CRR)
+
+/* The test's data connections report TCP_INFO at their end: every TCP
+ * test but TCP_CRR, whose connections last one transaction. */
+#define module_has_tcpinfo(m)                                                  \
+	((m)->protocol == IPPROTO_TCP && (m)->kind != MODULE_CRR)
 
 /* The client tells netserver on the control socket when it is done. */
 #define module_needs_stop(m)                                                   \
@@ -207,10 +266,11 @@ struct module_run {
 	struct topo_place *places; /* n places, or NULL for no binding */
 	/* Interim reports: every interim_sec seconds on exact boundaries,
 	 * on_interim gets the count moved (bytes or transactions), the
-	 * seconds it took, and the seconds since the start. */
+	 * seconds it took, the seconds since the start, and the streams'
+	 * TCP_INFO over the interval (NULL when there is none). */
 	double interim_sec;
 	void (*on_interim)(void *arg, double count, double secs,
-			   double since_start);
+			   double since_start, const struct tcpinfo *tcpi);
 	void *arg;
 	/* Called once, from the coordinating thread, when ctx[0].stop is
 	 * set during the test (Ctrl-C), or NULL. */
@@ -245,9 +305,12 @@ void module_merge(const struct module_run *run, struct side_result *sum);
  * Decides what a call that timed out (SO_RCVTIMEO/SO_SNDTIMEO) means for
  * a loop last making progress at last_progress: 0 to keep waiting, -1 with
  * ctx->err set when the peer has been silent too long (MODULE_IDLE_SEC
- * during the test, MODULE_GRACE_SEC past its end).
+ * during the test, MODULE_GRACE_SEC past its end), or, when it made
+ * progress after the end, has kept the test going past the hard end (the
+ * message says it WHAT, as module_overtime's).
  */
-int module_stalled(struct test_ctx *ctx, uint64_t now, uint64_t last_progress);
+int module_stalled(struct test_ctx *ctx, uint64_t now, uint64_t last_progress,
+		   const char *what);
 
 /* The loops, one family a file. */
 int stream_send(struct test_ctx *ctx);
@@ -265,6 +328,13 @@ int crr_server(struct test_ctx *ctx);
 #define MODULE_UDP_MAX 65507
 /* UDP_STREAM's per-datagram header: sequence number and send time. */
 #define MODULE_UDP_HDR 16
+
+/*
+ * Ends a timed test that a peer keeps going: returns -1 with ctx->err set
+ * ("the peer WHAT N s past the end of the test") once now is
+ * MODULE_HARD_END_SEC past ctx->end_ns, else 0 (always 0 when counting).
+ */
+int module_overtime(struct test_ctx *ctx, uint64_t now, const char *what);
 
 /* Ends a netserver loop that has no end of its own (UDP, CRR) when the
  * client's "stop" message is waiting on the control socket; returns 1
@@ -295,6 +365,15 @@ void module_ctx_buffer_free(struct test_ctx *ctx);
  * should stop while waiting.
  */
 char *module_send_buffer(struct test_ctx *ctx);
+
+/*
+ * UDP: the datagram of n bytes at p is the test's token, which the client
+ * sends again until it hears it echoed (the first echo may be lost).
+ * Returns 1 when it is, having echoed it once more when echo is set
+ * (netserver's side); it is never data. Returns 0 otherwise.
+ */
+int module_udp_token(struct test_ctx *ctx, const char *p, size_t n,
+		     int echo);
 
 /*
  * The data buffers netserver's half of m needs for a test with these

@@ -166,6 +166,62 @@
 	X(REMOTE_RELEASE, "Remote", "Release", "", "")                         \
 	X(REMOTE_CPU_MODEL, "Remote", "CPU", "Model", "")                      \
 	X(REMOTE_HOSTNAME, "Remote", "Hostname", "", "")                       \
+	X(LOCAL_CPU_FREQUENCY, "Local", "CPU", "Frequency", "MHz")             \
+	X(LOCAL_VERSION, "Local", "Version", "", "")                           \
+	X(LOCAL_MACHINE, "Local", "Machine", "", "")                           \
+	X(LOCAL_SYSTEM_MODEL, "Local", "System", "Model", "")                  \
+	X(LOCAL_INTERFACE_NAME, "Local", "Interface", "Name", "")              \
+	X(LOCAL_INTERFACE_VENDOR, "Local", "Interface", "Vendor", "")          \
+	X(LOCAL_INTERFACE_DEVICE, "Local", "Interface", "Device", "")          \
+	X(LOCAL_INTERFACE_SUBVENDOR, "Local", "Interface", "Subvendor", "")    \
+	X(LOCAL_INTERFACE_SUBDEVICE, "Local", "Interface", "Subdevice", "")    \
+	X(LOCAL_DRIVER_NAME, "Local", "Driver", "Name", "")                    \
+	X(LOCAL_DRIVER_VERSION, "Local", "Driver", "Version", "")              \
+	X(LOCAL_DRIVER_FIRMWARE, "Local", "Driver", "Firmware", "")            \
+	X(LOCAL_DRIVER_BUS, "Local", "Driver", "Bus", "")                      \
+	X(LOCAL_CPU_MAX_FREQUENCY, "Local", "CPU", "Max Freq", "MHz")          \
+	X(LOCAL_CPU_GOVERNOR, "Local", "CPU", "Governor", "")                  \
+	X(LOCAL_SMT, "Local", "SMT", "", "")                                   \
+	X(LOCAL_VULNERABLE, "Local", "Vulnerable", "To", "")                   \
+	X(LOCAL_MITIGATION_OPTIONS, "Local", "Mitigation", "Options", "")      \
+	X(LOCAL_HYPERVISOR, "Local", "Hypervisor", "", "")                     \
+	X(LOCAL_CONTAINER, "Local", "Container", "", "")                       \
+	X(LOCAL_NUMA_NODES, "Local", "NUMA", "Nodes", "")                      \
+	X(LOCAL_SYSTEM_VENDOR, "Local", "System", "Vendor", "")                \
+	X(LOCAL_INTERFACE_SPEED, "Local", "Interface", "Speed", "Mb/s")        \
+	X(LOCAL_INTERFACE_MTU, "Local", "Interface", "MTU", "")                \
+	X(LOCAL_INTERFACE_OFFLOADS, "Local", "Interface", "Offloads", "")      \
+	X(LOCAL_INTERFACE_IRQ_CPUS, "Local", "Interface", "IRQ CPUs", "")      \
+	X(LOCAL_QDISC, "Local", "Qdisc", "", "")                               \
+	X(LOCAL_BUILD, "Local", "Build", "", "")                               \
+	X(REMOTE_CPU_FREQUENCY, "Remote", "CPU", "Frequency", "MHz")           \
+	X(REMOTE_VERSION, "Remote", "Version", "", "")                         \
+	X(REMOTE_MACHINE, "Remote", "Machine", "", "")                         \
+	X(REMOTE_SYSTEM_MODEL, "Remote", "System", "Model", "")                \
+	X(REMOTE_INTERFACE_NAME, "Remote", "Interface", "Name", "")            \
+	X(REMOTE_INTERFACE_VENDOR, "Remote", "Interface", "Vendor", "")        \
+	X(REMOTE_INTERFACE_DEVICE, "Remote", "Interface", "Device", "")        \
+	X(REMOTE_INTERFACE_SUBVENDOR, "Remote", "Interface", "Subvendor", "")  \
+	X(REMOTE_INTERFACE_SUBDEVICE, "Remote", "Interface", "Subdevice", "")  \
+	X(REMOTE_DRIVER_NAME, "Remote", "Driver", "Name", "")                  \
+	X(REMOTE_DRIVER_VERSION, "Remote", "Driver", "Version", "")            \
+	X(REMOTE_DRIVER_FIRMWARE, "Remote", "Driver", "Firmware", "")          \
+	X(REMOTE_DRIVER_BUS, "Remote", "Driver", "Bus", "")                    \
+	X(REMOTE_CPU_MAX_FREQUENCY, "Remote", "CPU", "Max Freq", "MHz")        \
+	X(REMOTE_CPU_GOVERNOR, "Remote", "CPU", "Governor", "")                \
+	X(REMOTE_SMT, "Remote", "SMT", "", "")                                 \
+	X(REMOTE_VULNERABLE, "Remote", "Vulnerable", "To", "")                 \
+	X(REMOTE_MITIGATION_OPTIONS, "Remote", "Mitigation", "Options", "")    \
+	X(REMOTE_HYPERVISOR, "Remote", "Hypervisor", "", "")                   \
+	X(REMOTE_CONTAINER, "Remote", "Container", "", "")                     \
+	X(REMOTE_NUMA_NODES, "Remote", "NUMA", "Nodes", "")                    \
+	X(REMOTE_SYSTEM_VENDOR, "Remote", "System", "Vendor", "")              \
+	X(REMOTE_INTERFACE_SPEED, "Remote", "Interface", "Speed", "Mb/s")      \
+	X(REMOTE_INTERFACE_MTU, "Remote", "Interface", "MTU", "")              \
+	X(REMOTE_INTERFACE_OFFLOADS, "Remote", "Interface", "Offloads", "")    \
+	X(REMOTE_INTERFACE_IRQ_CPUS, "Remote", "Interface", "IRQ CPUs", "")    \
+	X(REMOTE_QDISC, "Remote", "Qdisc", "", "")                             \
+	X(REMOTE_BUILD, "Remote", "Build", "", "")                             \
 	X(UUID, "Test", "UUID", "", "")                                        \
 	X(TEST, "Test", "Name", "", "")                                        \
 	X(MIN_LATENCY, "Minimum", "Latency", "Microseconds", "")               \
@@ -183,12 +239,36 @@
 	X(DUPLICATES, "Duplicate", "Messages", "", "")                         \
 	X(OUT_OF_ORDER, "Out of", "Order", "Messages", "")                     \
 	X(LOCAL_SEND_ERRORS, "Local", "Send", "Errors", "")                    \
+	X(LOCAL_DATA_PATH, "Local", "Data", "Path", "")                        \
+	X(REMOTE_DATA_PATH, "Remote", "Data", "Path", "")                      \
+	X(LOCAL_DATA_SYSCALLS, "Local", "Data", "Syscalls", "")                \
+	X(REMOTE_DATA_SYSCALLS, "Remote", "Data", "Syscalls", "")              \
+	X(REMOTE_GRO_COALESCED, "Remote", "GRO", "Coalesced", "Receives")      \
+	X(LOCAL_ZEROCOPY_DONE, "Local", "Zerocopy", "Completions", "")         \
+	X(LOCAL_ZEROCOPY_COPIED, "Local", "Zerocopy", "Copied", "")            \
+	X(REMOTE_ZEROCOPY_DONE, "Remote", "Zerocopy", "Completions", "")       \
+	X(REMOTE_ZEROCOPY_COPIED, "Remote", "Zerocopy", "Copied", "")          \
+	X(LOCAL_BUSY_POLL, "Local", "Busy", "Poll", "Microseconds")            \
+	X(REMOTE_BUSY_POLL, "Remote", "Busy", "Poll", "Microseconds")          \
 	X(STREAMS, "Streams", "", "", "")                                      \
 	X(FAIRNESS, "Fairness", "Index", "", "")                               \
 	X(START_SCHEDULED, "Start", "Scheduled", "UTC ns", "")                 \
 	X(START_ACTUAL, "Start", "Actual", "UTC ns", "")                       \
 	X(END_TIME, "End", "Time", "UTC ns", "")                               \
-	X(COMMAND_LINE, "Command", "Line", "", "")
+	X(BIDIR_L2R_THROUGHPUT, "Bidir", "Local->Remote", "Throughput", "")    \
+	X(BIDIR_R2L_THROUGHPUT, "Bidir", "Remote->Local", "Throughput", "")    \
+	X(BIDIR_L2R_LOST, "Bidir", "Local->Remote", "Lost", "Messages")        \
+	X(BIDIR_R2L_LOST, "Bidir", "Remote->Local", "Lost", "Messages")        \
+	X(BIDIR_L2R_LOSS_PERCENT, "Bidir", "Local->Remote", "Lost", "%")       \
+	X(BIDIR_R2L_LOSS_PERCENT, "Bidir", "Remote->Local", "Lost", "%")       \
+	X(COMMAND_LINE, "Command", "Line", "", "")                             \
+	TCPINFO_FIELDS(SEL_TCP, X)
+
+/* Two selectors for each TCP_INFO figure, netperf's and netserver's
+ * (ours): LOCAL_TCP_RTT, REMOTE_TCP_RTT... */
+#define SEL_TCP(X, id, key, merge, counter, title, unit)                       \
+	X(LOCAL_TCP_##id, "Local", "TCP", title, unit)                         \
+	X(REMOTE_TCP_##id, "Remote", "TCP", title, unit)
 
 enum sel_id {
 #define SEL_ENUM(name, l0, l1, l2, l3) SEL_##name,
@@ -469,6 +549,144 @@ put_quoted(char *b, size_t cap, const char *s)
 
 static void compat_value(const struct result *res, int id, char *b,
 			 size_t cap);
+/* netperf's "0x%.4x" for a PCI id; an unknown one (-1) prints as
+ * 2.6's did when sysfs had no such file. */
+static void
+put_id(char *b, size_t cap, int v)
+{
+	snprintf(b, cap, "0x%.4x", (unsigned)v);
+}
+
+/* The platform record's selectors; returns 1 when id is one of them. */
+static int
+sel_platform(const struct result *res, int id, char *b, size_t cap)
+{
+	int loc = strncmp(sel_table[id].name, "LOCAL_", 6) == 0;
+	const struct platform *pl =
+	    loc ? &res->local_platform : &res->remote_platform;
+	const struct result_env *env = loc ? &res->local_env : &res->remote_env;
+
+	switch (id) {
+	case SEL_REMOTE_CPU_FREQUENCY:
+	case SEL_LOCAL_CPU_FREQUENCY:
+		put_i(b, cap, pl->cpu_mhz);
+		break;
+	case SEL_REMOTE_VERSION:
+	case SEL_LOCAL_VERSION:
+		put_s(b, cap, pl->version);
+		break;
+	case SEL_REMOTE_MACHINE:
+	case SEL_LOCAL_MACHINE:
+		if (pl->machine[0] != '\0')
+			put_s(b, cap, pl->machine);
+		else
+			kernel_part(env->kernel, 2, b, cap);
+		break;
+	case SEL_REMOTE_SYSTEM_MODEL:
+	case SEL_LOCAL_SYSTEM_MODEL:
+		put_s(b, cap, pl->system_model);
+		break;
+	case SEL_REMOTE_INTERFACE_NAME:
+	case SEL_LOCAL_INTERFACE_NAME:
+		put_s(b, cap, pl->nic.name);
+		break;
+	case SEL_REMOTE_INTERFACE_VENDOR:
+	case SEL_LOCAL_INTERFACE_VENDOR:
+		put_id(b, cap, pl->nic.vendor);
+		break;
+	case SEL_REMOTE_INTERFACE_DEVICE:
+	case SEL_LOCAL_INTERFACE_DEVICE:
+		put_id(b, cap, pl->nic.device);
+		break;
+	case SEL_REMOTE_INTERFACE_SUBVENDOR:
+	case SEL_LOCAL_INTERFACE_SUBVENDOR:
+		put_id(b, cap, pl->nic.subvendor);
+		break;
+	case SEL_REMOTE_INTERFACE_SUBDEVICE:
+	case SEL_LOCAL_INTERFACE_SUBDEVICE:
+		put_id(b, cap, pl->nic.subdevice);
+		break;
+	case SEL_REMOTE_DRIVER_NAME:
+	case SEL_LOCAL_DRIVER_NAME:
+		put_s(b, cap, pl->nic.driver);
+		break;
+	case SEL_REMOTE_DRIVER_VERSION:
+	case SEL_LOCAL_DRIVER_VERSION:
+		put_s(b, cap, pl->nic.driver_version);
+		break;
+	case SEL_REMOTE_DRIVER_FIRMWARE:
+	case SEL_LOCAL_DRIVER_FIRMWARE:
+		put_s(b, cap, pl->nic.firmware);
+		break;
+	case SEL_REMOTE_DRIVER_BUS:
+	case SEL_LOCAL_DRIVER_BUS:
+		put_s(b, cap, pl->nic.bus);
+		break;
+	case SEL_REMOTE_CPU_MAX_FREQUENCY:
+	case SEL_LOCAL_CPU_MAX_FREQUENCY:
+		put_i(b, cap, pl->cpu_max_mhz);
+		break;
+	case SEL_REMOTE_CPU_GOVERNOR:
+	case SEL_LOCAL_CPU_GOVERNOR:
+		put_s(b, cap, pl->governor);
+		break;
+	case SEL_REMOTE_SMT:
+	case SEL_LOCAL_SMT:
+		put_s(b, cap, pl->smt < 0 ? "" : pl->smt ? "on" : "off");
+		break;
+	case SEL_REMOTE_VULNERABLE:
+	case SEL_LOCAL_VULNERABLE:
+		platform_vulnerable_text(pl, b, cap);
+		break;
+	case SEL_REMOTE_MITIGATION_OPTIONS:
+	case SEL_LOCAL_MITIGATION_OPTIONS:
+		put_s(b, cap, pl->cmdline_mitigations);
+		break;
+	case SEL_REMOTE_HYPERVISOR:
+	case SEL_LOCAL_HYPERVISOR:
+		put_s(b, cap, pl->hypervisor);
+		break;
+	case SEL_REMOTE_CONTAINER:
+	case SEL_LOCAL_CONTAINER:
+		put_s(b, cap, pl->container);
+		break;
+	case SEL_REMOTE_NUMA_NODES:
+	case SEL_LOCAL_NUMA_NODES:
+		put_i(b, cap, pl->numa_nodes);
+		break;
+	case SEL_REMOTE_SYSTEM_VENDOR:
+	case SEL_LOCAL_SYSTEM_VENDOR:
+		put_s(b, cap, pl->system_vendor);
+		break;
+	case SEL_REMOTE_INTERFACE_SPEED:
+	case SEL_LOCAL_INTERFACE_SPEED:
+		put_i(b, cap, pl->nic.speed_mbps);
+		break;
+	case SEL_REMOTE_INTERFACE_MTU:
+	case SEL_LOCAL_INTERFACE_MTU:
+		put_i(b, cap, pl->nic.mtu);
+		break;
+	case SEL_REMOTE_INTERFACE_OFFLOADS:
+	case SEL_LOCAL_INTERFACE_OFFLOADS:
+		platform_offloads_text(&pl->nic, b, cap);
+		break;
+	case SEL_REMOTE_INTERFACE_IRQ_CPUS:
+	case SEL_LOCAL_INTERFACE_IRQ_CPUS:
+		put_s(b, cap, pl->nic.irq_cpus);
+		break;
+	case SEL_REMOTE_QDISC:
+	case SEL_LOCAL_QDISC:
+		put_s(b, cap, pl->nic.qdisc);
+		break;
+	case SEL_REMOTE_BUILD:
+	case SEL_LOCAL_BUILD:
+		put_s(b, cap, pl->build);
+		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
 
 /* Formats selector id of res into b, as netperf's format for it does. */
 static void
@@ -478,6 +696,17 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 	const struct result_place *rp = &res->remote_place;
 	int loc = 1;
 
+	/* The TCP_INFO pairs, in the table's order: -1 where the test has
+	 * no TCP_INFO or the kernel does not report the figure. */
+	if (id >= SEL_LOCAL_TCP_RETRANS &&
+	    id < SEL_LOCAL_TCP_RETRANS + 2 * TCPINFO_NFIELDS) {
+		const struct tcpinfo *t =
+		    &side_of(res, (id - SEL_LOCAL_TCP_RETRANS) % 2 == 0)->tcpi;
+
+		put_i(b, cap,
+		      t->n > 0 ? t->v[(id - SEL_LOCAL_TCP_RETRANS) / 2] : -1);
+		return;
+	}
 	switch (id) {
 	case SEL_SOCKET_TYPE:
 		/* 2.7's hst_to_str (the JSON keeps SOCK_STREAM) */
@@ -832,6 +1061,39 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 	case SEL_LOCAL_SEND_ERRORS:
 		put_u(b, cap, res->local.send_errors);
 		break;
+	case SEL_REMOTE_DATA_PATH:
+		loc = 0;
+		/* fall through */
+	case SEL_LOCAL_DATA_PATH:
+		put_s(b, cap, side_of(res, loc)->path);
+		break;
+	case SEL_REMOTE_DATA_SYSCALLS:
+		loc = 0;
+		/* fall through */
+	case SEL_LOCAL_DATA_SYSCALLS:
+		put_u(b, cap, side_of(res, loc)->syscalls);
+		break;
+	case SEL_REMOTE_GRO_COALESCED:
+		put_u(b, cap, res->remote.coalesced);
+		break;
+	case SEL_REMOTE_ZEROCOPY_DONE:
+		loc = 0;
+		/* fall through */
+	case SEL_LOCAL_ZEROCOPY_DONE:
+		put_u(b, cap, side_of(res, loc)->zc_done);
+		break;
+	case SEL_REMOTE_ZEROCOPY_COPIED:
+		loc = 0;
+		/* fall through */
+	case SEL_LOCAL_ZEROCOPY_COPIED:
+		put_u(b, cap, side_of(res, loc)->zc_copied);
+		break;
+	case SEL_REMOTE_BUSY_POLL:
+		loc = 0;
+		/* fall through */
+	case SEL_LOCAL_BUSY_POLL:
+		put_i(b, cap, side_of(res, loc)->busy_poll);
+		break;
 	case SEL_STREAMS:
 		put_i(b, cap, nstreams_of(res));
 		break;
@@ -852,6 +1114,34 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 		break;
 	case SEL_COMMAND_LINE:
 		put_quoted(b, cap, res->command_line);
+		break;
+	/* --bidir's directions; -1 without it, and for TCP's loss. */
+	case SEL_BIDIR_R2L_THROUGHPUT:
+		loc = 0;
+		/* fall through */
+	case SEL_BIDIR_L2R_THROUGHPUT:
+		if (res->p.bidir)
+			put_f2(b, cap, res->dir[loc ? 0 : 1].thruput);
+		else
+			put_i(b, cap, -1);
+		break;
+	case SEL_BIDIR_R2L_LOST:
+		loc = 0;
+		/* fall through */
+	case SEL_BIDIR_L2R_LOST:
+		if (res->p.bidir && res->m->kind == MODULE_UDP_STREAM)
+			put_u(b, cap, res->dir[loc ? 0 : 1].lost);
+		else
+			put_i(b, cap, -1);
+		break;
+	case SEL_BIDIR_R2L_LOSS_PERCENT:
+		loc = 0;
+		/* fall through */
+	case SEL_BIDIR_L2R_LOSS_PERCENT:
+		if (res->p.bidir && res->m->kind == MODULE_UDP_STREAM)
+			put_f2(b, cap, res->dir[loc ? 0 : 1].loss_pct);
+		else
+			put_i(b, cap, -1);
 		break;
 	default:
 		compat_value(res, id, b, cap);
@@ -986,6 +1276,8 @@ compat_value(const struct result *res, int id, char *b, size_t cap)
 		break;
 	default:
 		b[0] = '\0';
+		if (!sel_platform(res, id, b, cap))
+			b[0] = '\0';
 		break;
 	}
 }
@@ -1436,6 +1728,11 @@ json_request(const struct result *res, int *bad)
 	jput(o, "streams", jint(p->streams > 0 ? p->streams : 1), bad);
 	jput(o, "cpu_bind", jstr(p->cpu_bind), bad);
 	jput(o, "wire", json_boolean(p->wire), bad);
+	jput(o, "batch", jint(p->batch > 1 ? p->batch : 1), bad);
+	jput(o, "udp_gso", json_boolean(p->udp_gso), bad);
+	jput(o, "udp_gro", json_boolean(p->udp_gro), bad);
+	jput(o, "zerocopy", json_boolean(p->zerocopy), bad);
+	jput(o, "busy_poll_us", jint(p->busy_poll), bad);
 	jput(o, "format", jstr(fmt), bad);
 	return o;
 }
@@ -1514,6 +1811,12 @@ json_counts(const struct side_result *s, int *bad)
 	jput(o, "lost", juint(s->lost), bad);
 	jput(o, "jitter_ms", jnum(s->jitter * 1e3), bad);
 	jput(o, "cpu_id", s->cpu_id >= 0 ? jint(s->cpu_id) : json_null(), bad);
+	jput(o, "data_path", jstr(s->path), bad);
+	jput(o, "syscalls", juint(s->syscalls), bad);
+	jput(o, "gro_coalesced", juint(s->coalesced), bad);
+	jput(o, "zerocopy_completions", juint(s->zc_done), bad);
+	jput(o, "zerocopy_copied", juint(s->zc_copied), bad);
+	jput(o, "busy_poll_us", jint(s->busy_poll), bad);
 	return o;
 }
 
@@ -1578,6 +1881,20 @@ json_cpu(const struct result *res, int loc, int *bad)
 	return o;
 }
 
+/* TCP_INFO as the control protocol carries it, or null without. */
+static json_t *
+json_tcpinfo(const struct tcpinfo *t, int *bad)
+{
+	json_t *o;
+
+	if (t->n <= 0)
+		return json_null();
+	o = proto_tcpinfo_pack(t);
+	if (o == NULL)
+		*bad = 1;
+	return o;
+}
+
 static json_t *
 json_side(const struct result *res, int loc, int *bad)
 {
@@ -1592,10 +1909,29 @@ json_side(const struct result *res, int loc, int *bad)
 	jput(o, "address", jstr_opt(loc ? res->local_addr : res->remote_addr),
 	     bad);
 	jput(o, "family", jstr(sock_family_name(res->family)), bad);
+	/* A 2.7 netserver gives only the figures of its results message;
+	 * what it cannot give is named, never filled in. */
+	if (!loc && res->legacy) {
+		json_t *na = json_array();
+
+		jput(o, "protocol", jstr("netperf 2.7"), bad);
+		jpush(na, jstr("env"), bad);
+		jpush(na, jstr("placement"), bad);
+		jpush(na, jstr("mss"), bad);
+		jpush(na, jstr("tcp_info"), bad);
+		jpush(na, jstr("per_cpu"), bad);
+		jpush(na, jstr("wire"), bad);
+		jpush(na, jstr("platform"), bad);
+		jput(o, "unavailable", na, bad);
+	}
 	jput(o, "env", json_env(loc ? &res->local_env : &res->remote_env, bad),
 	     bad);
 	jput(o, "placement",
 	     json_place(loc ? &res->local_place : &res->remote_place, bad),
+	     bad);
+	jput(o, "platform",
+	     proto_platform_pack(loc ? &res->local_platform
+				     : &res->remote_platform),
 	     bad);
 	jput(o, "counts", json_counts(side_of(res, loc), bad), bad);
 	jput(o, "cpu", json_cpu(res, loc, bad), bad);
@@ -1606,6 +1942,45 @@ json_side(const struct result *res, int loc, int *bad)
 		/* The same fields the control protocol carries. */
 		jput(o, "wire", w->enabled ? proto_wire_pack(w) : json_null(),
 		     bad);
+	}
+	jput(o, "tcp_info", json_tcpinfo(&side_of(res, loc)->tcpi, bad), bad);
+	return o;
+}
+
+/* --bidir: each direction's figures, or null. */
+static json_t *
+json_bidir(const struct result *res, int *bad)
+{
+	static const char *const key[2] = {"local_to_remote",
+					    "remote_to_local"};
+	int udp = res->m->kind == MODULE_UDP_STREAM, d;
+	json_t *o, *one;
+
+	if (!res->p.bidir)
+		return json_null();
+	o = json_object();
+	if (o == NULL) {
+		*bad = 1;
+		return NULL;
+	}
+	for (d = 0; d < 2; d++) {
+		const struct result_dir *rd = &res->dir[d];
+
+		one = json_object();
+		if (one == NULL) {
+			*bad = 1;
+			break;
+		}
+		jput(one, "streams", jint(res->nstreams / 2), bad);
+		jput(one, "throughput", jnum(rd->thruput), bad);
+		jput(one, "elapsed_s", jnum(rd->elapsed), bad);
+		jput(one, "bytes", juint(rd->bytes), bad);
+		jput(one, "sent", udp ? juint(rd->sent) : json_null(), bad);
+		jput(one, "received", udp ? juint(rd->got) : json_null(), bad);
+		jput(one, "lost", udp ? juint(rd->lost) : json_null(), bad);
+		jput(one, "loss_percent", udp ? jnum(rd->loss_pct) : json_null(),
+		     bad);
+		jput(o, key[d], one, bad);
 	}
 	return o;
 }
@@ -1639,6 +2014,7 @@ json_result(const struct result *res, int *bad)
 	jput(o, "duplicates", juint(rx_side(res)->dups), bad);
 	jput(o, "out_of_order", juint(rx_side(res)->reordered), bad);
 	jput(o, "stream_count", jint(nstreams_of(res)), bad);
+	jput(o, "bidir", json_bidir(res, bad), bad);
 	return o;
 }
 
@@ -1753,6 +2129,10 @@ json_streams(const struct result *res, int *bad)
 		jput(s, "throughput", jnum(result_stream_thruput(res, i)), bad);
 		jput(s, "local", json_counts(&res->lstream[i], bad), bad);
 		jput(s, "remote", json_counts(&res->rstream[i], bad), bad);
+		jput(s, "local_tcp_info", json_tcpinfo(&res->lstream[i].tcpi, bad),
+		     bad);
+		jput(s, "remote_tcp_info",
+		     json_tcpinfo(&res->rstream[i].tcpi, bad), bad);
 		jpush(a, s, bad);
 	}
 	return a;
@@ -1780,6 +2160,8 @@ json_interims(const struct result *res, int *bad)
 		jput(o, "since_start", jnum(res->interim[i].since_start), bad);
 		jput(o, "count", juint(res->interim[i].count), bad);
 		jput(o, "ending_ns", jns(res->interim[i].ending_ns), bad);
+		jput(o, "local_tcp_info", json_tcpinfo(&res->interim[i].tcpi, bad),
+		     bad);
 		jpush(a, o, bad);
 	}
 	return a;
@@ -1828,6 +2210,47 @@ json_confidence(const struct result *res, int *bad)
 	return o;
 }
 
+/* Every run's figures (-i): the samples --compare reads. A result that
+ * kept none (built by hand) is its own one sample. */
+static json_t *
+json_iterations(const struct result *res, int *bad)
+{
+	json_t *a = json_array(), *o;
+	struct result_sample one;
+	const struct result_sample *s = res->samples;
+	int n = res->nsamples;
+
+	if (a == NULL) {
+		*bad = 1;
+		return NULL;
+	}
+	if (s == NULL || n < 1) {
+		result_sample_of(res, &one);
+		s = &one;
+		n = 1;
+	}
+	for (int i = 0; i < n; i++) {
+		o = json_object();
+		if (o == NULL) {
+			*bad = 1;
+			break;
+		}
+		jput(o, "throughput", jnum(s[i].thruput), bad);
+		jput(o, "transaction_rate", jnum(s[i].trans_rate), bad);
+		jput(o, "elapsed_s", jnum(s[i].elapsed), bad);
+		jput(o, "local_cpu_util", jopt(s[i].local_util), bad);
+		jput(o, "remote_cpu_util", jopt(s[i].remote_util), bad);
+		jput(o, "local_service_demand", jopt(s[i].local_sd), bad);
+		jput(o, "remote_service_demand", jopt(s[i].remote_sd), bad);
+		jput(o, "p50_latency_us", jopt(s[i].p50), bad);
+		jput(o, "p99_latency_us", jopt(s[i].p99), bad);
+		jput(o, "p999_latency_us", jopt(s[i].p999), bad);
+		jput(o, "loss_percent", jnum(s[i].loss_pct), bad);
+		jpush(a, o, bad);
+	}
+	return a;
+}
+
 json_t *
 output_json_doc(const struct result *res)
 {
@@ -1854,6 +2277,7 @@ output_json_doc(const struct result *res)
 	jput(root, "timing", json_timing(res, &bad), &bad);
 	jput(root, "interim", json_interims(res, &bad), &bad);
 	jput(root, "confidence", json_confidence(res, &bad), &bad);
+	jput(root, "iterations", json_iterations(res, &bad), &bad);
 	jput(root, "errors", json_array(), &bad);
 	if (bad) {
 		json_decref(root);
@@ -1939,6 +2363,7 @@ output_json_interim(FILE *out, const struct result *res,
 	jput(o, "interval", jnum(iv->interval), &bad);
 	jput(o, "ending", jnum(iv->ending), &bad);
 	jput(o, "since_start", jnum(iv->since_start), &bad);
+	jput(o, "local_tcp_info", json_tcpinfo(&iv->tcpi, &bad), &bad);
 	if (!bad && json_dumpf(o, out,
 			       JSON_COMPACT | JSON_PRESERVE_ORDER |
 				   JSON_REAL_PRECISION(15)) == 0) {
@@ -1977,5 +2402,44 @@ output_interim(FILE *out, const struct result *res,
 			iv->value, u, iv->interval, sec, msec);
 		break;
 	}
+	fflush(out);
+}
+
+/* A figure of t as "%.3f" of v / div, or "-" when unknown. */
+static void
+tcp_scaled(char *b, size_t cap, const struct tcpinfo *t, int f, double div)
+{
+	if (t->v[f] < 0)
+		snprintf(b, cap, "-");
+	else
+		snprintf(b, cap, "%.3f", (double)t->v[f] / div);
+}
+
+void
+output_interim_tcp(FILE *out, const struct result_interim *iv)
+{
+	const struct tcpinfo *t = &iv->tcpi;
+	char rtt[24], var[24], min[24], dr[24], pr[24], busy[24], rw[24],
+	    sb[24];
+
+	if (t->n <= 0)
+		return;
+	tcp_scaled(rtt, sizeof(rtt), t, TCPINFO_RTT, 1e3);
+	tcp_scaled(var, sizeof(var), t, TCPINFO_RTTVAR, 1e3);
+	tcp_scaled(min, sizeof(min), t, TCPINFO_MIN_RTT, 1e3);
+	tcp_scaled(dr, sizeof(dr), t, TCPINFO_DELIVERY_RATE, 1e6 / 8);
+	tcp_scaled(pr, sizeof(pr), t, TCPINFO_PACING_RATE, 1e6 / 8);
+	tcp_scaled(busy, sizeof(busy), t, TCPINFO_BUSY, 1e3);
+	tcp_scaled(rw, sizeof(rw), t, TCPINFO_RWND_LIMITED, 1e3);
+	tcp_scaled(sb, sizeof(sb), t, TCPINFO_SNDBUF_LIMITED, 1e3);
+	fprintf(out,
+		"Interim TCP: retrans %lld (%lld bytes) cwnd %lld srtt %s ms "
+		"rttvar %s ms min_rtt %s ms delivery %s Mbit/s pacing %s "
+		"Mbit/s reordering %lld busy %s ms rwnd_limited %s ms "
+		"sndbuf_limited %s ms\n",
+		(long long)t->v[TCPINFO_RETRANS],
+		(long long)t->v[TCPINFO_BYTES_RETRANS],
+		(long long)t->v[TCPINFO_CWND], rtt, var, min, dr, pr,
+		(long long)t->v[TCPINFO_REORDERING], busy, rw, sb);
 	fflush(out);
 }

@@ -11,7 +11,7 @@
 #include "result.h"
 
 /* The largest number of selectors one list may name. */
-#define OUTPUT_MAX_FIELDS 256
+#define OUTPUT_MAX_FIELDS 512
 
 /* A parsed selector list; block[] starts a new -O block (after ';'). */
 struct output_list {
@@ -86,5 +86,9 @@ void output_json_interim(FILE *out, const struct result *res,
  * 'l', 'o' or 'k'; n is the interval's index. */
 void output_interim(FILE *out, const struct result *res,
 		    const struct result_interim *iv, int n, char mode);
+
+/* -D at -v 2: the interval's TCP_INFO on one line under netperf's
+ * "Interim result:" line; prints nothing when it has none. */
+void output_interim_tcp(FILE *out, const struct result_interim *iv);
 
 #endif

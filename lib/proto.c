@@ -1,6 +1,7 @@
 #include "proto.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,10 +255,19 @@ proto_request_pack(const struct test_params *p)
 			      p->rbuf.soff, "roff", p->rbuf.roff, "width",
 			      p->rbuf.width, "dirty", p->rbuf.dirty, "clean",
 			      p->rbuf.clean));
+		json_object_set_new(o, "batch", json_integer(p->batch));
+		json_object_set_new(o, "udp_gso", json_boolean(p->udp_gso));
+		json_object_set_new(o, "udp_gro", json_boolean(p->udp_gro));
+		json_object_set_new(o, "zerocopy", json_boolean(p->zerocopy));
+		json_object_set_new(o, "busy_poll", json_integer(p->busy_poll));
 		if (p->start_at_ns > 0)
 			json_object_set_new(
 			    o, "start_at_ns",
 			    json_integer((json_int_t)p->start_at_ns));
+		/* Only when asked, so an older netserver, which refuses
+		 * nothing it does not know, is never told of it. */
+		if (p->bidir)
+			json_object_set_new(o, "bidir", json_true());
 	}
 	return o;
 }
@@ -266,7 +276,7 @@ static int
 get_int32(const json_t *obj, const char *key, int64_t min, int64_t max,
 	  int *out, char *err)
 {
-	int64_t v;
+	int64_t v = 0;
 
 	if (proto_get_int(obj, key, min, max, &v, err) < 0)
 		return -1;
@@ -345,11 +355,30 @@ proto_request_unpack(const json_t *msg, struct test_params *p, char *err)
 		return -1;
 	if (json_object_get(msg, "buffers") != NULL &&
 	    buffers_unpack(json_object_get(msg, "buffers"), &p->rbuf, err) < 0)
+	/* batch 0 or 1: a call a datagram. */
+	if ((json_object_get(msg, "batch") != NULL &&
+	     get_int32(msg, "batch", 0, 1024, &p->batch, err) < 0) ||
+	    (json_object_get(msg, "udp_gso") != NULL &&
+	     get_bool(msg, "udp_gso", &p->udp_gso, err) < 0) ||
+	    (json_object_get(msg, "udp_gro") != NULL &&
+	     get_bool(msg, "udp_gro", &p->udp_gro, err) < 0) ||
+	    (json_object_get(msg, "zerocopy") != NULL &&
+	     get_bool(msg, "zerocopy", &p->zerocopy, err) < 0) ||
+	    (json_object_get(msg, "busy_poll") != NULL &&
+	     get_int32(msg, "busy_poll", 0, 1000000, &p->busy_poll, err) < 0))
 		return -1;
 	if (json_object_get(msg, "start_at_ns") != NULL &&
 	    proto_get_int(msg, "start_at_ns", 1, INT64_MAX, &p->start_at_ns,
 			  err) < 0)
 		return -1;
+	if (json_object_get(msg, "bidir") != NULL &&
+	    get_bool(msg, "bidir", &p->bidir, err) < 0)
+		return -1;
+	/* Half the streams go each way. */
+	if (p->bidir && p->streams % 2 != 0)
+		return err_set(err, "bidir needs an even number of streams, "
+				    "not %d",
+			       p->streams);
 	if (p->duration == 0 && p->count == 0)
 		return err_set(err, "request has neither a duration nor a "
 				    "count");
@@ -486,6 +515,14 @@ proto_result_pack(const struct side_result *r)
 		json_object_set_new(o, "lost",
 				    json_integer((json_int_t)r->lost));
 		json_object_set_new(o, "jitter", json_real(r->jitter));
+		json_object_set_new(
+		    o, "fast",
+		    json_pack("{s:s, s:I, s:I, s:I, s:I, s:i}", "path", r->path,
+			      "syscalls", (json_int_t)r->syscalls, "coalesced",
+			      (json_int_t)r->coalesced, "zc_done",
+			      (json_int_t)r->zc_done, "zc_copied",
+			      (json_int_t)r->zc_copied, "busy_poll",
+			      r->busy_poll));
 		json_object_set_new(o, "wall_start_ns",
 				    json_integer((json_int_t)r->wall_start_ns));
 		json_object_set_new(o, "wall_end_ns",
@@ -494,6 +531,8 @@ proto_result_pack(const struct side_result *r)
 	}
 	if (o != NULL && r->cpu_measured)
 		json_object_set_new(o, "cpu", cpu_pack(&r->cpu));
+	if (o != NULL && r->tcpi.n > 0)
+		json_object_set_new(o, "tcp_info", proto_tcpinfo_pack(&r->tcpi));
 	return o;
 }
 
@@ -505,6 +544,25 @@ get_u64(const json_t *obj, const char *key, uint64_t *out, char *err)
 	if (proto_get_int(obj, key, 0, INT64_MAX, &v, err) < 0)
 		return -1;
 	*out = (uint64_t)v;
+	return 0;
+}
+
+/* The fast-path figures of a result, the "fast" object. */
+static int
+fast_unpack(const json_t *j, struct side_result *r, char *err)
+{
+	int64_t v;
+
+	if (!json_is_object(j))
+		return err_set(err, "field \"fast\" is not an object");
+	if (proto_get_string(j, "path", r->path, sizeof(r->path), err) ||
+	    get_u64(j, "syscalls", &r->syscalls, err) ||
+	    get_u64(j, "coalesced", &r->coalesced, err) ||
+	    get_u64(j, "zc_done", &r->zc_done, err) ||
+	    get_u64(j, "zc_copied", &r->zc_copied, err) ||
+	    proto_get_int(j, "busy_poll", 0, INT32_MAX, &v, err))
+		return -1;
+	r->busy_poll = (int)v;
 	return 0;
 }
 
@@ -561,12 +619,65 @@ proto_result_unpack(const json_t *msg, struct side_result *r, char *err)
 	    (json_object_get(msg, "cong") &&
 	     proto_get_string(msg, "cong", r->cong, sizeof(r->cong), err)))
 		return -1;
+	if (json_object_get(msg, "fast") != NULL &&
+	    fast_unpack(json_object_get(msg, "fast"), r, err) < 0)
+		return -1;
+	tcpinfo_clear(&r->tcpi);
+	if (json_object_get(msg, "tcp_info") != NULL &&
+	    proto_tcpinfo_unpack(json_object_get(msg, "tcp_info"), &r->tcpi,
+				 err) < 0)
+		return -1;
 	cpu = json_object_get(msg, "cpu");
 	if (cpu != NULL) {
 		if (cpu_unpack(cpu, &r->cpu, err) < 0)
 			return -1;
 		r->cpu_measured = 1;
 	}
+	return 0;
+}
+
+json_t *
+proto_tcpinfo_pack(const struct tcpinfo *t)
+{
+	json_t *o = json_object();
+	int i;
+
+	if (o == NULL)
+		return NULL;
+	json_object_set_new(o, "connections", json_integer(t->n));
+	for (i = 0; i < TCPINFO_NFIELDS; i++)
+		json_object_set_new(o, tcpinfo_fields[i].key,
+				    t->v[i] >= 0
+					? json_integer((json_int_t)t->v[i])
+					: json_null());
+	return o;
+}
+
+int
+proto_tcpinfo_unpack(const json_t *j, struct tcpinfo *t, char *err)
+{
+	int64_t v;
+	int i;
+
+	tcpinfo_clear(t);
+	if (!json_is_object(j))
+		return err_set(err, "field \"tcp_info\" is not an object");
+	if (proto_get_int(j, "connections", 1, INT32_MAX, &v, err) < 0)
+		return -1;
+	/* A figure this netperf does not know is ignored; one it knows
+	 * but the peer's kernel did not report is null or absent. */
+	for (i = 0; i < TCPINFO_NFIELDS; i++) {
+		const json_t *f = json_object_get(j, tcpinfo_fields[i].key);
+
+		if (f == NULL || json_is_null(f))
+			continue;
+		if (proto_get_int(j, tcpinfo_fields[i].key, 0, INT64_MAX,
+				  &t->v[i], err) < 0) {
+			tcpinfo_clear(t);
+			return -1;
+		}
+	}
+	t->n = (int)v;
 	return 0;
 }
 
@@ -781,5 +892,206 @@ proto_wire_unpack(const json_t *j, struct wire_report *w, char *err)
 	    proto_get_string(j, "warning", w->warning, sizeof(w->warning), err))
 		return -1;
 	w->mtu = (int)v;
+	return 0;
+}
+
+/*
+ * The platform record's fields, written once for pack and unpack. Unknown
+ * values travel as null: -1 numbers, -1 tri-states, "" strings.
+ */
+enum pf_kind { PF_STR, PF_INT, PF_TRI, PF_HEX };
+
+struct pf_field {
+	const char *key;
+	enum pf_kind kind;
+	int nic; /* in the "interface" object */
+	size_t off;
+	size_t cap; /* strings */
+};
+
+#define PF_P(key, kind, f)                                                     \
+	{key, kind, 0, offsetof(struct platform, f),                           \
+	 sizeof(((struct platform *)0)->f)}
+#define PF_N(key, kind, f)                                                     \
+	{key, kind, 1, offsetof(struct platform_nic, f),                       \
+	 sizeof(((struct platform_nic *)0)->f)}
+
+static const struct pf_field pf_fields[] = {
+    PF_P("cpu_model", PF_STR, cpu_model),
+    PF_P("ncpu", PF_INT, ncpu),
+    PF_P("smt", PF_TRI, smt),
+    PF_P("smt_control", PF_STR, smt_control),
+    PF_P("cpu_mhz", PF_INT, cpu_mhz),
+    PF_P("cpu_max_mhz", PF_INT, cpu_max_mhz),
+    PF_P("governor", PF_STR, governor),
+    PF_P("sysname", PF_STR, sysname),
+    PF_P("release", PF_STR, release),
+    PF_P("version", PF_STR, version),
+    PF_P("machine", PF_STR, machine),
+    PF_P("cmdline_mitigations", PF_STR, cmdline_mitigations),
+    PF_P("hypervisor", PF_STR, hypervisor),
+    PF_P("container", PF_STR, container),
+    PF_P("numa_nodes", PF_INT, numa_nodes),
+    PF_P("system_vendor", PF_STR, system_vendor),
+    PF_P("system_model", PF_STR, system_model),
+    PF_P("congestion_control", PF_STR, congestion),
+    PF_P("program", PF_STR, program),
+    PF_P("build", PF_STR, build),
+    PF_N("name", PF_STR, name),
+    PF_N("driver", PF_STR, driver),
+    PF_N("driver_version", PF_STR, driver_version),
+    PF_N("firmware", PF_STR, firmware),
+    PF_N("bus_info", PF_STR, bus),
+    PF_N("pci_vendor", PF_HEX, vendor),
+    PF_N("pci_device", PF_HEX, device),
+    PF_N("pci_subvendor", PF_HEX, subvendor),
+    PF_N("pci_subdevice", PF_HEX, subdevice),
+    PF_N("speed_mbps", PF_INT, speed_mbps),
+    PF_N("mtu", PF_INT, mtu),
+    PF_N("tso", PF_TRI, tso),
+    PF_N("gso", PF_TRI, gso),
+    PF_N("gro", PF_TRI, gro),
+    PF_N("lro", PF_TRI, lro),
+    PF_N("rx_checksum", PF_TRI, rx_csum),
+    PF_N("tx_checksum", PF_TRI, tx_csum),
+    PF_N("irqs", PF_INT, nirqs),
+    PF_N("irq_cpus", PF_STR, irq_cpus),
+    PF_N("qdisc", PF_STR, qdisc),
+};
+
+json_t *
+proto_platform_pack(const struct platform *p)
+{
+	json_t *o = json_object(), *nic = json_object(), *vul = json_object();
+	size_t i;
+	int bad = o == NULL || nic == NULL || vul == NULL;
+
+	for (i = 0; !bad && i < sizeof(pf_fields) / sizeof(pf_fields[0]);
+	     i++) {
+		const struct pf_field *f = &pf_fields[i];
+		const char *base =
+		    f->nic ? (const char *)&p->nic : (const char *)p;
+		const void *at = base + f->off;
+		json_t *v;
+		int n;
+		char hex[8];
+
+		switch (f->kind) {
+		case PF_STR:
+			v = ((const char *)at)[0] != '\0'
+				? json_stringn(at, strnlen(at, f->cap))
+				: json_null();
+			break;
+		case PF_INT:
+			memcpy(&n, at, sizeof(n));
+			v = n >= 0 ? json_integer(n) : json_null();
+			break;
+		case PF_TRI:
+			memcpy(&n, at, sizeof(n));
+			v = n >= 0 ? json_boolean(n) : json_null();
+			break;
+		default:
+			memcpy(&n, at, sizeof(n));
+			snprintf(hex, sizeof(hex), "0x%04x", (unsigned)n & 0xffff);
+			v = n >= 0 ? json_string(hex) : json_null();
+			break;
+		}
+		bad |= json_object_set_new(f->nic ? nic : o, f->key, v) != 0;
+	}
+	for (i = 0; !bad && i < (size_t)p->nvulns && i < PLATFORM_MAX_VULNS;
+	     i++)
+		bad |= json_object_set_new(vul, p->vuln[i].name,
+					   json_string(p->vuln[i].state)) != 0;
+	if (!bad) {
+		bad |= json_object_set_new(o, "vulnerabilities", vul) != 0;
+		vul = NULL;
+		bad |= json_object_set_new(o, "interface", nic) != 0;
+		nic = NULL;
+	}
+	json_decref(vul);
+	json_decref(nic);
+	if (bad) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+int
+proto_platform_unpack(const json_t *j, struct platform *p, char *err)
+{
+	const json_t *nic = json_object_get(j, "interface");
+	const json_t *vul = json_object_get(j, "vulnerabilities");
+	const char *name;
+	json_t *v;
+	size_t i;
+
+	platform_init(p);
+	if (!json_is_object(j))
+		return err_set(err, "field \"platform\" is not an object");
+	if (nic != NULL && !json_is_object(nic))
+		return err_set(err, "platform: \"interface\" is not an object");
+	if (vul != NULL && !json_is_object(vul))
+		return err_set(err, "platform: \"vulnerabilities\" is not an "
+				    "object");
+	for (i = 0; i < sizeof(pf_fields) / sizeof(pf_fields[0]); i++) {
+		const struct pf_field *f = &pf_fields[i];
+		const json_t *from = f->nic ? nic : j;
+		char *at = (f->nic ? (char *)&p->nic : (char *)p) + f->off;
+		int64_t n;
+		int k;
+
+		v = from != NULL ? json_object_get(from, f->key) : NULL;
+		if (v == NULL || json_is_null(v))
+			continue; /* unknown, or from an older netserver */
+		switch (f->kind) {
+		case PF_STR:
+			if (proto_get_string(from, f->key, at, f->cap, err) < 0)
+				return err_set(err, "platform: \"%s\" is not a "
+						    "string that fits",
+					       f->key);
+			break;
+		case PF_INT:
+			if (proto_get_int(from, f->key, 0, INT32_MAX, &n, err) <
+			    0)
+				return err_set(err, "platform: \"%s\" is not a "
+						    "count",
+					       f->key);
+			k = (int)n;
+			memcpy(at, &k, sizeof(k));
+			break;
+		case PF_TRI:
+			if (!json_is_boolean(v))
+				return err_set(err, "platform: \"%s\" is not a "
+						    "boolean",
+					       f->key);
+			k = json_is_true(v);
+			memcpy(at, &k, sizeof(k));
+			break;
+		default:
+			k = platform_parse_hex(json_string_value(v));
+			if (k < 0)
+				return err_set(err, "platform: \"%s\" is not a "
+						    "PCI id",
+					       f->key);
+			memcpy(at, &k, sizeof(k));
+			break;
+		}
+	}
+	json_object_foreach((json_t *)vul, name, v) {
+		struct platform_vuln *pv = &p->vuln[p->nvulns];
+
+		if (p->nvulns == PLATFORM_MAX_VULNS)
+			return err_set(err, "platform: more than %d "
+					    "vulnerabilities",
+				       PLATFORM_MAX_VULNS);
+		if (strlen(name) >= sizeof(pv->name) ||
+		    proto_get_string(vul, name, pv->state, sizeof(pv->state),
+				     err) < 0)
+			return err_set(err, "platform: a vulnerability is "
+					    "malformed");
+		memcpy(pv->name, name, strlen(name) + 1);
+		p->nvulns++;
+	}
 	return 0;
 }

@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "module.h"
+#include "platform.h"
 #include "result.h"
 
 #define PROTO_VERSION 1
@@ -61,6 +62,14 @@ json_t *proto_result_pack(const struct side_result *r);
  * returns 0, or -1 with err set. */
 int proto_result_unpack(const json_t *msg, struct side_result *r, char *err);
 
+/* Encodes TCP_INFO figures: "connections" and one key a field, null
+ * where unknown. NULL only without memory. */
+json_t *proto_tcpinfo_pack(const struct tcpinfo *t);
+
+/* Decodes them (absent or null fields unknown); returns 0, or -1 with
+ * err set. */
+int proto_tcpinfo_unpack(const json_t *j, struct tcpinfo *t, char *err);
+
 /* Encodes a latency histogram as sparse [index, count] pairs. */
 json_t *proto_hist_pack(const struct stats_hist *h);
 
@@ -79,6 +88,13 @@ json_t *proto_wire_pack(const struct wire_report *w);
 
 /* Decodes them; returns 0, or -1 with err set. */
 int proto_wire_unpack(const json_t *j, struct wire_report *w, char *err);
+
+/* Encodes a side's platform record; NULL only without memory. */
+json_t *proto_platform_pack(const struct platform *p);
+
+/* Decodes one (absent fields stay unknown); returns 0, or -1 with err
+ * set. */
+int proto_platform_unpack(const json_t *j, struct platform *p, char *err);
 
 /* Reads an integer field in [min, max]; returns 0, or -1 with err set. */
 int proto_get_int(const json_t *obj, const char *key, int64_t min, int64_t max,

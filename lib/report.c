@@ -300,7 +300,11 @@ udp_stream_table(FILE *out, const struct result *res,
 		    "Lost: %llu of %llu datagrams (%.2f %%), duplicated: %llu, "
 		    "out of order: %llu, jitter: %.3f ms\n",
 		    (unsigned long long)res->lost,
-		    (unsigned long long)l->send_calls, res->loss_pct,
+		    /* --bidir: both directions' datagrams */
+		    (unsigned long long)(res->p.bidir ? res->dir[0].sent +
+							    res->dir[1].sent
+						      : l->send_calls),
+		    res->loss_pct,
 		    (unsigned long long)r->dups,
 		    (unsigned long long)r->reordered, r->jitter * 1e3);
 	if (o->verbosity >= 2 && res->hist != NULL) {
@@ -370,6 +374,55 @@ placement(FILE *out, const struct result *res)
 			res->lat.p50, res->lat.p90, res->lat.p99, res->lat.p999,
 			res->lat.p9999, res->lat.max,
 			(unsigned long long)res->lat.count);
+}
+
+/* One TCP_INFO figure scaled into a column, "-" when unknown. */
+static void
+tcp_cell(FILE *out, const struct tcpinfo *t, int f, double div, int width,
+	 int prec)
+{
+	if (t->n <= 0 || t->v[f] < 0)
+		fprintf(out, " %*s", width, "-");
+	else
+		fprintf(out, " %*.*f", width, prec, (double)t->v[f] / div);
+}
+
+static void
+tcp_side(FILE *out, const char *side, const struct tcpinfo *t)
+{
+	fprintf(out, "%-6s %5d", side, t->n);
+	tcp_cell(out, t, TCPINFO_RETRANS, 1, 8, 0);
+	tcp_cell(out, t, TCPINFO_BYTES_RETRANS, 1, 10, 0);
+	tcp_cell(out, t, TCPINFO_CWND, 1, 6, 0);
+	tcp_cell(out, t, TCPINFO_RTT, 1e3, 8, 3);
+	tcp_cell(out, t, TCPINFO_RTTVAR, 1e3, 7, 3);
+	tcp_cell(out, t, TCPINFO_MIN_RTT, 1e3, 8, 3);
+	tcp_cell(out, t, TCPINFO_PMTU, 1, 5, 0);
+	tcp_cell(out, t, TCPINFO_DELIVERY_RATE, 1e6 / 8, 9, 2);
+	tcp_cell(out, t, TCPINFO_PACING_RATE, 1e6 / 8, 9, 2);
+	tcp_cell(out, t, TCPINFO_REORDERING, 1, 5, 0);
+	tcp_cell(out, t, TCPINFO_BUSY, 1e3, 9, 1);
+	tcp_cell(out, t, TCPINFO_RWND_LIMITED, 1e3, 9, 1);
+	tcp_cell(out, t, TCPINFO_SNDBUF_LIMITED, 1e3, 9, 1);
+	fputc('\n', out);
+}
+
+/* -v 2: the kernel's view of the data connections on each end, streams
+ * merged (counters and windows summed, round trips averaged, min_rtt and
+ * pmtu the least, reordering the most). */
+static void
+tcp_table(FILE *out, const struct result *res)
+{
+	if (res->local.tcpi.n <= 0 && res->remote.tcpi.n <= 0)
+		return;
+	fprintf(out, "\nTCP_INFO Conns Retrans    Retrans   Cwnd     sRTT  "
+		     "RTTvar  Min RTT  PMTU  Delivery    Pacing Reord      "
+		     "Busy  Rwnd lim Sndbuf lim\n"
+		     "                 segs      bytes   segs       ms      "
+		     "ms       ms bytes    Mbit/s    Mbit/s  segs        ms "
+		     "       ms        ms\n");
+	tcp_side(out, "local", &res->local.tcpi);
+	tcp_side(out, "remote", &res->remote.tcpi);
 }
 
 static void
@@ -469,6 +522,77 @@ single_figure(FILE *out, const struct result *res, const struct report_opts *o)
 	}
 }
 
+/* The fast paths a test asked for, and what the kernel made of them; only
+ * when one was asked for, so netperf's own layout stays as it was. */
+static void
+fast_lines(FILE *out, const struct result *res)
+{
+	const struct test_params *p = &res->p;
+	const struct side_result *l = &res->local, *r = &res->remote;
+	const struct side_result *tx = res->m->kind == MODULE_MAERTS ? r : l;
+
+	if (p->batch > 1 || p->udp_gso || p->udp_gro)
+		fprintf(out,
+			"Data path: netperf %s, %llu calls for %llu "
+			"datagrams; netserver %s, %llu calls for %llu, %llu "
+			"of them coalesced by GRO\n",
+			l->path, (unsigned long long)l->syscalls,
+			(unsigned long long)l->send_calls, r->path,
+			(unsigned long long)r->syscalls,
+			(unsigned long long)r->recv_calls,
+			(unsigned long long)r->coalesced);
+	if (p->zerocopy)
+		fprintf(out,
+			"Zero-copy: %s sent with MSG_ZEROCOPY: %llu sends, "
+			"%llu completions, %llu of them copied by the "
+			"kernel after all\n",
+			tx == l ? "netperf" : "netserver",
+			(unsigned long long)tx->send_calls,
+			(unsigned long long)tx->zc_done,
+			(unsigned long long)tx->zc_copied);
+	if (p->busy_poll > 0)
+		fprintf(out,
+			"Busy poll: SO_BUSY_POLL %d us asked, %d us on "
+			"netperf's socket, %d us on netserver's\n",
+			p->busy_poll, l->busy_poll, r->busy_poll);
+}
+
+/* --bidir: the table above sums both directions; this splits them, each
+ * from its own streams, with each host's CPU over the whole test. */
+static void
+bidir_table(FILE *out, const struct result *res)
+{
+	static const char *const name[2] = {"netperf->netserver",
+					     "netserver->netperf"};
+	int udp = res->m->kind == MODULE_UDP_STREAM, d;
+	char units[32];
+
+	snprintf(units, sizeof(units), "%s/s", units_label(res->fmt));
+	fprintf(out,
+		"\nBidirectional       Streams  Elapsed  Throughput%s\n"
+		"                               secs.  %10s%s\n",
+		udp ? "       Sent   Received       Lost  Lost %" : "", units,
+		udp ? "  datagrams  datagrams  datagrams" : "");
+	for (d = 0; d < 2; d++) {
+		const struct result_dir *rd = &res->dir[d];
+
+		fprintf(out, "%-18s  %7d  %7.2f  %10.2f", name[d],
+			res->nstreams / 2, rd->elapsed, rd->thruput);
+		if (udp)
+			fprintf(out, " %10llu %10llu %10llu  %6.2f",
+				(unsigned long long)rd->sent,
+				(unsigned long long)rd->got,
+				(unsigned long long)rd->lost, rd->loss_pct);
+		fputc('\n', out);
+	}
+	fprintf(out,
+		"\nHost    CPU util %%  Service demand us/KB (both directions)\n"
+		"local   %10.2f  %10.3f\n"
+		"remote  %10.2f  %10.3f\n",
+		res->local_util, res->local_sd, res->remote_util,
+		res->remote_sd);
+}
+
 void
 report_classic(FILE *out, const struct result *res, const struct report_opts *o)
 {
@@ -484,8 +608,14 @@ report_classic(FILE *out, const struct result *res, const struct report_opts *o)
 		stream_table(out, res, o);
 	if (o->headers && res->nstreams > 1)
 		streams_table(out, res);
-	if (o->verbosity >= 2)
+	if (o->headers)
+		fast_lines(out, res);
+	if (res->p.bidir)
+		bidir_table(out, res);
+	if (o->verbosity >= 2) {
 		placement(out, res);
+		tcp_table(out, res);
+	}
 	if (res->local_wire.enabled || res->remote_wire.enabled)
 		wire_table(out, res);
 }

@@ -1,5 +1,6 @@
 #include "result.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/utsname.h>
@@ -73,6 +74,59 @@ fairness(struct result *res)
 	res->fairness = sq > 0 ? sum * sum / (res->nstreams * sq) : 1;
 }
 
+/* --bidir: each direction from its own streams (the first half netperf
+ * to netserver, the second back), the headline their sum. The sums over
+ * all streams mix the two, but each side's bytes received are one
+ * direction's alone, which is what the service demand divides by. */
+static void
+bidir(struct result *res)
+{
+	int n = res->nstreams / 2, d, i;
+
+	memset(res->dir, 0, sizeof(res->dir));
+	if (res->lstream == NULL || res->rstream == NULL || n < 1)
+		return;
+	for (d = 0; d < 2; d++) {
+		struct result_dir *rd = &res->dir[d];
+
+		for (i = d * n; i < (d + 1) * n; i++) {
+			const struct side_result *tx =
+			    d == RESULT_L2R ? &res->lstream[i] : &res->rstream[i];
+			const struct side_result *rx =
+			    d == RESULT_L2R ? &res->rstream[i] : &res->lstream[i];
+
+			rd->bytes += rx->bytes_recv;
+			rd->sent += tx->send_calls;
+			rd->got += rx->recv_calls - rx->dups;
+			if (rx->elapsed > rd->elapsed)
+				rd->elapsed = rx->elapsed;
+		}
+		rd->thruput = rd->elapsed > 0
+				  ? units_from_bytes((double)rd->bytes /
+							 rd->elapsed,
+						     res->fmt)
+				  : 0;
+		if (res->m->kind == MODULE_UDP_STREAM) {
+			rd->lost = rd->got >= rd->sent ? 0 : rd->sent - rd->got;
+			rd->loss_pct = rd->sent ? 100.0 * (double)rd->lost /
+						      (double)rd->sent
+						: 0;
+		} else {
+			rd->sent = rd->got = 0;
+		}
+	}
+	res->thruput = res->dir[0].thruput + res->dir[1].thruput;
+	res->elapsed = res->dir[0].elapsed > res->dir[1].elapsed
+			   ? res->dir[0].elapsed
+			   : res->dir[1].elapsed;
+	res->lost = res->dir[0].lost + res->dir[1].lost;
+	res->loss_pct =
+	    res->dir[0].sent + res->dir[1].sent
+		? 100.0 * (double)res->lost /
+		      (double)(res->dir[0].sent + res->dir[1].sent)
+		: 0;
+}
+
 void
 result_compute(struct result *res)
 {
@@ -136,6 +190,8 @@ result_compute(struct result *res)
 				   : units_from_bytes(bytes_per_sec, res->fmt);
 		break;
 	}
+	if (res->p.bidir)
+		bidir(res);
 	side_cpu(res, &res->local, res->local_cpu, &res->local_util,
 		 &res->local_sd, &res->local_ncpu);
 	side_cpu(res, &res->remote, res->remote_cpu, &res->remote_util,
@@ -161,6 +217,24 @@ result_sd_units(const struct result *res)
 }
 
 void
+result_sample_of(const struct result *res, struct result_sample *s)
+{
+	int lat = res->lat.count > 0;
+
+	s->thruput = res->thruput;
+	s->trans_rate = res->trans_rate;
+	s->elapsed = res->elapsed;
+	s->local_util = res->local_util;
+	s->remote_util = res->remote_util;
+	s->local_sd = res->local_sd;
+	s->remote_sd = res->remote_sd;
+	s->p50 = lat ? res->lat.p50 : -1;
+	s->p99 = lat ? res->lat.p99 : -1;
+	s->p999 = lat ? res->lat.p999 : -1;
+	s->loss_pct = res->loss_pct;
+}
+
+void
 result_free(struct result *res)
 {
 	cpu_util_free(&res->local.cpu);
@@ -169,6 +243,9 @@ result_free(struct result *res)
 	free(res->lstream);
 	free(res->rstream);
 	free(res->interim);
+	free(res->samples);
+	res->samples = NULL;
+	res->nsamples = 0;
 	res->hist = NULL;
 	res->lstream = res->rstream = NULL;
 	res->interim = NULL;
@@ -176,7 +253,11 @@ result_free(struct result *res)
 }
 
 /* The counts that make one side's headline figure for stream i: the
- * receiver's for streams, netperf's for request/response. */
+ * receiver's for streams, netperf's for request/response, over the
+ * interval the headline divides by (the longest stream's), so the
+ * streams' figures add up to the headline however unevenly they ended:
+ * a stream whose CPU was busy and that ended late does not look faster
+ * or slower than the bytes it moved in the test's time. */
 double
 result_stream_thruput(const struct result *res, int i)
 {
@@ -186,21 +267,27 @@ result_stream_thruput(const struct result *res, int i)
 	switch (res->m->kind) {
 	case MODULE_STREAM:
 	case MODULE_UDP_STREAM:
+		/* --bidir: the second half's receiver is netperf. */
+		if (module_stream_reversed(&res->p, i)) {
+			bytes = (double)l->bytes_recv;
+			secs = l->elapsed;
+			break;
+		}
 		bytes = (double)r->bytes_recv;
-		secs = r->elapsed;
+		secs = res->remote.elapsed;
 		break;
 	case MODULE_MAERTS:
 		bytes = (double)l->bytes_recv;
-		secs = l->elapsed;
+		secs = res->local.elapsed;
 		break;
 	default:
-		if (l->elapsed <= 0)
+		secs = res->local.elapsed;
+		if (secs <= 0)
 			return 0;
 		if (res->fmt == 'x')
-			return (double)l->trans / l->elapsed;
+			return (double)l->trans / secs;
 		bytes = (double)l->trans *
 			(double)(res->p.req_size + res->p.rsp_size);
-		secs = l->elapsed;
 		break;
 	}
 	return secs > 0 ? units_from_bytes(bytes / secs, res->fmt) : 0;
@@ -246,4 +333,205 @@ result_rt_latency(const struct result *res)
 	if (!module_is_rr(res->m) || res->trans_rate <= 0)
 		return -1;
 	return 1e6 * streams * (1 + res->p.burst) / res->trans_rate;
+}
+
+/* The counts of a side, by their names in the results message. */
+#define RESULT_COUNTS(X)                                                       \
+	X(bytes_sent)                                                          \
+	X(bytes_recv)                                                          \
+	X(send_calls)                                                          \
+	X(recv_calls)                                                          \
+	X(trans)                                                               \
+	X(send_errors)                                                         \
+	X(dups)                                                                \
+	X(reordered)                                                           \
+	X(lost)
+
+#define IMPLAUSIBLE "netserver's results are implausible: "
+
+/* The figures of one side that stand on their own; pre names the stream
+ * ("" for the sums, "streams[2]." for one). */
+static int
+check_side(const struct side_result *r, const char *pre, double span,
+	   char *err)
+{
+	double cap = span * RESULT_MAX_PER_SEC;
+
+	/* !(x > 0) also takes NaN. */
+	if (!(r->elapsed > 0))
+		return err_set(err, IMPLAUSIBLE "%selapsed is %g s (a test "
+				    "takes time)",
+			       pre, r->elapsed);
+	/* The interval lies inside the exchange this side timed, from its
+	 * request to its results; the clocks may differ in rate by NTP's
+	 * 500 ppm at most. */
+	if (r->elapsed > span * 1.001 + 0.01)
+		return err_set(err,
+			       IMPLAUSIBLE "%selapsed is %g s, longer than the "
+					   "%.3f s the whole test took here",
+			       pre, r->elapsed, span);
+#define CHECK_RATE(f)                                                          \
+	if ((double)r->f > cap)                                                \
+		return err_set(err,                                            \
+			       IMPLAUSIBLE "%s" #f " is %llu, more than 10^12 " \
+					   "a second over the %.3f s of the "  \
+					   "test",                             \
+			       pre, (unsigned long long)r->f, span);
+	RESULT_COUNTS(CHECK_RATE)
+#undef CHECK_RATE
+	/* Every call counted moved at least one byte. */
+	if (r->send_calls > r->bytes_sent)
+		return err_set(err,
+			       IMPLAUSIBLE "%ssend_calls is %llu, more than "
+					   "the %llu bytes sent",
+			       pre, (unsigned long long)r->send_calls,
+			       (unsigned long long)r->bytes_sent);
+	if (r->recv_calls > r->bytes_recv)
+		return err_set(err,
+			       IMPLAUSIBLE "%srecv_calls is %llu, more than "
+					   "the %llu bytes received",
+			       pre, (unsigned long long)r->recv_calls,
+			       (unsigned long long)r->bytes_recv);
+	if (r->dups > r->recv_calls || r->reordered > r->recv_calls)
+		return err_set(err,
+			       IMPLAUSIBLE "%s%s is %llu, more than the %llu "
+					   "datagrams received",
+			       pre, r->dups > r->recv_calls ? "dups" : "reordered",
+			       (unsigned long long)(r->dups > r->recv_calls
+							? r->dups
+							: r->reordered),
+			       (unsigned long long)r->recv_calls);
+	if (!(r->jitter >= 0) || r->jitter > span)
+		return err_set(err,
+			       IMPLAUSIBLE "%sjitter is %g s, outside 0..%.3f "
+					   "s",
+			       pre, r->jitter, span);
+	return 0;
+}
+
+/* What netserver says it moved against what netperf moved: equal where
+ * the transport delivers everything, bounded where it may not. */
+static int
+check_pair(const struct result *res, const struct side_result *l,
+	   const struct side_result *r, const char *pre, char *err)
+{
+	switch (res->m->kind) {
+	case MODULE_STREAM:
+		if (r->bytes_recv != l->bytes_sent)
+			return err_set(err,
+				       IMPLAUSIBLE "%sbytes_recv is %llu, but "
+						   "netperf sent %llu bytes",
+				       pre, (unsigned long long)r->bytes_recv,
+				       (unsigned long long)l->bytes_sent);
+		break;
+	case MODULE_MAERTS:
+		if (r->bytes_sent != l->bytes_recv)
+			return err_set(err,
+				       IMPLAUSIBLE "%sbytes_sent is %llu, but "
+						   "netperf received %llu bytes",
+				       pre, (unsigned long long)r->bytes_sent,
+				       (unsigned long long)l->bytes_recv);
+		break;
+	case MODULE_RR:
+	case MODULE_CRR:
+		if (r->trans != l->trans)
+			return err_set(err,
+				       IMPLAUSIBLE "%strans is %llu, but netperf "
+						   "completed %llu",
+				       pre, (unsigned long long)r->trans,
+				       (unsigned long long)l->trans);
+		break;
+	case MODULE_UDP_STREAM:
+		/* Datagrams may be lost; a datagram received is one sent,
+		 * or the network's copy of one (counted as a duplicate, or
+		 * as late when it falls outside the window). */
+		if (r->recv_calls > l->send_calls + r->dups + r->reordered)
+			return err_set(err,
+				       IMPLAUSIBLE "%srecv_calls is %llu, but "
+						   "netperf sent %llu datagrams",
+				       pre, (unsigned long long)r->recv_calls,
+				       (unsigned long long)l->send_calls);
+		break;
+	case MODULE_UDP_RR:
+		/* Every answer netperf counted, netserver gave. */
+		if (r->trans < l->trans)
+			return err_set(err,
+				       IMPLAUSIBLE "%strans is %llu, but netperf "
+						   "had %llu answers",
+				       pre, (unsigned long long)r->trans,
+				       (unsigned long long)l->trans);
+		break;
+	}
+	return 0;
+}
+
+static int
+check_load(const struct cpu_load *l, const char *what, char *err)
+{
+	double busy = l->user + l->nice + l->system + l->irq + l->softirq;
+	double all = busy + l->iowait + l->idle + l->steal;
+
+	if (!(l->util >= 0 && l->util <= 100.0001))
+		return err_set(err, IMPLAUSIBLE "%s.util is %g %%, outside 0..100",
+			       what, l->util);
+	/* The parts are shares of one total: busy is their sum, and all of
+	 * them together are at most the whole. */
+	if (fabs(l->util - busy) > 0.01)
+		return err_set(err,
+			       IMPLAUSIBLE "%s.util is %g %%, but its parts add "
+					   "up to %g %%",
+			       what, l->util, busy);
+	if (all > 100.01)
+		return err_set(err,
+			       IMPLAUSIBLE "%s: its shares add up to %g %%, more "
+					   "than the whole",
+			       what, all);
+	return 0;
+}
+
+static int
+check_cpu(const struct cpu_util *u, char *err)
+{
+	char what[32];
+	int i;
+
+	if (check_load(&u->all, "cpu.all", err) < 0)
+		return -1;
+	for (i = 0; i < u->nslots; i++) {
+		/* -1: offline in either snapshot, and nothing else. */
+		if (u->per[i].util == -1)
+			continue;
+		snprintf(what, sizeof(what), "cpu.per[%d]", i);
+		if (check_load(&u->per[i], what, err) < 0)
+			return -1;
+	}
+	/* The machine's figure is the mean of the CPUs': none is above the
+	 * busiest. */
+	if (u->ncpu > 0 && u->all.util > u->peak + 0.01)
+		return err_set(err,
+			       IMPLAUSIBLE "cpu.peak is %g %%, below the "
+					   "machine's mean of %g %%",
+			       u->peak, u->all.util);
+	return 0;
+}
+
+int
+result_check_remote(const struct result *res, double span, char *err)
+{
+	char pre[32];
+	int i;
+
+	if (check_side(&res->remote, "", span, err) < 0 ||
+	    check_pair(res, &res->local, &res->remote, "", err) < 0)
+		return -1;
+	for (i = 0; res->nstreams > 1 && i < res->nstreams; i++) {
+		snprintf(pre, sizeof(pre), "streams[%d].", i);
+		/* Pairs only for the sums: which of netserver's streams
+		 * took which of netperf's connections is its own affair. */
+		if (check_side(&res->rstream[i], pre, span, err) < 0)
+			return -1;
+	}
+	if (res->remote.cpu_measured && check_cpu(&res->remote.cpu, err) < 0)
+		return -1;
+	return 0;
 }

@@ -7,6 +7,7 @@
 #define NP_RESULT_H
 
 #include "module.h"
+#include "platform.h"
 #include "sock.h"
 #include "stats.h"
 #include "units.h"
@@ -37,6 +38,9 @@ struct result_interim {
 	double interval;    /* seconds it covers */
 	double ending;	    /* wall-clock time it ended, seconds */
 	double since_start; /* seconds from the test's start to its end */
+	/* netperf's data connections over the interval: counters as what
+	 * they added, states as read at its end; n 0 when not TCP. */
+	struct tcpinfo tcpi;
 	uint64_t count;	    /* bytes or transactions moved in it */
 	int64_t ending_ns;  /* its end, CLOCK_REALTIME ns (UTC) */
 };
@@ -52,12 +56,37 @@ struct result_confidence {
 	int met; /* every measured width <= width */
 };
 
+/* One run's figures, kept for each iteration of -i/-I so a result can be
+ * compared as samples (--compare), not only as a mean. */
+struct result_sample {
+	double thruput;		   /* in the result's units */
+	double trans_rate;	   /* transactions/s (RR), else 0 */
+	double elapsed;		   /* seconds */
+	double local_util, remote_util; /* %, -1 unmeasured */
+	double local_sd, remote_sd;	/* -1 unmeasured */
+	double p50, p99, p999;		/* us, -1 without a histogram */
+	double loss_pct;
+};
+
 /* Latency in microseconds, from the histogram; all 0 when none. */
 struct result_latency {
 	uint64_t count;
 	double min, max, mean, stddev;
 	double p50, p90, p99, p999, p9999;
 };
+
+/* --bidir: one direction's figures, from its streams alone. */
+struct result_dir {
+	double thruput;	    /* received, in units of fmt per second */
+	double elapsed;	    /* the receivers' longest interval */
+	uint64_t bytes;	    /* received */
+	uint64_t sent, got; /* UDP: datagrams sent and received once */
+	uint64_t lost;	    /* UDP: sent but never received */
+	double loss_pct;
+};
+
+/* The two directions of a --bidir test. */
+enum { RESULT_L2R, RESULT_R2L };
 
 struct result {
 	const struct test_module *m;
@@ -75,11 +104,19 @@ struct result {
 	struct result_env local_env, remote_env;
 	struct result_place local_place, remote_place;
 	struct wire_report local_wire, remote_wire;
+	/* Each side's machine, read after its measured interval. */
+	struct platform local_platform, remote_platform;
 	/* netperf's per-operation latency, all streams merged. */
 	struct stats_hist *hist;
 	struct result_interim *interim;
 	int ninterim, interim_cap;
 	struct result_confidence conf;
+	/* The remote side was a netperf 2.7 netserver: it gives no TCP_INFO
+	 * figures (MSS), placement, environment or platform record. */
+	int legacy;
+	/* Every run's figures (-i), in order; one for a plain run. */
+	struct result_sample *samples;
+	int nsamples;
 	char uuid[40];
 	char command_line[1024];
 	char brand[128]; /* -B, for RESULT_BRAND */
@@ -101,6 +138,8 @@ struct result {
 	struct result_latency lat;
 	/* Jain's fairness index over the streams' throughput, 1 for one. */
 	double fairness;
+	/* --bidir: netperf to netserver, and back; thruput is their sum. */
+	struct result_dir dir[2];
 };
 
 /* The mean round trip in microseconds implied by the transaction rate
@@ -118,6 +157,22 @@ const char *result_sd_units(const struct result *res);
 
 /* Describes this host: name, kernel, CPU model and count, program. */
 void result_env_self(struct result_env *e, const char *program);
+
+/* The headline figures of a computed result as one sample. */
+void result_sample_of(const struct result *res, struct result_sample *s);
+
+/*
+ * Sanity-checks every figure netserver reported (res->remote, each of
+ * res->rstream, its CPU) against what cannot be otherwise: a test takes
+ * time, but no longer than the span seconds the whole exchange took here;
+ * no count grows faster than RESULT_MAX_PER_SEC; what one side received
+ * is what the other sent. Returns 0, or -1 with err naming the field that
+ * is implausible and why.
+ */
+int result_check_remote(const struct result *res, double span, char *err);
+
+/* A rate no count of a test reaches: 10^12 a second (8 Tbit/s of bytes). */
+#define RESULT_MAX_PER_SEC 1e12
 
 /* Releases what a result holds. */
 void result_free(struct result *res);

@@ -24,8 +24,15 @@ send_full(struct test_ctx *ctx, const char *buf, size_t len)
 {
 	uint64_t start = clock_ns();
 	ssize_t n;
+	int e;
+	int again = 0;
 
 	while (len > 0) {
+		/* A message that takes more than one call may take long:
+		 * from the second call on, the test's hard end applies. */
+		if (again++ &&
+		    module_overtime(ctx, clock_ns(), "kept the test going") < 0)
+			return -1;
 		n = send(ctx->fd, buf, len, MSG_NOSIGNAL);
 		if (n > 0) {
 			buf += n;
@@ -42,8 +49,10 @@ send_full(struct test_ctx *ctx, const char *buf, size_t len)
 					       MODULE_IDLE_SEC);
 			continue;
 		}
-		return err_set(ctx->err, "data connection: send: %s",
-			       strerror(errno));
+		e = errno;
+		err_set(ctx->err, "data connection: send: %s", strerror(e));
+		errno = e;
+		return -1;
 	}
 	return 0;
 }
@@ -84,13 +93,21 @@ send_token_req(struct test_ctx *ctx, const char *req, size_t len)
  * has gone silent (see module_stalled).
  */
 static int
-recv_full(struct test_ctx *ctx, char *buf, size_t len, uint64_t *calls)
+recv_full(struct test_ctx *ctx, char *buf, size_t len, uint64_t *calls,
+	  const char *what)
 {
 	uint64_t start = clock_ns();
 	size_t off = 0;
 	ssize_t n;
+	int e;
+	int again = 0;
 
 	while (off < len) {
+		/* A peer that trickles a message byte by byte makes
+		 * progress forever: from the second call on, the test's
+		 * hard end applies. */
+		if (again++ && module_overtime(ctx, clock_ns(), what) < 0)
+			return -1;
 		n = recv(ctx->fd, buf + off, len - off, 0);
 		if (n > 0) {
 			off += (size_t)n;
@@ -105,13 +122,25 @@ recv_full(struct test_ctx *ctx, char *buf, size_t len, uint64_t *calls)
 		}
 		if (errno == EINTR)
 			continue;
-		if (errno != EAGAIN && errno != EWOULDBLOCK)
-			return err_set(ctx->err, "data connection: recv: %s",
-				       strerror(errno));
-		if (module_stalled(ctx, clock_ns(), start) < 0)
+		if (errno != EAGAIN && errno != EWOULDBLOCK) {
+			e = errno;
+			err_set(ctx->err, "data connection: recv: %s",
+				strerror(e));
+			errno = e;
+			return -1;
+		}
+		if (module_stalled(ctx, clock_ns(), start, what) < 0)
 			return -1;
 	}
 	return 0;
+}
+
+/* A netperf 2.7 client ends a test by its own clock, and may close with
+ * an answer unread: the reset that follows is its end, not a failure. */
+static int
+legacy_end(const struct test_ctx *ctx)
+{
+	return ctx->untagged && (errno == ECONNRESET || errno == EPIPE);
 }
 
 int
@@ -148,7 +177,8 @@ rr_client(struct test_ctx *ctx)
 		}
 		if (inflight == 0)
 			break;
-		rc = recv_full(ctx, ctx->buf, rsp, &r->recv_calls);
+		rc = recv_full(ctx, ctx->buf, rsp, &r->recv_calls,
+			       "kept the test going");
 		if (rc == 1) {
 			err_set(ctx->err, "the peer closed the data "
 					  "connection during the test");
@@ -167,7 +197,8 @@ rr_client(struct test_ctx *ctx)
 	free(stamp);
 	shutdown(ctx->fd, SHUT_WR);
 	/* Wait for the server's close so both sides end their intervals. */
-	rc = recv_full(ctx, ctx->buf, 1, &r->recv_calls);
+	rc = recv_full(ctx, ctx->buf, 1, &r->recv_calls,
+		       "kept the test going");
 	if (rc == 0)
 		return err_set(ctx->err,
 			       "the peer sent more than it was asked");
@@ -188,14 +219,30 @@ rr_server(struct test_ctx *ctx)
 	r->send_size = (int64_t)rsp;
 	r->recv_size = (int64_t)req;
 	for (;;) {
-		rc = recv_full(ctx, ctx->buf, req, &r->recv_calls);
-		if (rc == 1)
+		rc = recv_full(ctx, ctx->buf, req, &r->recv_calls,
+			       "kept sending requests");
+		if (rc == 1 || (rc < 0 && legacy_end(ctx)))
 			break;
 		if (rc < 0)
 			return -1;
-		r->bytes_recv += req;
-		if (send_full(ctx, ctx->buf, rsp) < 0)
+		/* A client that keeps asking must not hold this end: not
+		 * past the end of a timed test, nor past the transactions
+		 * of a counted one. */
+		if (module_overtime(ctx, clock_ns(), "kept sending requests") <
+		    0)
 			return -1;
+		if (ctx->end_ns == 0 && p->count > 0 &&
+		    r->trans >= (uint64_t)p->count)
+			return err_set(ctx->err,
+				       "the peer asked for more than the %lld "
+				       "transactions of the test",
+				       (long long)p->count);
+		r->bytes_recv += req;
+		if (send_full(ctx, ctx->buf, rsp) < 0) {
+			if (legacy_end(ctx))
+				break;
+			return -1;
+		}
 		r->bytes_sent += rsp;
 		r->send_calls++;
 		r->trans++;
@@ -208,11 +255,16 @@ rr_server(struct test_ctx *ctx)
  * server echoes them, so a late answer to a request given up on is never
  * taken for the answer to a newer one. */
 static size_t
-udp_tag_len(const struct test_params *p)
+udp_tag_len(const struct test_ctx *ctx)
 {
+	const struct test_params *p = ctx->p;
 	size_t n =
 	    (size_t)(p->req_size < p->rsp_size ? p->req_size : p->rsp_size);
 
+	/* netperf 2.7's netserver answers from a buffer of its own: with no
+	 * tag, any answer completes the oldest request in flight. */
+	if (ctx->untagged)
+		return 0;
 	return n < 8 ? n : 8;
 }
 
@@ -259,7 +311,7 @@ udp_rr_client(struct test_ctx *ctx)
 {
 	const struct test_params *p = ctx->p;
 	struct side_result *r = ctx->r;
-	size_t req = (size_t)p->req_size, taglen = udp_tag_len(p);
+	size_t req = (size_t)p->req_size, taglen = udp_tag_len(ctx);
 	int depth = p->burst + 1, inflight = 0, i;
 	uint64_t rto = p->rto > 0 ? (uint64_t)(p->rto * 1e9) : UDP_RTO_INIT_NS;
 	uint64_t now, seq = 1, tag, rtt, applied = 0, progress;
@@ -309,6 +361,13 @@ udp_rr_client(struct test_ctx *ctx)
 		}
 		n = recv(ctx->fd, ctx->buf, ctx->buflen, 0);
 		now = clock_ns();
+		/* A flood of stray datagrams keeps recv from timing out:
+		 * it must not keep the test going. */
+		if (module_overtime(ctx, now, "kept sending datagrams") < 0)
+			goto fail;
+		/* A late second echo of the token is no answer. */
+		if (n > 0 && module_udp_token(ctx, ctx->buf, (size_t)n, 0))
+			continue;
 		if (n > 0) {
 			r->recv_calls++;
 			tag = get_tag(ctx->buf, taglen);
@@ -397,8 +456,13 @@ udp_rr_server(struct test_ctx *ctx)
 	for (;;) {
 		n = recv(ctx->fd, ctx->buf, ctx->buflen, 0);
 		now = clock_ns();
+		if (module_overtime(ctx, now, "kept sending requests") < 0)
+			return -1;
 		if (n == 0)
 			break; /* the client's end marker */
+		/* The token again, not a request: echoed, not answered. */
+		if (n > 0 && module_udp_token(ctx, ctx->buf, (size_t)n, 1))
+			continue;
 		if (n > 0) {
 			r->recv_calls++;
 			r->bytes_recv += (uint64_t)n;
@@ -426,7 +490,8 @@ udp_rr_server(struct test_ctx *ctx)
 				       strerror(errno));
 		if (module_stop_requested(ctx))
 			break;
-		if (module_stalled(ctx, now, last) < 0)
+		if (module_stalled(ctx, now, last, "kept sending requests") <
+		    0)
 			return -1;
 	}
 	/* The interval ends with the last request answered, not when the
@@ -443,10 +508,10 @@ crr_client(struct test_ctx *ctx)
 	size_t req = (size_t)p->req_size, rsp = (size_t)p->rsp_size;
 	uint64_t now, t0;
 	char err[ERR_LEN];
-	int fd, rc;
 	/* netperf 2.7's socket options (-S, -y, -Y, -K...) on each
 	 * connection; buffer sizes stay the system's, as before. */
 	struct sock_setup setup = {NULL, 0, -1, -1, -1, -1, 0, &p->lx};
+	int fd, rc, wait_ms;
 
 	r->send_size = (int64_t)req;
 	r->recv_size = (int64_t)rsp;
@@ -460,9 +525,20 @@ crr_client(struct test_ctx *ctx)
 		    (ctx->end_ns == 0 && r->trans >= (uint64_t)p->count))
 			break;
 		t0 = now;
+		/* A connect the peer leaves hanging ends by the test's
+		 * hard end at the latest. */
+		wait_ms = MODULE_IDLE_SEC * 1000;
+		if (ctx->end_ns != 0) {
+			uint64_t hard =
+			    ctx->end_ns + MODULE_HARD_END_SEC * NS_PER_SEC;
+			uint64_t left = (hard - now) / 1000000 + 1;
+
+			if (left < (uint64_t)wait_ms)
+				wait_ms = (int)left;
+		}
 		fd = sock_connect_addr((struct sockaddr *)&ctx->peer,
 				       ctx->peerlen, SOCK_STREAM, NULL, &setup,
-				       MODULE_IDLE_SEC * 1000, err);
+				       wait_ms, err);
 		if (fd < 0) {
 			/* Out of local ports for a moment: count it and try
 			 * again, as a busy client would. */
@@ -486,7 +562,8 @@ crr_client(struct test_ctx *ctx)
 		if (rc == 0) {
 			r->bytes_sent += req;
 			r->send_calls++;
-			rc = recv_full(ctx, ctx->buf, rsp, &r->recv_calls);
+			rc = recv_full(ctx, ctx->buf, rsp, &r->recv_calls,
+			       "kept the test going");
 			if (rc == 1)
 				rc = err_set(ctx->err,
 					     "netserver closed the connection "
@@ -495,7 +572,8 @@ crr_client(struct test_ctx *ctx)
 		/* netserver closes first, so the TIME_WAIT state stays on
 		 * its side and this side never runs out of ports. */
 		if (rc == 0) {
-			rc = recv_full(ctx, ctx->buf, 1, &r->recv_calls);
+			rc = recv_full(ctx, ctx->buf, 1, &r->recv_calls,
+		       "kept the test going");
 			rc = rc == 1   ? 0
 			     : rc == 0 ? err_set(ctx->err, "netserver sent "
 							   "more than asked")
@@ -513,6 +591,10 @@ crr_client(struct test_ctx *ctx)
 	}
 	return 0;
 }
+
+/* How long a CRR server for a 2.7 client goes on accepting past the
+ * test's length. */
+#define CRR_LEGACY_TAIL_NS (2 * NS_PER_SEC)
 
 int
 crr_server(struct test_ctx *ctx)
@@ -535,11 +617,33 @@ crr_server(struct test_ctx *ctx)
 		       err) < 0)
 		return err_set(ctx->err, "%s", err);
 	for (;;) {
-		fd = admit_next(&adm, clock_ns() + 1000000000ULL, err);
+		if (*ctx->stop)
+			break;
+		/* A netperf 2.7 client says nothing when it is done: its
+		 * test ends by its own clock, which started a moment after
+		 * ours, or at its count. */
+		if (ctx->untagged &&
+		    (ctx->end_ns != 0
+			 ? clock_ns() >= ctx->end_ns + CRR_LEGACY_TAIL_NS
+			 : r->trans >= (uint64_t)p->count))
+			break;
+		fd = admit_next(&adm,
+				clock_ns() + (ctx->untagged ? 100000000ULL
+							    : 1000000000ULL),
+				err);
 		if (fd == ADMIT_CONTROL)
 			break; /* the client's "stop", or its end */
+		/* A client that keeps connecting and never says stop is
+		 * held to the test's hard end. */
+		if (module_overtime(ctx, clock_ns(), "kept connecting") < 0) {
+			if (fd >= 0)
+				close(fd);
+			admit_close(&adm);
+			return -1;
+		}
 		if (fd == ADMIT_TIMEOUT) {
-			if (module_stalled(ctx, clock_ns(), last) < 0) {
+			if (module_stalled(ctx, clock_ns(), last,
+					   "kept connecting") < 0) {
 				admit_close(&adm);
 				return -1;
 			}
@@ -556,7 +660,8 @@ crr_server(struct test_ctx *ctx)
 		if (p->nodelay)
 			sock_set_nodelay(fd, 1, err);
 		ctx->fd = fd;
-		rc = recv_full(ctx, ctx->buf, req, &r->recv_calls);
+		rc = recv_full(ctx, ctx->buf, req, &r->recv_calls,
+			       "kept sending requests");
 		if (rc == 0) {
 			r->bytes_recv += req;
 			rc = send_full(ctx, ctx->buf, rsp);

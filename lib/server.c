@@ -13,6 +13,8 @@
 #include "admit.h"
 #include "clock.h"
 #include "escape.h"
+#include "legacy.h"
+#include "fast.h"
 #include "proto.h"
 #include "session.h"
 #include "sock.h"
@@ -21,7 +23,7 @@
 /* How often the guard looks at the stop flag and the test's deadline. */
 #define GUARD_TICK_NS (100 * 1000000ULL)
 
-enum guard_cause { GUARD_NONE, GUARD_STOP, GUARD_OVERTIME };
+enum guard_cause { GUARD_NONE, GUARD_STOP, GUARD_OVERTIME, GUARD_LIFETIME };
 
 /*
  * Cuts a session short from its own thread. When the stop flag is set
@@ -42,6 +44,10 @@ struct guard {
 	int nfds, cap;
 	uint64_t deadline; /* CLOCK_MONOTONIC ns; 0 when no test runs */
 	double limit;	   /* seconds, for the message */
+	/* The session's whole life ends here, whatever it does: no
+	 * message (a "stop" between tests) moves it. */
+	uint64_t session_end;
+	double session_limit;
 	int done;
 	enum guard_cause fired;
 };
@@ -70,6 +76,8 @@ server_limits_default(struct server_limits *lim)
 	lim->max_streams = 64;
 	lim->max_sessions = 64;
 	lim->max_per_addr = 16;
+	lim->legacy = 0;
+	lim->legacy_pass[0] = '\0';
 	lim->max_session_mem = (int64_t)256 << 20;
 	lim->hello_ms = 5000;
 	lim->max_session_time = 7200;
@@ -107,6 +115,18 @@ server_check_request(const struct test_params *p,
 				       "printable ASCII",
 				       escape_str(text, sizeof(text),
 						  p->cpu_bind));
+	if (p->bidir && !module_can_bidir(m))
+		return err_set(err, "bidir is for TCP_STREAM and UDP_STREAM, "
+				    "not %s",
+			       m->name);
+	if (p->bidir && m->kind == MODULE_UDP_STREAM &&
+	    p->rsend_size > MODULE_UDP_MAX)
+		return err_set(err,
+			       "datagrams of %lld bytes exceed the %d-byte "
+			       "limit",
+			       (long long)p->rsend_size, MODULE_UDP_MAX);
+	if (p->bidir && p->duration <= 0)
+		return err_set(err, "bidir runs for a time, not a count");
 	if (p->duration > lim->max_duration)
 		return err_set(err,
 			       "test length %.0f s exceeds this server's limit "
@@ -164,7 +184,7 @@ server_check_request(const struct test_params *p,
 			       "datagrams of %lld bytes exceed the %d-byte "
 			       "limit",
 			       (long long)p->send_size, MODULE_UDP_MAX);
-	return 0;
+	return fast_check(m, p, err);
 }
 
 /* Shuts the session's sockets; called with the guard's lock held. */
@@ -195,6 +215,8 @@ guard_main(void *arg)
 		else if (g->fired == GUARD_NONE && g->deadline != 0 &&
 			 now >= g->deadline)
 			guard_fire(g, GUARD_OVERTIME);
+		else if (g->fired == GUARD_NONE && now >= g->session_end)
+			guard_fire(g, GUARD_LIFETIME);
 		now += GUARD_TICK_NS;
 		ts.tv_sec = (time_t)(now / NS_PER_SEC);
 		ts.tv_nsec = (long)(now % NS_PER_SEC);
@@ -204,15 +226,19 @@ guard_main(void *arg)
 	return NULL;
 }
 
-/* Starts the guard of a session on ctl; returns 0, or -1 with err set. */
+/* Starts the guard of a session on ctl, which may live lim's session
+ * time; returns 0, or -1 with err set. */
 static int
-guard_start(struct guard *g, int ctl, volatile sig_atomic_t *stop, char *err)
+guard_start(struct guard *g, int ctl, const struct server_limits *lim,
+	    volatile sig_atomic_t *stop, char *err)
 {
 	pthread_condattr_t ca;
 
 	memset(g, 0, sizeof(*g));
 	g->ctl = ctl;
 	g->stop = stop;
+	g->session_limit = lim->max_session_time;
+	g->session_end = clock_ns() + (uint64_t)(lim->max_session_time * 1e9);
 	pthread_mutex_init(&g->lock, NULL);
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -309,13 +335,14 @@ cut_reason(struct server_state *st, char *err)
 {
 	struct guard *g = &st->guard;
 	enum guard_cause cause;
-	double limit;
+	double limit, life;
 
 	if (!g->running)
 		return 0;
 	pthread_mutex_lock(&g->lock);
 	cause = g->fired;
 	limit = g->limit;
+	life = g->session_limit;
 	if (cause == GUARD_NONE && *g->stop)
 		cause = GUARD_STOP;
 	pthread_mutex_unlock(&g->lock);
@@ -324,6 +351,11 @@ cut_reason(struct server_state *st, char *err)
 	else if (cause == GUARD_OVERTIME)
 		err_set(err, "the test ran past this server's limit of %.0f s",
 			limit);
+	else if (cause == GUARD_LIFETIME)
+		err_set(err,
+			"the session ran past this server's limit of %.0f s "
+			"per session (--max-session-time)",
+			life);
 	return cause != GUARD_NONE;
 }
 
@@ -524,6 +556,20 @@ set_port(struct sockaddr_storage *ss, int port)
 /* Opens the data sockets: one listener for TCP (every stream connects
  * to it), one socket per stream for UDP. Fills ports[]; returns the
  * number of sockets, or -1 with err set. */
+/* Logs one connection's TCP_INFO in netperf 2.7's DUMP_TCP_INFO lines. */
+static void
+log_tcp_info(server_log_fn log, const struct tcpinfo *t)
+{
+	char text[512], *line, *save = NULL;
+
+	if (t->n <= 0)
+		return;
+	tcpinfo_format_dump(t, text, sizeof(text));
+	for (line = strtok_r(text, "\n", &save); line != NULL;
+	     line = strtok_r(NULL, "\n", &save))
+		log(0, "%s", line);
+}
+
 static int
 open_data(int ctl, const struct test_module *m, const struct test_params *p,
 	  int *fds, int *ports, char *err)
@@ -639,6 +685,35 @@ alloc_buffers(const struct test_module *m, const struct test_params *p,
 	return 0;
 }
 
+/* This host's platform record for a test's results: the data socket's
+ * congestion control, the interface towards the client. NULL only
+ * without memory. */
+static json_t *
+server_platform(struct server_state *st, int ctl, int data_fd)
+{
+	struct platform_inputs in = {"netserver", NULL, NULL, NULL};
+	struct sockaddr_storage peer;
+	socklen_t len = sizeof(peer);
+	struct platform *p = malloc(sizeof(*p));
+	char cc[16];
+	json_t *j;
+
+	if (p == NULL)
+		return NULL;
+	if (platform_congestion_of(data_fd, cc, sizeof(cc)) == 0)
+		in.congestion = cc;
+	if (getpeername(data_fd, (struct sockaddr *)&peer, &len) == 0 ||
+	    (len = sizeof(peer),
+	     getpeername(ctl, (struct sockaddr *)&peer, &len) == 0))
+		in.peer = (const struct sockaddr *)&peer;
+	if (st->topo_loaded)
+		in.topo = &st->topo;
+	platform_collect(p, &in);
+	j = proto_platform_pack(p);
+	free(p);
+	return j;
+}
+
 /* Runs one requested test; returns 0, or -1 with err set after telling
  * the client. */
 static int
@@ -657,7 +732,7 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 	struct wire_session ws;
 	struct wire_report wr;
 	int wire_on = 0;
-	json_t *ready = NULL, *list, *res = NULL, *streams;
+	json_t *ready = NULL, *list, *res = NULL, *streams, *plat = NULL;
 	unsigned char token[AUTH_TOKEN_LEN];
 	char token_hex[2 * AUTH_TOKEN_LEN + 1];
 	char *shared = NULL;
@@ -691,7 +766,9 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 	if (auth_random(token, sizeof(token), err) < 0)
 		goto tell;
 	auth_hex(token, sizeof(token), token_hex);
-	if (p.cpu_bind[0] != '\0') {
+	/* Several streams get a CPU each even when the client named none,
+	 * on the CPUs netserver may use. */
+	if (p.cpu_bind[0] != '\0' || p.streams > 1) {
 		places = calloc((size_t)p.streams, sizeof(*places));
 		if (places == NULL) {
 			err_set(err, "out of memory");
@@ -721,6 +798,11 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 	/* A datagram is read whole or its tail is lost. */
 	if (m->socktype == SOCK_DGRAM && r.recv_size < MODULE_UDP_MAX + 1)
 		r.recv_size = MODULE_UDP_MAX + 1;
+	/* Sending datagrams (--bidir): as netperf does, the socket buffer
+	 * capped at the largest datagram. */
+	if (m->socktype == SOCK_DGRAM && p.rsend_size == 0 &&
+	    r.send_size > MODULE_UDP_MAX)
+		r.send_size = MODULE_UDP_MAX;
 	if (alloc_buffers(m, &p, &r, lim, ctx, &shared, err) < 0)
 		goto tell;
 	list = json_array();
@@ -747,6 +829,7 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 
 		c->ctl = ctl;
 		c->fd = -1;
+		c->reverse = module_stream_reversed(&p, i);
 		if (module_accepts(m)) {
 			c->fd = accept_data(&adm, accept_by, lim->accept_ms,
 					    err);
@@ -756,6 +839,10 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 			if (await_datagram(fds[i], ctl, token, accept_by,
 					   lim->accept_ms, err) == 0)
 				c->fd = fds[i];
+			/* The client sends the token again until it hears
+			 * the echo: the loop must know it, to echo it and
+			 * never count it as data. */
+			c->token = token;
 		} else {
 			/* CRR: every stream's loop accepts on the listener,
 			 * from the control peer only, each connection
@@ -782,6 +869,8 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 				     &p.rx, err) < 0)
 			goto tell;
 		rs[i] = r;
+		if (fast_setup(m, &p, c->fd, 1, &rs[i], err) < 0)
+			goto tell;
 		c->p = &p;
 		c->stop = stop;
 		c->r = &rs[i];
@@ -813,6 +902,9 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 	} else if (p.wire) {
 		wire_session_start(&ws, &wr, NULL, NULL, 0);
 	}
+	/* The platform record now, while the client waits for "go": no
+	 * one's interval has begun. */
+	plat = server_platform(st, ctl, ctx[0].fd);
 	/* Every data connection is here and bound to the test: start. */
 	if (session_send_new(ctl, proto_new("go"), SESSION_TIMEOUT_MS, err) < 0)
 		goto fail;
@@ -847,6 +939,11 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 		json_decref(stop_msg);
 	}
 	module_merge(&run, &r);
+	/* netperf 2.7's netserver prints its ends' TCP_INFO too when
+	 * DUMP_TCP_INFO is set; here it goes to the log, a line each. */
+	if (getenv("DUMP_TCP_INFO") != NULL)
+		for (i = 0; i < p.streams; i++)
+			log_tcp_info(log, &rs[i].tcpi);
 	rp.cpu_actual = rs[0].cpu_id;
 	if (places != NULL && rp.numa < 0 && rp.cpu_actual >= 0)
 		rp.numa = topo_cpu_numa(&st->topo, rp.cpu_actual);
@@ -856,6 +953,9 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 		goto out;
 	}
 	json_object_set_new(res, "place", proto_place_pack(&rp));
+	if (plat != NULL)
+		json_object_set_new(res, "platform", plat);
+	plat = NULL;
 	if (p.wire)
 		json_object_set_new(res, "wire", proto_wire_pack(&wr));
 	if (p.streams > 1) {
@@ -886,6 +986,7 @@ out:
 	guard_test_end(&st->guard);
 	json_decref(res);
 	json_decref(ready);
+	json_decref(plat);
 	cpu_util_free(&r.cpu);
 	for (i = 0; ctx != NULL && i < p.streams; i++) {
 		if (ctx[i].mem != NULL)
@@ -909,6 +1010,37 @@ out:
 	return rc;
 }
 
+/* Peeks at the first bytes of a connection (up to 5, as legacy_sniff
+ * needs), by timeout_ms: 1 when they are a netperf 2.7 client's, 0 when
+ * they may be ours (or the client leaves, or SIGTERM comes: the session
+ * reports those), -1 when they do not come in time. */
+static int
+first_bytes_legacy(int ctl, int timeout_ms, volatile sig_atomic_t *stop)
+{
+	struct pollfd pfd = {.fd = ctl, .events = POLLIN};
+	uint64_t end = clock_ns() + (uint64_t)timeout_ms * 1000000;
+	struct timespec pause = {0, 5000000};
+	unsigned char head[5];
+	ssize_t n;
+	int rc;
+
+	while (!*stop) {
+		if (clock_ns() >= end)
+			return -1;
+		n = recv(ctl, head, sizeof(head), MSG_PEEK | MSG_DONTWAIT);
+		if (n > 0 && (rc = legacy_sniff(head, (size_t)n)) >= 0)
+			return rc;
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+			return 0;
+		/* Part of the bytes are here: poll would not wait. */
+		if (n > 0)
+			nanosleep(&pause, NULL);
+		else
+			poll(&pfd, 1, 20);
+	}
+	return 0;
+}
+
 int
 server_session(int ctl, const struct server_limits *lim,
 	       const struct auth_key *key, server_log_fn log,
@@ -916,14 +1048,26 @@ server_session(int ctl, const struct server_limits *lim,
 {
 	struct server_state st;
 	char why[ERR_LEN];
-	int rc;
+	int rc, hello_ms;
 
 	memset(&st, 0, sizeof(st));
 	/* Control messages are small and often follow one another (ready,
 	 * then go): Nagle would hold the second for the client's delayed
 	 * ACK. Best effort. */
 	sock_set_nodelay(ctl, 1, why);
-	if (guard_start(&st.guard, ctl, stop, err) < 0) {
+	/* Our frames start with a length and '{'; 2.7's do not. */
+	/* Within the hello's own deadline, as the hello is read. */
+	hello_ms = lim->hello_ms < lim->idle_ms ? lim->hello_ms : lim->idle_ms;
+	rc = first_bytes_legacy(ctl, hello_ms, stop);
+	if (rc == 1)
+		return server_legacy_session(ctl, lim, key, log, stop, err);
+	if (rc < 0) {
+		err_set(err, "control connection: no message within %d ms",
+			hello_ms);
+		send_error(ctl, err);
+		return -1;
+	}
+	if (guard_start(&st.guard, ctl, lim, stop, err) < 0) {
 		send_error(ctl, err);
 		return -1;
 	}
@@ -1021,7 +1165,14 @@ session_loop(struct server_state *st, int ctl, const struct server_limits *lim,
 	const char *type;
 	int rc;
 
-	rc = session_recv(ctl, &msg, lim->idle_ms, err);
+	/* The hello has a deadline of its own, shorter than the idle limit
+	 * between tests (or that limit, when it is shorter still): a
+	 * connection that says nothing holds a session slot for seconds,
+	 * not a minute. */
+	int hello_ms = lim->hello_ms < lim->idle_ms ? lim->hello_ms
+						    : lim->idle_ms;
+
+	rc = session_recv(ctl, &msg, hello_ms, err);
 	if (cut_reason(st, err)) {
 		json_decref(msg);
 		send_error(ctl, err);
@@ -1069,16 +1220,16 @@ session_loop(struct server_state *st, int ctl, const struct server_limits *lim,
 	if (session_send_new(ctl, hello, SESSION_TIMEOUT_MS, err) < 0)
 		return -1;
 	if (key != NULL &&
-	    authenticate(ctl, key, snonce, lim->idle_ms, err) < 0) {
+	    authenticate(ctl, key, snonce, hello_ms, err) < 0) {
 		char why[ERR_LEN];
 
 		if (cut_reason(st, why)) {
 			send_error(ctl, why);
 			snprintf(err, ERR_LEN, "%s", why);
-		} else {
-			send_error(ctl, "authentication failed");
+			return -1;
 		}
-		return -1;
+		send_error(ctl, "authentication failed");
+		return SERVER_AUTH_FAILED;
 	}
 	for (;;) {
 		rc = session_recv(ctl, &msg, lim->idle_ms, err);

@@ -20,12 +20,19 @@ struct server_limits {
 	int max_streams;     /* data connections per test */
 	int max_sessions;    /* sessions at once (the parent counts them) */
 	int max_per_addr;    /* sessions at once from one client address */
+	/* --legacy: netperf 2.7 clients are served too; legacy_pass holds
+	 * --legacy-passphrase's text ("" for none). */
+	int legacy;
+	char legacy_pass[648];
 	int64_t max_session_mem; /* data buffers of one session, bytes */
 	int hello_ms;		 /* wait for the hello (and the proof) */
 	double max_session_time; /* a session's whole life, seconds */
 	int ipv6_prefix;	 /* IPv6 clients counted per this prefix */
 	int allow_low_ports;	 /* data ports below 1024 may be asked for */
 };
+
+/* server_session's answer when the client failed to authenticate. */
+#define SERVER_AUTH_FAILED (-2)
 
 /* What a child tells its client when SIGTERM ends the session. */
 #define SERVER_SHUTDOWN_TEXT "netserver is shutting down"
@@ -49,11 +56,25 @@ int server_check_request(const struct test_params *p,
  * away: handshake (with the challenge-response when key is not NULL),
  * then any number of tests. When *stop becomes nonzero (SIGTERM), or a
  * test runs past lim->max_duration, the session is cut within a tenth of
- * a second and the client told why. Returns 0 on a clean end, or -1 with
- * err set (the client was also told where possible).
+ * a second and the client told why. Returns 0 on a clean end,
+ * SERVER_AUTH_FAILED with err set when the client did not prove the key,
+ * or -1 with err set (the client was also told where possible).
  */
 int server_session(int ctl, const struct server_limits *lim,
 		   const struct auth_key *key, server_log_fn log,
 		   volatile sig_atomic_t *stop, char *err);
+
+/*
+ * Serves a control connection whose first bytes are netperf 2.7's
+ * (legacy_sniff): the passphrase when one is set, then DO_OMNI requests
+ * for the six tests under the same limits as ours, each answered with
+ * 2.7's response and results, or with its error response (serv_errno) and
+ * one log line when refused. Without lim->legacy, or with a key and no
+ * legacy passphrase, the client gets an error response and nothing else.
+ * Returns 0 when the client ends the session, or -1 with err set.
+ */
+int server_legacy_session(int ctl, const struct server_limits *lim,
+			  const struct auth_key *key, server_log_fn log,
+			  volatile sig_atomic_t *stop, char *err);
 
 #endif

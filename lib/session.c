@@ -32,20 +32,19 @@ wait_fd(int fd, short events, uint64_t deadline)
 }
 
 int
-session_send(int fd, const json_t *msg, int timeout_ms, char *err)
+session_send_raw(int fd, const void *data, size_t len, int timeout_ms,
+		 char *err)
 {
-	static char buf[PROTO_MAX_MSG + PROTO_HDR_LEN];
+	const char *buf = data;
 	uint64_t deadline = clock_ns() + (uint64_t)timeout_ms * 1000000;
-	ssize_t len, off = 0, n;
+	size_t off = 0;
+	ssize_t n;
 
-	len = proto_encode(msg, buf, sizeof(buf), err);
-	if (len < 0)
-		return -1;
 	while (off < len) {
 		n = send(fd, buf + off, (size_t)(len - off),
 			 MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n > 0) {
-			off += n;
+			off += (size_t)n;
 			continue;
 		}
 		if (n < 0 && errno != EAGAIN && errno != EINTR)
@@ -58,6 +57,18 @@ session_send(int fd, const json_t *msg, int timeout_ms, char *err)
 				       timeout_ms);
 	}
 	return 0;
+}
+
+int
+session_send(int fd, const json_t *msg, int timeout_ms, char *err)
+{
+	static char buf[PROTO_MAX_MSG + PROTO_HDR_LEN];
+	ssize_t len;
+
+	len = proto_encode(msg, buf, sizeof(buf), err);
+	if (len < 0)
+		return -1;
+	return session_send_raw(fd, buf, (size_t)len, timeout_ms, err);
 }
 
 int
@@ -108,6 +119,14 @@ read_full(int fd, char *buf, size_t len, uint64_t deadline, int timeout_ms,
 				       timeout_ms);
 	}
 	return 0;
+}
+
+int
+session_recv_raw(int fd, void *buf, size_t len, int timeout_ms, char *err)
+{
+	return read_full(fd, buf, len,
+			 clock_ns() + (uint64_t)timeout_ms * 1000000,
+			 timeout_ms, err);
 }
 
 int

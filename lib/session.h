@@ -13,6 +13,17 @@
 /* Sends msg as one frame within timeout_ms; returns 0, or -1 with err. */
 int session_send(int fd, const json_t *msg, int timeout_ms, char *err);
 
+/* Sends len raw bytes (a netperf 2.7 message) within timeout_ms; returns
+ * 0, or -1 with err set. */
+int session_send_raw(int fd, const void *buf, size_t len, int timeout_ms,
+		     char *err);
+
+/* Receives exactly len raw bytes within timeout_ms; returns 0, 1 when the
+ * peer closed before the first byte, or -1 with err set (time-out, a close
+ * inside the message, reset). */
+int session_recv_raw(int fd, void *buf, size_t len, int timeout_ms,
+		     char *err);
+
 /* Sends msg and releases it; returns as session_send. */
 int session_send_new(int fd, json_t *msg, int timeout_ms, char *err);
 

@@ -3,6 +3,7 @@
 #include <float.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Lentz's method gives up after this many terms; it needs about
@@ -184,17 +185,18 @@ stats_beta_cf(long double a, long double b, long double x)
 	return h;
 }
 
-/* P(|T| > t) for Student's t with df degrees of freedom, which is
+/* P(|T| > t) for Student's t with df degrees of freedom (not
+ * necessarily whole, as Welch's are), which is
  * I_x(df/2, 1/2) with x = df / (df + t^2). */
 static long double
-stats_t_tail(long double t, int df)
+stats_t_tail(long double t, long double df)
 {
 	long double nu, a, b, t2, x, y, lbeta, front;
 	int sign;
 
 	if (t <= 0.0L)
 		return 1.0L;
-	nu = (long double)df;
+	nu = df;
 	a = nu / 2.0L;
 	b = 0.5L;
 	t2 = t * t;
@@ -280,5 +282,198 @@ stats_ci_compute(const double *x, int n, double level, struct stats_ci *ci)
 		ci->width_pct = 0.0;
 	else
 		ci->width_pct = INFINITY;
+	return 0;
+}
+
+/* The upper tail of the standard normal, P(Z > z). */
+static double
+stats_normal_sf(double z)
+{
+	return 0.5 * erfc(z / sqrt(2.0));
+}
+
+/* Sorts v[0..n-1] ascending (insertion sort: samples are small). */
+static void
+sort_doubles(double *v, int n)
+{
+	for (int i = 1; i < n; i++) {
+		double t = v[i];
+		int j = i;
+
+		for (; j > 0 && v[j - 1] > t; j--)
+			v[j] = v[j - 1];
+		v[j] = t;
+	}
+}
+
+/*
+ * The number of orderings of nx x's among ny y's (out of C(nx+ny, nx))
+ * whose U statistic for x is each k = 0..nx*ny, into count[]: f(i, j, k)
+ * = f(i-1, j, k-j) + f(i, j-1, k), the recursion R's dwilcox uses,
+ * kept two rows of i at a time. Returns 0, or -1 without memory.
+ */
+static int
+mwu_counts(int nx, int ny, double *count)
+{
+	int K = nx * ny, i, j, k;
+	size_t row = (size_t)(K + 1);
+	double *prev = calloc((size_t)(ny + 1) * row, sizeof(double));
+	double *cur = calloc((size_t)(ny + 1) * row, sizeof(double));
+
+	if (prev == NULL || cur == NULL) {
+		free(prev);
+		free(cur);
+		return -1;
+	}
+	/* i = 0: no x's, U = 0 whatever j. */
+	for (j = 0; j <= ny; j++)
+		prev[(size_t)j * row] = 1;
+	for (i = 1; i <= nx; i++) {
+		memset(cur, 0, (size_t)(ny + 1) * row * sizeof(double));
+		cur[0] = 1; /* j = 0: only x's, U = 0 */
+		for (j = 1; j <= ny; j++)
+			for (k = 0; k <= i * j; k++) {
+				double v = cur[(size_t)(j - 1) * row + k];
+
+				/* The last element is an x: it beats all
+				 * j y's. */
+				if (k >= j)
+					v += prev[(size_t)j * row + k - j];
+				cur[(size_t)j * row + k] = v;
+			}
+		{
+			double *t = prev;
+
+			prev = cur;
+			cur = t;
+		}
+	}
+	memcpy(count, prev + (size_t)ny * row, row * sizeof(double));
+	free(prev);
+	free(cur);
+	return 0;
+}
+
+int
+stats_mann_whitney(const double *x, int nx, const double *y, int ny,
+		   struct stats_mwu *r)
+{
+	int n = nx + ny, i, j, ntied = 0;
+	double *all, rx = 0, tie_sum = 0, mean, var;
+
+	if (x == NULL || y == NULL || r == NULL || nx < 1 || ny < 1)
+		return -1;
+	memset(r, 0, sizeof(*r));
+	all = malloc((size_t)n * sizeof(double));
+	if (all == NULL)
+		return -1;
+	memcpy(all, x, (size_t)nx * sizeof(double));
+	memcpy(all + nx, y, (size_t)ny * sizeof(double));
+	sort_doubles(all, n);
+	/* Midranks: each x's rank is the mean of the ranks its value
+	 * spans in the pooled sample. */
+	for (i = 0; i < n; i = j) {
+		for (j = i; j < n && all[j] == all[i]; j++)
+			;
+		if (j - i > 1) {
+			double t = j - i;
+
+			ntied++;
+			tie_sum += t * t * t - t;
+		}
+	}
+	for (int a = 0; a < nx; a++) {
+		int lo = 0, hi = 0;
+
+		for (i = 0; i < n; i++) {
+			if (all[i] < x[a])
+				lo++;
+			if (all[i] <= x[a])
+				hi++;
+		}
+		rx += (lo + 1 + hi) / 2.0;
+	}
+	r->u = rx - nx * (nx + 1) / 2.0;
+	r->ties = ntied > 0;
+	mean = nx * (double)ny / 2.0;
+	if (!r->ties && nx < STATS_MWU_EXACT_MAX && ny < STATS_MWU_EXACT_MAX) {
+		int K = nx * ny;
+		double *c = malloc((size_t)(K + 1) * sizeof(double));
+		double tail = 0, total = 0;
+		int q = (int)lround(r->u);
+
+		if (c == NULL || mwu_counts(nx, ny, c) < 0) {
+			free(c);
+			free(all);
+			return -1;
+		}
+		for (int k = 0; k <= K; k++)
+			total += c[k];
+		/* As R's wilcox.test: the tail on U's side of the middle,
+		 * doubled. */
+		if (q > mean)
+			for (int k = q; k <= K; k++)
+				tail += c[k];
+		else
+			for (int k = 0; k <= q; k++)
+				tail += c[k];
+		r->p = fmin(1.0, 2.0 * tail / total);
+		r->exact = 1;
+		free(c);
+		free(all);
+		return 0;
+	}
+	free(all);
+	var = nx * (double)ny / 12.0 *
+	      ((n + 1) - tie_sum / ((double)n * (n - 1)));
+	if (var <= 0) {
+		r->p = 1.0; /* every value the same: no evidence of a shift */
+		return 0;
+	}
+	{
+		double z = r->u - mean;
+		double corr = z > 0 ? 0.5 : z < 0 ? -0.5 : 0;
+
+		z = (z - corr) / sqrt(var);
+		r->z = z;
+		r->p = fmin(1.0, 2.0 * stats_normal_sf(fabs(z)));
+	}
+	return 0;
+}
+
+int
+stats_welch(const double *x, int nx, const double *y, int ny,
+	    struct stats_welch *r)
+{
+	long double mx = 0, my = 0, vx = 0, vy = 0, se2, t;
+	int i;
+
+	if (x == NULL || y == NULL || r == NULL || nx < 2 || ny < 2)
+		return -1;
+	for (i = 0; i < nx; i++)
+		mx += x[i];
+	for (i = 0; i < ny; i++)
+		my += y[i];
+	mx /= nx;
+	my /= ny;
+	for (i = 0; i < nx; i++)
+		vx += (x[i] - mx) * (x[i] - mx);
+	for (i = 0; i < ny; i++)
+		vy += (y[i] - my) * (y[i] - my);
+	vx /= nx - 1;
+	vy /= ny - 1;
+	se2 = vx / nx + vy / ny;
+	if (se2 <= 0) {
+		r->t = 0;
+		r->df = nx + ny - 2;
+		r->p = mx == my ? 1.0 : 0.0;
+		return 0;
+	}
+	t = (mx - my) / sqrtl(se2);
+	r->t = (double)t;
+	r->df = (double)(se2 * se2 /
+			 ((vx / nx) * (vx / nx) / (nx - 1) +
+			  (vy / ny) * (vy / ny) / (ny - 1)));
+	r->p = (double)stats_t_tail(fabsl(t), (long double)r->df);
 	return 0;
 }

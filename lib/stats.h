@@ -90,4 +90,35 @@ struct stats_ci {
  * returns 0, or -1 when n < 2 or level is outside (0, 1). */
 int stats_ci_compute(const double *x, int n, double level, struct stats_ci *ci);
 
+/* Below this many values on both sides and without ties, the
+ * Mann-Whitney p-value is exact (as R's wilcox.test decides). */
+#define STATS_MWU_EXACT_MAX 50
+
+/* A two-sided Mann-Whitney U (Wilcoxon rank-sum) test. */
+struct stats_mwu {
+	double u;  /* U of the first sample: pairs (x, y) with x > y, ties
+		    * counting one half */
+	double p;  /* two-sided p-value */
+	double z;  /* the normal approximation's z, 0 when exact */
+	int exact; /* 1: the exact distribution; 0: the normal
+		    * approximation with tie and continuity corrections */
+	int ties;  /* the pooled sample had ties */
+};
+
+/* Tests whether x[0..nx-1] and y[0..ny-1] come from one distribution,
+ * without assuming normality; returns 0, or -1 on bad input or without
+ * memory. */
+int stats_mann_whitney(const double *x, int nx, const double *y, int ny,
+		       struct stats_mwu *r);
+
+/* Welch's unequal-variances t-test, assuming each sample's mean is
+ * normally distributed. */
+struct stats_welch {
+	double t, df, p; /* statistic, Welch-Satterthwaite df, two-sided p */
+};
+
+/* Welch's test of x against y (each n >= 2); returns 0, or -1. */
+int stats_welch(const double *x, int nx, const double *y, int ny,
+		struct stats_welch *r);
+
 #endif

@@ -2,21 +2,36 @@
 #include "module.h"
 
 #include <errno.h>
+#include <netinet/in.h>
+#include <netinet/udp.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <time.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <sys/uio.h>
 
 #include "clock.h"
 #include "err.h"
+#include "fast.h"
+
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
+#ifndef MSG_ZEROCOPY
+#define MSG_ZEROCOPY 0x4000000
+#endif
 
 /* After a sender's last byte: half-close and wait for the receiver to
- * close its side, so the flush of the last data is inside the interval. */
+ * close its side, so the flush of the last data is inside the interval.
+ * The receiver of a one-way test sends nothing back, so data here is a
+ * peer that does not follow the protocol (one flooding to hold the test
+ * open): that ends the test at once, as an error. */
 static int
 finish_send(struct test_ctx *ctx)
 {
-	uint64_t start = clock_ns(), now;
+	uint64_t start = clock_ns();
 	char junk[4096];
 	ssize_t n;
 
@@ -28,18 +43,47 @@ finish_send(struct test_ctx *ctx)
 		if (n == 0)
 			return 0;
 		if (n > 0)
-			continue;
-		if (errno == EINTR)
-			continue;
-		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			return err_set(ctx->err,
+				       "the peer sent data back on the "
+				       "one-way data connection");
+		if (ctx->untagged && errno == ECONNRESET)
+			return 0;
+		if (errno != EINTR && errno != EAGAIN && errno != EWOULDBLOCK)
 			return err_set(ctx->err, "data connection: %s",
 				       strerror(errno));
-		now = clock_ns();
-		if (now - start >= MODULE_GRACE_SEC * NS_PER_SEC)
+		if (clock_ns() - start >= MODULE_GRACE_SEC * NS_PER_SEC)
 			return err_set(ctx->err,
 				       "the peer did not close the data "
 				       "connection within %d s of the end",
 				       MODULE_GRACE_SEC);
+	}
+}
+
+/*
+ * --zerocopy: waits for the error queue to report every send complete,
+ * so the completions are counted whole. Returns 0, or -1 with err set
+ * when some never come.
+ */
+static int
+zc_drain(struct test_ctx *ctx)
+{
+	struct side_result *r = ctx->r;
+	struct pollfd pfd = {.fd = ctx->fd, .events = 0};
+	uint64_t start = clock_ns();
+
+	for (;;) {
+		fast_zc_reap(ctx->fd, r);
+		if (r->zc_done >= r->send_calls)
+			return 0;
+		if (clock_ns() - start >= MODULE_GRACE_SEC * NS_PER_SEC)
+			return err_set(
+			    ctx->err,
+			    "--zerocopy: %llu of %llu sends were "
+			    "never reported complete",
+			    (unsigned long long)(r->send_calls - r->zc_done),
+			    (unsigned long long)r->send_calls);
+		/* A waiting notice shows as POLLERR. */
+		poll(&pfd, 1, 100);
 	}
 }
 
@@ -50,6 +94,8 @@ stream_send(struct test_ctx *ctx)
 	size_t size = (size_t)r->send_size;
 	uint64_t left = ctx->p->duration > 0 ? 0 : (uint64_t)ctx->p->count;
 	uint64_t now = clock_ns(), then, progress = now, check = now;
+	int zc = ctx->p->zerocopy && strcmp(r->path, "zerocopy") == 0;
+	int flags = MSG_NOSIGNAL | (zc ? MSG_ZEROCOPY : 0);
 	ssize_t n;
 	size_t want;
 	char *buf;
@@ -75,8 +121,9 @@ stream_send(struct test_ctx *ctx)
 			break;
 		/* -I: write(), as 2.7's use_write; a closed peer then
 		 * raises SIGPIPE, which netperf ignores. */
-		n = ctx->p->use_write ? write(ctx->fd, buf, want)
-				      : send(ctx->fd, buf, want, MSG_NOSIGNAL);
+		n = ctx->p->use_write && !zc
+			? write(ctx->fd, buf, want)
+			: send(ctx->fd, buf, want, flags);
 		then = now;
 		now = clock_ns();
 		if (n > 0) {
@@ -85,17 +132,40 @@ stream_send(struct test_ctx *ctx)
 			progress = now;
 			if (ctx->hist != NULL)
 				stats_hist_add(ctx->hist, now - then);
+			/* The buffer never changes, so completions need not
+			 * be awaited; reading them keeps the queue short. */
+			if (zc && (r->send_calls & 31) == 0)
+				fast_zc_reap(ctx->fd, r);
 			continue;
 		}
 		if (errno == EINTR)
 			continue;
+		/* A netperf 2.7 client stops reading when its own clock
+		 * says so, which may be a moment before ours. */
+		if (ctx->untagged && (errno == EPIPE || errno == ECONNRESET))
+			return 0;
+		/* Pinned pages beyond the socket's option memory: take the
+		 * completions that free them and go on. */
+		if (zc && errno == ENOBUFS) {
+			r->send_errors++;
+			if (fast_zc_reap(ctx->fd, r) == 0)
+				poll(&(struct pollfd){.fd = ctx->fd}, 1, 10);
+			if (module_stalled(ctx, now, progress,
+					   "kept the test going") < 0)
+				return -1;
+			continue;
+		}
 		if (errno != EAGAIN && errno != EWOULDBLOCK)
 			return err_set(ctx->err, "data connection: send: %s",
 				       strerror(errno));
-		if (module_stalled(ctx, now, progress) < 0)
+		if (module_stalled(ctx, now, progress,
+				   "kept the test going") < 0)
 			return -1;
 	}
-	return finish_send(ctx);
+	r->syscalls = r->send_calls;
+	if (finish_send(ctx) < 0)
+		return -1;
+	return zc ? zc_drain(ctx) : 0;
 }
 
 int
@@ -116,6 +186,17 @@ stream_recv(struct test_ctx *ctx)
 			progress = now;
 			if (ctx->hist != NULL)
 				stats_hist_add(ctx->hist, now - then);
+			/* A sender that never stops must not hold this end:
+			 * not past the end of a timed test, nor past the
+			 * bytes asked for in a counted one. */
+			if (module_overtime(ctx, now, "kept sending data") < 0)
+				return -1;
+			if (ctx->end_ns == 0 && ctx->p->count > 0 &&
+			    r->bytes_recv > (uint64_t)ctx->p->count)
+				return err_set(ctx->err,
+					       "the peer sent more than the "
+					       "%lld bytes asked for",
+					       (long long)ctx->p->count);
 			continue;
 		}
 		if (n == 0)
@@ -125,14 +206,18 @@ stream_recv(struct test_ctx *ctx)
 				break;
 			continue;
 		}
+		if (ctx->untagged && errno == ECONNRESET)
+			break;
 		if (errno != EAGAIN && errno != EWOULDBLOCK)
 			return err_set(ctx->err, "data connection: recv: %s",
 				       strerror(errno));
 		if (*ctx->stop)
 			break;
-		if (module_stalled(ctx, now, progress) < 0)
+		if (module_stalled(ctx, now, progress,
+				   "kept sending data") < 0)
 			return -1;
 	}
+	r->syscalls = r->recv_calls;
 	/* The sender waits for this close to end its interval. */
 	shutdown(ctx->fd, SHUT_WR);
 	return 0;
@@ -166,138 +251,459 @@ sleep_until(uint64_t t)
 	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
 }
 
+/* How the sender hands datagrams to the kernel: one send() each, a
+ * sendmmsg() of up to k, or one UDP_SEGMENT send of k back to back. */
+enum udp_tx_path { TX_SEND, TX_MMSG, TX_GSO };
+
+struct udp_tx {
+	enum udp_tx_path path;
+	size_t size; /* bytes a datagram */
+	int k;	     /* datagrams a call at most */
+	char *gso;   /* GSO: k datagrams, each with its own header */
+	char *hdrs;  /* sendmmsg: k headers of MODULE_UDP_HDR bytes */
+	struct mmsghdr *msgs;
+	struct iovec *iov;
+};
+
+/* Sets up the sender's path from its context; returns 0, or -1 with
+ * ctx->err set. */
+static int
+udp_tx_init(struct test_ctx *ctx, struct udp_tx *tx)
+{
+	const struct test_params *p = ctx->p;
+	int i;
+
+	memset(tx, 0, sizeof(*tx));
+	tx->size = (size_t)ctx->r->send_size;
+	tx->k = 1;
+	tx->path = TX_SEND;
+	if (strcmp(ctx->r->path, "gso") == 0) {
+		tx->path = TX_GSO;
+		tx->k = (int)(MODULE_UDP_MAX / tx->size);
+		if (tx->k > FAST_GSO_SEGS)
+			tx->k = FAST_GSO_SEGS;
+		if (tx->k < 1)
+			tx->k = 1;
+		tx->gso = malloc((size_t)tx->k * tx->size);
+		if (tx->gso == NULL)
+			return err_set(ctx->err, "out of memory");
+		for (i = 0; i < tx->k; i++)
+			memcpy(tx->gso + (size_t)i * tx->size, ctx->buf,
+			       tx->size);
+	} else if (p->batch > 1) {
+		tx->path = TX_MMSG;
+		tx->k = p->batch;
+		tx->hdrs = malloc((size_t)tx->k * MODULE_UDP_HDR);
+		tx->msgs = calloc((size_t)tx->k, sizeof(*tx->msgs));
+		tx->iov = calloc(2 * (size_t)tx->k, sizeof(*tx->iov));
+		if (tx->hdrs == NULL || tx->msgs == NULL || tx->iov == NULL)
+			return err_set(ctx->err, "out of memory");
+		/* Each datagram: its own header, then the shared payload. */
+		for (i = 0; i < tx->k; i++) {
+			tx->iov[2 * i].iov_base =
+			    tx->hdrs + (size_t)i * MODULE_UDP_HDR;
+			tx->iov[2 * i].iov_len = MODULE_UDP_HDR;
+			tx->iov[2 * i + 1].iov_base = ctx->buf + MODULE_UDP_HDR;
+			tx->iov[2 * i + 1].iov_len = tx->size - MODULE_UDP_HDR;
+			tx->msgs[i].msg_hdr.msg_iov = &tx->iov[2 * i];
+			tx->msgs[i].msg_hdr.msg_iovlen = 2;
+		}
+	}
+	return 0;
+}
+
+static void
+udp_tx_free(struct udp_tx *tx)
+{
+	free(tx->gso);
+	free(tx->hdrs);
+	free(tx->msgs);
+	free(tx->iov);
+}
+
+/* One call: datagrams seq to seq + want - 1, stamped now; a call a
+ * datagram sends buf (the ring's next, -k/-K touched), with write() under
+ * -I. Returns the datagrams the kernel took, or -1 with errno set. */
+static ssize_t
+udp_tx_call(struct test_ctx *ctx, struct udp_tx *tx, char *buf, uint64_t seq,
+	    int want, uint64_t now)
+{
+	ssize_t n;
+	int i;
+
+	switch (tx->path) {
+	case TX_MMSG:
+		for (i = 0; i < want; i++) {
+			put_be64(tx->hdrs + (size_t)i * MODULE_UDP_HDR,
+				 seq + (uint64_t)i);
+			put_be64(tx->hdrs + (size_t)i * MODULE_UDP_HDR + 8,
+				 now);
+		}
+		return sendmmsg(ctx->fd, tx->msgs, (unsigned)want, 0);
+	case TX_GSO:
+		/* The kernel cuts the buffer every tx->size bytes: every
+		 * piece is a datagram with its own header. */
+		for (i = 0; i < want; i++) {
+			put_be64(tx->gso + (size_t)i * tx->size,
+				 seq + (uint64_t)i);
+			put_be64(tx->gso + (size_t)i * tx->size + 8, now);
+		}
+		n = send(ctx->fd, tx->gso, (size_t)want * tx->size, 0);
+		return n < 0 ? -1 : n / (ssize_t)tx->size;
+	case TX_SEND:
+	default:
+		put_be64(buf, seq);
+		put_be64(buf + 8, now);
+		n = ctx->p->use_write ? write(ctx->fd, buf, tx->size)
+				      : send(ctx->fd, buf, tx->size, 0);
+		return n < 0 ? -1 : 1;
+	}
+}
+
 int
 udp_stream_send(struct test_ctx *ctx)
 {
 	struct side_result *r = ctx->r;
-	size_t size = (size_t)r->send_size;
 	uint64_t left = ctx->p->duration > 0 ? 0 : (uint64_t)ctx->p->count;
 	uint64_t now = clock_ns(), then, progress = now, seq = 0;
-	uint64_t gap = 0, next = now;
+	uint64_t gap = 0, next = now, more;
+	struct udp_tx tx;
 	ssize_t n;
 	char *buf;
+	int want, e;
 
+	if (udp_tx_init(ctx, &tx) < 0) {
+		udp_tx_free(&tx);
+		return -1;
+	}
 	/* --rate: one datagram every gap ns, scheduled on absolute times so
-	 * the offered rate does not drift. */
+	 * the offered rate does not drift; a call of k waits k gaps. */
 	if (ctx->p->rate > 0)
-		gap = (uint64_t)((double)size * 8 * 1e9 / ctx->p->rate);
+		gap = (uint64_t)((double)tx.size * 8 * 1e9 / ctx->p->rate);
 	for (;;) {
 		if (*ctx->stop)
 			break;
 		if (ctx->end_ns != 0 ? now >= ctx->end_ns
 				     : r->bytes_sent >= left)
 			break;
+		want = tx.k;
+		if (ctx->end_ns == 0) {
+			more = (left - r->bytes_sent + tx.size - 1) / tx.size;
+			if (more < (uint64_t)want)
+				want = (int)more;
+		}
 		if (gap != 0) {
 			if (now < next) {
 				sleep_until(next);
 				now = clock_ns();
 			}
-			next += gap;
+			next += gap * (uint64_t)want;
 		}
 		buf = module_send_buffer(ctx);
 		if (buf == NULL)
 			break;
-		put_be64(buf, seq);
-		put_be64(buf + 8, now);
-		n = ctx->p->use_write ? write(ctx->fd, buf, size)
-				      : send(ctx->fd, buf, size, 0);
+		n = udp_tx_call(ctx, &tx, buf, seq, want, now);
+		e = errno;
 		then = now;
 		now = clock_ns();
 		if (n >= 0) {
-			r->bytes_sent += (uint64_t)n;
-			r->send_calls++;
-			seq++;
+			r->bytes_sent += (uint64_t)n * tx.size;
+			r->send_calls += (uint64_t)n;
+			r->syscalls++;
+			seq += (uint64_t)n;
 			progress = now;
 			if (ctx->hist != NULL)
 				stats_hist_add(ctx->hist, now - then);
 			continue;
 		}
-		if (errno == EINTR)
+		if (e == EINTR)
 			continue;
 		/* A full queue is the network's answer, not a failure: count
 		 * it, as netperf's "Errors" column does. */
-		if (errno == ENOBUFS || errno == EAGAIN ||
-		    errno == EWOULDBLOCK) {
+		if (e == ENOBUFS || e == EAGAIN || e == EWOULDBLOCK) {
 			r->send_errors++;
-			if (module_stalled(ctx, now, progress) < 0)
-				return -1;
+			if (module_stalled(ctx, now, progress,
+					   "kept the test going") < 0)
+				goto fail;
 			continue;
 		}
-		return err_set(ctx->err, "data socket: send: %s",
-			       strerror(errno));
+		if (tx.path == TX_GSO &&
+		    (e == EINVAL || e == EIO || e == EMSGSIZE)) {
+			err_set(ctx->err,
+				"--udp-gso: the kernel refused UDP_SEGMENT "
+				"(%s): %zu-byte datagrams must fit the "
+				"path's MTU and the route must offer "
+				"checksum offload",
+				strerrorname_np(e) != NULL ? strerrorname_np(e)
+							   : "?",
+				tx.size);
+			goto fail;
+		}
+		err_set(ctx->err, "data socket: %s: %s",
+			tx.path == TX_MMSG ? "sendmmsg" : "send", strerror(e));
+		goto fail;
 	}
+	udp_tx_free(&tx);
 	module_udp_end(ctx);
 	return 0;
+fail:
+	udp_tx_free(&tx);
+	return -1;
 }
 
 /* Sequence numbers remembered for telling duplicates from late arrivals. */
 #define UDP_WINDOW 65536
 
+/* How the receiver takes datagrams: one recv() each, a recvmmsg() of up
+ * to k, or a UDP_GRO receive of a coalesced buffer. */
+enum udp_rx_path { RX_RECV, RX_MMSG, RX_GRO };
+
+/* The receiver's account: the window of sequence numbers, the jitter
+ * estimate and the path's buffers. */
+struct udp_rx {
+	enum udp_rx_path path;
+	uint64_t next;	     /* one past the highest sequence seen */
+	unsigned char *seen; /* UDP_WINDOW bits */
+	int64_t prev_transit;
+	int have_prev;
+	double jitter;
+	uint64_t now, last; /* this call's return, the last data's */
+	int end;	    /* an end marker came */
+	int untagged;	    /* a netperf 2.7 sender: no header of ours */
+	int k;		    /* recvmmsg: buffers */
+	size_t size;	    /* bytes a buffer */
+	char *bufs;
+	struct mmsghdr *msgs;
+	struct iovec *iov;
+	struct test_ctx *ctx; /* for the token, echoed when it comes again */
+};
+
+static int
+udp_rx_init(struct test_ctx *ctx, struct udp_rx *rx)
+{
+	int i;
+
+	memset(rx, 0, sizeof(*rx));
+	rx->ctx = ctx;
+	rx->seen = calloc(UDP_WINDOW / 8, 1);
+	if (rx->seen == NULL)
+		return err_set(ctx->err, "out of memory");
+	rx->path = RX_RECV;
+	rx->untagged = ctx->untagged;
+	rx->size = ctx->buflen;
+	rx->bufs = ctx->buf;
+	if (strcmp(ctx->r->path, "gro") == 0) {
+		rx->path = RX_GRO;
+		/* A coalesced buffer may hold a whole IP packet's worth. */
+		if (rx->size < FAST_GRO_BUF) {
+			rx->size = FAST_GRO_BUF;
+			rx->bufs = malloc(rx->size);
+			if (rx->bufs == NULL)
+				return err_set(ctx->err, "out of memory");
+		}
+	} else if (ctx->p->batch > 1) {
+		rx->path = RX_MMSG;
+		rx->k = ctx->p->batch;
+		rx->bufs = malloc((size_t)rx->k * rx->size);
+		rx->msgs = calloc((size_t)rx->k, sizeof(*rx->msgs));
+		rx->iov = calloc((size_t)rx->k, sizeof(*rx->iov));
+		if (rx->bufs == NULL || rx->msgs == NULL || rx->iov == NULL)
+			return err_set(ctx->err, "out of memory");
+		for (i = 0; i < rx->k; i++) {
+			rx->iov[i].iov_base = rx->bufs + (size_t)i * rx->size;
+			rx->iov[i].iov_len = rx->size;
+			rx->msgs[i].msg_hdr.msg_iov = &rx->iov[i];
+			rx->msgs[i].msg_hdr.msg_iovlen = 1;
+		}
+	}
+	return 0;
+}
+
+static void
+udp_rx_free(struct test_ctx *ctx, struct udp_rx *rx)
+{
+	free(rx->seen);
+	if (rx->bufs != ctx->buf)
+		free(rx->bufs);
+	free(rx->msgs);
+	free(rx->iov);
+}
+
+/* Takes one datagram of n bytes at p into the account. */
+static void
+udp_rx_take(struct udp_rx *rx, struct side_result *r, const char *p, size_t n)
+{
+	unsigned char *seen = rx->seen;
+	uint64_t seq;
+	int64_t transit, d;
+
+	/* The token again: the client did not hear the echo. */
+	if (module_udp_token(rx->ctx, p, n, 1))
+		return;
+	if (n == 0) {
+		/* The client's end marker: take what is queued. */
+		rx->end = 1;
+		return;
+	}
+	/* A 2.7 client's datagrams carry no header: count them; nothing of
+	 * their order can be known. */
+	if (rx->untagged) {
+		r->recv_calls++;
+		r->bytes_recv += (uint64_t)n;
+		rx->last = rx->now;
+		return;
+	}
+	/* Too short to be ours: not counted as data. */
+	if (n < MODULE_UDP_HDR)
+		return;
+	r->recv_calls++;
+	r->bytes_recv += (uint64_t)n;
+	rx->last = rx->now;
+	seq = get_be64(p);
+	/* RFC 3550: J += (|D| - J) / 16, D the change in transit time; only
+	 * differences of the sender's clock are used, so the clocks need
+	 * not agree. */
+	transit = (int64_t)(rx->now - get_be64(p + 8));
+	if (rx->have_prev) {
+		d = transit - rx->prev_transit;
+		rx->jitter += ((double)(d < 0 ? -d : d) - rx->jitter) / 16.0;
+	}
+	rx->prev_transit = transit;
+	rx->have_prev = 1;
+	if (seq >= rx->next) {
+		uint64_t s = rx->next;
+
+		/* Forget what the window held for the sequence numbers now
+		 * being skipped. */
+		if (seq - rx->next >= UDP_WINDOW)
+			memset(seen, 0, UDP_WINDOW / 8);
+		else
+			for (; s < seq; s++)
+				seen[(s % UDP_WINDOW) / 8] &=
+				    (unsigned char)~(1u << (s % 8));
+		seen[(seq % UDP_WINDOW) / 8] |=
+		    (unsigned char)(1u << (seq % 8));
+		rx->next = seq + 1;
+	} else if (rx->next - seq >= UDP_WINDOW) {
+		r->reordered++;
+	} else if (seen[(seq % UDP_WINDOW) / 8] & (1u << (seq % 8))) {
+		r->dups++;
+	} else {
+		seen[(seq % UDP_WINDOW) / 8] |=
+		    (unsigned char)(1u << (seq % 8));
+		r->reordered++;
+	}
+}
+
+/* The gso_size a UDP_GRO receive reports, or 0 when the buffer is one
+ * datagram. */
+static size_t
+gro_size(struct msghdr *msg)
+{
+	struct cmsghdr *cm;
+	int v;
+
+	for (cm = CMSG_FIRSTHDR(msg); cm != NULL; cm = CMSG_NXTHDR(msg, cm))
+		if (cm->cmsg_level == SOL_UDP && cm->cmsg_type == UDP_GRO) {
+			memcpy(&v, CMSG_DATA(cm), sizeof(v));
+			return v > 0 ? (size_t)v : 0;
+		}
+	return 0;
+}
+
+/* One receive call over the receiver's path, every datagram it returns
+ * taken into the account. Returns 0, or -1 with errno set. */
+static int
+udp_rx_call(struct test_ctx *ctx, struct udp_rx *rx, int flags)
+{
+	struct side_result *r = ctx->r;
+	char control[CMSG_SPACE(sizeof(int))];
+	struct iovec iov;
+	struct msghdr msg;
+	size_t gs, off, seg;
+	ssize_t n;
+	int k, i, e;
+
+	switch (rx->path) {
+	case RX_MMSG:
+		k = recvmmsg(ctx->fd, rx->msgs, (unsigned)rx->k,
+			     flags | MSG_WAITFORONE, NULL);
+		e = errno;
+		rx->now = clock_ns();
+		if (k < 0) {
+			errno = e;
+			return -1;
+		}
+		r->syscalls++;
+		for (i = 0; i < k; i++)
+			udp_rx_take(rx, r, rx->bufs + (size_t)i * rx->size,
+				    rx->msgs[i].msg_len);
+		return 0;
+	case RX_GRO:
+		iov.iov_base = rx->bufs;
+		iov.iov_len = rx->size;
+		memset(&msg, 0, sizeof(msg));
+		msg.msg_iov = &iov;
+		msg.msg_iovlen = 1;
+		msg.msg_control = control;
+		msg.msg_controllen = sizeof(control);
+		n = recvmsg(ctx->fd, &msg, flags);
+		e = errno;
+		rx->now = clock_ns();
+		if (n < 0) {
+			errno = e;
+			return -1;
+		}
+		r->syscalls++;
+		/* Coalesced datagrams are gso_size bytes each, the last
+		 * perhaps shorter: cut them apart and take each. */
+		gs = gro_size(&msg);
+		if (gs == 0 || gs >= (size_t)n) {
+			udp_rx_take(rx, r, rx->bufs, (size_t)n);
+			return 0;
+		}
+		r->coalesced++;
+		for (off = 0; off < (size_t)n; off += gs) {
+			seg = (size_t)n - off < gs ? (size_t)n - off : gs;
+			udp_rx_take(rx, r, rx->bufs + off, seg);
+		}
+		return 0;
+	case RX_RECV:
+	default:
+		n = recv(ctx->fd, rx->bufs, rx->size, flags);
+		e = errno;
+		rx->now = clock_ns();
+		if (n < 0) {
+			errno = e;
+			return -1;
+		}
+		r->syscalls++;
+		udp_rx_take(rx, r, rx->bufs, (size_t)n);
+		return 0;
+	}
+}
+
 int
 udp_stream_recv(struct test_ctx *ctx)
 {
 	struct side_result *r = ctx->r;
-	uint64_t start = clock_ns(), now = start, last = start, check = start;
-	uint64_t next = 0, seq;
-	int64_t transit, prev_transit = 0, d;
-	unsigned char *seen;
-	int have_prev = 0, stopping = 0;
-	double jitter = 0;
-	ssize_t n;
+	uint64_t start = clock_ns(), check = start;
+	struct udp_rx rx;
+	int stopping = 0, rc;
 
-	seen = calloc(UDP_WINDOW / 8, 1);
-	if (seen == NULL)
-		return err_set(ctx->err, "out of memory");
+	if (udp_rx_init(ctx, &rx) < 0)
+		goto fail;
+	rx.now = rx.last = start;
 	for (;;) {
-		n = recv(ctx->fd, ctx->buf, ctx->buflen,
-			 stopping ? MSG_DONTWAIT : 0);
-		now = clock_ns();
-		if (n >= MODULE_UDP_HDR) {
-			r->recv_calls++;
-			r->bytes_recv += (uint64_t)n;
-			last = now;
-			seq = get_be64(ctx->buf);
-			/* RFC 3550: J += (|D| - J) / 16, D the change in
-			 * transit time; only differences of the sender's
-			 * clock are used, so the clocks need not agree. */
-			transit = (int64_t)(now - get_be64(ctx->buf + 8));
-			if (have_prev) {
-				d = transit - prev_transit;
-				jitter +=
-				    ((double)(d < 0 ? -d : d) - jitter) / 16.0;
-			}
-			prev_transit = transit;
-			have_prev = 1;
-			if (seq >= next) {
-				uint64_t s = next;
-
-				/* Forget what the window held for the
-				 * sequence numbers now being skipped. */
-				if (seq - next >= UDP_WINDOW)
-					memset(seen, 0, UDP_WINDOW / 8);
-				else
-					for (; s < seq; s++)
-						seen[(s % UDP_WINDOW) / 8] &=
-						    (unsigned char)~(
-							1u << (s % 8));
-				seen[(seq % UDP_WINDOW) / 8] |=
-				    (unsigned char)(1u << (seq % 8));
-				next = seq + 1;
-			} else if (next - seq >= UDP_WINDOW) {
-				r->reordered++;
-			} else if (seen[(seq % UDP_WINDOW) / 8] &
-				   (1u << (seq % 8))) {
-				r->dups++;
-			} else {
-				seen[(seq % UDP_WINDOW) / 8] |=
-				    (unsigned char)(1u << (seq % 8));
-				r->reordered++;
-			}
-		} else if (n == 0) {
-			/* The client's end marker: take what is queued. */
-			stopping = 1;
-		} else if (n > 0) {
-			/* Too short to be ours: not counted as data. */
+		rc = udp_rx_call(ctx, &rx, stopping ? MSG_DONTWAIT : 0);
+		/* Neither a flood nor a missing stop holds this end past
+		 * the end of the test. */
+		if (module_overtime(ctx, clock_ns(), "kept sending datagrams") <
+		    0)
+			goto fail;
+		if (rc == 0) {
+			if (rx.end)
+				stopping = 1;
 		} else if (errno == EINTR) {
 			continue;
 		} else if (errno == EAGAIN || errno == EWOULDBLOCK) {
@@ -307,7 +713,15 @@ udp_stream_recv(struct test_ctx *ctx)
 				stopping = 1;
 				continue;
 			}
-			if (module_stalled(ctx, now, last) < 0)
+			/* netperf receiving (--bidir) has no "stop" to wait
+			 * for: netserver's sender ends with the test, so a
+			 * silence past its end means it is over, whether or
+			 * not an end marker got through. */
+			if (ctx->ctl < 0 && ctx->end_ns != 0 &&
+			    rx.now >= ctx->end_ns + NS_PER_SEC / 2)
+				break;
+			if (module_stalled(ctx, rx.now, rx.last,
+					   "kept sending datagrams") < 0)
 				goto fail;
 			continue;
 		} else if (errno != ECONNREFUSED) {
@@ -317,16 +731,16 @@ udp_stream_recv(struct test_ctx *ctx)
 		}
 		/* Look at the control socket every few milliseconds: once
 		 * the client says it has stopped, drain what is queued. */
-		if (!stopping && now - check > 5000000) {
-			check = now;
+		if (!stopping && rx.now - check > 5000000) {
+			check = rx.now;
 			stopping = module_stop_requested(ctx);
 		}
 	}
-	free(seen);
-	r->jitter = jitter / 1e9;
-	r->elapsed = (double)(last - start) / 1e9;
+	r->jitter = rx.jitter / 1e9;
+	r->elapsed = (double)(rx.last - start) / 1e9;
+	udp_rx_free(ctx, &rx);
 	return 0;
 fail:
-	free(seen);
+	udp_rx_free(ctx, &rx);
 	return -1;
 }

@@ -260,13 +260,52 @@ sweep_plot_check(const char *path, char *err)
 }
 
 int
+sweep_gnuplot(const char *path, const char *body, char *err)
+{
+	char script[] = "/tmp/np-plot-XXXXXX";
+	const char *ext = strrchr(path, '.');
+	int sfd, rc;
+	FILE *f;
+
+	if (sweep_plot_check(path, err) < 0)
+		return -1;
+	sfd = mkstemp(script);
+	if (sfd < 0)
+		return err_set(err, "--plot: %s", strerror(errno));
+	f = fdopen(sfd, "w");
+	if (f == NULL) {
+		close(sfd);
+		unlink(script);
+		return err_set(err, "--plot: %s", strerror(errno));
+	}
+	fprintf(f,
+		"set terminal %s size 900,540 noenhanced\n"
+		"set output '%s'\n%s",
+		strcmp(ext, ".svg") == 0 ? "svg dynamic" : "png", path, body);
+	if (fclose(f) != 0) {
+		unlink(script);
+		return err_set(err, "--plot: cannot write the script");
+	}
+	rc = run_gnuplot(script);
+	unlink(script);
+	if (rc == 127)
+		return err_set(err, "--plot needs gnuplot: apt-get install "
+				    "gnuplot-nox"),
+		       1;
+	if (rc != 0)
+		return err_set(err, "--plot: gnuplot failed (exit %d)", rc);
+	return 0;
+}
+
+int
 sweep_plot(const char *path, const struct sweep *s,
 	   const struct sweep_point *pts, char *err)
 {
-	char data[] = "/tmp/np-sweep-XXXXXX", script[] = "/tmp/np-plot-XXXXXX";
+	char data[] = "/tmp/np-sweep-XXXXXX";
 	const struct result *first = NULL;
-	const char *ext = strrchr(path, '.');
-	int dfd, sfd, rc, i, sd = 0;
+	char *body = NULL;
+	size_t blen = 0;
+	int dfd, rc, i, sd = 0;
 	FILE *f;
 
 	for (i = 0; i < s->n && first == NULL; i++)
@@ -283,22 +322,18 @@ sweep_plot(const char *path, const struct sweep *s,
 	f = fdopen(dfd, "w");
 	sweep_data(f, s, pts);
 	fclose(f);
-	sfd = mkstemp(script);
-	if (sfd < 0) {
+	f = open_memstream(&body, &blen);
+	if (f == NULL) {
 		unlink(data);
-		return err_set(err, "--plot: %s", strerror(errno));
+		return err_set(err, "--plot: out of memory");
 	}
-	f = fdopen(sfd, "w");
 	fprintf(f,
-		"set terminal %s size 900,540 noenhanced\n"
-		"set output '%s'\n"
 		"set title '%s: %s against %s'\n"
 		"set xlabel '%s'\n"
 		"set ylabel '%s/s'\n"
 		"set logscale x 2\n"
 		"set grid\n"
 		"set key top left\n",
-		strcmp(ext, ".svg") == 0 ? "svg dynamic" : "png", path,
 		first->m->name,
 		module_is_rr(first->m) && first->fmt == 'x' ? "transactions/s"
 							    : "throughput",
@@ -320,14 +355,9 @@ sweep_plot(const char *path, const struct sweep *s,
 			"'throughput'\n",
 			data);
 	fclose(f);
-	rc = run_gnuplot(script);
+	rc = body != NULL ? sweep_gnuplot(path, body, err)
+			  : err_set(err, "--plot: out of memory");
+	free(body);
 	unlink(data);
-	unlink(script);
-	if (rc == 127)
-		return err_set(err, "--plot needs gnuplot: apt-get install "
-				    "gnuplot-nox"),
-		       1;
-	if (rc != 0)
-		return err_set(err, "--plot: gnuplot failed (exit %d)", rc);
-	return 0;
+	return rc;
 }

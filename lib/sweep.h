@@ -68,4 +68,12 @@ int sweep_plot_check(const char *path, char *err);
 int sweep_plot(const char *path, const struct sweep *s,
 	       const struct sweep_point *pts, char *err);
 
+/*
+ * Runs gnuplot on body (its commands, data inline or in files it names)
+ * after the terminal and output lines for path (.svg or .png), with no
+ * shell in between: the plotting every --plot shares. Returns 0; 1 when
+ * gnuplot is not installed (err says what to install); -1 with err set.
+ */
+int sweep_gnuplot(const char *path, const char *body, char *err);
+
 #endif

@@ -473,3 +473,11 @@ topo_npus(struct topo *t)
 
 	return n > 0 ? n : 0;
 }
+
+int
+topo_numa_count(struct topo *t)
+{
+	int n = hwloc_get_nbobjs_by_type(t->t, HWLOC_OBJ_NUMANODE);
+
+	return n > 0 ? n : -1;
+}

@@ -75,4 +75,7 @@ int topo_cpu_numa(struct topo *t, int cpu);
 /* The number of PUs in the topology. */
 int topo_npus(struct topo *t);
 
+/* The number of NUMA nodes, -1 if unknown. */
+int topo_numa_count(struct topo *t);
+
 #endif

@@ -9,6 +9,7 @@
 #include "cli.h"
 #include "merge.h"
 #include "clock.h"
+#include "compare.h"
 #include "output.h"
 #include "proto.h"
 #include "sock.h"
@@ -73,6 +74,9 @@ usage(FILE *out)
 	    "  -n ncpu           ignored, as netperf 2.7 on Linux\n"
 	    "  -Z passphrase     authenticate (a key derived from it)\n"
 	    "  --streams n       n parallel data connections\n"
+	    "  --bidir           TCP_STREAM, UDP_STREAM: as many again the "
+	    "other way,\n"
+	    "                    at the same time\n"
 	    "  --rate bits/s     UDP_STREAM: offer this rate per stream\n"
 	    "                    (k, M, G: 10^3, 10^6, 10^9)\n"
 	    "  --json, -J        one JSON document instead of tables\n"
@@ -86,6 +90,12 @@ usage(FILE *out)
 	    "  --ifstat IF       watch IF's packet and byte rates (-D, -l)\n"
 	    "  --auth KEYFILE    prove the shared secret netserver asks for\n"
 	    "                    (or NETPERF_AUTH_KEY)\n"
+	    "  --legacy          speak netperf 2.7's protocol (a 2.7 netserver)\n"
+	    "  -Z passphrase     2.7's passphrase, sent in plain text\n"
+	    "  --compare OLD NEW compare two sets of JSON results (files or\n"
+	    "                    directories): means, 95 % intervals, change,\n"
+	    "                    Mann-Whitney p; with --alpha A, --force,\n"
+	    "                    --json, --plot FILE\n"
 	    "  --start-at TIME   begin the measured interval at TIME: Unix\n"
 	    "                    seconds (1767225600.5) or +S from now\n"
 	    "  --merge FILE...   merge --json results exactly (-P, -v, --json,\n"
@@ -162,7 +172,8 @@ struct interim_ctx {
 };
 
 static void
-on_interim(void *arg, double count, double secs, double since_start)
+on_interim(void *arg, double count, double secs, double since_start,
+	   const struct tcpinfo *tcpi)
 {
 	struct interim_ctx *ic = arg;
 	struct result *res = ic->res;
@@ -183,6 +194,10 @@ on_interim(void *arg, double count, double secs, double since_start)
 	iv.ending_ns = clock_real_ns();
 	iv.ending = (double)iv.ending_ns / 1e9;
 	iv.since_start = since_start;
+	if (tcpi != NULL)
+		iv.tcpi = *tcpi;
+	else
+		tcpinfo_clear(&iv.tcpi);
 	if (res->ninterim == res->interim_cap) {
 		int cap = res->interim_cap ? 2 * res->interim_cap : 64;
 
@@ -195,11 +210,17 @@ on_interim(void *arg, double count, double secs, double since_start)
 	res->interim[res->ninterim] = iv;
 	if (ic->o->json_stream)
 		output_json_interim(stdout, res, &iv);
-	else if (!ic->o->json)
+	else if (!ic->o->json) {
 		output_interim(stdout, res, &iv, res->ninterim,
 			       ic->o->output_mode == 'o'   ? 'o'
 			       : ic->o->output_mode == 'k' ? 'k'
 							   : 'l');
+		/* netperf 2.7's line stays as it was, for the scripts
+		 * that parse it; -v 2 adds the kernel's view below it. */
+		if (ic->o->verbosity >= 2 && ic->o->output_mode != 'o' &&
+		    ic->o->output_mode != 'k')
+			output_interim_tcp(stdout, &iv);
+	}
 	res->ninterim++;
 	fflush(stdout);
 }
@@ -222,6 +243,8 @@ result_init(struct result *res, const struct netperf_opts *o,
 	res->local_place.cpu_actual = res->remote_place.cpu_actual = -1;
 	res->local_place.numa = res->remote_place.numa = -1;
 	res->local_place.nic_local = res->remote_place.nic_local = -1;
+	platform_init(&res->local_platform);
+	platform_init(&res->remote_platform);
 	result_env_self(&res->local_env, "netperf");
 	res->remote_env = c->remote_env;
 	client_describe(c, o, res);
@@ -294,6 +317,26 @@ confidence_warning(FILE *out, const struct result_confidence *cf)
 		cf->remote_cpu > 0 ? cf->remote_cpu : 0);
 }
 
+/* DUMP_TCP_INFO in the environment: each data connection's TCP_INFO on
+ * stderr at the end of a run, in netperf 2.7's lines, which some
+ * wrappers read. */
+static void
+dump_tcp_info(const struct result *res)
+{
+	char text[512];
+	int i;
+
+	if (getenv("DUMP_TCP_INFO") == NULL || res->lstream == NULL)
+		return;
+	for (i = 0; i < res->nstreams; i++) {
+		if (res->lstream[i].tcpi.n <= 0)
+			continue;
+		tcpinfo_format_dump(&res->lstream[i].tcpi, text, sizeof(text));
+		fputs(text, stderr);
+	}
+	fflush(stderr);
+}
+
 /* Runs the test once, or until the confidence interval is narrow enough;
  * leaves in *res the last run with its headline figures replaced by the
  * means over all runs, as netperf prints them. */
@@ -303,20 +346,31 @@ run_iterations(struct client *c, const struct netperf_opts *o,
 	       char **argv, char *err)
 {
 	double tput[30], lcpu[30], rcpu[30], lsd[30], rsd[30], el[30];
+	struct result_sample *samples;
 	struct result_confidence cf;
 	int n = 0;
+
+	samples = calloc(30, sizeof(*samples));
+	if (samples == NULL)
+		return err_set(err, "out of memory");
 
 	memset(&cf, 0, sizeof(cf));
 	cf.level = o->conf_level;
 	cf.width = o->conf_width;
 	for (;;) {
 		result_free(res);
-		if (result_init(res, o, c, argc, argv) < 0)
+		if (result_init(res, o, c, argc, argv) < 0) {
+			free(samples);
 			return err_set(err, "out of memory");
+		}
 		ic->res = res;
-		if (client_test(c, o, res, &stop_requested, err) < 0)
+		if (client_test(c, o, res, &stop_requested, err) < 0) {
+			free(samples);
 			return -1;
+		}
+		dump_tcp_info(res);
 		result_compute(res);
+		result_sample_of(res, &samples[n]);
 		tput[n] = res->thruput;
 		lcpu[n] = res->local_util;
 		rcpu[n] = res->remote_util;
@@ -359,6 +413,9 @@ run_iterations(struct client *c, const struct netperf_opts *o,
 		cf.met = 1;
 	}
 	res->conf = cf;
+	/* Each run's own figures, beside the means above. */
+	res->samples = samples;
+	res->nsamples = n;
 	return 0;
 }
 
@@ -369,6 +426,20 @@ setup_client(struct client *c, const struct netperf_opts *o, struct topo *topo,
 {
 	if (client_open(c, o, err) < 0)
 		return -1;
+	if (c->detected && !o->legacy)
+		fprintf(stderr, "netperf: netserver did not answer our hello; "
+				"speaking netperf 2.7's protocol\n");
+	/* --streams N: the topology places one stream a CPU, -T or not. */
+	if (o->lcpu[0] == '\0' && o->streams > 1) {
+		if (!*have_topo) {
+			if (topo_load(topo, NULL, NULL, err) < 0) {
+				client_close(c);
+				return -1;
+			}
+			*have_topo = 1;
+		}
+		c->topo = topo;
+	}
 	if (o->lcpu[0] != '\0') {
 		if (!*have_topo) {
 			if (topo_load(topo, NULL, NULL, err) < 0) {
@@ -611,6 +682,61 @@ run_sweep(const struct netperf_opts *o, int argc, char **argv)
 	return ok < sw.n ? EXIT_FAILURE : rc;
 }
 
+/* --compare OLD NEW: the figures of two sets of results, and what else
+ * differed between them. */
+static int
+run_compare(int argc, char **argv)
+{
+	struct compare_side old, nw;
+	struct compare_report r;
+	struct compare_opts co;
+	char err[ERR_LEN];
+	int rc = EXIT_FAILURE;
+
+	if (compare_opts_parse(argc, argv, &co, err) < 0) {
+		fprintf(stderr, "netperf: %s\n", err);
+		return 2;
+	}
+	if (compare_load(co.old_path, "OLD", &old, err) < 0) {
+		fprintf(stderr, "netperf: %s\n", err);
+		return EXIT_FAILURE;
+	}
+	if (compare_load(co.new_path, "NEW", &nw, err) < 0) {
+		fprintf(stderr, "netperf: %s\n", err);
+		compare_side_free(&old);
+		return EXIT_FAILURE;
+	}
+	if (compare_run(&old, &nw, co.alpha, co.force, &r, err) < 0) {
+		fprintf(stderr, "netperf: %s\n", err);
+		goto sides;
+	}
+	if (co.json) {
+		json_t *doc = compare_json(&r);
+
+		if (doc == NULL || output_json_write(stdout, doc, 0) < 0) {
+			fprintf(stderr, "netperf: cannot write the JSON "
+					"document\n");
+			json_decref(doc);
+			goto report;
+		}
+		json_decref(doc);
+	} else {
+		compare_print(stdout, &r);
+	}
+	fflush(stdout);
+	rc = EXIT_SUCCESS;
+	if (co.plot != NULL && compare_plot(co.plot, &r, err) != 0) {
+		fprintf(stderr, "netperf: %s\n", err);
+		rc = EXIT_FAILURE;
+	}
+report:
+	compare_report_free(&r);
+sides:
+	compare_side_free(&old);
+	compare_side_free(&nw);
+	return rc;
+}
+
 /* Reads a whole file (at most 64 MB) into a malloc'd buffer; returns its
  * length, or -1 with err set. */
 static long
@@ -666,7 +792,7 @@ run_merge(int argc, char **argv)
 	struct merge m;
 	struct merge_figures f;
 	char err[ERR_LEN];
-	int i, bad = 0, warn = 0, rc = EXIT_FAILURE;
+	int i, bad = 0, warn = 0, fatal = 0, rc = EXIT_FAILURE;
 
 	if (cli_merge_parse(argc, argv, &o, err) < 0) {
 		fprintf(stderr, "netperf: %s\n", err);
@@ -687,13 +813,13 @@ run_merge(int argc, char **argv)
 	for (i = 0; i < o.nfiles; i++) {
 		const char *name = o.files[i];
 		json_error_t je;
-		json_t *doc;
 		char *text = NULL;
 		long len = read_file(name, &text, err);
 		int arc;
 
 		if (len == 0)
-			err_set(err, "%s: empty (the run wrote no result)",
+			err_set(err, "%s: empty (the run wrote no result; see its "
+				"standard error)",
 				name);
 		if (len <= 0) {
 			fprintf(stderr, "netperf: %s\n", err);
@@ -702,29 +828,67 @@ run_merge(int argc, char **argv)
 			bad++;
 			continue;
 		}
-		doc = json_loadb(text, (size_t)len, 0, &je);
-		free(text);
-		if (doc == NULL) {
-			err_set(err,
-				"%s: not a complete JSON document (line %d: "
-				"%s)",
-				name, je.line, je.text);
-			fprintf(stderr, "netperf: %s\n", err);
-			merge_add_failure(&m, name, reason_of(err, name));
-			bad++;
-			continue;
-		}
-		arc = merge_add_doc(&m, doc, name, err);
-		json_decref(doc);
-		if (arc == -2) {
-			fprintf(stderr, "netperf: %s\n", err);
-			goto out;
-		}
-		if (arc != 0) {
-			fprintf(stderr, "netperf: %s\n", err);
-			if (arc < 0)
-				merge_add_failure(&m, name, reason_of(err, name));
-			bad++;
+		/* A file may hold several documents one after the other (the
+		 * logs of many pods): each is merged, named FILE#N. */
+		{
+			json_t *docs[4096];
+			size_t off = 0;
+			int nd = 0, stop = 0;
+
+			while (!stop && nd < 4096) {
+				while (off < (size_t)len &&
+				       strchr(" \t\r\n", text[off]) != NULL)
+					off++;
+				if (off >= (size_t)len)
+					break;
+				docs[nd] = json_loadb(text + off, (size_t)len - off,
+						      JSON_DISABLE_EOF_CHECK, &je);
+				if (docs[nd] == NULL) {
+					err_set(err,
+						"%s: not a complete JSON "
+						"document (line %d: %s)",
+						name, je.line, je.text);
+					fprintf(stderr, "netperf: %s\n", err);
+					merge_add_failure(&m, name,
+							  reason_of(err, name));
+					bad++;
+					stop = 1;
+					break;
+				}
+				off += je.position;
+				nd++;
+			}
+			free(text);
+			for (int k = 0; k < nd; k++) {
+				char dname[MERGE_NAME_LEN];
+
+				if (nd > 1)
+					snprintf(dname, sizeof(dname), "%.200s#%d",
+						 name, k + 1);
+				else
+					snprintf(dname, sizeof(dname), "%s", name);
+				if (!fatal) {
+					arc = merge_add_doc(&m, docs[k], dname,
+							    err);
+					if (arc == -2) {
+						fprintf(stderr, "netperf: %s\n",
+							err);
+						fatal = 1;
+					} else if (arc != 0) {
+						fprintf(stderr, "netperf: %s\n",
+							err);
+						if (arc < 0)
+							merge_add_failure(
+							    &m, dname,
+							    reason_of(err,
+								      dname));
+						bad++;
+					}
+				}
+				json_decref(docs[k]);
+			}
+			if (fatal)
+				goto out;
 		}
 	}
 	if (merge_figures(&m, &f, err) < 0) {
@@ -789,10 +953,23 @@ main(int argc, char **argv)
 	char err[ERR_LEN];
 	int rc = EXIT_FAILURE, have_topo = 0;
 
+	if (compare_wanted(argc, argv))
+		return run_compare(argc, argv);
 	if (cli_is_merge(argc, argv))
 		return run_merge(argc, argv);
 	if (cli_netperf_parse(argc, argv, &o, err) < 0) {
 		fprintf(stderr, "netperf: %s\n", err);
+		/* A fleet's client (--start-at too late, a bad option) still
+		 * leaves a document naming why, where its result would be. */
+		for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+			if (strcmp(argv[i], "--json") == 0 ||
+			    strcmp(argv[i], "-J") == 0 ||
+			    strcmp(argv[i], "--json-stream") == 0) {
+				output_json_error(
+				    stdout, o.test, o.host, err,
+				    strcmp(argv[i], "--json-stream") == 0);
+				break;
+			}
 		if (o.usage_error)
 			fprintf(stderr, "Try 'netperf -h' for usage.\n");
 		/* 2.7 exits 1 on a usage error (an unknown option, a missing

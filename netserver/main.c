@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -38,6 +39,9 @@
 #define LINGER_MS 2000
 
 static volatile sig_atomic_t stop_requested, reopen_requested;
+/* The self-pipe SIGCHLD writes to, so the parent's poll wakes as soon as
+ * a session ends and its child is reaped at once, not on a tick. */
+static int child_pipe[2] = {-1, -1};
 static int debug_level;
 static int use_syslog;
 static char log_path[PATH_MAX];
@@ -50,6 +54,29 @@ on_signal(int sig)
 		reopen_requested = 1;
 	else
 		stop_requested = 1;
+}
+
+static void
+on_child(int sig)
+{
+	int saved = errno;
+	char c = (char)sig;
+
+	/* Non-blocking: a full pipe already says "reap". */
+	if (write(child_pipe[1], &c, 1) < 0) {
+		/* nothing to do */
+	}
+	errno = saved;
+}
+
+/* Empties the self-pipe after poll saw it readable. */
+static void
+child_pipe_drain(void)
+{
+	char buf[64];
+
+	while (read(child_pipe[0], buf, sizeof(buf)) > 0)
+		;
 }
 
 static void log_line(int level, const char *fmt, ...)
@@ -93,6 +120,74 @@ log_line(int level, const char *fmt, ...)
 		return;
 }
 
+/*
+ * Refusals and failed authentications are what a flood of hostile
+ * clients produces, so their lines are rate-limited: the first
+ * LIMITED_BURST of each second are logged in full, the rest are counted
+ * and summed up in one line once the second is over. The counters live in memory shared with
+ * the children, which log their own sessions' failed authentications.
+ */
+enum { LIMITED_REFUSAL, LIMITED_AUTH, LIMITED_KINDS };
+#define LIMITED_BURST 3
+struct limited {
+	uint64_t second; /* the window of the last line logged */
+	uint64_t shown;	 /* lines logged in it */
+	uint64_t held;	 /* lines held back since */
+};
+static struct limited *limited;
+static const char *const limited_what[LIMITED_KINDS] = {
+    "clients refused", "clients failed authentication"};
+
+/* Logs the summary of what kind k held back, when its second is over. */
+static void
+limited_flush(int k, uint64_t second)
+{
+	uint64_t held;
+
+	if (__atomic_load_n(&limited[k].second, __ATOMIC_RELAXED) == second)
+		return;
+	held = __atomic_exchange_n(&limited[k].held, 0, __ATOMIC_RELAXED);
+	if (held > 0)
+		log_line(0, "%llu more %s in the last second",
+			 (unsigned long long)held, limited_what[k]);
+}
+
+static void limited_line(int k, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Logs a line of kind k unless LIMITED_BURST were logged this second
+ * already (then it is counted). The counters are shared between
+ * processes, so they are updated atomically; a race at a second's edge
+ * costs at most a line more or less, never a lost count. */
+static void
+limited_line(int k, const char *fmt, ...)
+{
+	uint64_t now = clock_ns() / NS_PER_SEC, seen;
+	char line[512];
+	va_list ap;
+
+	seen = __atomic_load_n(&limited[k].second, __ATOMIC_RELAXED);
+	if (seen != now &&
+	    __atomic_compare_exchange_n(&limited[k].second, &seen, now, 0,
+					__ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+		/* First of a new second: what the last one held back. */
+		__atomic_store_n(&limited[k].shown, 1, __ATOMIC_RELAXED);
+		seen = __atomic_exchange_n(&limited[k].held, 0,
+					   __ATOMIC_RELAXED);
+		if (seen > 0)
+			log_line(0, "%llu more %s in the last second",
+				 (unsigned long long)seen, limited_what[k]);
+	} else if (__atomic_add_fetch(&limited[k].shown, 1,
+				      __ATOMIC_RELAXED) > LIMITED_BURST) {
+		__atomic_add_fetch(&limited[k].held, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	log_line(0, "%s", line);
+}
+
 static void
 usage(FILE *out)
 {
@@ -117,6 +212,9 @@ usage(FILE *out)
 	    "    --auth-file FILE      require clients to prove the key in "
 	    "FILE\n"
 	    "    -Z passphrase         ...or the key derived from passphrase\n"
+	    "    --legacy              serve netperf 2.7 clients too\n"
+	    "    --legacy-passphrase FILE  2.7 clients must send it first "
+	    "(plaintext)\n"
 	    "    --allow CIDR[,CIDR]   serve only these client networks\n"
 	    "    --allow-privileged-ports\n"
 	    "                          let clients ask for data ports below "
@@ -133,7 +231,15 @@ usage(FILE *out)
 	    "    --max-streams N       data connections per test (64)\n"
 	    "    --max-session-memory BYTES\n"
 	    "                          data buffers of one session (256M)\n"
-	    "    --idle-timeout SECS   control silence allowed (60)\n"
+	    "    --idle-timeout SECS   control silence allowed between tests "
+	    "(60)\n"
+	    "    --hello-timeout SECS  wait for a new client's hello (5)\n"
+	    "    --max-session-time SECS\n"
+	    "                          a session's whole life (7200, or "
+	    "twice\n"
+	    "                          --max-duration if that is more)\n"
+	    "    --ipv6-prefix BITS    count IPv6 clients per network of this "
+	    "prefix (64)\n"
 	    "    --accept-timeout SECS wait for the data connection (10)\n",
 	    out);
 }
@@ -145,8 +251,13 @@ serve(int fd, const char *who, const struct server_limits *lim,
 {
 	char err[ERR_LEN];
 
+	int rc;
+
 	log_line(1, "control connection from %s", who);
-	if (server_session(fd, lim, key, log_line, &stop_requested, err) < 0)
+	rc = server_session(fd, lim, key, log_line, &stop_requested, err);
+	if (rc == SERVER_AUTH_FAILED)
+		limited_line(LIMITED_AUTH, "client %s: %s", who, err);
+	else if (rc < 0)
 		log_line(0, "client %s: %s", who, err);
 	else
 		log_line(1, "client %s done", who);
@@ -219,7 +330,7 @@ refuse(int fd, const char *who, const char *why)
 {
 	char err[ERR_LEN];
 
-	log_line(0, "refused %s: %s", who, why);
+	limited_line(LIMITED_REFUSAL, "refused %s: %s", who, why);
 	session_send_new(fd, proto_error(why), 100, err);
 	shutdown(fd, SHUT_WR);
 	if (nlinger == LINGER_MAX) {
@@ -259,7 +370,7 @@ accept_one(int lfd, const struct netserver_opts *o,
 	struct sockaddr_storage peer;
 	socklen_t len = sizeof(peer);
 	unsigned char addr[16];
-	char who[ACL_ADDR_LEN], why[ERR_LEN];
+	char who[ACL_ADDR_LEN], net[ACL_ADDR_LEN], why[ERR_LEN];
 	pid_t pid;
 	int fd, i;
 
@@ -269,6 +380,10 @@ accept_one(int lfd, const struct netserver_opts *o,
 	acl_addr_text((struct sockaddr *)&peer, who);
 	memset(addr, 0, sizeof(addr));
 	acl_addr_key((struct sockaddr *)&peer, addr);
+	/* One host usually holds a whole IPv6 /64: counted per address,
+	 * it would have endless slots. */
+	acl_key_prefix(addr, lim->ipv6_prefix);
+	acl_key_text(addr, lim->ipv6_prefix, net);
 	if (!acl_allows(&o->allow, (struct sockaddr *)&peer)) {
 		snprintf(why, sizeof(why),
 			 "your address %s is not allowed by this server", who);
@@ -279,6 +394,9 @@ accept_one(int lfd, const struct netserver_opts *o,
 		serve(fd, who, lim, key);
 		return;
 	}
+	/* A session that has just ended no longer counts, even when its
+	 * SIGCHLD is still on its way. */
+	reap();
 	if (nchildren >= lim->max_sessions) {
 		snprintf(why, sizeof(why),
 			 "this server is busy: its limit of %d concurrent "
@@ -291,7 +409,7 @@ accept_one(int lfd, const struct netserver_opts *o,
 		snprintf(why, sizeof(why),
 			 "this server's limit of %d concurrent sessions from "
 			 "%s is reached",
-			 lim->max_per_addr, who);
+			 lim->max_per_addr, net);
 		refuse(fd, who, why);
 		return;
 	}
@@ -305,6 +423,9 @@ accept_one(int lfd, const struct netserver_opts *o,
 		close(lfd);
 		for (i = 0; i < nlinger; i++)
 			close(lingering[i].fd);
+		signal(SIGCHLD, SIG_DFL);
+		close(child_pipe[0]);
+		close(child_pipe[1]);
 		/* SIGTERM and SIGINT keep the parent's handler: the
 		 * session's guard sees the flag, cuts the session and the
 		 * client is told. A log reopen is the parent's business. */
@@ -415,13 +536,19 @@ pidfile_check(const char *path, char *err)
 	long pid;
 	char *end;
 	int fd;
+	struct stat st;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	/* O_NONBLOCK: a FIFO in its place must not hang the start. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0) {
 		if (errno == ENOENT)
 			return 0;
 		return err_set(err, "cannot read pidfile %s: %s", path,
 			       strerror(errno));
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return err_set(err, "pidfile %s is not a regular file", path);
 	}
 	n = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
@@ -445,7 +572,9 @@ pidfile_write(const char *path, char *err)
 	char buf[32];
 	int fd, n;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW,
+	fd = open(path,
+		  O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW |
+		      O_NONBLOCK,
 		  0644);
 	if (fd < 0)
 		return err_set(err, "cannot write pidfile %s: %s", path,
@@ -597,6 +726,15 @@ set_limits(const struct netserver_opts *o, struct server_limits *lim)
 		lim->max_buf = (int)o->max_buffer;
 	if (o->max_session_memory > 0)
 		lim->max_session_mem = o->max_session_memory;
+	if (o->hello_timeout > 0)
+		lim->hello_ms = (int)(o->hello_timeout * 1000);
+	/* A session outlives its longest test twice over by default. */
+	if (o->max_session_time > 0)
+		lim->max_session_time = o->max_session_time;
+	else if (2 * lim->max_duration > lim->max_session_time)
+		lim->max_session_time = 2 * lim->max_duration;
+	if (o->ipv6_prefix > 0)
+		lim->ipv6_prefix = o->ipv6_prefix;
 	lim->allow_low_ports = o->allow_privileged_ports;
 }
 
@@ -606,7 +744,7 @@ main(int argc, char **argv)
 	struct netserver_opts o;
 	struct server_limits lim;
 	struct auth_key key;
-	struct pollfd pfd[1 + LINGER_MAX];
+	struct pollfd pfd[2 + LINGER_MAX];
 	struct sigaction sa;
 	struct passwd *pw;
 	char err[ERR_LEN];
@@ -667,6 +805,35 @@ main(int argc, char **argv)
 		explicit_bzero(o.passphrase, sizeof(o.passphrase));
 		have_key = 1;
 	}
+	if (o.legacy_pass_file[0] != '\0') {
+		struct auth_key pk;
+
+		if (!o.legacy) {
+			fprintf(stderr, "netserver: --legacy-passphrase needs "
+					"--legacy\n");
+			return 2;
+		}
+		/* Read as a key file is (private, at least 16 bytes), then
+		 * held as the text a 2.7 client sends. */
+		if (auth_key_load(o.legacy_pass_file, &pk, err) < 0) {
+			fprintf(stderr, "netserver: --legacy-passphrase: %s\n",
+				err);
+			return EXIT_FAILURE;
+		}
+		if (pk.len >= sizeof(lim.legacy_pass) ||
+		    memchr(pk.key, '\0', pk.len) != NULL) {
+			explicit_bzero(&pk, sizeof(pk));
+			fprintf(stderr,
+				"netserver: --legacy-passphrase: at most %zu "
+				"bytes of text\n",
+				sizeof(lim.legacy_pass) - 1);
+			return EXIT_FAILURE;
+		}
+		memcpy(lim.legacy_pass, pk.key, pk.len);
+		lim.legacy_pass[pk.len] = '\0';
+		explicit_bzero(&pk, sizeof(pk));
+	}
+	lim.legacy = o.legacy;
 	if ((o.pidfile[0] != '\0' && (absolute(o.pidfile, pid_path, err) < 0 ||
 				      pidfile_check(pid_path, err) < 0)) ||
 	    (o.log[0] != '\0' && absolute(o.log, log_path, err) < 0)) {
@@ -680,6 +847,13 @@ main(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	if (pipe2(child_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+		fprintf(stderr, "netserver: pipe: %s\n", strerror(errno));
+		return EXIT_FAILURE;
+	}
+	sa.sa_handler = on_child;
+	sa.sa_flags = SA_NOCLDSTOP;
+	sigaction(SIGCHLD, &sa, NULL);
 
 	lfd = sock_listen(o.listen, o.port, o.family, SOCK_STREAM, 1024, err);
 	if (lfd < 0) {
@@ -693,7 +867,9 @@ main(int argc, char **argv)
 		sock_family_name(o.family));
 	fflush(stderr);
 	children = calloc((size_t)lim.max_sessions, sizeof(*children));
-	if (children == NULL) {
+	limited = mmap(NULL, LIMITED_KINDS * sizeof(*limited),
+		       PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (children == NULL || limited == MAP_FAILED) {
 		fprintf(stderr, "netserver: out of memory\n");
 		return EXIT_FAILURE;
 	}
@@ -735,19 +911,29 @@ main(int argc, char **argv)
 		pfd[0].fd = lfd;
 		pfd[0].events = POLLIN;
 		pfd[0].revents = 0;
+		pfd[1].fd = child_pipe[0];
+		pfd[1].events = POLLIN;
+		pfd[1].revents = 0;
 		for (i = 0; i < nlinger; i++) {
-			pfd[1 + i].fd = lingering[i].fd;
-			pfd[1 + i].events = POLLIN;
-			pfd[1 + i].revents = 0;
+			pfd[2 + i].fd = lingering[i].fd;
+			pfd[2 + i].events = POLLIN;
+			pfd[2 + i].revents = 0;
 		}
 		n = nlinger;
-		/* Wake now and then to reap, and to let lingerers go. */
-		if (poll(pfd, (nfds_t)(1 + n), n > 0 ? 100 : 1000) < 0)
-			pfd[0].revents = 0;
+		/* Children are reaped when their SIGCHLD wakes the poll;
+		 * the timeout only lets lingerers go. */
+		if (poll(pfd, (nfds_t)(2 + n), n > 0 ? 100 : 1000) < 0)
+			pfd[0].revents = pfd[1].revents = 0;
+		for (i = 0; i < LIMITED_KINDS; i++)
+			limited_flush(i, clock_ns() / NS_PER_SEC);
+		if (pfd[1].revents & POLLIN) {
+			child_pipe_drain();
+			reap();
+		}
 		now = clock_ns();
 		/* Backwards: linger_drop moves the last entry into i. */
 		for (i = n - 1; i >= 0; i--)
-			linger_step(i, pfd[1 + i].revents, now);
+			linger_step(i, pfd[2 + i].revents, now);
 		if (pfd[0].revents & POLLIN)
 			accept_one(lfd, &o, &lim, have_key ? &key : NULL);
 	}

@@ -191,6 +191,49 @@ START_TEST(test_addr_text)
 }
 END_TEST
 
+/* Keys cut to a prefix: IPv6 per network, IPv4 whole. */
+START_TEST(test_key_prefix)
+{
+	static const struct {
+		const char *addr;
+		int bits;
+		const char *want;
+	} cases[] = {
+	    {"2001:db8:1:2:aaaa:bbbb:cccc:dddd", 64, "2001:db8:1:2::/64"},
+	    {"2001:db8:1:2:aaaa:bbbb:cccc:dddd", 48, "2001:db8:1::/48"},
+	    {"2001:db8:1:2:aaaa:bbbb:cccc:dddd", 60, "2001:db8:1::/60"},
+	    {"2001:db8:1:1f:aaaa::", 60, "2001:db8:1:10::/60"},
+	    {"2001:db8::7", 128, "2001:db8::7"},
+	    {"ffff::1", 1, "8000::/1"},
+	    {"192.0.2.77", 64, "192.0.2.77"},
+	    {"::ffff:192.0.2.78", 8, "192.0.2.78"},
+	};
+	struct sockaddr_storage ss;
+	unsigned char key[16], other[16];
+	char buf[ACL_ADDR_LEN];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ss = addr_of(cases[i].addr);
+		ck_assert_int_eq(acl_addr_key((struct sockaddr *)&ss, key), 0);
+		acl_key_prefix(key, cases[i].bits);
+		acl_key_text(key, cases[i].bits, buf);
+		ck_assert_str_eq(buf, cases[i].want);
+	}
+	/* Two hosts of one /64 share a key; of two /64s, they do not. */
+	ss = addr_of("2001:db8::1");
+	acl_addr_key((struct sockaddr *)&ss, key);
+	acl_key_prefix(key, 64);
+	ss = addr_of("2001:db8::ffff:2");
+	acl_addr_key((struct sockaddr *)&ss, other);
+	acl_key_prefix(other, 64);
+	ck_assert(memcmp(key, other, 16) == 0);
+	ss = addr_of("2001:db8:0:1::1");
+	acl_addr_key((struct sockaddr *)&ss, other);
+	acl_key_prefix(other, 64);
+	ck_assert(memcmp(key, other, 16) != 0);
+}
+END_TEST
+
 static Suite *
 acl_suite(void)
 {
@@ -204,6 +247,7 @@ acl_suite(void)
 	tcase_add_test(tc, test_bad_lists);
 	tcase_add_test(tc, test_full_list);
 	tcase_add_test(tc, test_addr_text);
+	tcase_add_test(tc, test_key_prefix);
 	suite_add_tcase(s, tc);
 	return s;
 }

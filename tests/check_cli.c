@@ -199,6 +199,30 @@ START_TEST(test_port)
 }
 END_TEST
 
+START_TEST(test_legacy_passphrase)
+{
+	struct netperf_opts o;
+	char err[ERR_LEN] = "", big[700];
+
+	netperf_ok("", &o);
+	ck_assert_int_eq(o.legacy, 0);
+	ck_assert_str_eq(o.passphrase, "");
+	netperf_ok("--legacy -Z s3cret -t TCP_RR", &o);
+	ck_assert_int_eq(o.legacy, 1);
+	ck_assert_str_eq(o.passphrase, "s3cret");
+	ck_assert_int_eq(netperf_parse("-Z", &o, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "-Z"));
+	/* Longer than a 2.7 message holds. */
+	memset(big, 'p', sizeof(big) - 1);
+	big[0] = '-';
+	big[1] = 'Z';
+	big[2] = ' ';
+	big[sizeof(big) - 1] = '\0';
+	ck_assert_int_eq(netperf_parse(big, &o, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "-Z"));
+}
+END_TEST
+
 START_TEST(test_test_name)
 {
 	struct netperf_opts o;
@@ -1006,6 +1030,7 @@ cli_suite(void)
 	tcase_add_test(tc, test_host);
 	tcase_add_test(tc, test_port);
 	tcase_add_test(tc, test_test_name);
+	tcase_add_test(tc, test_legacy_passphrase);
 	tcase_add_test(tc, test_length);
 	tcase_add_test(tc, test_cpu_flags);
 	tcase_add_test(tc, test_format);

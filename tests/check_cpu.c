@@ -330,6 +330,10 @@ START_TEST(test_util_steal)
 	ck_assert_double_eq_tol(u.per[0].idle, 30.0, TOL);
 	ck_assert_double_eq_tol(u.all.util, 60.0, TOL);
 	ck_assert_double_eq_tol(u.all.steal, 10.0, TOL);
+	/* The raw account an exact merge adds: 60 busy of 100 ticks. */
+	ck_assert_uint_eq(u.busy_ticks, 60);
+	ck_assert_uint_eq(u.total_ticks, 100);
+	ck_assert_int_eq(u.hz, (int)sysconf(_SC_CLK_TCK));
 	cpu_util_free(&u);
 }
 END_TEST
@@ -352,6 +356,9 @@ START_TEST(test_util_guest_not_counted_twice)
 	ck_assert_double_eq_tol(u.per[0].nice, 10.0, TOL);
 	ck_assert_double_eq_tol(u.per[0].idle, 50.0, TOL);
 	ck_assert_double_eq_tol(u.all.util, 50.0, TOL);
+	/* guest ticks are inside user and nice: 50 busy of 100. */
+	ck_assert_uint_eq(u.busy_ticks, 50);
+	ck_assert_uint_eq(u.total_ticks, 100);
 	cpu_util_free(&u);
 }
 END_TEST

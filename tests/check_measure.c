@@ -1295,6 +1295,18 @@ START_TEST(wire_udp_many_streams)
 	lin = num(doc, "local.wire.out.packets");
 	rin = num(doc, "remote.wire.in.packets");
 	ck_assert_msg(lin > 0, "netperf's capture saw nothing");
+	ck_assert_msg(rin <= lin, "netserver's capture saw %.0f packets, "
+				  "netperf's only %.0f", rin, lin);
+	/* A capture that could not keep up says so (pcap_stats); then
+	 * equality cannot be asked of it. */
+	if (num(doc, "local.wire.dropped") + num(doc, "remote.wire.dropped") >
+	    0) {
+		harness_skip("wire_udp_many_streams: a capture dropped "
+			     "packets (a busy machine), so the counts were "
+			     "not compared exactly");
+		json_decref(doc);
+		return;
+	}
 	/* On lo nothing is lost between the two captures. */
 	ck_assert_msg(rin == lin,
 		      "netserver's capture saw %.0f packets of the %.0f "

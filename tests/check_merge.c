@@ -40,7 +40,7 @@ struct spec {
 	int64_t sched, start, end;
 	double thruput;
 	uint64_t lc[MERGE_NCOUNTS], rc[MERGE_NCOUNTS];
-	const struct stats_hist *h; /* NULL: latency_us null */
+	const struct stats_hist *h;	      /* NULL: latency_us null */
 	int64_t lbusy, ltotal, rbusy, rtotal; /* < 0: cpu null */
 	int nsamples;
 	double interval, value[64];
@@ -74,8 +74,8 @@ mk_doc(const struct spec *s)
 	int i;
 
 	for (i = 0; i < s->nsamples; i++) {
-		int64_t end = s->start +
-			      (int64_t)llround((i + 1) * s->interval * 1e9);
+		int64_t end =
+		    s->start + (int64_t)llround((i + 1) * s->interval * 1e9);
 
 		json_array_append_new(
 		    interim,
@@ -136,8 +136,8 @@ state_text(const struct merge *m)
 	ck_assert_int_eq(merge_figures(m, &f, err), 0);
 	doc = merge_json(m, &f, 0.01);
 	ck_assert_ptr_nonnull(doc);
-	t = json_dumps(doc, JSON_SORT_KEYS | JSON_COMPACT |
-				JSON_REAL_PRECISION(17));
+	t = json_dumps(doc,
+		       JSON_SORT_KEYS | JSON_COMPACT | JSON_REAL_PRECISION(17));
 	json_decref(doc);
 	ck_assert_ptr_nonnull(t);
 	return t;
@@ -218,8 +218,8 @@ add_ok(struct merge *m, json_t *doc, const char *name)
 START_TEST(order_and_grouping_do_not_matter)
 {
 	static struct stats_hist hs[NRUNS], all;
-	static const char *names[NRUNS] = {"r0", "r1", "r2", "r3",
-					   "r4", "r5", "r6", "r7",
+	static const char *names[NRUNS] = {"r0", "r1", "r2",  "r3",
+					   "r4", "r5", "r6",  "r7",
 					   "r8", "r9", "r10", "r11"};
 	json_t *docs[NRUNS];
 	char *want, *got;
@@ -501,7 +501,8 @@ START_TEST(refusals)
 
 	s.test = "TCP_STREAM";
 	ck_assert_int_eq(add_rc(&m, mk_doc(&s), err), -2);
-	ck_assert_ptr_nonnull(strstr(err, "TCP_STREAM result cannot be merged"));
+	ck_assert_ptr_nonnull(
+	    strstr(err, "TCP_STREAM result cannot be merged"));
 	s.test = "TCP_RR";
 	s.units = "10^6bits/s";
 	ck_assert_int_eq(add_rc(&m, mk_doc(&s), err), -2);
@@ -522,16 +523,17 @@ START_TEST(refusals)
 	    json_object_get(
 		json_object_get(json_object_get(d, "latency_us"), "exact"),
 		"buckets"),
-	    0, json_pack("[I, I, I]", (json_int_t)12345, (json_int_t)12400,
-			 (json_int_t)1));
+	    0,
+	    json_pack("[I, I, I]", (json_int_t)12345, (json_int_t)12400,
+		      (json_int_t)1));
 	ck_assert_int_eq(add_rc(&m, d, err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "not a bucket"));
 
 	/* Counts that do not add up. */
 	d = mk_doc(&s);
 	json_object_set_new(
-	    json_object_get(json_object_get(d, "latency_us"), "exact"),
-	    "count", json_integer(2));
+	    json_object_get(json_object_get(d, "latency_us"), "exact"), "count",
+	    json_integer(2));
 	ck_assert_int_eq(add_rc(&m, d, err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "count says 2"));
 
@@ -548,9 +550,8 @@ START_TEST(refusals)
 	ck_assert_ptr_nonnull(strstr(err, "no start and end times"));
 
 	/* Not ours at all. */
-	ck_assert_int_eq(add_rc(&m, json_pack("{s:s}", "schema", "iperf3"),
-				err),
-			 -1);
+	ck_assert_int_eq(
+	    add_rc(&m, json_pack("{s:s}", "schema", "iperf3"), err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "not a netperf result"));
 
 	after = state_text(&m);
@@ -586,11 +587,11 @@ START_TEST(selector_lists)
 {
 	char err[ERR_LEN];
 
-	ck_assert_int_eq(merge_list_check("THROUGHPUT,start_skew p99_latency",
-					  err),
-			 0);
+	ck_assert_int_eq(
+	    merge_list_check("THROUGHPUT,start_skew p99_latency", err), 0);
 	ck_assert_int_eq(merge_list_check("THRUPUT", err), -1);
-	ck_assert_ptr_nonnull(strstr(err, "unknown merge selector \"THRUPUT\""));
+	ck_assert_ptr_nonnull(
+	    strstr(err, "unknown merge selector \"THRUPUT\""));
 }
 END_TEST
 
@@ -657,15 +658,14 @@ START_TEST(three_clients_one_start)
 	/* Time enough for three clients to start and set up on a loaded
 	 * machine (or under the sanitizer). */
 	sched = before + INT64_C(3000000000);
-	snprintf(at, sizeof(at), "%lld.%09lld",
-		 (long long)(sched / 1000000000),
+	snprintf(at, sizeof(at), "%lld.%09lld", (long long)(sched / 1000000000),
 		 (long long)(sched % 1000000000));
 	for (i = 0; i < 3; i++) {
-		const char *argv[] = {NP_NETPERF, "-H",	 "127.0.0.1", "-p",
-				      port,	  "-t",	 "TCP_RR",    "-l",
-				      "1",	  "-D",	 "0.25",      "-c",
-				      "-C",	  "--start-at", at,	      "--json",
-				      NULL};
+		const char *argv[] = {
+		    NP_NETPERF, "-H",	  "127.0.0.1", "-p",	     port,
+		    "-t",	"TCP_RR", "-l",	       "1",	     "-D",
+		    "0.25",	"-c",	  "-C",	       "--start-at", at,
+		    "--json",	NULL};
 
 		snprintf(path[i], sizeof(path[i]), "/tmp/np_merge_%d_%d.json",
 			 (int)getpid(), i);
@@ -693,14 +693,15 @@ START_TEST(three_clients_one_start)
 		json_t *d;
 		double start, rstart, rel;
 
-		ck_assert_int_eq(harness_exec_capture(cat, 5, &out, errbuf,
-						      sizeof(errbuf)),
-				 0);
+		ck_assert_int_eq(
+		    harness_exec_capture(cat, 5, &out, errbuf, sizeof(errbuf)),
+		    0);
 		d = harness_json_parse(out);
 		free(out);
 		ck_assert_ptr_nonnull(d);
-		ck_assert_double_eq(harness_json_num(d, "timing.start_scheduled_ns"),
-				    (double)sched);
+		ck_assert_double_eq(
+		    harness_json_num(d, "timing.start_scheduled_ns"),
+		    (double)sched);
 		start = harness_json_num(d, "timing.start_actual_ns");
 		rstart = harness_json_num(d, "timing.remote_start_ns");
 		/* Not before the moment, and not long after it. */
@@ -711,23 +712,40 @@ START_TEST(three_clients_one_start)
 				  rstart < (double)sched + 2e8,
 			      "remote start %.0f sched %lld (%+.3f ms)", rstart,
 			      (long long)sched, (rstart - (double)sched) / 1e6);
-		/* The sleep is not in either side's interval. */
+		/* The sleep is not in either side's interval, and both
+		 * sides end together, when the client stops. */
 		rel = harness_json_num(d, "remote.counts.elapsed_s");
-		ck_assert_msg(rel > 0.9 && rel < 1.5, "remote elapsed %.3f", rel);
-		ck_assert_double_lt(harness_json_num(d, "local.counts.elapsed_s"),
-				    1.5);
-		ck_assert_int_ge((int)json_array_size(harness_json_at(d, "interim")),
-				 3);
-		lsum += (long long)harness_json_num(d, "local.counts.transactions");
-		rsum += (long long)harness_json_num(d, "remote.counts.transactions");
-		bsum += (long long)harness_json_num(d, "local.counts.bytes_sent");
+		ck_assert_msg(rel > 0.5 && rel < 1.5, "remote elapsed %.3f",
+			      rel);
+		ck_assert_msg(fabs(harness_json_num(d, "timing.remote_end_ns") -
+				   harness_json_num(d, "timing.end_ns")) < 2e8,
+			      "remote end %.0f, local end %.0f",
+			      harness_json_num(d, "timing.remote_end_ns"),
+			      harness_json_num(d, "timing.end_ns"));
+		ck_assert_double_lt(
+		    harness_json_num(d, "local.counts.elapsed_s"), 1.5);
+		ck_assert_int_ge(
+		    (int)json_array_size(harness_json_at(d, "interim")), 3);
+		lsum +=
+		    (long long)harness_json_num(d, "local.counts.transactions");
+		rsum += (long long)harness_json_num(
+		    d, "remote.counts.transactions");
+		bsum +=
+		    (long long)harness_json_num(d, "local.counts.bytes_sent");
 		tsum += harness_json_num(d, "result.throughput");
 		json_decref(d);
 	}
 	{
-		const char *argv[] = {NP_NETPERF, "--merge", path[0], path[1],
-				      path[2],	  "--max-skew", "0.02", "--",
-				      "-k",	  "RUNS,FAILED_RUNS,LOCAL_TRANSACTIONS,"
+		const char *argv[] = {NP_NETPERF,
+				      "--merge",
+				      path[0],
+				      path[1],
+				      path[2],
+				      "--max-skew",
+				      "0.02",
+				      "--",
+				      "-k",
+				      "RUNS,FAILED_RUNS,LOCAL_TRANSACTIONS,"
 				      "REMOTE_TRANSACTIONS,LOCAL_BYTES_SENT,"
 				      "THROUGHPUT,START_SKEW,THROUGHPUT_WINDOW,"
 				      "START_SCHEDULED,LOCAL_SD,REMOTE_SD",
@@ -739,7 +757,8 @@ START_TEST(three_clients_one_start)
 	}
 	ck_assert_int_eq(harness_keyval(out, "RUNS", val, sizeof(val)), 0);
 	ck_assert_str_eq(val, "3");
-	ck_assert_int_eq(harness_keyval(out, "FAILED_RUNS", val, sizeof(val)), 0);
+	ck_assert_int_eq(harness_keyval(out, "FAILED_RUNS", val, sizeof(val)),
+			 0);
 	ck_assert_str_eq(val, "0");
 	harness_keyval(out, "LOCAL_TRANSACTIONS", val, sizeof(val));
 	ck_assert_int_eq(atoll(val), lsum);
@@ -758,6 +777,36 @@ START_TEST(three_clients_one_start)
 	harness_keyval(out, "START_SKEW", val, sizeof(val));
 	ck_assert_msg(atof(val) >= 0 && atof(val) < 20, "skew %s ms", val);
 	free(out);
+	/* Each run's platform records (h16's) are carried through as they
+	 * were, side by side. */
+	{
+		const char *argv[] = {NP_NETPERF, "--merge", path[0], "--json",
+				      NULL};
+		const char *cat[] = {"cat", path[0], NULL};
+		json_t *m, *d;
+
+		st = harness_exec_capture(argv, 10, &out, errbuf,
+					  sizeof(errbuf));
+		ck_assert_msg(st == 0 || st == 3, "merge --json: %d", st);
+		m = harness_json_parse(out);
+		free(out);
+		ck_assert_int_eq(
+		    harness_exec_capture(cat, 5, &out, errbuf, sizeof(errbuf)),
+		    0);
+		d = harness_json_parse(out);
+		free(out);
+		ck_assert_ptr_nonnull(m);
+		ck_assert_ptr_nonnull(d);
+		ck_assert(json_is_object(harness_json_at(d, "local.platform")));
+		ck_assert(
+		    json_equal(harness_json_at(m, "inputs.0.local_platform"),
+			       harness_json_at(d, "local.platform")));
+		ck_assert(
+		    json_equal(harness_json_at(m, "inputs.0.remote_platform"),
+			       harness_json_at(d, "remote.platform")));
+		json_decref(m);
+		json_decref(d);
+	}
 	for (i = 0; i < 3; i++)
 		unlink(path[i]);
 }
@@ -778,12 +827,13 @@ START_TEST(failed_client_is_counted)
 		snprintf(path[i], sizeof(path[i]), "/tmp/np_mfail_%d_%d.json",
 			 (int)getpid(), i);
 	{
-		const char *argv[] = {NP_NETPERF, "-H",	   "127.0.0.1", "-p",
-				      port,	  "-t",	   "TCP_RR",	"-l",
+		const char *argv[] = {NP_NETPERF, "-H",	    "127.0.0.1", "-p",
+				      port,	  "-t",	    "TCP_RR",	 "-l",
 				      "0.5",	  "--json", NULL};
 
 		pid = spawn_to(argv, path[0]);
-		ck_assert_int_eq(harness_wait_status(pid, harness_now() + 20), 0);
+		ck_assert_int_eq(harness_wait_status(pid, harness_now() + 20),
+				 0);
 	}
 	{
 		char p2[16];
@@ -794,16 +844,18 @@ START_TEST(failed_client_is_counted)
 		bad_port = p2;
 		(void)bad_port;
 		pid = spawn_to(argv, path[1]);
-		ck_assert_int_eq(harness_wait_status(pid, harness_now() + 20), 1);
+		ck_assert_int_eq(harness_wait_status(pid, harness_now() + 20),
+				 1);
 	}
 	f = fopen(path[2], "w");
 	ck_assert_ptr_nonnull(f);
 	fputs("{\"schema\": \"netperf-result\", \"test\": ", f);
 	fclose(f);
 	{
-		const char *argv[] = {NP_NETPERF, "--merge", path[0], path[1],
-				      path[2],	  "--",	     "-k",
-				      "RUNS,FAILED_RUNS",	     NULL};
+		const char *argv[] = {
+		    NP_NETPERF, "--merge", path[0], path[1],
+		    path[2],	"--",	   "-k",    "RUNS,FAILED_RUNS",
+		    NULL};
 
 		st = harness_exec_capture(argv, 10, &out, errbuf,
 					  sizeof(errbuf));
@@ -818,17 +870,42 @@ START_TEST(failed_client_is_counted)
 	ck_assert_ptr_nonnull(strstr(errbuf, path[1]));
 	ck_assert_ptr_nonnull(strstr(errbuf, path[2]));
 	free(out);
+	/* Several documents in one stream (kubectl logs of many pods): each
+	 * is merged or counted, named FILE#N. */
+	{
+		char both[96], cmd[512];
+		const char *argv[] = {NP_NETPERF, "--merge", both,
+				      "--",	  "-k",	     "RUNS,FAILED_RUNS",
+				      NULL};
+
+		snprintf(both, sizeof(both), "/tmp/np_mboth_%d.json",
+			 (int)getpid());
+		snprintf(cmd, sizeof(cmd), "cat %s %s %s >%s", path[0], path[1],
+			 path[0], both);
+		ck_assert_int_eq(system(cmd), 0);
+		st = harness_exec_capture(argv, 10, &out, errbuf,
+					  sizeof(errbuf));
+		unlink(both);
+		ck_assert_int_eq(st, 1);
+		harness_keyval(out, "RUNS", val, sizeof(val));
+		ck_assert_str_eq(val, "2");
+		harness_keyval(out, "FAILED_RUNS", val, sizeof(val));
+		ck_assert_str_eq(val, "1");
+		ck_assert_ptr_nonnull(strstr(errbuf, "#2: the run failed"));
+		free(out);
+	}
 	/* A missing file is one line too. */
 	{
-		const char *argv[] = {NP_NETPERF, "--merge", "/nonexistent/x.json",
-				      NULL};
+		const char *argv[] = {NP_NETPERF, "--merge",
+				      "/nonexistent/x.json", NULL};
 
 		st = harness_exec_capture(argv, 10, &out, errbuf,
 					  sizeof(errbuf));
 		free(out);
 		ck_assert_int_eq(st, 1);
-		ck_assert_ptr_nonnull(strstr(errbuf, "/nonexistent/x.json: cannot "
-						     "read"));
+		ck_assert_ptr_nonnull(strstr(errbuf,
+					     "/nonexistent/x.json: cannot "
+					     "read"));
 	}
 	for (i = 0; i < 3; i++) {
 		char epath[256];
@@ -848,8 +925,9 @@ START_TEST(start_at_refused)
 
 	snprintf(port, sizeof(port), "%d", srv.port);
 	{
-		const char *argv[] = {NP_NETPERF, "-H", "127.0.0.1", "-p", port,
-				      "--start-at", "1000000000.5", NULL};
+		const char *argv[] = {NP_NETPERF,     "-H", "127.0.0.1",
+				      "-p",	      port, "--start-at",
+				      "1000000000.5", NULL};
 
 		st = harness_exec_capture(argv, 10, &out, errbuf,
 					  sizeof(errbuf));
@@ -858,8 +936,9 @@ START_TEST(start_at_refused)
 		ck_assert_ptr_nonnull(strstr(errbuf, "in the past"));
 	}
 	{
-		const char *argv[] = {NP_NETPERF, "-H", "127.0.0.1", "-p", port,
-				      "--start-at", "+3601", NULL};
+		const char *argv[] = {NP_NETPERF, "-H", "127.0.0.1",
+				      "-p",	  port, "--start-at",
+				      "+3601",	  NULL};
 
 		st = harness_exec_capture(argv, 10, &out, errbuf,
 					  sizeof(errbuf));

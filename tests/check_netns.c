@@ -490,38 +490,52 @@ udp_errs_read(const char *ns, struct udp_errs *u)
  * control connection is TCP and passes.
  */
 static void
-nft_drop(const struct netns_env *e, int pct)
+nft_drop_at(const char *ns, const char *family, const char *hook, int pct)
 {
 	struct harness_out o;
-	char p[8];
+	char p[8], type[96];
 
 	ck_assert_msg(have_tool("nft"),
 		      "nft not found: install nftables (scripts/deps)");
 	snprintf(p, sizeof(p), "%d", pct);
-	MUST(o, e->b, "nft", "add", "table", "inet", "nptest");
-	MUST(o, e->b, "nft", "add", "chain", "inet", "nptest", "input",
-	     "{ type filter hook input priority 0; }");
+	snprintf(type, sizeof(type), "{ type filter hook %s priority 0; }",
+		 hook);
+	MUST(o, ns, "nft", "add", "table", family, "nptest");
+	MUST(o, ns, "nft", "add", "chain", family, "nptest", "drops", type);
 	/* Only the test's data: not the zero-length end markers (UDP
 	 * length 8) nor the 16-byte token datagram (24), which netperf
 	 * resends until netserver echoes it and never counts as data. */
-	MUST(o, e->b, "nft", "add", "rule", "inet", "nptest", "input", "udp",
+	MUST(o, ns, "nft", "add", "rule", family, "nptest", "drops", "udp",
 	     "length", ">", "24", "numgen", "random", "mod", "100", "<", p,
 	     "counter", "drop");
 }
 
-/* The packets the drop rule has counted. */
+/* Drops on the way into b's sockets. */
+static void
+nft_drop(const struct netns_env *e, int pct)
+{
+	nft_drop_at(e->b, "inet", "input", pct);
+}
+
+/* The packets the drop rule in ns has counted. */
 static unsigned long long
-nft_drops(const struct netns_env *e)
+nft_drops_in(const char *ns, const char *family)
 {
 	struct harness_out o;
 	unsigned long long n = 0;
 	const char *p;
 
-	MUST(o, e->b, "nft", "list", "chain", "inet", "nptest", "input");
+	MUST(o, ns, "nft", "list", "chain", family, "nptest", "drops");
 	p = strstr(o.out, "counter packets ");
 	ck_assert_msg(p != NULL && sscanf(p, "counter packets %llu", &n) == 1,
 		      "no counter in: %s", o.out);
 	return n;
+}
+
+static unsigned long long
+nft_drops(const struct netns_env *e)
+{
+	return nft_drops_in(e->b, "inet");
 }
 
 /* Runs netperf inside a against netserver in b, with args after the
@@ -579,6 +593,224 @@ START_TEST(udp_loss_matches_nftables)
 	ck_assert_msg(frac > 0.02 && frac < 0.09,
 		      "nft dropped %llu of %llu (%.2f %%)", drops, f.sent,
 		      frac * 100);
+}
+END_TEST
+
+/* The "Data path:" line a report has when a fast path was asked for. */
+struct fast_figures {
+	char lpath[16], rpath[16];
+	unsigned long long lcalls, ldgrams, rcalls, rdgrams, coalesced;
+};
+
+static void
+fast_figures_parse(const char *out, struct fast_figures *f)
+{
+	const char *p = strstr(out, "\nData path: netperf ");
+
+	ck_assert_msg(
+	    p != NULL &&
+		sscanf(p,
+		       "\nData path: netperf %15[a-z], %llu calls for "
+		       "%llu datagrams; netserver %15[a-z], %llu calls "
+		       "for %llu, %llu",
+		       f->lpath, &f->lcalls, &f->ldgrams, f->rpath, &f->rcalls,
+		       &f->rdgrams, &f->coalesced) == 7,
+	    "no data path line: %s", out);
+}
+
+/*
+ * One UDP_STREAM run under a 5 % nftables drop rule in drop_ns: checks
+ * what holds on every path and returns b's socket buffer overflows over
+ * the run; *drops is what the rule counted over the run.
+ */
+static unsigned long long
+udp_loss_run(const char *const *args, const char *drop_ns, const char *family,
+	     struct harness_out *o, struct udp_figures *f,
+	     unsigned long long *drops)
+{
+	struct udp_errs before, after;
+	unsigned long long d0 = nft_drops_in(drop_ns, family), overflow;
+	double frac;
+
+	udp_errs_read(env.b, &before);
+	netperf(&env, args, o);
+	udp_errs_read(env.b, &after);
+	*drops = nft_drops_in(drop_ns, family) - d0;
+	overflow = after.rcvbuf - before.rcvbuf;
+	ck_assert_msg(udp_figures_parse(o->out, f) == 0, "%s", o->out);
+	ck_assert_msg(f->lost_of == f->sent, "%s", o->out);
+	ck_assert_msg(f->recv + f->lost == f->sent, "%s", o->out);
+	ck_assert_msg(f->lost > 0, "%s", o->out);
+	/* RcvbufErrors are part of InErrors: no other error in between. */
+	ck_assert_msg(after.inerr - before.inerr == overflow,
+		      "InErrors +%llu, RcvbufErrors +%llu",
+		      after.inerr - before.inerr, overflow);
+	frac = (double)*drops / (double)f->sent;
+	ck_assert_msg(frac > 0.02 && frac < 0.09,
+		      "nft dropped %llu of %llu (%.2f %%): %s", *drops, f->sent,
+		      frac * 100, o->out);
+	return overflow;
+}
+
+/*
+ * The first echo of UDP_STREAM's token is dropped on its way back into a:
+ * netperf sends the token again, netserver echoes it again and counts it
+ * as nothing. The test runs, and its loss is still exactly nftables'
+ * drops, with nothing out of order (a token taken for data would put
+ * every later datagram out of order).
+ */
+START_TEST(udp_token_echo_lost)
+{
+	const char *args[] = {"-t",  "UDP_STREAM", "-l", "1",	 "--rate",
+			      "50M", "--",	   "-m", "1000", NULL};
+	struct harness_out o;
+	struct udp_figures f;
+	unsigned long long drops, overflow;
+
+	nft_drop(&env, 5);
+	/* The first 16-byte datagram into a (UDP length 24) is the echo. */
+	MUST(o, env.a, "nft", "add", "table", "inet", "nptest");
+	MUST(o, env.a, "nft", "add", "chain", "inet", "nptest", "drops",
+	     "{ type filter hook input priority 0; }");
+	MUST(o, env.a, "nft", "add", "rule", "inet", "nptest", "drops", "udp",
+	     "length", "24", "numgen", "inc", "mod", "1000000", "<", "1",
+	     "counter", "drop");
+	overflow = udp_loss_run(args, env.b, "inet", &o, &f, &drops);
+	ck_assert_msg(nft_drops_in(env.a, "inet") == 1,
+		      "the token's echo was not dropped once");
+	ck_assert_msg(f.lost == drops + overflow,
+		      "lost %llu, nft dropped %llu, RcvbufErrors +%llu: %s",
+		      f.lost, drops, overflow, o.out);
+	ck_assert_msg(strstr(o.out, "duplicated: 0, out of order: 0,") != NULL,
+		      "%s", o.out);
+}
+END_TEST
+
+/* Loss is exact with sendmmsg/recvmmsg: every datagram of a batch
+ * carries its own sequence number. */
+START_TEST(udp_loss_exact_with_batch)
+{
+	const char *args[] = {"-t",	"UDP_STREAM", "-l",	 "2",
+			      "--rate", "50M",	      "--batch", "16",
+			      "--",	"-m",	      "1000",	 NULL};
+	struct harness_out o;
+	struct udp_figures f;
+	struct fast_figures ff;
+	unsigned long long drops, overflow;
+
+	nft_drop(&env, 5);
+	overflow = udp_loss_run(args, env.b, "inet", &o, &f, &drops);
+	ck_assert_msg(f.lost == drops + overflow,
+		      "lost %llu, nft dropped %llu, RcvbufErrors +%llu: %s",
+		      f.lost, drops, overflow, o.out);
+	fast_figures_parse(o.out, &ff);
+	ck_assert_str_eq(ff.lpath, "sendmmsg");
+	ck_assert_str_eq(ff.rpath, "recvmmsg");
+	ck_assert_msg(ff.ldgrams == f.sent && ff.lcalls * 8 < ff.ldgrams,
+		      "batches of 16 took %llu calls for %llu: %s", ff.lcalls,
+		      ff.ldgrams, o.out);
+}
+END_TEST
+
+/*
+ * Loss is exact with UDP GSO. The kernel cuts netperf's buffers into
+ * datagrams at a's veth (its segmentation offload is off), so nftables
+ * in b sees, and drops, single datagrams.
+ */
+START_TEST(udp_loss_exact_with_gso)
+{
+	const char *args[] = {"-t",	"UDP_STREAM", "-l",	   "2",
+			      "--rate", "50M",	      "--udp-gso", "--",
+			      "-m",	"1000",	      NULL};
+	struct harness_out o;
+	struct udp_figures f;
+	struct fast_figures ff;
+	unsigned long long drops, overflow;
+
+	ck_assert_msg(have_tool("ethtool"), "ethtool not found (scripts/deps)");
+	/* UDP_SEGMENT needs checksum offload on the route's device; with
+	 * the device's UDP segmentation off, the stack cuts the datagrams
+	 * apart as it hands them to the device. */
+	MUST(o, env.a, "ethtool", "-K", env.va, "tx", "on",
+	     "tx-udp-segmentation", "off");
+	nft_drop(&env, 5);
+	overflow = udp_loss_run(args, env.b, "inet", &o, &f, &drops);
+	ck_assert_msg(f.lost == drops + overflow,
+		      "lost %llu, nft dropped %llu, RcvbufErrors +%llu: %s",
+		      f.lost, drops, overflow, o.out);
+	fast_figures_parse(o.out, &ff);
+	ck_assert_str_eq(ff.lpath, "gso");
+	ck_assert_msg(ff.ldgrams == f.sent && ff.lcalls * 8 < ff.ldgrams,
+		      "GSO took %llu calls for %llu datagrams: %s", ff.lcalls,
+		      ff.ldgrams, o.out);
+}
+END_TEST
+
+/* Without checksum offload the kernel refuses UDP_SEGMENT, and netperf
+ * says so in one line. */
+START_TEST(udp_gso_refused_is_clear)
+{
+	const char *argv[] = {NP_NETPERF,    "-H",	  env.addr_b,	"-p",
+			      env.port_text, "-t",	  "UDP_STREAM", "-l",
+			      "1",	     "--udp-gso", NULL};
+	struct harness_out o;
+
+	ck_assert_int_eq(ns_run(env.a, argv, NETNS_CMD_TIMEOUT, &o), 0);
+	ck_assert_msg(o.status != 0, "%s", o.out);
+	ck_assert_msg(strstr(o.err, "--udp-gso: the kernel refused "
+				    "UDP_SEGMENT (E") != NULL,
+		      "%s", o.err);
+}
+END_TEST
+
+/*
+ * Loss is exact with UDP GRO. b's veth coalesces datagrams for the
+ * socket (GRO on, NAPI in a thread so datagrams queue up), and netserver
+ * cuts each buffer apart by the gso_size the kernel reports. nftables
+ * drops at a's veth on the way out (the egress hook: the sender is not
+ * told), before any coalescing. A socket buffer overflow drops a
+ * coalesced buffer but counts one RcvbufError, so only a run without
+ * overflow (netserver asks for a 4 MB buffer), and with coalesced
+ * buffers, is a test of exactness: up to three runs are made for one.
+ */
+START_TEST(udp_loss_exact_with_gro)
+{
+	const char *args[] = {"-t",   "UDP_STREAM", "-l", "2",	"--rate",
+			      "100M", "--udp-gro",  "--", "-m", "1000",
+			      "-S",   "4M",	    NULL};
+	char path[128], hook[64];
+	struct harness_out o;
+	struct udp_figures f;
+	struct fast_figures ff;
+	unsigned long long drops, overflow;
+	int i, exact = 0;
+
+	ck_assert_msg(have_tool("ethtool"), "ethtool not found (scripts/deps)");
+	MUST(o, env.b, "ethtool", "-K", env.vb, "gro", "on");
+	snprintf(path, sizeof(path), "echo 1 > /sys/class/net/%s/threaded",
+		 env.vb);
+	MUST(o, env.b, "sh", "-c", path);
+	snprintf(hook, sizeof(hook), "egress device \"%s\"", env.va);
+	nft_drop_at(env.a, "netdev", hook, 5);
+	for (i = 0; i < 3 && !exact; i++) {
+		overflow = udp_loss_run(args, env.a, "netdev", &o, &f, &drops);
+		fast_figures_parse(o.out, &ff);
+		ck_assert_str_eq(ff.rpath, "gro");
+		ck_assert_msg(ff.rdgrams == f.recv, "%s", o.out);
+		ck_assert_msg(f.lost >= drops + overflow,
+			      "lost %llu, nft dropped %llu, RcvbufErrors "
+			      "+%llu: %s",
+			      f.lost, drops, overflow, o.out);
+		if (overflow == 0 && ff.coalesced > 0) {
+			ck_assert_msg(f.lost == drops,
+				      "lost %llu, nft dropped %llu: %s", f.lost,
+				      drops, o.out);
+			exact = 1;
+		}
+	}
+	ck_assert_msg(exact,
+		      "no run without overflow and with coalescing in 3: %s",
+		      o.out);
 }
 END_TEST
 
@@ -1080,6 +1312,11 @@ netns_suite(void)
 	tcase_add_unchecked_fixture(tc, NULL, sweep);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, udp_loss_matches_nftables);
+	tcase_add_test(tc, udp_token_echo_lost);
+	tcase_add_test(tc, udp_loss_exact_with_batch);
+	tcase_add_test(tc, udp_loss_exact_with_gso);
+	tcase_add_test(tc, udp_gso_refused_is_clear);
+	tcase_add_test(tc, udp_loss_exact_with_gro);
 	tcase_add_test(tc, udp_rr_with_loss_completes);
 	tcase_add_test(tc, tbf_rate);
 	tcase_add_test(tc, cleanup_leaves_nothing);

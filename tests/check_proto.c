@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "err.h"
 #include "proto.h"
+#include "server.h"
 #include "stats.h"
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -502,6 +504,7 @@ request_sample(struct test_params *p)
 	p->streams = 3;
 	snprintf(p->cpu_bind, sizeof(p->cpu_bind), "core:1");
 	p->wire = 1;
+	p->start_at_ns = INT64_C(1767225600123456789);
 }
 
 static void
@@ -529,6 +532,7 @@ assert_params_eq(const struct test_params *a, const struct test_params *b)
 	ck_assert_int_eq(a->streams, b->streams);
 	ck_assert_str_eq(a->cpu_bind, b->cpu_bind);
 	ck_assert_int_eq(a->wire, b->wire);
+	ck_assert_int_eq(a->start_at_ns, b->start_at_ns);
 }
 
 static void
@@ -764,6 +768,34 @@ START_TEST(test_request_no_limit)
 }
 END_TEST
 
+/* A scheduled start travels exactly, and netserver refuses one further
+ * ahead than netperf may ask for (an hour, plus a minute for clocks). */
+START_TEST(test_request_start_at_limit)
+{
+	struct server_limits lim;
+	struct test_params in;
+	struct timespec ts;
+	char err[ERR_LEN] = "";
+	int64_t now;
+
+	server_limits_default(&lim);
+	request_sample(&in);
+	in.streams = 1;
+	in.cpu_bind[0] = '\0';
+	in.wire = 0;
+	in.rsp_size = 1000;
+	in.count = 0;
+	in.rate = 0;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	in.start_at_ns = now + INT64_C(3600) * 1000000000;
+	ck_assert_msg(server_check_request(&in, &lim, err) == 0, "%s", err);
+	in.start_at_ns = now + INT64_C(3700) * 1000000000;
+	ck_assert_int_eq(server_check_request(&in, &lim, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "more than an hour ahead"));
+}
+END_TEST
+
 START_TEST(test_request_not_object)
 {
 	struct test_params out;
@@ -833,6 +865,8 @@ result_sample(struct side_result *r, int with_cpu)
 	r->reordered = 6003;
 	r->lost = UINT64_C(1) << 40;
 	r->jitter = 0.000123;
+	r->wall_start_ns = INT64_C(1767225600123456789);
+	r->wall_end_ns = INT64_C(1767225610123987654);
 	if (!with_cpu)
 		return;
 	r->cpu_measured = 1;
@@ -846,6 +880,9 @@ result_sample(struct side_result *r, int with_cpu)
 	load_sample(&r->cpu.per[2], 30.0);
 	r->cpu.peak = r->cpu.per[2].util;
 	r->cpu.peak_id = 2;
+	r->cpu.busy_ticks = 401;
+	r->cpu.total_ticks = 2000;
+	r->cpu.hz = 100;
 }
 
 static void
@@ -873,6 +910,8 @@ assert_result_eq(const struct side_result *a, const struct side_result *b)
 	ck_assert_uint_eq(a->reordered, b->reordered);
 	ck_assert_uint_eq(a->lost, b->lost);
 	ck_assert_double_eq(a->jitter, b->jitter);
+	ck_assert_int_eq(a->wall_start_ns, b->wall_start_ns);
+	ck_assert_int_eq(a->wall_end_ns, b->wall_end_ns);
 	ck_assert_int_eq(a->cpu_measured, b->cpu_measured);
 	if (!a->cpu_measured) {
 		ck_assert_ptr_null(b->cpu.per);
@@ -884,6 +923,9 @@ assert_result_eq(const struct side_result *a, const struct side_result *b)
 	ck_assert_int_eq(a->cpu.nslots, b->cpu.nslots);
 	ck_assert_double_eq(a->cpu.peak, b->cpu.peak);
 	ck_assert_int_eq(a->cpu.peak_id, b->cpu.peak_id);
+	ck_assert_uint_eq(a->cpu.busy_ticks, b->cpu.busy_ticks);
+	ck_assert_uint_eq(a->cpu.total_ticks, b->cpu.total_ticks);
+	ck_assert_int_eq(a->cpu.hz, b->cpu.hz);
 	for (i = 0; i < a->cpu.nslots; i++)
 		assert_load_eq(&a->cpu.per[i], &b->cpu.per[i]);
 }
@@ -1311,6 +1353,7 @@ proto_suite(void)
 	tcase_add_test(tc, test_request_limits_ok);
 	tcase_add_test(tc, test_request_no_limit);
 	tcase_add_test(tc, test_request_not_object);
+	tcase_add_test(tc, test_request_start_at_limit);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("results");

@@ -31,11 +31,11 @@ subreaper(void)
 static int
 parse(const char *const *args, struct netserver_opts *o, char *err)
 {
-	char *argv[32];
+	char *argv[64];
 	int argc = 0;
 
 	argv[argc++] = (char *)"netserver";
-	for (; *args != NULL; args++)
+	for (; *args != NULL && argc < 63; args++)
 		argv[argc++] = (char *)*args;
 	argv[argc] = NULL;
 	return cli_netserver_parse(argc, argv, o, err);
@@ -71,6 +71,15 @@ START_TEST(options)
 			     "5",
 			     "--accept-timeout",
 			     "2.5",
+			     "--max-session-memory",
+			     "32M",
+			     "--hello-timeout",
+			     "1.5",
+			     "--max-session-time",
+			     "900",
+			     "--ipv6-prefix",
+			     "56",
+			     "--allow-privileged-ports",
 			     NULL};
 	struct netserver_opts o;
 	char err[ERR_LEN];
@@ -89,6 +98,11 @@ START_TEST(options)
 	ck_assert_int_eq(o.max_streams, 4);
 	ck_assert_double_eq(o.idle_timeout, 5);
 	ck_assert_double_eq(o.accept_timeout, 2.5);
+	ck_assert_int_eq(o.max_session_memory, 32 << 20);
+	ck_assert_double_eq(o.hello_timeout, 1.5);
+	ck_assert_double_eq(o.max_session_time, 900);
+	ck_assert_int_eq(o.ipv6_prefix, 56);
+	ck_assert_int_eq(o.allow_privileged_ports, 1);
 	ck_assert_int_eq(o.syslog, 0);
 
 	{
@@ -99,6 +113,9 @@ START_TEST(options)
 		ck_assert_str_eq(o.user, "daemon");
 		ck_assert_int_eq(o.allow.n, 0);
 		ck_assert_int_eq(o.max_sessions, 0);
+		ck_assert_int_eq(o.max_session_memory, 0);
+		ck_assert_int_eq(o.ipv6_prefix, 0);
+		ck_assert_int_eq(o.allow_privileged_ports, 0);
 	}
 }
 END_TEST
@@ -118,6 +135,13 @@ START_TEST(bad_options)
 	    {{"--max-buffer", "3G"}, "--max-buffer: "},
 	    {{"--max-streams", "1025"}, "--max-streams: "},
 	    {{"--accept-timeout", "0"}, "--accept-timeout: "},
+	    {{"--max-session-memory", "0"},
+	     "--max-session-memory: must be at least 1"},
+	    {{"--max-session-memory", "2T"}, "--max-session-memory: "},
+	    {{"--hello-timeout", "0"}, "--hello-timeout: "},
+	    {{"--max-session-time", "0.5"}, "--max-session-time: "},
+	    {{"--ipv6-prefix", "0"}, "--ipv6-prefix: "},
+	    {{"--ipv6-prefix", "129"}, "--ipv6-prefix: "},
 	    {{"--allow", "10.0.0.1/8"},
 	     "--allow: \"10.0.0.1/8\" has bits set past its prefix length"},
 	    {{"--allow", "example.com"}, "--allow: \"example.com\" is not"},

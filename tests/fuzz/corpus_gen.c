@@ -105,6 +105,30 @@ result_with_cpu(void)
 	return proto_result_pack(&r);
 }
 
+/* A TCP side's results with its TCP_INFO, one figure unknown. */
+static json_t *
+result_with_tcpinfo(void)
+{
+	struct side_result r;
+	int i;
+
+	memset(&r, 0, sizeof(r));
+	r.elapsed = 10.0;
+	r.bytes_sent = 1000000;
+	r.send_calls = 100;
+	r.send_size = 10000;
+	r.recv_size = 10000;
+	r.sndbuf = r.rcvbuf = 16384;
+	r.mss = 1448;
+	r.cpu_id = 0;
+	tcpinfo_clear(&r.tcpi);
+	r.tcpi.n = 2;
+	for (i = 0; i < TCPINFO_NFIELDS; i++)
+		r.tcpi.v[i] = 1000 * (i + 1);
+	r.tcpi.v[TCPINFO_BUSY] = -1;
+	return proto_result_pack(&r);
+}
+
 static json_t *
 hist_small(void)
 {
@@ -116,6 +140,32 @@ hist_small(void)
 	stats_hist_add(&h, 25000);
 	stats_hist_add(&h, 1000000);
 	return proto_hist_pack(&h);
+}
+
+/* A platform record as a netserver on a PCI NIC sends it. */
+static json_t *
+platform_sample(void)
+{
+	struct platform p;
+
+	platform_init(&p);
+	snprintf(p.cpu_model, sizeof(p.cpu_model), "AMD EPYC 7B13");
+	p.ncpu = 8;
+	p.smt = 1;
+	p.cpu_mhz = 2450;
+	snprintf(p.governor, sizeof(p.governor), "performance");
+	snprintf(p.release, sizeof(p.release), "6.1.0-18-amd64");
+	p.numa_nodes = 1;
+	snprintf(p.nic.name, sizeof(p.nic.name), "eth0");
+	snprintf(p.nic.driver, sizeof(p.nic.driver), "virtio_net");
+	p.nic.vendor = 0x1af4;
+	p.nic.tso = 1;
+	p.nic.gro = 0;
+	snprintf(p.nic.irq_cpus, sizeof(p.nic.irq_cpus), "0-7");
+	p.nvulns = 1;
+	snprintf(p.vuln[0].name, sizeof(p.vuln[0].name), "mds");
+	snprintf(p.vuln[0].state, sizeof(p.vuln[0].state), "Not affected");
+	return proto_platform_pack(&p);
 }
 
 int
@@ -152,10 +202,14 @@ main(int argc, char **argv)
 			     "sndbuf", 16384, "rcvbuf", 131072, "send_size",
 			     (json_int_t)1, "recv_size", (json_int_t)1));
 	put_framed("results-cpu", result_with_cpu());
+	put_framed("results-tcpinfo", result_with_tcpinfo());
 	m = result_with_cpu();
 	json_object_del(m, "cpu");
 	json_object_set_new(m, "hist", hist_small());
 	put_framed("results-hist", m);
+	m = result_with_cpu();
+	json_object_set_new(m, "platform", platform_sample());
+	put_framed("results-platform", m);
 	put_framed("error", proto_error("unknown test \"TCP_XX\""));
 	put_framed("stop", proto_new("stop"));
 	put_framed("bye", proto_new("bye"));

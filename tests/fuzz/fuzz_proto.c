@@ -112,6 +112,8 @@ check_result(const json_t *msg)
 	FUZZ_ASSERT(proto_result_unpack(again, &s, err) == 0);
 	FUZZ_ASSERT(s.cpu_measured == r.cpu_measured);
 	FUZZ_ASSERT(s.cpu.nslots == r.cpu.nslots);
+	/* TCP_INFO figures survive the round trip exactly. */
+	FUZZ_ASSERT(memcmp(&s.tcpi, &r.tcpi, sizeof(r.tcpi)) == 0);
 	cpu_util_free(&s.cpu);
 	json_decref(again);
 	cpu_util_free(&r.cpu);
@@ -143,6 +145,25 @@ check_hist(const json_t *j)
 }
 
 static void
+check_platform(const json_t *j)
+{
+	static struct platform p, q;
+	char err[ERR_LEN], b[512];
+	json_t *again;
+
+	if (j == NULL || proto_platform_unpack(j, &p, err) < 0)
+		return;
+	platform_offloads_text(&p.nic, b, sizeof(b));
+	platform_vulnerable_text(&p, b, sizeof(b));
+	/* An accepted record survives packing and unpacking unchanged. */
+	again = proto_platform_pack(&p);
+	FUZZ_ASSERT(again != NULL);
+	FUZZ_ASSERT(proto_platform_unpack(again, &q, err) == 0);
+	FUZZ_ASSERT(memcmp(&p, &q, sizeof(p)) == 0);
+	json_decref(again);
+}
+
+static void
 exercise(const json_t *msg)
 {
 	round_trip(msg);
@@ -150,6 +171,8 @@ exercise(const json_t *msg)
 	check_result(msg);
 	check_hist(msg);
 	check_hist(json_object_get(msg, "hist"));
+	check_platform(msg);
+	check_platform(json_object_get(msg, "platform"));
 }
 
 int

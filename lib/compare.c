@@ -1,0 +1,973 @@
+#include "compare.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "stats.h"
+#include "sweep.h"
+
+/* The largest result file --compare reads. */
+#define COMPARE_MAX_FILE (64L << 20)
+/* The most files a directory may hold for one side. */
+#define COMPARE_MAX_FILES 4096
+
+/* Each figure: its name in the table and JSON, its units (NULL: the
+ * document's), where an iteration keeps it, and where a document
+ * without iterations does. */
+static const struct {
+	const char *name;
+	const char *key;
+	const char *units;
+	const char *iter_key;
+	const char *doc_path;
+} figs[COMPARE_NFIG] = {
+    {"throughput", "throughput", NULL, "throughput", "result/throughput"},
+    {"local CPU", "local_cpu_util", "%", "local_cpu_util", "local/cpu/util"},
+    {"remote CPU", "remote_cpu_util", "%", "remote_cpu_util",
+     "remote/cpu/util"},
+    {"local SD", "local_service_demand", NULL, "local_service_demand",
+     "result/local_service_demand"},
+    {"remote SD", "remote_service_demand", NULL, "remote_service_demand",
+     "result/remote_service_demand"},
+    {"P50 latency", "p50_latency", "us", "p50_latency_us", "latency_us/p50"},
+    {"P99 latency", "p99_latency", "us", "p99_latency_us", "latency_us/p99"},
+    {"P99.9 latency", "p999_latency", "us", "p999_latency_us",
+     "latency_us/p99.9"},
+    {"loss", "loss_percent", "%", "loss_percent", "result/loss_percent"},
+};
+
+int
+compare_wanted(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--compare") == 0)
+			return 1;
+	return 0;
+}
+
+int
+compare_opts_parse(int argc, char **argv, struct compare_opts *o, char *err)
+{
+	int i, npaths = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->alpha = 0.05;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (strcmp(a, "--compare") == 0) {
+			if (i + 2 >= argc)
+				return err_set(err,
+					       "--compare needs two result "
+					       "files or directories, OLD "
+					       "and NEW");
+			o->old_path = argv[++i];
+			o->new_path = argv[++i];
+			npaths += 2;
+		} else if (strcmp(a, "--alpha") == 0 ||
+			   strncmp(a, "--alpha=", 8) == 0) {
+			const char *v = a[7] == '=' ? a + 8 : NULL;
+			char *end;
+
+			if (v == NULL) {
+				if (i + 1 >= argc)
+					return err_set(err, "--alpha needs a "
+							    "level");
+				v = argv[++i];
+			}
+			errno = 0;
+			o->alpha = strtod(v, &end);
+			if (errno != 0 || end == v || *end != '\0' ||
+			    !(o->alpha > 0 && o->alpha < 1))
+				return err_set(err,
+					       "--alpha: \"%s\" is not a level "
+					       "between 0 and 1 (e.g. 0.05)",
+					       v);
+		} else if (strcmp(a, "--force") == 0) {
+			o->force = 1;
+		} else if (strcmp(a, "--json") == 0 || strcmp(a, "-J") == 0) {
+			o->json = 1;
+		} else if (strcmp(a, "--plot") == 0 ||
+			   strncmp(a, "--plot=", 7) == 0) {
+			if (a[6] == '=') {
+				o->plot = a + 7;
+			} else {
+				if (i + 1 >= argc)
+					return err_set(err, "--plot needs a "
+							    "file name");
+				o->plot = argv[++i];
+			}
+			if (sweep_plot_check(o->plot, err) < 0)
+				return -1;
+		} else {
+			return err_set(err,
+				       "--compare: \"%s\" is not one of its "
+				       "options (--alpha, --force, --json, "
+				       "--plot)",
+				       a);
+		}
+	}
+	if (npaths != 2)
+		return err_set(err, "--compare takes one OLD and one NEW");
+	return 0;
+}
+
+/* Follows a '/' path through objects; NULL when missing or null. */
+static json_t *
+jpath(json_t *doc, const char *path)
+{
+	char key[64];
+	const char *s = path;
+
+	while (doc != NULL && *s != '\0') {
+		size_t n = strcspn(s, "/");
+
+		if (!json_is_object(doc) || n >= sizeof(key))
+			return NULL;
+		memcpy(key, s, n);
+		key[n] = '\0';
+		doc = json_object_get(doc, key);
+		s += n + (s[n] == '/');
+	}
+	return json_is_null(doc) ? NULL : doc;
+}
+
+static const char *
+jtext(json_t *doc, const char *path)
+{
+	const char *s = json_string_value(jpath(doc, path));
+
+	return s != NULL ? s : "";
+}
+
+int
+compare_parse_text(const char *text, size_t len, const char *name, json_t *docs,
+		   char *err)
+{
+	size_t off = 0;
+	int added = 0;
+
+	for (;;) {
+		json_error_t je;
+		json_t *d;
+		const char *schema;
+
+		while (off < len && (text[off] == ' ' || text[off] == '\n' ||
+				     text[off] == '\t' || text[off] == '\r'))
+			off++;
+		if (off >= len)
+			break;
+		d = json_loadb(text + off, len - off,
+			       JSON_DISABLE_EOF_CHECK | JSON_DECODE_ANY, &je);
+		if (d == NULL)
+			return err_set(err, "%s: not JSON at line %d: %s", name,
+				       je.line, je.text);
+		off += je.position;
+		schema = json_string_value(json_object_get(d, "schema"));
+		if (schema != NULL && strcmp(schema, "netperf-sweep") == 0) {
+			json_decref(d);
+			return err_set(err,
+				       "%s is a sweep; --compare takes "
+				       "results of one test (save each point "
+				       "with --json)",
+				       name);
+		}
+		/* Interim lines and the like are not results. */
+		if (schema == NULL || strcmp(schema, "netperf-result") != 0) {
+			json_decref(d);
+			continue;
+		}
+		if (json_array_append_new(docs, d) != 0)
+			return err_set(err, "out of memory");
+		added++;
+	}
+	return added;
+}
+
+/* Reads one file's documents into docs; returns how many, or -1. */
+static int
+load_file(const char *path, json_t *docs, char *err)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long len;
+	int rc;
+
+	if (f == NULL)
+		return err_set(err, "cannot open %s: %s", path,
+			       strerror(errno));
+	if (fseek(f, 0, SEEK_END) != 0 || (len = ftell(f)) < 0 ||
+	    fseek(f, 0, SEEK_SET) != 0) {
+		fclose(f);
+		return err_set(err, "cannot read %s", path);
+	}
+	if (len > COMPARE_MAX_FILE) {
+		fclose(f);
+		return err_set(err, "%s is larger than %ld MB", path,
+			       COMPARE_MAX_FILE >> 20);
+	}
+	buf = malloc((size_t)len + 1);
+	if (buf == NULL) {
+		fclose(f);
+		return err_set(err, "out of memory");
+	}
+	if (fread(buf, 1, (size_t)len, f) != (size_t)len) {
+		free(buf);
+		fclose(f);
+		return err_set(err, "cannot read %s", path);
+	}
+	fclose(f);
+	rc = compare_parse_text(buf, (size_t)len, path, docs, err);
+	free(buf);
+	return rc;
+}
+
+static int
+name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A directory's *.json and *.jsonl files, in name order. */
+static int
+load_dir(const char *path, json_t *docs, char *err)
+{
+	char **names = NULL;
+	struct dirent *de;
+	int n = 0, cap = 0, total = 0, rc = 0;
+	DIR *d = opendir(path);
+
+	if (d == NULL)
+		return err_set(err, "cannot open %s: %s", path,
+			       strerror(errno));
+	while ((de = readdir(d)) != NULL) {
+		size_t l = strlen(de->d_name);
+		char **grown;
+
+		if (!((l > 5 && strcmp(de->d_name + l - 5, ".json") == 0) ||
+		      (l > 6 && strcmp(de->d_name + l - 6, ".jsonl") == 0)))
+			continue;
+		if (n == COMPARE_MAX_FILES) {
+			rc = err_set(err, "%s holds more than %d result files",
+				     path, COMPARE_MAX_FILES);
+			break;
+		}
+		if (n == cap) {
+			cap = cap ? 2 * cap : 32;
+			grown = realloc(names, (size_t)cap * sizeof(*names));
+			if (grown == NULL) {
+				rc = err_set(err, "out of memory");
+				break;
+			}
+			names = grown;
+		}
+		names[n] = strdup(de->d_name);
+		if (names[n] == NULL) {
+			rc = err_set(err, "out of memory");
+			break;
+		}
+		n++;
+	}
+	closedir(d);
+	if (rc == 0 && n == 0)
+		rc = err_set(err, "%s holds no *.json or *.jsonl files", path);
+	if (rc == 0)
+		qsort(names, (size_t)n, sizeof(*names), name_cmp);
+	for (int i = 0; rc == 0 && i < n; i++) {
+		char *full;
+		int k;
+
+		if (asprintf(&full, "%s/%s", path, names[i]) < 0) {
+			rc = err_set(err, "out of memory");
+			break;
+		}
+		k = load_file(full, docs, err);
+		free(full);
+		if (k < 0)
+			rc = -1;
+		else
+			total += k;
+	}
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return rc < 0 ? -1 : total;
+}
+
+/* Appends v to figure f of s. */
+static int
+side_add(struct compare_side *s, int f, double v)
+{
+	double *grown = realloc(s->v[f], (size_t)(s->n[f] + 1) * sizeof(v));
+
+	if (grown == NULL)
+		return -1;
+	s->v[f] = grown;
+	s->v[f][s->n[f]++] = v;
+	return 0;
+}
+
+/* A document's samples: each iteration it kept, or the run itself. */
+static int
+side_add_doc(struct compare_side *s, json_t *doc)
+{
+	json_t *it = json_object_get(doc, "iterations");
+	size_t i;
+
+	if (json_is_array(it) && json_array_size(it) > 0) {
+		for (i = 0; i < json_array_size(it); i++)
+			for (int f = 0; f < COMPARE_NFIG; f++) {
+				json_t *v = json_object_get(
+				    json_array_get(it, i), figs[f].iter_key);
+
+				if (json_is_number(v) &&
+				    side_add(s, f, json_number_value(v)) < 0)
+					return -1;
+			}
+		return 0;
+	}
+	for (int f = 0; f < COMPARE_NFIG; f++) {
+		json_t *v = jpath(doc, figs[f].doc_path);
+
+		if (json_is_number(v) &&
+		    side_add(s, f, json_number_value(v)) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+int
+compare_side_from_docs(json_t *docs, const char *label, struct compare_side *s,
+		       char *err)
+{
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	snprintf(s->label, sizeof(s->label), "%s", label);
+	if (!json_is_array(docs) || json_array_size(docs) == 0)
+		return err_set(err, "%s holds no netperf results", label);
+	s->docs = json_incref(docs);
+	s->ndocs = (int)json_array_size(docs);
+	snprintf(s->test, sizeof(s->test), "%s",
+		 jtext(json_array_get(docs, 0), "test"));
+	snprintf(s->units, sizeof(s->units), "%s",
+		 jtext(json_array_get(docs, 0), "result/throughput_units"));
+	snprintf(s->sd_units, sizeof(s->sd_units), "%s",
+		 jtext(json_array_get(docs, 0), "result/service_demand_units"));
+	for (i = 0; i < json_array_size(docs); i++) {
+		json_t *d = json_array_get(docs, i);
+
+		if (strcmp(jtext(d, "test"), s->test) != 0)
+			return err_set(err,
+				       "%s mixes tests: %s and %s (compare "
+				       "one test at a time)",
+				       label, s->test, jtext(d, "test"));
+		if (strcmp(jtext(d, "result/throughput_units"), s->units) != 0)
+			return err_set(err, "%s mixes units: %s and %s", label,
+				       s->units,
+				       jtext(d, "result/throughput_units"));
+		if (side_add_doc(s, d) < 0)
+			return err_set(err, "out of memory");
+	}
+	return 0;
+}
+
+int
+compare_load(const char *path, const char *label, struct compare_side *s,
+	     char *err)
+{
+	struct stat st;
+	json_t *docs = json_array();
+	char why[ERR_LEN];
+	int k, rc;
+
+	memset(s, 0, sizeof(*s));
+	if (docs == NULL)
+		return err_set(err, "out of memory");
+	if (stat(path, &st) < 0) {
+		json_decref(docs);
+		return err_set(err, "%s: cannot read %s: %s", label, path,
+			       strerror(errno));
+	}
+	k = S_ISDIR(st.st_mode) ? load_dir(path, docs, why)
+				: load_file(path, docs, why);
+	if (k < 0) {
+		json_decref(docs);
+		return err_set(err, "%s: %s", label, why);
+	}
+	if (k == 0) {
+		json_decref(docs);
+		return err_set(err,
+			       "%s: %s holds no netperf results (save "
+			       "them with --json)",
+			       label, path);
+	}
+	rc = compare_side_from_docs(docs, label, s, err);
+	json_decref(docs);
+	return rc;
+}
+
+void
+compare_side_free(struct compare_side *s)
+{
+	for (int f = 0; f < COMPARE_NFIG; f++)
+		free(s->v[f]);
+	json_decref(s->docs);
+	memset(s, 0, sizeof(*s));
+}
+
+static double
+mean_of(const double *v, int n)
+{
+	double s = 0;
+
+	for (int i = 0; i < n; i++)
+		s += v[i];
+	return n > 0 ? s / n : NAN;
+}
+
+/* The smallest two-sided p-value an exact Mann-Whitney test of n1
+ * against n2 values can give: both orderings at the extremes, 2 / C(n1 +
+ * n2, n1). */
+static double
+min_p(int n1, int n2)
+{
+	double c = 1;
+
+	for (int i = 1; i <= n1; i++)
+		c = c * (n2 + i) / i;
+	return fmin(1.0, 2.0 / c);
+}
+
+static void
+add_warn(struct compare_report *r, const char *text)
+{
+	if (r->nwarn < COMPARE_MAX_WARN)
+		snprintf(r->warn[r->nwarn++], sizeof(r->warn[0]), "%s", text);
+}
+
+/* Flattens a JSON value into prefix-named scalar fields of out (an
+ * object of field -> value text). */
+static void
+flatten(json_t *v, const char *prefix, json_t *out)
+{
+	const char *k;
+	json_t *x;
+	char *text;
+
+	if (json_is_object(v)) {
+		json_object_foreach(v, k, x)
+		{
+			char *name;
+
+			if (asprintf(&name, "%s.%s", prefix, k) < 0)
+				return;
+			flatten(x, name, out);
+			free(name);
+		}
+		return;
+	}
+	if (json_is_string(v))
+		text = strdup(json_string_value(v));
+	else if (json_is_null(v))
+		text = strdup("unknown");
+	else
+		text = json_dumps(v, JSON_ENCODE_ANY | JSON_REAL_PRECISION(6));
+	if (text != NULL)
+		json_object_set_new(out, prefix, json_string(text));
+	free(text);
+}
+
+/* What a document says of its setting, beyond its figures: each side's
+ * platform record and placement, and the request. */
+static json_t *
+setting_of(json_t *doc)
+{
+	json_t *out = json_object();
+	static const char *const sides[] = {"local", "remote"};
+
+	for (int i = 0; i < 2; i++) {
+		json_t *side = json_object_get(doc, sides[i]);
+		char p[32];
+
+		snprintf(p, sizeof(p), "%s", sides[i]);
+		flatten(json_object_get(side, "platform"), p, out);
+		snprintf(p, sizeof(p), "%s.placement", sides[i]);
+		flatten(json_object_get(side, "placement"), p, out);
+	}
+	flatten(json_object_get(doc, "request"), "request", out);
+	/* Where a thread happened to end is an outcome, not a setting; a
+	 * note only explains the placement. */
+	json_object_del(out, "local.placement.cpu_actual");
+	json_object_del(out, "remote.placement.cpu_actual");
+	json_object_del(out, "local.placement.note");
+	json_object_del(out, "remote.placement.note");
+	return out;
+}
+
+/* Adds text to the array of distinct values vals. */
+static void
+add_distinct(json_t *vals, const char *text)
+{
+	size_t i;
+
+	for (i = 0; i < json_array_size(vals); i++)
+		if (strcmp(json_string_value(json_array_get(vals, i)), text) ==
+		    0)
+			return;
+	json_array_append_new(vals, json_string(text));
+}
+
+/* The distinct values of each field over a side's documents. */
+static json_t *
+settings_of(json_t *docs)
+{
+	json_t *all = json_object();
+	size_t i;
+
+	for (i = 0; i < json_array_size(docs); i++) {
+		json_t *one = setting_of(json_array_get(docs, i));
+		const char *k;
+		json_t *v;
+
+		json_object_foreach(one, k, v)
+		{
+			json_t *vals = json_object_get(all, k);
+
+			if (vals == NULL) {
+				vals = json_array();
+				json_object_set_new(all, k, vals);
+			}
+			add_distinct(vals, json_string_value(v));
+		}
+		json_decref(one);
+	}
+	return all;
+}
+
+/* Both sides' values of a field as one set each, order aside. */
+static int
+same_values(json_t *a, json_t *b)
+{
+	size_t i, j;
+
+	if (json_array_size(a) != json_array_size(b))
+		return 0;
+	for (i = 0; i < json_array_size(a); i++) {
+		const char *x = json_string_value(json_array_get(a, i));
+
+		for (j = 0; j < json_array_size(b); j++)
+			if (strcmp(x, json_string_value(
+					  json_array_get(b, j))) == 0)
+				break;
+		if (j == json_array_size(b))
+			return 0;
+	}
+	return 1;
+}
+
+/* The current CPU frequency is a reading that wanders: it differs only
+ * when the two sides' means are more than 5 % apart. */
+static int
+freq_differs(json_t *a, json_t *b)
+{
+	double sa = 0, sb = 0;
+	size_t i;
+
+	for (i = 0; i < json_array_size(a); i++)
+		sa += atof(json_string_value(json_array_get(a, i)));
+	for (i = 0; i < json_array_size(b); i++)
+		sb += atof(json_string_value(json_array_get(b, i)));
+	sa /= (double)json_array_size(a);
+	sb /= (double)json_array_size(b);
+	return sa <= 0 || fabs(sb - sa) / sa > 0.05;
+}
+
+/* Every field whose values differ between the sides. */
+static json_t *
+diff_settings(json_t *old_docs, json_t *new_docs)
+{
+	json_t *a = settings_of(old_docs), *b = settings_of(new_docs);
+	json_t *out = json_array(), *none = json_array();
+	const char *k;
+	json_t *va;
+
+	json_array_append_new(none, json_string("absent"));
+	json_object_foreach(a, k, va)
+	{
+		json_t *vb = json_object_get(b, k);
+		size_t kl = strlen(k);
+
+		if (vb == NULL)
+			vb = none;
+		if (same_values(va, vb))
+			continue;
+		if (kl > 8 && strcmp(k + kl - 8, ".cpu_mhz") == 0 &&
+		    vb != none && !freq_differs(va, vb))
+			continue;
+		json_array_append_new(out, json_pack("{s:s, s:O, s:O}", "field",
+						     k, "old", va, "new", vb));
+	}
+	json_object_foreach(b, k, va)
+	{
+		if (json_object_get(a, k) == NULL)
+			json_array_append_new(out, json_pack("{s:s, s:O, s:O}",
+							     "field", k, "old",
+							     none, "new", va));
+	}
+	json_decref(none);
+	json_decref(a);
+	json_decref(b);
+	return out;
+}
+
+/* Every value of a figure is 0 on both sides (loss over TCP). */
+static int
+all_zero(const struct compare_side *o, const struct compare_side *n, int f)
+{
+	for (int i = 0; i < o->n[f]; i++)
+		if (o->v[f][i] != 0)
+			return 0;
+	for (int i = 0; i < n->n[f]; i++)
+		if (n->v[f][i] != 0)
+			return 0;
+	return 1;
+}
+
+static void
+figure_units(const struct compare_side *s, int f, char *out, size_t cap)
+{
+	if (figs[f].units != NULL)
+		snprintf(out, cap, "%s", figs[f].units);
+	else if (f == COMPARE_THROUGHPUT)
+		snprintf(out, cap, "%s", s->units);
+	else
+		snprintf(out, cap, "%s", s->sd_units);
+}
+
+int
+compare_run(const struct compare_side *old, const struct compare_side *nw,
+	    double alpha, int force, struct compare_report *r, char *err)
+{
+	memset(r, 0, sizeof(*r));
+	if (!force && strcmp(old->test, nw->test) != 0)
+		return err_set(err,
+			       "OLD is %s and NEW is %s: different tests "
+			       "(give --force to compare them anyway)",
+			       old->test, nw->test);
+	if (!force && (strcmp(old->units, nw->units) != 0 ||
+		       strcmp(old->sd_units, nw->sd_units) != 0))
+		return err_set(err,
+			       "OLD is in %s (%s) and NEW in %s (%s): "
+			       "different units (run both with the same -f, "
+			       "or give --force)",
+			       old->units, old->sd_units, nw->units,
+			       nw->sd_units);
+	snprintf(r->test, sizeof(r->test), "%s", old->test);
+	r->alpha = alpha;
+	r->ndocs_old = old->ndocs;
+	r->ndocs_new = nw->ndocs;
+	for (int f = 0; f < COMPARE_NFIG; f++) {
+		struct compare_row *row = &r->row[r->nrows];
+		struct stats_ci ci;
+		struct stats_mwu mw;
+		struct stats_welch w;
+
+		if (old->n[f] == 0 || nw->n[f] == 0 || all_zero(old, nw, f))
+			continue;
+		row->fig = (enum compare_fig)f;
+		snprintf(row->name, sizeof(row->name), "%s", figs[f].name);
+		figure_units(old, f, row->units, sizeof(row->units));
+		row->n_old = old->n[f];
+		row->n_new = nw->n[f];
+		row->mean_old = mean_of(old->v[f], old->n[f]);
+		row->mean_new = mean_of(nw->v[f], nw->n[f]);
+		row->ci_old =
+		    stats_ci_compute(old->v[f], old->n[f], 0.95, &ci) == 0
+			? ci.half_width
+			: NAN;
+		row->ci_new =
+		    stats_ci_compute(nw->v[f], nw->n[f], 0.95, &ci) == 0
+			? ci.half_width
+			: NAN;
+		row->change_pct = row->mean_old != 0
+				      ? 100.0 *
+					    (row->mean_new - row->mean_old) /
+					    fabs(row->mean_old)
+				      : NAN;
+		if (stats_mann_whitney(old->v[f], old->n[f], nw->v[f], nw->n[f],
+				       &mw) < 0)
+			return err_set(err, "out of memory");
+		row->p = mw.p;
+		row->exact = mw.exact;
+		row->welch_p = stats_welch(old->v[f], old->n[f], nw->v[f],
+					   nw->n[f], &w) == 0
+				   ? w.p
+				   : NAN;
+		row->significant = row->p < alpha;
+		r->nrows++;
+	}
+	if (r->nrows == 0)
+		return err_set(err, "OLD and NEW have no figure in common");
+	for (int i = 0; i < r->nrows; i++) {
+		const struct compare_row *row = &r->row[i];
+		char w[200];
+
+		if (row->n_old >= 3 && row->n_new >= 3)
+			continue;
+		snprintf(w, sizeof(w),
+			 "OLD has %d and NEW %d samples of %s: with fewer "
+			 "than 3 a side the intervals are wide or unknown",
+			 row->n_old, row->n_new, row->name);
+		add_warn(r, w);
+		break;
+	}
+	{
+		const struct compare_row *row = &r->row[0];
+		double mp = min_p(row->n_old, row->n_new);
+		char w[200];
+
+		if (mp >= alpha) {
+			snprintf(w, sizeof(w),
+				 "with %d+%d samples the smallest p-value the "
+				 "test can give is %.3f, not below %.3g: "
+				 "nothing can come out significant (repeat "
+				 "more, -i)",
+				 row->n_old, row->n_new, mp, alpha);
+			add_warn(r, w);
+		}
+	}
+	r->diffs = diff_settings(old->docs, nw->docs);
+	if (r->diffs == NULL)
+		return err_set(err, "out of memory");
+	return 0;
+}
+
+void
+compare_report_free(struct compare_report *r)
+{
+	json_decref(r->diffs);
+	r->diffs = NULL;
+}
+
+/* A value with its interval, "25123 ± 2%" (the interval as a share of
+ * the mean, as benchstat prints it), or "25123 ± ∞" for one sample. */
+static void
+with_interval(char *b, size_t cap, double mean, double half)
+{
+	char v[32];
+
+	if (fabs(mean) >= 1000)
+		snprintf(v, sizeof(v), "%.0f", mean);
+	else if (fabs(mean) >= 100)
+		snprintf(v, sizeof(v), "%.1f", mean);
+	else if (fabs(mean) >= 10)
+		snprintf(v, sizeof(v), "%.2f", mean);
+	else
+		snprintf(v, sizeof(v), "%.3g", mean);
+	if (isnan(half))
+		snprintf(b, cap, "%s ± ∞", v);
+	else if (mean != 0)
+		snprintf(b, cap, "%s ± %.0f%%", v, 100.0 * half / fabs(mean));
+	else
+		snprintf(b, cap, "%s ± %.3g", v, half);
+}
+
+/* The columns' width in characters (± and ∞ take two bytes each but
+ * one column). */
+static void
+pad(FILE *out, const char *s, int width)
+{
+	int cols = 0;
+
+	for (const char *c = s; *c != '\0'; c++)
+		if (((unsigned char)*c & 0xc0) != 0x80)
+			cols++;
+	fputs(s, out);
+	for (; cols < width; cols++)
+		fputc(' ', out);
+}
+
+/* A list of values as text, "a, b" ("absent" for a field a side lacks). */
+static void
+values_text(json_t *vals, char *b, size_t cap)
+{
+	size_t used = 0;
+
+	b[0] = '\0';
+	for (size_t i = 0; i < json_array_size(vals); i++) {
+		int n = snprintf(b + used, cap - used, "%s%s", i ? ", " : "",
+				 json_string_value(json_array_get(vals, i)));
+
+		if (n < 0 || (size_t)n >= cap - used)
+			return;
+		used += (size_t)n;
+	}
+}
+
+void
+compare_print(FILE *out, const struct compare_report *r)
+{
+	int i;
+
+	fprintf(out, "%s: OLD %d result%s, NEW %d result%s\n\n", r->test,
+		r->ndocs_old, r->ndocs_old == 1 ? "" : "s", r->ndocs_new,
+		r->ndocs_new == 1 ? "" : "s");
+	pad(out, "figure", 26);
+	pad(out, "OLD", 20);
+	pad(out, "NEW", 20);
+	fputs("delta\n", out);
+	for (i = 0; i < r->nrows; i++) {
+		const struct compare_row *row = &r->row[i];
+		char name[64], a[48], b[48], d[32];
+
+		snprintf(name, sizeof(name), "%s %s", row->name, row->units);
+		with_interval(a, sizeof(a), row->mean_old, row->ci_old);
+		with_interval(b, sizeof(b), row->mean_new, row->ci_new);
+		if (!row->significant)
+			snprintf(d, sizeof(d), "~");
+		else if (isnan(row->change_pct))
+			snprintf(d, sizeof(d), "changed");
+		else if (fabs(row->change_pct) >= 1000)
+			snprintf(d, sizeof(d), "%+.0f%%", row->change_pct);
+		else
+			snprintf(d, sizeof(d), "%+.2f%%", row->change_pct);
+		pad(out, name, 26);
+		pad(out, a, 20);
+		pad(out, b, 20);
+		pad(out, d, 10);
+		fprintf(out, "(p=%.3f%s n=%d+%d)\n", row->p,
+			row->exact ? "" : "*", row->n_old, row->n_new);
+	}
+	fprintf(out,
+		"\n± is the 95 %% confidence interval of the mean (Student's "
+		"t), as a share of it.\np: two-sided Mann-Whitney U test, "
+		"exact; * the normal approximation with tie and\ncontinuity "
+		"corrections (ties, or 50 samples or more a side). ~ where p "
+		">= %.3g.\n",
+		r->alpha);
+	for (i = 0; i < r->nwarn; i++)
+		fprintf(out, "warning: %s\n", r->warn[i]);
+	if (json_array_size(r->diffs) == 0) {
+		fputs("\nNo difference in the platform records, placement or "
+		      "request.\n",
+		      out);
+		return;
+	}
+	fputs("\nWhat else differs:\n", out);
+	for (size_t k = 0; k < json_array_size(r->diffs); k++) {
+		json_t *d = json_array_get(r->diffs, k);
+		char a[512], b[512];
+
+		values_text(json_object_get(d, "old"), a, sizeof(a));
+		values_text(json_object_get(d, "new"), b, sizeof(b));
+		fprintf(out, "  %s: %s -> %s\n",
+			json_string_value(json_object_get(d, "field")), a, b);
+	}
+}
+
+/* A number, or null for NAN. */
+static json_t *
+jnum(double v)
+{
+	return isnan(v) || isinf(v) ? json_null() : json_real(v);
+}
+
+json_t *
+compare_json(const struct compare_report *r)
+{
+	json_t *doc, *rows, *warns;
+
+	doc = json_pack(
+	    "{s:s, s:i, s:s, s:f, s:s, s:i, s:i}", "schema", "netperf-compare",
+	    "schema_version", 1, "test", r->test, "alpha", r->alpha, "method",
+	    "two-sided Mann-Whitney U: exact without ties and below 50 "
+	    "samples a side, else the normal approximation with tie and "
+	    "continuity corrections; welch_p assumes normal means",
+	    "old_results", r->ndocs_old, "new_results", r->ndocs_new);
+	rows = json_array();
+	warns = json_array();
+	if (doc == NULL || rows == NULL || warns == NULL) {
+		json_decref(doc);
+		json_decref(rows);
+		json_decref(warns);
+		return NULL;
+	}
+	for (int i = 0; i < r->nrows; i++) {
+		const struct compare_row *row = &r->row[i];
+
+		json_array_append_new(
+		    rows,
+		    json_pack(
+			"{s:s, s:s, s:{s:i, s:o, s:o}, s:{s:i, s:o, "
+			"s:o}, s:o, s:f, s:b, s:o, s:b}",
+			"figure", figs[row->fig].key, "units", row->units,
+			"old", "n", row->n_old, "mean", jnum(row->mean_old),
+			"ci95", jnum(row->ci_old), "new", "n", row->n_new,
+			"mean", jnum(row->mean_new), "ci95", jnum(row->ci_new),
+			"change_percent", jnum(row->change_pct), "p", row->p,
+			"exact", row->exact, "welch_p", jnum(row->welch_p),
+			"significant", row->significant));
+	}
+	for (int i = 0; i < r->nwarn; i++)
+		json_array_append_new(warns, json_string(r->warn[i]));
+	json_object_set_new(doc, "figures", rows);
+	json_object_set_new(doc, "warnings", warns);
+	json_object_set(doc, "differences", r->diffs);
+	return doc;
+}
+
+int
+compare_plot(const char *path, const struct compare_report *r, char *err)
+{
+	char *body = NULL;
+	size_t len = 0;
+	int cols = r->nrows < 3 ? r->nrows : 3;
+	int rows = (r->nrows + cols - 1) / cols, rc;
+	FILE *f = open_memstream(&body, &len);
+
+	if (f == NULL)
+		return err_set(err, "--plot: out of memory");
+	/* One panel a figure: OLD and NEW side by side, each mean a box
+	 * with its 95 % interval as an error bar. */
+	for (int i = 0; i < r->nrows; i++) {
+		const struct compare_row *row = &r->row[i];
+
+		fprintf(f,
+			"$f%d << EOD\n0 OLD %.9g %.9g\n1 NEW %.9g %.9g\nEOD\n",
+			i, row->mean_old, isnan(row->ci_old) ? 0 : row->ci_old,
+			row->mean_new, isnan(row->ci_new) ? 0 : row->ci_new);
+	}
+	fprintf(f,
+		"set multiplot layout %d,%d title '%s: OLD against NEW "
+		"(95%% intervals)'\n"
+		"set style fill solid 0.5\n"
+		"set boxwidth 0.6\n"
+		"set xrange [-0.7:1.7]\n"
+		"set yrange [0:*]\n"
+		"set grid ytics\n"
+		"unset key\n",
+		rows, cols, r->test);
+	for (int i = 0; i < r->nrows; i++) {
+		const struct compare_row *row = &r->row[i];
+
+		fprintf(f,
+			"set title '%s (%s)%s'\n"
+			"plot $f%d using 1:3:xtic(2) with boxes, '' using "
+			"1:3:4 with yerrorbars lw 2\n",
+			row->name, row->units,
+			row->significant ? "" : ", not significant", i);
+	}
+	fputs("unset multiplot\n", f);
+	if (fclose(f) != 0 || body == NULL) {
+		free(body);
+		return err_set(err, "--plot: out of memory");
+	}
+	rc = sweep_gnuplot(path, body, err);
+	free(body);
+	return rc;
+}

@@ -1,0 +1,178 @@
+#include "fast.h"
+
+#include <errno.h>
+#include <linux/errqueue.h>
+#include <netinet/in.h>
+#include <netinet/udp.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "err.h"
+
+/* Older headers lack these; the values are the kernel's ABI. */
+#ifndef UDP_SEGMENT
+#define UDP_SEGMENT 103
+#endif
+#ifndef UDP_GRO
+#define UDP_GRO 104
+#endif
+#ifndef SO_ZEROCOPY
+#define SO_ZEROCOPY 60
+#endif
+#ifndef SO_EE_ORIGIN_ZEROCOPY
+#define SO_EE_ORIGIN_ZEROCOPY 5
+#endif
+#ifndef SO_EE_CODE_ZEROCOPY_COPIED
+#define SO_EE_CODE_ZEROCOPY_COPIED 1
+#endif
+
+int
+fast_check(const struct test_module *m, const struct test_params *p, char *err)
+{
+	int udp_stream = m->kind == MODULE_UDP_STREAM;
+
+	if (p->batch < 0 || p->batch > FAST_BATCH_MAX)
+		return err_set(err, "--batch: %d is not 1 to %d", p->batch,
+			       FAST_BATCH_MAX);
+	if (p->batch > 1 && !udp_stream)
+		return err_set(err, "--batch applies to UDP_STREAM only");
+	if (p->udp_gso && !udp_stream)
+		return err_set(err, "--udp-gso applies to UDP_STREAM only");
+	if (p->udp_gro && !udp_stream)
+		return err_set(err, "--udp-gro applies to UDP_STREAM only");
+	/* Each is its own path: a GSO send is already one call for many
+	 * datagrams, and a GRO receive one call for a coalesced buffer. */
+	if (p->batch > 1 && (p->udp_gso || p->udp_gro))
+		return err_set(err, "--batch is a path of its own: not with "
+				    "--udp-gso or --udp-gro");
+	if (p->zerocopy && m->kind != MODULE_STREAM && m->kind != MODULE_MAERTS)
+		return err_set(err, "--zerocopy applies to TCP_STREAM and "
+				    "TCP_MAERTS only");
+	if (p->busy_poll < 0 || p->busy_poll > 1000000)
+		return err_set(err, "--busy-poll: %d is not 1 to 1000000 us",
+			       p->busy_poll);
+	if (p->busy_poll > 0 && m->kind != MODULE_RR &&
+	    m->kind != MODULE_UDP_RR)
+		return err_set(err, "--busy-poll applies to TCP_RR and UDP_RR "
+				    "only");
+	return 0;
+}
+
+/* "the kernel refused X (EINVAL)", with the option's name first. */
+static int
+refused(char *err, const char *opt, const char *what, int e)
+{
+	const char *name = strerrorname_np(e);
+
+	return err_set(err, "%s: the kernel refused %s (%s: %s)", opt, what,
+		       name != NULL ? name : "?", strerror(e));
+}
+
+int
+fast_setup(const struct test_module *m, const struct test_params *p, int fd,
+	   int is_server, struct side_result *r, char *err)
+{
+	int on = 1, v;
+	socklen_t len = sizeof(v);
+	/* Who sends the data: netperf for STREAM and UDP_STREAM, netserver
+	 * for MAERTS. */
+	int sender = m->kind == MODULE_MAERTS ? is_server : !is_server;
+
+	r->path[0] = '\0';
+	switch (m->kind) {
+	case MODULE_UDP_STREAM:
+		if (sender && p->udp_gso) {
+			v = (int)r->send_size;
+			if (setsockopt(fd, SOL_UDP, UDP_SEGMENT, &v,
+				       sizeof(v)) < 0)
+				return refused(err, "--udp-gso", "UDP_SEGMENT",
+					       errno);
+			snprintf(r->path, sizeof(r->path), "gso");
+		} else if (!sender && p->udp_gro) {
+			if (setsockopt(fd, SOL_UDP, UDP_GRO, &on, sizeof(on)) <
+			    0)
+				return refused(err, "--udp-gro", "UDP_GRO",
+					       errno);
+			snprintf(r->path, sizeof(r->path), "gro");
+		} else {
+			snprintf(r->path, sizeof(r->path), "%s%s",
+				 sender ? "send" : "recv",
+				 p->batch > 1 ? "mmsg" : "");
+		}
+		break;
+	case MODULE_STREAM:
+	case MODULE_MAERTS:
+		if (sender && p->zerocopy) {
+			if (setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY, &on,
+				       sizeof(on)) < 0)
+				return refused(err, "--zerocopy", "SO_ZEROCOPY",
+					       errno);
+			snprintf(r->path, sizeof(r->path), "zerocopy");
+		} else {
+			snprintf(r->path, sizeof(r->path), "%s",
+				 sender ? "send" : "recv");
+		}
+		break;
+	case MODULE_RR:
+	case MODULE_UDP_RR:
+		if (p->busy_poll > 0) {
+			v = p->busy_poll;
+			if (setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &v,
+				       sizeof(v)) < 0)
+				return refused(err, "--busy-poll",
+					       "SO_BUSY_POLL", errno);
+			/* What the socket holds, not what was asked. */
+			if (getsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &v, &len) <
+			    0)
+				return refused(err, "--busy-poll",
+					       "reading SO_BUSY_POLL back",
+					       errno);
+			r->busy_poll = v;
+		}
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+uint64_t
+fast_zc_reap(int fd, struct side_result *r)
+{
+	char control[256];
+	struct msghdr msg;
+	struct cmsghdr *cm;
+	uint64_t got = 0;
+
+	for (;;) {
+		memset(&msg, 0, sizeof(msg));
+		msg.msg_control = control;
+		msg.msg_controllen = sizeof(control);
+		if (recvmsg(fd, &msg, MSG_ERRQUEUE | MSG_DONTWAIT) < 0)
+			break;
+		for (cm = CMSG_FIRSTHDR(&msg); cm != NULL;
+		     cm = CMSG_NXTHDR(&msg, cm)) {
+			struct sock_extended_err ee;
+			uint64_t n;
+
+			if (!((cm->cmsg_level == SOL_IP &&
+			       cm->cmsg_type == IP_RECVERR) ||
+			      (cm->cmsg_level == SOL_IPV6 &&
+			       cm->cmsg_type == IPV6_RECVERR)))
+				continue;
+			memcpy(&ee, CMSG_DATA(cm), sizeof(ee));
+			if (ee.ee_origin != SO_EE_ORIGIN_ZEROCOPY ||
+			    ee.ee_errno != 0)
+				continue;
+			/* One notice covers the sends numbered ee_info to
+			 * ee_data, both included (32-bit, wrapping). */
+			n = (uint64_t)(uint32_t)(ee.ee_data - ee.ee_info) + 1;
+			got += n;
+			r->zc_done += n;
+			if (ee.ee_code & SO_EE_CODE_ZEROCOPY_COPIED)
+				r->zc_copied += n;
+		}
+	}
+	return got;
+}

@@ -1,0 +1,632 @@
+#include "legacy.h"
+
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "err.h"
+#include "module.h"
+
+/* Byte offsets of the raw tails: after the header and the converted ints. */
+#define REQ_TAIL (8 + 38 * 4)
+#define RSP_TAIL (8 + 18 * 4)
+#define RES_TAIL (8 + 27 * 4)
+
+/* A walk over the converted ints of one message, header included. */
+struct words {
+	unsigned char *w;	/* writing, or NULL */
+	const unsigned char *r; /* reading, or NULL */
+	size_t off;
+};
+
+static uint32_t
+get_be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | (uint32_t)p[3];
+}
+
+static void
+put_be32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)(v >> 24);
+	p[1] = (unsigned char)(v >> 16);
+	p[2] = (unsigned char)(v >> 8);
+	p[3] = (unsigned char)v;
+}
+
+static uint32_t
+next_u(struct words *c)
+{
+	uint32_t v = get_be32(c->r + c->off);
+
+	c->off += 4;
+	return v;
+}
+
+static int32_t
+next_i(struct words *c)
+{
+	return (int32_t)next_u(c);
+}
+
+/* A float is its bit pattern, converted as an int. */
+static float
+next_f(struct words *c)
+{
+	uint32_t v = next_u(c);
+	float f;
+
+	memcpy(&f, &v, sizeof(f));
+	return f;
+}
+
+static void
+put_u(struct words *c, uint32_t v)
+{
+	put_be32(c->w + c->off, v);
+	c->off += 4;
+}
+
+static void
+put_i(struct words *c, int32_t v)
+{
+	put_u(c, (uint32_t)v);
+}
+
+static void
+put_f(struct words *c, float f)
+{
+	uint32_t v;
+
+	memcpy(&v, &f, sizeof(v));
+	put_u(c, v);
+}
+
+/*
+ * Copies a raw char field of n bytes into dst (n bytes). Strict: the field
+ * must hold its terminating NUL, else -1 with err naming it. Lenient (what
+ * a server says of itself): the last byte is forced to NUL.
+ */
+static int
+take_str(char *dst, const unsigned char *src, size_t n, int strict,
+	 const char *name, char *err)
+{
+	size_t len = strnlen((const char *)src, n);
+
+	if (strict && len == n)
+		return err_set(err, "%s does not end inside its %zu bytes",
+			       name, n);
+	if (len == n)
+		len = n - 1;
+	/* Nothing after the end is kept, so a decoded field is its text. */
+	memset(dst, 0, n);
+	memcpy(dst, src, len);
+	return 0;
+}
+
+/* Writes a string into a raw field of n bytes, always NUL-terminated. */
+static void
+give_str(unsigned char *dst, const char *src, size_t n)
+{
+	size_t len = strnlen(src, n - 1);
+
+	memcpy(dst, src, len);
+	dst[len] = '\0';
+}
+
+int
+legacy_header_decode(const unsigned char *buf, size_t len,
+		     struct legacy_header *h, char *err)
+{
+	if (len != LEGACY_MSG_LEN)
+		return err_set(err, "a 2.7 message is %d bytes, not %zu",
+			       LEGACY_MSG_LEN, len);
+	h->type = (int32_t)get_be32(buf);
+	h->word = (int32_t)get_be32(buf + 4);
+	return 0;
+}
+
+void
+legacy_request_encode(const struct legacy_omni_request *r, int32_t cpu,
+		      unsigned char buf[LEGACY_MSG_LEN])
+{
+	struct words c = {buf, NULL, 0};
+	int i;
+
+	memset(buf, 0, LEGACY_MSG_LEN);
+	put_i(&c, LEGACY_DO_OMNI);
+	put_i(&c, cpu);
+	put_i(&c, r->send_buf_size);
+	put_i(&c, r->send_size);
+	put_u(&c, r->send_alignment);
+	put_u(&c, r->send_offset);
+	put_u(&c, r->send_width);
+	put_i(&c, r->request_size);
+	put_i(&c, r->recv_buf_size);
+	put_i(&c, r->receive_size);
+	put_u(&c, r->recv_alignment);
+	put_u(&c, r->recv_offset);
+	put_u(&c, r->recv_width);
+	put_i(&c, r->response_size);
+	put_u(&c, r->flags);
+	put_f(&c, r->cpu_rate);
+	put_i(&c, r->test_length);
+	put_u(&c, r->so_rcvavoid);
+	put_u(&c, r->so_sndavoid);
+	put_i(&c, r->send_dirty_count);
+	put_i(&c, r->recv_dirty_count);
+	put_i(&c, r->recv_clean_count);
+	put_u(&c, r->data_port);
+	put_u(&c, r->ipfamily);
+	put_u(&c, r->socket_type);
+	put_u(&c, r->protocol);
+	put_u(&c, r->direction);
+	put_u(&c, r->netperf_port);
+	put_u(&c, r->interval_burst);
+	put_u(&c, r->interval_usecs);
+	for (i = 0; i < 4; i++)
+		put_u(&c, r->netperf_ip[i]);
+	for (i = 0; i < 4; i++)
+		put_u(&c, r->netserver_ip[i]);
+	put_i(&c, r->socket_prio);
+	put_i(&c, r->socket_tos);
+	give_str(buf + REQ_TAIL, r->cong_control, sizeof(r->cong_control));
+	give_str(buf + REQ_TAIL + sizeof(r->cong_control), r->fill_file,
+		 sizeof(r->fill_file));
+}
+
+int
+legacy_request_decode(const unsigned char *buf, size_t len,
+		      struct legacy_omni_request *r, char *err)
+{
+	struct words c = {NULL, buf, 8};
+	struct legacy_header h;
+	uint32_t d;
+	int i;
+
+	if (legacy_header_decode(buf, len, &h, err) < 0)
+		return -1;
+	if (h.type != LEGACY_DO_OMNI)
+		return err_set(err, "request type %d is not DO_OMNI (%d)",
+			       h.type, LEGACY_DO_OMNI);
+	memset(r, 0, sizeof(*r));
+	r->send_buf_size = next_i(&c);
+	r->send_size = next_i(&c);
+	r->send_alignment = next_u(&c);
+	r->send_offset = next_u(&c);
+	r->send_width = next_u(&c);
+	r->request_size = next_i(&c);
+	r->recv_buf_size = next_i(&c);
+	r->receive_size = next_i(&c);
+	r->recv_alignment = next_u(&c);
+	r->recv_offset = next_u(&c);
+	r->recv_width = next_u(&c);
+	r->response_size = next_i(&c);
+	r->flags = next_u(&c);
+	r->cpu_rate = next_f(&c);
+	r->test_length = next_i(&c);
+	r->so_rcvavoid = next_u(&c);
+	r->so_sndavoid = next_u(&c);
+	r->send_dirty_count = next_i(&c);
+	r->recv_dirty_count = next_i(&c);
+	r->recv_clean_count = next_i(&c);
+	r->data_port = next_u(&c);
+	r->ipfamily = next_u(&c);
+	r->socket_type = next_u(&c);
+	r->protocol = next_u(&c);
+	r->direction = next_u(&c);
+	r->netperf_port = next_u(&c);
+	r->interval_burst = next_u(&c);
+	r->interval_usecs = next_u(&c);
+	for (i = 0; i < 4; i++)
+		r->netperf_ip[i] = next_u(&c);
+	for (i = 0; i < 4; i++)
+		r->netserver_ip[i] = next_u(&c);
+	r->socket_prio = next_i(&c);
+	r->socket_tos = next_i(&c);
+	if (take_str(r->cong_control, buf + REQ_TAIL, sizeof(r->cong_control),
+		     1, "cong_control", err) < 0 ||
+	    take_str(r->fill_file, buf + REQ_TAIL + sizeof(r->cong_control),
+		     sizeof(r->fill_file), 1, "fill_file", err) < 0)
+		return -1;
+
+	d = r->direction;
+	if (d != LEGACY_XMIT && d != LEGACY_RECV &&
+	    d != (LEGACY_XMIT | LEGACY_RECV))
+		return err_set(err, "direction %u is none of the six tests'",
+			       d);
+	if (!((r->socket_type == LEGACY_NST_STREAM &&
+	       r->protocol == IPPROTO_TCP) ||
+	      (r->socket_type == LEGACY_NST_DGRAM &&
+	       r->protocol == IPPROTO_UDP)))
+		return err_set(err,
+			       "socket type %u with protocol %u is neither "
+			       "TCP over a stream nor UDP over datagrams",
+			       r->socket_type, r->protocol);
+	if (r->ipfamily != LEGACY_NF_UNSPEC && r->ipfamily != LEGACY_NF_INET &&
+	    r->ipfamily != LEGACY_NF_INET6)
+		return err_set(err, "address family %u is not 2.7's IPv4 or "
+				    "IPv6",
+			       r->ipfamily);
+	if (r->data_port > 65535 || r->netperf_port > 65535)
+		return err_set(err, "a port above 65535");
+	return 0;
+}
+
+/* A response or results word that says the server failed: returns its
+ * serv_errno (> 0) with err set, or -1 for one that is not an errno. */
+static int
+refused(int32_t serv_errno, char *err)
+{
+	err_set(err, "remote error %d (%s)", serv_errno,
+		serv_errno > 0 ? strerror(serv_errno) : "not an errno");
+	return serv_errno > 0 ? serv_errno : -1;
+}
+
+void
+legacy_response_encode(const struct legacy_omni_response *r,
+		       unsigned char buf[LEGACY_MSG_LEN])
+{
+	struct words c = {buf, NULL, 0};
+
+	memset(buf, 0, LEGACY_MSG_LEN);
+	put_i(&c, LEGACY_OMNI_RESPONSE);
+	put_i(&c, 0);
+	put_i(&c, r->recv_buf_size);
+	put_i(&c, r->receive_size);
+	put_i(&c, r->recv_width);
+	put_i(&c, r->send_buf_size);
+	put_i(&c, r->send_size);
+	put_i(&c, r->send_width);
+	put_u(&c, r->flags);
+	put_f(&c, r->cpu_rate);
+	put_u(&c, r->test_length);
+	put_u(&c, r->so_rcvavoid);
+	put_u(&c, r->so_sndavoid);
+	put_u(&c, r->data_port);
+	put_u(&c, r->interval_burst);
+	put_u(&c, r->interval_usecs);
+	put_u(&c, r->cpu_frequency);
+	put_u(&c, r->security_info);
+	put_i(&c, r->socket_prio);
+	put_i(&c, r->socket_tos);
+	give_str(buf + RSP_TAIL, r->system_model, sizeof(r->system_model));
+	give_str(buf + RSP_TAIL + sizeof(r->system_model), r->cpu_model,
+		 sizeof(r->cpu_model));
+	give_str(buf + RSP_TAIL + sizeof(r->system_model) +
+		     sizeof(r->cpu_model),
+		 r->security_string, sizeof(r->security_string));
+}
+
+int
+legacy_response_decode(const unsigned char *buf, size_t len,
+		       struct legacy_omni_response *r, char *err)
+{
+	struct words c = {NULL, buf, 8};
+	struct legacy_omni_response v;
+	struct legacy_header h;
+	const unsigned char *t = buf + RSP_TAIL;
+
+	if (legacy_header_decode(buf, len, &h, err) < 0)
+		return -1;
+	if (h.word != 0)
+		return refused(h.word, err);
+	if (h.type != LEGACY_OMNI_RESPONSE)
+		return err_set(err, "response type %d is not OMNI_RESPONSE",
+			       h.type);
+	memset(&v, 0, sizeof(v));
+	v.recv_buf_size = next_i(&c);
+	v.receive_size = next_i(&c);
+	v.recv_width = next_i(&c);
+	v.send_buf_size = next_i(&c);
+	v.send_size = next_i(&c);
+	v.send_width = next_i(&c);
+	v.flags = next_u(&c);
+	v.cpu_rate = next_f(&c);
+	v.test_length = next_u(&c);
+	v.so_rcvavoid = next_u(&c);
+	v.so_sndavoid = next_u(&c);
+	v.data_port = next_u(&c);
+	v.interval_burst = next_u(&c);
+	v.interval_usecs = next_u(&c);
+	v.cpu_frequency = next_u(&c);
+	v.security_info = next_u(&c);
+	v.socket_prio = next_i(&c);
+	v.socket_tos = next_i(&c);
+	if (v.data_port < 1 || v.data_port > 65535)
+		return err_set(err, "data port %u is outside 1..65535",
+			       v.data_port);
+	/* What a server says of its own host is cut, not refused. */
+	take_str(v.system_model, t, sizeof(v.system_model), 0, "", err);
+	t += sizeof(v.system_model);
+	take_str(v.cpu_model, t, sizeof(v.cpu_model), 0, "", err);
+	t += sizeof(v.cpu_model);
+	take_str(v.security_string, t, sizeof(v.security_string), 0, "", err);
+	memcpy(r, &v, sizeof(v));
+	return 0;
+}
+
+void
+legacy_results_encode(const struct legacy_omni_results *r, int32_t type,
+		      unsigned char buf[LEGACY_MSG_LEN])
+{
+	struct words c = {buf, NULL, 0};
+	unsigned char *t = buf + RES_TAIL;
+
+	memset(buf, 0, LEGACY_MSG_LEN);
+	put_i(&c, type);
+	put_i(&c, 0);
+	put_u(&c, (uint32_t)(r->bytes_received >> 32));
+	put_u(&c, (uint32_t)r->bytes_received);
+	put_u(&c, r->recv_calls);
+	put_i(&c, r->recv_buf_size);
+	put_u(&c, (uint32_t)(r->bytes_sent >> 32));
+	put_u(&c, (uint32_t)r->bytes_sent);
+	put_u(&c, r->send_calls);
+	put_i(&c, r->send_buf_size);
+	put_u(&c, r->failed_sends);
+	put_u(&c, r->trans_received);
+	put_f(&c, r->elapsed_time);
+	put_f(&c, r->cpu_util);
+	put_f(&c, r->cpu_user);
+	put_f(&c, r->cpu_system);
+	put_f(&c, r->cpu_iowait);
+	put_f(&c, r->cpu_irq);
+	put_f(&c, r->cpu_swintr);
+	put_f(&c, r->serv_dem);
+	put_u(&c, r->cpu_method);
+	put_u(&c, r->num_cpus);
+	put_i(&c, r->peak_cpu_id);
+	put_f(&c, r->peak_cpu_util);
+	put_i(&c, r->vendor);
+	put_i(&c, r->device);
+	put_i(&c, r->subvendor);
+	put_i(&c, r->subdevice);
+	put_i(&c, r->transport_retrans);
+	give_str(t, r->ifname, sizeof(r->ifname));
+	t += sizeof(r->ifname);
+	give_str(t, r->driver, sizeof(r->driver));
+	t += sizeof(r->driver);
+	give_str(t, r->version, sizeof(r->version));
+	t += sizeof(r->version);
+	give_str(t, r->firmware, sizeof(r->firmware));
+	t += sizeof(r->firmware);
+	give_str(t, r->bus, sizeof(r->bus));
+	t += sizeof(r->bus);
+	give_str(t, r->ifslot, sizeof(r->ifslot));
+	t += sizeof(r->ifslot);
+	give_str(t, r->cong_control, sizeof(r->cong_control));
+}
+
+int
+legacy_results_decode(const unsigned char *buf, size_t len,
+		      struct legacy_omni_results *r, char *err)
+{
+	struct words c = {NULL, buf, 8};
+	struct legacy_omni_results v;
+	struct legacy_header h;
+	const unsigned char *t = buf + RES_TAIL;
+	uint64_t hi;
+
+	if (legacy_header_decode(buf, len, &h, err) < 0)
+		return -1;
+	if (h.word != 0)
+		return refused(h.word, err);
+	if (h.type != LEGACY_OMNI_RESPONSE && h.type != LEGACY_OMNI_RESULTS &&
+	    h.type != LEGACY_OMNI_RESULTS_SWAPPED)
+		return err_set(err, "results type %d is not OMNI_RESULTS",
+			       h.type);
+	memset(&v, 0, sizeof(v));
+	hi = next_u(&c);
+	v.bytes_received = hi << 32 | next_u(&c);
+	v.recv_calls = next_u(&c);
+	v.recv_buf_size = next_i(&c);
+	hi = next_u(&c);
+	v.bytes_sent = hi << 32 | next_u(&c);
+	v.send_calls = next_u(&c);
+	v.send_buf_size = next_i(&c);
+	v.failed_sends = next_u(&c);
+	v.trans_received = next_u(&c);
+	v.elapsed_time = next_f(&c);
+	v.cpu_util = next_f(&c);
+	v.cpu_user = next_f(&c);
+	v.cpu_system = next_f(&c);
+	v.cpu_iowait = next_f(&c);
+	v.cpu_irq = next_f(&c);
+	v.cpu_swintr = next_f(&c);
+	v.serv_dem = next_f(&c);
+	v.cpu_method = next_u(&c);
+	v.num_cpus = next_u(&c);
+	v.peak_cpu_id = next_i(&c);
+	v.peak_cpu_util = next_f(&c);
+	v.vendor = next_i(&c);
+	v.device = next_i(&c);
+	v.subvendor = next_i(&c);
+	v.subdevice = next_i(&c);
+	v.transport_retrans = next_i(&c);
+	if (!isfinite(v.elapsed_time) || v.elapsed_time < 0)
+		return err_set(err, "elapsed time %g is not a duration",
+			       (double)v.elapsed_time);
+	take_str(v.ifname, t, sizeof(v.ifname), 0, "", err);
+	t += sizeof(v.ifname);
+	take_str(v.driver, t, sizeof(v.driver), 0, "", err);
+	t += sizeof(v.driver);
+	take_str(v.version, t, sizeof(v.version), 0, "", err);
+	t += sizeof(v.version);
+	take_str(v.firmware, t, sizeof(v.firmware), 0, "", err);
+	t += sizeof(v.firmware);
+	take_str(v.bus, t, sizeof(v.bus), 0, "", err);
+	t += sizeof(v.bus);
+	take_str(v.ifslot, t, sizeof(v.ifslot), 0, "", err);
+	t += sizeof(v.ifslot);
+	take_str(v.cong_control, t, sizeof(v.cong_control), 0, "", err);
+	memcpy(r, &v, sizeof(v));
+	return 0;
+}
+
+void
+legacy_error_encode(int32_t type, int32_t serv_errno,
+		    unsigned char buf[LEGACY_MSG_LEN])
+{
+	memset(buf, 0, LEGACY_MSG_LEN);
+	put_be32(buf, (uint32_t)type);
+	put_be32(buf + 4, (uint32_t)serv_errno);
+}
+
+int
+legacy_passphrase_encode(const char *pass, int32_t cpu,
+			 unsigned char buf[LEGACY_MSG_LEN], char *err)
+{
+	size_t len = strlen(pass);
+
+	if (len > LEGACY_DATA_LEN - 1)
+		return err_set(err,
+			       "a 2.7 passphrase holds at most %d bytes, "
+			       "not %zu",
+			       LEGACY_DATA_LEN - 1, len);
+	memset(buf, 0, LEGACY_MSG_LEN);
+	put_be32(buf, LEGACY_PASSPHRASE);
+	put_be32(buf + 4, (uint32_t)cpu);
+	memcpy(buf + 8, pass, len);
+	return 0;
+}
+
+int
+legacy_passphrase_decode(const unsigned char *buf, size_t len, char *out,
+			 size_t cap, char *err)
+{
+	struct legacy_header h;
+	const unsigned char *end;
+	size_t n;
+
+	if (legacy_header_decode(buf, len, &h, err) < 0)
+		return -1;
+	if (h.type != LEGACY_PASSPHRASE)
+		return err_set(err, "request type %d is not PASSPHRASE",
+			       h.type);
+	end = memchr(buf + 8, '\0', LEGACY_DATA_LEN);
+	if (end == NULL)
+		return err_set(err, "the passphrase does not end inside its "
+				    "message");
+	n = (size_t)(end - (buf + 8));
+	if (n + 1 > cap)
+		return err_set(err, "the passphrase is longer than %zu bytes",
+			       cap - 1);
+	memcpy(out, buf + 8, n + 1);
+	return 0;
+}
+
+int
+legacy_sniff(const unsigned char *buf, size_t n)
+{
+	uint32_t type;
+
+	if (n < 4)
+		return -1;
+	type = get_be32(buf);
+	if (type < 1 || type > LEGACY_TYPE_MAX)
+		return 0;
+	if (n < 5)
+		return -1;
+	return buf[4] == 0x00 || buf[4] == 0xff;
+}
+
+/* Flags a request may carry: what the six tests set, and requests for
+ * figures (interface names, slots, ids, driver) we answer as unknown. */
+#define ACCEPTED_FLAGS                                                         \
+	(LEGACY_F_NO_DELAY | LEGACY_F_CONNECT_TEST | LEGACY_F_MEASURE_CPU |    \
+	 LEGACY_F_ROUTING_ALLOWED | 0x40u | 0x80u | 0x100u | 0x200u |          \
+	 0x4000u | LEGACY_F_WANT_KEEPALIVE)
+
+/* A size field: -1 (the default) becomes 0, our default; any other
+ * negative value is refused. */
+static int
+size_of(int32_t v, const char *name, int64_t *out, char *err)
+{
+	if (v < -1)
+		return err_set(err, "%s %d is negative", name, v);
+	*out = v < 0 ? 0 : v;
+	return 0;
+}
+
+int
+legacy_request_params(const struct legacy_omni_request *r,
+		      struct test_params *p, char *err)
+{
+	int rr = r->direction == (LEGACY_XMIT | LEGACY_RECV);
+	int tcp = r->protocol == IPPROTO_TCP;
+	int crr = (r->flags & LEGACY_F_CONNECT_TEST) != 0;
+	const char *name;
+
+	memset(p, 0, sizeof(*p));
+	if (r->flags & ~ACCEPTED_FLAGS) {
+		err_set(err, "omni flags 0x%x ask for what we do not do",
+			r->flags & ~ACCEPTED_FLAGS);
+		return EOPNOTSUPP;
+	}
+	if (r->fill_file[0] != '\0') {
+		err_set(err, "netserver never opens a file a client names "
+			     "(fill file)");
+		return EACCES;
+	}
+	if (r->cong_control[0] != '\0' || r->interval_burst != 0 ||
+	    r->interval_usecs != 0 || r->socket_prio != -1 ||
+	    r->socket_tos != -1) {
+		err_set(err, "congestion control, intervals, priority and "
+			     "TOS are not served to 2.7 clients");
+		return EOPNOTSUPP;
+	}
+	if (tcp && rr)
+		name = crr ? "TCP_CRR" : "TCP_RR";
+	else if (crr)
+		name = NULL;
+	else if (tcp)
+		name = r->direction == LEGACY_RECV ? "TCP_STREAM" : "TCP_MAERTS";
+	else if (rr)
+		name = "UDP_RR";
+	else
+		name = r->direction == LEGACY_RECV ? "UDP_STREAM" : NULL;
+	if (name == NULL) {
+		err_set(err, "this omni request is none of the six tests");
+		return EOPNOTSUPP;
+	}
+	snprintf(p->test, sizeof(p->test), "%s", name);
+	if (r->test_length > 0) {
+		p->duration = r->test_length;
+	} else if (r->test_length < 0 && tcp) {
+		p->count = -(int64_t)r->test_length;
+	} else {
+		err_set(err, "test length %d is not a bounded test",
+			r->test_length);
+		return EINVAL;
+	}
+	if (size_of(r->send_size, "send size", &p->rsend_size, err) < 0 ||
+	    size_of(r->receive_size, "receive size", &p->rrecv_size, err) < 0)
+		return EINVAL;
+	if (rr) {
+		p->req_size = r->request_size;
+		p->rsp_size = r->response_size;
+		if (p->req_size < 1 || p->rsp_size < 1) {
+			err_set(err, "request and response sizes %d,%d are "
+				     "not both at least 1",
+				r->request_size, r->response_size);
+			return EINVAL;
+		}
+	}
+	if (r->send_buf_size < -1 || r->recv_buf_size < -1) {
+		err_set(err, "socket buffer sizes %d,%d are negative",
+			r->send_buf_size, r->recv_buf_size);
+		return EINVAL;
+	}
+	p->rsndbuf = r->send_buf_size;
+	p->rrcvbuf = r->recv_buf_size;
+	p->lsndbuf = p->lrcvbuf = -1;
+	p->nodelay = (r->flags & LEGACY_F_NO_DELAY) != 0;
+	p->remote_cpu = (r->flags & LEGACY_F_MEASURE_CPU) != 0;
+	p->data_port = (int)r->data_port;
+	p->streams = 1;
+	return 0;
+}

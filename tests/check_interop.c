@@ -1,0 +1,803 @@
+/*
+ * netperf 2.7's control protocol against the real thing: Debian's netperf
+ * 2.7.0 (scripts/refnetperf, unpacked into the build tree). Our netperf
+ * runs the six tests against its netserver; its netperf runs them against
+ * our netserver --legacy. Counts are checked across the two sides (what
+ * one sent the other received), figures against the same test run
+ * natively, and hostile 2.7 messages against a daemon that must go on
+ * serving. Skips (77) only when the reference cannot be had.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "legacy.h"
+
+static char ref_bin[1024]; /* the directory of 2.7's two binaries */
+
+/* Unpacks the reference once, before forking any test; 77 when it
+ * cannot be had. */
+static int
+find_reference(void)
+{
+	const char *argv[] = {"sh", NP_REFNETPERF, NP_REF_DIR, NULL};
+	char err[4096];
+	char *out = NULL;
+	int rc;
+
+	rc = harness_exec_capture(argv, 600, &out, err, sizeof(err));
+	if (rc == 0 && out != NULL) {
+		out[strcspn(out, "\n")] = '\0';
+		snprintf(ref_bin, sizeof(ref_bin), "%s", out);
+	}
+	free(out);
+	if (rc != 0)
+		fprintf(stderr, "check_interop: no reference netperf 2.7: %s",
+			err);
+	return rc;
+}
+
+/* Starts the reference netserver on a free loopback port with extra
+ * arguments (or NULL); returns 0, or -1. */
+static int
+ref_server_start(struct harness_server *s, const char *extra1,
+		 const char *extra2)
+{
+	char path[1100], port[16], line[512];
+	double deadline;
+	FILE *f;
+	int fd;
+
+	memset(s, 0, sizeof(*s));
+	s->port = harness_free_port();
+	snprintf(port, sizeof(port), "%d", s->port);
+	snprintf(path, sizeof(path), "%s/netserver", ref_bin);
+	snprintf(s->log, sizeof(s->log), "/tmp/np-ref-XXXXXX");
+	fd = mkstemp(s->log);
+	if (fd < 0)
+		return -1;
+	s->pid = fork();
+	if (s->pid < 0)
+		return -1;
+	if (s->pid == 0) {
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		execl(path, path, "-D", "-L", "127.0.0.1,inet", "-p", port,
+		      extra1, extra2, (char *)NULL);
+		_exit(127);
+	}
+	close(fd);
+	deadline = harness_now() + 5;
+	while (harness_now() < deadline) {
+		f = fopen(s->log, "r");
+		if (f != NULL) {
+			while (fgets(line, sizeof(line), f) != NULL)
+				if (strstr(line, "Starting netserver") !=
+				    NULL) {
+					fclose(f);
+					return 0;
+				}
+			fclose(f);
+		}
+		usleep(20000);
+	}
+	kill(s->pid, SIGKILL);
+	waitpid(s->pid, NULL, 0);
+	return -1;
+}
+
+static void
+ref_server_stop(struct harness_server *s)
+{
+	kill(s->pid, SIGTERM);
+	harness_wait_status(s->pid, harness_now() + 5);
+	unlink(s->log);
+}
+
+/* Our netperf --legacy --json against port; returns the document, with
+ * the run's output in o. */
+static json_t *
+run_legacy_json(int port, const char *test, const char *extra,
+		struct harness_out *o)
+{
+	char port_text[16];
+	const char *args[16];
+	int n = 0;
+
+	snprintf(port_text, sizeof(port_text), "%d", port);
+	args[n++] = "--legacy";
+	args[n++] = "-H";
+	args[n++] = "127.0.0.1";
+	args[n++] = "-p";
+	args[n++] = port_text;
+	args[n++] = "-t";
+	args[n++] = test;
+	args[n++] = "-l";
+	args[n++] = "1";
+	args[n++] = "-C";
+	args[n++] = "--json";
+	if (extra != NULL) {
+		args[n++] = "--";
+		args[n++] = extra;
+	}
+	args[n] = NULL;
+	ck_assert_int_eq(harness_netperf(args, 60, o), 0);
+	ck_assert_msg(o->status == 0, "%s failed: %s", test, o->err);
+	return harness_json_parse(o->out);
+}
+
+static struct harness_out out;
+
+/* The six tests with 2.7's netserver: what one side counted, the other
+ * must have counted too. */
+START_TEST(ours_to_ref_six)
+{
+	static const char *const tests[] = {"TCP_STREAM", "TCP_MAERTS",
+					    "TCP_RR",	  "TCP_CRR",
+					    "UDP_STREAM", "UDP_RR"};
+	struct harness_server ref;
+	const char *t = tests[_i];
+	json_t *doc, *na;
+	double ls, lr, rs, rr, lt, rt, util;
+
+	ck_assert_int_eq(ref_server_start(&ref, NULL, NULL), 0);
+	doc = run_legacy_json(ref.port, t, NULL, &out);
+	ref_server_stop(&ref);
+	ck_assert_ptr_nonnull(doc);
+	ck_assert_str_eq(
+	    json_string_value(harness_json_at(doc, "remote.protocol")),
+	    "netperf 2.7");
+	/* What the old server cannot give is named, not invented. */
+	na = harness_json_at(doc, "remote.unavailable");
+	ck_assert_ptr_nonnull(na);
+	ck_assert_int_ge(json_array_size(na), 4);
+	ck_assert_ptr_null(harness_json_at(doc, "remote.counts.mss"));
+	ls = harness_json_num(doc, "local.counts.bytes_sent");
+	lr = harness_json_num(doc, "local.counts.bytes_recv");
+	rs = harness_json_num(doc, "remote.counts.bytes_sent");
+	rr = harness_json_num(doc, "remote.counts.bytes_recv");
+	lt = harness_json_num(doc, "local.counts.transactions");
+	rt = harness_json_num(doc, "remote.counts.transactions");
+	if (strcmp(t, "TCP_STREAM") == 0) {
+		ck_assert_double_gt(ls, 1e6);
+		ck_assert_double_eq(rr, ls);
+	} else if (strcmp(t, "TCP_MAERTS") == 0) {
+		/* 2.7's netserver leaves out the send its timer cut short,
+		 * which netperf did receive. */
+		ck_assert_double_gt(rs, 1e6);
+		ck_assert_double_ge(lr, rs);
+		ck_assert_double_lt(
+		    lr - rs, harness_json_num(doc, "remote.counts.send_size"));
+	} else if (strcmp(t, "UDP_STREAM") == 0) {
+		ck_assert_double_gt(rr, 0);
+		ck_assert_double_le(rr, ls);
+	} else if (strcmp(t, "UDP_RR") == 0) {
+		ck_assert_double_gt(lt, 10);
+		ck_assert_double_ge(rt, lt);
+	} else {
+		ck_assert_double_gt(lt, 10);
+		ck_assert_double_eq(rt, lt);
+		ck_assert_double_eq(rr, ls);
+		ck_assert_double_eq(rs, lr);
+	}
+	util = harness_json_num(doc, "remote.cpu.util");
+	/* 2.7's netserver takes its padded timer off TCP_CRR's elapsed time
+	 * but not off its CPU time, so its utilisation there can pass 100. */
+	ck_assert_msg(util > 0 && (util <= 100 || strcmp(t, "TCP_CRR") == 0),
+		      "%s: remote util %g", t, util);
+	ck_assert_double_gt(harness_json_num(doc, "result.throughput"), 0);
+	json_decref(doc);
+}
+END_TEST
+
+/* Our netperf's throughput against our netserver on port; -1 on failure. */
+static double
+native_run(int port, const char *test)
+{
+	char port_text[16];
+	const char *args[] = {"-H", "127.0.0.1", "-p", port_text, "-t", test,
+			      "-l", "1", "--json", NULL};
+	json_t *doc;
+	double v;
+
+	snprintf(port_text, sizeof(port_text), "%d", port);
+	ck_assert_int_eq(harness_netperf(args, 60, &out), 0);
+	ck_assert_msg(out.status == 0, "%s", out.err);
+	doc = harness_json_parse(out.out);
+	ck_assert_ptr_nonnull(doc);
+	v = harness_json_num(doc, "result.throughput");
+	json_decref(doc);
+	return v;
+}
+
+/* The same test natively and with 2.7's netserver, on one loopback,
+ * interleaved and the best of two each, so a burst of load elsewhere on
+ * the machine does not decide: within a plausible ratio of each other. */
+START_TEST(ours_to_ref_vs_native)
+{
+	static const char *const tests[] = {"TCP_STREAM", "TCP_RR"};
+	struct harness_server ref, srv;
+	double legacy = 0, native = 0, v;
+	json_t *doc;
+
+	ck_assert_int_eq(ref_server_start(&ref, NULL, NULL), 0);
+	ck_assert_int_eq(harness_server_start(&srv, NULL), 0);
+	for (int i = 0; i < 2; i++) {
+		doc = run_legacy_json(ref.port, tests[_i], NULL, &out);
+		ck_assert_ptr_nonnull(doc);
+		v = harness_json_num(doc, "result.throughput");
+		json_decref(doc);
+		legacy = v > legacy ? v : legacy;
+		v = native_run(srv.port, tests[_i]);
+		native = v > native ? v : native;
+	}
+	ref_server_stop(&ref);
+	harness_server_stop(&srv);
+	ck_assert_msg(legacy > native / 5 && legacy < native * 5,
+		      "%s: %g with 2.7's netserver, %g natively", tests[_i],
+		      legacy, native);
+}
+END_TEST
+
+/* Without --legacy: our hello gets no answer from 2.7's netserver, and
+ * netperf says so and speaks 2.7's protocol. */
+START_TEST(ours_to_ref_detected)
+{
+	struct harness_server ref;
+	char port_text[16];
+	const char *args[] = {"-H", "127.0.0.1", "-p", port_text, "-t",
+			      "TCP_RR", "-l", "1", "-P", "0", NULL};
+	double v[8];
+
+	ck_assert_int_eq(ref_server_start(&ref, NULL, NULL), 0);
+	snprintf(port_text, sizeof(port_text), "%d", ref.port);
+	ck_assert_int_eq(harness_netperf(args, 60, &out), 0);
+	ref_server_stop(&ref);
+	ck_assert_msg(out.status == 0, "%s", out.err);
+	ck_assert_ptr_nonnull(strstr(out.err, "netperf 2.7's protocol"));
+	ck_assert_int_ge(harness_line_numbers(out.out, v, 6), 6);
+	ck_assert_double_gt(v[5], 10); /* transactions per second */
+}
+END_TEST
+
+/* -D's interim results and -i's repeated runs over one 2.7 control
+ * connection. */
+START_TEST(ours_to_ref_demo_iterations)
+{
+	struct harness_server ref;
+	char port_text[16];
+	const char *args[] = {"--legacy", "-H", "127.0.0.1", "-p", port_text,
+			      "-t", "TCP_RR", "-l", "1", "-D", "0.3", "-i",
+			      "2,2", NULL};
+
+	ck_assert_int_eq(ref_server_start(&ref, NULL, NULL), 0);
+	snprintf(port_text, sizeof(port_text), "%d", ref.port);
+	ck_assert_int_eq(harness_netperf(args, 60, &out), 0);
+	ref_server_stop(&ref);
+	ck_assert_msg(out.status == 0, "%s", out.err);
+	ck_assert_ptr_nonnull(strstr(out.out, "Interim result:"));
+	ck_assert_ptr_nonnull(strstr(out.out, "MIGRATED TCP REQUEST/RESPONSE"));
+}
+END_TEST
+
+/* -Z: the plaintext passphrase 2.7's netserver -Z wants first. */
+START_TEST(ours_to_ref_passphrase)
+{
+	struct harness_server ref;
+	char port_text[16];
+	const char *good[] = {"--legacy", "-H", "127.0.0.1", "-p", port_text,
+			      "-t", "TCP_RR", "-l", "1", "-Z", "s3cret", NULL};
+	const char *bad[] = {"--legacy", "-H", "127.0.0.1", "-p", port_text,
+			     "-t", "TCP_RR", "-l", "1", "-Z", "wrong", NULL};
+	const char *none[] = {"--legacy", "-H",	    "127.0.0.1", "-p",
+			      port_text,  "-t",	    "TCP_RR",	 "-l",
+			      "1",	  NULL};
+
+	ck_assert_int_eq(ref_server_start(&ref, "-Z", "s3cret"), 0);
+	snprintf(port_text, sizeof(port_text), "%d", ref.port);
+	ck_assert_int_eq(harness_netperf(good, 60, &out), 0);
+	ck_assert_msg(out.status == 0, "%s", out.err);
+	ck_assert_int_eq(harness_netperf(bad, 60, &out), 0);
+	ck_assert_int_ne(out.status, 0);
+	ck_assert_ptr_nonnull(strstr(out.err, "passphrase"));
+	/* The netserver waits 20 s for a passphrase that never comes. */
+	ck_assert_int_eq(harness_netperf(none, 60, &out), 0);
+	ck_assert_int_ne(out.status, 0);
+	ref_server_stop(&ref);
+}
+END_TEST
+
+/* What 2.7's protocol cannot carry is refused with a reason. */
+START_TEST(ours_to_ref_refused)
+{
+	static const char *const extra[][2] = {
+	    {"--streams", "2"}, {"--wire", NULL}, {"-T", "0,core:0"}};
+	static const char *const want[] = {"--streams", "--wire", "-T"};
+	struct harness_server ref;
+	char port_text[16];
+	const char *args[] = {"--legacy", "-H", "127.0.0.1", "-p", port_text,
+			      "-t", "TCP_STREAM", "-l", "1", extra[_i][0],
+			      extra[_i][1], NULL};
+
+	ck_assert_int_eq(ref_server_start(&ref, NULL, NULL), 0);
+	snprintf(port_text, sizeof(port_text), "%d", ref.port);
+	ck_assert_int_eq(harness_netperf(args, 30, &out), 0);
+	ref_server_stop(&ref);
+	ck_assert_int_ne(out.status, 0);
+	ck_assert_msg(strstr(out.err, want[_i]) != NULL, "%s", out.err);
+}
+END_TEST
+
+/* ---- 2.7's netperf against our netserver --legacy ---- */
+
+static struct harness_server srv;
+
+static void
+legacy_setup(void)
+{
+	const char *extra[] = {"--legacy", NULL};
+
+	ck_assert_int_eq(harness_server_start(&srv, extra), 0);
+}
+
+static void
+legacy_teardown(void)
+{
+	ck_assert_int_eq(harness_server_stop(&srv), 0);
+}
+
+/* Runs the reference netperf with args after "-H 127.0.0.1 -p PORT";
+ * returns its exit status, output in *text (freed by the caller). */
+static int
+ref_netperf(int port, const char *const *args, char **text)
+{
+	char path[1100], port_text[16], err[4096];
+	const char *argv[40];
+	int n = 0, rc;
+
+	snprintf(path, sizeof(path), "%s/netperf", ref_bin);
+	snprintf(port_text, sizeof(port_text), "%d", port);
+	argv[n++] = path;
+	argv[n++] = "-H";
+	argv[n++] = "127.0.0.1";
+	argv[n++] = "-p";
+	argv[n++] = port_text;
+	for (; *args != NULL && n < 39; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	*text = NULL;
+	rc = harness_exec_capture(argv, 60, text, err, sizeof(err));
+	if (rc != 0 && *text != NULL) {
+		/* Keep what it said on stderr for the failure message. */
+		char *both = malloc(strlen(*text) + strlen(err) + 2);
+
+		if (both != NULL) {
+			sprintf(both, "%s\n%s", *text, err);
+			free(*text);
+			*text = both;
+		}
+	}
+	return rc;
+}
+
+static double
+keyval(const char *text, const char *key)
+{
+	char val[128];
+
+	ck_assert_msg(harness_keyval(text, key, val, sizeof(val)) == 0,
+		      "no %s in:\n%s", key, text);
+	return atof(val);
+}
+
+/* The six tests from 2.7's netperf, with -c -C and -k selectors: what one
+ * side counted the other counted too. */
+START_TEST(ref_to_ours_six)
+{
+	static const char *const tests[] = {"TCP_STREAM", "TCP_MAERTS",
+					    "TCP_RR",	  "TCP_CRR",
+					    "UDP_STREAM", "UDP_RR"};
+	const char *t = tests[_i];
+	const char *args[] = {
+	    "-t", t, "-l", "1", "-c", "-C", "--", "-k",
+	    "THROUGHPUT,LOCAL_BYTES_SENT,LOCAL_BYTES_RECVD,REMOTE_BYTES_SENT,"
+	    "REMOTE_BYTES_RECVD,REMOTE_CPU_UTIL,REMOTE_CPU_METHOD,"
+	    "REMOTE_CPU_COUNT,ELAPSED_TIME",
+	    NULL};
+	double ls, lr, rs, rr, util;
+	char *text, val[32];
+	int rc;
+
+	rc = ref_netperf(srv.port, args, &text);
+	ck_assert_msg(rc == 0, "%s: exit %d:\n%s", t, rc, text);
+	ls = keyval(text, "LOCAL_BYTES_SENT");
+	lr = keyval(text, "LOCAL_BYTES_RECVD");
+	rs = keyval(text, "REMOTE_BYTES_SENT");
+	rr = keyval(text, "REMOTE_BYTES_RECVD");
+	util = keyval(text, "REMOTE_CPU_UTIL");
+	ck_assert_double_gt(keyval(text, "THROUGHPUT"), 0);
+	ck_assert_double_eq(keyval(text, "REMOTE_CPU_COUNT"),
+			    (double)sysconf(_SC_NPROCESSORS_ONLN));
+	ck_assert_int_eq(harness_keyval(text, "REMOTE_CPU_METHOD", val,
+					sizeof(val)),
+			 0);
+	ck_assert_str_eq(val, "S");
+	ck_assert_msg(util > 0 && util <= 100, "%s: remote util %g", t, util);
+	if (strcmp(t, "TCP_STREAM") == 0) {
+		/* 2.7 does not count a send its timer cut short. */
+		ck_assert_double_gt(ls, 1e6);
+		ck_assert_double_ge(rr, ls);
+		ck_assert_double_lt(rr - ls, 1 << 20);
+	} else if (strcmp(t, "TCP_MAERTS") == 0) {
+		/* 2.7's netperf stops reading at its own time, leaving what
+		 * the socket buffers held unread. */
+		ck_assert_double_gt(rs, 1e6);
+		ck_assert_double_le(lr, rs);
+		ck_assert_double_ge(lr, 0.8 * rs);
+	} else if (strcmp(t, "UDP_STREAM") == 0) {
+		ck_assert_double_gt(rr, 0);
+		ck_assert_double_le(rr, ls);
+	} else {
+		/* One transaction may be cut by 2.7's timer. */
+		ck_assert_double_gt(ls, 10);
+		ck_assert_double_le(fabs(rr - ls), 1);
+		ck_assert_double_le(fabs(rs - lr), 1);
+	}
+	free(text);
+}
+END_TEST
+
+/* The classic table with -c -C, and -D's interim results. */
+START_TEST(ref_to_ours_classic_demo)
+{
+	const char *classic[] = {"-t", "TCP_STREAM", "-l", "1", "-c", "-C",
+				 NULL};
+	const char *demo[] = {"-t", "TCP_RR", "-l", "2", "-D", "0.5", NULL};
+	char *text;
+	double v[9];
+	int rc;
+
+	rc = ref_netperf(srv.port, classic, &text);
+	ck_assert_msg(rc == 0, "exit %d:\n%s", rc, text);
+	ck_assert_ptr_nonnull(strstr(text, "MIGRATED TCP STREAM TEST"));
+	ck_assert_int_eq(harness_line_numbers(strstr(text, "\n\n") + 2, v, 9),
+			 9);
+	ck_assert_double_gt(v[4], 0);			   /* 10^6bits/s */
+	ck_assert(v[6] > 0 && v[6] <= 100);		   /* remote util */
+	ck_assert_double_gt(v[8], 0);			   /* remote sd */
+	free(text);
+	rc = ref_netperf(srv.port, demo, &text);
+	ck_assert_msg(rc == 0, "exit %d:\n%s", rc, text);
+	ck_assert_ptr_nonnull(strstr(text, "Interim result:"));
+	free(text);
+}
+END_TEST
+
+/* 2.7's netperf with our netserver --legacy, and our netperf with it
+ * natively, interleaved, best of two each: within a plausible ratio on
+ * one loopback. */
+START_TEST(ref_to_ours_vs_native)
+{
+	static const char *const tests[] = {"TCP_STREAM", "TCP_RR"};
+	const char *args[] = {"-t", tests[_i], "-l", "1", "--", "-k",
+			      "THROUGHPUT", NULL};
+	double legacy = 0, native = 0, v;
+	char *text;
+	int rc;
+
+	for (int i = 0; i < 2; i++) {
+		rc = ref_netperf(srv.port, args, &text);
+		ck_assert_msg(rc == 0, "exit %d:\n%s", rc, text);
+		v = keyval(text, "THROUGHPUT");
+		free(text);
+		legacy = v > legacy ? v : legacy;
+		v = native_run(srv.port, tests[_i]);
+		native = v > native ? v : native;
+	}
+	ck_assert_msg(legacy > native / 5 && legacy < native * 5,
+		      "%s: %g from 2.7's netperf, %g natively", tests[_i],
+		      legacy, native);
+}
+END_TEST
+
+/* The count of log lines holding needle, once it reaches want or 5 s
+ * pass: a session's child logs after its client has gone. */
+static int
+log_count(const char *path, const char *needle, int want)
+{
+	double end = harness_now() + 5;
+	int n;
+
+	while ((n = harness_log_count(path, needle)) < want &&
+	       harness_now() < end)
+		usleep(20000);
+	return n;
+}
+
+/* Sends one crafted 2.7 message and reads the 656-byte answer; returns
+ * its serv_errno, -1 when none came. */
+static int
+raw_answer(int port, const unsigned char *msg, size_t len)
+{
+	unsigned char ans[LEGACY_MSG_LEN];
+	struct legacy_header h;
+	char err[256];
+	size_t got = 0;
+	ssize_t n;
+	int fd = harness_connect(port);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(harness_send(fd, msg, len), 0);
+	while (got < sizeof(ans)) {
+		n = recv(fd, ans + got, sizeof(ans) - got, 0);
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	if (got != sizeof(ans))
+		return -1;
+	ck_assert_int_eq(legacy_header_decode(ans, got, &h, err), 0);
+	return h.word;
+}
+
+/* Hostile 2.7 messages: each refused with 2.7's error response (or a
+ * close for a truncated one) and a log line, the daemon still serving. */
+START_TEST(ref_hostile)
+{
+	unsigned char msg[LEGACY_MSG_LEN];
+	struct legacy_omni_request q;
+	char path[512], err[256], *text;
+	const char *rr[] = {"-t", "TCP_RR", "-l", "1", NULL};
+	FILE *f;
+	size_t n;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/legacy/tcp_stream.request",
+		 NP_TEST_DATA);
+	f = fopen(path, "rb");
+	ck_assert_ptr_nonnull(f);
+	n = fread(msg, 1, sizeof(msg), f);
+	fclose(f);
+	ck_assert_int_eq(n, sizeof(msg));
+	ck_assert_int_eq(legacy_request_decode(msg, n, &q, err), 0);
+	/* Truncated: closed without an answer. */
+	ck_assert_int_eq(raw_answer(srv.port, msg, 300), -1);
+	/* A type that is none of the six (2.7's classic TCP_STREAM, 10):
+	 * 998, as 2.7 answers a type it does not serve. */
+	legacy_error_encode(10, -1, msg);
+	ck_assert_int_eq(raw_answer(srv.port, msg, sizeof(msg)),
+			 LEGACY_ERR_UNKNOWN);
+	/* The fill file: never opened. */
+	snprintf(q.fill_file, sizeof(q.fill_file), "/etc/passwd");
+	legacy_request_encode(&q, -1, msg);
+	ck_assert_int_eq(raw_answer(srv.port, msg, sizeof(msg)), EACCES);
+	q.fill_file[0] = '\0';
+	/* A huge receive size: this server's message limit. */
+	q.receive_size = 0x7fffffff;
+	legacy_request_encode(&q, -1, msg);
+	ck_assert_int_eq(raw_answer(srv.port, msg, sizeof(msg)), EPERM);
+	q.receive_size = -1;
+	/* A test length past the duration limit. */
+	q.test_length = 100000;
+	legacy_request_encode(&q, -1, msg);
+	ck_assert_int_eq(raw_answer(srv.port, msg, sizeof(msg)), EPERM);
+	q.test_length = 1;
+	/* A direction and a protocol none of the six has. */
+	q.direction = 0x10;
+	legacy_request_encode(&q, -1, msg);
+	ck_assert_int_eq(raw_answer(srv.port, msg, sizeof(msg)), EINVAL);
+	q.direction = LEGACY_RECV;
+	q.protocol = 132;
+	legacy_request_encode(&q, -1, msg);
+	ck_assert_int_eq(raw_answer(srv.port, msg, sizeof(msg)), EINVAL);
+	/* A CPU that does not exist. */
+	q.protocol = 6;
+	legacy_request_encode(&q, 100000, msg);
+	ck_assert_int_eq(raw_answer(srv.port, msg, sizeof(msg)), EINVAL);
+	/* Still serving, both protocols. */
+	rc = ref_netperf(srv.port, rr, &text);
+	ck_assert_msg(rc == 0, "exit %d:\n%s", rc, text);
+	free(text);
+	ck_assert_int_ge(log_count(srv.log, "refused a netperf 2.7", 7), 7);
+	{
+		char port_text[16];
+		const char *ours[] = {"-H", "127.0.0.1", "-p", port_text, "-t",
+				      "TCP_RR", "-l", "1", NULL};
+
+		snprintf(port_text, sizeof(port_text), "%d", srv.port);
+		ck_assert_int_eq(harness_netperf(ours, 60, &out), 0);
+		ck_assert_msg(out.status == 0, "%s", out.err);
+	}
+}
+END_TEST
+
+/* Writes a private file holding text; returns its path (static). */
+static const char *
+secret_file(const char *text)
+{
+	static char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/tmp/np-interop-XXXXXX");
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+/* Off by default; with --auth-file, only with --legacy-passphrase; the
+ * passphrase checked. */
+START_TEST(ref_access)
+{
+	const char *rr[] = {"-t", "TCP_RR", "-l", "1", NULL};
+	const char *good[] = {"-t", "TCP_RR", "-l", "1", "-Z",
+			      "a-2.7-passphrase", NULL};
+	const char *bad[] = {"-t", "TCP_RR", "-l", "1", "-Z", "wrong", NULL};
+	char key[64], pass[64], *text;
+	struct harness_server s;
+	int rc;
+
+	/* Without --legacy: refused with a word to the log. */
+	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
+	rc = ref_netperf(s.port, rr, &text);
+	ck_assert_int_ne(rc, 0);
+	free(text);
+	ck_assert_int_eq(log_count(s.log, "without --legacy", 1), 1);
+	harness_server_stop(&s);
+
+	snprintf(key, sizeof(key), "%s", secret_file("our-own-key-0123456789"));
+	{
+		const char *extra[] = {"--legacy", "--auth-file", key, NULL};
+
+		ck_assert_int_eq(harness_server_start(&s, extra), 0);
+		rc = ref_netperf(s.port, rr, &text);
+		ck_assert_int_ne(rc, 0);
+		free(text);
+		ck_assert_int_eq(
+		    log_count(s.log, "--legacy-passphrase is not", 1), 1);
+		harness_server_stop(&s);
+	}
+	snprintf(pass, sizeof(pass), "%s", secret_file("a-2.7-passphrase\n"));
+	{
+		const char *extra[] = {"--legacy",		"--auth-file", key,
+				       "--legacy-passphrase", pass,	     NULL};
+
+		ck_assert_int_eq(harness_server_start(&s, extra), 0);
+		rc = ref_netperf(s.port, good, &text);
+		ck_assert_msg(rc == 0, "exit %d:\n%s", rc, text);
+		free(text);
+		rc = ref_netperf(s.port, bad, &text);
+		ck_assert_int_ne(rc, 0);
+		free(text);
+		rc = ref_netperf(s.port, rr, &text);
+		ck_assert_int_ne(rc, 0);
+		free(text);
+		ck_assert_int_eq(
+		    log_count(s.log, "wrong or missing passphrase", 2), 2);
+		harness_server_stop(&s);
+	}
+	unlink(key);
+	unlink(pass);
+}
+END_TEST
+
+/* --max-session-memory holds for 2.7 clients: a request whose buffer
+ * would pass it is refused (EPERM), a smaller one served. */
+START_TEST(ref_memory_bound)
+{
+	const char *extra[] = {"--legacy", "--max-session-memory", "1M", NULL};
+	unsigned char msg[LEGACY_MSG_LEN];
+	struct legacy_omni_request q;
+	char path[512], err[256], *text;
+	const char *rr[] = {"-t", "TCP_RR", "-l", "1", "--", "-r", "1000",
+			    NULL};
+	struct harness_server s;
+	FILE *f;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/legacy/tcp_rr.request",
+		 NP_TEST_DATA);
+	f = fopen(path, "rb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fread(msg, 1, sizeof(msg), f), sizeof(msg));
+	fclose(f);
+	ck_assert_int_eq(legacy_request_decode(msg, sizeof(msg), &q, err), 0);
+	q.request_size = 2 << 20;
+	legacy_request_encode(&q, -1, msg);
+	ck_assert_int_eq(harness_server_start(&s, extra), 0);
+	ck_assert_int_eq(raw_answer(s.port, msg, sizeof(msg)), EPERM);
+	ck_assert_int_ge(log_count(s.log, "--max-session-memory", 1), 1);
+	rc = ref_netperf(s.port, rr, &text);
+	ck_assert_msg(rc == 0, "exit %d:\n%s", rc, text);
+	free(text);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
+/* SIGTERM during a 2.7 client's test: it is ended at once, the client
+ * told (ESHUTDOWN), and netserver exits 0. */
+START_TEST(ref_sigterm)
+{
+	const char *extra[] = {"--legacy", NULL};
+	char path[1100], port_text[16];
+	struct harness_server s;
+	double t0;
+	pid_t pid;
+	int st;
+
+	ck_assert_int_eq(harness_server_start(&s, extra), 0);
+	snprintf(path, sizeof(path), "%s/netperf", ref_bin);
+	snprintf(port_text, sizeof(port_text), "%d", s.port);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		execl(path, path, "-H", "127.0.0.1", "-p", port_text, "-t",
+		      "TCP_STREAM", "-l", "20", (char *)NULL);
+		_exit(127);
+	}
+	usleep(1500000);
+	t0 = harness_now();
+	kill(s.pid, SIGTERM);
+	st = harness_wait_status(pid, harness_now() + 10);
+	ck_assert_msg(st != 0 && st != -1, "netperf 2.7 exit %d", st);
+	ck_assert_double_lt(harness_now() - t0, 5);
+	ck_assert_int_ge(log_count(s.log, "netserver is shutting down", 1), 1);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
+static Suite *
+interop_suite(void)
+{
+	Suite *s = suite_create("interop");
+	TCase *tc = tcase_create("ours to 2.7");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, ours_to_ref_six, 0, 6);
+	tcase_add_loop_test(tc, ours_to_ref_vs_native, 0, 2);
+	tcase_add_test(tc, ours_to_ref_detected);
+	tcase_add_test(tc, ours_to_ref_passphrase);
+	tcase_add_test(tc, ours_to_ref_demo_iterations);
+	tcase_add_loop_test(tc, ours_to_ref_refused, 0, 3);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("2.7 to ours");
+	tcase_set_timeout(tc, 120);
+	tcase_add_checked_fixture(tc, legacy_setup, legacy_teardown);
+	tcase_add_loop_test(tc, ref_to_ours_six, 0, 6);
+	tcase_add_test(tc, ref_to_ours_classic_demo);
+	tcase_add_loop_test(tc, ref_to_ours_vs_native, 0, 2);
+	tcase_add_test(tc, ref_hostile);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("2.7 access");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, ref_access);
+	tcase_add_test(tc, ref_sigterm);
+	tcase_add_test(tc, ref_memory_bound);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	int rc = find_reference();
+
+	if (rc != 0)
+		return rc == 77 ? 77 : 1;
+	return harness_run(interop_suite());
+}

@@ -1,0 +1,516 @@
+/*
+ * The netperf 2.7 codec against bytes the real 2.7.0 binaries sent
+ * (tests/data/legacy/, captured on loopback through a relay: see its
+ * README), and against hostile messages.
+ */
+#include <errno.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "err.h"
+#include "harness.h"
+#include "legacy.h"
+#include "module.h"
+
+static void
+load(const char *name, unsigned char buf[LEGACY_MSG_LEN])
+{
+	char path[512];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/legacy/%s", NP_TEST_DATA, name);
+	f = fopen(path, "rb");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	n = fread(buf, 1, LEGACY_MSG_LEN, f);
+	ck_assert_int_eq(fgetc(f), EOF);
+	fclose(f);
+	ck_assert_int_eq(n, LEGACY_MSG_LEN);
+}
+
+START_TEST(test_stream_request)
+{
+	unsigned char buf[LEGACY_MSG_LEN], again[LEGACY_MSG_LEN];
+	struct legacy_omni_request r;
+	struct legacy_header h;
+	char err[ERR_LEN];
+
+	/* netperf -t TCP_STREAM -l 1 -c -C */
+	load("tcp_stream.request", buf);
+	ck_assert_int_eq(legacy_header_decode(buf, sizeof(buf), &h, err), 0);
+	ck_assert_int_eq(h.type, LEGACY_DO_OMNI);
+	ck_assert_int_eq(h.word, -1);
+	ck_assert_int_eq(legacy_request_decode(buf, sizeof(buf), &r, err), 0);
+	ck_assert_int_eq(r.send_buf_size, -1);
+	ck_assert_int_eq(r.send_size, -1);
+	ck_assert_int_eq(r.send_alignment, 8);
+	ck_assert_int_eq(r.send_width, 2);
+	ck_assert_int_eq(r.request_size, -1);
+	ck_assert_int_eq(r.recv_buf_size, -1);
+	ck_assert_int_eq(r.receive_size, -1);
+	ck_assert_int_eq(r.response_size, -1);
+	ck_assert_uint_eq(r.flags,
+			  LEGACY_F_MEASURE_CPU | LEGACY_F_ROUTING_ALLOWED);
+	ck_assert(r.cpu_rate == 0.0f);
+	ck_assert_int_eq(r.test_length, 1);
+	ck_assert_uint_eq(r.ipfamily, LEGACY_NF_INET);
+	ck_assert_uint_eq(r.socket_type, LEGACY_NST_STREAM);
+	ck_assert_uint_eq(r.protocol, IPPROTO_TCP);
+	/* netperf transmits, so netserver receives. */
+	ck_assert_uint_eq(r.direction, LEGACY_RECV);
+	ck_assert_uint_eq(r.netperf_port, 37759);
+	ck_assert_int_eq(r.socket_prio, -1);
+	ck_assert_int_eq(r.socket_tos, -1);
+	ck_assert_str_eq(r.cong_control, "");
+	ck_assert_str_eq(r.fill_file, "");
+	/* Encoding what was decoded gives back 2.7's very bytes. */
+	legacy_request_encode(&r, h.word, again);
+	ck_assert_mem_eq(again, buf, LEGACY_MSG_LEN);
+}
+END_TEST
+
+START_TEST(test_directions_of_six)
+{
+	static const struct {
+		const char *file;
+		uint32_t dir, nst, proto, flags;
+		int32_t req, rsp;
+	} want[] = {
+	    {"tcp_stream.request", LEGACY_RECV, 1, IPPROTO_TCP, 0, -1, -1},
+	    {"tcp_maerts.request", LEGACY_XMIT, 1, IPPROTO_TCP, 0, -1, -1},
+	    {"tcp_rr.request", LEGACY_XMIT | LEGACY_RECV, 1, IPPROTO_TCP, 0, 1,
+	     1},
+	    {"tcp_crr.request", LEGACY_XMIT | LEGACY_RECV, 1, IPPROTO_TCP,
+	     LEGACY_F_CONNECT_TEST, 1, 1},
+	    {"udp_stream.request", LEGACY_RECV, 2, IPPROTO_UDP, 0, -1, -1},
+	    {"udp_rr.request", LEGACY_XMIT | LEGACY_RECV, 2, IPPROTO_UDP, 0, 1,
+	     1},
+	    {"tcp_rr_r32_64_D.request", LEGACY_XMIT | LEGACY_RECV, 1,
+	     IPPROTO_TCP, LEGACY_F_NO_DELAY, 32, 64},
+	};
+	unsigned char buf[LEGACY_MSG_LEN], again[LEGACY_MSG_LEN];
+	struct legacy_omni_request r;
+	char err[ERR_LEN];
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		load(want[i].file, buf);
+		ck_assert_msg(legacy_request_decode(buf, sizeof(buf), &r,
+						    err) == 0,
+			      "%s: %s", want[i].file, err);
+		ck_assert_uint_eq(r.direction, want[i].dir);
+		ck_assert_uint_eq(r.socket_type, want[i].nst);
+		ck_assert_uint_eq(r.protocol, want[i].proto);
+		ck_assert_uint_eq(r.flags & (LEGACY_F_CONNECT_TEST |
+					     LEGACY_F_NO_DELAY),
+				  want[i].flags);
+		ck_assert_int_eq(r.request_size, want[i].req);
+		ck_assert_int_eq(r.response_size, want[i].rsp);
+		legacy_request_encode(&r, -1, again);
+		ck_assert_mem_eq(again, buf, LEGACY_MSG_LEN);
+	}
+}
+END_TEST
+
+START_TEST(test_cpu_binding_word)
+{
+	unsigned char buf[LEGACY_MSG_LEN];
+	struct legacy_header h;
+	char err[ERR_LEN];
+
+	/* netperf -T 1,0 binds netserver to CPU 0 in every request. */
+	load("tcp_rr_T1_0.request", buf);
+	ck_assert_int_eq(legacy_header_decode(buf, sizeof(buf), &h, err), 0);
+	ck_assert_int_eq(h.type, LEGACY_DO_OMNI);
+	ck_assert_int_eq(h.word, 0);
+}
+END_TEST
+
+START_TEST(test_stream_response)
+{
+	unsigned char buf[LEGACY_MSG_LEN], again[LEGACY_MSG_LEN];
+	struct legacy_omni_response r;
+	char err[ERR_LEN];
+
+	load("tcp_stream.response", buf);
+	ck_assert_int_eq(legacy_response_decode(buf, sizeof(buf), &r, err), 0);
+	ck_assert_int_eq(r.recv_buf_size, 131072);
+	ck_assert_int_eq(r.receive_size, 131072);
+	ck_assert_int_eq(r.recv_width, 2);
+	ck_assert_int_eq(r.send_buf_size, 16384);
+	ck_assert_int_eq(r.send_size, -1);
+	ck_assert_uint_eq(r.flags, LEGACY_F_MEASURE_CPU);
+	ck_assert(r.cpu_rate == 100.0f);
+	ck_assert_uint_eq(r.data_port, 0xa28b);
+	ck_assert_int_eq(r.socket_prio, -1);
+	ck_assert_str_eq(r.cpu_model, "");
+	legacy_response_encode(&r, again);
+	ck_assert_mem_eq(again, buf, LEGACY_MSG_LEN);
+}
+END_TEST
+
+START_TEST(test_stream_results)
+{
+	unsigned char buf[LEGACY_MSG_LEN], again[LEGACY_MSG_LEN];
+	struct legacy_omni_results r;
+	struct legacy_header h;
+	char err[ERR_LEN];
+
+	load("tcp_stream.results", buf);
+	ck_assert_int_eq(legacy_header_decode(buf, sizeof(buf), &h, err), 0);
+	/* 2.7 converts its response word twice. */
+	ck_assert_int_eq(h.type, LEGACY_OMNI_RESULTS_SWAPPED);
+	ck_assert_int_eq(legacy_results_decode(buf, sizeof(buf), &r, err), 0);
+	ck_assert_uint_eq(r.bytes_received, 0x1cd340dbULL);
+	ck_assert_uint_eq(r.recv_calls, 0x0ed1);
+	ck_assert_uint_eq(r.bytes_sent, 0);
+	ck_assert_int_eq(r.send_buf_size, 0x400000);
+	ck_assert(fabsf(r.elapsed_time - 1.0046f) < 0.0001f);
+	ck_assert(r.cpu_util == 100.0f);
+	ck_assert(r.cpu_user == 50.0f);
+	ck_assert(r.cpu_swintr == 16.0f);
+	ck_assert_uint_eq(r.cpu_method, LEGACY_CPU_PROC_STAT);
+	ck_assert_uint_eq(r.num_cpus, 2);
+	ck_assert(r.peak_cpu_util == 100.0f);
+	ck_assert_str_eq(r.cong_control, "bbr");
+	/* The output netperf printed from these bytes: 3845.98 10^6bits/s
+	 * over 1.01 s, from the remote's byte count. */
+	ck_assert(fabs((double)r.bytes_received * 8 / 1e6 /
+			   r.elapsed_time -
+		       3851) < 10);
+	legacy_results_encode(&r, h.type, again);
+	ck_assert_mem_eq(again, buf, LEGACY_MSG_LEN);
+}
+END_TEST
+
+START_TEST(test_rr_results_hi_lo)
+{
+	unsigned char buf[LEGACY_MSG_LEN], again[LEGACY_MSG_LEN];
+	struct legacy_omni_results r, back;
+	char err[ERR_LEN];
+
+	load("tcp_rr.results", buf);
+	ck_assert_int_eq(legacy_results_decode(buf, sizeof(buf), &r, err), 0);
+	/* A 1-byte TCP_RR: as many bytes each way as transactions. */
+	ck_assert_uint_gt(r.trans_received, 1000);
+	ck_assert_uint_eq(r.bytes_received, r.trans_received);
+	ck_assert_uint_eq(r.bytes_sent, r.trans_received);
+	/* 64-bit counts survive as their two halves. */
+	r.bytes_sent = 0x123456789abcdefULL;
+	legacy_results_encode(&r, LEGACY_OMNI_RESPONSE, again);
+	ck_assert_int_eq(legacy_results_decode(again, sizeof(again), &back,
+					       err),
+			 0);
+	ck_assert_uint_eq(back.bytes_sent, 0x123456789abcdefULL);
+	ck_assert_uint_eq(back.trans_received, r.trans_received);
+}
+END_TEST
+
+START_TEST(test_unknown_type_answer)
+{
+	unsigned char buf[LEGACY_MSG_LEN], mine[LEGACY_MSG_LEN];
+	struct legacy_omni_response r;
+	char err[ERR_LEN];
+
+	/* What 2.7's netserver answered to request type 12345. */
+	load("unknown_type.response", buf);
+	ck_assert_int_eq(legacy_response_decode(buf, sizeof(buf), &r, err),
+			 LEGACY_ERR_UNKNOWN);
+	ck_assert_ptr_nonnull(strstr(err, "998"));
+	legacy_error_encode(0, LEGACY_ERR_UNKNOWN, mine);
+	ck_assert_mem_eq(mine, buf, LEGACY_MSG_LEN);
+}
+END_TEST
+
+START_TEST(test_passphrase)
+{
+	unsigned char buf[LEGACY_MSG_LEN], mine[LEGACY_MSG_LEN];
+	char text[64], err[ERR_LEN];
+
+	/* netperf -Z s3cret -T 1,0: the passphrase in plain text. */
+	load("passphrase.request", buf);
+	ck_assert_int_eq(legacy_passphrase_decode(buf, sizeof(buf), text,
+						  sizeof(text), err),
+			 0);
+	ck_assert_str_eq(text, "s3cret");
+	ck_assert_int_eq(legacy_passphrase_encode("s3cret", 0, mine, err), 0);
+	ck_assert_mem_eq(mine, buf, LEGACY_MSG_LEN);
+	/* Too long for the message, or for the caller's buffer. */
+	memset(text, 'x', sizeof(text) - 1);
+	text[sizeof(text) - 1] = '\0';
+	ck_assert_int_eq(legacy_passphrase_decode(mine, sizeof(mine), text, 4,
+						  err),
+			 -1);
+	memset(mine + 8, 'a', LEGACY_DATA_LEN);
+	ck_assert_int_eq(legacy_passphrase_decode(mine, sizeof(mine), text,
+						  sizeof(text), err),
+			 -1);
+	ck_assert_ptr_nonnull(strstr(err, "does not end"));
+	{
+		char big[LEGACY_DATA_LEN + 1];
+
+		memset(big, 'p', LEGACY_DATA_LEN);
+		big[LEGACY_DATA_LEN] = '\0';
+		ck_assert_int_eq(legacy_passphrase_encode(big, -1, mine, err),
+				 -1);
+	}
+}
+END_TEST
+
+/* Sets the big-endian int at index i (the header is ints 0 and 1). */
+static void
+set_word(unsigned char *buf, int i, uint32_t v)
+{
+	buf[4 * i] = (unsigned char)(v >> 24);
+	buf[4 * i + 1] = (unsigned char)(v >> 16);
+	buf[4 * i + 2] = (unsigned char)(v >> 8);
+	buf[4 * i + 3] = (unsigned char)v;
+}
+
+START_TEST(test_hostile_requests)
+{
+	unsigned char good[LEGACY_MSG_LEN], buf[LEGACY_MSG_LEN];
+	struct legacy_omni_request r;
+	char err[ERR_LEN];
+
+	load("tcp_rr.request", good);
+	/* Truncated, or longer than a message. */
+	ck_assert_int_eq(legacy_request_decode(good, 655, &r, err), -1);
+	ck_assert_int_eq(legacy_request_decode(good, 0, &r, err), -1);
+	ck_assert_int_eq(legacy_request_decode(good, 657, &r, err), -1);
+	/* Wrong type. */
+	memcpy(buf, good, sizeof(buf));
+	set_word(buf, 0, LEGACY_PASSPHRASE);
+	ck_assert_int_eq(legacy_request_decode(buf, sizeof(buf), &r, err), -1);
+	/* direction (data int 24), socket type (22), protocol (23),
+	 * family (21), port (20). */
+	memcpy(buf, good, sizeof(buf));
+	set_word(buf, 2 + 24, 0);
+	ck_assert_int_eq(legacy_request_decode(buf, sizeof(buf), &r, err), -1);
+	set_word(buf, 2 + 24, 0xffffffff);
+	ck_assert_int_eq(legacy_request_decode(buf, sizeof(buf), &r, err), -1);
+	memcpy(buf, good, sizeof(buf));
+	set_word(buf, 2 + 22, LEGACY_NST_DGRAM);
+	ck_assert_int_eq(legacy_request_decode(buf, sizeof(buf), &r, err), -1);
+	memcpy(buf, good, sizeof(buf));
+	set_word(buf, 2 + 23, 132); /* SCTP */
+	ck_assert_int_eq(legacy_request_decode(buf, sizeof(buf), &r, err), -1);
+	memcpy(buf, good, sizeof(buf));
+	set_word(buf, 2 + 21, 7); /* NF_RDS */
+	ck_assert_int_eq(legacy_request_decode(buf, sizeof(buf), &r, err), -1);
+	memcpy(buf, good, sizeof(buf));
+	set_word(buf, 2 + 20, 70000);
+	ck_assert_int_eq(legacy_request_decode(buf, sizeof(buf), &r, err), -1);
+	/* Strings that run past their fields. */
+	memcpy(buf, good, sizeof(buf));
+	memset(buf + 8 + 38 * 4, 'c', 16);
+	ck_assert_int_eq(legacy_request_decode(buf, sizeof(buf), &r, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "cong_control"));
+	memcpy(buf, good, sizeof(buf));
+	memset(buf + 8 + 38 * 4 + 16, '/', 32);
+	ck_assert_int_eq(legacy_request_decode(buf, sizeof(buf), &r, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "fill_file"));
+	/* Huge sizes are decoded as they are: netserver's limits judge. */
+	memcpy(buf, good, sizeof(buf));
+	set_word(buf, 2 + 5, 0x7fffffff);
+	ck_assert_int_eq(legacy_request_decode(buf, sizeof(buf), &r, err), 0);
+	ck_assert_int_eq(r.request_size, 0x7fffffff);
+}
+END_TEST
+
+START_TEST(test_hostile_answers)
+{
+	unsigned char good[LEGACY_MSG_LEN], buf[LEGACY_MSG_LEN];
+	struct legacy_omni_response rsp;
+	struct legacy_omni_results res;
+	char err[ERR_LEN];
+
+	load("tcp_rr.response", good);
+	ck_assert_int_eq(legacy_response_decode(good, 100, &rsp, err), -1);
+	memcpy(buf, good, sizeof(buf));
+	set_word(buf, 2 + 11, 0); /* data port 0 */
+	ck_assert_int_eq(legacy_response_decode(buf, sizeof(buf), &rsp, err),
+			 -1);
+	set_word(buf, 2 + 11, 65536);
+	ck_assert_int_eq(legacy_response_decode(buf, sizeof(buf), &rsp, err),
+			 -1);
+	memcpy(buf, good, sizeof(buf));
+	set_word(buf, 0, 12345);
+	ck_assert_int_eq(legacy_response_decode(buf, sizeof(buf), &rsp, err),
+			 -1);
+	/* A server's strings without their ends are cut, not trusted. */
+	memcpy(buf, good, sizeof(buf));
+	memset(buf + 8 + 18 * 4, 'm', LEGACY_MSG_LEN - 8 - 18 * 4);
+	ck_assert_int_eq(legacy_response_decode(buf, sizeof(buf), &rsp, err),
+			 0);
+	ck_assert_int_eq(strlen(rsp.cpu_model), sizeof(rsp.cpu_model) - 1);
+	ck_assert_int_eq(strlen(rsp.system_model),
+			 sizeof(rsp.system_model) - 1);
+	/* serv_errno: ENOMEM from a server that could not allocate. */
+	legacy_error_encode(LEGACY_OMNI_RESPONSE, 12, buf);
+	ck_assert_int_eq(legacy_response_decode(buf, sizeof(buf), &rsp, err),
+			 12);
+	ck_assert_int_eq(legacy_results_decode(buf, sizeof(buf), &res, err),
+			 12);
+	legacy_error_encode(LEGACY_OMNI_RESPONSE, -5, buf);
+	ck_assert_int_eq(legacy_results_decode(buf, sizeof(buf), &res, err),
+			 -1);
+	/* Results with an elapsed time that is no duration. */
+	load("tcp_rr.results", good);
+	memcpy(buf, good, sizeof(buf));
+	set_word(buf, 2 + 10, 0x7fc00000); /* NaN */
+	ck_assert_int_eq(legacy_results_decode(buf, sizeof(buf), &res, err),
+			 -1);
+	set_word(buf, 2 + 10, 0xbf800000); /* -1.0 */
+	ck_assert_int_eq(legacy_results_decode(buf, sizeof(buf), &res, err),
+			 -1);
+	memcpy(buf, good, sizeof(buf));
+	memset(buf + 8 + 27 * 4, 'i', LEGACY_MSG_LEN - 8 - 27 * 4);
+	ck_assert_int_eq(legacy_results_decode(buf, sizeof(buf), &res, err),
+			 0);
+	ck_assert_int_eq(strlen(res.cong_control), 15);
+}
+END_TEST
+
+START_TEST(test_sniff)
+{
+	unsigned char buf[LEGACY_MSG_LEN];
+	static const unsigned char ours[] = {0, 0, 0, 0x40, '{', '"'};
+
+	static const unsigned char huge[] = {0xff, 0xff, 0xff, 0xff};
+	static const unsigned char junk[] = {0, 0, 0, 8, 'n', 'o', 't'};
+
+	load("tcp_stream.request", buf);
+	ck_assert_int_eq(legacy_sniff(buf, 8), 1);
+	/* -T ,0 puts CPU 0 in the second word. */
+	load("tcp_rr_T1_0.request", buf);
+	ck_assert_int_eq(legacy_sniff(buf, 5), 1);
+	load("passphrase.request", buf);
+	ck_assert_int_eq(legacy_sniff(buf, 8), 1);
+	ck_assert_int_eq(legacy_sniff(buf, 4), -1);
+	ck_assert_int_eq(legacy_sniff(buf, 0), -1);
+	ck_assert_int_eq(legacy_sniff(ours, sizeof(ours)), 0);
+	/* Not ours either, but ours to answer: as soon as it can tell. */
+	ck_assert_int_eq(legacy_sniff(huge, 4), 0);
+	ck_assert_int_eq(legacy_sniff(junk, sizeof(junk)), 0);
+}
+END_TEST
+
+START_TEST(test_params_of_six)
+{
+	static const struct {
+		const char *file, *test;
+		int64_t req, rsp;
+		int nodelay, cpu;
+	} want[] = {
+	    {"tcp_stream.request", "TCP_STREAM", 0, 0, 0, 1},
+	    {"tcp_maerts.request", "TCP_MAERTS", 0, 0, 0, 1},
+	    {"tcp_rr.request", "TCP_RR", 1, 1, 0, 1},
+	    {"tcp_crr.request", "TCP_CRR", 1, 1, 0, 1},
+	    {"udp_stream.request", "UDP_STREAM", 0, 0, 0, 1},
+	    {"udp_rr.request", "UDP_RR", 1, 1, 0, 1},
+	    {"tcp_rr_r32_64_D.request", "TCP_RR", 32, 64, 1, 0},
+	};
+	unsigned char buf[LEGACY_MSG_LEN];
+	struct legacy_omni_request r;
+	struct test_params p;
+	char err[ERR_LEN];
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		load(want[i].file, buf);
+		ck_assert_int_eq(legacy_request_decode(buf, sizeof(buf), &r,
+						       err),
+				 0);
+		ck_assert_msg(legacy_request_params(&r, &p, err) == 0, "%s: %s",
+			      want[i].file, err);
+		ck_assert_str_eq(p.test, want[i].test);
+		ck_assert(p.duration == 1.0);
+		ck_assert_int_eq(p.count, 0);
+		ck_assert_int_eq(p.req_size, want[i].req);
+		ck_assert_int_eq(p.rsp_size, want[i].rsp);
+		ck_assert_int_eq(p.nodelay, want[i].nodelay);
+		ck_assert_int_eq(p.remote_cpu, want[i].cpu);
+		/* -1, "netserver picks", is our default too. */
+		ck_assert_int_eq(p.rsend_size, 0);
+		ck_assert_int_eq(p.rrecv_size, 0);
+		ck_assert_int_eq(p.rsndbuf, -1);
+		ck_assert_int_eq(p.streams, 1);
+		ck_assert_ptr_nonnull(module_find(p.test));
+	}
+}
+END_TEST
+
+START_TEST(test_params_refused)
+{
+	unsigned char buf[LEGACY_MSG_LEN];
+	struct legacy_omni_request good, r;
+	struct test_params p;
+	char err[ERR_LEN];
+
+	load("tcp_stream.request", buf);
+	ck_assert_int_eq(legacy_request_decode(buf, sizeof(buf), &good, err),
+			 0);
+	/* 2.7's remote fill file: never opened. */
+	r = good;
+	snprintf(r.fill_file, sizeof(r.fill_file), "/etc/shadow");
+	ck_assert_int_eq(legacy_request_params(&r, &p, err), EACCES);
+	ck_assert_ptr_nonnull(strstr(err, "fill file"));
+	r = good;
+	r.flags |= 0x2; /* sendfile */
+	ck_assert_int_eq(legacy_request_params(&r, &p, err), EOPNOTSUPP);
+	r = good;
+	snprintf(r.cong_control, sizeof(r.cong_control), "reno");
+	ck_assert_int_eq(legacy_request_params(&r, &p, err), EOPNOTSUPP);
+	r = good;
+	r.test_length = 0; /* until a signal */
+	ck_assert_int_eq(legacy_request_params(&r, &p, err), EINVAL);
+	r = good;
+	r.test_length = -1000000; /* a byte count */
+	ck_assert_int_eq(legacy_request_params(&r, &p, err), 0);
+	ck_assert_int_eq(p.count, 1000000);
+	ck_assert(p.duration == 0);
+	r = good;
+	r.receive_size = -7;
+	ck_assert_int_eq(legacy_request_params(&r, &p, err), EINVAL);
+	r = good;
+	r.direction = LEGACY_XMIT;
+	r.socket_type = LEGACY_NST_DGRAM;
+	r.protocol = IPPROTO_UDP; /* UDP from netserver: not one of six */
+	ck_assert_int_eq(legacy_request_params(&r, &p, err), EOPNOTSUPP);
+	r = good;
+	r.direction = LEGACY_XMIT | LEGACY_RECV;
+	r.request_size = 0;
+	r.response_size = 1;
+	ck_assert_int_eq(legacy_request_params(&r, &p, err), EINVAL);
+}
+END_TEST
+
+static Suite *
+legacy_suite(void)
+{
+	Suite *s = suite_create("legacy");
+	TCase *tc = tcase_create("codec");
+
+	tcase_add_test(tc, test_stream_request);
+	tcase_add_test(tc, test_directions_of_six);
+	tcase_add_test(tc, test_cpu_binding_word);
+	tcase_add_test(tc, test_stream_response);
+	tcase_add_test(tc, test_stream_results);
+	tcase_add_test(tc, test_rr_results_hi_lo);
+	tcase_add_test(tc, test_unknown_type_answer);
+	tcase_add_test(tc, test_passphrase);
+	tcase_add_test(tc, test_hostile_requests);
+	tcase_add_test(tc, test_hostile_answers);
+	tcase_add_test(tc, test_sniff);
+	tcase_add_test(tc, test_params_of_six);
+	tcase_add_test(tc, test_params_refused);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return harness_run(legacy_suite());
+}

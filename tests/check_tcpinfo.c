@@ -1,0 +1,1359 @@
+/*
+ * TCP_INFO figures (lib/tcpinfo), checked three ways:
+ * - the merge rules, the interval differences, the wire codec and netperf
+ *   2.7's DUMP_TCP_INFO lines, from literals;
+ * - real runs over loopback: selectors, JSON, -D and DUMP_TCP_INFO, the
+ *   last beside the real netperf 2.7 when scripts/refnetperf can get it;
+ * - ground truth: two namespaces joined by a delay line (tests/delayline,
+ *   10 ms each way; this kernel has no netem) whose round trip a plain UDP
+ *   ping-pong measures first; the srtt and min_rtt both ends report must
+ *   be within 10 % of 20 ms, and with nftables dropping data segments at
+ *   random, every drop must show up as a retransmission.
+ * The namespace part needs root; without it that case is skipped (exit 77
+ * after the rest passed).
+ */
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <regex.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "harness.h"
+#include "proto.h"
+#include "tcpinfo.h"
+
+#define CMD_TIMEOUT 60.0
+
+/* ---------------------------------------------------------------- units */
+
+static struct tcpinfo
+conn(int64_t rtt, int64_t min_rtt, int64_t cwnd, int64_t retrans)
+{
+	struct tcpinfo t;
+
+	tcpinfo_clear(&t);
+	t.n = 1;
+	t.v[TCPINFO_RTT] = t.v[TCPINFO_RTT_MAX] = rtt;
+	t.v[TCPINFO_MIN_RTT] = min_rtt;
+	t.v[TCPINFO_CWND] = cwnd;
+	t.v[TCPINFO_RETRANS] = retrans;
+	t.v[TCPINFO_PMTU] = 1500 - retrans;
+	return t;
+}
+
+START_TEST(merge_rules)
+{
+	struct tcpinfo sum, a = conn(1000, 900, 10, 3), b = conn(3000, 2000, 20, 4),
+			    c = conn(2000, 100, 30, 0);
+
+	tcpinfo_clear(&sum);
+	tcpinfo_merge(&sum, &a);
+	tcpinfo_merge(&sum, &b);
+	tcpinfo_merge(&sum, &c);
+	ck_assert_int_eq(sum.n, 3);
+	ck_assert_int_eq(sum.v[TCPINFO_RETRANS], 7);	 /* sum */
+	ck_assert_int_eq(sum.v[TCPINFO_CWND], 60);	 /* sum */
+	ck_assert_int_eq(sum.v[TCPINFO_RTT], 2000);	 /* mean */
+	ck_assert_int_eq(sum.v[TCPINFO_RTT_MAX], 3000); /* max */
+	ck_assert_int_eq(sum.v[TCPINFO_MIN_RTT], 100);	 /* min */
+	ck_assert_int_eq(sum.v[TCPINFO_PMTU], 1496);	 /* min */
+	/* A figure no connection reported stays unknown. */
+	ck_assert_int_eq(sum.v[TCPINFO_BUSY], -1);
+	/* The mean is weighted: merging a merge gives the same answer. */
+	{
+		struct tcpinfo ab, abc;
+
+		tcpinfo_clear(&ab);
+		tcpinfo_merge(&ab, &a);
+		tcpinfo_merge(&ab, &b);
+		tcpinfo_clear(&abc);
+		tcpinfo_merge(&abc, &c);
+		tcpinfo_merge(&abc, &ab);
+		ck_assert_int_eq(abc.v[TCPINFO_RTT], 2000);
+		ck_assert_int_eq(abc.n, 3);
+	}
+	/* Nothing merged from an empty one. */
+	tcpinfo_clear(&a);
+	tcpinfo_merge(&sum, &a);
+	ck_assert_int_eq(sum.n, 3);
+}
+END_TEST
+
+START_TEST(delta_counters_only)
+{
+	struct tcpinfo before = conn(1000, 900, 10, 3),
+		       after = conn(1500, 800, 14, 8), d;
+
+	after.v[TCPINFO_BUSY] = 700;
+	tcpinfo_delta(&after, &before, &d);
+	ck_assert_int_eq(d.v[TCPINFO_RETRANS], 5);   /* counter */
+	ck_assert_int_eq(d.v[TCPINFO_RTT], 1500);    /* state */
+	ck_assert_int_eq(d.v[TCPINFO_CWND], 14);     /* state */
+	ck_assert_int_eq(d.v[TCPINFO_BUSY], 700);    /* before unknown */
+	tcpinfo_clear(&before);
+	tcpinfo_delta(&after, &before, &d);
+	ck_assert_int_eq(d.v[TCPINFO_RETRANS], 8);
+}
+END_TEST
+
+/* The exact text netperf 2.7's dump_tcp_info() prints (nettest_omni.c),
+ * its "tpci_" typo included. */
+START_TEST(dump_format)
+{
+	struct tcpinfo t = conn(20123, 20001, 10, 2);
+	char buf[512];
+
+	t.v[TCPINFO_RTO] = 224000;
+	t.v[TCPINFO_ATO] = 40000;
+	t.v[TCPINFO_PMTU] = 1500;
+	t.v[TCPINFO_RCV_SSTHRESH] = 64088;
+	t.v[TCPINFO_RTTVAR] = 150;
+	t.v[TCPINFO_SSTHRESH] = 2147483647;
+	t.v[TCPINFO_REORDERING] = 3;
+	tcpinfo_format_dump(&t, buf, sizeof(buf));
+	ck_assert_str_eq(buf,
+			 "tcpi_rto 224000 tcpi_ato 40000 tcpi_pmtu 1500 "
+			 "tcpi_rcv_ssthresh 64088\n"
+			 "tcpi_rtt 20123 tcpi_rttvar 150 tcpi_snd_ssthresh "
+			 "2147483647 tpci_snd_cwnd 10\n"
+			 "tcpi_reordering 3 tcpi_total_retrans 2\n");
+	/* Cut, never overrun. */
+	ck_assert_uint_eq(tcpinfo_format_dump(&t, buf, 10), 9);
+	ck_assert_uint_eq(strlen(buf), 9);
+}
+END_TEST
+
+START_TEST(codec_round_trip)
+{
+	struct side_result in, out;
+	char err[ERR_LEN];
+	json_t *msg, *ti;
+	int i;
+
+	memset(&in, 0, sizeof(in));
+	in.mss = -1;
+	in.cpu_id = -1;
+	in.tcpi = conn(20000, 19000, 42, 7);
+	in.tcpi.n = 3;
+	in.tcpi.v[TCPINFO_DELIVERY_RATE] = 5000000000LL;
+	msg = proto_result_pack(&in);
+	ck_assert_ptr_nonnull(msg);
+	ck_assert_int_eq(proto_result_unpack(msg, &out, err), 0);
+	ck_assert_int_eq(out.tcpi.n, 3);
+	for (i = 0; i < TCPINFO_NFIELDS; i++)
+		ck_assert_msg(out.tcpi.v[i] == in.tcpi.v[i], "%s: %lld != %lld",
+			      tcpinfo_fields[i].key, (long long)out.tcpi.v[i],
+			      (long long)in.tcpi.v[i]);
+	/* Unknown figures travel as null. */
+	ti = json_object_get(msg, "tcp_info");
+	ck_assert(json_is_null(json_object_get(ti, "busy_us")));
+	/* A negative or non-integer figure, or no connections, is refused. */
+	json_object_set_new(ti, "rtt_us", json_integer(-5));
+	ck_assert_int_eq(proto_result_unpack(msg, &out, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "rtt_us"));
+	json_object_set_new(ti, "rtt_us", json_string("x"));
+	ck_assert_int_eq(proto_result_unpack(msg, &out, err), -1);
+	json_object_set_new(ti, "rtt_us", json_integer(1));
+	json_object_set_new(ti, "connections", json_integer(0));
+	ck_assert_int_eq(proto_result_unpack(msg, &out, err), -1);
+	json_decref(msg);
+	/* Results without it (UDP, an older netserver) read as none. */
+	in.tcpi.n = 0;
+	msg = proto_result_pack(&in);
+	ck_assert_ptr_null(json_object_get(msg, "tcp_info"));
+	ck_assert_int_eq(proto_result_unpack(msg, &out, err), 0);
+	ck_assert_int_eq(out.tcpi.n, 0);
+	json_decref(msg);
+}
+END_TEST
+
+/* ------------------------------------------------------------- loopback */
+
+static struct harness_server srv;
+static char srv_port[16];
+
+static void
+lo_setup(void)
+{
+	ck_assert_int_eq(harness_server_start(&srv, NULL), 0);
+	snprintf(srv_port, sizeof(srv_port), "%d", srv.port);
+}
+
+static void
+lo_teardown(void)
+{
+	harness_server_stop(&srv);
+}
+
+/* Runs our netperf against the loopback netserver with args after the
+ * host and port; returns its stdout (the caller frees it), stderr in err. */
+static char *
+lo_netperf(const char *const *args, char *err, size_t cap)
+{
+	const char *argv[48] = {NP_NETPERF, "-H", "127.0.0.1", "-p", srv_port};
+	char *out;
+	int n = 5, rc;
+
+	for (; *args != NULL && n < 47; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	rc = harness_exec_capture(argv, CMD_TIMEOUT, &out, err, cap);
+	ck_assert_msg(rc == 0, "netperf exited %d: %s%s", rc,
+		      out ? out : "", err);
+	return out;
+}
+
+static json_t *
+lo_json(const char *const *args)
+{
+	char err[4096], *out = lo_netperf(args, err, sizeof(err));
+	json_t *doc = harness_json_parse(out);
+
+	ck_assert_msg(doc != NULL, "not JSON: %s", out);
+	free(out);
+	return doc;
+}
+
+static double
+num(json_t *doc, const char *path)
+{
+	double v = harness_json_num(doc, path);
+
+	ck_assert_msg(!isnan(v), "%s is missing or not a number", path);
+	return v;
+}
+
+/* Both ends report their connection; the counters agree with the ones
+ * the test already had, and UDP has none. */
+START_TEST(json_both_ends)
+{
+	const char *tcp[] = {"--json", "-l", "0.5", NULL};
+	const char *two[] = {"--json", "-l", "0.5", "--streams", "2", NULL};
+	const char *udp[] = {"--json", "-t", "UDP_STREAM", "-l", "0.5", NULL};
+	json_t *doc;
+
+	doc = lo_json(tcp);
+	ck_assert_double_eq(num(doc, "local.tcp_info.connections"), 1);
+	ck_assert_double_eq(num(doc, "remote.tcp_info.connections"), 1);
+	ck_assert_double_eq(num(doc, "local.tcp_info.retrans"),
+			    num(doc, "local.counts.retransmissions"));
+	/* Loopback's MTU is 65536; the path MTU TCP keeps is at most it. */
+	ck_assert_double_le(num(doc, "local.tcp_info.pmtu"), 65536);
+	ck_assert_double_ge(num(doc, "local.tcp_info.pmtu"), 1280);
+	ck_assert_double_gt(num(doc, "local.tcp_info.cwnd"), 0);
+	ck_assert_double_gt(num(doc, "local.tcp_info.busy_us"), 0);
+	ck_assert_double_ge(num(doc, "local.tcp_info.rtt_max_us"),
+			    num(doc, "local.tcp_info.min_rtt_us"));
+	json_decref(doc);
+
+	doc = lo_json(two);
+	ck_assert_double_eq(num(doc, "local.tcp_info.connections"), 2);
+	ck_assert_double_eq(num(doc, "remote.tcp_info.connections"), 2);
+	ck_assert_double_eq(num(doc, "local.tcp_info.cwnd"),
+			    num(doc, "streams.0.local_tcp_info.cwnd") +
+				num(doc, "streams.1.local_tcp_info.cwnd"));
+	ck_assert_double_eq(num(doc, "remote.tcp_info.retrans"),
+			    num(doc, "streams.0.remote_tcp_info.retrans") +
+				num(doc, "streams.1.remote_tcp_info.retrans"));
+	json_decref(doc);
+
+	doc = lo_json(udp);
+	ck_assert_ptr_null(harness_json_at(doc, "local.tcp_info"));
+	ck_assert_ptr_null(harness_json_at(doc, "remote.tcp_info"));
+	json_decref(doc);
+}
+END_TEST
+
+START_TEST(selectors)
+{
+	const char *rr[] = {"-t", "TCP_RR", "-l", "0.5", "--", "-k",
+			    "LOCAL_TCP_RTT,REMOTE_TCP_RTT,LOCAL_TCP_CWND,"
+			    "LOCAL_TCP_RETRANS,LOCAL_TRANSPORT_RETRANS,"
+			    "REMOTE_TCP_RETRANS,REMOTE_TRANSPORT_RETRANS,"
+			    "local_tcp_min_rtt,REMOTE_TCP_PMTU",
+			    NULL};
+	const char *udp[] = {"-t", "UDP_RR", "-l", "0.5", "--", "-k",
+			     "LOCAL_TCP_RTT,REMOTE_TCP_CWND", NULL};
+	char err[4096], v[64], w[64], *out;
+
+	out = lo_netperf(rr, err, sizeof(err));
+	ck_assert_int_eq(harness_keyval(out, "LOCAL_TCP_RTT", v, sizeof(v)), 0);
+	ck_assert_msg(atoll(v) > 0, "LOCAL_TCP_RTT=%s", v);
+	ck_assert_int_eq(harness_keyval(out, "REMOTE_TCP_RTT", v, sizeof(v)), 0);
+	ck_assert_msg(atoll(v) > 0, "REMOTE_TCP_RTT=%s", v);
+	ck_assert_int_eq(harness_keyval(out, "LOCAL_TCP_CWND", v, sizeof(v)), 0);
+	ck_assert_msg(atoll(v) > 0, "LOCAL_TCP_CWND=%s", v);
+	ck_assert_int_eq(harness_keyval(out, "LOCAL_TCP_RETRANS", v, sizeof(v)),
+			 0);
+	ck_assert_int_eq(
+	    harness_keyval(out, "LOCAL_TRANSPORT_RETRANS", w, sizeof(w)), 0);
+	ck_assert_str_eq(v, w);
+	ck_assert_int_eq(
+	    harness_keyval(out, "REMOTE_TCP_RETRANS", v, sizeof(v)), 0);
+	ck_assert_int_eq(
+	    harness_keyval(out, "REMOTE_TRANSPORT_RETRANS", w, sizeof(w)), 0);
+	ck_assert_str_eq(v, w);
+	ck_assert_int_eq(harness_keyval(out, "LOCAL_TCP_MIN_RTT", v, sizeof(v)),
+			 0);
+	ck_assert_msg(atoll(v) > 0, "LOCAL_TCP_MIN_RTT=%s", v);
+	ck_assert_int_eq(harness_keyval(out, "REMOTE_TCP_PMTU", v, sizeof(v)),
+			 0);
+	ck_assert_msg(atoll(v) >= 1280, "REMOTE_TCP_PMTU=%s", v);
+	free(out);
+
+	out = lo_netperf(udp, err, sizeof(err));
+	ck_assert_int_eq(harness_keyval(out, "LOCAL_TCP_RTT", v, sizeof(v)), 0);
+	ck_assert_str_eq(v, "-1");
+	ck_assert_int_eq(harness_keyval(out, "REMOTE_TCP_CWND", v, sizeof(v)),
+			 0);
+	ck_assert_str_eq(v, "-1");
+	free(out);
+}
+END_TEST
+
+/* -D: every interval carries the connections' figures, in the JSON lines
+ * and, at -v 2, under netperf's own line; the intervals' retransmissions
+ * add up to no more than the test's. */
+START_TEST(interim)
+{
+	const char *js[] = {"--json-stream", "-D", "0.3", "-l", "1", NULL};
+	const char *v2[] = {"-v", "2", "-D", "0.3", "-l", "0.8", NULL};
+	char err[4096], *out, *p, *nl;
+	double sum = 0;
+	int n = 0, lines = 0;
+	json_t *doc = NULL;
+
+	out = lo_netperf(js, err, sizeof(err));
+	for (p = out; *p != '\0'; p = nl + 1) {
+		json_t *j;
+
+		nl = strchr(p, '\n');
+		if (nl == NULL)
+			break;
+		*nl = '\0';
+		j = harness_json_parse(p);
+		ck_assert_msg(j != NULL, "not JSON: %s", p);
+		if (harness_json_at(j, "type") != NULL &&
+		    strcmp(json_string_value(harness_json_at(j, "type")),
+			   "interim") == 0) {
+			ck_assert_double_eq(num(j, "local_tcp_info.connections"),
+					    1);
+			ck_assert_double_gt(num(j, "local_tcp_info.rtt_us"), 0);
+			sum += num(j, "local_tcp_info.retrans");
+			n++;
+			json_decref(j);
+		} else {
+			json_decref(doc);
+			doc = j;
+		}
+	}
+	ck_assert_int_ge(n, 2);
+	ck_assert_ptr_nonnull(doc);
+	ck_assert_double_le(sum, num(doc, "local.tcp_info.retrans"));
+	ck_assert_double_eq(num(doc, "interim.0.local_tcp_info.connections"),
+			    1);
+	json_decref(doc);
+	free(out);
+
+	out = lo_netperf(v2, err, sizeof(err));
+	for (p = out; (p = strstr(p, "Interim result:")) != NULL; p++) {
+		nl = strchr(p, '\n');
+		ck_assert_ptr_nonnull(nl);
+		ck_assert_msg(strncmp(nl + 1, "Interim TCP: retrans ", 21) == 0,
+			      "%s", out);
+		lines++;
+	}
+	ck_assert_int_ge(lines, 2);
+	ck_assert_ptr_nonnull(strstr(out, "\nTCP_INFO Conns Retrans"));
+	ck_assert_ptr_nonnull(strstr(out, "\nlocal      1"));
+	ck_assert_ptr_nonnull(strstr(out, "\nremote     1"));
+	free(out);
+}
+END_TEST
+
+/* The lines DUMP_TCP_INFO prints: netperf 2.7's three, once per data
+ * connection, and none for UDP or TCP_CRR. */
+static const char *dump_re =
+    "^tcpi_rto [0-9]+ tcpi_ato [0-9]+ tcpi_pmtu [0-9]+ tcpi_rcv_ssthresh "
+    "[0-9]+\n"
+    "tcpi_rtt [0-9]+ tcpi_rttvar [0-9]+ tcpi_snd_ssthresh [0-9]+ "
+    "tpci_snd_cwnd [0-9]+\n"
+    "tcpi_reordering [0-9]+ tcpi_total_retrans ([0-9]+)\n";
+
+/* How many dump blocks text holds from its start, back to back; the
+ * retransmissions of the last in *retrans. */
+static int
+dump_blocks(const char *text, long *retrans)
+{
+	regex_t re;
+	regmatch_t m[2];
+	int n = 0;
+
+	ck_assert_int_eq(regcomp(&re, dump_re, REG_EXTENDED | REG_NEWLINE), 0);
+	while (regexec(&re, text, 2, m, 0) == 0 && m[0].rm_so == 0) {
+		*retrans = strtol(text + m[1].rm_so, NULL, 10);
+		text += m[0].rm_eo;
+		n++;
+	}
+	regfree(&re);
+	return *text == '\0' ? n : -1;
+}
+
+START_TEST(dump_tcp_info)
+{
+	const char *tcp[] = {"-P", "0", "-l", "0.5", "--", "-k",
+			     "LOCAL_TRANSPORT_RETRANS", NULL};
+	const char *two[] = {"-P", "0", "-l", "0.5", "--streams", "2", NULL};
+	const char *udp[] = {"-P", "0", "-t", "UDP_STREAM", "-l", "0.5", NULL};
+	const char *crr[] = {"-P", "0", "-t", "TCP_CRR", "-l", "0.5", NULL};
+	char err[4096], v[32], *out;
+	long retrans = -1;
+
+	setenv("DUMP_TCP_INFO", "1", 1);
+	out = lo_netperf(tcp, err, sizeof(err));
+	ck_assert_msg(dump_blocks(err, &retrans) == 1, "stderr: %s", err);
+	ck_assert_int_eq(
+	    harness_keyval(out, "LOCAL_TRANSPORT_RETRANS", v, sizeof(v)), 0);
+	ck_assert_int_eq(retrans, atol(v));
+	free(out);
+	out = lo_netperf(two, err, sizeof(err));
+	ck_assert_msg(dump_blocks(err, &retrans) == 2, "stderr: %s", err);
+	free(out);
+	out = lo_netperf(udp, err, sizeof(err));
+	ck_assert_msg(err[0] == '\0', "stderr: %s", err);
+	free(out);
+	out = lo_netperf(crr, err, sizeof(err));
+	ck_assert_msg(err[0] == '\0', "stderr: %s", err);
+	free(out);
+	/* Unset, nothing. */
+	unsetenv("DUMP_TCP_INFO");
+	out = lo_netperf(tcp, err, sizeof(err));
+	ck_assert_msg(err[0] == '\0', "stderr: %s", err);
+	free(out);
+}
+END_TEST
+
+/* Beside the real netperf 2.7 (its netperf against its netserver): the
+ * same lines, for the same tests. Without the reference package this
+ * case says so on stderr and compares nothing. */
+START_TEST(dump_like_netperf27)
+{
+	const char *get[] = {NP_REFNETPERF, NP_REFDIR, NULL};
+	static const char *const tests[] = {"TCP_STREAM", "TCP_MAERTS",
+					    "TCP_RR", "UDP_STREAM"};
+	char err[4096], bin[600], ref_np[700], ref_ns[700], port[16], *out;
+	pid_t ns;
+	size_t k;
+	int rc;
+
+	rc = harness_exec_capture(get, 300, &out, err, sizeof(err));
+	if (rc == 77) {
+		fprintf(stderr,
+			"dump_like_netperf27: NOT COMPARED: no netperf 2.7 "
+			"(%s)\n",
+			err);
+		free(out);
+		return;
+	}
+	ck_assert_msg(rc == 0, "refnetperf exited %d: %s", rc, err);
+	snprintf(bin, sizeof(bin), "%s", out);
+	bin[strcspn(bin, "\n")] = '\0';
+	free(out);
+	snprintf(ref_np, sizeof(ref_np), "%s/netperf", bin);
+	snprintf(ref_ns, sizeof(ref_ns), "%s/netserver", bin);
+	snprintf(port, sizeof(port), "%d", harness_free_port());
+	ns = fork();
+	if (ns == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		dup2(null, STDOUT_FILENO);
+		dup2(null, STDERR_FILENO);
+		execl(ref_ns, ref_ns, "-D", "-4", "-L", "127.0.0.1", "-p", port,
+		      (char *)NULL);
+		_exit(127);
+	}
+	ck_assert_int_gt(ns, 0);
+	for (double t = harness_now() + 5; harness_now() < t;) {
+		int fd = harness_connect(atoi(port));
+
+		if (fd >= 0) {
+			close(fd);
+			break;
+		}
+		usleep(20000);
+	}
+	setenv("DUMP_TCP_INFO", "1", 1);
+	for (k = 0; k < sizeof(tests) / sizeof(tests[0]); k++) {
+		const char *ref[] = {ref_np, "-H", "127.0.0.1", "-p", port,
+				     "-P", "0", "-l", "1", "-t", tests[k], NULL};
+		const char *ours[] = {"-P", "0", "-l", "0.5", "-t", tests[k],
+				      NULL};
+		char rerr[4096];
+		long r1 = -1, r2 = -1;
+		int want;
+
+		rc = harness_exec_capture(ref, CMD_TIMEOUT, &out, rerr,
+					  sizeof(rerr));
+		free(out);
+		ck_assert_msg(rc == 0, "netperf 2.7 %s exited %d: %s", tests[k],
+			      rc, rerr);
+		out = lo_netperf(ours, err, sizeof(err));
+		free(out);
+		want = strncmp(tests[k], "TCP", 3) == 0 ? 1 : 0;
+		ck_assert_msg(dump_blocks(rerr, &r1) == want,
+			      "netperf 2.7 %s: %s", tests[k], rerr);
+		ck_assert_msg(dump_blocks(err, &r2) == want, "ours %s: %s",
+			      tests[k], err);
+	}
+	kill(ns, SIGTERM);
+	harness_wait_status(ns, harness_now() + 5);
+}
+END_TEST
+
+/* --bidir over loopback: the selectors say what the JSON says, the
+ * directions add up to the headline, and the tests it does not apply to
+ * are refused in one line. */
+START_TEST(bidir_loopback)
+{
+	const char *kv[] = {"-l", "0.5", "--bidir", "--streams", "2", "--",
+			    "-k",
+			    "THROUGHPUT,BIDIR_L2R_THROUGHPUT,BIDIR_R2L_THROUGHPUT,"
+			    "BIDIR_L2R_LOST,STREAMS",
+			    NULL};
+	const char *udp[] = {"--json", "-t", "UDP_STREAM", "-l", "0.5",
+			     "--bidir", "--rate", "20M", "--", "-m", "1000",
+			     NULL};
+	static const char *const bad[][8] = {
+	    {NP_NETPERF, "-t", "TCP_RR", "--bidir", NULL},
+	    {NP_NETPERF, "-t", "TCP_MAERTS", "--bidir", NULL},
+	    {NP_NETPERF, "-l", "-100000", "--bidir", NULL},
+	};
+	char err[4096], v[4][64], *out;
+	json_t *doc;
+	size_t k;
+
+	out = lo_netperf(kv, err, sizeof(err));
+	ck_assert_int_eq(harness_keyval(out, "THROUGHPUT", v[0], 64), 0);
+	ck_assert_int_eq(harness_keyval(out, "BIDIR_L2R_THROUGHPUT", v[1], 64),
+			 0);
+	ck_assert_int_eq(harness_keyval(out, "BIDIR_R2L_THROUGHPUT", v[2], 64),
+			 0);
+	ck_assert_double_gt(atof(v[1]), 0);
+	ck_assert_double_gt(atof(v[2]), 0);
+	ck_assert_double_eq_tol(atof(v[0]), atof(v[1]) + atof(v[2]), 0.02);
+	ck_assert_int_eq(harness_keyval(out, "BIDIR_L2R_LOST", v[3], 64), 0);
+	ck_assert_str_eq(v[3], "-1"); /* TCP has no loss to count */
+	ck_assert_int_eq(harness_keyval(out, "STREAMS", v[3], 64), 0);
+	ck_assert_str_eq(v[3], "4");
+	free(out);
+
+	doc = lo_json(udp);
+	/* Paced at 20 Mbit/s each way: 2500 datagrams a second, each. */
+	ck_assert_double_gt(num(doc, "result.bidir.local_to_remote.sent"), 500);
+	ck_assert_double_gt(num(doc, "result.bidir.remote_to_local.sent"), 500);
+	ck_assert_double_le(num(doc, "result.bidir.remote_to_local.received"),
+			    num(doc, "result.bidir.remote_to_local.sent"));
+	ck_assert_double_gt(num(doc, "result.bidir.remote_to_local.received"),
+			    0);
+	json_decref(doc);
+
+	for (k = 0; k < sizeof(bad) / sizeof(bad[0]); k++) {
+		int rc = harness_exec_capture((const char *const *)bad[k], 10,
+					      &out, err, sizeof(err));
+
+		ck_assert_int_ne(rc, 0);
+		/* One line naming the option (then netperf's usage hint). */
+		ck_assert_msg(strncmp(err, "netperf: --bidir ", 17) == 0,
+			      "%s", err);
+		free(out);
+	}
+}
+END_TEST
+
+/* ---------------------------------------------------- the delay line */
+
+/* The two namespaces and the relay between them. */
+struct line {
+	char a[48], b[48];   /* netperf's, netserver's */
+	char ta[16], tb[16]; /* the TUN devices */
+	char addr_a[16], addr_b[16];
+	pid_t relay, srv;
+	int relay_in; /* the relay's stdin: it exits when this closes */
+	int port;
+	char port_text[16];
+	char log[64];
+};
+
+static struct line line;
+static pid_t runner;
+
+/* Runs a NULL-terminated list of words; returns the exit status. The
+ * output goes to out (cap bytes). */
+static int
+cmd(char *out, size_t cap, ...)
+{
+	const char *argv[32];
+	char err[2048], *o = NULL;
+	int n = 0, rc;
+	va_list ap;
+
+	va_start(ap, cap);
+	while (n < 31 && (argv[n] = va_arg(ap, const char *)) != NULL)
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	rc = harness_exec_capture(argv, CMD_TIMEOUT, &o, err, sizeof(err));
+	snprintf(out, cap, "%s%s", o ? o : "", err);
+	free(o);
+	return rc;
+}
+
+#define MUST(...)                                                              \
+	do {                                                                   \
+		char out_[4096];                                               \
+		int rc_ = cmd(out_, sizeof(out_), __VA_ARGS__, NULL);          \
+		ck_assert_msg(rc_ == 0, "%s (exit %d): %s", #__VA_ARGS__, rc_, \
+			      out_);                                           \
+	} while (0)
+
+static void
+read_file(const char *path, char *buf, size_t cap)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = 0;
+
+	if (f != NULL) {
+		n = fread(buf, 1, cap - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+}
+
+/* Starts the relay with DELAY_US each way; waits for its "ready". */
+static void
+relay_start(struct line *l, int delay_us)
+{
+	char d[16], text[64];
+	int in[2], out[2];
+	ssize_t n;
+	pid_t parent = getpid();
+
+	snprintf(d, sizeof(d), "%d", delay_us);
+	ck_assert_int_eq(pipe(in), 0);
+	ck_assert_int_eq(pipe(out), 0);
+	l->relay = fork();
+	if (l->relay == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+		dup2(in[0], STDIN_FILENO);
+		dup2(out[1], STDOUT_FILENO);
+		close(in[0]);
+		close(in[1]);
+		close(out[0]);
+		close(out[1]);
+		execl(NP_DELAYLINE, NP_DELAYLINE, l->a, l->ta, l->b, l->tb, d,
+		      "90", (char *)NULL);
+		_exit(127);
+	}
+	ck_assert_int_gt(l->relay, 0);
+	close(in[0]);
+	close(out[1]);
+	l->relay_in = in[1];
+	n = read(out[0], text, sizeof(text) - 1);
+	close(out[0]);
+	ck_assert_msg(n >= 5 && strncmp(text, "ready", 5) == 0,
+		      "the delay line did not start");
+}
+
+static void
+server_start(struct line *l)
+{
+	/* Real-time, as the relay: on a loaded machine a round trip would
+	 * otherwise hold the time netserver waited for a CPU. Its loops
+	 * here block far more than they run (a window-bound flow, or one
+	 * transaction each 20 ms), and RT throttling bounds them anyway. */
+	const char *argv[] = {"ip",	  "netns",	"exec", l->b, "chrt",
+			      "-f",	  "5",		NP_NETSERVER, "-D",
+			      "-p",	  "0",		"-L",	l->addr_b,
+			      NULL};
+	pid_t parent = getpid();
+	char text[1024];
+	int fd;
+
+	snprintf(l->log, sizeof(l->log), "/tmp/np-ti-%d-srv-XXXXXX",
+		 (int)runner);
+	fd = mkstemp(l->log);
+	ck_assert_int_ge(fd, 0);
+	l->srv = fork();
+	if (l->srv == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(fd);
+	ck_assert_int_gt(l->srv, 0);
+	for (double t = harness_now() + 5; harness_now() < t;) {
+		char *p;
+
+		read_file(l->log, text, sizeof(text));
+		p = strstr(text, "port '");
+		if (p != NULL && sscanf(p, "port '%d'", &l->port) == 1) {
+			snprintf(l->port_text, sizeof(l->port_text), "%d",
+				 l->port);
+			return;
+		}
+		usleep(20000);
+	}
+	ck_abort_msg("netserver did not start: %s", text);
+}
+
+/* Removes the namespaces' processes and the namespaces. */
+static void
+ns_remove(const char *ns)
+{
+	char out[4096], *p, *end;
+
+	if (cmd(out, sizeof(out), "ip", "netns", "pids", ns, NULL) == 0)
+		for (p = out;; p = end) {
+			long pid = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			if (pid > 1)
+				kill((pid_t)pid, SIGKILL);
+		}
+	cmd(out, sizeof(out), "ip", "netns", "del", ns, NULL);
+}
+
+static void
+line_down(struct line *l)
+{
+	if (l->srv > 0) {
+		kill(l->srv, SIGTERM);
+		harness_wait_status(l->srv, harness_now() + 5);
+		l->srv = 0;
+	}
+	if (l->relay > 0) {
+		close(l->relay_in);
+		kill(l->relay, SIGTERM);
+		harness_wait_status(l->relay, harness_now() + 5);
+		l->relay = 0;
+	}
+	if (l->b[0] != '\0')
+		ns_remove(l->b);
+	if (l->a[0] != '\0')
+		ns_remove(l->a);
+	if (l->log[0] != '\0')
+		unlink(l->log);
+	memset(l, 0, sizeof(*l));
+}
+
+/* Two namespaces with nothing in them but lo and a TUN device each, the
+ * relay 10 ms each way between the devices, netserver in b. The addresses
+ * exist only inside the namespaces. */
+static void
+line_up(void)
+{
+	struct line *l = &line;
+	int me = (int)getpid(), x = me % 250 + 1;
+	char pa[160], pb[160];
+
+	memset(l, 0, sizeof(*l));
+	snprintf(l->a, sizeof(l->a), "np-ta-%d-%d", (int)runner, me);
+	snprintf(l->b, sizeof(l->b), "np-tb-%d-%d", (int)runner, me);
+	snprintf(l->ta, sizeof(l->ta), "npta%d", me);
+	snprintf(l->tb, sizeof(l->tb), "nptb%d", me);
+	snprintf(l->addr_a, sizeof(l->addr_a), "10.201.%d.1", x);
+	snprintf(l->addr_b, sizeof(l->addr_b), "10.201.%d.2", x);
+	snprintf(pa, sizeof(pa), "%s/32", l->addr_b);
+	snprintf(pb, sizeof(pb), "%s/32", l->addr_a);
+	MUST("ip", "netns", "add", l->a);
+	MUST("ip", "netns", "add", l->b);
+	MUST("ip", "-n", l->a, "link", "set", "lo", "up");
+	MUST("ip", "-n", l->b, "link", "set", "lo", "up");
+	relay_start(l, 10000);
+	MUST("ip", "-n", l->a, "addr", "add", l->addr_a, "peer", pa, "dev",
+	     l->ta);
+	MUST("ip", "-n", l->b, "addr", "add", l->addr_b, "peer", pb, "dev",
+	     l->tb);
+	MUST("ip", "-n", l->a, "link", "set", l->ta, "up");
+	MUST("ip", "-n", l->b, "link", "set", l->tb, "up");
+	server_start(l);
+}
+
+static void
+line_teardown(void)
+{
+	line_down(&line);
+}
+
+/* After the case, in the runner: whatever a test that died early left. */
+static void
+sweep(void)
+{
+	char pa[32], pb[32], pt[32], path[300];
+	struct dirent *d;
+	DIR *dir;
+
+	snprintf(pa, sizeof(pa), "np-ta-%d-", (int)runner);
+	snprintf(pb, sizeof(pb), "np-tb-%d-", (int)runner);
+	snprintf(pt, sizeof(pt), "np-ti-%d-", (int)runner);
+	dir = opendir("/run/netns");
+	while (dir != NULL && (d = readdir(dir)) != NULL)
+		if (strncmp(d->d_name, pa, strlen(pa)) == 0 ||
+		    strncmp(d->d_name, pb, strlen(pb)) == 0)
+			ns_remove(d->d_name);
+	if (dir != NULL)
+		closedir(dir);
+	dir = opendir("/tmp");
+	while (dir != NULL && (d = readdir(dir)) != NULL) {
+		if (strncmp(d->d_name, pt, strlen(pt)) != 0)
+			continue;
+		snprintf(path, sizeof(path), "/tmp/%s", d->d_name);
+		unlink(path);
+	}
+	if (dir != NULL)
+		closedir(dir);
+}
+
+/* Enters namespace ns (this process only: a forked child), real-time
+ * as the relay, netperf and netserver are, so that the ping-pong measures
+ * the line and not the wait for a CPU. */
+static int
+enter(const char *ns)
+{
+	struct sched_param sp = {.sched_priority = 5};
+	char path[300];
+	int fd, rc;
+
+	sched_setscheduler(0, SCHED_FIFO, &sp);
+	snprintf(path, sizeof(path), "/run/netns/%s", ns);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	rc = setns(fd, CLONE_NEWNET);
+	close(fd);
+	return rc;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+#define PINGS 25
+
+/*
+ * The delay line's round trip, measured without netperf: a UDP echo in b
+ * and PINGS sequential pings from a, each timed on CLOCK_MONOTONIC. Fills
+ * min and median in milliseconds; returns the pings answered.
+ */
+static int
+ping_pong(const struct line *l, double *min, double *median)
+{
+	struct sockaddr_in sa;
+	socklen_t len = sizeof(sa);
+	struct timeval tv = {1, 0};
+	double rtt[PINGS];
+	int pp[2], rp[2], fd, got = 0, i;
+	pid_t echo, pinger;
+	ssize_t n;
+
+	ck_assert_int_eq(pipe(pp), 0);
+	ck_assert_int_eq(pipe(rp), 0);
+	echo = fork();
+	if (echo == 0) {
+		char buf[64];
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		memset(&sa, 0, sizeof(sa));
+		sa.sin_family = AF_INET;
+		inet_pton(AF_INET, l->addr_b, &sa.sin_addr);
+		if (enter(l->b) < 0 ||
+		    (fd = socket(AF_INET, SOCK_DGRAM, 0)) < 0 ||
+		    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+		    getsockname(fd, (struct sockaddr *)&sa, &len) < 0)
+			_exit(1);
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		if (write(pp[1], &sa.sin_port, sizeof(sa.sin_port)) < 0)
+			_exit(1);
+		/* Bounded: PINGS answers, or 1 s of silence. */
+		for (i = 0; i < PINGS; i++) {
+			struct sockaddr_in from;
+			socklen_t flen = sizeof(from);
+
+			n = recvfrom(fd, buf, sizeof(buf), 0,
+				     (struct sockaddr *)&from, &flen);
+			if (n < 0)
+				break;
+			sendto(fd, buf, (size_t)n, 0, (struct sockaddr *)&from,
+			       flen);
+		}
+		_exit(0);
+	}
+	ck_assert_int_gt(echo, 0);
+	ck_assert_int_eq(read(pp[0], &sa.sin_port, sizeof(sa.sin_port)),
+			 sizeof(sa.sin_port));
+	pinger = fork();
+	if (pinger == 0) {
+		struct timespec t0, t1;
+		char buf[64];
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		sa.sin_family = AF_INET;
+		inet_pton(AF_INET, l->addr_b, &sa.sin_addr);
+		if (enter(l->a) < 0 ||
+		    (fd = socket(AF_INET, SOCK_DGRAM, 0)) < 0 ||
+		    connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
+			_exit(1);
+		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		for (i = 0; i < PINGS; i++) {
+			double ms;
+
+			snprintf(buf, sizeof(buf), "ping %d", i);
+			clock_gettime(CLOCK_MONOTONIC, &t0);
+			if (send(fd, buf, strlen(buf), 0) < 0)
+				continue;
+			n = recv(fd, buf, sizeof(buf), 0);
+			clock_gettime(CLOCK_MONOTONIC, &t1);
+			if (n <= 0)
+				continue;
+			ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 +
+			     (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+			if (write(rp[1], &ms, sizeof(ms)) < 0)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	ck_assert_int_gt(pinger, 0);
+	close(rp[1]);
+	while (got < PINGS &&
+	       read(rp[0], &rtt[got], sizeof(rtt[0])) == sizeof(rtt[0]))
+		got++;
+	close(rp[0]);
+	close(pp[0]);
+	close(pp[1]);
+	harness_wait_status(pinger, harness_now() + 10);
+	harness_wait_status(echo, harness_now() + 10);
+	if (got == 0)
+		return 0;
+	qsort(rtt, (size_t)got, sizeof(rtt[0]), cmp_double);
+	*min = rtt[0];
+	*median = rtt[got / 2];
+	return got;
+}
+
+/* netperf in a against netserver in b, --json, args after host/port;
+ * real-time like netserver (see server_start). */
+static json_t *
+line_netperf(const struct line *l, const char *const *args)
+{
+	const char *argv[48] = {"ip",	    "netns", "exec", l->a,     "chrt",
+				"-f",	    "5",     NP_NETPERF, "--json",
+				"-H",	    l->addr_b, "-p", l->port_text};
+	char *out, err[4096];
+	json_t *doc;
+	int n = 13, rc;
+
+	for (; *args != NULL && n < 47; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	rc = harness_exec_capture(argv, CMD_TIMEOUT, &out, err, sizeof(err));
+	ck_assert_msg(rc == 0, "netperf exited %d: %s%s", rc, out ? out : "",
+		      err);
+	doc = harness_json_parse(out);
+	ck_assert_msg(doc != NULL, "not JSON: %s", out);
+	free(out);
+	return doc;
+}
+
+/* Fails unless the figure at path, in microseconds, is within 10 % of
+ * 20 ms. */
+static void
+near_20ms(json_t *doc, const char *path)
+{
+	double us = num(doc, path);
+
+	ck_assert_msg(us >= 18000 && us <= 22000,
+		      "%s is %.0f us, not within 10 %% of 20 ms", path, us);
+}
+
+/*
+ * The line first proves itself with a ping-pong of its own: each round
+ * trip at least the 20 ms it holds, the median under 21 ms. Then TCP_RR
+ * over it: srtt and min_rtt on both ends within 10 % of 20 ms (the
+ * transactions ride the requests and answers, so nothing but the line's
+ * delay is in them), and netperf's own RT_LATENCY agrees.
+ */
+START_TEST(rtt_matches_delay_line)
+{
+	const char *args[] = {"-t", "TCP_RR", "-l", "2", NULL};
+	double min = 0, median = 0, rt;
+	json_t *doc;
+	int got;
+
+	got = ping_pong(&line, &min, &median);
+	ck_assert_msg(got >= PINGS - 2, "only %d of %d pings came back", got,
+		      PINGS);
+	ck_assert_msg(min >= 20.0 && median < 21.0,
+		      "the delay line's round trip is %.3f ms (min %.3f), "
+		      "not 20 ms: the machine is too loaded to trust it",
+		      median, min);
+	doc = line_netperf(&line, args);
+	near_20ms(doc, "local.tcp_info.rtt_us");
+	near_20ms(doc, "local.tcp_info.min_rtt_us");
+	near_20ms(doc, "remote.tcp_info.rtt_us");
+	near_20ms(doc, "remote.tcp_info.min_rtt_us");
+	/* min_rtt is the least sample; srtt cannot be far below it. */
+	ck_assert_double_ge(num(doc, "local.tcp_info.rtt_us"),
+			    0.95 * num(doc, "local.tcp_info.min_rtt_us"));
+	rt = num(doc, "result.round_trip_latency_us");
+	ck_assert_msg(rt >= 20000 && rt <= 22000, "RT_LATENCY %.0f us", rt);
+	/* No loss on the line: nothing to retransmit. */
+	ck_assert_double_eq(num(doc, "local.tcp_info.retrans"), 0);
+	json_decref(doc);
+}
+END_TEST
+
+/* nftables in b drops one in 25 of the data segments arriving from a,
+ * counted; the control connection's port is spared. */
+static void
+nft_loss(const struct line *l)
+{
+	MUST("ip", "netns", "exec", l->b, "nft", "add", "table", "inet",
+	     "nptcpi");
+	MUST("ip", "netns", "exec", l->b, "nft", "add", "chain", "inet",
+	     "nptcpi", "input",
+	     "{ type filter hook input priority 0 ; policy accept ; }");
+	MUST("ip", "netns", "exec", l->b, "nft", "add", "rule", "inet",
+	     "nptcpi", "input", "tcp", "dport", "!=", l->port_text, "ip",
+	     "length", ">", "200", "numgen", "random", "mod", "25", "==", "0",
+	     "counter", "drop");
+}
+
+static unsigned long long
+nft_drops(const struct line *l)
+{
+	char out[4096], *p;
+	unsigned long long n = 0;
+
+	MUST("ip", "netns", "exec", l->b, "nft", "list", "chain", "inet",
+	     "nptcpi", "input");
+	cmd(out, sizeof(out), "ip", "netns", "exec", l->b, "nft", "list",
+	    "chain", "inet", "nptcpi", "input", NULL);
+	p = strstr(out, "counter packets ");
+	ck_assert_msg(p != NULL && sscanf(p, "counter packets %llu", &n) == 1,
+		      "no counter in: %s", out);
+	return n;
+}
+
+/*
+ * With data segments dropped at random, TCP_STREAM delivers every byte,
+ * so every dropped segment was sent again: netperf's retransmissions are
+ * at least nftables' drops (more only when a retransmission is lost too,
+ * or one is spurious). min_rtt is still the line's 20 ms. Buffers are kept
+ * small so the window, not a queue in the relay, bounds the flow.
+ */
+START_TEST(retrans_match_drops)
+{
+	const char *args[] = {"-l", "3", "--", "-s", "64K", "-S", "64K",
+			      NULL};
+	double retrans, lr;
+	unsigned long long drops;
+	json_t *doc;
+
+	nft_loss(&line);
+	doc = line_netperf(&line, args);
+	drops = nft_drops(&line);
+	retrans = num(doc, "local.tcp_info.retrans");
+	ck_assert_double_eq(num(doc, "local.counts.bytes_sent"),
+			    num(doc, "remote.counts.bytes_recv"));
+	ck_assert_msg(drops > 0, "nftables dropped nothing");
+	ck_assert_msg(retrans >= (double)drops,
+		      "%.0f retransmissions for %llu drops", retrans, drops);
+	ck_assert_msg(retrans <= 3.0 * (double)drops + 20,
+		      "%.0f retransmissions for only %llu drops", retrans,
+		      drops);
+	ck_assert_double_ge(num(doc, "local.tcp_info.bytes_retrans"),
+			    (double)drops * 100);
+	lr = num(doc, "local.counts.retransmissions");
+	ck_assert_double_eq(lr, retrans);
+	near_20ms(doc, "local.tcp_info.min_rtt_us");
+	json_decref(doc);
+}
+END_TEST
+
+/* ------------------------------------------------------------ --bidir */
+
+/* Two namespaces joined by a veth pair, shaped by tbf at l2r_mbit on
+ * a's end (netperf to netserver) and r2l_mbit on b's, netserver in b. */
+static void
+veth_up(int l2r_mbit, int r2l_mbit)
+{
+	struct line *l = &line;
+	int me = (int)getpid(), x = me % 250 + 1;
+	char ca[160], cb[160], ra[16], rb[16];
+
+	memset(l, 0, sizeof(*l));
+	snprintf(l->a, sizeof(l->a), "np-ta-%d-%d", (int)runner, me);
+	snprintf(l->b, sizeof(l->b), "np-tb-%d-%d", (int)runner, me);
+	snprintf(l->ta, sizeof(l->ta), "npva%d", me);
+	snprintf(l->tb, sizeof(l->tb), "npvb%d", me);
+	snprintf(l->addr_a, sizeof(l->addr_a), "10.202.%d.1", x);
+	snprintf(l->addr_b, sizeof(l->addr_b), "10.202.%d.2", x);
+	snprintf(ca, sizeof(ca), "%s/24", l->addr_a);
+	snprintf(cb, sizeof(cb), "%s/24", l->addr_b);
+	snprintf(ra, sizeof(ra), "%dmbit", l2r_mbit);
+	snprintf(rb, sizeof(rb), "%dmbit", r2l_mbit);
+	MUST("ip", "netns", "add", l->a);
+	MUST("ip", "netns", "add", l->b);
+	MUST("ip", "link", "add", l->ta, "netns", l->a, "type", "veth", "peer",
+	     "name", l->tb, "netns", l->b);
+	MUST("ip", "-n", l->a, "addr", "add", ca, "dev", l->ta);
+	MUST("ip", "-n", l->b, "addr", "add", cb, "dev", l->tb);
+	MUST("ip", "-n", l->a, "link", "set", "lo", "up");
+	MUST("ip", "-n", l->b, "link", "set", "lo", "up");
+	MUST("ip", "-n", l->a, "link", "set", l->ta, "up");
+	MUST("ip", "-n", l->b, "link", "set", l->tb, "up");
+	MUST("ip", "netns", "exec", l->a, "tc", "qdisc", "add", "dev", l->ta,
+	     "root", "tbf", "rate", ra, "burst", "32kbit", "latency", "100ms");
+	MUST("ip", "netns", "exec", l->b, "tc", "qdisc", "add", "dev", l->tb,
+	     "root", "tbf", "rate", rb, "burst", "32kbit", "latency", "100ms");
+	server_start(l);
+}
+
+/* The bytes an interface in ns has sent. */
+static double
+tx_bytes(const char *ns, const char *ifname)
+{
+	char path[128], out[4096];
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/tx_bytes",
+		 ifname);
+	MUST("ip", "netns", "exec", ns, "cat", path);
+	cmd(out, sizeof(out), "ip", "netns", "exec", ns, "cat", path, NULL);
+	return strtod(out, NULL);
+}
+
+/* netperf in a (not real-time: these flows are not window-bound). */
+static json_t *
+veth_netperf(const struct line *l, const char *const *args)
+{
+	const char *argv[48] = {"ip",	    "netns", "exec",	  l->a,
+				NP_NETPERF, "--json", "-H",	  l->addr_b,
+				"-p",	    l->port_text};
+	char *out, err[4096];
+	json_t *doc;
+	int n = 10, rc;
+
+	for (; *args != NULL && n < 47; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	rc = harness_exec_capture(argv, CMD_TIMEOUT, &out, err, sizeof(err));
+	ck_assert_msg(rc == 0, "netperf exited %d: %s%s", rc, out ? out : "",
+		      err);
+	doc = harness_json_parse(out);
+	ck_assert_msg(doc != NULL, "not JSON: %s", out);
+	free(out);
+	return doc;
+}
+
+/* The payload rate a tbf of mbit allows, in 10^6 bits/s, as an upper
+ * bound: the shaper counts frames, so payload is less; its bucket adds
+ * at most burst bytes over the test. */
+static double
+tbf_ceiling(double mbit, double secs)
+{
+	return mbit * 1.02 + 32000.0 / secs / 1e6;
+}
+
+/*
+ * TCP_STREAM --bidir through shapers of 20 Mbit/s one way and 8 the
+ * other: both directions move data at once, each within its shaper and
+ * near it; each direction's bytes are its streams' own, netperf's sent
+ * equal netserver's received and back; and a's veth sent at least the
+ * forward bytes, and not much more (headers, the reverse flow's ACKs).
+ */
+START_TEST(bidir_tcp_through_tbf)
+{
+	const char *args[] = {"-l", "3", "--bidir", "-c", "-C", NULL};
+	double before, after, l2r, r2l, el, fb, rb;
+	json_t *doc;
+
+	veth_up(20, 8);
+	before = tx_bytes(line.a, line.ta);
+	doc = veth_netperf(&line, args);
+	after = tx_bytes(line.a, line.ta);
+	l2r = num(doc, "result.bidir.local_to_remote.throughput");
+	r2l = num(doc, "result.bidir.remote_to_local.throughput");
+	el = num(doc, "result.bidir.local_to_remote.elapsed_s");
+	ck_assert_msg(l2r > 0.6 * 20 && l2r <= tbf_ceiling(20, el),
+		      "netperf->netserver %.2f Mbit/s through 20 Mbit/s", l2r);
+	el = num(doc, "result.bidir.remote_to_local.elapsed_s");
+	ck_assert_msg(r2l > 0.6 * 8 && r2l <= tbf_ceiling(8, el),
+		      "netserver->netperf %.2f Mbit/s through 8 Mbit/s", r2l);
+	ck_assert_double_eq_tol(num(doc, "result.throughput"), l2r + r2l,
+				1e-6 * (l2r + r2l));
+	fb = num(doc, "result.bidir.local_to_remote.bytes");
+	rb = num(doc, "result.bidir.remote_to_local.bytes");
+	/* Each direction is one connection: the sender's count is the
+	 * receiver's. */
+	ck_assert_double_eq(fb, num(doc, "streams.0.local.bytes_sent"));
+	ck_assert_double_eq(fb, num(doc, "streams.0.remote.bytes_recv"));
+	ck_assert_double_eq(rb, num(doc, "streams.1.remote.bytes_sent"));
+	ck_assert_double_eq(rb, num(doc, "streams.1.local.bytes_recv"));
+	ck_assert_double_eq(fb + rb, num(doc, "local.counts.bytes_sent") +
+					 num(doc, "local.counts.bytes_recv"));
+	ck_assert_msg(after - before >= fb &&
+			  after - before <= 1.10 * fb + 0.10 * rb + 200000,
+		      "%s sent %.0f bytes for %.0f forward, %.0f back",
+		      line.ta, after - before, fb, rb);
+	/* CPU and service demand for each host. */
+	ck_assert_double_ge(num(doc, "local.cpu.util"), 0);
+	ck_assert_double_gt(num(doc, "result.local_service_demand"), 0);
+	ck_assert_double_gt(num(doc, "result.remote_service_demand"), 0);
+	json_decref(doc);
+}
+END_TEST
+
+/*
+ * UDP_STREAM --bidir offering 30 Mbit/s each way into 20 and 8: what
+ * arrives each way is within its shaper and near it, each direction's
+ * datagrams are its own streams' counts, and the loss adds up.
+ */
+START_TEST(bidir_udp_through_tbf)
+{
+	const char *args[] = {"-t", "UDP_STREAM", "-l",	  "3",	  "--bidir",
+			      "--rate", "30M",	  "--",	  "-m", "1200",
+			      NULL};
+	double l2r, r2l, sent[2], got[2], lost[2];
+	json_t *doc;
+
+	veth_up(20, 8);
+	doc = veth_netperf(&line, args);
+	l2r = num(doc, "result.bidir.local_to_remote.throughput");
+	r2l = num(doc, "result.bidir.remote_to_local.throughput");
+	ck_assert_msg(l2r > 0.6 * 20 &&
+			  l2r <= tbf_ceiling(20, num(doc, "result.bidir."
+							  "local_to_remote."
+							  "elapsed_s")),
+		      "netperf->netserver %.2f Mbit/s through 20", l2r);
+	ck_assert_msg(r2l > 0.6 * 8 &&
+			  r2l <= tbf_ceiling(8, num(doc, "result.bidir."
+							 "remote_to_local."
+							 "elapsed_s")),
+		      "netserver->netperf %.2f Mbit/s through 8", r2l);
+	sent[0] = num(doc, "result.bidir.local_to_remote.sent");
+	got[0] = num(doc, "result.bidir.local_to_remote.received");
+	lost[0] = num(doc, "result.bidir.local_to_remote.lost");
+	sent[1] = num(doc, "result.bidir.remote_to_local.sent");
+	got[1] = num(doc, "result.bidir.remote_to_local.received");
+	lost[1] = num(doc, "result.bidir.remote_to_local.lost");
+	/* The senders' own counts, from the sides. */
+	ck_assert_double_eq(sent[0], num(doc, "streams.0.local.send_calls"));
+	ck_assert_double_eq(got[0], num(doc, "streams.0.remote.recv_calls"));
+	ck_assert_double_eq(sent[1], num(doc, "streams.1.remote.send_calls"));
+	ck_assert_double_eq(got[1], num(doc, "streams.1.local.recv_calls"));
+	/* A local tbf holds the sender back on its socket buffer rather
+	 * than dropping (check_netns's tbf_rate says the same), so loss
+	 * may be nil; whatever it is, it is each direction's own. */
+	for (int d = 0; d < 2; d++)
+		ck_assert_double_eq(lost[d], sent[d] - got[d]);
+	ck_assert_double_eq(num(doc, "result.lost"), lost[0] + lost[1]);
+	json_decref(doc);
+}
+END_TEST
+
+static int
+netns_possible(void)
+{
+	char out[4096], name[48];
+
+	if (geteuid() != 0 || access("/dev/net/tun", R_OK | W_OK) != 0)
+		return 0;
+	snprintf(name, sizeof(name), "np-tprobe-%d", (int)getpid());
+	if (cmd(out, sizeof(out), "ip", "netns", "add", name, NULL) != 0)
+		return 0;
+	cmd(out, sizeof(out), "ip", "netns", "del", name, NULL);
+	return 1;
+}
+
+int
+main(void)
+{
+	Suite *s = suite_create("tcpinfo");
+	TCase *unit = tcase_create("units");
+	TCase *lo = tcase_create("loopback");
+	TCase *ns = tcase_create("delay_line");
+	TCase *bidir = tcase_create("bidir");
+	int can_ns, rc;
+
+	runner = getpid();
+	unsetenv("DUMP_TCP_INFO");
+	tcase_add_test(unit, merge_rules);
+	tcase_add_test(unit, delta_counters_only);
+	tcase_add_test(unit, dump_format);
+	tcase_add_test(unit, codec_round_trip);
+	suite_add_tcase(s, unit);
+
+	tcase_add_checked_fixture(lo, lo_setup, lo_teardown);
+	tcase_set_timeout(lo, 120);
+	tcase_add_test(lo, json_both_ends);
+	tcase_add_test(lo, selectors);
+	tcase_add_test(lo, interim);
+	tcase_add_test(lo, dump_tcp_info);
+	tcase_add_test(lo, dump_like_netperf27);
+	tcase_add_test(lo, bidir_loopback);
+	suite_add_tcase(s, lo);
+
+	can_ns = netns_possible();
+	if (can_ns) {
+		tcase_add_checked_fixture(ns, line_up, line_teardown);
+		tcase_add_unchecked_fixture(ns, NULL, sweep);
+		tcase_set_timeout(ns, 90);
+		tcase_add_test(ns, rtt_matches_delay_line);
+		tcase_add_test(ns, retrans_match_drops);
+		suite_add_tcase(s, ns);
+		/* Each test makes its own veth pair (veth_up). */
+		tcase_add_checked_fixture(bidir, NULL, line_teardown);
+		tcase_add_unchecked_fixture(bidir, NULL, sweep);
+		tcase_set_timeout(bidir, 90);
+		tcase_add_test(bidir, bidir_tcp_through_tbf);
+		tcase_add_test(bidir, bidir_udp_through_tbf);
+		suite_add_tcase(s, bidir);
+	}
+	rc = harness_run(s);
+	if (rc == 0 && !can_ns) {
+		fprintf(stderr, "check_tcpinfo: the delay-line cases were "
+				"skipped: they need root, /dev/net/tun and "
+				"\"ip netns add\"\n");
+		return 77;
+	}
+	return rc;
+}
