@@ -570,8 +570,14 @@ check_selector_values(const double *v, const char *units)
 		      "CPU %.2f %.2f", v[5], v[6]);
 	ck_assert_msg(fabs(v[7] - v[5] * per_cpu_us) <= 0.01 * v[7] + 0.002,
 		      "local SD %.3f, util %.2f, rate %.2f", v[7], v[5], v[0]);
-	ck_assert_msg(fabs(v[8] - v[6] * per_cpu_us) <= 0.01 * v[8] + 0.002,
-		      "remote SD %.3f, util %.2f, rate %.2f", v[8], v[6], v[0]);
+	/* netserver's figure divides by its own transactions over its own
+	 * interval; netperf's rate stands in for them only while the two
+	 * intervals agree, as they do on a quiet machine. */
+	if (harness_quiet("remote SD against netperf's rate"))
+		ck_assert_msg(fabs(v[8] - v[6] * per_cpu_us) <=
+				  0.01 * v[8] + 0.002,
+			      "remote SD %.3f, util %.2f, rate %.2f", v[8],
+			      v[6], v[0]);
 }
 
 START_TEST(selectors_keyval)
