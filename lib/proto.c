@@ -355,6 +355,7 @@ proto_request_unpack(const json_t *msg, struct test_params *p, char *err)
 		return -1;
 	if (json_object_get(msg, "buffers") != NULL &&
 	    buffers_unpack(json_object_get(msg, "buffers"), &p->rbuf, err) < 0)
+		return -1;
 	/* batch 0 or 1: a call a datagram. */
 	if ((json_object_get(msg, "batch") != NULL &&
 	     get_int32(msg, "batch", 0, 1024, &p->batch, err) < 0) ||
