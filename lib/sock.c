@@ -55,7 +55,13 @@ listen_on(const char *host, int port, int family, int socktype, int backlog,
 			saved = errno;
 			continue;
 		}
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		/* TCP: a restarted netserver binds past its old connections
+		 * in TIME_WAIT. Never UDP: there two sockets that both set it
+		 * may hold one port, even one the kernel picked for port 0,
+		 * and the later one takes the other's datagrams. */
+		if (socktype == SOCK_STREAM)
+			setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
+				   sizeof(one));
 		/* The wildcard with no family is dual-stack; the wildcard
 		 * asked for as IPv6 (-6) takes IPv6 only, whatever
 		 * net.ipv6.bindv6only says. A specific address, v4-mapped
