@@ -837,6 +837,13 @@ free_cap:
 	return -1;
 }
 
+/* Tells cap's thread to take what is left and end; it does not wait. */
+static void
+wire_capture_signal(struct wire_capture *cap)
+{
+	atomic_store(&cap->stop, 1);
+}
+
 int
 wire_capture_stop(struct wire_capture *cap, struct wire_counts *c, char *err)
 {
@@ -845,7 +852,7 @@ wire_capture_stop(struct wire_capture *cap, struct wire_counts *c, char *err)
 
 	if (cap == NULL)
 		return err_set(err, "wire: no capture to stop");
-	atomic_store(&cap->stop, 1);
+	wire_capture_signal(cap);
 	pthread_join(cap->thread, NULL);
 	*c = cap->st.c;
 	c->linktype = cap->st.linktype;
@@ -1184,6 +1191,10 @@ wire_session_stop(struct wire_session *ws, struct wire_report *w)
 	char err[ERR_LEN];
 	int i;
 
+	/* Each thread takes up to 300 ms to drain its ring after the flag:
+	 * tell them all first, so 70 streams wait 300 ms, not 21 s. */
+	for (i = 0; i < ws->ncap; i++)
+		wire_capture_signal(ws->cap[i]);
 	for (i = 0; i < ws->ncap; i++) {
 		memset(&c, 0, sizeof(c));
 		if (wire_capture_stop(ws->cap[i], &c, err) < 0) {
