@@ -64,6 +64,27 @@ cpu_util(const json_t *doc, const char *side, int cpu)
 	return -1;
 }
 
+/* The kernel's own machine-wide busy and total ticks from /proc/stat's
+ * "cpu" line: everything but idle and iowait is busy (guest time is
+ * already inside user and nice). */
+static void
+proc_stat_ticks(unsigned long long *busy, unsigned long long *total)
+{
+	unsigned long long v[8] = {0};
+	FILE *f = fopen("/proc/stat", "r");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_ge(fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu",
+				&v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+				&v[6], &v[7]),
+			 4);
+	fclose(f);
+	*total = 0;
+	for (int i = 0; i < 8; i++)
+		*total += v[i];
+	*busy = *total - v[3] - v[4];
+}
+
 /* A process that spins on one CPU until killed. */
 static pid_t
 busy_on(int cpu)
@@ -95,7 +116,8 @@ START_TEST(busy_cpu_reads_100)
 	    "2",      "-T",	   "0,0", "--rate",  "1M", "-c",	 "-C",
 	    "--json", "--",	   "-m",  "1000",    NULL};
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	double u1, all;
+	unsigned long long b0, t0, b1, t1;
+	double u1, all, kernel;
 	int quiet;
 	json_t *doc;
 	pid_t busy;
@@ -109,9 +131,14 @@ START_TEST(busy_cpu_reads_100)
 	busy = busy_on(1);
 	ck_assert_int_gt(busy, 0);
 	usleep(200000);
+	proc_stat_ticks(&b0, &t0);
 	doc = run_json(args);
+	proc_stat_ticks(&b1, &t1);
 	kill(busy, SIGKILL);
 	waitpid(busy, NULL, 0);
+	if (quiet)
+		quiet = harness_stayed_quiet("busy_cpu_reads_100: the "
+					     "machine-wide figure");
 	u1 = cpu_util(doc, "local", 1);
 	ck_assert_msg(u1 >= 97 && u1 <= 100.0001,
 		      "the busy CPU read %.2f %%, not 100 within 3 points", u1);
@@ -119,6 +146,13 @@ START_TEST(busy_cpu_reads_100)
 	 * itself costs a point or two): 100 / ncpu, within 3 points below
 	 * and 6 above. */
 	all = num(doc, "local.cpu.util");
+	/* Whatever else ran: the kernel's figure over a window just wider
+	 * than the test's (start-up and the exchange of results). */
+	kernel = 100.0 * (double)(b1 - b0) / (double)(t1 - t0);
+	ck_assert_msg(fabs(all - kernel) <= 5,
+		      "machine-wide %.2f %%, the kernel's /proc/stat says "
+		      "%.2f %% over the run",
+		      all, kernel);
 	if (quiet)
 		ck_assert_msg(all >= 100.0 / (double)ncpu - 3 &&
 				  all <= 100.0 / (double)ncpu + 6,
@@ -142,6 +176,10 @@ START_TEST(idle_machine_reads_idle)
 	if (!harness_quiet("idle_machine_reads_idle"))
 		return;
 	doc = run_json(args);
+	if (!harness_stayed_quiet("idle_machine_reads_idle")) {
+		json_decref(doc);
+		return;
+	}
 	all = num(doc, "local.cpu.util");
 	/* 125 datagrams a second cost next to nothing; what else runs on
 	 * the machine shows up here, so the check stays honest: below 2 %
@@ -173,6 +211,8 @@ START_TEST(rr_repeatable)
 		json_decref(doc);
 		mean += x[i] / 5;
 	}
+	if (!harness_stayed_quiet("rr_repeatable"))
+		return;
 	for (int i = 0; i < 5; i++)
 		var += (x[i] - mean) * (x[i] - mean) / 4;
 	ck_assert_msg(100 * sqrt(var) / mean < RR_RSD_LIMIT,
@@ -187,18 +227,37 @@ START_TEST(confidence_converges)
 	const char *args[] = {
 	    "-H", "127.0.0.1", "-p", harness_port, "-t", "TCP_RR", "-l",	  "1",
 	    "-T", "0,0",       "-i", "10,3",	"-I", "99,5",	"--json", NULL};
-	json_t *doc, *conf;
+	json_t *doc = NULL, *conf = NULL;
+	int tries;
 
+	/*
+	 * On this 2-vCPU VM the interval came within 5 % after 3 to 10 runs
+	 * (10 of 10 sessions met it), so one session in a few needs all ten:
+	 * two sessions, and the claim is that one of them meets it.
+	 */
 	if (!harness_quiet("confidence_converges"))
 		return;
-	doc = run_json(args);
-	conf = json_object_get(doc, "confidence");
+	for (tries = 0; tries < 2; tries++) {
+		json_decref(doc);
+		doc = run_json(args);
+		conf = json_object_get(doc, "confidence");
+		if (json_is_true(json_object_get(conf, "met")))
+			break;
+	}
+	if (!harness_stayed_quiet("confidence_converges")) {
+		json_decref(doc);
+		return;
+	}
 	ck_assert_msg(
 	    json_is_true(json_object_get(conf, "met")),
-	    "-I 99,5 not met in %lld runs",
+	    "-I 99,5 not met in two sessions of up to %lld runs",
 	    (long long)json_integer_value(json_object_get(conf, "iterations")));
 	ck_assert_int_ge(
 	    json_integer_value(json_object_get(conf, "iterations")), 3);
+	ck_assert_double_le(
+	    json_number_value(json_object_get(
+		json_object_get(conf, "achieved"), "throughput")),
+	    5);
 	json_decref(doc);
 }
 END_TEST

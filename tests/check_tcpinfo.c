@@ -1020,10 +1020,19 @@ START_TEST(rtt_matches_delay_line)
 	got = ping_pong(&line, &min, &median);
 	ck_assert_msg(got >= PINGS - 2, "only %d of %d pings came back", got,
 		      PINGS);
-	ck_assert_msg(min >= 20.0 && median < 21.0,
-		      "the delay line's round trip is %.3f ms (min %.3f), "
-		      "not 20 ms: the machine is too loaded to trust it",
-		      median, min);
+	/* Shorter than it holds is a broken line; longer, a machine too
+	 * busy to relay on time, which nothing here can fix. */
+	ck_assert_msg(min >= 20.0,
+		      "the delay line's shortest round trip is %.3f ms, "
+		      "under the 20 ms it holds",
+		      min);
+	if (median >= 21.0) {
+		harness_skip("rtt_matches_delay_line: the delay line's "
+			     "median round trip is %.3f ms, over 21: the "
+			     "machine is too loaded to trust it",
+			     median);
+		return;
+	}
 	doc = line_netperf(&line, args);
 	near_20ms(doc, "local.tcp_info.rtt_us");
 	near_20ms(doc, "local.tcp_info.min_rtt_us");

@@ -107,6 +107,19 @@ harness_quiet(const char *what)
 	return 0;
 }
 
+int
+harness_stayed_quiet(const char *what)
+{
+	double busy = harness_machine_busy(0.5);
+
+	if (busy >= 0 && busy <= HARNESS_QUIET_LIMIT)
+		return 1;
+	harness_skip("%s: not checked, the machine was %.1f %% busy after "
+		     "the test, over the %.0f %% a quiet one shows",
+		     what, busy, HARNESS_QUIET_LIMIT);
+	return 0;
+}
+
 double
 harness_machine_busy(double seconds)
 {

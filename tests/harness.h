@@ -36,6 +36,14 @@ double harness_machine_busy(double seconds);
  */
 int harness_quiet(const char *what);
 
+/*
+ * The same after the test, for claims that other work starting during
+ * it would break: measures for half a second and returns 1, or records
+ * a skip of what and returns 0. A run is trusted only between a quiet
+ * machine before and a quiet one after.
+ */
+int harness_stayed_quiet(const char *what);
+
 /* A netserver started for one test. */
 struct harness_server {
 	pid_t pid;
