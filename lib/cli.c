@@ -892,9 +892,16 @@ test_letter(int c, struct netperf_opts *o, char *err)
 		/* Connected UDP sockets on either side: ours always are. */
 		return 0;
 	case 'p':
+		/* 2.7's bounds where a part is left out: 5000 and 65535. */
+		o->port_min = 5000;
+		o->port_max = 65535;
 		if (port_pair(optarg, 'p', &o->port_min, &o->port_max, 0,
 			      err) < 0)
 			return -1;
+		if (o->port_min < 1 || o->port_min > o->port_max)
+			return err_set(err, "-p: \"%s\" is not a port range "
+					    "min[,max] with 1 <= min <= max",
+				       optarg);
 		return 0;
 	case 'q':
 		if (units_parse_size(optarg, (int64_t)1 << 50, &v, why) < 0)
@@ -942,9 +949,9 @@ test_letter(int c, struct netperf_opts *o, char *err)
 		o->retry_connect = 1;
 		return 0;
 	case 'V':
-		return err_set(err, "-V: copy avoidance is not supported "
-				    "(2.7 implements it on HP-UX and Solaris "
-				    "only)");
+		/* 2.7 on Linux: each receiver splices into /dev/null. */
+		o->splice = 1;
+		return 0;
 	case 'w':
 		/* In 2.7's option string with no case: accepted, unused. */
 		return 0;
@@ -1324,6 +1331,7 @@ cli_netperf_request(const struct netperf_opts *o, struct test_params *p)
 	p->udp_gso = o->udp_gso;
 	p->udp_gro = o->udp_gro;
 	p->zerocopy = o->zerocopy;
+	p->splice = o->splice;
 	p->busy_poll = o->busy_poll;
 	p->start_at_ns = o->start_at_ns;
 	snprintf(p->cpu_bind, sizeof(p->cpu_bind), "%s", o->rcpu);
@@ -1335,6 +1343,9 @@ cli_netperf_request(const struct netperf_opts *o, struct test_params *p)
 	p->interval_burst = o->interval_burst;
 	p->use_write = o->use_write;
 	p->ldata_port = o->ldata_port;
+	p->lport_min = o->port_min;
+	p->lport_max = o->port_max;
+	p->retry_connect = o->retry_connect;
 	snprintf(p->fill_file, sizeof(p->fill_file), "%.255s", o->fill_file);
 }
 

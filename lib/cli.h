@@ -83,6 +83,8 @@ struct netperf_opts {
 	 * --busy-poll USEC. */
 	int batch;
 	int udp_gso, udp_gro, zerocopy;
+	/* Test-specific -V: receive with splice(2), both sides. */
+	int splice;
 	int busy_poll;
 	/* --start-at TIME: CLOCK_REALTIME ns of the measured interval's
 	 * start; 0 to start as soon as the test is set up. */

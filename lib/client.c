@@ -995,6 +995,8 @@ legacy_request_of(const struct netperf_opts *o, const struct result *res,
 	q->request_size = module_is_rr(m) ? (int32_t)p->req_size : -1;
 	q->response_size = module_is_rr(m) ? (int32_t)p->rsp_size : -1;
 	q->flags = LEGACY_F_ROUTING_ALLOWED;
+	/* -V: as 2.7, copy avoidance asked of both directions. */
+	q->so_rcvavoid = q->so_sndavoid = (uint32_t)p->splice;
 	if (p->nodelay)
 		q->flags |= LEGACY_F_NO_DELAY;
 	if (o->remote_cpu)
@@ -1148,6 +1150,8 @@ legacy_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	res->lstream[0].rcvbuf = res->local.rcvbuf;
 	res->lstream[0].send_size = res->local.send_size;
 	res->lstream[0].recv_size = res->local.recv_size;
+	if (fast_setup(m, &res->p, fd, 0, &res->lstream[0], err) < 0)
+		goto out;
 	sizes[0] = res->local.send_size;
 	sizes[1] = res->local.recv_size;
 	sizes[2] = res->p.req_size;

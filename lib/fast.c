@@ -49,6 +49,10 @@ fast_check(const struct test_module *m, const struct test_params *p, char *err)
 	if (p->zerocopy && m->kind != MODULE_STREAM && m->kind != MODULE_MAERTS)
 		return err_set(err, "--zerocopy applies to TCP_STREAM and "
 				    "TCP_MAERTS only");
+	if (p->splice && m->kind != MODULE_STREAM && m->kind != MODULE_MAERTS)
+		return err_set(err, "-V: copy avoidance (splice to /dev/null) "
+				    "applies to TCP_STREAM and TCP_MAERTS "
+				    "only");
 	if (p->busy_poll < 0 || p->busy_poll > 1000000)
 		return err_set(err, "--busy-poll: %d is not 1 to 1000000 us",
 			       p->busy_poll);
@@ -109,6 +113,8 @@ fast_setup(const struct test_module *m, const struct test_params *p, int fd,
 				return refused(err, "--zerocopy", "SO_ZEROCOPY",
 					       errno);
 			snprintf(r->path, sizeof(r->path), "zerocopy");
+		} else if (!sender && p->splice) {
+			snprintf(r->path, sizeof(r->path), "splice");
 		} else {
 			snprintf(r->path, sizeof(r->path), "%s",
 				 sender ? "send" : "recv");

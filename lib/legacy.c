@@ -627,6 +627,8 @@ legacy_request_params(const struct legacy_omni_request *r,
 	p->nodelay = (r->flags & LEGACY_F_NO_DELAY) != 0;
 	p->remote_cpu = (r->flags & LEGACY_F_MEASURE_CPU) != 0;
 	p->data_port = (int)r->data_port;
+	/* -V: 2.7 asks the receiver to splice, whatever the test. */
+	p->splice = tcp && !rr && r->so_rcvavoid != 0;
 	p->streams = 1;
 	return 0;
 }

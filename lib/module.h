@@ -83,6 +83,11 @@ struct test_params {
 	int use_write;
 	/* Client only, for the selectors: -P's local port, -F's file. */
 	int ldata_port;
+	/* Client only, TCP_CRR: -p, the range its connections' local ports
+	 * come from, [min, max) as 2.7 takes them (0, 0: the kernel's
+	 * choice); -U, a connect that fails for any reason is retried. */
+	int lport_min, lport_max;
+	int retry_connect;
 	char fill_file[256];
 	/* UDP_STREAM's fast paths: datagrams per sendmmsg/recvmmsg call on
 	 * both ends, --batch (1: a call a datagram); UDP_SEGMENT on the
@@ -92,6 +97,10 @@ struct test_params {
 	/* TCP_STREAM and TCP_MAERTS: the sender uses MSG_ZEROCOPY,
 	 * --zerocopy. */
 	int zerocopy;
+	/* TCP_STREAM and TCP_MAERTS, -V (2.7's copy avoidance): the
+	 * receiver moves the data with splice(2) into /dev/null, never
+	 * into its own memory. */
+	int splice;
 	/* TCP_RR and UDP_RR: SO_BUSY_POLL in microseconds on both ends,
 	 * --busy-poll; 0 for none. */
 	int busy_poll;
@@ -139,7 +148,7 @@ struct side_result {
 	 * TCP_CRR); over streams, merged by each field's rule. */
 	struct tcpinfo tcpi;
 	/* The data path this side's loop took: "send", "sendmmsg", "gso",
-	 * "zerocopy", "recv", "recvmmsg" or "gro"; "" for none in
+	 * "zerocopy", "recv", "recvmmsg", "gro" or "splice"; "" for none in
 	 * particular (RR tests). */
 	char path[16];
 	/* System calls that moved the data: fewer than send_calls or

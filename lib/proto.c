@@ -268,6 +268,8 @@ proto_request_pack(const struct test_params *p)
 		 * nothing it does not know, is never told of it. */
 		if (p->bidir)
 			json_object_set_new(o, "bidir", json_true());
+		if (p->splice)
+			json_object_set_new(o, "splice", json_true());
 	}
 	return o;
 }
@@ -371,6 +373,9 @@ proto_request_unpack(const json_t *msg, struct test_params *p, char *err)
 	if (json_object_get(msg, "start_at_ns") != NULL &&
 	    proto_get_int(msg, "start_at_ns", 1, INT64_MAX, &p->start_at_ns,
 			  err) < 0)
+		return -1;
+	if (json_object_get(msg, "splice") != NULL &&
+	    get_bool(msg, "splice", &p->splice, err) < 0)
 		return -1;
 	if (json_object_get(msg, "bidir") != NULL &&
 	    get_bool(msg, "bidir", &p->bidir, err) < 0)

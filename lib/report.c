@@ -19,6 +19,8 @@ report_banner(FILE *out, const struct result *res, const struct report_opts *o)
 			o->conf_level);
 	if (res->p.nodelay)
 		fputs(" : nodelay", out);
+	if (res->p.splice)
+		fputs(" : copy avoidance", out);
 	if (o->histogram)
 		fputs(" : histogram", out);
 	/* As 2.7: only the "REQUEST/RESPONSE" tests say it, not CRR, not

@@ -500,6 +500,59 @@ udp_rr_server(struct test_ctx *ctx)
 	return 0;
 }
 
+/*
+ * -p min,max: each connection's local port, as 2.7's
+ * pick_next_port_number: a random start in [min, max), then one up per
+ * connection, wrapping to min at max, never the server's own port.
+ */
+struct port_walk {
+	int min, max, next;
+	struct sockaddr_storage ss;
+	struct addrinfo ai;
+};
+
+static void
+port_walk_init(struct port_walk *w, const struct test_params *p,
+	       const struct sockaddr_storage *peer, socklen_t peerlen)
+{
+	memset(w, 0, sizeof(*w));
+	w->min = p->lport_min;
+	w->max = p->lport_max;
+	w->next = w->min;
+	if (w->max > w->min)
+		w->next += (int)(clock_ns() % (uint64_t)(w->max - w->min));
+	w->ss.ss_family = peer->ss_family;
+	w->ai.ai_family = peer->ss_family;
+	w->ai.ai_socktype = SOCK_STREAM;
+	w->ai.ai_addr = (struct sockaddr *)&w->ss;
+	w->ai.ai_addrlen = peerlen;
+}
+
+/* The local address for the next connection: NULL for the kernel's
+ * choice. */
+static const struct addrinfo *
+port_walk_next(struct port_walk *w, const struct sockaddr_storage *peer)
+{
+	char text[SOCK_ADDR_LEN];
+	int port, server;
+
+	if (w->min == 0)
+		return NULL;
+	port = w->next;
+	server = sock_addr_text((const struct sockaddr *)peer, text);
+	if (port == server)
+		port++;
+	if (port >= w->max)
+		port = w->min;
+	w->next = port + 1;
+	if (w->ss.ss_family == AF_INET)
+		((struct sockaddr_in *)&w->ss)->sin_port = htons((uint16_t)port);
+	else
+		((struct sockaddr_in6 *)&w->ss)->sin6_port =
+		    htons((uint16_t)port);
+	return &w->ai;
+}
+
 int
 crr_client(struct test_ctx *ctx)
 {
@@ -511,6 +564,7 @@ crr_client(struct test_ctx *ctx)
 	/* netperf 2.7's socket options (-S, -y, -Y, -K...) on each
 	 * connection; buffer sizes stay the system's, as before. */
 	struct sock_setup setup = {NULL, 0, -1, -1, -1, -1, 0, &p->lx};
+	struct port_walk walk;
 	int fd, rc, wait_ms;
 
 	r->send_size = (int64_t)req;
@@ -519,6 +573,7 @@ crr_client(struct test_ctx *ctx)
 	 * socket starts with, as 2.7 reports them (LSS_SIZE_END...). */
 	r->sndbuf_end = r->sndbuf;
 	r->rcvbuf_end = r->rcvbuf;
+	port_walk_init(&walk, p, &ctx->peer, ctx->peerlen);
 	for (;;) {
 		now = clock_ns();
 		if (*ctx->stop || (ctx->end_ns != 0 && now >= ctx->end_ns) ||
@@ -537,12 +592,15 @@ crr_client(struct test_ctx *ctx)
 				wait_ms = (int)left;
 		}
 		fd = sock_connect_addr((struct sockaddr *)&ctx->peer,
-				       ctx->peerlen, SOCK_STREAM, NULL, &setup,
-				       wait_ms, err);
+				       ctx->peerlen, SOCK_STREAM,
+				       port_walk_next(&walk, &ctx->peer),
+				       &setup, wait_ms, err);
 		if (fd < 0) {
-			/* Out of local ports for a moment: count it and try
-			 * again, as a busy client would. */
-			if (errno == EADDRNOTAVAIL) {
+			/* Out of local ports for a moment, or this one of -p's
+			 * still taken: count it and try again (the next port),
+			 * as 2.7 does; with -U, whatever the failure. */
+			if (errno == EADDRNOTAVAIL || errno == EADDRINUSE ||
+			    p->retry_connect) {
 				r->send_errors++;
 				continue;
 			}

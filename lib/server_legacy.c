@@ -16,6 +16,7 @@
 
 #include "auth.h"
 #include "clock.h"
+#include "fast.h"
 #include "legacy.h"
 #include "session.h"
 #include "sock.h"
@@ -414,6 +415,10 @@ serve_omni(int ctl, const unsigned char *msg, const struct server_limits *lim,
 	/* The stream's own counts; module_merge sums them into r. */
 	one = r;
 	ctx.r = &one;
+	if (fast_setup(m, &p, ctx.fd, 1, &one, err) < 0) {
+		send_errno(ctl, LEGACY_OMNI_RESPONSE, errno ? errno : EINVAL);
+		goto out;
+	}
 	ctx.untagged = 1;
 	run.m = m;
 	run.is_server = 1;

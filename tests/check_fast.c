@@ -115,6 +115,49 @@ START_TEST(zerocopy_maerts)
 }
 END_TEST
 
+/*
+ * -V, 2.7's copy avoidance: the receiver splices the data into
+ * /dev/null, on netserver's side for TCP_STREAM and on netperf's for
+ * TCP_MAERTS, counts every byte the sender sent, and the banner says so
+ * as 2.7's does.
+ */
+START_TEST(splice_receivers)
+{
+	static const char *const tests[] = {"TCP_STREAM", "TCP_MAERTS"};
+	struct harness_out o;
+
+	for (int i = 0; i < 2; i++) {
+		const char *args[] = {"-H", "127.0.0.1", "-p", port_text,
+				      "-l", "1", "-t", tests[i], "--", "-V",
+				      "-k",
+				      "LOCAL_DATA_PATH,REMOTE_DATA_PATH,"
+				      "LOCAL_BYTES_SENT,REMOTE_BYTES_RECVD,"
+				      "LOCAL_BYTES_RECVD,REMOTE_BYTES_SENT",
+				      NULL};
+		int maerts = i == 1;
+
+		ck_assert_int_eq(harness_netperf(args, 30, &o), 0);
+		ck_assert_msg(o.status == 0, "%s: exit %d: %s", tests[i],
+			      o.status, o.err);
+		ck_assert_msg(strstr(o.out, " : copy avoidance\n") != NULL,
+			      "%s: banner: %s", tests[i], o.out);
+		key_is(&o, maerts ? "LOCAL_DATA_PATH" : "REMOTE_DATA_PATH",
+		       "splice");
+		key_is(&o, maerts ? "REMOTE_DATA_PATH" : "LOCAL_DATA_PATH",
+		       "send");
+		if (maerts)
+			ck_assert_uint_eq(key_u(&o, "LOCAL_BYTES_RECVD"),
+					  key_u(&o, "REMOTE_BYTES_SENT"));
+		else
+			ck_assert_uint_eq(key_u(&o, "REMOTE_BYTES_RECVD"),
+					  key_u(&o, "LOCAL_BYTES_SENT"));
+		ck_assert_uint_gt(key_u(&o, maerts ? "LOCAL_BYTES_RECVD"
+						   : "REMOTE_BYTES_RECVD"),
+				  0);
+	}
+}
+END_TEST
+
 /* SO_BUSY_POLL as the kernel holds it on both sockets, TCP and UDP. */
 START_TEST(busy_poll_read_back)
 {
@@ -211,6 +254,7 @@ START_TEST(fast_bad_options)
 	    {"-t", "UDP_STREAM", "--batch", "65"},
 	    {"-t", "UDP_STREAM", "--batch", "4", "--udp-gro"},
 	    {"-t", "TCP_RR", "--busy-poll", "x"},
+	    {"-t", "TCP_RR", "--", "-V"},
 	};
 	struct harness_out o;
 
@@ -224,7 +268,8 @@ START_TEST(fast_bad_options)
 		ck_assert_int_eq(harness_netperf(args, 10, &o), 0);
 		ck_assert_msg(o.status == 2, "case %zu exited %d: %s", i,
 			      o.status, o.err);
-		ck_assert_msg(strncmp(o.err, "netperf: --", 11) == 0,
+		ck_assert_msg(strncmp(o.err, "netperf: -", 10) == 0 &&
+				  strchr(o.err, '\n') == o.err + strlen(o.err) - 1,
 			      "case %zu: %s", i, o.err);
 	}
 }
@@ -240,6 +285,7 @@ fast_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, zerocopy_stream);
 	tcase_add_test(tc, zerocopy_maerts);
+	tcase_add_test(tc, splice_receivers);
 	tcase_add_test(tc, busy_poll_read_back);
 	tcase_add_test(tc, udp_batch_counts);
 	tcase_add_test(tc, streams_spread);

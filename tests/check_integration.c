@@ -2,6 +2,7 @@
  * End to end: a real netserver on a free loopback port, the real netperf
  * binary against it, and the bad-input cases a user meets.
  */
+#include <arpa/inet.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -155,6 +156,85 @@ START_TEST(udp_rr_and_crr)
 	check_cpu(v + 6, v + 8);
 	/* Honest remote CPU: never above 100 %, unlike netperf 2.7's. */
 	ck_assert_double_le(v[7], 100);
+}
+END_TEST
+
+/* A TCP port no one holds now, from the kernel. */
+static int
+free_tcp_port(void)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET};
+	socklen_t len = sizeof(sin);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), port;
+
+	ck_assert_int_ge(fd, 0);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
+	port = ntohs(sin.sin_port);
+	close(fd);
+	return port;
+}
+
+/*
+ * TCP_CRR -- -p min,max: every connection's local port comes from
+ * [min, max), as 2.7's. The kernel's ground truth: netserver closes
+ * first, so each port netperf used stays in netserver's TIME_WAIT table
+ * (/proc/net/tcp and tcp6) under the data port -P fixed.
+ */
+START_TEST(crr_port_range)
+{
+	char dport[16], pflag[24];
+	const char *args[] = {"-H", "127.0.0.1", "-p",	   harness_port,
+			      "-t", "TCP_CRR",	 "-l",	   "1",
+			      "--", "-p",	 "41000,41050", "-P",
+			      pflag, "-k",	"THROUGHPUT", NULL};
+	const char *const files[] = {"/proc/net/tcp", "/proc/net/tcp6"};
+	struct harness_out o;
+	int seen[50] = {0}, nseen = 0, outside = 0;
+	char line[512];
+	double rate;
+
+	snprintf(dport, sizeof(dport), "%d", free_tcp_port());
+	snprintf(pflag, sizeof(pflag), ",%s", dport);
+	ck_assert_int_eq(harness_netperf(args, 30, &o), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ck_assert_msg(sscanf(strstr(o.out, "THROUGHPUT=") + 11, "%lf",
+			     &rate) == 1 && rate > 100,
+		      "%s", o.out);
+	for (int f = 0; f < 2; f++) {
+		FILE *in = fopen(files[f], "r");
+
+		if (in == NULL)
+			continue;
+		while (fgets(line, sizeof(line), in) != NULL) {
+			char local[64], remote[64];
+			unsigned lp, rp, st;
+			const char *c1, *c2;
+
+			if (sscanf(line, " %*s %63s %63s %x", local, remote,
+				   &st) != 3 ||
+			    (c1 = strrchr(local, ':')) == NULL ||
+			    (c2 = strrchr(remote, ':')) == NULL ||
+			    sscanf(c1 + 1, "%x", &lp) != 1 ||
+			    sscanf(c2 + 1, "%x", &rp) != 1 ||
+			    (int)lp != atoi(dport) || st != 6 /* TIME_WAIT */)
+				continue;
+			if (rp < 41000 || rp >= 41050) {
+				outside++;
+				continue;
+			}
+			nseen += !seen[rp - 41000];
+			seen[rp - 41000] = 1;
+		}
+		fclose(in);
+	}
+	ck_assert_msg(outside == 0, "%d connections from outside -p's range",
+		      outside);
+	/* Over 100 transactions in a second on 50 ports: each was used
+	 * again, and the walk went round them all. */
+	ck_assert_msg(nseen == 50, "%d of -p's 50 ports seen in TIME_WAIT",
+		      nseen);
 }
 END_TEST
 
@@ -560,6 +640,7 @@ integration_suite(void)
 	tcase_add_test(tc, tcp_rr);
 	tcase_add_test(tc, udp_stream);
 	tcase_add_test(tc, udp_rr_and_crr);
+	tcase_add_test(tc, crr_port_range);
 	tcase_add_test(tc, ipv6_and_counts);
 	tcase_add_test(tc, rr_sizes_and_verbose);
 	suite_add_tcase(s, tc);
