@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "be.h"
 #include "err.h"
 #include "module.h"
 
@@ -22,25 +23,9 @@ struct words {
 };
 
 static uint32_t
-get_be32(const unsigned char *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | (uint32_t)p[3];
-}
-
-static void
-put_be32(unsigned char *p, uint32_t v)
-{
-	p[0] = (unsigned char)(v >> 24);
-	p[1] = (unsigned char)(v >> 16);
-	p[2] = (unsigned char)(v >> 8);
-	p[3] = (unsigned char)v;
-}
-
-static uint32_t
 next_u(struct words *c)
 {
-	uint32_t v = get_be32(c->r + c->off);
+	uint32_t v = be32_get(c->r + c->off);
 
 	c->off += 4;
 	return v;
@@ -66,7 +51,7 @@ next_f(struct words *c)
 static void
 put_u(struct words *c, uint32_t v)
 {
-	put_be32(c->w + c->off, v);
+	be32_put(c->w + c->off, v);
 	c->off += 4;
 }
 
@@ -124,8 +109,8 @@ legacy_header_decode(const unsigned char *buf, size_t len,
 	if (len != LEGACY_MSG_LEN)
 		return err_set(err, "a 2.7 message is %d bytes, not %zu",
 			       LEGACY_MSG_LEN, len);
-	h->type = (int32_t)get_be32(buf);
-	h->word = (int32_t)get_be32(buf + 4);
+	h->type = (int32_t)be32_get(buf);
+	h->word = (int32_t)be32_get(buf + 4);
 	return 0;
 }
 
@@ -472,8 +457,8 @@ legacy_error_encode(int32_t type, int32_t serv_errno,
 		    unsigned char buf[LEGACY_MSG_LEN])
 {
 	memset(buf, 0, LEGACY_MSG_LEN);
-	put_be32(buf, (uint32_t)type);
-	put_be32(buf + 4, (uint32_t)serv_errno);
+	be32_put(buf, (uint32_t)type);
+	be32_put(buf + 4, (uint32_t)serv_errno);
 }
 
 int
@@ -488,8 +473,8 @@ legacy_passphrase_encode(const char *pass, int32_t cpu,
 			       "not %zu",
 			       LEGACY_DATA_LEN - 1, len);
 	memset(buf, 0, LEGACY_MSG_LEN);
-	put_be32(buf, LEGACY_PASSPHRASE);
-	put_be32(buf + 4, (uint32_t)cpu);
+	be32_put(buf, LEGACY_PASSPHRASE);
+	be32_put(buf + 4, (uint32_t)cpu);
 	memcpy(buf + 8, pass, len);
 	return 0;
 }
@@ -526,7 +511,7 @@ legacy_sniff(const unsigned char *buf, size_t n)
 
 	if (n < 4)
 		return -1;
-	type = get_be32(buf);
+	type = be32_get(buf);
 	if (type < 1 || type > LEGACY_TYPE_MAX)
 		return 0;
 	if (n < 5)

@@ -335,7 +335,8 @@ int crr_server(struct test_ctx *ctx);
 
 /* The largest UDP payload over IPv4: 65535 - 8 (UDP) - 20 (IP). */
 #define MODULE_UDP_MAX 65507
-/* UDP_STREAM's per-datagram header: sequence number and send time. */
+/* UDP_STREAM's per-datagram header: sequence number and send time,
+ * each 64 bits big-endian (be.h). */
 #define MODULE_UDP_HDR 16
 
 /*

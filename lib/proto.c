@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "be.h"
 #include "err.h"
 #include "escape.h"
 
@@ -28,18 +29,14 @@ proto_encode(const json_t *msg, char *buf, size_t cap, char *err)
 		return err_set(err, "no room for a %zu-byte message", n);
 	if (json_dumpb(msg, buf + PROTO_HDR_LEN, n, JSON_COMPACT) != n)
 		return err_set(err, "message cannot be encoded");
-	buf[0] = (char)(n >> 24);
-	buf[1] = (char)(n >> 16);
-	buf[2] = (char)(n >> 8);
-	buf[3] = (char)n;
+	be32_put(buf, (uint32_t)n);
 	return (ssize_t)(n + PROTO_HDR_LEN);
 }
 
 long
 proto_frame_len(const unsigned char *hdr, char *err)
 {
-	uint32_t n = (uint32_t)hdr[0] << 24 | (uint32_t)hdr[1] << 16 |
-		     (uint32_t)hdr[2] << 8 | hdr[3];
+	uint32_t n = be32_get(hdr);
 
 	if (n == 0)
 		return err_set(err, "empty message");

@@ -212,27 +212,6 @@ sock_connect(const char *host, int port, int family, int socktype,
 }
 
 int
-sock_accept(int lfd, int timeout_ms, struct sockaddr_storage *peer, char *err)
-{
-	struct pollfd pfd = {.fd = lfd, .events = POLLIN};
-	socklen_t len = sizeof(*peer);
-	int rc, fd;
-
-	do
-		rc = poll(&pfd, 1, timeout_ms);
-	while (rc < 0 && errno == EINTR);
-	if (rc == 0)
-		return err_set(err, "no data connection within %d ms",
-			       timeout_ms);
-	if (rc < 0)
-		return err_set(err, "poll: %s", strerror(errno));
-	fd = accept4(lfd, (struct sockaddr *)peer, &len, SOCK_CLOEXEC);
-	if (fd < 0)
-		return err_set(err, "accept: %s", strerror(errno));
-	return fd;
-}
-
-int
 sock_set_buffers(int fd, int sndbuf, int rcvbuf, char *err)
 {
 	if (sndbuf >= 0 &&

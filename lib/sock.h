@@ -77,10 +77,6 @@ int sock_connect_addr(const struct sockaddr *sa, socklen_t salen, int socktype,
 		      const struct addrinfo *local, struct sock_setup *setup,
 		      int timeout_ms, char *err);
 
-/* Waits up to timeout_ms for a connection on lfd; returns the new
- * descriptor, or -1 with err set (a time-out says so). */
-int sock_accept(int lfd, int timeout_ms, struct sockaddr_storage *peer,
-		char *err);
 
 /* Sets SO_SNDBUF and SO_RCVBUF where they are >= 0; returns 0, or -1
  * with err set. */

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <sys/uio.h>
 
+#include "be.h"
 #include "clock.h"
 #include "err.h"
 #include "fast.h"
@@ -300,25 +301,6 @@ stream_recv(struct test_ctx *ctx)
 	return rc;
 }
 
-/* UDP_STREAM's header: big-endian sequence number and send time, so the
- * receiver can count loss, duplicates and reordering, and jitter. */
-static void
-put_be64(char *p, uint64_t v)
-{
-	for (int i = 7; i >= 0; i--, v >>= 8)
-		p[i] = (char)(v & 0xff);
-}
-
-static uint64_t
-get_be64(const char *p)
-{
-	uint64_t v = 0;
-
-	for (int i = 0; i < 8; i++)
-		v = v << 8 | (unsigned char)p[i];
-	return v;
-}
-
 /* Sleeps until the monotonic deadline t; pacing uses it when ahead. */
 static void
 sleep_until(uint64_t t)
@@ -411,9 +393,9 @@ udp_tx_call(struct test_ctx *ctx, struct udp_tx *tx, char *buf, uint64_t seq,
 	switch (tx->path) {
 	case TX_MMSG:
 		for (i = 0; i < want; i++) {
-			put_be64(tx->hdrs + (size_t)i * MODULE_UDP_HDR,
+			be64_put(tx->hdrs + (size_t)i * MODULE_UDP_HDR,
 				 seq + (uint64_t)i);
-			put_be64(tx->hdrs + (size_t)i * MODULE_UDP_HDR + 8,
+			be64_put(tx->hdrs + (size_t)i * MODULE_UDP_HDR + 8,
 				 now);
 		}
 		return sendmmsg(ctx->fd, tx->msgs, (unsigned)want, 0);
@@ -421,16 +403,16 @@ udp_tx_call(struct test_ctx *ctx, struct udp_tx *tx, char *buf, uint64_t seq,
 		/* The kernel cuts the buffer every tx->size bytes: every
 		 * piece is a datagram with its own header. */
 		for (i = 0; i < want; i++) {
-			put_be64(tx->gso + (size_t)i * tx->size,
+			be64_put(tx->gso + (size_t)i * tx->size,
 				 seq + (uint64_t)i);
-			put_be64(tx->gso + (size_t)i * tx->size + 8, now);
+			be64_put(tx->gso + (size_t)i * tx->size + 8, now);
 		}
 		n = send(ctx->fd, tx->gso, (size_t)want * tx->size, 0);
 		return n < 0 ? -1 : n / (ssize_t)tx->size;
 	case TX_SEND:
 	default:
-		put_be64(buf, seq);
-		put_be64(buf + 8, now);
+		be64_put(buf, seq);
+		be64_put(buf + 8, now);
 		n = ctx->p->use_write ? write(ctx->fd, buf, tx->size)
 				      : send(ctx->fd, buf, tx->size, 0);
 		return n < 0 ? -1 : 1;
@@ -636,11 +618,11 @@ udp_rx_take(struct udp_rx *rx, struct side_result *r, const char *p, size_t n)
 	r->recv_calls++;
 	r->bytes_recv += (uint64_t)n;
 	rx->last = rx->now;
-	seq = get_be64(p);
+	seq = be64_get(p);
 	/* RFC 3550: J += (|D| - J) / 16, D the change in transit time; only
 	 * differences of the sender's clock are used, so the clocks need
 	 * not agree. */
-	transit = (int64_t)(rx->now - get_be64(p + 8));
+	transit = (int64_t)(rx->now - be64_get(p + 8));
 	if (rx->have_prev) {
 		d = transit - rx->prev_transit;
 		rx->jitter += ((double)(d < 0 ? -d : d) - rx->jitter) / 16.0;

@@ -19,6 +19,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "be.h"
 #include "err.h"
 
 /* Enough for Ethernet + VLAN + IPv6 + TCP with options: we never need the
@@ -105,19 +106,6 @@ struct wire_capture {
 	uint64_t drop_base;
 };
 
-static uint16_t
-wire_be16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t
-wire_be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | (uint32_t)p[3];
-}
-
 static int
 wire_end_from(const struct sockaddr_storage *ss, struct wire_end *e,
 	      const char *which, char *err)
@@ -187,19 +175,19 @@ wire_link(int dlt, const uint8_t *p, uint32_t caplen, uint32_t *off,
 		if (caplen < 14)
 			return -1;
 		o = 14;
-		t = wire_be16(p + 12);
+		t = be16_get(p + 12);
 		break;
 	case DLT_LINUX_SLL:
 		if (caplen < 16)
 			return -1;
 		o = 16;
-		t = wire_be16(p + 14);
+		t = be16_get(p + 14);
 		break;
 	case DLT_LINUX_SLL2:
 		if (caplen < 20)
 			return -1;
 		o = 20;
-		t = wire_be16(p);
+		t = be16_get(p);
 		break;
 	case DLT_NULL:
 	case DLT_LOOP:
@@ -231,7 +219,7 @@ wire_link(int dlt, const uint8_t *p, uint32_t caplen, uint32_t *off,
 	while (t == 0x8100 || t == 0x88a8 || t == 0x9100) {
 		if (caplen < o + 4)
 			return -1;
-		t = wire_be16(p + o + 2);
+		t = be16_get(p + o + 2);
 		o += 4;
 	}
 	*off = o;
@@ -248,8 +236,8 @@ wire_l4(const uint8_t *p, uint32_t cap, uint32_t l4len, struct wire_pkt *k)
 
 	if (cap < 4 || l4len < 4)
 		return -1;
-	k->sport = wire_be16(p);
-	k->dport = wire_be16(p + 2);
+	k->sport = be16_get(p);
+	k->dport = be16_get(p + 2);
 	if (k->proto == IPPROTO_UDP) {
 		/* The header is 8 bytes whatever the capture holds. */
 		k->payload = l4len >= 8 ? l4len - 8 : 0;
@@ -262,7 +250,7 @@ wire_l4(const uint8_t *p, uint32_t cap, uint32_t l4len, struct wire_pkt *k)
 	doff = (uint32_t)(p[12] >> 4) * 4;
 	if (doff < 20)
 		return 0;
-	k->seq = wire_be32(p + 4);
+	k->seq = be32_get(p + 4);
 	k->has_seq = 1;
 	k->payload = l4len >= doff ? l4len - doff : 0;
 	return 0;
@@ -276,7 +264,7 @@ wire_ipv4(const uint8_t *p, uint32_t cap, uint32_t wirelen, struct wire_pkt *k)
 	if (cap < 20 || p[0] >> 4 != 4)
 		return -1;
 	ihl = (uint32_t)(p[0] & 0x0f) * 4;
-	tot = wire_be16(p + 2);
+	tot = be16_get(p + 2);
 	/* TSO and BIG TCP hand the capture super-packets whose length field
 	 * is 0 (above 64 KB) or meaningless; the wire length is what was
 	 * seen. A field larger than the packet is a lie as well. */
@@ -288,7 +276,7 @@ wire_ipv4(const uint8_t *p, uint32_t cap, uint32_t wirelen, struct wire_pkt *k)
 	k->proto = p[9];
 	k->src = p + 12;
 	k->dst = p + 16;
-	if ((wire_be16(p + 6) & 0x1fff) != 0) {
+	if ((be16_get(p + 6) & 0x1fff) != 0) {
 		k->fragment = 1;
 		k->payload = tot - ihl;
 		return 0;
@@ -307,7 +295,7 @@ wire_ipv6(const uint8_t *p, uint32_t cap, uint32_t wirelen, struct wire_pkt *k)
 
 	if (cap < 40 || p[0] >> 4 != 6 || wirelen < 40)
 		return -1;
-	rest = wire_be16(p + 4);
+	rest = be16_get(p + 4);
 	/* 0 is a jumbogram or a GSO/BIG TCP super-packet. */
 	if (rest == 0 || rest > wirelen - 40)
 		rest = wirelen - 40;
@@ -329,7 +317,7 @@ wire_ipv6(const uint8_t *p, uint32_t cap, uint32_t wirelen, struct wire_pkt *k)
 		case 44: /* fragment */
 			if (cap < pos + 8 || rest < 8)
 				return -1;
-			if ((wire_be16(p + pos + 2) & 0xfff8) != 0) {
+			if ((be16_get(p + pos + 2) & 0xfff8) != 0) {
 				k->proto = p[pos];
 				k->fragment = 1;
 				k->payload = rest - 8;
