@@ -179,6 +179,7 @@
 	X(LOCAL_DRIVER_VERSION, "Local", "Driver", "Version", "")              \
 	X(LOCAL_DRIVER_FIRMWARE, "Local", "Driver", "Firmware", "")            \
 	X(LOCAL_DRIVER_BUS, "Local", "Driver", "Bus", "")                      \
+	X(LOCAL_INTERFACE_SLOT, "Local", "Interface", "Slot", "")              \
 	X(LOCAL_CPU_MAX_FREQUENCY, "Local", "CPU", "Max Freq", "MHz")          \
 	X(LOCAL_CPU_GOVERNOR, "Local", "CPU", "Governor", "")                  \
 	X(LOCAL_SMT, "Local", "SMT", "", "")                                   \
@@ -207,6 +208,7 @@
 	X(REMOTE_DRIVER_VERSION, "Remote", "Driver", "Version", "")            \
 	X(REMOTE_DRIVER_FIRMWARE, "Remote", "Driver", "Firmware", "")          \
 	X(REMOTE_DRIVER_BUS, "Remote", "Driver", "Bus", "")                    \
+	X(REMOTE_INTERFACE_SLOT, "Remote", "Interface", "Slot", "")            \
 	X(REMOTE_CPU_MAX_FREQUENCY, "Remote", "CPU", "Max Freq", "MHz")        \
 	X(REMOTE_CPU_GOVERNOR, "Remote", "CPU", "Governor", "")                \
 	X(REMOTE_SMT, "Remote", "SMT", "", "")                                 \
@@ -621,6 +623,10 @@ sel_platform(const struct result *res, int id, char *b, size_t cap)
 	case SEL_REMOTE_DRIVER_BUS:
 	case SEL_LOCAL_DRIVER_BUS:
 		put_s(b, cap, pl->nic.bus);
+		break;
+	case SEL_REMOTE_INTERFACE_SLOT:
+	case SEL_LOCAL_INTERFACE_SLOT:
+		put_s(b, cap, pl->nic.slot);
 		break;
 	case SEL_REMOTE_CPU_MAX_FREQUENCY:
 	case SEL_LOCAL_CPU_MAX_FREQUENCY:

@@ -781,6 +781,55 @@ collect_irqs(struct platform_nic *n)
 	}
 }
 
+int
+platform_slot_of(const char *slots_dir, const char *pci, char *out,
+		 size_t cap)
+{
+	char path[512], addr[64];
+	struct dirent *e;
+	DIR *d;
+	size_t len;
+
+	out[0] = '\0';
+	d = opendir(slots_dir);
+	if (d == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/address", slots_dir,
+			 e->d_name);
+		if (read_text(path, addr, sizeof(addr)) <= 0)
+			continue;
+		addr[strcspn(addr, " \t\r\n")] = '\0';
+		len = strlen(addr);
+		/* Up to the function number: slot 0000:00:0 is not the slot
+		 * of 0000:00:03.0. */
+		if (len > 0 && strncmp(pci, addr, len) == 0 &&
+		    pci[len] == '.') {
+			snprintf(out, cap, "%s", e->d_name);
+			break;
+		}
+	}
+	closedir(d);
+	return out[0] != '\0' ? 0 : -1;
+}
+
+/* The interface's PCI slot, when it is a PCI device in one. */
+static void
+collect_slot(struct platform_nic *n)
+{
+	char path[512], real[4096];
+	const char *pci;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/device", n->name);
+	if (realpath(path, real) == NULL)
+		return;
+	pci = strrchr(real, '/');
+	platform_slot_of("/sys/bus/pci/slots", pci != NULL ? pci + 1 : real,
+			 n->slot, sizeof(n->slot));
+}
+
 static void
 collect_nic(struct platform_nic *n)
 {
@@ -846,6 +895,7 @@ collect_nic(struct platform_nic *n)
 		}
 		close(fd);
 	}
+	collect_slot(n);
 	collect_irqs(n);
 	collect_qdisc((int)if_nametoindex(n->name), n->qdisc, sizeof(n->qdisc));
 }

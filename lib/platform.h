@@ -34,6 +34,7 @@ struct platform_vuln {
 struct platform_nic {
 	char name[IF_NAMESIZE];
 	char driver[32], driver_version[32], firmware[32], bus[32];
+	char slot[32]; /* the PCI slot that holds it, "" for none */
 	int vendor, device, subvendor, subdevice; /* PCI ids */
 	int speed_mbps;
 	int mtu;
@@ -124,6 +125,16 @@ int platform_parse_khz(const char *text);
 
 /* A sysfs hex id ("0x8086\n"); -1 when not one. */
 int platform_parse_hex(const char *text);
+
+/*
+ * The PCI slot that holds the device at PCI address pci ("0000:00:03.0"),
+ * as netperf 2.7 finds it: the entry of slots_dir (/sys/bus/pci/slots)
+ * whose address file ("0000:00:03") names pci's domain, bus and device.
+ * Fills out with the slot's name and returns 0, or leaves out "" and
+ * returns -1 when no slot holds it.
+ */
+int platform_slot_of(const char *slots_dir, const char *pci, char *out,
+		     size_t cap);
 
 /*
  * One netlink reply to an RTM_GETQDISC dump: the kind of ifindex's root

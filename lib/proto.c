@@ -945,6 +945,7 @@ static const struct pf_field pf_fields[] = {
     PF_N("driver_version", PF_STR, driver_version),
     PF_N("firmware", PF_STR, firmware),
     PF_N("bus_info", PF_STR, bus),
+    PF_N("pci_slot", PF_STR, slot),
     PF_N("pci_vendor", PF_HEX, vendor),
     PF_N("pci_device", PF_HEX, device),
     PF_N("pci_subvendor", PF_HEX, subvendor),

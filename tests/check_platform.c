@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -265,6 +266,48 @@ START_TEST(test_texts)
 }
 END_TEST
 
+/* The PCI slot of an address, from a slots directory laid out as
+ * /sys/bus/pci/slots is: "<slot>/address" holds domain:bus:device. */
+START_TEST(test_slot)
+{
+	char dir[] = "/tmp/np-slots-XXXXXX", path[128], out[32];
+	static const char *const slots[][2] = {
+	    {"3", "0000:00:03\n"}, {"0", "0000:00:0\n"}, {"7-1", "0000:3b:00"}};
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, slots[i][0]);
+		ck_assert_int_eq(mkdir(path, 0700), 0);
+		snprintf(path, sizeof(path), "%s/%s/address", dir, slots[i][0]);
+		harness_write_file(path, slots[i][1], strlen(slots[i][1]), 0600);
+	}
+	ck_assert_int_eq(platform_slot_of(dir, "0000:00:03.0", out,
+					  sizeof(out)),
+			 0);
+	ck_assert_str_eq(out, "3");
+	ck_assert_int_eq(platform_slot_of(dir, "0000:3b:00.1", out,
+					  sizeof(out)),
+			 0);
+	ck_assert_str_eq(out, "7-1");
+	/* Slot "0" (0000:00:0) is a prefix of 0000:00:03.0's text, not its
+	 * device; and an address in no slot has none. */
+	ck_assert_int_eq(platform_slot_of(dir, "0000:00:04.0", out,
+					  sizeof(out)),
+			 -1);
+	ck_assert_str_eq(out, "");
+	ck_assert_int_eq(platform_slot_of("/nonexistent", "0000:00:03.0", out,
+					  sizeof(out)),
+			 -1);
+	for (int i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s/address", dir, slots[i][0]);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/%s", dir, slots[i][0]);
+		rmdir(path);
+	}
+	rmdir(dir);
+}
+END_TEST
+
 START_TEST(test_codec)
 {
 	struct platform p, q;
@@ -427,6 +470,7 @@ platform_suite(void)
 	tcase_add_test(tc, test_qdisc);
 	tcase_add_test(tc, test_texts);
 	tcase_add_test(tc, test_codec);
+	tcase_add_test(tc, test_slot);
 	suite_add_tcase(s, tc);
 	tcase_add_test(real, test_real_record);
 	tcase_set_timeout(real, 60);
