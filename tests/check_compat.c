@@ -92,7 +92,71 @@ enum diff_id {
 	/* Latency is always kept: from a selector file 2.7 does not notice
 	 * latency selectors, keeps no statistics and prints -1. */
 	DIFF_LATENCY_ALWAYS = 1 << 13,
+	/* The platform selectors: Debian's 2.7.0 looks none of them up on
+	 * Linux and prints a placeholder (Deprecated, 0, 0xfffffffe); ours
+	 * are read from the system (check_platform holds them to it). The
+	 * keys are compared, and 2.7's values must be its placeholders. */
+	DIFF_PLATFORM = 1 << 14,
 };
+
+/* netperf 2.7's platform selectors (doc/output.md). */
+static const char *const platform_keys[] = {
+    "CPU_FREQUENCY",	"SYSTEM_MODEL",	      "VERSION",
+    "MACHINE",		"INTERFACE_NAME",     "INTERFACE_VENDOR",
+    "INTERFACE_DEVICE", "INTERFACE_SUBVENDOR", "INTERFACE_SUBDEVICE",
+    "INTERFACE_SLOT",	"DRIVER_NAME",	      "DRIVER_VERSION",
+    "DRIVER_FIRMWARE",	"DRIVER_BUS",
+};
+
+/* Whether key is LOCAL_ or REMOTE_ and one of platform_keys. */
+static int
+platform_key(const char *key, size_t len)
+{
+	const char *k = key;
+
+	if (len > 6 && strncmp(k, "LOCAL_", 6) == 0)
+		k += 6;
+	else if (len > 7 && strncmp(k, "REMOTE_", 7) == 0)
+		k += 7;
+	else
+		return 0;
+	len -= (size_t)(k - key);
+	for (size_t i = 0; i < sizeof(platform_keys) / sizeof(platform_keys[0]);
+	     i++)
+		if (strlen(platform_keys[i]) == len &&
+		    strncmp(k, platform_keys[i], len) == 0)
+			return 1;
+	return 0;
+}
+
+/* DIFF_PLATFORM: every platform line of 2.7's keyval output holds one
+ * of its placeholders; returns NULL, or a message. */
+static const char *
+platform_placeholders(const char *ref, char *msg, size_t cap)
+{
+	for (const char *p = ref; *p != '\0';) {
+		size_t len = strcspn(p, "\n");
+		const char *eq = memchr(p, '=', len);
+
+		if (eq != NULL && platform_key(p, (size_t)(eq - p))) {
+			size_t vlen = len - (size_t)(eq + 1 - p);
+			const char *v = eq + 1;
+
+			if (!((vlen == 10 && strncmp(v, "Deprecated", 10) == 0) ||
+			      (vlen == 1 && v[0] == '0') ||
+			      (vlen == 10 && strncmp(v, "0xfffffffe", 10) == 0))) {
+				snprintf(msg, cap,
+					 "2.7 gave \"%.*s\", not a placeholder",
+					 (int)len, p);
+				return msg;
+			}
+		}
+		p += len;
+		if (*p == '\n')
+			p++;
+	}
+	return NULL;
+}
 
 /* Applied to every case. */
 #define DIFF_ALWAYS (DIFF_BANNER_ADDR | DIFF_BANNER_DEMO)
@@ -298,9 +362,26 @@ static const struct compat_case cases[] = {
     /* Copy avoidance: both receivers splice into /dev/null. */
     {"test_V", {"-t", "TCP_STREAM", "-l", "-30000000", "--", "-V"}, 0, 0},
     {"test_V_maerts", {"-t", "TCP_MAERTS", "-l", "1", "--", "-V"}, 0, 0},
-    /* Every selector of 2.7 but the platform ones (lib/platform) and
-     * UUID and COMMAND_LINE, which differ by nature, in KEY=value form
-     * with a stream and an RR test each. */
+    /* 2.7's platform selectors, both sides: keys compared, values
+     * the system's (DIFF_PLATFORM). */
+    {"sel_platform",
+     {"-t", "TCP_STREAM", "-l", "1", "--", "-k",
+      "LOCAL_CPU_FREQUENCY,REMOTE_CPU_FREQUENCY,LOCAL_SYSTEM_MODEL,"
+      "REMOTE_SYSTEM_MODEL,LOCAL_VERSION,REMOTE_VERSION,LOCAL_MACHINE,"
+      "REMOTE_MACHINE,LOCAL_INTERFACE_NAME,REMOTE_INTERFACE_NAME,"
+      "LOCAL_INTERFACE_VENDOR,REMOTE_INTERFACE_VENDOR,"
+      "LOCAL_INTERFACE_DEVICE,REMOTE_INTERFACE_DEVICE,"
+      "LOCAL_INTERFACE_SUBVENDOR,REMOTE_INTERFACE_SUBVENDOR,"
+      "LOCAL_INTERFACE_SUBDEVICE,REMOTE_INTERFACE_SUBDEVICE,"
+      "LOCAL_INTERFACE_SLOT,REMOTE_INTERFACE_SLOT,LOCAL_DRIVER_NAME,"
+      "REMOTE_DRIVER_NAME,LOCAL_DRIVER_VERSION,REMOTE_DRIVER_VERSION,"
+      "LOCAL_DRIVER_FIRMWARE,REMOTE_DRIVER_FIRMWARE,LOCAL_DRIVER_BUS,"
+      "REMOTE_DRIVER_BUS"},
+     DIFF_PLATFORM,
+     0},
+    /* Every other selector of 2.7 but UUID and COMMAND_LINE, which
+     * differ by nature, in KEY=value form with a stream and an RR test
+     * each. */
     {"sel_tcp_stream",
      {"-t", "TCP_STREAM", "-l", "1", "-c", "-C", "-B", "tag", "--", "-k",
       "SOCKET_TYPE,PROTOCOL,DIRECTION,ELAPSED_TIME,THROUGHPUT,"
@@ -851,6 +932,10 @@ shape_of(const char *text, unsigned diffs, unsigned flags, struct shape *s,
 		struct line *l = &s->l[s->n++];
 
 		split_line(l, p, len, diffs);
+		/* Platform values are the system's: the key and "=" only. */
+		if ((diffs & DIFF_PLATFORM) && l->n > 2 &&
+		    platform_key(l->a[0].word, strlen(l->a[0].word)))
+			l->n = 2;
 		/* The addresses used, as in the banner (2.7: the wildcard). */
 		if ((diffs & DIFF_BANNER_ADDR) && l->n >= 3 &&
 		    (strcmp(l->a[0].word, "SOURCE_ADDR") == 0 ||
@@ -911,36 +996,6 @@ dump(const char *name, const struct run *ref, const struct run *ours)
 		ours->out, ours->err);
 }
 
-/* netperf 2.7's platform selectors, which lib/platform (a change of its
- * own, in progress beside this one) adds; until it lands they are the
- * only names of 2.7's list allowed to be missing. */
-static const char *const platform_pending[] = {
-    "LOCAL_CPU_FREQUENCY",	 "REMOTE_CPU_FREQUENCY",
-    "LOCAL_SYSTEM_MODEL",	 "REMOTE_SYSTEM_MODEL",
-    "LOCAL_VERSION",		 "REMOTE_VERSION",
-    "LOCAL_MACHINE",		 "REMOTE_MACHINE",
-    "LOCAL_INTERFACE_NAME",	 "REMOTE_INTERFACE_NAME",
-    "LOCAL_INTERFACE_VENDOR",	 "REMOTE_INTERFACE_VENDOR",
-    "LOCAL_INTERFACE_DEVICE",	 "REMOTE_INTERFACE_DEVICE",
-    "LOCAL_INTERFACE_SUBVENDOR", "REMOTE_INTERFACE_SUBVENDOR",
-    "LOCAL_INTERFACE_SUBDEVICE", "REMOTE_INTERFACE_SUBDEVICE",
-    "LOCAL_INTERFACE_SLOT",	 "REMOTE_INTERFACE_SLOT",
-    "LOCAL_DRIVER_NAME",	 "REMOTE_DRIVER_NAME",
-    "LOCAL_DRIVER_VERSION",	 "REMOTE_DRIVER_VERSION",
-    "LOCAL_DRIVER_FIRMWARE",	 "REMOTE_DRIVER_FIRMWARE",
-    "LOCAL_DRIVER_BUS",		 "REMOTE_DRIVER_BUS",
-};
-
-static int
-platform_name(const char *w)
-{
-	for (size_t i = 0;
-	     i < sizeof(platform_pending) / sizeof(platform_pending[0]); i++)
-		if (strcmp(w, platform_pending[i]) == 0)
-			return 1;
-	return 0;
-}
-
 /* Whether word is one of the names in list (split on commas and
  * newlines). */
 static int
@@ -981,7 +1036,7 @@ names_missing(const char *ref, const char *ours, char *msg, size_t cap)
 	}
 	for (w = strtok_r(copy, ",\n", &save); w != NULL;
 	     w = strtok_r(NULL, ",\n", &save))
-		if (!has_name(ours, w) && !platform_name(w)) {
+		if (!has_name(ours, w)) {
 			snprintf(msg, cap, "selector %s is missing", w);
 			free(copy);
 			return msg;
@@ -1036,6 +1091,9 @@ compare(const struct compat_case *c, const struct run *ref,
 			 ref->err[0] ? "written" : "empty");
 		return msg;
 	}
+	if ((diffs & DIFF_PLATFORM) &&
+	    platform_placeholders(ref->out, msg, cap) != NULL)
+		return msg;
 	shape_of(ref->out, diffs & ~DIFF_HISTOGRAM, c->flags, &a, c->name);
 	shape_of(ours->out, diffs, c->flags, &b, c->name);
 	for (int i = 0; i < a.n || i < b.n; i++) {
