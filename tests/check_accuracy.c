@@ -170,20 +170,33 @@ START_TEST(idle_machine_reads_idle)
 	    "-H",     "127.0.0.1", "-p",     harness_port, "-t", "UDP_STREAM",
 	    "-l",     "2",	   "--rate", "100k",	"-c", "-C",
 	    "--json", "--",	   "-m",     "100",	NULL};
-	double all;
+	unsigned long long b0, t0, b1, t1;
+	double all, kernel;
 	json_t *doc;
 
 	if (!harness_quiet("idle_machine_reads_idle"))
 		return;
+	proc_stat_ticks(&b0, &t0);
 	doc = run_json(args);
-	if (!harness_stayed_quiet("idle_machine_reads_idle")) {
+	proc_stat_ticks(&b1, &t1);
+	kernel = 100.0 * (double)(b1 - b0) / (double)(t1 - t0);
+	all = num(doc, "local.cpu.util");
+	/* The kernel's figure over the run says whether the machine stayed
+	 * idle (other work may start at any moment); netperf's must agree
+	 * with it whatever it is. */
+	ck_assert_msg(fabs(all - kernel) <= 1.5,
+		      "netperf read %.2f %% busy, the kernel's /proc/stat "
+		      "%.2f %% over the run",
+		      all, kernel);
+	if (kernel >= 2.0) {
+		harness_skip("idle_machine_reads_idle: not checked, the "
+			     "machine was %.1f %% busy during the test",
+			     kernel);
 		json_decref(doc);
 		return;
 	}
-	all = num(doc, "local.cpu.util");
-	/* 125 datagrams a second cost next to nothing; what else runs on
-	 * the machine shows up here, so the check stays honest: below 2 %
-	 * when the machine is quiet, as CI's is. */
+	/* 125 datagrams a second cost next to nothing: below 2 % on a
+	 * quiet machine, as CI's is. */
 	ck_assert_msg(all < 2.0, "an idle machine read %.2f %% busy", all);
 	ck_assert_double_ge(all, 0);
 	json_decref(doc);
@@ -224,35 +237,32 @@ END_TEST
 
 START_TEST(confidence_converges)
 {
-	const char *args[] = {
-	    "-H", "127.0.0.1", "-p", harness_port, "-t", "TCP_RR", "-l",	  "1",
-	    "-T", "0,0",       "-i", "10,3",	"-I", "99,5",	"--json", NULL};
-	json_t *doc = NULL, *conf = NULL;
-	int tries;
-
 	/*
-	 * On this 2-vCPU VM the interval came within 5 % after 3 to 10 runs
-	 * (10 of 10 sessions met it), so one session in a few needs all ten:
-	 * two sessions, and the claim is that one of them meets it.
+	 * The confidence loop stops as soon as the interval is met. A paced
+	 * UDP_STREAM is steady enough to meet -I 99,5 in the fewest runs
+	 * -i allows; TCP_RR -T 0,0 on this VM met it in 15 of 16 sessions,
+	 * one run sometimes far off the rest, so its convergence is a
+	 * bench/ matter, not a test's.
 	 */
+	const char *args[] = {
+	    "-H",   "127.0.0.1", "-p", harness_port, "-t",	"UDP_STREAM",
+	    "-l",   "1",	 "-i", "10,3",	     "-I",	"99,5",
+	    "--rate", "10M",	 "--json", "--", "-m", "1000", NULL};
+	json_t *doc, *conf;
+
 	if (!harness_quiet("confidence_converges"))
 		return;
-	for (tries = 0; tries < 2; tries++) {
-		json_decref(doc);
-		doc = run_json(args);
-		conf = json_object_get(doc, "confidence");
-		if (json_is_true(json_object_get(conf, "met")))
-			break;
-	}
+	doc = run_json(args);
 	if (!harness_stayed_quiet("confidence_converges")) {
 		json_decref(doc);
 		return;
 	}
+	conf = json_object_get(doc, "confidence");
 	ck_assert_msg(
 	    json_is_true(json_object_get(conf, "met")),
-	    "-I 99,5 not met in two sessions of up to %lld runs",
+	    "-I 99,5 not met in %lld runs",
 	    (long long)json_integer_value(json_object_get(conf, "iterations")));
-	ck_assert_int_ge(
+	ck_assert_int_eq(
 	    json_integer_value(json_object_get(conf, "iterations")), 3);
 	ck_assert_double_le(
 	    json_number_value(json_object_get(
