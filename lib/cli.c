@@ -1122,6 +1122,36 @@ omni_module(struct netperf_opts *o, char *err)
 	return 0;
 }
 
+/*
+ * -N: no netserver. As netperf 2.7, the data port defaults to the
+ * standard service for the test (discard, chargen or echo) and an RR
+ * test's response is its request echoed. What needs netserver is an
+ * error saying so.
+ */
+static int
+no_control_check(struct netperf_opts *o, const struct test_module *m,
+		 char *err)
+{
+	if (m->kind == MODULE_CRR)
+		return err_set(err, "-N: TCP_CRR needs netserver to close each "
+				    "connection; an echo service does not");
+	if (o->remote_cpu)
+		return err_set(err, "-N: -C measures netserver's CPU, and -N "
+				    "runs without one");
+	if (o->streams > 1 || o->bidir || o->wire)
+		return err_set(err, "-N: --streams, --bidir and --wire need "
+				    "netserver");
+	if (o->rdata_port == 0)
+		o->rdata_port = m->kind == MODULE_STREAM ||
+					m->kind == MODULE_UDP_STREAM
+				    ? 9 /* discard */
+				: m->kind == MODULE_MAERTS ? 19 /* chargen */
+							   : 7 /* echo */;
+	if (module_is_rr(m))
+		o->rsp_size = o->req_size;
+	return 0;
+}
+
 int
 cli_netperf_parse(int argc, char **argv, struct netperf_opts *o, char *err)
 {
@@ -1204,9 +1234,7 @@ cli_netperf_parse(int argc, char **argv, struct netperf_opts *o, char *err)
 	    (o->routing < 0 && m->kind == MODULE_UDP_STREAM))
 		o->lx.dontroute = o->rx.dontroute = 1;
 	if (o->no_control)
-		return err_set(err, "-N: a test without a control connection "
-				    "is not supported (netserver's half and "
-				    "its figures need one)");
+		return no_control_check(o, m, err);
 	return 0;
 }
 
@@ -1343,6 +1371,7 @@ cli_netperf_request(const struct netperf_opts *o, struct test_params *p)
 	p->interval_burst = o->interval_burst;
 	p->use_write = o->use_write;
 	p->ldata_port = o->ldata_port;
+	p->no_control = o->no_control;
 	p->lport_min = o->port_min;
 	p->lport_max = o->port_max;
 	p->retry_connect = o->retry_connect;

@@ -181,6 +181,25 @@ read_fill(const char *path, struct client *c, char *err)
 	return 0;
 }
 
+/* -N: no control connection; the peer is the first address of -H, and
+ * this side the wildcard of its family, as 2.7's banner shows. */
+static int
+nocontrol_open(struct client *c, const struct netperf_opts *o, char *err)
+{
+	struct addrinfo *ai;
+
+	if (sock_resolve(o->host, 0, o->family, SOCK_STREAM, &ai, err) < 0)
+		return -1;
+	memcpy(&c->peer, ai->ai_addr, ai->ai_addrlen);
+	c->self.ss_family = ai->ai_family;
+	freeaddrinfo(ai);
+	c->no_control = 1;
+	snprintf(c->server_program, sizeof(c->server_program), "none (-N)");
+	snprintf(c->remote_env.program, sizeof(c->remote_env.program),
+		 "none (-N)");
+	return 0;
+}
+
 int
 client_open(struct client *c, const struct netperf_opts *o, char *err)
 {
@@ -199,6 +218,8 @@ client_open(struct client *c, const struct netperf_opts *o, char *err)
 		return -1;
 	if (o->legacy)
 		return legacy_open(c, o, err);
+	if (o->no_control)
+		return nocontrol_open(c, o, err);
 	have_key = load_key(o, &key, err);
 	if (have_key < 0)
 		return -1;
@@ -630,6 +651,9 @@ local_sizes(const struct netperf_opts *o, struct result *res)
 static int legacy_test(struct client *c, const struct netperf_opts *o,
 		       struct result *res, volatile sig_atomic_t *stop,
 		       char *err);
+static int nocontrol_test(struct client *c, const struct netperf_opts *o,
+			  struct result *res, volatile sig_atomic_t *stop,
+			  char *err);
 
 int
 client_test(struct client *c, const struct netperf_opts *o, struct result *res,
@@ -652,6 +676,8 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 
 	if (c->legacy)
 		return legacy_test(c, o, res, stop, err);
+	if (c->no_control)
+		return nocontrol_test(c, o, res, stop, err);
 	memset(&run, 0, sizeof(run));
 	memset(&dp, 0, sizeof(dp));
 	res->nstreams = n;
@@ -1053,26 +1079,173 @@ legacy_remote(const struct legacy_omni_results *z, int measured,
 	r->cpu.peak_id = z->peak_cpu_id;
 }
 
+/* The one stream of a test with a peer that runs none of our loops:
+ * its counts, and where -T places it (*places NULL when it does not).
+ * Returns 0, or -1 with err set. */
+static int
+one_stream(struct client *c, struct result *res, struct topo_place **places,
+	   char *err)
+{
+	*places = NULL;
+	res->nstreams = 1;
+	res->lstream = calloc(1, sizeof(*res->lstream));
+	res->rstream = calloc(1, sizeof(*res->rstream));
+	if (res->lstream == NULL || res->rstream == NULL)
+		return err_set(err, "out of memory");
+	if (c->cpu_bind[0] == '\0')
+		return 0;
+	*places = calloc(1, sizeof(**places));
+	if (*places == NULL)
+		return err_set(err, "out of memory");
+	if (place_local(c, res, *places, err) < 0)
+		return -1;
+	snprintf(res->local_place.requested, sizeof(res->local_place.requested),
+		 "%s", c->cpu_bind);
+	snprintf(res->local_place.cpus, sizeof(res->local_place.cpus), "%s",
+		 (*places)[0].cpus);
+	res->local_place.numa = (*places)[0].numa;
+	return 0;
+}
+
+/*
+ * Our loop for that one stream, on a data connection to port: a 2.7
+ * netserver's, or -N's discard, chargen or echo service. Nothing of ours
+ * is on the wire (no token, no header). The counts go to res->local;
+ * ctx's buffer, histogram and descriptor (-1 once closed) are the
+ * caller's to free. Returns 0, or -1 with err set.
+ */
+static int
+run_untagged(struct client *c, const struct netperf_opts *o,
+	     struct result *res, int port, struct topo_place *places,
+	     struct test_ctx *ctx, volatile sig_atomic_t *stop, char *err)
+{
+	const struct test_module *m = res->m;
+	struct module_run run;
+	int64_t sizes[4];
+	size_t buflen;
+	int fd;
+
+	memset(&run, 0, sizeof(run));
+	fd = m->kind == MODULE_CRR ? crr_target(o, res, port, ctx, err)
+				   : open_data(o, res, port, err);
+	ctx->fd = fd;
+	if (fd < 0)
+		return -1;
+	if ((m->protocol == IPPROTO_TCP && o->nodelay &&
+	     m->kind != MODULE_CRR && sock_set_nodelay(fd, 1, err) < 0) ||
+	    sock_set_timeouts(fd, 1000, err) < 0)
+		return -1;
+	local_sizes(o, res);
+	res->lstream[0].sndbuf = res->local.sndbuf;
+	res->lstream[0].rcvbuf = res->local.rcvbuf;
+	res->lstream[0].send_size = res->local.send_size;
+	res->lstream[0].recv_size = res->local.recv_size;
+	if (fast_setup(m, &res->p, fd, 0, &res->lstream[0], err) < 0)
+		return -1;
+	sizes[0] = res->local.send_size;
+	sizes[1] = res->local.recv_size;
+	sizes[2] = res->p.req_size;
+	sizes[3] = res->p.rsp_size;
+	ctx->buf = module_buffer(sizes, 4, &buflen);
+	if (ctx->buf == NULL)
+		return err_set(err, "cannot allocate a %zu-byte buffer",
+			       buflen);
+	ctx->buflen = buflen;
+	ctx->p = &res->p;
+	ctx->ctl = -1;
+	ctx->stop = stop;
+	ctx->r = &res->lstream[0];
+	ctx->untagged = 1;
+	if (res->hist != NULL) {
+		ctx->hist = malloc(sizeof(*ctx->hist));
+		if (ctx->hist == NULL)
+			return err_set(err, "out of memory");
+		stats_hist_init(ctx->hist);
+	}
+	run.m = m;
+	run.measure_cpu = o->local_cpu;
+	run.n = 1;
+	run.ctx = ctx;
+	run.topo = places != NULL ? c->topo : NULL;
+	run.places = places;
+	run.interim_sec = c->interim_sec;
+	run.on_interim = c->on_interim;
+	run.arg = c->arg;
+	if (module_run_all(&run, err) < 0)
+		return -1;
+	close(fd);
+	ctx->fd = -1;
+	if (ctx->hist != NULL)
+		stats_hist_merge(res->hist, ctx->hist);
+	module_merge(&run, &res->local);
+	res->local_place.cpu_actual = res->lstream[0].cpu_id;
+	return 0;
+}
+
+/*
+ * -N: no netserver, a standard service at the data port (discard takes
+ * what STREAM tests send, chargen sends what MAERTS receives, echo
+ * answers RR tests). Nobody measures the far end, so as netperf 2.7
+ * does, what was sent counts as received there.
+ */
+static int
+nocontrol_test(struct client *c, const struct netperf_opts *o,
+	       struct result *res, volatile sig_atomic_t *stop, char *err)
+{
+	struct topo_place *places = NULL;
+	struct side_result *l = &res->local, *r = &res->remote;
+	struct test_ctx ctx;
+	int rc = -1;
+
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.fd = -1;
+	ctx.end_own = 1;
+	if (one_stream(c, res, &places, err) < 0 ||
+	    run_untagged(c, o, res, res->p.data_port, places, &ctx, stop,
+			 err) < 0)
+		goto out;
+	/* 2.7's figures for the far end: sizes 0 and -1, TCP's bytes as
+	 * sent, UDP's as none (nothing says what arrived). */
+	memset(r, 0, sizeof(*r));
+	r->elapsed = l->elapsed;
+	if (res->m->kind != MODULE_UDP_STREAM) {
+		r->bytes_recv = l->bytes_sent;
+		r->recv_calls = l->send_calls;
+	}
+	r->bytes_sent = l->bytes_recv;
+	r->send_calls = l->recv_calls;
+	r->trans = l->trans;
+	r->send_size = r->recv_size = -1;
+	r->mss = -1;
+	r->cpu_id = -1;
+	res->rstream[0] = *r;
+	rc = 0;
+out:
+	if (ctx.fd >= 0)
+		close(ctx.fd);
+	free(ctx.buf);
+	free(ctx.hist);
+	if (places != NULL)
+		topo_place_free(&places[0]);
+	free(places);
+	return rc;
+}
+
 /* One test with a 2.7 netserver: DO_OMNI, its response, our loops on the
  * data connection it names, its results. */
 static int
 legacy_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	    volatile sig_atomic_t *stop, char *err)
 {
-	const struct test_module *m = res->m;
 	unsigned char msg[LEGACY_MSG_LEN];
 	struct legacy_omni_request q;
 	struct legacy_omni_response a;
 	struct legacy_omni_results z;
 	struct topo_place *places = NULL;
-	struct module_run run;
 	struct test_ctx ctx;
-	int fd = -1, rc = -1, got, results_ms;
-	int64_t sizes[4];
-	size_t buflen;
+	int rc = -1, got, results_ms;
 	int32_t word;
 
-	memset(&run, 0, sizeof(run));
 	memset(&ctx, 0, sizeof(ctx));
 	ctx.fd = -1;
 	res->legacy = 1;
@@ -1085,23 +1258,8 @@ legacy_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	if (legacy_cpu_word(o, &word, err) < 0 ||
 	    legacy_request_of(o, res, &q, err) < 0)
 		return -1;
-	res->nstreams = 1;
-	res->lstream = calloc(1, sizeof(*res->lstream));
-	res->rstream = calloc(1, sizeof(*res->rstream));
-	if (res->lstream == NULL || res->rstream == NULL)
-		return err_set(err, "out of memory");
-	if (c->cpu_bind[0] != '\0') {
-		places = calloc(1, sizeof(*places));
-		if (places == NULL)
-			return err_set(err, "out of memory");
-		if (place_local(c, res, places, err) < 0)
-			goto out;
-		snprintf(res->local_place.requested,
-			 sizeof(res->local_place.requested), "%s", c->cpu_bind);
-		snprintf(res->local_place.cpus, sizeof(res->local_place.cpus),
-			 "%s", places[0].cpus);
-		res->local_place.numa = places[0].numa;
-	}
+	if (one_stream(c, res, &places, err) < 0)
+		goto out;
 
 	legacy_request_encode(&q, word, msg);
 	if (session_send_raw(c->ctl, msg, sizeof(msg), SESSION_TIMEOUT_MS,
@@ -1136,63 +1294,9 @@ legacy_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	res->remote.send_size = a.send_size;
 	res->remote.recv_size = a.receive_size;
 
-	fd = m->kind == MODULE_CRR ? crr_target(o, res, (int)a.data_port, &ctx,
-						err)
-				   : open_data(o, res, (int)a.data_port, err);
-	if (fd < 0)
+	if (run_untagged(c, o, res, (int)a.data_port, places, &ctx, stop,
+			 err) < 0)
 		goto out;
-	if ((m->protocol == IPPROTO_TCP && o->nodelay &&
-	     m->kind != MODULE_CRR && sock_set_nodelay(fd, 1, err) < 0) ||
-	    sock_set_timeouts(fd, 1000, err) < 0)
-		goto out;
-	local_sizes(o, res);
-	res->lstream[0].sndbuf = res->local.sndbuf;
-	res->lstream[0].rcvbuf = res->local.rcvbuf;
-	res->lstream[0].send_size = res->local.send_size;
-	res->lstream[0].recv_size = res->local.recv_size;
-	if (fast_setup(m, &res->p, fd, 0, &res->lstream[0], err) < 0)
-		goto out;
-	sizes[0] = res->local.send_size;
-	sizes[1] = res->local.recv_size;
-	sizes[2] = res->p.req_size;
-	sizes[3] = res->p.rsp_size;
-	ctx.buf = module_buffer(sizes, 4, &buflen);
-	if (ctx.buf == NULL) {
-		err_set(err, "cannot allocate a %zu-byte buffer", buflen);
-		goto out;
-	}
-	ctx.buflen = buflen;
-	ctx.p = &res->p;
-	ctx.fd = fd;
-	ctx.ctl = -1;
-	ctx.stop = stop;
-	ctx.r = &res->lstream[0];
-	ctx.untagged = 1;
-	if (res->hist != NULL) {
-		ctx.hist = malloc(sizeof(*ctx.hist));
-		if (ctx.hist == NULL) {
-			err_set(err, "out of memory");
-			goto out;
-		}
-		stats_hist_init(ctx.hist);
-	}
-	run.m = m;
-	run.measure_cpu = o->local_cpu;
-	run.n = 1;
-	run.ctx = &ctx;
-	run.topo = places != NULL ? c->topo : NULL;
-	run.places = places;
-	run.interim_sec = c->interim_sec;
-	run.on_interim = c->on_interim;
-	run.arg = c->arg;
-	if (module_run_all(&run, err) < 0)
-		goto out;
-	close(fd);
-	fd = -1;
-	if (ctx.hist != NULL)
-		stats_hist_merge(res->hist, ctx.hist);
-	module_merge(&run, &res->local);
-	res->local_place.cpu_actual = res->lstream[0].cpu_id;
 
 	/* A 2.7 netserver that is not only sending runs its timer past the
 	 * test's length before it gives up on the data connection. */
@@ -1220,8 +1324,8 @@ legacy_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	memset(&res->rstream[0].cpu, 0, sizeof(res->rstream[0].cpu));
 	rc = 0;
 out:
-	if (fd >= 0)
-		close(fd);
+	if (ctx.fd >= 0)
+		close(ctx.fd);
 	free(ctx.buf);
 	free(ctx.hist);
 	if (places != NULL)

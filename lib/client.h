@@ -18,6 +18,8 @@ struct client {
 	/* netserver speaks netperf 2.7's protocol: asked for with --legacy,
 	 * or detected (detected is then 1) when our hello got no answer. */
 	int legacy, detected;
+	/* -N: no control connection and no netserver (ctl stays -1). */
+	int no_control;
 	struct result_env remote_env; /* netserver\'s host, from its hello */
 	/* Placement: -T's first part, resolved against topo (loaded by
 	 * the caller when cpu_bind is set); ifname carries the data, for

@@ -83,6 +83,8 @@ struct test_params {
 	int use_write;
 	/* Client only, for the selectors: -P's local port, -F's file. */
 	int ldata_port;
+	/* Client only: -N, no control connection (the banner says so). */
+	int no_control;
 	/* Client only, TCP_CRR: -p, the range its connections' local ports
 	 * come from, [min, max) as 2.7 takes them (0, 0: the kernel's
 	 * choice); -U, a connect that fails for any reason is retried. */
@@ -177,6 +179,9 @@ struct test_ctx {
 	/* CRR: where to connect (netperf), or who may (netserver). */
 	struct sockaddr_storage peer;
 	socklen_t peerlen;
+	/* -N: the peer never ends the test (chargen sends for ever), so a
+	 * receiving loop ends its interval at end_ns itself. */
+	int end_own;
 	/* The test's token (AUTH_TOKEN_LEN bytes): CRR's starts every
 	 * connection; UDP's may come again, and is never data. NULL for
 	 * none. */

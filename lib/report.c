@@ -11,9 +11,11 @@ report_banner(FILE *out, const struct result *res, const struct report_opts *o)
 		fprintf(out, "OMNI %s TEST", o->omni_dir);
 	else
 		fprintf(out, "MIGRATED %s", res->m->title);
-	fprintf(out, " from %s (%s) port 0 %s to %s (%s) port 0 %s",
+	/* -N: 2.7 names the service's port, the only one there is. */
+	fprintf(out, " from %s (%s) port 0 %s to %s (%s) port %d %s",
 		res->local_name, res->local_addr, fam, res->remote_name,
-		res->remote_addr, fam);
+		res->remote_addr, res->p.no_control ? res->p.data_port : 0,
+		fam);
 	if (o->conf_level > 0)
 		fprintf(out, " : +/-%.3f%% @ %2d%% conf. ", o->conf_width / 2,
 			o->conf_level);
@@ -21,6 +23,8 @@ report_banner(FILE *out, const struct result *res, const struct report_opts *o)
 		fputs(" : nodelay", out);
 	if (res->p.splice)
 		fputs(" : copy avoidance", out);
+	if (res->p.no_control)
+		fputs(" : no control", out);
 	if (o->histogram)
 		fputs(" : histogram", out);
 	/* As 2.7: only the "REQUEST/RESPONSE" tests say it, not CRR, not
@@ -295,8 +299,9 @@ udp_stream_table(FILE *out, const struct result *res,
 			(unsigned long long)r->recv_calls, res->thruput,
 			res->remote_util, res->remote_sd, brand(o));
 	}
-	/* Not in 2.7's table: only at -v 2 (and in the selectors). */
-	if (o->headers && o->verbosity >= 2)
+	/* Not in 2.7's table: only at -v 2 (and in the selectors); with
+	 * -N no one counted what arrived. */
+	if (o->headers && o->verbosity >= 2 && !res->p.no_control)
 		fprintf(
 		    out,
 		    "Lost: %llu of %llu datagrams (%.2f %%), duplicated: %llu, "

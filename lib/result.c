@@ -168,6 +168,11 @@ result_compute(struct result *res)
 		res->lost = got >= sent ? 0 : sent - got;
 		res->loss_pct =
 		    sent ? 100.0 * (double)res->lost / (double)sent : 0;
+		/* -N: no one counted what arrived; loss is not measured. */
+		if (res->p.no_control) {
+			res->lost = 0;
+			res->loss_pct = -1;
+		}
 		break;
 	}
 	case MODULE_RR:

@@ -249,6 +249,9 @@ recv_loop(struct test_ctx *ctx, struct splice_sink *sink)
 			progress = now;
 			if (ctx->hist != NULL)
 				stats_hist_add(ctx->hist, now - then);
+			if (ctx->end_own && ctx->end_ns != 0 &&
+			    now >= ctx->end_ns)
+				break;
 			/* A sender that never stops must not hold this end:
 			 * not past the end of a timed test, nor past the
 			 * bytes asked for in a counted one. */
