@@ -648,6 +648,36 @@ local_sizes(const struct netperf_opts *o, struct result *res)
 		res->local.recv_size = MODULE_UDP_MAX + 1;
 }
 
+/* netperf's side of a run of n streams in ctx, placed by places (or
+ * not, when NULL), with -D's interim reports. */
+static void
+run_setup(struct module_run *run, const struct client *c,
+	  const struct netperf_opts *o, const struct test_module *m, int n,
+	  struct test_ctx *ctx, struct topo_place *places)
+{
+	run->m = m;
+	run->measure_cpu = o->local_cpu;
+	run->n = n;
+	run->ctx = ctx;
+	run->topo = places != NULL ? c->topo : NULL;
+	run->places = places;
+	run->interim_sec = c->interim_sec;
+	run->on_interim = c->on_interim;
+	run->arg = c->arg;
+}
+
+/* A stream's own latency histogram, merged into the result's at the
+ * end; returns 0, or -1 with err set. */
+static int
+stream_hist(struct test_ctx *ctx, char *err)
+{
+	ctx->hist = malloc(sizeof(*ctx->hist));
+	if (ctx->hist == NULL)
+		return err_set(err, "out of memory");
+	stats_hist_init(ctx->hist);
+	return 0;
+}
+
 static int legacy_test(struct client *c, const struct netperf_opts *o,
 		       struct result *res, volatile sig_atomic_t *stop,
 		       char *err);
@@ -796,14 +826,8 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 		ctx[i].r = r;
 		ctx[i].token = token;
 		ctx[i].reverse = module_stream_reversed(&res->p, i);
-		if (res->hist != NULL) {
-			ctx[i].hist = malloc(sizeof(*ctx[i].hist));
-			if (ctx[i].hist == NULL) {
-				err_set(err, "out of memory");
-				goto out;
-			}
-			stats_hist_init(ctx[i].hist);
-		}
+		if (res->hist != NULL && stream_hist(&ctx[i], err) < 0)
+			goto out;
 	}
 	if (res->p.wire && start_wire(&ws, res, o, fds, n, err) < 0)
 		goto out;
@@ -826,15 +850,7 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 		goto out;
 	}
 	run.start_at_ns = res->p.start_at_ns;
-	run.m = m;
-	run.measure_cpu = o->local_cpu;
-	run.n = n;
-	run.ctx = ctx;
-	run.topo = places != NULL ? c->topo : NULL;
-	run.places = places;
-	run.interim_sec = c->interim_sec;
-	run.on_interim = c->on_interim;
-	run.arg = c->arg;
+	run_setup(&run, c, o, m, n, ctx, places);
 	run.on_stop = send_stop;
 	run.stop_arg = c;
 	rc = module_run_all(&run, err);
@@ -1156,21 +1172,9 @@ run_untagged(struct client *c, const struct netperf_opts *o,
 	ctx->stop = stop;
 	ctx->r = &res->lstream[0];
 	ctx->untagged = 1;
-	if (res->hist != NULL) {
-		ctx->hist = malloc(sizeof(*ctx->hist));
-		if (ctx->hist == NULL)
-			return err_set(err, "out of memory");
-		stats_hist_init(ctx->hist);
-	}
-	run.m = m;
-	run.measure_cpu = o->local_cpu;
-	run.n = 1;
-	run.ctx = ctx;
-	run.topo = places != NULL ? c->topo : NULL;
-	run.places = places;
-	run.interim_sec = c->interim_sec;
-	run.on_interim = c->on_interim;
-	run.arg = c->arg;
+	if (res->hist != NULL && stream_hist(ctx, err) < 0)
+		return -1;
+	run_setup(&run, c, o, m, 1, ctx, places);
 	if (module_run_all(&run, err) < 0)
 		return -1;
 	close(fd);
@@ -1180,6 +1184,19 @@ run_untagged(struct client *c, const struct netperf_opts *o,
 	module_merge(&run, &res->local);
 	res->local_place.cpu_actual = res->lstream[0].cpu_id;
 	return 0;
+}
+
+/* What run_untagged and one_stream leave to their caller. */
+static void
+untagged_free(struct test_ctx *ctx, struct topo_place *places)
+{
+	if (ctx->fd >= 0)
+		close(ctx->fd);
+	free(ctx->buf);
+	free(ctx->hist);
+	if (places != NULL)
+		topo_place_free(&places[0]);
+	free(places);
 }
 
 /*
@@ -1221,13 +1238,7 @@ nocontrol_test(struct client *c, const struct netperf_opts *o,
 	res->rstream[0] = *r;
 	rc = 0;
 out:
-	if (ctx.fd >= 0)
-		close(ctx.fd);
-	free(ctx.buf);
-	free(ctx.hist);
-	if (places != NULL)
-		topo_place_free(&places[0]);
-	free(places);
+	untagged_free(&ctx, places);
 	return rc;
 }
 
@@ -1324,12 +1335,6 @@ legacy_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	memset(&res->rstream[0].cpu, 0, sizeof(res->rstream[0].cpu));
 	rc = 0;
 out:
-	if (ctx.fd >= 0)
-		close(ctx.fd);
-	free(ctx.buf);
-	free(ctx.hist);
-	if (places != NULL)
-		topo_place_free(&places[0]);
-	free(places);
+	untagged_free(&ctx, places);
 	return rc;
 }

@@ -94,30 +94,31 @@ harness_skip(const char *fmt, ...)
 	}
 }
 
-int
-harness_quiet(const char *what)
+/* Samples the machine for seconds: 1 when quiet, else a skip of what
+ * saying when ("before", "after") it was busy, and 0. */
+static int
+quiet_for(const char *what, double seconds, const char *when)
 {
-	double busy = harness_machine_busy(1.0);
+	double busy = harness_machine_busy(seconds);
 
 	if (busy >= 0 && busy <= HARNESS_QUIET_LIMIT)
 		return 1;
-	harness_skip("%s: not checked, the machine was %.1f %% busy before "
+	harness_skip("%s: not checked, the machine was %.1f %% busy %s "
 		     "the test, over the %.0f %% a quiet one shows",
-		     what, busy, HARNESS_QUIET_LIMIT);
+		     what, busy, when, HARNESS_QUIET_LIMIT);
 	return 0;
+}
+
+int
+harness_quiet(const char *what)
+{
+	return quiet_for(what, 1.0, "before");
 }
 
 int
 harness_stayed_quiet(const char *what)
 {
-	double busy = harness_machine_busy(0.5);
-
-	if (busy >= 0 && busy <= HARNESS_QUIET_LIMIT)
-		return 1;
-	harness_skip("%s: not checked, the machine was %.1f %% busy after "
-		     "the test, over the %.0f %% a quiet one shows",
-		     what, busy, HARNESS_QUIET_LIMIT);
-	return 0;
+	return quiet_for(what, 0.5, "after");
 }
 
 double
