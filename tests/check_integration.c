@@ -411,6 +411,36 @@ START_TEST(no_control_services)
 }
 END_TEST
 
+/* -N with no port named: 2.7's pick, echo (7) for TCP_RR. Binding port 7
+ * needs root, as CI is. */
+START_TEST(no_control_default_port)
+{
+	const char *args[] = {"-N", "-H", "127.0.0.1", "-t", "TCP_RR",
+			      "-l", "0.5", NULL};
+	const char *echo[] = {"TCP4-LISTEN:7,bind=127.0.0.1,reuseaddr,fork",
+			      "PIPE", NULL};
+	struct harness_out o;
+	double v[8];
+	pid_t s;
+
+	if (geteuid() != 0 || access("/usr/bin/socat", X_OK) != 0) {
+		harness_skip("no_control_default_port: needs root to bind the "
+			     "echo port and socat (scripts/deps)");
+		return;
+	}
+	s = socat_start(echo);
+	ck_assert_msg(port_bound("tcp", 7), "socat did not listen on port 7");
+	ck_assert_int_eq(harness_netperf(args, 30, &o), 0);
+	socat_stop(s);
+	ck_assert_msg(o.status == 0, "exit %d: %s", o.status, o.err);
+	ck_assert_msg(strstr(o.out, "(127.0.0.1) port 7 AF_INET : no control") !=
+			  NULL,
+		      "%s", o.out);
+	ck_assert_int_eq(harness_data_numbers(o.out, 0, v, 8), 6);
+	ck_assert_msg(v[5] > 100, "%.2f transactions a second", v[5]);
+}
+END_TEST
+
 /* -N and what needs netserver: one line naming it, status 2. */
 START_TEST(no_control_refusals)
 {
@@ -857,6 +887,7 @@ integration_suite(void)
 	tcase_add_test(bad, client_vanishes_mid_test);
 	tcase_add_test(bad, no_control_services);
 	tcase_add_test(bad, no_control_refusals);
+	tcase_add_test(bad, no_control_default_port);
 	suite_add_tcase(s, bad);
 	return s;
 }
