@@ -36,8 +36,8 @@
 
 #include <arpa/inet.h>
 
-#include "clock.h"
-#include "stats.h"
+#include "np/clock.h"
+#include "np/stats.h"
 
 #define FLOOR_MAX_SECS 3600
 #define FLOOR_MAX_SIZE (4 << 20)

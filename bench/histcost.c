@@ -25,8 +25,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "clock.h"
-#include "stats.h"
+#include "np/clock.h"
+#include "np/stats.h"
 
 #define HC_NVALS (1 << 16)
 #define HC_ITERS 2000000

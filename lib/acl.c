@@ -1,4 +1,4 @@
-#include "acl.h"
+#include "np/acl.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
+#include "np/err.h"
 
 /* The 12-byte prefix of an IPv4-mapped IPv6 address. */
 static const unsigned char v4_mapped[12] = {0, 0, 0, 0, 0,    0,

@@ -1,4 +1,4 @@
-#include "admit.h"
+#include "np/admit.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -6,9 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "err.h"
-#include "sock.h"
+#include "np/clock.h"
+#include "np/err.h"
+#include "np/sock.h"
 
 int
 admit_init(struct admit *a, int lfd, int ctl, int watch_ctl,

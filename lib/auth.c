@@ -1,4 +1,4 @@
-#include "auth.h"
+#include "np/auth.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +19,7 @@
 #include <openssl/params.h>
 #include <openssl/rand.h>
 
-#include "err.h"
+#include "np/err.h"
 
 /* The shortest secret accepted, in bytes: 128 bits if they are random. */
 #define AUTH_KEY_MIN 16

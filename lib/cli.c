@@ -1,4 +1,4 @@
-#include "cli.h"
+#include "np/cli.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -10,10 +10,10 @@
 #include <strings.h>
 #include <sys/socket.h>
 
-#include "clock.h"
-#include "err.h"
-#include "fast.h"
-#include "units.h"
+#include "np/clock.h"
+#include "np/err.h"
+#include "np/fast.h"
+#include "np/units.h"
 
 /* The largest message or buffer size netperf will ask for: 1 GiB. */
 #define CLI_SIZE_MAX ((int64_t)1 << 30)

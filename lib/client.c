@@ -1,4 +1,4 @@
-#include "client.h"
+#include "np/client.h"
 
 #include <errno.h>
 #include <math.h>
@@ -9,14 +9,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "auth.h"
-#include "clock.h"
-#include "escape.h"
-#include "legacy.h"
-#include "fast.h"
-#include "proto.h"
-#include "session.h"
-#include "sock.h"
+#include "np/auth.h"
+#include "np/clock.h"
+#include "np/escape.h"
+#include "np/legacy.h"
+#include "np/fast.h"
+#include "np/proto.h"
+#include "np/session.h"
+#include "np/sock.h"
 
 /* Milliseconds to wait for a connection to netserver. */
 #define CLIENT_CONNECT_MS 5000

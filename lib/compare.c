@@ -1,4 +1,4 @@
-#include "compare.h"
+#include "np/compare.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -7,8 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "stats.h"
-#include "sweep.h"
+#include "np/stats.h"
+#include "np/sweep.h"
 
 /* The largest result file --compare reads. */
 #define COMPARE_MAX_FILE (64L << 20)

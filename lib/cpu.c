@@ -1,4 +1,4 @@
-#include "cpu.h"
+#include "np/cpu.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "err.h"
+#include "np/err.h"
 
 /* No machine has this many CPUs; a larger N is a corrupt line, and taking it
  * at its word would make us calloc gigabytes. */

@@ -1,4 +1,4 @@
-#include "escape.h"
+#include "np/escape.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-#include "fast.h"
+#include "np/fast.h"
 
 #include <errno.h>
 #include <linux/errqueue.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "err.h"
+#include "np/err.h"
 
 /* Older headers lack these; the values are the kernel's ABI. */
 #ifndef UDP_SEGMENT

@@ -1,4 +1,4 @@
-#include "legacy.h"
+#include "np/legacy.h"
 
 #include <errno.h>
 #include <math.h>
@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "be.h"
-#include "err.h"
-#include "module.h"
+#include "np/be.h"
+#include "np/err.h"
+#include "np/module.h"
 
 /* Byte offsets of the raw tails: after the header and the converted ints. */
 #define REQ_TAIL (8 + 38 * 4)

@@ -1,4 +1,4 @@
-#include "merge.h"
+#include "np/merge.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "output.h"
+#include "np/output.h"
 
 void
 merge_init(struct merge *m)

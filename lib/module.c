@@ -1,4 +1,4 @@
-#include "module.h"
+#include "np/module.h"
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -10,10 +10,10 @@
 #include <sched.h>
 #include <strings.h>
 
-#include "auth.h"
-#include "clock.h"
-#include "err.h"
-#include "sock.h"
+#include "np/auth.h"
+#include "np/clock.h"
+#include "np/err.h"
+#include "np/sock.h"
 
 const struct test_module module_table[] = {
     {"TCP_STREAM", "TCP STREAM TEST", SOCK_STREAM, IPPROTO_TCP, MODULE_STREAM,

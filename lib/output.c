@@ -1,4 +1,4 @@
-#include "output.h"
+#include "np/output.h"
 
 #include <ctype.h>
 #include <jansson.h>
@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "proto.h"
+#include "np/err.h"
+#include "np/proto.h"
 
 /*
  * The selector table: netperf 2.7's omni names and the four title lines

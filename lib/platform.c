@@ -1,4 +1,4 @@
-#include "platform.h"
+#include "np/platform.h"
 
 #include <ctype.h>
 #include <dirent.h>
@@ -26,9 +26,9 @@
 #include <cpuid.h>
 #endif
 
-#include "cpu.h"
-#include "err.h"
-#include "wire.h"
+#include "np/cpu.h"
+#include "np/err.h"
+#include "np/wire.h"
 
 #ifndef NP_BUILD
 #define NP_BUILD "unknown"

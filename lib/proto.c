@@ -1,4 +1,4 @@
-#include "proto.h"
+#include "np/proto.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "be.h"
-#include "err.h"
-#include "escape.h"
+#include "np/be.h"
+#include "np/err.h"
+#include "np/escape.h"
 
 ssize_t
 proto_encode(const json_t *msg, char *buf, size_t cap, char *err)

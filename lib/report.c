@@ -1,4 +1,4 @@
-#include "report.h"
+#include "np/report.h"
 
 #include <string.h>
 

@@ -1,4 +1,4 @@
-#include "result.h"
+#include "np/result.h"
 
 #include <math.h>
 #include <stdio.h>

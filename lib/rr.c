@@ -1,5 +1,5 @@
 /* The request/response loops: TCP_RR, with -b transactions in flight. */
-#include "module.h"
+#include "np/module.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -11,11 +11,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "admit.h"
-#include "auth.h"
-#include "clock.h"
-#include "err.h"
-#include "sock.h"
+#include "np/admit.h"
+#include "np/auth.h"
+#include "np/clock.h"
+#include "np/err.h"
+#include "np/sock.h"
 
 /* Sends len bytes in full; returns 0, or -1 with err set when the peer
  * stops taking them (see module_stalled). */

@@ -1,4 +1,4 @@
-#include "server.h"
+#include "np/server.h"
 
 #include <errno.h>
 #include <net/if.h>
@@ -10,15 +10,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "admit.h"
-#include "clock.h"
-#include "escape.h"
-#include "legacy.h"
-#include "fast.h"
-#include "proto.h"
-#include "session.h"
-#include "sock.h"
-#include "wire.h"
+#include "np/admit.h"
+#include "np/clock.h"
+#include "np/escape.h"
+#include "np/legacy.h"
+#include "np/fast.h"
+#include "np/proto.h"
+#include "np/session.h"
+#include "np/sock.h"
+#include "np/wire.h"
 
 /* How often the guard looks at the stop flag and the test's deadline. */
 #define GUARD_TICK_NS (100 * 1000000ULL)

@@ -3,7 +3,7 @@
  * 656-byte messages decoded by lib/legacy.c, the six tests run by the same
  * loops and held to the same limits as our own protocol's.
  */
-#include "server.h"
+#include "np/server.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -14,12 +14,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "auth.h"
-#include "clock.h"
-#include "fast.h"
-#include "legacy.h"
-#include "session.h"
-#include "sock.h"
+#include "np/auth.h"
+#include "np/clock.h"
+#include "np/fast.h"
+#include "np/legacy.h"
+#include "np/session.h"
+#include "np/sock.h"
 
 /* The longest one read of the control connection is left waiting before
  * the stop flag is looked at again. */

@@ -1,14 +1,14 @@
-#include "session.h"
+#include "np/session.h"
 
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
 #include <sys/socket.h>
 
-#include "clock.h"
-#include "err.h"
-#include "escape.h"
-#include "proto.h"
+#include "np/clock.h"
+#include "np/err.h"
+#include "np/escape.h"
+#include "np/proto.h"
 
 /* Waits until fd is ready for events or the deadline passes; returns 1
  * when ready, 0 on time-out, -1 on error. */

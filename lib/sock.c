@@ -1,4 +1,4 @@
-#include "sock.h"
+#include "np/sock.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -13,7 +13,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "err.h"
+#include "np/err.h"
 
 int
 sock_resolve(const char *host, int port, int family, int socktype,

@@ -1,4 +1,4 @@
-#include "stats.h"
+#include "np/stats.h"
 
 #include <float.h>
 #include <math.h>

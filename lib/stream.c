@@ -1,5 +1,5 @@
 /* The bulk-transfer loops: TCP_STREAM and TCP_MAERTS, both directions. */
-#include "module.h"
+#include "np/module.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,10 +13,10 @@
 #include <unistd.h>
 #include <sys/uio.h>
 
-#include "be.h"
-#include "clock.h"
-#include "err.h"
-#include "fast.h"
+#include "np/be.h"
+#include "np/clock.h"
+#include "np/err.h"
+#include "np/fast.h"
 
 #ifndef UDP_GRO
 #define UDP_GRO 104

@@ -1,4 +1,4 @@
-#include "sweep.h"
+#include "np/sweep.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -6,9 +6,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "module.h"
-#include "units.h"
+#include "np/err.h"
+#include "np/module.h"
+#include "np/units.h"
 
 int
 sweep_parse(const char *arg, struct sweep *s, char *err)

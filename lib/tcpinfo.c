@@ -1,4 +1,4 @@
-#include "tcpinfo.h"
+#include "np/tcpinfo.h"
 
 #include <errno.h>
 #include <netinet/in.h>
@@ -10,7 +10,7 @@
  * here. The two headers cannot meet in one file. */
 #include <linux/tcp.h>
 
-#include "err.h"
+#include "np/err.h"
 
 const struct tcpinfo_field tcpinfo_fields[TCPINFO_NFIELDS] = {
 #define TCPINFO_DESC(X, id, key, merge, counter, title, unit)                  \

@@ -1,4 +1,4 @@
-#include "topo.h"
+#include "np/topo.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "err.h"
+#include "np/err.h"
 
 /* The hwloc object types a spec may name, with the word used in messages. */
 struct topo_type_name {

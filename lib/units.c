@@ -1,4 +1,4 @@
-#include "units.h"
+#include "np/units.h"
 
 #include <errno.h>
 #include <math.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
+#include "np/err.h"
 
 int
 units_parse_size(const char *s, int64_t max, int64_t *out, char *err)

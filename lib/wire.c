@@ -1,4 +1,4 @@
-#include "wire.h"
+#include "np/wire.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -19,8 +19,8 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "be.h"
-#include "err.h"
+#include "np/be.h"
+#include "np/err.h"
 
 /* Enough for Ethernet + VLAN + IPv6 + TCP with options: we never need the
  * payload, only the headers and the lengths they announce. */

@@ -5,21 +5,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "auth.h"
-#include "cli.h"
-#include "merge.h"
-#include "clock.h"
-#include "compare.h"
-#include "output.h"
-#include "proto.h"
-#include "sock.h"
-#include "topo.h"
-#include "client.h"
-#include "report.h"
-#include "result.h"
-#include "stats.h"
-#include "sweep.h"
-#include "wire.h"
+#include "np/auth.h"
+#include "np/cli.h"
+#include "np/merge.h"
+#include "np/clock.h"
+#include "np/compare.h"
+#include "np/output.h"
+#include "np/proto.h"
+#include "np/sock.h"
+#include "np/topo.h"
+#include "np/client.h"
+#include "np/report.h"
+#include "np/result.h"
+#include "np/stats.h"
+#include "np/sweep.h"
+#include "np/wire.h"
 
 static volatile sig_atomic_t stop_requested;
 

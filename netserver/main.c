@@ -18,16 +18,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "acl.h"
-#include "auth.h"
-#include "cli.h"
-#include "clock.h"
-#include "err.h"
-#include "escape.h"
-#include "proto.h"
-#include "server.h"
-#include "session.h"
-#include "sock.h"
+#include "np/acl.h"
+#include "np/auth.h"
+#include "np/cli.h"
+#include "np/clock.h"
+#include "np/err.h"
+#include "np/escape.h"
+#include "np/proto.h"
+#include "np/server.h"
+#include "np/session.h"
+#include "np/sock.h"
 
 /* How long the parent waits for its children after SIGTERM before it
  * kills them. */

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "stats.h"
+#include "np/stats.h"
 
 /* Runs netperf with --json and returns the parsed document. */
 static json_t *

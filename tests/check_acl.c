@@ -3,8 +3,8 @@
 #include <netinet/in.h>
 #include <string.h>
 
-#include "acl.h"
-#include "err.h"
+#include "np/acl.h"
+#include "np/err.h"
 #include "harness.h"
 
 static struct sockaddr_storage

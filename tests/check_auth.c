@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "auth.h"
-#include "err.h"
+#include "np/auth.h"
+#include "np/err.h"
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 

@@ -5,9 +5,9 @@
 #include <string.h>
 #include <sys/socket.h>
 
-#include "cli.h"
-#include "err.h"
-#include "proto.h"
+#include "np/cli.h"
+#include "np/err.h"
+#include "np/proto.h"
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 #define MAX_ARGS 64

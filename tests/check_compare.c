@@ -13,10 +13,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "compare.h"
-#include "err.h"
+#include "np/compare.h"
+#include "np/err.h"
 #include "harness.h"
-#include "stats.h"
+#include "np/stats.h"
 
 /*
  * The reference values below were not computed by this code. The R

@@ -6,9 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "clock.h"
-#include "cpu.h"
-#include "err.h"
+#include "np/clock.h"
+#include "np/cpu.h"
+#include "np/err.h"
 
 #define TOL 1e-9
 

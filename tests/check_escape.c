@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "escape.h"
+#include "np/escape.h"
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 

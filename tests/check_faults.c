@@ -19,9 +19,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "auth.h"
+#include "np/auth.h"
 #include "harness.h"
-#include "proto.h"
+#include "np/proto.h"
 
 static struct harness_server srv;
 static char port_text[16];

@@ -23,8 +23,8 @@
 
 #include <jansson.h>
 
-#include "auth.h"
-#include "module.h"
+#include "np/auth.h"
+#include "np/module.h"
 
 /* Reads a whole file into a NUL-terminated malloc'd buffer (NULL when it
  * cannot); *len gets its size. */

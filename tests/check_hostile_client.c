@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "result.h"
+#include "np/result.h"
 
 /* The test's token, as a fake netserver hands it out. */
 #define TOKEN_HEX "000102030405060708090a0b0c0d0e0f"

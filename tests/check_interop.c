@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "legacy.h"
+#include "np/legacy.h"
 
 static char ref_bin[1024]; /* the directory of 2.7's two binaries */
 

@@ -9,10 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "err.h"
+#include "np/err.h"
 #include "harness.h"
-#include "legacy.h"
-#include "module.h"
+#include "np/legacy.h"
+#include "np/module.h"
 
 static void
 load(const char *name, unsigned char buf[LEGACY_MSG_LEN])

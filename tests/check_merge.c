@@ -1,4 +1,4 @@
-#include "merge.h"
+#include "np/merge.h"
 
 #include "harness.h"
 
@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "output.h"
+#include "np/output.h"
 
 /* Deterministic xorshift64* so every run sees the same data. */
 static uint64_t

@@ -11,8 +11,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "output.h"
+#include "np/err.h"
+#include "np/output.h"
 
 /* A buffer of everything written to a memory stream. */
 struct mem {

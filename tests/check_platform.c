@@ -14,10 +14,10 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "err.h"
+#include "np/err.h"
 #include "harness.h"
-#include "platform.h"
-#include "proto.h"
+#include "np/platform.h"
+#include "np/proto.h"
 
 /* An x86 guest's /proc/cpuinfo, cut to two CPUs. */
 static const char cpuinfo_x86[] =

@@ -8,10 +8,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "err.h"
-#include "proto.h"
-#include "server.h"
-#include "stats.h"
+#include "np/err.h"
+#include "np/proto.h"
+#include "np/server.h"
+#include "np/stats.h"
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 

@@ -17,8 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "err.h"
+#include "np/cli.h"
+#include "np/err.h"
 #include "harness.h"
 
 static void

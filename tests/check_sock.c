@@ -6,8 +6,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "sock.h"
+#include "np/err.h"
+#include "np/sock.h"
 
 /* As many UDP sockets as --streams 64 binds, and rounds enough that a
  * shared port (about one socket in 350 when SO_REUSEADDR was set) shows. */

@@ -1,4 +1,4 @@
-#include "stats.h"
+#include "np/stats.h"
 
 #include "harness.h"
 

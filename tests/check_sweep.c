@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "sweep.h"
+#include "np/sweep.h"
 
 START_TEST(parse_good)
 {

@@ -31,10 +31,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "err.h"
+#include "np/err.h"
 #include "harness.h"
-#include "proto.h"
-#include "tcpinfo.h"
+#include "np/proto.h"
+#include "np/tcpinfo.h"
 
 #define CMD_TIMEOUT 60.0
 

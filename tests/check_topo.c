@@ -5,8 +5,8 @@
 #include <sched.h>
 #include <string.h>
 
-#include "err.h"
-#include "topo.h"
+#include "np/err.h"
+#include "np/topo.h"
 
 #ifndef NP_TEST_DATA
 #define NP_TEST_DATA "tests/data"

@@ -4,8 +4,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "err.h"
-#include "units.h"
+#include "np/err.h"
+#include "np/units.h"
 
 #define TOL 1e-12
 

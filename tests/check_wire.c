@@ -15,8 +15,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "wire.h"
+#include "np/err.h"
+#include "np/wire.h"
 
 #define PKT_MAX 70000
 

@@ -17,8 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cpu.h"
-#include "err.h"
+#include "np/cpu.h"
+#include "np/err.h"
 
 #ifndef NP_NETSERVER
 #define NP_NETSERVER "netserver"

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "proto.h"
-#include "stats.h"
+#include "np/err.h"
+#include "np/proto.h"
+#include "np/stats.h"
 
 static const char *dir;
 

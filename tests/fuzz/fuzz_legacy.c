@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "legacy.h"
-#include "module.h"
+#include "np/err.h"
+#include "np/legacy.h"
+#include "np/module.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

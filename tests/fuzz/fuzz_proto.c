@@ -15,11 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "escape.h"
-#include "proto.h"
-#include "server.h"
-#include "stats.h"
+#include "np/err.h"
+#include "np/escape.h"
+#include "np/proto.h"
+#include "np/server.h"
+#include "np/stats.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -12,12 +12,12 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "cpu.h"
-#include "err.h"
-#include "sock.h"
-#include "stats.h"
-#include "tcpinfo.h"
-#include "topo.h"
+#include "np/cpu.h"
+#include "np/err.h"
+#include "np/sock.h"
+#include "np/stats.h"
+#include "np/tcpinfo.h"
+#include "np/topo.h"
 
 enum module_kind {
 	MODULE_STREAM,	   /* netperf sends, netserver receives */

@@ -6,8 +6,8 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "auth.h"
-#include "module.h"
+#include "np/auth.h"
+#include "np/module.h"
 
 /* What this server allows, whatever a client asks. */
 struct server_limits {

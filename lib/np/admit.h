@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
-#include "auth.h"
+#include "np/auth.h"
 
 /* How long an accepted connection has to present its token. */
 #define ADMIT_TOKEN_MS 2000

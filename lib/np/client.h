@@ -6,9 +6,9 @@
 #include <net/if.h>
 #include <sys/socket.h>
 
-#include "cli.h"
-#include "result.h"
-#include "topo.h"
+#include "np/cli.h"
+#include "np/result.h"
+#include "np/topo.h"
 
 struct client {
 	int ctl;		      /* control socket, -1 when closed */

@@ -12,7 +12,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "err.h"
+#include "np/err.h"
 
 /* The figures compared, in table order. */
 enum compare_fig {

@@ -8,8 +8,8 @@
 #include <net/if.h>
 #include <stdint.h>
 
-#include "acl.h"
-#include "module.h"
+#include "np/acl.h"
+#include "np/module.h"
 
 #define CLI_HOST_LEN 256
 #define CLI_PATH_LEN 1024

@@ -6,12 +6,12 @@
 #ifndef NP_RESULT_H
 #define NP_RESULT_H
 
-#include "module.h"
-#include "platform.h"
-#include "sock.h"
-#include "stats.h"
-#include "units.h"
-#include "wire.h"
+#include "np/module.h"
+#include "np/platform.h"
+#include "np/sock.h"
+#include "np/stats.h"
+#include "np/units.h"
+#include "np/wire.h"
 
 /* What one side says of itself: printed in JSON and -v 2. */
 struct result_env {

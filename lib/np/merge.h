@@ -18,9 +18,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "err.h"
-#include "result.h"
-#include "stats.h"
+#include "np/err.h"
+#include "np/result.h"
+#include "np/stats.h"
 
 #define MERGE_NAME_LEN 256
 

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <sys/socket.h>
 
-#include "topo.h"
+#include "np/topo.h"
 
 #define PLATFORM_MAX_VULNS 32
 /* Room for a CPU list such as "0-3,8,10-11". */

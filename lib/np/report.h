@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "result.h"
+#include "np/result.h"
 
 struct report_opts {
 	int headers;	   /* -P: banner and column titles */

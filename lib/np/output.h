@@ -8,7 +8,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
-#include "result.h"
+#include "np/result.h"
 
 /* The largest number of selectors one list may name. */
 #define OUTPUT_MAX_FIELDS 512

@@ -14,9 +14,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "module.h"
-#include "platform.h"
-#include "result.h"
+#include "np/module.h"
+#include "np/platform.h"
+#include "np/result.h"
 
 #define PROTO_VERSION 1
 #define PROTO_HDR_LEN 4

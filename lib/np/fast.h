@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "module.h"
+#include "np/module.h"
 
 /* The most datagrams one --batch call moves. */
 #define FAST_BATCH_MAX 64

@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "cli.h"
-#include "result.h"
+#include "np/cli.h"
+#include "np/result.h"
 
 #define SWEEP_MAX 64
 
