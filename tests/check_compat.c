@@ -349,6 +349,20 @@ static const struct compat_case cases[] = {
     {"test_q", {"-t", "TCP_STREAM", "-l", "-30000000", "--", "-q", "100M"},
      DIFF_NOT_BUILT, 0},
     {"test_R", {"-t", "UDP_STREAM", "-l", "1", "--", "-R", "1"}, 0, 0},
+    /* -e receive timeout, -G TCP_MAXSEG (the MSS both report), -L and
+     * -P the data connection's local address and ports, -h the test's
+     * usage. */
+    {"test_e", {"-t", "TCP_RR", "-l", "-3000", "--", "-e", "5"}, 0, 0},
+    {"test_G",
+     {"-t", "TCP_STREAM", "-l", "-30000000", "--", "-G", "1000", "-k",
+      "THROUGHPUT,TRANSPORT_MSS"},
+     0,
+     0},
+    {"test_L_P",
+     {"-t", "TCP_RR", "-l", "-3000", "--", "-L", "127.0.0.1", "-P", "0,0"},
+     0,
+     0},
+    {"test_h", {"-t", "TCP_STREAM", "--", "-h"}, DIFF_USAGE_TEXT, 0},
     {"test_u",
      {"-t", "TCP_RR", "-l", "-3000", "--", "-u",
       "11111111-2222-3333-4444-555555555555", "-k", "UUID,THROUGHPUT"},
