@@ -5,6 +5,7 @@
  */
 #include <jansson.h>
 #include <math.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -85,6 +86,46 @@ proc_stat_ticks(unsigned long long *busy, unsigned long long *total)
 	*busy = *total - v[3] - v[4];
 }
 
+/*
+ * The kernel's machine-wide utilisation over a window inside a run:
+ * from delay to delay + length seconds after window_start, read by a
+ * thread while the test blocks on netperf, so netperf's and netserver's
+ * start-up and exchange of results stay outside it.
+ */
+struct window {
+	double delay, length;
+	unsigned long long b0, t0, b1, t1;
+	pthread_t thread;
+};
+
+static void *
+window_main(void *arg)
+{
+	struct window *w = arg;
+
+	usleep((useconds_t)(w->delay * 1e6));
+	proc_stat_ticks(&w->b0, &w->t0);
+	usleep((useconds_t)(w->length * 1e6));
+	proc_stat_ticks(&w->b1, &w->t1);
+	return NULL;
+}
+
+static void
+window_start(struct window *w, double delay, double length)
+{
+	memset(w, 0, sizeof(*w));
+	w->delay = delay;
+	w->length = length;
+	ck_assert_int_eq(pthread_create(&w->thread, NULL, window_main, w), 0);
+}
+
+static double
+window_busy(struct window *w)
+{
+	ck_assert_int_eq(pthread_join(w->thread, NULL), 0);
+	return 100.0 * (double)(w->b1 - w->b0) / (double)(w->t1 - w->t0);
+}
+
 /* A process that spins on one CPU until killed. */
 static pid_t
 busy_on(int cpu)
@@ -113,11 +154,11 @@ START_TEST(busy_cpu_reads_100)
 	/* A paced, light test on CPU 0 beside a busy loop on CPU 1. */
 	const char *args[] = {
 	    "-H",     "127.0.0.1", "-p",  harness_port, "-t", "UDP_STREAM", "-l",
-	    "2",      "-T",	   "0,0", "--rate",  "1M", "-c",	 "-C",
+	    "4",      "-T",	   "0,0", "--rate",  "1M", "-c",	 "-C",
 	    "--json", "--",	   "-m",  "1000",    NULL};
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned long long b0, t0, b1, t1;
-	double u1, all, kernel;
+	struct window w;
+	double u1, all, kernel, want = 100.0 / (double)ncpu;
 	int quiet;
 	json_t *doc;
 	pid_t busy;
@@ -131,9 +172,9 @@ START_TEST(busy_cpu_reads_100)
 	busy = busy_on(1);
 	ck_assert_int_gt(busy, 0);
 	usleep(200000);
-	proc_stat_ticks(&b0, &t0);
+	window_start(&w, 1.0, 2.0);
 	doc = run_json(args);
-	proc_stat_ticks(&b1, &t1);
+	kernel = window_busy(&w);
 	kill(busy, SIGKILL);
 	waitpid(busy, NULL, 0);
 	if (quiet)
@@ -146,16 +187,24 @@ START_TEST(busy_cpu_reads_100)
 	 * itself costs a point or two): 100 / ncpu, within 3 points below
 	 * and 6 above. */
 	all = num(doc, "local.cpu.util");
-	/* Whatever else ran: the kernel's figure over a window just wider
-	 * than the test's (start-up and the exchange of results). */
-	kernel = 100.0 * (double)(b1 - b0) / (double)(t1 - t0);
-	ck_assert_msg(fabs(all - kernel) <= 5,
+	/* Whatever else ran, netperf agrees with the kernel's /proc/stat
+	 * over the middle two seconds of its four. */
+	ck_assert_msg(fabs(all - kernel) <= 3,
 		      "machine-wide %.2f %%, the kernel's /proc/stat says "
 		      "%.2f %% over the run",
 		      all, kernel);
+	/* 100 / ncpu needs the rest of the machine idle: when the kernel
+	 * saw more, other work ran during the test (as right after a
+	 * build, while its files are written back). */
+	if (quiet && kernel > want + 6) {
+		harness_skip("busy_cpu_reads_100: the machine-wide figure not "
+			     "checked, the kernel saw %.1f %% busy, more than "
+			     "the busy loop and the test",
+			     kernel);
+		quiet = 0;
+	}
 	if (quiet)
-		ck_assert_msg(all >= 100.0 / (double)ncpu - 3 &&
-				  all <= 100.0 / (double)ncpu + 6,
+		ck_assert_msg(all >= want - 3 && all <= want + 6,
 			      "machine-wide %.2f %% with one of %ld CPUs busy",
 			      all, ncpu);
 	/* Both sides read the same host over the same interval. */
@@ -168,22 +217,21 @@ START_TEST(idle_machine_reads_idle)
 {
 	const char *args[] = {
 	    "-H",     "127.0.0.1", "-p",     harness_port, "-t", "UDP_STREAM",
-	    "-l",     "2",	   "--rate", "100k",	"-c", "-C",
+	    "-l",     "4",	   "--rate", "100k",	"-c", "-C",
 	    "--json", "--",	   "-m",     "100",	NULL};
-	unsigned long long b0, t0, b1, t1;
+	struct window w;
 	double all, kernel;
 	json_t *doc;
 
 	if (!harness_quiet("idle_machine_reads_idle"))
 		return;
-	proc_stat_ticks(&b0, &t0);
+	window_start(&w, 1.0, 2.0);
 	doc = run_json(args);
-	proc_stat_ticks(&b1, &t1);
-	kernel = 100.0 * (double)(b1 - b0) / (double)(t1 - t0);
+	kernel = window_busy(&w);
 	all = num(doc, "local.cpu.util");
-	/* The kernel's figure over the run says whether the machine stayed
-	 * idle (other work may start at any moment); netperf's must agree
-	 * with it whatever it is. */
+	/* The kernel's figure over the middle of the run says whether the
+	 * machine stayed idle (other work may start at any moment);
+	 * netperf's must agree with it whatever it is. */
 	ck_assert_msg(fabs(all - kernel) <= 1.5,
 		      "netperf read %.2f %% busy, the kernel's /proc/stat "
 		      "%.2f %% over the run",
