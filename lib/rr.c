@@ -565,6 +565,7 @@ crr_client(struct test_ctx *ctx)
 	 * connection; buffer sizes stay the system's, as before. */
 	struct sock_setup setup = {NULL, 0, -1, -1, -1, -1, 0, &p->lx};
 	struct port_walk walk;
+	uint64_t last_ok;
 	int fd, rc, wait_ms;
 
 	r->send_size = (int64_t)req;
@@ -574,6 +575,7 @@ crr_client(struct test_ctx *ctx)
 	r->sndbuf_end = r->sndbuf;
 	r->rcvbuf_end = r->rcvbuf;
 	port_walk_init(&walk, p, &ctx->peer, ctx->peerlen);
+	last_ok = clock_ns();
 	for (;;) {
 		now = clock_ns();
 		if (*ctx->stop || (ctx->end_ns != 0 && now >= ctx->end_ns) ||
@@ -602,11 +604,21 @@ crr_client(struct test_ctx *ctx)
 			if (errno == EADDRNOTAVAIL || errno == EADDRINUSE ||
 			    p->retry_connect) {
 				r->send_errors++;
+				/* A counted test has no end to stop it: give up
+				 * after as long without a connection as a silent
+				 * peer is given. */
+				if (clock_ns() - last_ok >
+				    (uint64_t)MODULE_IDLE_SEC * NS_PER_SEC)
+					return err_set(ctx->err,
+						       "connect failed for %d s: "
+						       "%s",
+						       MODULE_IDLE_SEC, err);
 				continue;
 			}
 			return err_set(ctx->err, "connect: %s", err);
 		}
 		ctx->fd = fd;
+		last_ok = clock_ns();
 		if (sock_set_timeouts(fd, 1000, err) < 0 ||
 		    (p->nodelay && sock_set_nodelay(fd, 1, err) < 0)) {
 			ctx->fd = -1;
