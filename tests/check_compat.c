@@ -1281,24 +1281,6 @@ START_TEST(passphrase)
 }
 END_TEST
 
-/* socat, quiet, as one of -N's services; returns its PID or -1. */
-static pid_t
-service_start(const char *a1, const char *a2, const char *a3)
-{
-	const char *argv[] = {"socat", a1, a2, a3, NULL};
-	pid_t pid = fork();
-
-	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY);
-
-		dup2(fd, STDOUT_FILENO);
-		dup2(fd, STDERR_FILENO);
-		execvp("socat", (char *const *)argv);
-		_exit(127);
-	}
-	return pid;
-}
-
 /* discard (TCP and UDP), echo and chargen at the SVC_ ports. */
 static void
 services_start(void)
@@ -1315,10 +1297,17 @@ services_start(void)
 		 "TCP4-LISTEN:%d,bind=127.0.0.1,reuseaddr,fork", SVC_ECHO);
 	snprintf(l[3], sizeof(l[3]),
 		 "TCP4-LISTEN:%d,bind=127.0.0.1,reuseaddr,fork", SVC_CHARGEN);
-	services[0] = service_start("-u", l[0], "OPEN:/dev/null");
-	services[1] = service_start("-u", l[1], "OPEN:/dev/null");
-	services[2] = service_start(l[2], "PIPE", NULL);
-	services[3] = service_start("-u", "EXEC:yes chargen", l[3]);
+	{
+		const char *discard[] = {"-u", l[0], "OPEN:/dev/null", NULL};
+		const char *udp[] = {"-u", l[1], "OPEN:/dev/null", NULL};
+		const char *echo[] = {l[2], "PIPE", NULL};
+		const char *chargen[] = {"-u", "EXEC:yes chargen", l[3], NULL};
+
+		services[0] = harness_socat(discard);
+		services[1] = harness_socat(udp);
+		services[2] = harness_socat(echo);
+		services[3] = harness_socat(chargen);
+	}
 	for (int i = 0; i < 200; i++) {
 		int up = 0;
 		const int ports[] = {SVC_DISCARD, SVC_ECHO, SVC_CHARGEN};

@@ -243,29 +243,6 @@ START_TEST(crr_port_range)
 }
 END_TEST
 
-/* socat, started by the test as a standard service on a port of its own
- * (-N's peer); NULL when socat is missing. */
-static pid_t
-socat_start(const char *const *args)
-{
-	const char *argv[12] = {"socat"};
-	int n = 1, fd;
-	pid_t pid;
-
-	for (; *args != NULL && n < 11; args++)
-		argv[n++] = *args;
-	argv[n] = NULL;
-	pid = fork();
-	if (pid == 0) {
-		fd = open("/dev/null", O_WRONLY);
-		dup2(fd, STDOUT_FILENO);
-		dup2(fd, STDERR_FILENO);
-		execvp("socat", (char *const *)argv);
-		_exit(127);
-	}
-	return pid;
-}
-
 /* Waits up to 3 s for a socket bound to port in /proc/net/<table>
  * ("tcp": listening; "udp": bound); returns 1 when there is one. */
 static int
@@ -360,7 +337,7 @@ START_TEST(no_control_services)
 	{
 		const char *a[] = {"-u", listen, file, NULL};
 
-		s = socat_start(a);
+		s = harness_socat(a);
 	}
 	ck_assert_msg(port_bound("tcp", p), "socat did not listen");
 	nocontrol_run("TCP_STREAM", p, "-1000000", "LOCAL_BYTES_SENT", &o);
@@ -376,7 +353,7 @@ START_TEST(no_control_services)
 	{
 		const char *a[] = {listen, "PIPE", NULL};
 
-		s = socat_start(a);
+		s = harness_socat(a);
 	}
 	ck_assert_msg(port_bound("tcp", p), "socat did not listen");
 	nocontrol_run("TCP_RR", p, "1", "THROUGHPUT,RESPONSE_SIZE", &o);
@@ -388,7 +365,7 @@ START_TEST(no_control_services)
 	{
 		const char *a[] = {"-u", "EXEC:yes chargen", listen, NULL};
 
-		s = socat_start(a);
+		s = harness_socat(a);
 	}
 	ck_assert_msg(port_bound("tcp", p), "socat did not listen");
 	nocontrol_run("TCP_MAERTS", p, "1", "LOCAL_BYTES_RECVD,ELAPSED_TIME",
@@ -402,7 +379,7 @@ START_TEST(no_control_services)
 	{
 		const char *a[] = {listen, "PIPE", NULL};
 
-		s = socat_start(a);
+		s = harness_socat(a);
 	}
 	ck_assert_msg(port_bound("udp", p), "socat did not bind");
 	nocontrol_run("UDP_RR", p, "1", "THROUGHPUT", &o);
@@ -428,7 +405,7 @@ START_TEST(no_control_default_port)
 			     "echo port and socat (scripts/deps)");
 		return;
 	}
-	s = socat_start(echo);
+	s = harness_socat(echo);
 	ck_assert_msg(port_bound("tcp", 7), "socat did not listen on port 7");
 	ck_assert_int_eq(harness_netperf(args, 30, &o), 0);
 	socat_stop(s);

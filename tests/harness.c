@@ -347,6 +347,27 @@ spawn(const char *const *args, int outfd, int errfd)
 	return pid;
 }
 
+pid_t
+harness_socat(const char *const *args)
+{
+	const char *argv[12] = {"socat"};
+	int n = 1, fd;
+	pid_t pid;
+
+	for (; *args != NULL && n < 11; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	pid = fork();
+	if (pid == 0) {
+		fd = open("/dev/null", O_WRONLY);
+		dup2(fd, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		execvp("socat", (char *const *)argv);
+		_exit(127);
+	}
+	return pid;
+}
+
 int
 harness_wait_status(pid_t pid, double deadline)
 {

@@ -44,6 +44,11 @@ int harness_quiet(const char *what);
  */
 int harness_stayed_quiet(const char *what);
 
+/* Starts socat with args (up to 10, NULL-ended), its output to
+ * /dev/null, as a service a test talks to; returns its PID (the child
+ * exits 127 when there is no socat), or -1 when fork fails. */
+pid_t harness_socat(const char *const *args);
+
 /* A netserver started for one test. */
 struct harness_server {
 	pid_t pid;
