@@ -1132,9 +1132,8 @@ static int
 no_control_check(struct netperf_opts *o, const struct test_module *m,
 		 char *err)
 {
-	if (m->kind == MODULE_CRR)
-		return err_set(err, "-N: TCP_CRR needs netserver to close each "
-				    "connection; an echo service does not");
+	if (m->nc_port == 0)
+		return err_set(err, "-N: %s %s", m->name, m->nc_refusal);
 	if (o->remote_cpu)
 		return err_set(err, "-N: -C measures netserver's CPU, and -N "
 				    "runs without one");
@@ -1142,11 +1141,7 @@ no_control_check(struct netperf_opts *o, const struct test_module *m,
 		return err_set(err, "-N: --streams, --bidir and --wire need "
 				    "netserver");
 	if (o->rdata_port == 0)
-		o->rdata_port = m->kind == MODULE_STREAM ||
-					m->kind == MODULE_UDP_STREAM
-				    ? 9 /* discard */
-				: m->kind == MODULE_MAERTS ? 19 /* chargen */
-							   : 7 /* echo */;
+		o->rdata_port = m->nc_port;
 	if (module_is_rr(m))
 		o->rsp_size = o->req_size;
 	return 0;
@@ -1182,25 +1177,27 @@ cli_netperf_parse(int argc, char **argv, struct netperf_opts *o, char *err)
 		o->fmt = module_is_rr(m) ? 'x' : 'm';
 	else if (o->fmt == 'x' && !module_is_rr(m))
 		o->fmt = 'm';
-	if (m->kind == MODULE_UDP_STREAM && o->send_size != 0 &&
-	    (o->send_size < MODULE_UDP_HDR || o->send_size > MODULE_UDP_MAX))
+	if (m->send_max > 0 && o->send_size != 0 &&
+	    (o->send_size < m->send_min || o->send_size > m->send_max))
 		return err_set(err,
-			       "-m: UDP_STREAM datagrams carry %d to %d bytes, "
+			       "-m: %s datagrams carry %lld to %lld bytes, "
 			       "not %lld",
-			       MODULE_UDP_HDR, MODULE_UDP_MAX,
-			       (long long)o->send_size);
-	if (m->kind == MODULE_UDP_RR &&
-	    (o->req_size > MODULE_UDP_MAX || o->rsp_size > MODULE_UDP_MAX))
-		return err_set(err,
-			       "-r: UDP_RR datagrams carry at most %d bytes",
-			       MODULE_UDP_MAX);
+			       m->name, (long long)m->send_min,
+			       (long long)m->send_max, (long long)o->send_size);
+	if (m->rr_max > 0 && (o->req_size > m->rr_max || o->rsp_size > m->rr_max))
+		return err_set(err, "-r: %s datagrams carry at most %lld bytes",
+			       m->name, (long long)m->rr_max);
 	if (o->ldata_port != 0 && o->streams > 1)
 		return err_set(err,
 			       "-P: one local data port cannot serve %d "
 			       "streams",
 			       o->streams);
-	if (o->rate > 0 && m->kind != MODULE_UDP_STREAM)
-		return err_set(err, "--rate applies to UDP_STREAM only");
+	if (o->rate > 0 && !module_has(m, MODULE_F_RATE)) {
+		char names[128];
+
+		module_names_with(MODULE_F_RATE, names, sizeof(names));
+		return err_set(err, "--rate applies to %s only", names);
+	}
 	{
 		struct test_params p;
 
@@ -1215,11 +1212,13 @@ cli_netperf_parse(int argc, char **argv, struct netperf_opts *o, char *err)
 		return err_set(err, "--start-at schedules one run; it cannot "
 				    "be combined with -i, -I, --sweep or "
 				    "--ifstat");
-	if (o->bidir && !module_can_bidir(m))
-		return err_set(err,
-			       "--bidir applies to TCP_STREAM and UDP_STREAM "
-			       "only, not %s",
+	if (o->bidir && !module_has(m, MODULE_F_BIDIR)) {
+		char names[128];
+
+		module_names_with(MODULE_F_BIDIR, names, sizeof(names));
+		return err_set(err, "--bidir applies to %s only, not %s", names,
 			       m->name);
+	}
 	if (o->bidir && o->count > 0)
 		return err_set(err, "--bidir runs for a time: give -l in "
 				    "seconds, not a count");
@@ -1231,7 +1230,7 @@ cli_netperf_parse(int argc, char **argv, struct netperf_opts *o, char *err)
 	/* As 2.7: UDP_STREAM does not route through a gateway unless
 	 * -R 1 says it may (SO_DONTROUTE); -R 0 forbids it for any test. */
 	if (o->routing == 0 ||
-	    (o->routing < 0 && m->kind == MODULE_UDP_STREAM))
+	    (o->routing < 0 && module_has(m, MODULE_F_DONTROUTE)))
 		o->lx.dontroute = o->rx.dontroute = 1;
 	if (o->no_control)
 		return no_control_check(o, m, err);

@@ -542,7 +542,7 @@ start_wire(struct wire_session *ws, struct result *res,
 
 	if (flows == NULL)
 		return err_set(err, "out of memory");
-	for (i = 0; res->m->kind != MODULE_CRR && i < n; i++)
+	for (i = 0; !module_has(res->m, MODULE_F_PER_TRANS) && i < n; i++)
 		if (wire_flow_of(fds[i], res->m->protocol, 0, &flows[nflows]) ==
 		    0)
 			nflows++;
@@ -640,9 +640,9 @@ local_sizes(const struct netperf_opts *o, struct result *res)
 						       : 4096;
 	/* As netperf 2.7: a UDP send defaults to the socket buffer capped at
 	 * the largest datagram; a UDP receive must hold any datagram. */
-	if (m->kind == MODULE_UDP_STREAM && o->send_size == 0 &&
-	    res->local.send_size > MODULE_UDP_MAX)
-		res->local.send_size = MODULE_UDP_MAX;
+	if (m->send_max > 0 && o->send_size == 0 &&
+	    res->local.send_size > m->send_max)
+		res->local.send_size = m->send_max;
 	if (m->socktype == SOCK_DGRAM && o->recv_size == 0 &&
 	    res->local.recv_size < MODULE_UDP_MAX + 1)
 		res->local.recv_size = MODULE_UDP_MAX + 1;
@@ -775,20 +775,20 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	}
 
 	for (i = 0; i < n; i++) {
-		fds[i] = m->kind == MODULE_CRR
+		fds[i] = module_has(m, MODULE_F_PER_TRANS)
 			     ? crr_target(o, res, ports[i], &ctx[i], err)
 			     : open_data(o, res, ports[i], err);
 		if (fds[i] < 0)
 			goto out;
 		if ((m->protocol == IPPROTO_TCP && o->nodelay &&
-		     m->kind != MODULE_CRR &&
+		     !module_has(m, MODULE_F_PER_TRANS) &&
 		     sock_set_nodelay(fds[i], 1, err) < 0) ||
 		    sock_set_timeouts(fds[i], 1000, err) < 0)
 			goto out;
 		if (i == 0)
 			note_data_path(&dp, fds[0]);
 		/* CRR's loop sends the token on each of its connections. */
-		if (m->kind != MODULE_CRR &&
+		if (!module_has(m, MODULE_F_PER_TRANS) &&
 		    send_token(fds[i], m->socktype, token, err) < 0) {
 			remote_reason(c, err);
 			goto out;
@@ -806,7 +806,7 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 		r->rcvbuf = res->local.rcvbuf;
 		r->send_size = res->local.send_size;
 		r->recv_size = res->local.recv_size;
-		if (m->kind != MODULE_CRR &&
+		if (!module_has(m, MODULE_F_PER_TRANS) &&
 		    fast_setup(m, &res->p, fds[i], 0, r, err) < 0)
 			goto out;
 		if (module_ctx_buffer(&ctx[i], sizes, 4, &res->p.lbuf,
@@ -1043,7 +1043,7 @@ legacy_request_of(const struct netperf_opts *o, const struct result *res,
 		q->flags |= LEGACY_F_NO_DELAY;
 	if (o->remote_cpu)
 		q->flags |= LEGACY_F_MEASURE_CPU;
-	if (m->kind == MODULE_CRR)
+	if (module_has(m, MODULE_F_PER_TRANS))
 		q->flags |= LEGACY_F_CONNECT_TEST;
 	q->send_dirty_count = q->recv_dirty_count = q->recv_clean_count = -1;
 	q->data_port = (uint32_t)p->data_port;
@@ -1053,7 +1053,7 @@ legacy_request_of(const struct netperf_opts *o, const struct result *res,
 	q->protocol = (uint32_t)m->protocol;
 	/* Seen from netserver: it receives what netperf sends. */
 	q->direction = module_is_rr(m)		  ? LEGACY_XMIT | LEGACY_RECV
-		       : m->kind == MODULE_MAERTS ? LEGACY_XMIT
+		       : m->flow == MODULE_TO_CLIENT ? LEGACY_XMIT
 						  : LEGACY_RECV;
 	q->socket_prio = q->socket_tos = -1;
 	return 0;
@@ -1142,13 +1142,13 @@ run_untagged(struct client *c, const struct netperf_opts *o,
 	int fd;
 
 	memset(&run, 0, sizeof(run));
-	fd = m->kind == MODULE_CRR ? crr_target(o, res, port, ctx, err)
+	fd = module_has(m, MODULE_F_PER_TRANS) ? crr_target(o, res, port, ctx, err)
 				   : open_data(o, res, port, err);
 	ctx->fd = fd;
 	if (fd < 0)
 		return -1;
 	if ((m->protocol == IPPROTO_TCP && o->nodelay &&
-	     m->kind != MODULE_CRR && sock_set_nodelay(fd, 1, err) < 0) ||
+	     !module_has(m, MODULE_F_PER_TRANS) && sock_set_nodelay(fd, 1, err) < 0) ||
 	    sock_set_timeouts(fd, 1000, err) < 0)
 		return -1;
 	local_sizes(o, res);
@@ -1225,7 +1225,7 @@ nocontrol_test(struct client *c, const struct netperf_opts *o,
 	 * sent, UDP's as none (nothing says what arrived). */
 	memset(r, 0, sizeof(*r));
 	r->elapsed = l->elapsed;
-	if (res->m->kind != MODULE_UDP_STREAM) {
+	if (res->m->socktype == SOCK_STREAM || res->m->flow == MODULE_BOTH) {
 		r->bytes_recv = l->bytes_sent;
 		r->recv_calls = l->send_calls;
 	}

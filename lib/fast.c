@@ -27,39 +27,52 @@
 #define SO_EE_CODE_ZEROCOPY_COPIED 1
 #endif
 
+/* "--opt applies to A and B only" when m lacks property f. */
+static int
+applies(const struct test_module *m, unsigned f, const char *opt, char *err)
+{
+	char names[128];
+
+	if (module_has(m, f))
+		return 0;
+	module_names_with(f, names, sizeof(names));
+	return err_set(err, "%s applies to %s only", opt, names);
+}
+
 int
 fast_check(const struct test_module *m, const struct test_params *p, char *err)
 {
-	int udp_stream = m->kind == MODULE_UDP_STREAM;
-
 	if (p->batch < 0 || p->batch > FAST_BATCH_MAX)
 		return err_set(err, "--batch: %d is not 1 to %d", p->batch,
 			       FAST_BATCH_MAX);
-	if (p->batch > 1 && !udp_stream)
-		return err_set(err, "--batch applies to UDP_STREAM only");
-	if (p->udp_gso && !udp_stream)
-		return err_set(err, "--udp-gso applies to UDP_STREAM only");
-	if (p->udp_gro && !udp_stream)
-		return err_set(err, "--udp-gro applies to UDP_STREAM only");
+	if ((p->batch > 1 &&
+	     applies(m, MODULE_F_UDP_FAST, "--batch", err) < 0) ||
+	    (p->udp_gso &&
+	     applies(m, MODULE_F_UDP_FAST, "--udp-gso", err) < 0) ||
+	    (p->udp_gro && applies(m, MODULE_F_UDP_FAST, "--udp-gro", err) < 0))
+		return -1;
 	/* Each is its own path: a GSO send is already one call for many
 	 * datagrams, and a GRO receive one call for a coalesced buffer. */
 	if (p->batch > 1 && (p->udp_gso || p->udp_gro))
 		return err_set(err, "--batch is a path of its own: not with "
 				    "--udp-gso or --udp-gro");
-	if (p->zerocopy && m->kind != MODULE_STREAM && m->kind != MODULE_MAERTS)
-		return err_set(err, "--zerocopy applies to TCP_STREAM and "
-				    "TCP_MAERTS only");
-	if (p->splice && m->kind != MODULE_STREAM && m->kind != MODULE_MAERTS)
+	if (p->zerocopy &&
+	    applies(m, MODULE_F_TCP_BULK, "--zerocopy", err) < 0)
+		return -1;
+	if (p->splice && !module_has(m, MODULE_F_TCP_BULK)) {
+		char names[128];
+
+		module_names_with(MODULE_F_TCP_BULK, names, sizeof(names));
 		return err_set(err, "-V: copy avoidance (splice to /dev/null) "
-				    "applies to TCP_STREAM and TCP_MAERTS "
-				    "only");
+				    "applies to %s only",
+			       names);
+	}
 	if (p->busy_poll < 0 || p->busy_poll > 1000000)
 		return err_set(err, "--busy-poll: %d is not 1 to 1000000 us",
 			       p->busy_poll);
-	if (p->busy_poll > 0 && m->kind != MODULE_RR &&
-	    m->kind != MODULE_UDP_RR)
-		return err_set(err, "--busy-poll applies to TCP_RR and UDP_RR "
-				    "only");
+	if (p->busy_poll > 0 &&
+	    applies(m, MODULE_F_BUSY_POLL, "--busy-poll", err) < 0)
+		return -1;
 	return 0;
 }
 
@@ -79,13 +92,11 @@ fast_setup(const struct test_module *m, const struct test_params *p, int fd,
 {
 	int on = 1, v;
 	socklen_t len = sizeof(v);
-	/* Who sends the data: netperf for STREAM and UDP_STREAM, netserver
-	 * for MAERTS. */
-	int sender = m->kind == MODULE_MAERTS ? is_server : !is_server;
+	/* Who sends the data: netserver when it flows to netperf. */
+	int sender = m->flow == MODULE_TO_CLIENT ? is_server : !is_server;
 
 	r->path[0] = '\0';
-	switch (m->kind) {
-	case MODULE_UDP_STREAM:
+	if (module_has(m, MODULE_F_UDP_FAST)) {
 		if (sender && p->udp_gso) {
 			v = (int)r->send_size;
 			if (setsockopt(fd, SOL_UDP, UDP_SEGMENT, &v,
@@ -104,9 +115,7 @@ fast_setup(const struct test_module *m, const struct test_params *p, int fd,
 				 sender ? "send" : "recv",
 				 p->batch > 1 ? "mmsg" : "");
 		}
-		break;
-	case MODULE_STREAM:
-	case MODULE_MAERTS:
+	} else if (module_has(m, MODULE_F_TCP_BULK)) {
 		if (sender && p->zerocopy) {
 			if (setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY, &on,
 				       sizeof(on)) < 0)
@@ -119,26 +128,19 @@ fast_setup(const struct test_module *m, const struct test_params *p, int fd,
 			snprintf(r->path, sizeof(r->path), "%s",
 				 sender ? "send" : "recv");
 		}
-		break;
-	case MODULE_RR:
-	case MODULE_UDP_RR:
-		if (p->busy_poll > 0) {
-			v = p->busy_poll;
-			if (setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &v,
-				       sizeof(v)) < 0)
-				return refused(err, "--busy-poll",
-					       "SO_BUSY_POLL", errno);
-			/* What the socket holds, not what was asked. */
-			if (getsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &v, &len) <
-			    0)
-				return refused(err, "--busy-poll",
-					       "reading SO_BUSY_POLL back",
-					       errno);
-			r->busy_poll = v;
-		}
-		break;
-	default:
-		break;
+	} else if (module_has(m, MODULE_F_BUSY_POLL) && p->busy_poll > 0) {
+		v = p->busy_poll;
+		if (setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &v,
+			       sizeof(v)) < 0)
+			return refused(err, "--busy-poll",
+				       "SO_BUSY_POLL", errno);
+		/* What the socket holds, not what was asked. */
+		if (getsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &v, &len) <
+		    0)
+			return refused(err, "--busy-poll",
+				       "reading SO_BUSY_POLL back",
+				       errno);
+		r->busy_poll = v;
 	}
 	return 0;
 }

@@ -15,21 +15,82 @@
 #include "np/err.h"
 #include "np/sock.h"
 
+/* netperf 2.7's layouts, quirks and all (report.c prints them). */
+static const struct module_layout layout_stream = {
+    MODULE_TABLE_STREAM, MODULE_SINGLE_BRANDED, MODULE_V2_BLOCKS, 0, 1, "",
+    "Histogram of time spent in send() call."};
+static const struct module_layout layout_maerts = {
+    MODULE_TABLE_STREAM, MODULE_SINGLE_BRANDED, MODULE_V2_BLOCKS, 0, 1, "",
+    "Histogram of time spent in recv() call."};
+/* 2.7's UDP_STREAM histogram title has no full stop. */
+static const struct module_layout layout_datagrams = {
+    MODULE_TABLE_DATAGRAMS, MODULE_SINGLE_LOCAL, MODULE_V2_BLOCKS, 0, 1, "",
+    "Histogram of time spent in send() call"};
+static const struct module_layout layout_rr = {
+    MODULE_TABLE_RR, MODULE_SINGLE_BRANDED, MODULE_V2_BLOCKS, 1, 1, "",
+    "Histogram of request/response times"};
+/* UDP_RR's -c -C line has two more spaces, and its histogram title 2.7's
+ * typo. */
+static const struct module_layout layout_udp_rr = {
+    MODULE_TABLE_RR, MODULE_SINGLE_BRANDED, MODULE_V2_HISTOGRAM, 1, 1, "  ",
+    "Histogram of request/reponse times."};
+/* TCP_CRR: no burst, no method letters, no brand, the alignments alone. */
+static const struct module_layout layout_crr = {
+    MODULE_TABLE_RR, MODULE_SINGLE_BARE, MODULE_V2_ALIGNMENT, 0, 0, "",
+    "Histogram of request/response times"};
+
+#define TCP SOCK_STREAM, IPPROTO_TCP
+#define UDP SOCK_DGRAM, IPPROTO_UDP
+
 const struct test_module module_table[] = {
-    {"TCP_STREAM", "TCP STREAM TEST", SOCK_STREAM, IPPROTO_TCP, MODULE_STREAM,
+    {"TCP_STREAM", "TCP STREAM TEST", TCP, MODULE_TO_SERVER, MODULE_BYTES,
+     MODULE_F_BIDIR | MODULE_F_TCP_BULK, 0, 0, 0, 9, NULL, &layout_stream,
      stream_send, stream_recv},
-    {"TCP_MAERTS", "TCP MAERTS TEST", SOCK_STREAM, IPPROTO_TCP, MODULE_MAERTS,
-     stream_recv, stream_send},
-    {"TCP_RR", "TCP REQUEST/RESPONSE TEST", SOCK_STREAM, IPPROTO_TCP, MODULE_RR,
-     rr_client, rr_server},
-    {"TCP_CRR", "TCP Connect/Request/Response TEST", SOCK_STREAM, IPPROTO_TCP,
-     MODULE_CRR, crr_client, crr_server},
-    {"UDP_STREAM", "UDP STREAM TEST", SOCK_DGRAM, IPPROTO_UDP,
-     MODULE_UDP_STREAM, udp_stream_send, udp_stream_recv},
-    {"UDP_RR", "UDP REQUEST/RESPONSE TEST", SOCK_DGRAM, IPPROTO_UDP,
-     MODULE_UDP_RR, udp_rr_client, udp_rr_server},
-    {NULL, NULL, 0, 0, 0, NULL, NULL},
+    {"TCP_MAERTS", "TCP MAERTS TEST", TCP, MODULE_TO_CLIENT, MODULE_BYTES,
+     MODULE_F_TCP_BULK, 0, 0, 0, 19, NULL, &layout_maerts, stream_recv,
+     stream_send},
+    {"TCP_RR", "TCP REQUEST/RESPONSE TEST", TCP, MODULE_BOTH, MODULE_TRANS,
+     MODULE_F_BUSY_POLL, 0, 0, 0, 7, NULL, &layout_rr, rr_client, rr_server},
+    {"TCP_CRR", "TCP Connect/Request/Response TEST", TCP, MODULE_BOTH,
+     MODULE_TRANS, MODULE_F_PER_TRANS, 0, 0, 0, 0,
+     "needs netserver to close each connection; an echo service does not",
+     &layout_crr, crr_client, crr_server},
+    {"UDP_STREAM", "UDP STREAM TEST", UDP, MODULE_TO_SERVER, MODULE_BYTES,
+     MODULE_F_SEQ | MODULE_F_BIDIR | MODULE_F_RATE | MODULE_F_UDP_FAST |
+	 MODULE_F_DONTROUTE,
+     MODULE_UDP_HDR, MODULE_UDP_MAX, 0, 9, NULL, &layout_datagrams,
+     udp_stream_send, udp_stream_recv},
+    {"UDP_RR", "UDP REQUEST/RESPONSE TEST", UDP, MODULE_BOTH, MODULE_TRANS,
+     MODULE_F_RETRY | MODULE_F_BUSY_POLL, 0, 0, MODULE_UDP_MAX, 7, NULL,
+     &layout_udp_rr, udp_rr_client, udp_rr_server},
+    {NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL},
 };
+
+#undef TCP
+#undef UDP
+
+void
+module_names_with(unsigned f, char *out, size_t cap)
+{
+	const struct test_module *m;
+	int n = 0, k = 0, len = 0;
+
+	for (m = module_table; m->name != NULL; m++)
+		n += module_has(m, f);
+	out[0] = '\0';
+	for (m = module_table; m->name != NULL && len >= 0 &&
+			       (size_t)len < cap;
+	     m++) {
+		if (!module_has(m, f))
+			continue;
+		k++;
+		len += snprintf(out + len, cap - (size_t)len, "%s%s",
+				k == 1	 ? ""
+				: k == n ? " and "
+					 : ", ",
+				m->name);
+	}
+}
 
 const struct test_module *
 module_find(const char *name)
@@ -163,7 +224,7 @@ interim_count(const struct module_run *run)
 
 		if (module_is_rr(m))
 			sum += __atomic_load_n(&r->trans, __ATOMIC_RELAXED);
-		else if (m->kind == MODULE_MAERTS || run->ctx[i].reverse)
+		else if (m->flow == MODULE_TO_CLIENT || run->ctx[i].reverse)
 			sum +=
 			    __atomic_load_n(&r->bytes_recv, __ATOMIC_RELAXED);
 		else
@@ -640,23 +701,20 @@ module_server_buffers(const struct test_module *m, int64_t send_size,
 {
 	*shared = 0;
 	*each = 0;
-	switch (m->kind) {
-	case MODULE_MAERTS:
-		/* stream_send only sends from its buffer. */
+	switch (m->flow) {
+	case MODULE_TO_CLIENT:
+		/* The sender only sends from its buffer. */
 		*shared = max64(send_size, 1);
 		break;
-	case MODULE_STREAM:
-	case MODULE_UDP_STREAM:
+	case MODULE_TO_SERVER:
 		*each = max64(recv_size, 1);
 		break;
-	case MODULE_RR:
-	case MODULE_CRR:
+	case MODULE_BOTH:
 		/* The request is read into the buffer the response goes
-		 * from. */
+		 * from; a datagram is read whole, as large as it comes. */
 		*each = max64(max64(req_size, rsp_size), 1);
-		break;
-	case MODULE_UDP_RR:
-		*each = max64(max64(recv_size, req_size), max64(rsp_size, 1));
+		if (m->socktype == SOCK_DGRAM)
+			*each = max64(*each, recv_size);
 		break;
 	}
 }

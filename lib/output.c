@@ -416,8 +416,7 @@ side_thruput(const struct result *res, int loc, int send)
 static int
 stream_sends(const struct result *res)
 {
-	return res->m->kind == MODULE_STREAM ||
-	       res->m->kind == MODULE_UDP_STREAM;
+	return res->m->flow == MODULE_TO_SERVER;
 }
 
 /* The side that receives the datagrams whose order and timing UDP_STREAM
@@ -425,7 +424,7 @@ stream_sends(const struct result *res)
 static const struct side_result *
 rx_side(const struct result *res)
 {
-	return res->m->kind == MODULE_UDP_STREAM ? &res->remote : &res->local;
+	return module_has(res->m, MODULE_F_SEQ) ? &res->remote : &res->local;
 }
 
 static int
@@ -437,15 +436,15 @@ nstreams_of(const struct result *res)
 static const char *
 direction_of(const struct result *res)
 {
-	switch (res->m->kind) {
-	case MODULE_STREAM:
-	case MODULE_UDP_STREAM:
+	switch (res->m->flow) {
+	case MODULE_TO_SERVER:
 		return "Send";
-	case MODULE_MAERTS:
+	case MODULE_TO_CLIENT:
 		return "Receive";
-	default:
-		return "Send|Recv";
+	case MODULE_BOTH:
+		break;
 	}
+	return "Send|Recv";
 }
 
 static const char *
@@ -1135,7 +1134,7 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 		loc = 0;
 		/* fall through */
 	case SEL_BIDIR_L2R_LOST:
-		if (res->p.bidir && res->m->kind == MODULE_UDP_STREAM)
+		if (res->p.bidir && module_has(res->m, MODULE_F_SEQ))
 			put_u(b, cap, res->dir[loc ? 0 : 1].lost);
 		else
 			put_i(b, cap, -1);
@@ -1144,7 +1143,7 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 		loc = 0;
 		/* fall through */
 	case SEL_BIDIR_L2R_LOSS_PERCENT:
-		if (res->p.bidir && res->m->kind == MODULE_UDP_STREAM)
+		if (res->p.bidir && module_has(res->m, MODULE_F_SEQ))
 			put_f2(b, cap, res->dir[loc ? 0 : 1].loss_pct);
 		else
 			put_i(b, cap, -1);
@@ -1475,19 +1474,18 @@ output_default_list(const struct result *res, struct output_list *l)
 {
 	char err[ERR_LEN];
 	int cpu = res->local_cpu || res->remote_cpu;
-	const char *s;
+	const char *s = NULL;
 
-	switch (res->m->kind) {
-	case MODULE_STREAM:
-	case MODULE_UDP_STREAM:
+	switch (res->m->flow) {
+	case MODULE_TO_SERVER:
 		s = cpu ? DEF_STREAM "," DEF_TPUT "," DEF_CPU
 			: DEF_STREAM "," DEF_TPUT;
 		break;
-	case MODULE_MAERTS:
+	case MODULE_TO_CLIENT:
 		s = cpu ? DEF_MAERTS "," DEF_TPUT "," DEF_CPU
 			: DEF_MAERTS "," DEF_TPUT;
 		break;
-	default:
+	case MODULE_BOTH:
 		s = cpu ? DEF_RR "," DEF_TPUT "," DEF_CPU : DEF_RR "," DEF_TPUT;
 		break;
 	}
@@ -1959,7 +1957,7 @@ json_bidir(const struct result *res, int *bad)
 {
 	static const char *const key[2] = {"local_to_remote",
 					    "remote_to_local"};
-	int udp = res->m->kind == MODULE_UDP_STREAM, d;
+	int udp = module_has(res->m, MODULE_F_SEQ), d;
 	json_t *o, *one;
 
 	if (!res->p.bidir)

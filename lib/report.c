@@ -29,8 +29,7 @@ report_banner(FILE *out, const struct result *res, const struct report_opts *o)
 		fputs(" : histogram", out);
 	/* As 2.7: only the "REQUEST/RESPONSE" tests say it, not CRR, not
 	 * OMNI. */
-	if (module_is_rr(res->m) && res->m->kind != MODULE_CRR &&
-	    o->omni_dir == NULL)
+	if (res->m->layout->burst_banner && o->omni_dir == NULL)
 		fprintf(out, " : first burst %d", res->p.burst);
 	if (o->cpu_bind)
 		fputs(" : cpu bind", out);
@@ -53,7 +52,7 @@ static void
 stream_table(FILE *out, const struct result *res, const struct report_opts *o)
 {
 	const struct side_result *l = &res->local, *r = &res->remote;
-	int maerts = res->m->kind == MODULE_MAERTS;
+	int maerts = res->m->flow == MODULE_TO_CLIENT;
 	int cpu = res->local_cpu || res->remote_cpu;
 	/* Receiver's buffer, sender's buffer, sender's message size. */
 	int rbuf = maerts ? l->rcvbuf : r->rcvbuf;
@@ -135,8 +134,7 @@ stream_table(FILE *out, const struct result *res, const struct report_opts *o)
 		fprintf(out, "\nMaximum\nSegment\nSize (bytes)\n%6d\n\n\n",
 			l->mss);
 		if (res->hist != NULL) {
-			fprintf(out, "Histogram of time spent in %s() call.\n",
-				maerts ? "recv" : "send");
+			fprintf(out, "%s\n", res->m->layout->hist_title);
 			report_histogram(out, res->hist);
 		}
 	}
@@ -175,8 +173,8 @@ rr_table(FILE *out, const struct result *res, const struct report_opts *o)
 			trans ? "Trans." : "Tput", trans ? "Rate" : "",
 			trans ? "per sec" : units_label(res->fmt),
 			/* 2.7's TCP_CRR title has no method letters */
-			res->m->kind == MODULE_CRR ? ' ' : method(res, 1),
-			res->m->kind == MODULE_CRR ? ' ' : method(res, 0),
+			res->m->layout->title_methods ? method(res, 1) : ' ',
+			res->m->layout->title_methods ? method(res, 0) : ' ',
 			result_sd_units(res), result_sd_units(res));
 	if (!cpu)
 		fprintf(out, "%-6d %-6d %-6lld   %-6lld  %-6.2f   %7.2f   %s\n",
@@ -190,11 +188,12 @@ rr_table(FILE *out, const struct result *res, const struct report_opts *o)
 			l->sndbuf, l->rcvbuf, (long long)res->p.req_size,
 			(long long)res->p.rsp_size, res->elapsed, res->thruput,
 			/* netperf's UDP_RR line has 3 spaces here, TCP's 1 */
-			res->m->kind == MODULE_UDP_RR ? "  " : "",
+			res->m->layout->cpu_gap,
 			res->local_util, res->remote_util, res->local_sd,
 			res->remote_sd, brand(o));
 	fprintf(out, "%-6d %-6d\n", r->sndbuf, r->rcvbuf);
-	if (res->m->kind == MODULE_UDP_RR && o->headers && o->verbosity >= 2)
+	if (module_has(res->m, MODULE_F_RETRY) && o->headers &&
+	    o->verbosity >= 2)
 		fprintf(out,
 			"\nLost transactions: %llu of %llu (%.2f %%), late "
 			"answers: %llu, time-out: %s\n",
@@ -207,14 +206,14 @@ rr_table(FILE *out, const struct result *res, const struct report_opts *o)
 	/* 2.7's -v 2 blocks differ per test: UDP_RR has none but the
 	 * histogram (its title's typo is 2.7's), TCP_CRR the alignments
 	 * alone. */
-	if (res->m->kind == MODULE_UDP_RR) {
+	if (res->m->layout->verbose == MODULE_V2_HISTOGRAM) {
 		if (res->hist != NULL) {
-			fprintf(out, "\nHistogram of request/reponse times.\n");
+			fprintf(out, "\n%s\n", res->m->layout->hist_title);
 			report_histogram(out, res->hist);
 		}
 		return;
 	}
-	if (res->m->kind == MODULE_CRR) {
+	if (res->m->layout->verbose == MODULE_V2_ALIGNMENT) {
 		fprintf(out,
 			"\nAlignment      Offset\n"
 			"Local  Remote  Local  Remote\n"
@@ -222,7 +221,7 @@ rr_table(FILE *out, const struct result *res, const struct report_opts *o)
 			"%5d  %5d   %5d  %5d\n",
 			8, 8, 0, 0);
 		if (res->hist != NULL) {
-			fprintf(out, "\nHistogram of request/response times\n");
+			fprintf(out, "\n%s\n", res->m->layout->hist_title);
 			report_histogram(out, res->hist);
 		}
 		return;
@@ -245,7 +244,7 @@ rr_table(FILE *out, const struct result *res, const struct report_opts *o)
 			res->trans_rate, bits * (double)res->p.req_size,
 			bits * (double)res->p.rsp_size);
 		if (res->hist != NULL) {
-			fprintf(out, "\nHistogram of request/response times\n");
+			fprintf(out, "\n%s\n", res->m->layout->hist_title);
 			report_histogram(out, res->hist);
 		}
 	}
@@ -315,7 +314,7 @@ udp_stream_table(FILE *out, const struct result *res,
 		    (unsigned long long)r->dups,
 		    (unsigned long long)r->reordered, r->jitter * 1e3);
 	if (o->verbosity >= 2 && res->hist != NULL) {
-		fprintf(out, "\nHistogram of time spent in send() call.\n");
+		fprintf(out, "\n%s\n", res->m->layout->hist_title);
 		report_histogram(out, res->hist);
 	}
 }
@@ -513,16 +512,16 @@ single_figure(FILE *out, const struct result *res, const struct report_opts *o)
 {
 	int local = res->local_cpu;
 	double sd = local ? res->local_sd : res->remote_sd;
+	enum module_single style = res->m->layout->single;
 
 	if (!res->local_cpu && !res->remote_cpu) {
-		if (res->m->kind == MODULE_CRR ||
-		    res->m->kind == MODULE_UDP_STREAM)
+		if (style != MODULE_SINGLE_BRANDED)
 			fprintf(out, "%7.2f\n", res->thruput);
 		else
 			fprintf(out, "%7.2f %s\n", res->thruput, brand(o));
-	} else if (res->m->kind == MODULE_CRR) {
+	} else if (style == MODULE_SINGLE_BARE) {
 		fprintf(out, "%6.3f\n", sd);
-	} else if (res->m->kind == MODULE_UDP_STREAM) {
+	} else if (style == MODULE_SINGLE_LOCAL) {
 		fprintf(out, "%6.2f %c\n", sd, method(res, 1));
 	} else {
 		fprintf(out, "%6.3f %c %s\n", sd, method(res, local), brand(o));
@@ -536,7 +535,7 @@ fast_lines(FILE *out, const struct result *res)
 {
 	const struct test_params *p = &res->p;
 	const struct side_result *l = &res->local, *r = &res->remote;
-	const struct side_result *tx = res->m->kind == MODULE_MAERTS ? r : l;
+	const struct side_result *tx = res->m->flow == MODULE_TO_CLIENT ? r : l;
 
 	if (p->batch > 1 || p->udp_gso || p->udp_gro)
 		fprintf(out,
@@ -571,7 +570,7 @@ bidir_table(FILE *out, const struct result *res)
 {
 	static const char *const name[2] = {"netperf->netserver",
 					     "netserver->netperf"};
-	int udp = res->m->kind == MODULE_UDP_STREAM, d;
+	int udp = module_has(res->m, MODULE_F_SEQ), d;
 	char units[32];
 
 	snprintf(units, sizeof(units), "%s/s", units_label(res->fmt));
@@ -607,12 +606,17 @@ report_classic(FILE *out, const struct result *res, const struct report_opts *o)
 		single_figure(out, res, o);
 		return;
 	}
-	if (module_is_rr(res->m))
+	switch (res->m->layout->table) {
+	case MODULE_TABLE_RR:
 		rr_table(out, res, o);
-	else if (res->m->kind == MODULE_UDP_STREAM)
+		break;
+	case MODULE_TABLE_DATAGRAMS:
 		udp_stream_table(out, res, o);
-	else
+		break;
+	case MODULE_TABLE_STREAM:
 		stream_table(out, res, o);
+		break;
+	}
 	if (o->headers && res->nstreams > 1)
 		streams_table(out, res);
 	if (o->headers)

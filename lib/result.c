@@ -106,7 +106,7 @@ bidir(struct result *res)
 							 rd->elapsed,
 						     res->fmt)
 				  : 0;
-		if (res->m->kind == MODULE_UDP_STREAM) {
+		if (module_has(res->m, MODULE_F_SEQ)) {
 			rd->lost = rd->got >= rd->sent ? 0 : rd->sent - rd->got;
 			rd->loss_pct = rd->sent ? 100.0 * (double)rd->lost /
 						      (double)rd->sent
@@ -127,57 +127,45 @@ bidir(struct result *res)
 		: 0;
 }
 
+/* A one-way datagram test's loss, from the sender's final count, so
+ * datagrams lost at the tail are counted too; never below 0 or above
+ * all. -N: no one counted what arrived, and loss is not measured. */
+static void
+datagram_loss(struct result *res)
+{
+	uint64_t sent = res->local.send_calls;
+	uint64_t got = res->remote.recv_calls - res->remote.dups;
+
+	res->send_thruput =
+	    res->local.elapsed > 0
+		? units_from_bytes((double)res->local.bytes_sent /
+				       res->local.elapsed,
+				   res->fmt)
+		: 0;
+	res->lost = got >= sent ? 0 : sent - got;
+	res->loss_pct = sent ? 100.0 * (double)res->lost / (double)sent : 0;
+	if (res->p.no_control) {
+		res->lost = 0;
+		res->loss_pct = -1;
+	}
+}
+
 void
 result_compute(struct result *res)
 {
 	const struct side_result *rx;
 	double bytes_per_sec = 0;
 
-	switch (res->m->kind) {
-	case MODULE_STREAM:
-		rx = &res->remote;
+	if (res->m->unit == MODULE_BYTES) {
+		rx = res->m->flow == MODULE_TO_SERVER ? &res->remote
+						      : &res->local;
 		res->elapsed = rx->elapsed;
 		if (rx->elapsed > 0)
 			bytes_per_sec = (double)rx->bytes_recv / rx->elapsed;
 		res->thruput = units_from_bytes(bytes_per_sec, res->fmt);
-		break;
-	case MODULE_MAERTS:
-		rx = &res->local;
-		res->elapsed = rx->elapsed;
-		if (rx->elapsed > 0)
-			bytes_per_sec = (double)rx->bytes_recv / rx->elapsed;
-		res->thruput = units_from_bytes(bytes_per_sec, res->fmt);
-		break;
-	case MODULE_UDP_STREAM: {
-		uint64_t sent = res->local.send_calls;
-		uint64_t got = res->remote.recv_calls - res->remote.dups;
-
-		rx = &res->remote;
-		res->elapsed = rx->elapsed;
-		if (rx->elapsed > 0)
-			bytes_per_sec = (double)rx->bytes_recv / rx->elapsed;
-		res->thruput = units_from_bytes(bytes_per_sec, res->fmt);
-		res->send_thruput =
-		    res->local.elapsed > 0
-			? units_from_bytes((double)res->local.bytes_sent /
-					       res->local.elapsed,
-					   res->fmt)
-			: 0;
-		/* Loss from the sender's final count, so datagrams lost at
-		 * the tail are counted too; never below 0 or above all. */
-		res->lost = got >= sent ? 0 : sent - got;
-		res->loss_pct =
-		    sent ? 100.0 * (double)res->lost / (double)sent : 0;
-		/* -N: no one counted what arrived; loss is not measured. */
-		if (res->p.no_control) {
-			res->lost = 0;
-			res->loss_pct = -1;
-		}
-		break;
-	}
-	case MODULE_RR:
-	case MODULE_UDP_RR:
-	case MODULE_CRR:
+		if (module_has(res->m, MODULE_F_SEQ))
+			datagram_loss(res);
+	} else {
 		res->lost = res->local.lost;
 		res->loss_pct =
 		    res->local.trans + res->local.lost
@@ -193,7 +181,6 @@ result_compute(struct result *res)
 		res->thruput = res->fmt == 'x'
 				   ? res->trans_rate
 				   : units_from_bytes(bytes_per_sec, res->fmt);
-		break;
 	}
 	if (res->p.bidir)
 		bidir(res);
@@ -269,9 +256,8 @@ result_stream_thruput(const struct result *res, int i)
 	const struct side_result *l = &res->lstream[i], *r = &res->rstream[i];
 	double bytes = 0, secs = 0;
 
-	switch (res->m->kind) {
-	case MODULE_STREAM:
-	case MODULE_UDP_STREAM:
+	switch (res->m->flow) {
+	case MODULE_TO_SERVER:
 		/* --bidir: the second half's receiver is netperf. */
 		if (module_stream_reversed(&res->p, i)) {
 			bytes = (double)l->bytes_recv;
@@ -281,11 +267,11 @@ result_stream_thruput(const struct result *res, int i)
 		bytes = (double)r->bytes_recv;
 		secs = res->remote.elapsed;
 		break;
-	case MODULE_MAERTS:
+	case MODULE_TO_CLIENT:
 		bytes = (double)l->bytes_recv;
 		secs = res->local.elapsed;
 		break;
-	default:
+	case MODULE_BOTH:
 		secs = res->local.elapsed;
 		if (secs <= 0)
 			return 0;
@@ -420,53 +406,47 @@ static int
 check_pair(const struct result *res, const struct side_result *l,
 	   const struct side_result *r, const char *pre, char *err)
 {
-	switch (res->m->kind) {
-	case MODULE_STREAM:
-		if (r->bytes_recv != l->bytes_sent)
-			return err_set(err,
-				       IMPLAUSIBLE "%sbytes_recv is %llu, but "
-						   "netperf sent %llu bytes",
-				       pre, (unsigned long long)r->bytes_recv,
-				       (unsigned long long)l->bytes_sent);
-		break;
-	case MODULE_MAERTS:
-		if (r->bytes_sent != l->bytes_recv)
-			return err_set(err,
-				       IMPLAUSIBLE "%sbytes_sent is %llu, but "
-						   "netperf received %llu bytes",
-				       pre, (unsigned long long)r->bytes_sent,
-				       (unsigned long long)l->bytes_recv);
-		break;
-	case MODULE_RR:
-	case MODULE_CRR:
-		if (r->trans != l->trans)
-			return err_set(err,
-				       IMPLAUSIBLE "%strans is %llu, but netperf "
-						   "completed %llu",
-				       pre, (unsigned long long)r->trans,
-				       (unsigned long long)l->trans);
-		break;
-	case MODULE_UDP_STREAM:
-		/* Datagrams may be lost; a datagram received is one sent,
-		 * or the network's copy of one (counted as a duplicate, or
-		 * as late when it falls outside the window). */
-		if (r->recv_calls > l->send_calls + r->dups + r->reordered)
-			return err_set(err,
-				       IMPLAUSIBLE "%srecv_calls is %llu, but "
-						   "netperf sent %llu datagrams",
-				       pre, (unsigned long long)r->recv_calls,
-				       (unsigned long long)l->send_calls);
-		break;
-	case MODULE_UDP_RR:
-		/* Every answer netperf counted, netserver gave. */
-		if (r->trans < l->trans)
-			return err_set(err,
-				       IMPLAUSIBLE "%strans is %llu, but netperf "
-						   "had %llu answers",
-				       pre, (unsigned long long)r->trans,
-				       (unsigned long long)l->trans);
-		break;
-	}
+	const struct test_module *m = res->m;
+
+	if (m->flow == MODULE_TO_SERVER && m->socktype == SOCK_STREAM &&
+	    r->bytes_recv != l->bytes_sent)
+		return err_set(err,
+			       IMPLAUSIBLE "%sbytes_recv is %llu, but netperf "
+					   "sent %llu bytes",
+			       pre, (unsigned long long)r->bytes_recv,
+			       (unsigned long long)l->bytes_sent);
+	if (m->flow == MODULE_TO_CLIENT && m->socktype == SOCK_STREAM &&
+	    r->bytes_sent != l->bytes_recv)
+		return err_set(err,
+			       IMPLAUSIBLE "%sbytes_sent is %llu, but netperf "
+					   "received %llu bytes",
+			       pre, (unsigned long long)r->bytes_sent,
+			       (unsigned long long)l->bytes_recv);
+	if (m->unit == MODULE_TRANS && m->socktype == SOCK_STREAM &&
+	    r->trans != l->trans)
+		return err_set(err,
+			       IMPLAUSIBLE "%strans is %llu, but netperf "
+					   "completed %llu",
+			       pre, (unsigned long long)r->trans,
+			       (unsigned long long)l->trans);
+	/* Datagrams may be lost; a datagram received is one sent, or the
+	 * network's copy of one (counted as a duplicate, or as late when it
+	 * falls outside the window). */
+	if (m->flow == MODULE_TO_SERVER && m->socktype == SOCK_DGRAM &&
+	    r->recv_calls > l->send_calls + r->dups + r->reordered)
+		return err_set(err,
+			       IMPLAUSIBLE "%srecv_calls is %llu, but netperf "
+					   "sent %llu datagrams",
+			       pre, (unsigned long long)r->recv_calls,
+			       (unsigned long long)l->send_calls);
+	/* Every answer netperf counted, netserver gave. */
+	if (m->unit == MODULE_TRANS && m->socktype == SOCK_DGRAM &&
+	    r->trans < l->trans)
+		return err_set(err,
+			       IMPLAUSIBLE "%strans is %llu, but netperf had "
+					   "%llu answers",
+			       pre, (unsigned long long)r->trans,
+			       (unsigned long long)l->trans);
 	return 0;
 }
 

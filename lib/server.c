@@ -17,6 +17,7 @@
 #include "np/fast.h"
 #include "np/proto.h"
 #include "np/session.h"
+#include "np/streams.h"
 #include "np/sock.h"
 #include "np/wire.h"
 
@@ -96,6 +97,29 @@ check_size(const char *what, int64_t v, int64_t max, char *err)
 	return 0;
 }
 
+/* The sizes the test itself allows: requests and responses of a byte at
+ * least, datagrams no larger than a datagram can be. */
+static int
+check_shape(const struct test_module *m, const struct test_params *p,
+	    char *err)
+{
+	if (module_is_rr(m) && (p->req_size < 1 || p->rsp_size < 1))
+		return err_set(err, "request and response sizes must be at "
+				    "least 1 byte");
+	if (m->rr_max > 0 && (p->req_size > m->rr_max || p->rsp_size > m->rr_max))
+		return err_set(err,
+			       "%s sizes of %lld,%lld exceed the %lld-byte "
+			       "datagram limit",
+			       m->name, (long long)p->req_size,
+			       (long long)p->rsp_size, (long long)m->rr_max);
+	if (m->send_max > 0 && p->send_size > m->send_max)
+		return err_set(err,
+			       "datagrams of %lld bytes exceed the %lld-byte "
+			       "limit",
+			       (long long)p->send_size, (long long)m->send_max);
+	return 0;
+}
+
 int
 server_check_request(const struct test_params *p,
 		     const struct server_limits *lim, char *err)
@@ -115,16 +139,17 @@ server_check_request(const struct test_params *p,
 				       "printable ASCII",
 				       escape_str(text, sizeof(text),
 						  p->cpu_bind));
-	if (p->bidir && !module_can_bidir(m))
-		return err_set(err, "bidir is for TCP_STREAM and UDP_STREAM, "
-				    "not %s",
-			       m->name);
-	if (p->bidir && m->kind == MODULE_UDP_STREAM &&
-	    p->rsend_size > MODULE_UDP_MAX)
+	if (p->bidir && !module_has(m, MODULE_F_BIDIR)) {
+		char names[128];
+
+		module_names_with(MODULE_F_BIDIR, names, sizeof(names));
+		return err_set(err, "bidir is for %s, not %s", names, m->name);
+	}
+	if (p->bidir && m->send_max > 0 && p->rsend_size > m->send_max)
 		return err_set(err,
-			       "datagrams of %lld bytes exceed the %d-byte "
+			       "datagrams of %lld bytes exceed the %lld-byte "
 			       "limit",
-			       (long long)p->rsend_size, MODULE_UDP_MAX);
+			       (long long)p->rsend_size, (long long)m->send_max);
 	if (p->bidir && p->duration <= 0)
 		return err_set(err, "bidir runs for a time, not a count");
 	if (p->duration > lim->max_duration)
@@ -167,24 +192,7 @@ server_check_request(const struct test_params *p,
 	    check_size("send buffer", p->rsndbuf, lim->max_buf, err) ||
 	    check_size("receive buffer", p->rrcvbuf, lim->max_buf, err))
 		return -1;
-	if ((m->kind == MODULE_RR || m->kind == MODULE_UDP_RR ||
-	     m->kind == MODULE_CRR) &&
-	    (p->req_size < 1 || p->rsp_size < 1))
-		return err_set(err, "request and response sizes must be at "
-				    "least 1 byte");
-	if (m->kind == MODULE_UDP_RR &&
-	    (p->req_size > MODULE_UDP_MAX || p->rsp_size > MODULE_UDP_MAX))
-		return err_set(err,
-			       "UDP_RR sizes of %lld,%lld exceed the %d-byte "
-			       "datagram limit",
-			       (long long)p->req_size, (long long)p->rsp_size,
-			       MODULE_UDP_MAX);
-	if (m->kind == MODULE_UDP_STREAM && p->send_size > MODULE_UDP_MAX)
-		return err_set(err,
-			       "datagrams of %lld bytes exceed the %d-byte "
-			       "limit",
-			       (long long)p->send_size, MODULE_UDP_MAX);
-	return fast_check(m, p, err);
+	return check_shape(m, p, err) < 0 ? -1 : fast_check(m, p, err);
 }
 
 /* Shuts the session's sockets; called with the guard's lock held. */
@@ -553,9 +561,6 @@ set_port(struct sockaddr_storage *ss, int port)
 		((struct sockaddr_in6 *)ss)->sin6_port = htons((uint16_t)port);
 }
 
-/* Opens the data sockets: one listener for TCP (every stream connects
- * to it), one socket per stream for UDP. Fills ports[]; returns the
- * number of sockets, or -1 with err set. */
 /* Logs one connection's TCP_INFO in netperf 2.7's DUMP_TCP_INFO lines. */
 static void
 log_tcp_info(server_log_fn log, const struct tcpinfo *t)
@@ -570,6 +575,9 @@ log_tcp_info(server_log_fn log, const struct tcpinfo *t)
 		log(0, "%s", line);
 }
 
+/* Opens the data sockets: one listener for TCP (every stream connects
+ * to it), one socket per stream for UDP. Fills ports[]; returns the
+ * number of sockets, or -1 with err set. */
 static int
 open_data(int ctl, const struct test_module *m, const struct test_params *p,
 	  int *fds, int *ports, char *err)
@@ -714,300 +722,356 @@ server_platform(struct server_state *st, int ctl, int data_fd)
 	return j;
 }
 
-/* Runs one requested test; returns 0, or -1 with err set after telling
- * the client. */
+/* How a phase of a test ended, for serve_test to say so or not. */
+enum serve_rc {
+	SERVE_OK = 0,
+	SERVE_TELL = -1,  /* tell the client why */
+	SERVE_FAIL = -2,  /* the control connection failed: tell only a
+			   * cause of ours (the guard's) */
+	SERVE_TOLD = -3,  /* the client has been told */
+	SERVE_QUIET = -4, /* nothing to tell */
+};
+
+/* netserver's side of one test, from the request to the results. */
+struct serve {
+	struct server_state *st;
+	int ctl;
+	const struct server_limits *lim;
+	server_log_fn log;
+	volatile sig_atomic_t *stop;
+	const struct test_module *m;
+	struct test_params p;
+	struct streams set;
+	/* The listeners: one for TCP, one a stream for UDP (which then
+	 * become the streams' data sockets). */
+	int *lfds, nlisten;
+	struct side_result r; /* the streams' sum; every stream's start */
+	struct result_place rp;
+	unsigned char token[AUTH_TOKEN_LEN];
+	char token_hex[2 * AUTH_TOKEN_LEN + 1];
+	char *shared;
+	struct admit adm;
+	int adm_on;
+	struct wire_session ws;
+	struct wire_report wr;
+	int wire_on;
+	json_t *plat;
+	struct module_run run;
+};
+
+/* The request read and checked, the streams allocated and placed, the
+ * test's token drawn. */
+static enum serve_rc
+serve_negotiate(struct serve *sv, const json_t *req, char *err)
+{
+	struct test_params *p = &sv->p;
+
+	if (proto_request_unpack(req, p, err) < 0 ||
+	    server_check_request(p, sv->lim, err) < 0) {
+		send_error(sv->ctl, err);
+		return SERVE_TOLD;
+	}
+	sv->m = module_find(p->test);
+	if (streams_alloc(&sv->set, sv->m, p->streams, 1, NULL, err) < 0)
+		return SERVE_TELL;
+	sv->lfds = calloc((size_t)p->streams, sizeof(*sv->lfds));
+	if (sv->lfds == NULL)
+		return err_set(err, "out of memory"), SERVE_TELL;
+	if (guard_test_begin(&sv->st->guard, 2 * p->streams, err) < 0)
+		return SERVE_TELL;
+	/* The token binds each data connection to this test: a connection
+	 * or datagram without it is not the client's, whoever sent it. */
+	if (auth_random(sv->token, sizeof(sv->token), err) < 0)
+		return SERVE_TELL;
+	auth_hex(sv->token, sizeof(sv->token), sv->token_hex);
+	/* Several streams get a CPU each even when the client named none,
+	 * on the CPUs netserver may use. */
+	if ((p->cpu_bind[0] != '\0' || p->streams > 1) &&
+	    (streams_want_places(&sv->set, err) < 0 ||
+	     place_streams(sv->st, p, sv->ctl, sv->set.places, &sv->rp, err) <
+		 0))
+		return SERVE_TELL;
+	return SERVE_OK;
+}
+
+/* The listeners open, the sizes and buffers settled, and the client told
+ * where to connect ("ready"). */
+static enum serve_rc
+serve_listen(struct serve *sv, char *err)
+{
+	const struct test_params *p = &sv->p;
+	struct side_result *r = &sv->r;
+	json_t *ready, *list;
+	int i, n;
+
+	n = open_data(sv->ctl, sv->m, p, sv->lfds, sv->set.ports, err);
+	if (n < 0)
+		return SERVE_TELL;
+	sv->nlisten = n;
+	for (i = 0; i < n; i++)
+		guard_track(&sv->st->guard, sv->lfds[i]);
+	sock_get_buffers(sv->lfds[0], &r->sndbuf, &r->rcvbuf);
+	streams_sizes(sv->m, p->rsend_size, p->rrecv_size, r->sndbuf,
+		      r->rcvbuf, r);
+	if (r->send_size > sv->lim->max_msg)
+		r->send_size = sv->lim->max_msg;
+	if (r->recv_size > sv->lim->max_msg)
+		r->recv_size = sv->lim->max_msg;
+	if (alloc_buffers(sv->m, p, r, sv->lim, sv->set.ctx, &sv->shared,
+			  err) < 0)
+		return SERVE_TELL;
+	list = json_array();
+	for (i = 0; i < n; i++)
+		json_array_append_new(list, json_integer(sv->set.ports[i]));
+	ready = json_pack("{s:s, s:i, s:o, s:i, s:i, s:I, s:I, s:s}", "type",
+			  "ready", "data_port", sv->set.ports[0], "data_ports",
+			  list, "sndbuf", r->sndbuf, "rcvbuf", r->rcvbuf,
+			  "send_size", (json_int_t)r->send_size, "recv_size",
+			  (json_int_t)r->recv_size, "token", sv->token_hex);
+	i = session_send(sv->ctl, ready, SESSION_TIMEOUT_MS, err);
+	json_decref(ready);
+	return i < 0 ? SERVE_FAIL : SERVE_OK;
+}
+
+/* Stream i's data socket: an accepted connection, a UDP socket tied to
+ * the client's by its token, or (CRR) the listener, on which the loop
+ * accepts. Returns it, or -1 with err set. */
+static int
+serve_data_socket(struct serve *sv, int i, uint64_t accept_by, char *err)
+{
+	const struct test_module *m = sv->m;
+	struct test_ctx *c = &sv->set.ctx[i];
+	int fd;
+
+	c->ctl = sv->ctl;
+	if (module_accepts(m)) {
+		fd = accept_data(&sv->adm, accept_by, sv->lim->accept_ms, err);
+		if (fd < 0)
+			return -1;
+		guard_track(&sv->st->guard, fd);
+		sv->set.fds[i] = fd;
+		return sock_apply_extra(fd, fd_family(fd), m->socktype, 0,
+					&sv->p.rx, err) < 0
+			   ? -1
+			   : fd;
+	}
+	if (m->socktype == SOCK_DGRAM) {
+		if (await_datagram(sv->lfds[i], sv->ctl, sv->token, accept_by,
+				   sv->lim->accept_ms, err) < 0)
+			return -1;
+		/* The socket is the stream's now. */
+		sv->set.fds[i] = sv->lfds[i];
+		sv->lfds[i] = -1;
+		return sv->set.fds[i];
+	}
+	/* Every stream's loop accepts on the listener, from the control
+	 * peer only, each connection starting with the token. */
+	c->peerlen = sizeof(c->peer);
+	getpeername(sv->ctl, (struct sockaddr *)&c->peer, &c->peerlen);
+	return sv->lfds[0];
+}
+
+/* Every stream's data connection, each from the control client's host
+ * only, each carrying the token, all by one deadline. */
+static enum serve_rc
+serve_admit(struct serve *sv, char *err)
+{
+	uint64_t accept_by =
+	    clock_ns() + (uint64_t)sv->lim->accept_ms * 1000000;
+	const unsigned char *token;
+	int i, fd;
+
+	if (module_accepts(sv->m)) {
+		if (admit_init(&sv->adm, sv->lfds[0], sv->ctl, 1, sv->token,
+			       sv->log, err) < 0)
+			return SERVE_TELL;
+		sv->adm_on = 1;
+	}
+	/* UDP's client sends the token again until it hears the echo, and
+	 * CRR's starts every connection: those loops must know it. */
+	token = module_accepts(sv->m) ? NULL : sv->token;
+	for (i = 0; i < sv->p.streams; i++) {
+		sv->set.r[i] = sv->r;
+		fd = serve_data_socket(sv, i, accept_by, err);
+		if (fd < 0 ||
+		    streams_open(&sv->set, i, fd, &sv->p, sv->stop, token,
+				 err) < 0)
+			return SERVE_TELL;
+	}
+	/* Whoever else is still waiting to be let in is not the client. */
+	if (sv->adm_on) {
+		admit_close(&sv->adm);
+		sv->adm_on = 0;
+	}
+	return SERVE_OK;
+}
+
+/* --wire: count every connection from the client's host on the
+ * listeners' ports, from after the tokens (which are not test traffic)
+ * to the end. The client sends nothing more before "go", so the capture
+ * misses no packet of the test. */
+static void
+serve_wire(struct serve *sv)
+{
+	struct wire_flow *flows = NULL;
+	int i, nf = 0;
+
+	if (!sv->p.wire)
+		return;
+	/* One flow per listener, however many streams: a fixed array here
+	 * once counted only the first 64. */
+	if (!module_has(sv->m, MODULE_F_PER_TRANS))
+		flows = calloc((size_t)sv->nlisten, sizeof(*flows));
+	for (i = 0; flows != NULL && i < sv->nlisten; i++) {
+		if (wire_flow_of(sv->ctl, sv->m->protocol, 1, &flows[nf]) < 0)
+			continue;
+		set_port(&flows[nf].local, sv->set.ports[i]);
+		nf++;
+	}
+	wire_session_start(&sv->ws, &sv->wr, NULL, flows, nf);
+	free(flows);
+	/* CRR's session has no flows, and nothing to stop. */
+	sv->wire_on = !module_has(sv->m, MODULE_F_PER_TRANS);
+}
+
+/* "go", the test, and its end: the client's "stop" where the loops have
+ * no end of their own, and the streams' counts summed. */
+static enum serve_rc
+serve_run(struct serve *sv, char *err)
+{
+	struct module_run *run = &sv->run;
+	json_t *stop_msg;
+	int rc;
+
+	/* The platform record now, while the client waits for "go": no
+	 * one's interval has begun. */
+	sv->plat = server_platform(sv->st, sv->ctl, sv->set.ctx[0].fd);
+	if (session_send_new(sv->ctl, proto_new("go"), SESSION_TIMEOUT_MS,
+			     err) < 0)
+		return SERVE_FAIL;
+	run->m = sv->m;
+	run->is_server = 1;
+	run->measure_cpu = sv->p.remote_cpu;
+	run->n = sv->p.streams;
+	run->ctx = sv->set.ctx;
+	run->topo = sv->set.places != NULL ? &sv->st->topo : NULL;
+	run->places = sv->set.places;
+	run->start_at_ns = sv->p.start_at_ns;
+	sv->log(1, "running %s, %d stream%s, for %.1f s", sv->m->name,
+		sv->p.streams, sv->p.streams > 1 ? "s" : "", sv->p.duration);
+	guard_test_deadline(&sv->st->guard, sv->lim, sv->p.start_at_ns);
+	rc = module_run_all(run, err);
+	if (sv->wire_on) {
+		wire_session_stop(&sv->ws, &sv->wr);
+		sv->wire_on = 0;
+	}
+	/* Loops cut by the guard may end as if the client had finished. */
+	if (rc < 0 || cut_reason(sv->st, err))
+		return SERVE_TELL;
+	if (module_needs_stop(sv->m)) {
+		if (session_expect(sv->ctl, "stop", &stop_msg,
+				   SESSION_TIMEOUT_MS, err) < 0)
+			return SERVE_FAIL;
+		json_decref(stop_msg);
+	}
+	module_merge(run, &sv->r);
+	return SERVE_OK;
+}
+
+/* The results, every stream's too when there are several. */
+static enum serve_rc
+serve_report(struct serve *sv, char *err)
+{
+	struct result_place *rp = &sv->rp;
+	json_t *res, *list;
+	int i;
+
+	/* netperf 2.7's netserver prints its ends' TCP_INFO too when
+	 * DUMP_TCP_INFO is set; here it goes to the log, a line each. */
+	if (getenv("DUMP_TCP_INFO") != NULL)
+		for (i = 0; i < sv->p.streams; i++)
+			log_tcp_info(sv->log, &sv->set.r[i].tcpi);
+	rp->cpu_actual = sv->set.r[0].cpu_id;
+	if (sv->set.places != NULL && rp->numa < 0 && rp->cpu_actual >= 0)
+		rp->numa = topo_cpu_numa(&sv->st->topo, rp->cpu_actual);
+	res = proto_result_pack(&sv->r);
+	if (res == NULL)
+		return err_set(err, "out of memory"), SERVE_QUIET;
+	json_object_set_new(res, "place", proto_place_pack(rp));
+	if (sv->plat != NULL)
+		json_object_set_new(res, "platform", sv->plat);
+	sv->plat = NULL;
+	if (sv->p.wire)
+		json_object_set_new(res, "wire", proto_wire_pack(&sv->wr));
+	if (sv->p.streams > 1) {
+		list = json_array();
+		for (i = 0; i < sv->p.streams; i++)
+			json_array_append_new(list,
+					      proto_result_pack(&sv->set.r[i]));
+		json_object_set_new(res, "streams", list);
+	}
+	i = session_send(sv->ctl, res, SESSION_TIMEOUT_MS, err);
+	json_decref(res);
+	return i < 0 ? SERVE_FAIL : SERVE_OK;
+}
+
+static void
+serve_free(struct serve *sv)
+{
+	int i;
+
+	if (sv->adm_on)
+		admit_close(&sv->adm);
+	if (sv->wire_on)
+		wire_session_stop(&sv->ws, &sv->wr);
+	guard_test_end(&sv->st->guard);
+	json_decref(sv->plat);
+	cpu_util_free(&sv->r.cpu);
+	for (i = 0; sv->lfds != NULL && i < sv->nlisten; i++)
+		if (sv->lfds[i] >= 0)
+			close(sv->lfds[i]);
+	free(sv->lfds);
+	streams_free(&sv->set, sv->shared);
+}
+
+/* Runs one requested test, phase by phase; returns 0, or -1 with err set
+ * after telling the client. */
 static int
 serve_test(struct server_state *st, int ctl, const json_t *req,
 	   const struct server_limits *lim, server_log_fn log,
 	   volatile sig_atomic_t *stop, char *err)
 {
-	const struct test_module *m;
-	struct test_params p;
-	struct side_result r, *rs = NULL;
-	struct test_ctx *ctx = NULL;
-	struct topo_place *places = NULL;
-	struct result_place rp;
-	struct module_run run;
-	int *fds = NULL, *ports = NULL, nlisten = 0, nfds = 0, rc = -1, i;
-	struct wire_session ws;
-	struct wire_report wr;
-	int wire_on = 0;
-	json_t *ready = NULL, *list, *res = NULL, *streams, *plat = NULL;
-	unsigned char token[AUTH_TOKEN_LEN];
-	char token_hex[2 * AUTH_TOKEN_LEN + 1];
-	char *shared = NULL;
-	struct admit adm;
-	int adm_on = 0;
-	uint64_t accept_by;
+	struct serve sv;
+	enum serve_rc rc;
 
-	memset(&r, 0, sizeof(r));
-	memset(&rp, 0, sizeof(rp));
-	memset(&run, 0, sizeof(run));
-	memset(&wr, 0, sizeof(wr));
-	rp.cpu_actual = rp.numa = rp.nic_local = -1;
-	if (proto_request_unpack(req, &p, err) < 0 ||
-	    server_check_request(&p, lim, err) < 0) {
-		send_error(ctl, err);
+	memset(&sv, 0, sizeof(sv));
+	sv.st = st;
+	sv.ctl = ctl;
+	sv.lim = lim;
+	sv.log = log;
+	sv.stop = stop;
+	sv.rp.cpu_actual = sv.rp.numa = sv.rp.nic_local = -1;
+	rc = serve_negotiate(&sv, req, err);
+	if (rc == SERVE_TOLD)
 		return -1;
+	if (rc == SERVE_OK)
+		rc = serve_listen(&sv, err);
+	if (rc == SERVE_OK)
+		rc = serve_admit(&sv, err);
+	if (rc == SERVE_OK) {
+		serve_wire(&sv);
+		rc = serve_run(&sv, err);
 	}
-	m = module_find(p.test);
-	rs = calloc((size_t)p.streams, sizeof(*rs));
-	ctx = calloc((size_t)p.streams, sizeof(*ctx));
-	fds = calloc((size_t)p.streams, sizeof(*fds));
-	ports = calloc((size_t)p.streams, sizeof(*ports));
-	if (rs == NULL || ctx == NULL || fds == NULL || ports == NULL) {
-		err_set(err, "out of memory");
-		goto tell;
-	}
-	if (guard_test_begin(&st->guard, 2 * p.streams, err) < 0)
-		goto tell;
-	/* The token binds each data connection to this test: a connection
-	 * or datagram without it is not the client's, whoever sent it. */
-	if (auth_random(token, sizeof(token), err) < 0)
-		goto tell;
-	auth_hex(token, sizeof(token), token_hex);
-	/* Several streams get a CPU each even when the client named none,
-	 * on the CPUs netserver may use. */
-	if (p.cpu_bind[0] != '\0' || p.streams > 1) {
-		places = calloc((size_t)p.streams, sizeof(*places));
-		if (places == NULL) {
-			err_set(err, "out of memory");
-			goto tell;
-		}
-		if (place_streams(st, &p, ctl, places, &rp, err) < 0)
-			goto tell;
-	}
-	nlisten = open_data(ctl, m, &p, fds, ports, err);
-	if (nlisten < 0) {
-		nlisten = 0;
-		goto tell;
-	}
-	for (i = 0; i < nlisten; i++)
-		guard_track(&st->guard, fds[i]);
-	sock_get_buffers(fds[0], &r.sndbuf, &r.rcvbuf);
-	r.send_size = p.rsend_size   ? p.rsend_size
-		      : r.sndbuf > 0 ? r.sndbuf
-				     : 4096;
-	r.recv_size = p.rrecv_size   ? p.rrecv_size
-		      : r.rcvbuf > 0 ? r.rcvbuf
-				     : 4096;
-	if (r.send_size > lim->max_msg)
-		r.send_size = lim->max_msg;
-	if (r.recv_size > lim->max_msg)
-		r.recv_size = lim->max_msg;
-	/* A datagram is read whole or its tail is lost. */
-	if (m->socktype == SOCK_DGRAM && r.recv_size < MODULE_UDP_MAX + 1)
-		r.recv_size = MODULE_UDP_MAX + 1;
-	/* Sending datagrams (--bidir): as netperf does, the socket buffer
-	 * capped at the largest datagram. */
-	if (m->socktype == SOCK_DGRAM && p.rsend_size == 0 &&
-	    r.send_size > MODULE_UDP_MAX)
-		r.send_size = MODULE_UDP_MAX;
-	if (alloc_buffers(m, &p, &r, lim, ctx, &shared, err) < 0)
-		goto tell;
-	list = json_array();
-	for (i = 0; i < nlisten; i++)
-		json_array_append_new(list, json_integer(ports[i]));
-	ready = json_pack("{s:s, s:i, s:o, s:i, s:i, s:I, s:I, s:s}", "type",
-			  "ready", "data_port", ports[0], "data_ports", list,
-			  "sndbuf", r.sndbuf, "rcvbuf", r.rcvbuf, "send_size",
-			  (json_int_t)r.send_size, "recv_size",
-			  (json_int_t)r.recv_size, "token", token_hex);
-	if (session_send(ctl, ready, SESSION_TIMEOUT_MS, err) < 0)
-		goto fail;
-
-	/* The data connections, each from the control client's host only,
-	 * each carrying the token, all by one deadline. */
-	accept_by = clock_ns() + (uint64_t)lim->accept_ms * 1000000;
-	if (module_accepts(m)) {
-		if (admit_init(&adm, fds[0], ctl, 1, token, log, err) < 0)
-			goto tell;
-		adm_on = 1;
-	}
-	for (i = 0; i < p.streams; i++) {
-		struct test_ctx *c = &ctx[i];
-
-		c->ctl = ctl;
-		c->fd = -1;
-		c->reverse = module_stream_reversed(&p, i);
-		if (module_accepts(m)) {
-			c->fd = accept_data(&adm, accept_by, lim->accept_ms,
-					    err);
-			if (c->fd >= 0)
-				guard_track(&st->guard, c->fd);
-		} else if (m->socktype == SOCK_DGRAM) {
-			if (await_datagram(fds[i], ctl, token, accept_by,
-					   lim->accept_ms, err) == 0)
-				c->fd = fds[i];
-			/* The client sends the token again until it hears
-			 * the echo: the loop must know it, to echo it and
-			 * never count it as data. */
-			c->token = token;
-		} else {
-			/* CRR: every stream's loop accepts on the listener,
-			 * from the control peer only, each connection
-			 * starting with the token. */
-			c->peerlen = sizeof(c->peer);
-			getpeername(ctl, (struct sockaddr *)&c->peer,
-				    &c->peerlen);
-			c->fd = fds[0];
-			c->token = token;
-		}
-		if (c->fd < 0)
-			goto tell;
-		nfds++;
-		/* UDP loops look for the client's "stop" when a receive
-		 * times out, so theirs is short. */
-		if ((m->protocol == IPPROTO_TCP && p.nodelay &&
-		     m->kind != MODULE_CRR &&
-		     sock_set_nodelay(c->fd, 1, err) < 0) ||
-		    sock_set_timeouts(
-			c->fd, m->socktype == SOCK_DGRAM ? 100 : 1000, err) < 0)
-			goto tell;
-		if (module_accepts(m) &&
-		    sock_apply_extra(c->fd, fd_family(c->fd), m->socktype, 0,
-				     &p.rx, err) < 0)
-			goto tell;
-		rs[i] = r;
-		if (fast_setup(m, &p, c->fd, 1, &rs[i], err) < 0)
-			goto tell;
-		c->p = &p;
-		c->stop = stop;
-		c->r = &rs[i];
-	}
-	/* Whoever else is still waiting to be let in is not the client. */
-	if (adm_on) {
-		admit_close(&adm);
-		adm_on = 0;
-	}
-	/* --wire: count every connection from the client's host on the
-	 * listener's port, from after the tokens (which are not test
-	 * traffic) to the end. The client sends nothing more before "go",
-	 * so the capture misses no packet of the test. */
-	if (p.wire && m->kind != MODULE_CRR) {
-		/* One flow per listener, however many streams: a fixed array
-		 * here once counted only the first 64. */
-		struct wire_flow *flows = calloc((size_t)nlisten, sizeof(*flows));
-		int nf = 0;
-
-		for (i = 0; flows != NULL && i < nlisten; i++) {
-			if (wire_flow_of(ctl, m->protocol, 1, &flows[nf]) < 0)
-				continue;
-			set_port(&flows[nf].local, ports[i]);
-			nf++;
-		}
-		wire_session_start(&ws, &wr, NULL, flows, nf);
-		free(flows);
-		wire_on = 1;
-	} else if (p.wire) {
-		wire_session_start(&ws, &wr, NULL, NULL, 0);
-	}
-	/* The platform record now, while the client waits for "go": no
-	 * one's interval has begun. */
-	plat = server_platform(st, ctl, ctx[0].fd);
-	/* Every data connection is here and bound to the test: start. */
-	if (session_send_new(ctl, proto_new("go"), SESSION_TIMEOUT_MS, err) < 0)
-		goto fail;
-	run.m = m;
-	run.is_server = 1;
-	run.measure_cpu = p.remote_cpu;
-	run.n = p.streams;
-	run.ctx = ctx;
-	run.topo = places != NULL ? &st->topo : NULL;
-	run.places = places;
-	log(1, "running %s, %d stream%s, for %.1f s", m->name, p.streams,
-	    p.streams > 1 ? "s" : "", p.duration);
-	run.start_at_ns = p.start_at_ns;
-	guard_test_deadline(&st->guard, lim, p.start_at_ns);
-	rc = module_run_all(&run, err);
-	if (wire_on) {
-		wire_session_stop(&ws, &wr);
-		wire_on = 0;
-	}
-	/* Loops cut by the guard may end as if the client had finished. */
-	if (rc < 0 || cut_reason(st, err)) {
-		rc = -1;
-		goto tell;
-	}
-	rc = -1;
-	if (module_needs_stop(m)) {
-		json_t *stop_msg;
-
-		if (session_expect(ctl, "stop", &stop_msg, SESSION_TIMEOUT_MS,
-				   err) < 0)
-			goto fail;
-		json_decref(stop_msg);
-	}
-	module_merge(&run, &r);
-	/* netperf 2.7's netserver prints its ends' TCP_INFO too when
-	 * DUMP_TCP_INFO is set; here it goes to the log, a line each. */
-	if (getenv("DUMP_TCP_INFO") != NULL)
-		for (i = 0; i < p.streams; i++)
-			log_tcp_info(log, &rs[i].tcpi);
-	rp.cpu_actual = rs[0].cpu_id;
-	if (places != NULL && rp.numa < 0 && rp.cpu_actual >= 0)
-		rp.numa = topo_cpu_numa(&st->topo, rp.cpu_actual);
-	res = proto_result_pack(&r);
-	if (res == NULL) {
-		err_set(err, "out of memory");
-		goto out;
-	}
-	json_object_set_new(res, "place", proto_place_pack(&rp));
-	if (plat != NULL)
-		json_object_set_new(res, "platform", plat);
-	plat = NULL;
-	if (p.wire)
-		json_object_set_new(res, "wire", proto_wire_pack(&wr));
-	if (p.streams > 1) {
-		streams = json_array();
-		for (i = 0; i < p.streams; i++)
-			json_array_append_new(streams,
-					      proto_result_pack(&rs[i]));
-		json_object_set_new(res, "streams", streams);
-	}
-	if (session_send(ctl, res, SESSION_TIMEOUT_MS, err) < 0)
-		goto fail;
-	rc = 0;
-	goto out;
-fail:
-	/* The control connection failed: tell the client only when the
-	 * cause was ours to tell. */
-	if (cut_reason(st, err))
+	if (rc == SERVE_OK)
+		rc = serve_report(&sv, err);
+	if (rc == SERVE_TELL) {
+		cut_reason(st, err);
 		send_error(ctl, err);
-	goto out;
-tell:
-	cut_reason(st, err);
-	send_error(ctl, err);
-out:
-	if (adm_on)
-		admit_close(&adm);
-	if (wire_on)
-		wire_session_stop(&ws, &wr);
-	guard_test_end(&st->guard);
-	json_decref(res);
-	json_decref(ready);
-	json_decref(plat);
-	cpu_util_free(&r.cpu);
-	for (i = 0; ctx != NULL && i < p.streams; i++) {
-		if (ctx[i].mem != NULL)
-			module_ctx_buffer_free(&ctx[i]);
-		else if (ctx[i].buf != shared)
-			free(ctx[i].buf);
-		/* A UDP socket and the CRR listener are in fds[] too. */
-		if (module_accepts(m) && ctx[i].fd >= 0 && i < nfds)
-			close(ctx[i].fd);
+	} else if (rc == SERVE_FAIL && cut_reason(st, err)) {
+		send_error(ctl, err);
 	}
-	for (i = 0; i < nlisten; i++)
-		close(fds[i]);
-	free(shared);
-	for (i = 0; places != NULL && i < p.streams; i++)
-		topo_place_free(&places[i]);
-	free(places);
-	free(ports);
-	free(fds);
-	free(ctx);
-	free(rs);
-	return rc;
+	serve_free(&sv);
+	return rc == SERVE_OK ? 0 : -1;
 }
 
 /* Peeks at the first bytes of a connection (up to 5, as legacy_sniff
@@ -1153,24 +1217,15 @@ authenticate(int ctl, const struct auth_key *key, const unsigned char *snonce,
 }
 
 /* The conversation itself: hello, then tests until goodbye. */
+/* The client's hello, by its own deadline, of our version. Returns 0,
+ * 1 when the client left first, or -1 with err set (and told). */
 static int
-session_loop(struct server_state *st, int ctl, const struct server_limits *lim,
-	     const struct auth_key *key, server_log_fn log,
-	     volatile sig_atomic_t *stop, char *err)
+read_hello(struct server_state *st, int ctl, int hello_ms, char *err)
 {
-	unsigned char snonce[AUTH_NONCE_LEN];
-	char hex[2 * AUTH_NONCE_LEN + 1], text[ESCAPE_LEN];
-	json_t *msg, *hello;
+	char text[ESCAPE_LEN];
+	json_t *msg;
 	int64_t ver;
-	const char *type;
 	int rc;
-
-	/* The hello has a deadline of its own, shorter than the idle limit
-	 * between tests (or that limit, when it is shorter still): a
-	 * connection that says nothing holds a session slot for seconds,
-	 * not a minute. */
-	int hello_ms = lim->hello_ms < lim->idle_ms ? lim->hello_ms
-						    : lim->idle_ms;
 
 	rc = session_recv(ctl, &msg, hello_ms, err);
 	if (cut_reason(st, err)) {
@@ -1179,7 +1234,7 @@ session_loop(struct server_state *st, int ctl, const struct server_limits *lim,
 		return -1;
 	}
 	if (rc == 1)
-		return err_set(err, "client left before saying hello");
+		return 1;
 	if (rc < 0) {
 		send_error(ctl, err);
 		return -1;
@@ -1202,6 +1257,19 @@ session_loop(struct server_state *st, int ctl, const struct server_limits *lim,
 		send_error(ctl, err);
 		return -1;
 	}
+	return 0;
+}
+
+/* Our hello, with a challenge when a key is set, and the client's answer
+ * to it. Returns 0, SERVER_AUTH_FAILED, or -1 with err set. */
+static int
+greet(struct server_state *st, int ctl, const struct auth_key *key,
+      int hello_ms, char *err)
+{
+	unsigned char snonce[AUTH_NONCE_LEN];
+	char hex[2 * AUTH_NONCE_LEN + 1], why[ERR_LEN];
+	json_t *hello;
+
 	hello = json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version",
 			  PROTO_VERSION, "program", "netserver",
 			  "program_version", NP_VERSION);
@@ -1219,18 +1287,41 @@ session_loop(struct server_state *st, int ctl, const struct server_limits *lim,
 	}
 	if (session_send_new(ctl, hello, SESSION_TIMEOUT_MS, err) < 0)
 		return -1;
-	if (key != NULL &&
-	    authenticate(ctl, key, snonce, hello_ms, err) < 0) {
-		char why[ERR_LEN];
-
-		if (cut_reason(st, why)) {
-			send_error(ctl, why);
-			snprintf(err, ERR_LEN, "%s", why);
-			return -1;
-		}
-		send_error(ctl, "authentication failed");
-		return SERVER_AUTH_FAILED;
+	if (key == NULL || authenticate(ctl, key, snonce, hello_ms, err) == 0)
+		return 0;
+	if (cut_reason(st, why)) {
+		send_error(ctl, why);
+		snprintf(err, ERR_LEN, "%s", why);
+		return -1;
 	}
+	send_error(ctl, "authentication failed");
+	return SERVER_AUTH_FAILED;
+}
+
+static int
+session_loop(struct server_state *st, int ctl, const struct server_limits *lim,
+	     const struct auth_key *key, server_log_fn log,
+	     volatile sig_atomic_t *stop, char *err)
+{
+	char text[ESCAPE_LEN];
+	const char *type;
+	json_t *msg;
+	int rc;
+	/* The hello has a deadline of its own, shorter than the idle limit
+	 * between tests (or that limit, when it is shorter still): a
+	 * connection that says nothing holds a session slot for seconds,
+	 * not a minute. */
+	int hello_ms = lim->hello_ms < lim->idle_ms ? lim->hello_ms
+						    : lim->idle_ms;
+
+	rc = read_hello(st, ctl, hello_ms, err);
+	if (rc == 1)
+		return err_set(err, "client left before saying hello");
+	if (rc < 0)
+		return -1;
+	rc = greet(st, ctl, key, hello_ms, err);
+	if (rc != 0)
+		return rc;
 	for (;;) {
 		rc = session_recv(ctl, &msg, lim->idle_ms, err);
 		if (cut_reason(st, err)) {

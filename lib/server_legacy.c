@@ -389,7 +389,7 @@ serve_omni(int ctl, const unsigned char *msg, const struct server_limits *lim,
 
 	ctx.peerlen = sizeof(ctx.peer);
 	getpeername(ctl, (struct sockaddr *)&ctx.peer, &ctx.peerlen);
-	if (m->kind == MODULE_CRR) {
+	if (module_has(m, MODULE_F_PER_TRANS)) {
 		ctx.fd = lfd;
 	} else {
 		fd = await_data(lfd, ctl, m, lim->accept_ms, log, err);
@@ -401,7 +401,8 @@ serve_omni(int ctl, const unsigned char *msg, const struct server_limits *lim,
 			lfd = -1; /* UDP: the one socket is the test's */
 		ctx.fd = fd;
 	}
-	if ((m->protocol == IPPROTO_TCP && p.nodelay && m->kind != MODULE_CRR &&
+	if ((m->protocol == IPPROTO_TCP && p.nodelay &&
+	     !module_has(m, MODULE_F_PER_TRANS) &&
 	     sock_set_nodelay(ctx.fd, 1, err) < 0) ||
 	    sock_set_timeouts(ctx.fd, m->socktype == SOCK_DGRAM ? 100 : 1000,
 			      err) < 0) {

@@ -75,14 +75,15 @@ sweep_check(const struct sweep *s, const char *test, char *err)
 			       "--sweep: m applies to stream tests; use "
 			       "r for %s",
 			       m->name);
-	if (strcmp(s->param, "m") == 0 && m->kind == MODULE_UDP_STREAM) {
+	if (strcmp(s->param, "m") == 0 && m->send_max > 0) {
 		for (int i = 0; i < s->n; i++)
-			if (s->value[i] < MODULE_UDP_HDR ||
-			    s->value[i] > MODULE_UDP_MAX)
+			if (s->value[i] < m->send_min ||
+			    s->value[i] > m->send_max)
 				return err_set(err,
-					       "--sweep: UDP_STREAM datagrams "
-					       "carry %d to %d bytes, not %s",
-					       MODULE_UDP_HDR, MODULE_UDP_MAX,
+					       "--sweep: %s datagrams carry "
+					       "%lld to %lld bytes, not %s",
+					       m->name, (long long)m->send_min,
+					       (long long)m->send_max,
 					       s->label[i]);
 	}
 	return 0;

@@ -19,13 +19,72 @@
 #include "np/tcpinfo.h"
 #include "np/topo.h"
 
-enum module_kind {
-	MODULE_STREAM,	   /* netperf sends, netserver receives */
-	MODULE_MAERTS,	   /* netserver sends, netperf receives */
-	MODULE_RR,	   /* request/response over one connection */
-	MODULE_UDP_STREAM, /* netperf sends datagrams, netserver counts */
-	MODULE_UDP_RR,	   /* request/response datagrams, with retries */
-	MODULE_CRR,	   /* connect, request, response, close */
+/* Who moves a test's data. */
+enum module_flow {
+	MODULE_TO_SERVER, /* netperf sends, netserver receives */
+	MODULE_TO_CLIENT, /* netserver sends, netperf receives */
+	MODULE_BOTH,	  /* requests one way, responses the other */
+};
+
+/* What a test counts as its work, and so what its headline is. */
+enum module_unit {
+	MODULE_BYTES, /* throughput */
+	MODULE_TRANS, /* transactions per second */
+};
+
+/* What a test is and allows, test_module.flags. */
+/* A connection (or, over UDP, a source port) per transaction: no data
+ * connection is opened up front, and none lasts to report TCP_INFO. */
+#define MODULE_F_PER_TRANS 0x001
+/* Datagrams carry sequence numbers and send times: loss, duplicates,
+ * reordering and jitter are counted. */
+#define MODULE_F_SEQ 0x002
+/* Transactions given up on after a time-out (-e) count as lost. */
+#define MODULE_F_RETRY 0x004
+/* --bidir runs half the streams the other way. */
+#define MODULE_F_BIDIR 0x008
+/* --rate paces the sender. */
+#define MODULE_F_RATE 0x010
+/* --batch, --udp-gso and --udp-gro. */
+#define MODULE_F_UDP_FAST 0x020
+/* --zerocopy and -V (splice). */
+#define MODULE_F_TCP_BULK 0x040
+/* --busy-poll. */
+#define MODULE_F_BUSY_POLL 0x080
+/* As 2.7, the data does not route through a gateway unless -R 1. */
+#define MODULE_F_DONTROUTE 0x100
+
+/*
+ * Which of netperf 2.7's layouts a test prints (report.c), with 2.7's
+ * quirks, which differ from test to test and which scripts parse.
+ */
+enum module_table {
+	MODULE_TABLE_STREAM,	 /* TCP_STREAM's, or TCP_MAERTS's */
+	MODULE_TABLE_DATAGRAMS, /* UDP_STREAM's, a line per side */
+	MODULE_TABLE_RR,	 /* the request/response table */
+};
+enum module_single {
+	MODULE_SINGLE_BRANDED, /* "%7.2f %s" / "%6.3f %c %s" */
+	MODULE_SINGLE_BARE,    /* "%7.2f" / "%6.3f": no letter, no brand */
+	MODULE_SINGLE_LOCAL,   /* "%7.2f" / "%6.2f %c": local's letter */
+};
+enum module_verbose {
+	MODULE_V2_BLOCKS,    /* alignments, offsets, calls, histogram */
+	MODULE_V2_HISTOGRAM, /* the histogram alone */
+	MODULE_V2_ALIGNMENT, /* the alignments, then the histogram */
+};
+struct module_layout {
+	enum module_table table;
+	enum module_single single;
+	enum module_verbose verbose;
+	/* The banner says " : first burst N". */
+	int burst_banner;
+	/* The -c -C title carries the S/U method letters. */
+	int title_methods;
+	/* Spaces before the CPU columns of the -c -C line. */
+	const char *cpu_gap;
+	/* -v 2's histogram title. */
+	const char *hist_title;
 };
 
 /* What netperf asks for; travels in the REQUEST message. */
@@ -216,22 +275,60 @@ struct test_ctx {
 
 typedef int (*module_loop_fn)(struct test_ctx *ctx);
 
+/*
+ * A test: what it is (properties) and its two halves (hooks). One file a
+ * family owns the loops; module.c's table names every test, and nothing
+ * outside those files asks which test it is, only what it is.
+ */
 struct test_module {
 	const char *name;  /* TCP_STREAM */
 	const char *title; /* TCP STREAM TEST, for the banner */
 	int socktype;	   /* SOCK_STREAM or SOCK_DGRAM */
 	int protocol;	   /* IPPROTO_TCP or IPPROTO_UDP */
-	enum module_kind kind;
+	enum module_flow flow;
+	enum module_unit unit;
+	unsigned flags; /* MODULE_F_* */
+	/* -m's bounds in bytes (0: none), and the largest -r size. */
+	int64_t send_min, send_max, rr_max;
+	/* -N's standard service: discard 9, chargen 19, echo 7; 0 when the
+	 * test needs netserver, and then why. */
+	int nc_port;
+	const char *nc_refusal;
+	const struct module_layout *layout;
 	module_loop_fn client; /* netperf's half */
 	module_loop_fn server; /* netserver's half */
 };
 
-/* --bidir: stream i of n runs the other way. */
+/* Stream i of n runs the other way (--bidir). */
 #define module_stream_reversed(p, i) ((p)->bidir && (i) >= (p)->streams / 2)
 
-/* --bidir is for the one-way bulk tests. */
-#define module_can_bidir(m)                                                    \
-	((m)->kind == MODULE_STREAM || (m)->kind == MODULE_UDP_STREAM)
+/* The test has property f, MODULE_F_*. */
+#define module_has(m, f) (((m)->flags & (f)) != 0)
+
+/* A request/response test: results in transactions per second. */
+#define module_is_rr(m) ((m)->unit == MODULE_TRANS)
+
+/* The test's data connections are accepted before the loop runs. */
+#define module_accepts(m)                                                      \
+	((m)->socktype == SOCK_STREAM && !module_has(m, MODULE_F_PER_TRANS))
+
+/* The test's data connections report TCP_INFO at their end: those that
+ * last the test. */
+#define module_has_tcpinfo(m)                                                  \
+	((m)->protocol == IPPROTO_TCP && !module_has(m, MODULE_F_PER_TRANS))
+
+/* The client tells netserver on the control socket when it is done: the
+ * tests whose server loop has no end of its own. */
+#define module_needs_stop(m)                                                   \
+	((m)->socktype == SOCK_DGRAM || module_has(m, MODULE_F_PER_TRANS))
+
+/* Which side receives the test's data: 1 netserver, 0 netperf, -1 both
+ * (request/response). */
+#define module_server_receives(m)                                              \
+	((m)->flow == MODULE_TO_SERVER ? 1 : (m)->flow == MODULE_TO_CLIENT ? 0 : -1)
+
+/* The tests with property f, as "A, B and C", into out. */
+void module_names_with(unsigned f, char *out, size_t cap);
 
 /* Seconds a silent peer is given past the end of a test before it is
  * declared gone. */
@@ -247,24 +344,6 @@ struct test_module {
 
 /* Finds a test by name, case-insensitively; NULL when unknown. */
 const struct test_module *module_find(const char *name);
-
-/* A request/response test: results in transactions per second. */
-#define module_is_rr(m)                                                        \
-	((m)->kind == MODULE_RR || (m)->kind == MODULE_UDP_RR ||               \
-	 (m)->kind == MODULE_CRR)
-
-/* The module's socket goes through accept() before the loop runs. */
-#define module_accepts(m)                                                      \
-	((m)->socktype == SOCK_STREAM && (m)->kind != MODULE_CRR)
-
-/* The test's data connections report TCP_INFO at their end: every TCP
- * test but TCP_CRR, whose connections last one transaction. */
-#define module_has_tcpinfo(m)                                                  \
-	((m)->protocol == IPPROTO_TCP && (m)->kind != MODULE_CRR)
-
-/* The client tells netserver on the control socket when it is done. */
-#define module_needs_stop(m)                                                   \
-	((m)->socktype == SOCK_DGRAM || (m)->kind == MODULE_CRR)
 
 /* The table of every test module, ended by a NULL name. */
 extern const struct test_module module_table[];

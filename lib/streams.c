@@ -1,0 +1,108 @@
+#include "np/streams.h"
+
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "np/err.h"
+#include "np/fast.h"
+#include "np/sock.h"
+
+int
+streams_alloc(struct streams *s, const struct test_module *m, int n,
+	      int is_server, struct side_result *r, char *err)
+{
+	int i;
+
+	memset(s, 0, sizeof(*s));
+	s->m = m;
+	s->is_server = is_server;
+	s->ctx = calloc((size_t)n, sizeof(*s->ctx));
+	s->fds = calloc((size_t)n, sizeof(*s->fds));
+	s->ports = calloc((size_t)n, sizeof(*s->ports));
+	s->r = r != NULL ? r : calloc((size_t)n, sizeof(*s->r));
+	s->own_r = r == NULL;
+	if (s->ctx == NULL || s->fds == NULL || s->ports == NULL ||
+	    s->r == NULL)
+		return err_set(err, "out of memory");
+	s->n = n;
+	for (i = 0; i < n; i++)
+		s->fds[i] = s->ctx[i].fd = s->ctx[i].ctl = -1;
+	return 0;
+}
+
+int
+streams_want_places(struct streams *s, char *err)
+{
+	s->places = calloc((size_t)s->n, sizeof(*s->places));
+	return s->places == NULL ? err_set(err, "out of memory") : 0;
+}
+
+void
+streams_sizes(const struct test_module *m, int64_t send, int64_t recv,
+	      int sndbuf, int rcvbuf, struct side_result *r)
+{
+	r->send_size = send ? send : sndbuf > 0 ? sndbuf : 4096;
+	r->recv_size = recv ? recv : rcvbuf > 0 ? rcvbuf : 4096;
+	if (m->socktype != SOCK_DGRAM)
+		return;
+	if (send == 0 && r->send_size > MODULE_UDP_MAX)
+		r->send_size = MODULE_UDP_MAX;
+	if (r->recv_size < MODULE_UDP_MAX + 1)
+		r->recv_size = MODULE_UDP_MAX + 1;
+}
+
+int
+streams_open(struct streams *s, int i, int fd, const struct test_params *p,
+	     volatile sig_atomic_t *stop, const unsigned char *token,
+	     char *err)
+{
+	const struct test_module *m = s->m;
+	struct test_ctx *c = &s->ctx[i];
+	int per_trans = module_has(m, MODULE_F_PER_TRANS);
+
+	c->fd = fd;
+	c->p = p;
+	c->stop = stop;
+	c->r = &s->r[i];
+	c->token = token;
+	c->reverse = module_stream_reversed(p, i);
+	/* netserver's UDP loops look for the client's "stop" when a
+	 * receive times out, so theirs is short. */
+	if ((m->protocol == IPPROTO_TCP && p->nodelay && !per_trans &&
+	     sock_set_nodelay(fd, 1, err) < 0) ||
+	    sock_set_timeouts(fd,
+			      s->is_server && m->socktype == SOCK_DGRAM ? 100
+								 : 1000,
+			      err) < 0)
+		return -1;
+	return per_trans ? 0 : fast_setup(m, p, fd, s->is_server, c->r, err);
+}
+
+void
+streams_free(struct streams *s, char *shared)
+{
+	int i;
+
+	for (i = 0; s->ctx != NULL && i < s->n; i++) {
+		if (s->ctx[i].mem != NULL)
+			module_ctx_buffer_free(&s->ctx[i]);
+		else if (s->ctx[i].buf != shared)
+			free(s->ctx[i].buf);
+		free(s->ctx[i].hist);
+	}
+	for (i = 0; s->fds != NULL && i < s->n; i++)
+		if (s->fds[i] >= 0)
+			close(s->fds[i]);
+	for (i = 0; s->places != NULL && i < s->n; i++)
+		topo_place_free(&s->places[i]);
+	free(shared);
+	free(s->places);
+	free(s->ports);
+	free(s->fds);
+	free(s->ctx);
+	if (s->own_r)
+		free(s->r);
+	memset(s, 0, sizeof(*s));
+}
