@@ -14,6 +14,7 @@
 #include <ctype.h>
 #include <fcntl.h>
 #include <math.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,12 +38,14 @@
 static char sel_file[64];
 #define SEL_FILE sel_file
 
-/* The reference's bin directory, and the two servers' control ports. */
+/* The reference's bin directory, and the two servers' control ports:
+ * on 127.0.0.1, and on ::1 for the IPv6 cases (when loopback has it). */
 static char ref_bin[1024];
 static char ref_netperf[1100];
-static pid_t ref_server = -1;
-static int ref_port;
-static struct harness_server our_server;
+static pid_t ref_server = -1, ref_server6 = -1;
+static int ref_port, ref_port6;
+static struct harness_server our_server, our_server6;
+static int ipv6_up;
 
 /*
  * The deliberate differences, each a rewrite applied to one side's output
@@ -173,6 +176,8 @@ enum case_flag {
 	/* -N: both talk to socat's discard, chargen or echo service, which
 	 * main starts at the ports below. */
 	CASE_SERVICES = 1 << 3,
+	/* "-H ::1 -p" the servers main starts on ::1, not 127.0.0.1. */
+	CASE_IPV6 = 1 << 4,
 };
 
 /* -N's services for both netperfs: socat on fixed loopback ports. */
@@ -311,6 +316,24 @@ static const struct compat_case cases[] = {
      0},
     {"test_H_4", {"-t", "TCP_RR", "-l", "-3000", "--", "-H", "127.0.0.1", "-4"},
      0, 0},
+    /* The address family, global (control and data) and test-specific
+     * (data), IPv4 against the servers on 127.0.0.1 and IPv6 against
+     * the ones on ::1 (2.7's netserver -L ::1,6). */
+    {"opt_4_tcp_stream", {"-4", "-t", "TCP_STREAM", "-l", "-30000000"}, 0, 0},
+    {"opt_4_udp_rr", {"-4", "-t", "UDP_RR", "-l", "-3000"}, 0, 0},
+    {"test_4_tcp_stream", {"-t", "TCP_STREAM", "-l", "-30000000", "--", "-4"},
+     0, 0},
+    {"test_4_udp_rr", {"-t", "UDP_RR", "-l", "-3000", "--", "-4"}, 0, 0},
+    {"ipv6_tcp_rr", {"-t", "TCP_RR", "-l", "-3000"}, 0, CASE_IPV6},
+    {"opt_6_tcp_stream", {"-6", "-t", "TCP_STREAM", "-l", "-30000000"}, 0,
+     CASE_IPV6},
+    {"opt_6_udp_rr", {"-6", "-t", "UDP_RR", "-l", "-3000"}, 0, CASE_IPV6},
+    {"test_6_tcp_stream", {"-t", "TCP_STREAM", "-l", "-30000000", "--", "-6"},
+     0, CASE_IPV6},
+    {"test_6_udp_rr", {"-t", "UDP_RR", "-l", "-3000", "--", "-6"}, 0,
+     CASE_IPV6},
+    {"test_H_6", {"-t", "TCP_RR", "-l", "-3000", "--", "-H", "::1", "-6"}, 0,
+     CASE_IPV6},
     /* The rest of 2.7's global letters. */
     {"opt_a_A_o_O",
      {"-a", "16,16", "-A", "32", "-o", "4,4", "-O", ",8", "-t", "TCP_STREAM",
@@ -707,15 +730,16 @@ run_both(const struct compat_case *c, struct run *ref, struct run *ours)
 {
 	const char *rargv[40], *oargv[40];
 	char rport[16], oport[16], p[4][64];
-	int rn = 0, on = 0;
+	int rn = 0, on = 0, v6 = (c->flags & CASE_IPV6) != 0;
 	pid_t rp, op;
 
-	snprintf(rport, sizeof(rport), "%d", ref_port);
-	snprintf(oport, sizeof(oport), "%d", our_server.port);
+	snprintf(rport, sizeof(rport), "%d", v6 ? ref_port6 : ref_port);
+	snprintf(oport, sizeof(oport), "%d",
+		 v6 ? our_server6.port : our_server.port);
 	rargv[rn++] = ref_netperf;
 	oargv[on++] = NP_NETPERF;
 	if (!(c->flags & CASE_BARE)) {
-		const char *pre[] = {"-H", "127.0.0.1", "-p"};
+		const char *pre[] = {"-H", v6 ? "::1" : "127.0.0.1", "-p"};
 
 		for (int i = 0; i < 3; i++) {
 			rargv[rn++] = pre[i];
@@ -1187,11 +1211,19 @@ START_TEST(differential)
 	const char *bad;
 
 	double t0 = harness_now();
+	const char *only = getenv("NP_COMPAT_CASES");
 
+	/* NP_COMPAT_CASES=a,b runs only those cases, while developing. */
+	if (only != NULL && !has_name(only, c->name))
+		return;
 	if ((c->flags & CASE_SERVICES) && !services_up) {
 		harness_skip("%s: socat is not installed (scripts/deps), so "
 			     "-N has no service to talk to",
 			     c->name);
+		return;
+	}
+	if ((c->flags & CASE_IPV6) && !ipv6_up) {
+		harness_skip("%s: loopback has no ::1 here", c->name);
 		return;
 	}
 	run_both(c, &ref, &ours);
@@ -1238,6 +1270,15 @@ START_TEST(comparison_catches_differences)
 	ck_assert_ptr_nonnull(compare(&c, &a, &b, msg, sizeof(msg)));
 	a.out = "-1.00\n";
 	b.out = "0.00\n";
+	ck_assert_ptr_nonnull(compare(&c, &a, &b, msg, sizeof(msg)));
+	/* IPv6 addresses are atoms of ':' but the family is still read. */
+	a.out = "X TEST from ::0 (::) port 0 AF_INET6 to ::1 (::1) port 0 "
+		"AF_INET6 : demo\n";
+	b.out = "X TEST from ::1 (::1) port 0 AF_INET6 to ::1 (::1) port 0 "
+		"AF_INET6\n";
+	ck_assert_ptr_null(compare(&c, &a, &b, msg, sizeof(msg)));
+	b.out = "X TEST from ::1 (::1) port 0 AF_INET6 to ::1 (::1) port 0 "
+		"AF_INET\n";
 	ck_assert_ptr_nonnull(compare(&c, &a, &b, msg, sizeof(msg)));
 }
 END_TEST
@@ -1338,27 +1379,61 @@ services_stop(void)
 		}
 }
 
-/* Starts 2.7's netserver on loopback; returns 0, or -1. */
+/* Connects to port on ::1; returns the socket, or -1. */
 static int
-start_reference_server(void)
+connect6(int port)
 {
+	struct sockaddr_in6 sin6 = {.sin6_family = AF_INET6,
+				    .sin6_port = htons((uint16_t)port),
+				    .sin6_addr = IN6ADDR_LOOPBACK_INIT};
+	int fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd >= 0 &&
+	    connect(fd, (struct sockaddr *)&sin6, sizeof(sin6)) < 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/* Whether loopback has ::1: a socket bound to it. */
+static int
+have_ipv6_loopback(void)
+{
+	struct sockaddr_in6 sin6 = {.sin6_family = AF_INET6,
+				    .sin6_addr = IN6ADDR_LOOPBACK_INIT};
+	int fd = socket(AF_INET6, SOCK_STREAM | SOCK_CLOEXEC, 0), ok;
+
+	if (fd < 0)
+		return 0;
+	ok = bind(fd, (struct sockaddr *)&sin6, sizeof(sin6)) == 0;
+	close(fd);
+	return ok;
+}
+
+/* Starts 2.7's netserver listening on loopback, "127.0.0.1,4" or
+ * "::1,6" (its -L host,family); returns 0, or -1. */
+static int
+start_reference_server(const char *listen, pid_t *pid, int *portp)
+{
+	int v6 = strchr(listen, ':') != NULL;
 	char bin[1100], port[16];
 	const char *argv[8];
 
 	snprintf(bin, sizeof(bin), "%s/netserver", ref_bin);
-	ref_port = harness_free_port();
-	snprintf(port, sizeof(port), "%d", ref_port);
+	*portp = harness_free_port();
+	snprintf(port, sizeof(port), "%d", *portp);
 	argv[0] = bin;
 	argv[1] = "-D";
 	argv[2] = "-p";
 	argv[3] = port;
 	argv[4] = "-L";
-	argv[5] = "127.0.0.1,4";
+	argv[5] = listen;
 	argv[6] = NULL;
-	ref_server = fork();
-	if (ref_server < 0)
+	*pid = fork();
+	if (*pid < 0)
 		return -1;
-	if (ref_server == 0) {
+	if (*pid == 0) {
 		int fd = open("/dev/null", O_WRONLY);
 
 		dup2(fd, STDOUT_FILENO);
@@ -1367,7 +1442,7 @@ start_reference_server(void)
 		_exit(127);
 	}
 	for (int i = 0; i < 500; i++) {
-		int fd = harness_connect(ref_port);
+		int fd = v6 ? connect6(*portp) : harness_connect(*portp);
 
 		if (fd >= 0) {
 			close(fd);
@@ -1376,6 +1451,31 @@ start_reference_server(void)
 		usleep(10000);
 	}
 	return -1;
+}
+
+/* The pair on ::1 for the CASE_IPV6 cases; sets ipv6_up, or leaves it
+ * 0 (those cases skip) when loopback has no ::1. Returns 0, or -1. */
+static int
+start_ipv6_servers(void)
+{
+	const char *extra[] = {"-L", "::1", NULL};
+
+	if (!have_ipv6_loopback())
+		return 0;
+	if (start_reference_server("::1,6", &ref_server6, &ref_port6) < 0 ||
+	    harness_server_start(&our_server6, extra) < 0)
+		return -1;
+	ipv6_up = 1;
+	return 0;
+}
+
+static void
+stop_reference_server(pid_t pid)
+{
+	if (pid > 0) {
+		kill(pid, SIGTERM);
+		waitpid(pid, NULL, 0);
+	}
 }
 
 /* Unpacks the reference with scripts/refnetperf; returns 0, 77 when it
@@ -1426,8 +1526,15 @@ main(void)
 
 	if (rc != 0)
 		return rc;
-	if (start_reference_server() < 0) {
+	if (start_reference_server("127.0.0.1,4", &ref_server, &ref_port) <
+	    0) {
 		fprintf(stderr, "check_compat: reference netserver did not "
+				"start\n");
+		rc = 1;
+		goto out;
+	}
+	if (start_ipv6_servers() < 0) {
+		fprintf(stderr, "check_compat: the netservers on ::1 did not "
 				"start\n");
 		rc = 1;
 		goto out;
@@ -1456,10 +1563,10 @@ main(void)
 	services_stop();
 	harness_server_stop(&our_server);
 out:
+	if (our_server6.pid > 0)
+		harness_server_stop(&our_server6);
 	unlink(SEL_FILE);
-	if (ref_server > 0) {
-		kill(ref_server, SIGTERM);
-		waitpid(ref_server, NULL, 0);
-	}
+	stop_reference_server(ref_server);
+	stop_reference_server(ref_server6);
 	return rc;
 }
