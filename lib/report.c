@@ -13,9 +13,9 @@ report_banner(FILE *out, const struct result *res, const struct report_opts *o)
 		fprintf(out, "MIGRATED %s", res->m->title);
 	/* -N: 2.7 names the service's port, the only one there is. */
 	fprintf(out, " from %s (%s) port 0 %s to %s (%s) port %d %s",
-		res->local_name, res->local_addr, fam, res->remote_name,
-		res->remote_addr, res->p.no_control ? res->p.data_port : 0,
-		fam);
+		res->side[RESULT_LOCAL].name, res->side[RESULT_LOCAL].addr, fam,
+		res->side[RESULT_REMOTE].name, res->side[RESULT_REMOTE].addr,
+		res->p.no_control ? res->p.data_port : 0, fam);
 	if (o->conf_level > 0)
 		fprintf(out, " : +/-%.3f%% @ %2d%% conf. ", o->conf_width / 2,
 			o->conf_level);
@@ -37,10 +37,19 @@ report_banner(FILE *out, const struct result *res, const struct report_opts *o)
 	fputc('\n', out);
 }
 
+/* 2.7's letter for how a side's CPU was measured: S, or U unmeasured. */
 static char
-method(const struct result *res, int local)
+method(const struct result *res, int side)
 {
-	return (local ? res->local_util : res->remote_util) >= 0 ? 'S' : 'U';
+	return res->side[side].util >= 0 ? 'S' : 'U';
+}
+
+/* Either side was asked to measure its CPU (-c, -C). */
+static int
+cpu_wanted(const struct result *res)
+{
+	return res->side[RESULT_LOCAL].cpu_wanted ||
+	       res->side[RESULT_REMOTE].cpu_wanted;
 }
 
 static const char *
@@ -52,9 +61,10 @@ brand(const struct report_opts *o)
 static void
 stream_table(FILE *out, const struct result *res, const struct report_opts *o)
 {
-	const struct side_result *l = &res->local, *r = &res->remote;
+	const struct side_result *l = &res->side[RESULT_LOCAL].sum,
+				 *r = &res->side[RESULT_REMOTE].sum;
 	int maerts = res->m->kind == MODULE_MAERTS;
-	int cpu = res->local_cpu || res->remote_cpu;
+	int cpu = cpu_wanted(res);
 	/* Receiver's buffer, sender's buffer, sender's message size. */
 	int rbuf = maerts ? l->rcvbuf : r->rcvbuf;
 	int sbuf = maerts ? r->sndbuf : l->sndbuf;
@@ -79,7 +89,8 @@ stream_table(FILE *out, const struct result *res, const struct report_opts *o)
 			"%% %c      %% %c      us/KB   us/KB\n\n",
 			maerts ? "Recv" : "Send", maerts ? "Send" : "Recv",
 			maerts ? "Recv" : "Send", maerts ? "Send" : "Recv",
-			units_label(res->fmt), method(res, 1), method(res, 0));
+			units_label(res->fmt), method(res, RESULT_LOCAL),
+			method(res, RESULT_REMOTE));
 	if (!cpu)
 		fprintf(out, "%6d %6d %6d    %-6.2f   %7.2f   %s\n", rbuf, sbuf,
 			msg, res->elapsed, res->thruput, brand(o));
@@ -88,8 +99,10 @@ stream_table(FILE *out, const struct result *res, const struct report_opts *o)
 			"%6d %6d %6d    %-6.2f     %7.2f   %-6.2f   %-6.2f   "
 			"%-6.3f  %-6.3f %s\n",
 			rbuf, sbuf, msg, res->elapsed, res->thruput,
-			res->local_util, res->remote_util, res->local_sd,
-			res->remote_sd, brand(o));
+			res->side[RESULT_LOCAL].util,
+			res->side[RESULT_REMOTE].util,
+			res->side[RESULT_LOCAL].sd, res->side[RESULT_REMOTE].sd,
+			brand(o));
 	if (o->verbosity < 2)
 		return;
 	{
@@ -145,8 +158,9 @@ stream_table(FILE *out, const struct result *res, const struct report_opts *o)
 static void
 rr_table(FILE *out, const struct result *res, const struct report_opts *o)
 {
-	const struct side_result *l = &res->local, *r = &res->remote;
-	int cpu = res->local_cpu || res->remote_cpu;
+	const struct side_result *l = &res->side[RESULT_LOCAL].sum,
+				 *r = &res->side[RESULT_REMOTE].sum;
+	int cpu = cpu_wanted(res);
 	int trans = res->fmt == 'x';
 
 	if (o->headers && !cpu && trans)
@@ -175,8 +189,10 @@ rr_table(FILE *out, const struct result *res, const struct report_opts *o)
 			trans ? "Trans." : "Tput", trans ? "Rate" : "",
 			trans ? "per sec" : units_label(res->fmt),
 			/* 2.7's TCP_CRR title has no method letters */
-			res->m->kind == MODULE_CRR ? ' ' : method(res, 1),
-			res->m->kind == MODULE_CRR ? ' ' : method(res, 0),
+			res->m->kind == MODULE_CRR ? ' '
+						   : method(res, RESULT_LOCAL),
+			res->m->kind == MODULE_CRR ? ' '
+						   : method(res, RESULT_REMOTE),
 			result_sd_units(res), result_sd_units(res));
 	if (!cpu)
 		fprintf(out, "%-6d %-6d %-6lld   %-6lld  %-6.2f   %7.2f   %s\n",
@@ -191,8 +207,10 @@ rr_table(FILE *out, const struct result *res, const struct report_opts *o)
 			(long long)res->p.rsp_size, res->elapsed, res->thruput,
 			/* netperf's UDP_RR line has 3 spaces here, TCP's 1 */
 			res->m->kind == MODULE_UDP_RR ? "  " : "",
-			res->local_util, res->remote_util, res->local_sd,
-			res->remote_sd, brand(o));
+			res->side[RESULT_LOCAL].util,
+			res->side[RESULT_REMOTE].util,
+			res->side[RESULT_LOCAL].sd, res->side[RESULT_REMOTE].sd,
+			brand(o));
 	fprintf(out, "%-6d %-6d\n", r->sndbuf, r->rcvbuf);
 	if (res->m->kind == MODULE_UDP_RR && o->headers && o->verbosity >= 2)
 		fprintf(out,
@@ -255,8 +273,9 @@ static void
 udp_stream_table(FILE *out, const struct result *res,
 		 const struct report_opts *o)
 {
-	const struct side_result *l = &res->local, *r = &res->remote;
-	int cpu = res->local_cpu || res->remote_cpu;
+	const struct side_result *l = &res->side[RESULT_LOCAL].sum,
+				 *r = &res->side[RESULT_REMOTE].sum;
+	int cpu = cpu_wanted(res);
 
 	if (o->headers && !cpu)
 		fprintf(
@@ -273,7 +292,8 @@ udp_stream_table(FILE *out, const struct result *res,
 			"   Util     Demand\n"
 			"bytes   bytes    secs            #      #   %-8.8s/sec"
 			" %% %c%c     us/KB\n\n",
-			units_label(res->fmt), method(res, 1), method(res, 0));
+			units_label(res->fmt), method(res, RESULT_LOCAL),
+			method(res, RESULT_REMOTE));
 	if (!cpu) {
 		fprintf(out,
 			"%6d  %6lld   %-7.2f   %7llu %6llu    %7.2f   %s\n",
@@ -291,13 +311,15 @@ udp_stream_table(FILE *out, const struct result *res,
 			l->sndbuf, (long long)l->send_size, l->elapsed,
 			(unsigned long long)l->send_calls,
 			(unsigned long long)l->send_errors, res->send_thruput,
-			res->local_util, res->local_sd, brand(o));
+			res->side[RESULT_LOCAL].util,
+			res->side[RESULT_LOCAL].sd, brand(o));
 		fprintf(out,
 			"%6d           %-7.2f   %7llu           %7.1f     "
 			"%-6.2f   %-6.3f %s\n\n",
 			r->rcvbuf, r->elapsed,
 			(unsigned long long)r->recv_calls, res->thruput,
-			res->remote_util, res->remote_sd, brand(o));
+			res->side[RESULT_REMOTE].util,
+			res->side[RESULT_REMOTE].sd, brand(o));
 	}
 	/* Not in 2.7's table: only at -v 2 (and in the selectors); with
 	 * -N no one counted what arrived. */
@@ -335,8 +357,9 @@ streams_table(FILE *out, const struct result *res)
 		units);
 	for (i = 0; i < res->nstreams; i++)
 		fprintf(out, "%-6d  %10.2f    %-9d  %-9d\n", i,
-			result_stream_thruput(res, i), res->lstream[i].cpu_id,
-			res->rstream[i].cpu_id);
+			result_stream_thruput(res, i),
+			res->side[RESULT_LOCAL].stream[i].cpu_id,
+			res->side[RESULT_REMOTE].stream[i].cpu_id);
 	fprintf(out, "Sum     %10.2f    Jain's fairness index %.4f\n",
 		res->thruput, res->fairness);
 }
@@ -368,10 +391,13 @@ place_line(FILE *out, const char *side, const struct result_place *pl,
 static void
 placement(FILE *out, const struct result *res)
 {
+	int i;
+
 	fprintf(out, "\nSide    Requested     Bound to    Ran on   NUMA  "
 		     "NIC local  CPU %%\n");
-	place_line(out, "local", &res->local_place, &res->local);
-	place_line(out, "remote", &res->remote_place, &res->remote);
+	for (i = 0; i < RESULT_NSIDES; i++)
+		place_line(out, result_side_name(i), &res->side[i].place,
+			   &res->side[i].sum);
 	if (res->lat.count > 0)
 		fprintf(out,
 			"\nLatency (us): min %.2f  mean %.2f  stddev %.2f  "
@@ -420,7 +446,10 @@ tcp_side(FILE *out, const char *side, const struct tcpinfo *t)
 static void
 tcp_table(FILE *out, const struct result *res)
 {
-	if (res->local.tcpi.n <= 0 && res->remote.tcpi.n <= 0)
+	int i;
+
+	if (res->side[RESULT_LOCAL].sum.tcpi.n <= 0 &&
+	    res->side[RESULT_REMOTE].sum.tcpi.n <= 0)
 		return;
 	fprintf(out, "\nTCP_INFO Conns Retrans    Retrans   Cwnd     sRTT  "
 		     "RTTvar  Min RTT  PMTU  Delivery    Pacing Reord      "
@@ -428,8 +457,8 @@ tcp_table(FILE *out, const struct result *res)
 		     "                 segs      bytes   segs       ms      "
 		     "ms       ms bytes    Mbit/s    Mbit/s  segs        ms "
 		     "       ms        ms\n");
-	tcp_side(out, "local", &res->local.tcpi);
-	tcp_side(out, "remote", &res->remote.tcpi);
+	for (i = 0; i < RESULT_NSIDES; i++)
+		tcp_side(out, result_side_name(i), &res->side[i].sum.tcpi);
 }
 
 static void
@@ -492,14 +521,17 @@ wire_side(FILE *out, const char *side, const struct wire_report *w, double secs)
 static void
 wire_table(FILE *out, const struct result *res)
 {
+	int i;
+
 	fprintf(out, "\nWire    Interface    Packets    Packets         Bytes "
 		     "       Bytes   Packets/s  Packets/s  Mean size      "
 		     "Retransmitted\n"
 		     "                          out         in           out "
 		     "          in         out         in   out     in     "
 		     "out     in\n");
-	wire_side(out, "local", &res->local_wire, res->local.elapsed);
-	wire_side(out, "remote", &res->remote_wire, res->remote.elapsed);
+	for (i = 0; i < RESULT_NSIDES; i++)
+		wire_side(out, result_side_name(i), &res->side[i].wire,
+			  res->side[i].sum.elapsed);
 }
 
 /*
@@ -511,10 +543,12 @@ wire_table(FILE *out, const struct result *res)
 static void
 single_figure(FILE *out, const struct result *res, const struct report_opts *o)
 {
-	int local = res->local_cpu;
-	double sd = local ? res->local_sd : res->remote_sd;
+	/* The local figure when -c was given, else the remote one. */
+	int side =
+	    res->side[RESULT_LOCAL].cpu_wanted ? RESULT_LOCAL : RESULT_REMOTE;
+	double sd = res->side[side].sd;
 
-	if (!res->local_cpu && !res->remote_cpu) {
+	if (!cpu_wanted(res)) {
 		if (res->m->kind == MODULE_CRR ||
 		    res->m->kind == MODULE_UDP_STREAM)
 			fprintf(out, "%7.2f\n", res->thruput);
@@ -523,9 +557,9 @@ single_figure(FILE *out, const struct result *res, const struct report_opts *o)
 	} else if (res->m->kind == MODULE_CRR) {
 		fprintf(out, "%6.3f\n", sd);
 	} else if (res->m->kind == MODULE_UDP_STREAM) {
-		fprintf(out, "%6.2f %c\n", sd, method(res, 1));
+		fprintf(out, "%6.2f %c\n", sd, method(res, RESULT_LOCAL));
 	} else {
-		fprintf(out, "%6.3f %c %s\n", sd, method(res, local), brand(o));
+		fprintf(out, "%6.3f %c %s\n", sd, method(res, side), brand(o));
 	}
 }
 
@@ -535,7 +569,8 @@ static void
 fast_lines(FILE *out, const struct result *res)
 {
 	const struct test_params *p = &res->p;
-	const struct side_result *l = &res->local, *r = &res->remote;
+	const struct side_result *l = &res->side[RESULT_LOCAL].sum,
+				 *r = &res->side[RESULT_REMOTE].sum;
 	const struct side_result *tx = res->m->kind == MODULE_MAERTS ? r : l;
 
 	if (p->batch > 1 || p->udp_gso || p->udp_gro)
@@ -592,12 +627,13 @@ bidir_table(FILE *out, const struct result *res)
 				(unsigned long long)rd->lost, rd->loss_pct);
 		fputc('\n', out);
 	}
-	fprintf(out,
-		"\nHost    CPU util %%  Service demand us/KB (both directions)\n"
-		"local   %10.2f  %10.3f\n"
-		"remote  %10.2f  %10.3f\n",
-		res->local_util, res->local_sd, res->remote_util,
-		res->remote_sd);
+	fprintf(
+	    out,
+	    "\nHost    CPU util %%  Service demand us/KB (both directions)\n"
+	    "local   %10.2f  %10.3f\n"
+	    "remote  %10.2f  %10.3f\n",
+	    res->side[RESULT_LOCAL].util, res->side[RESULT_LOCAL].sd,
+	    res->side[RESULT_REMOTE].util, res->side[RESULT_REMOTE].sd);
 }
 
 void
@@ -623,7 +659,8 @@ report_classic(FILE *out, const struct result *res, const struct report_opts *o)
 		placement(out, res);
 		tcp_table(out, res);
 	}
-	if (res->local_wire.enabled || res->remote_wire.enabled)
+	if (res->side[RESULT_LOCAL].wire.enabled ||
+	    res->side[RESULT_REMOTE].wire.enabled)
 		wire_table(out, res);
 }
 
