@@ -1184,7 +1184,8 @@ cli_netperf_parse(int argc, char **argv, struct netperf_opts *o, char *err)
 			       "not %lld",
 			       m->name, (long long)m->send_min,
 			       (long long)m->send_max, (long long)o->send_size);
-	if (m->rr_max > 0 && (o->req_size > m->rr_max || o->rsp_size > m->rr_max))
+	if (m->rr_max > 0 &&
+	    (o->req_size > m->rr_max || o->rsp_size > m->rr_max))
 		return err_set(err, "-r: %s datagrams carry at most %lld bytes",
 			       m->name, (long long)m->rr_max);
 	if (o->ldata_port != 0 && o->streams > 1)

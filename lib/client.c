@@ -317,23 +317,39 @@ readable_within(int fd, int ms)
 	}
 }
 
+/* Each side's n streams, zeroed; returns 0, or -1 out of memory. */
+static int
+alloc_streams(struct result *res, int n)
+{
+	int i;
+
+	for (i = 0; i < RESULT_NSIDES; i++) {
+		res->side[i].stream =
+		    calloc((size_t)n, sizeof(struct side_result));
+		if (res->side[i].stream == NULL)
+			return -1;
+	}
+	return 0;
+}
+
 void
 client_describe(const struct client *c, const struct netperf_opts *o,
 		struct result *res)
 {
-	sock_addr_text((const struct sockaddr *)&c->self, res->local_addr);
-	sock_addr_text((const struct sockaddr *)&c->peer, res->remote_addr);
-	snprintf(res->local_name, sizeof(res->local_name), "%s",
-		 o->data_local[0] ? o->data_local : res->local_addr);
-	snprintf(res->remote_name, sizeof(res->remote_name), "%s",
+	struct result_side *l = &res->side[RESULT_LOCAL];
+	struct result_side *r = &res->side[RESULT_REMOTE];
+
+	sock_addr_text((const struct sockaddr *)&c->self, l->addr);
+	sock_addr_text((const struct sockaddr *)&c->peer, r->addr);
+	snprintf(l->name, sizeof(l->name), "%s",
+		 o->data_local[0] ? o->data_local : l->addr);
+	snprintf(r->name, sizeof(r->name), "%s",
 		 o->data_host[0] ? o->data_host : o->host);
 	res->family = c->peer.ss_family;
 	/* An IPv4 peer reached through an IPv6 socket is an IPv4 test. */
-	if (res->family == AF_INET6 &&
-	    strncmp(res->remote_addr, "::ffff:", 7) == 0 &&
-	    strchr(res->remote_addr, '.') != NULL) {
-		memmove(res->remote_addr, res->remote_addr + 7,
-			strlen(res->remote_addr + 7) + 1);
+	if (res->family == AF_INET6 && strncmp(r->addr, "::ffff:", 7) == 0 &&
+	    strchr(r->addr, '.') != NULL) {
+		memmove(r->addr, r->addr + 7, strlen(r->addr + 7) + 1);
 		res->family = AF_INET;
 	}
 }
@@ -343,7 +359,8 @@ client_describe(const struct client *c, const struct netperf_opts *o,
 static int
 open_data(const struct netperf_opts *o, struct result *res, int port, char *err)
 {
-	const char *host = o->data_host[0] ? o->data_host : res->remote_addr;
+	const char *host =
+	    o->data_host[0] ? o->data_host : res->side[RESULT_REMOTE].addr;
 	struct sock_setup setup = {
 	    o->data_local, o->ldata_port, o->lsndbuf, o->lrcvbuf, -1, -1,
 	    (int)o->mss, &res->p.lx};
@@ -351,8 +368,8 @@ open_data(const struct netperf_opts *o, struct result *res, int port, char *err)
 
 	fd = sock_connect(host, port, o->data_family, res->m->socktype, &setup,
 			  CLIENT_CONNECT_MS, err);
-	res->local.sndbuf = setup.got_sndbuf;
-	res->local.rcvbuf = setup.got_rcvbuf;
+	res->side[RESULT_LOCAL].sum.sndbuf = setup.got_sndbuf;
+	res->side[RESULT_LOCAL].sum.rcvbuf = setup.got_rcvbuf;
 	return fd;
 }
 
@@ -363,7 +380,8 @@ static int
 crr_target(const struct netperf_opts *o, struct result *res, int port,
 	   struct test_ctx *ctx, char *err)
 {
-	const char *host = o->data_host[0] ? o->data_host : res->remote_addr;
+	const char *host =
+	    o->data_host[0] ? o->data_host : res->side[RESULT_REMOTE].addr;
 	struct addrinfo *ai;
 	int fd;
 
@@ -379,7 +397,8 @@ crr_target(const struct netperf_opts *o, struct result *res, int port,
 		close(fd);
 		return -1;
 	}
-	sock_get_buffers(fd, &res->local.sndbuf, &res->local.rcvbuf);
+	sock_get_buffers(fd, &res->side[RESULT_LOCAL].sum.sndbuf,
+			 &res->side[RESULT_LOCAL].sum.rcvbuf);
 	return fd;
 }
 
@@ -439,14 +458,14 @@ read_ready(const json_t *msg, struct result *res, int *ports, int n, char *err)
 	}
 	if (proto_get_int(msg, "sndbuf", -1, INT32_MAX, &v, err) < 0)
 		return -1;
-	res->remote.sndbuf = (int)v;
+	res->side[RESULT_REMOTE].sum.sndbuf = (int)v;
 	if (proto_get_int(msg, "rcvbuf", -1, INT32_MAX, &v, err) < 0)
 		return -1;
-	res->remote.rcvbuf = (int)v;
+	res->side[RESULT_REMOTE].sum.rcvbuf = (int)v;
 	if (proto_get_int(msg, "send_size", 0, INT64_MAX,
-			  &res->remote.send_size, err) < 0 ||
+			  &res->side[RESULT_REMOTE].sum.send_size, err) < 0 ||
 	    proto_get_int(msg, "recv_size", 0, INT64_MAX,
-			  &res->remote.recv_size, err) < 0)
+			  &res->side[RESULT_REMOTE].sum.recv_size, err) < 0)
 		return -1;
 	return 0;
 }
@@ -459,25 +478,23 @@ read_results(const json_t *msg, struct result *res, char *err)
 	json_t *place = json_object_get(msg, "place");
 	json_t *wire = json_object_get(msg, "wire");
 	json_t *plat = json_object_get(msg, "platform");
+	struct result_side *r = &res->side[RESULT_REMOTE];
 	int i;
 
-	if (proto_result_unpack(msg, &res->remote, err) < 0)
+	if (proto_result_unpack(msg, &r->sum, err) < 0)
 		return -1;
-	if (wire != NULL && proto_wire_unpack(wire, &res->remote_wire, err) < 0)
+	if (wire != NULL && proto_wire_unpack(wire, &r->wire, err) < 0)
 		return -1;
-	if (place != NULL &&
-	    proto_place_unpack(place, &res->remote_place, err) < 0)
+	if (place != NULL && proto_place_unpack(place, &r->place, err) < 0)
 		return -1;
-	if (plat != NULL &&
-	    proto_platform_unpack(plat, &res->remote_platform, err) < 0)
+	if (plat != NULL && proto_platform_unpack(plat, &r->platform, err) < 0)
 		return -1;
-	peer_text(res->remote_wire.ifname, sizeof(res->remote_wire.ifname));
-	peer_text(res->remote_wire.offloads, sizeof(res->remote_wire.offloads));
-	peer_text(res->remote_wire.warning, sizeof(res->remote_wire.warning));
-	peer_text(res->remote_place.requested,
-		  sizeof(res->remote_place.requested));
-	peer_text(res->remote_place.cpus, sizeof(res->remote_place.cpus));
-	peer_text(res->remote_place.note, sizeof(res->remote_place.note));
+	peer_text(r->wire.ifname, sizeof(r->wire.ifname));
+	peer_text(r->wire.offloads, sizeof(r->wire.offloads));
+	peer_text(r->wire.warning, sizeof(r->wire.warning));
+	peer_text(r->place.requested, sizeof(r->place.requested));
+	peer_text(r->place.cpus, sizeof(r->place.cpus));
+	peer_text(r->place.note, sizeof(r->place.note));
 	if (res->nstreams > 1) {
 		if (!json_is_array(streams) ||
 		    (int)json_array_size(streams) != res->nstreams)
@@ -488,7 +505,7 @@ read_results(const json_t *msg, struct result *res, char *err)
 		for (i = 0; i < res->nstreams; i++) {
 			if (proto_result_unpack(
 				json_array_get(streams, (size_t)i),
-				&res->rstream[i], err) < 0)
+				&r->stream[i], err) < 0)
 				return -1;
 		}
 	}
@@ -546,7 +563,8 @@ start_wire(struct wire_session *ws, struct result *res,
 		if (wire_flow_of(fds[i], res->m->protocol, 0, &flows[nflows]) ==
 		    0)
 			nflows++;
-	wire_session_start(ws, &res->local_wire, o->wire_if, flows, nflows);
+	wire_session_start(ws, &res->side[RESULT_LOCAL].wire, o->wire_if, flows,
+			   nflows);
 	free(flows);
 	return 0;
 }
@@ -578,7 +596,7 @@ collect_platform(const struct client *c, struct result *res,
 
 	in.peer = dp->have_peer ? (const struct sockaddr *)&dp->peer
 				: (const struct sockaddr *)&c->peer;
-	platform_collect(&res->local_platform, &in);
+	platform_collect(&res->side[RESULT_LOCAL].platform, &in);
 }
 
 /* The longest netperf waits for netserver to take a data socket's token,
@@ -632,20 +650,24 @@ local_sizes(const struct netperf_opts *o, struct result *res)
 {
 	const struct test_module *m = res->m;
 
-	res->local.send_size = o->send_size	       ? o->send_size
-			       : res->local.sndbuf > 0 ? res->local.sndbuf
-						       : 4096;
-	res->local.recv_size = o->recv_size	       ? o->recv_size
-			       : res->local.rcvbuf > 0 ? res->local.rcvbuf
-						       : 4096;
+	res->side[RESULT_LOCAL].sum.send_size =
+	    o->send_size ? o->send_size
+	    : res->side[RESULT_LOCAL].sum.sndbuf > 0
+		? res->side[RESULT_LOCAL].sum.sndbuf
+		: 4096;
+	res->side[RESULT_LOCAL].sum.recv_size =
+	    o->recv_size ? o->recv_size
+	    : res->side[RESULT_LOCAL].sum.rcvbuf > 0
+		? res->side[RESULT_LOCAL].sum.rcvbuf
+		: 4096;
 	/* As netperf 2.7: a UDP send defaults to the socket buffer capped at
 	 * the largest datagram; a UDP receive must hold any datagram. */
 	if (m->send_max > 0 && o->send_size == 0 &&
-	    res->local.send_size > m->send_max)
-		res->local.send_size = m->send_max;
+	    res->side[RESULT_LOCAL].sum.send_size > m->send_max)
+		res->side[RESULT_LOCAL].sum.send_size = m->send_max;
 	if (m->socktype == SOCK_DGRAM && o->recv_size == 0 &&
-	    res->local.recv_size < MODULE_UDP_MAX + 1)
-		res->local.recv_size = MODULE_UDP_MAX + 1;
+	    res->side[RESULT_LOCAL].sum.recv_size < MODULE_UDP_MAX + 1)
+		res->side[RESULT_LOCAL].sum.recv_size = MODULE_UDP_MAX + 1;
 }
 
 /* netperf's side of a run of n streams in ctx, placed by places (or
@@ -714,10 +736,8 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	ports = calloc((size_t)n, sizeof(*ports));
 	fds = calloc((size_t)n, sizeof(*fds));
 	ctx = calloc((size_t)n, sizeof(*ctx));
-	res->lstream = calloc((size_t)n, sizeof(*res->lstream));
-	res->rstream = calloc((size_t)n, sizeof(*res->rstream));
 	if (ports == NULL || fds == NULL || ctx == NULL ||
-	    res->lstream == NULL || res->rstream == NULL) {
+	    alloc_streams(res, n) < 0) {
 		err_set(err, "out of memory");
 		goto out;
 	}
@@ -733,14 +753,17 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 		}
 		if (place_local(c, res, places, err) < 0)
 			goto out;
-		snprintf(res->local_place.requested,
-			 sizeof(res->local_place.requested), "%s", c->cpu_bind);
-		snprintf(res->local_place.cpus, sizeof(res->local_place.cpus),
-			 "%s", places[0].cpus);
-		res->local_place.numa = places[0].numa;
-		res->local_place.nic_local = places[0].nic_local;
-		snprintf(res->local_place.note, sizeof(res->local_place.note),
-			 "%s", places[0].note);
+		snprintf(res->side[RESULT_LOCAL].place.requested,
+			 sizeof(res->side[RESULT_LOCAL].place.requested), "%s",
+			 c->cpu_bind);
+		snprintf(res->side[RESULT_LOCAL].place.cpus,
+			 sizeof(res->side[RESULT_LOCAL].place.cpus), "%s",
+			 places[0].cpus);
+		res->side[RESULT_LOCAL].place.numa = places[0].numa;
+		res->side[RESULT_LOCAL].place.nic_local = places[0].nic_local;
+		snprintf(res->side[RESULT_LOCAL].place.note,
+			 sizeof(res->side[RESULT_LOCAL].place.note), "%s",
+			 places[0].note);
 	}
 
 	/* -s: 2.7 waits between setting a test up and starting it; here,
@@ -795,17 +818,17 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 		}
 	}
 	local_sizes(o, res);
-	sizes[0] = res->local.send_size;
-	sizes[1] = res->local.recv_size;
+	sizes[0] = res->side[RESULT_LOCAL].sum.send_size;
+	sizes[1] = res->side[RESULT_LOCAL].sum.recv_size;
 	sizes[2] = res->p.req_size;
 	sizes[3] = res->p.rsp_size;
 	for (i = 0; i < n; i++) {
-		struct side_result *r = &res->lstream[i];
+		struct side_result *r = &res->side[RESULT_LOCAL].stream[i];
 
-		r->sndbuf = res->local.sndbuf;
-		r->rcvbuf = res->local.rcvbuf;
-		r->send_size = res->local.send_size;
-		r->recv_size = res->local.recv_size;
+		r->sndbuf = res->side[RESULT_LOCAL].sum.sndbuf;
+		r->rcvbuf = res->side[RESULT_LOCAL].sum.rcvbuf;
+		r->send_size = res->side[RESULT_LOCAL].sum.send_size;
+		r->recv_size = res->side[RESULT_LOCAL].sum.recv_size;
 		if (!module_has(m, MODULE_F_PER_TRANS) &&
 		    fast_setup(m, &res->p, fds[i], 0, r, err) < 0)
 			goto out;
@@ -855,7 +878,7 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	run.stop_arg = c;
 	rc = module_run_all(&run, err);
 	if (wire_on) {
-		wire_session_stop(&ws, &res->local_wire);
+		wire_session_stop(&ws, &res->side[RESULT_LOCAL].wire);
 		wire_on = 0;
 	}
 	if (rc < 0) {
@@ -875,11 +898,12 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 		if (ctx[i].hist != NULL)
 			stats_hist_merge(res->hist, ctx[i].hist);
 	}
-	module_merge(&run, &res->local);
-	res->local_place.cpu_actual = res->lstream[0].cpu_id;
-	if (places != NULL && res->local_place.numa < 0)
-		res->local_place.numa =
-		    topo_cpu_numa(c->topo, res->local_place.cpu_actual);
+	module_merge(&run, &res->side[RESULT_LOCAL].sum);
+	res->side[RESULT_LOCAL].place.cpu_actual =
+	    res->side[RESULT_LOCAL].stream[0].cpu_id;
+	if (places != NULL && res->side[RESULT_LOCAL].place.numa < 0)
+		res->side[RESULT_LOCAL].place.numa = topo_cpu_numa(
+		    c->topo, res->side[RESULT_LOCAL].place.cpu_actual);
 	json_decref(msg);
 	prc = session_expect(c->ctl, "results", &msg,
 			     (MODULE_GRACE_SEC + 5) * 1000, err);
@@ -895,7 +919,7 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	rc = 0;
 out:
 	if (wire_on)
-		wire_session_stop(&ws, &res->local_wire);
+		wire_session_stop(&ws, &res->side[RESULT_LOCAL].wire);
 	for (i = 0; ctx != NULL && i < n; i++) {
 		module_ctx_buffer_free(&ctx[i]);
 		free(ctx[i].hist);
@@ -1052,15 +1076,15 @@ legacy_request_of(const struct netperf_opts *o, const struct result *res,
 	    m->socktype == SOCK_STREAM ? LEGACY_NST_STREAM : LEGACY_NST_DGRAM;
 	q->protocol = (uint32_t)m->protocol;
 	/* Seen from netserver: it receives what netperf sends. */
-	q->direction = module_is_rr(m)		  ? LEGACY_XMIT | LEGACY_RECV
+	q->direction = module_is_rr(m)		     ? LEGACY_XMIT | LEGACY_RECV
 		       : m->flow == MODULE_TO_CLIENT ? LEGACY_XMIT
-						  : LEGACY_RECV;
+						     : LEGACY_RECV;
 	q->socket_prio = q->socket_tos = -1;
 	return 0;
 }
 
-/* netserver's results into res->remote: what 2.7 reports and nothing
- * more (no MSS, placement or per-CPU figures). */
+/* netserver's results into res->side[RESULT_REMOTE].sum: what 2.7 reports and
+ * nothing more (no MSS, placement or per-CPU figures). */
 static void
 legacy_remote(const struct legacy_omni_results *z, int measured,
 	      struct side_result *r)
@@ -1104,9 +1128,7 @@ one_stream(struct client *c, struct result *res, struct topo_place **places,
 {
 	*places = NULL;
 	res->nstreams = 1;
-	res->lstream = calloc(1, sizeof(*res->lstream));
-	res->rstream = calloc(1, sizeof(*res->rstream));
-	if (res->lstream == NULL || res->rstream == NULL)
+	if (alloc_streams(res, 1) < 0)
 		return err_set(err, "out of memory");
 	if (c->cpu_bind[0] == '\0')
 		return 0;
@@ -1115,20 +1137,22 @@ one_stream(struct client *c, struct result *res, struct topo_place **places,
 		return err_set(err, "out of memory");
 	if (place_local(c, res, *places, err) < 0)
 		return -1;
-	snprintf(res->local_place.requested, sizeof(res->local_place.requested),
-		 "%s", c->cpu_bind);
-	snprintf(res->local_place.cpus, sizeof(res->local_place.cpus), "%s",
+	snprintf(res->side[RESULT_LOCAL].place.requested,
+		 sizeof(res->side[RESULT_LOCAL].place.requested), "%s",
+		 c->cpu_bind);
+	snprintf(res->side[RESULT_LOCAL].place.cpus,
+		 sizeof(res->side[RESULT_LOCAL].place.cpus), "%s",
 		 (*places)[0].cpus);
-	res->local_place.numa = (*places)[0].numa;
+	res->side[RESULT_LOCAL].place.numa = (*places)[0].numa;
 	return 0;
 }
 
 /*
  * Our loop for that one stream, on a data connection to port: a 2.7
  * netserver's, or -N's discard, chargen or echo service. Nothing of ours
- * is on the wire (no token, no header). The counts go to res->local;
- * ctx's buffer, histogram and descriptor (-1 once closed) are the
- * caller's to free. Returns 0, or -1 with err set.
+ * is on the wire (no token, no header). The counts go to
+ * res->side[RESULT_LOCAL].sum; ctx's buffer, histogram and descriptor (-1 once
+ * closed) are the caller's to free. Returns 0, or -1 with err set.
  */
 static int
 run_untagged(struct client *c, const struct netperf_opts *o,
@@ -1142,24 +1166,31 @@ run_untagged(struct client *c, const struct netperf_opts *o,
 	int fd;
 
 	memset(&run, 0, sizeof(run));
-	fd = module_has(m, MODULE_F_PER_TRANS) ? crr_target(o, res, port, ctx, err)
-				   : open_data(o, res, port, err);
+	fd = module_has(m, MODULE_F_PER_TRANS)
+		 ? crr_target(o, res, port, ctx, err)
+		 : open_data(o, res, port, err);
 	ctx->fd = fd;
 	if (fd < 0)
 		return -1;
 	if ((m->protocol == IPPROTO_TCP && o->nodelay &&
-	     !module_has(m, MODULE_F_PER_TRANS) && sock_set_nodelay(fd, 1, err) < 0) ||
+	     !module_has(m, MODULE_F_PER_TRANS) &&
+	     sock_set_nodelay(fd, 1, err) < 0) ||
 	    sock_set_timeouts(fd, 1000, err) < 0)
 		return -1;
 	local_sizes(o, res);
-	res->lstream[0].sndbuf = res->local.sndbuf;
-	res->lstream[0].rcvbuf = res->local.rcvbuf;
-	res->lstream[0].send_size = res->local.send_size;
-	res->lstream[0].recv_size = res->local.recv_size;
-	if (fast_setup(m, &res->p, fd, 0, &res->lstream[0], err) < 0)
+	res->side[RESULT_LOCAL].stream[0].sndbuf =
+	    res->side[RESULT_LOCAL].sum.sndbuf;
+	res->side[RESULT_LOCAL].stream[0].rcvbuf =
+	    res->side[RESULT_LOCAL].sum.rcvbuf;
+	res->side[RESULT_LOCAL].stream[0].send_size =
+	    res->side[RESULT_LOCAL].sum.send_size;
+	res->side[RESULT_LOCAL].stream[0].recv_size =
+	    res->side[RESULT_LOCAL].sum.recv_size;
+	if (fast_setup(m, &res->p, fd, 0, &res->side[RESULT_LOCAL].stream[0],
+		       err) < 0)
 		return -1;
-	sizes[0] = res->local.send_size;
-	sizes[1] = res->local.recv_size;
+	sizes[0] = res->side[RESULT_LOCAL].sum.send_size;
+	sizes[1] = res->side[RESULT_LOCAL].sum.recv_size;
 	sizes[2] = res->p.req_size;
 	sizes[3] = res->p.rsp_size;
 	ctx->buf = module_buffer(sizes, 4, &buflen);
@@ -1170,7 +1201,7 @@ run_untagged(struct client *c, const struct netperf_opts *o,
 	ctx->p = &res->p;
 	ctx->ctl = -1;
 	ctx->stop = stop;
-	ctx->r = &res->lstream[0];
+	ctx->r = &res->side[RESULT_LOCAL].stream[0];
 	ctx->untagged = 1;
 	if (res->hist != NULL && stream_hist(ctx, err) < 0)
 		return -1;
@@ -1181,8 +1212,9 @@ run_untagged(struct client *c, const struct netperf_opts *o,
 	ctx->fd = -1;
 	if (ctx->hist != NULL)
 		stats_hist_merge(res->hist, ctx->hist);
-	module_merge(&run, &res->local);
-	res->local_place.cpu_actual = res->lstream[0].cpu_id;
+	module_merge(&run, &res->side[RESULT_LOCAL].sum);
+	res->side[RESULT_LOCAL].place.cpu_actual =
+	    res->side[RESULT_LOCAL].stream[0].cpu_id;
 	return 0;
 }
 
@@ -1210,7 +1242,8 @@ nocontrol_test(struct client *c, const struct netperf_opts *o,
 	       struct result *res, volatile sig_atomic_t *stop, char *err)
 {
 	struct topo_place *places = NULL;
-	struct side_result *l = &res->local, *r = &res->remote;
+	struct side_result *l = &res->side[RESULT_LOCAL].sum,
+			   *r = &res->side[RESULT_REMOTE].sum;
 	struct test_ctx ctx;
 	int rc = -1;
 
@@ -1235,7 +1268,7 @@ nocontrol_test(struct client *c, const struct netperf_opts *o,
 	r->send_size = r->recv_size = -1;
 	r->mss = -1;
 	r->cpu_id = -1;
-	res->rstream[0] = *r;
+	res->side[RESULT_REMOTE].stream[0] = *r;
 	rc = 0;
 out:
 	untagged_free(&ctx, places);
@@ -1300,10 +1333,10 @@ legacy_test(struct client *c, const struct netperf_opts *o, struct result *res,
 		err_set(err, "netserver: %s", why);
 		goto out;
 	}
-	res->remote.sndbuf = a.send_buf_size;
-	res->remote.rcvbuf = a.recv_buf_size;
-	res->remote.send_size = a.send_size;
-	res->remote.recv_size = a.receive_size;
+	res->side[RESULT_REMOTE].sum.sndbuf = a.send_buf_size;
+	res->side[RESULT_REMOTE].sum.rcvbuf = a.recv_buf_size;
+	res->side[RESULT_REMOTE].sum.send_size = a.send_size;
+	res->side[RESULT_REMOTE].sum.recv_size = a.receive_size;
 
 	if (run_untagged(c, o, res, (int)a.data_port, places, &ctx, stop,
 			 err) < 0)
@@ -1330,9 +1363,10 @@ legacy_test(struct client *c, const struct netperf_opts *o, struct result *res,
 		goto out;
 	}
 	legacy_remote(&z, o->remote_cpu && (a.flags & LEGACY_F_MEASURE_CPU),
-		      &res->remote);
-	res->rstream[0] = res->remote;
-	memset(&res->rstream[0].cpu, 0, sizeof(res->rstream[0].cpu));
+		      &res->side[RESULT_REMOTE].sum);
+	res->side[RESULT_REMOTE].stream[0] = res->side[RESULT_REMOTE].sum;
+	memset(&res->side[RESULT_REMOTE].stream[0].cpu, 0,
+	       sizeof(res->side[RESULT_REMOTE].stream[0].cpu));
 	rc = 0;
 out:
 	untagged_free(&ctx, places);

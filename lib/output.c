@@ -306,29 +306,36 @@ sel_starts_block(int id)
 /* The figures every format takes from the result, so -o, -O, -k and
  * --json cannot disagree. */
 
+/* The local side when loc, else the remote one. */
+static const struct result_side *
+rside(const struct result *res, int loc)
+{
+	return &res->side[loc ? RESULT_LOCAL : RESULT_REMOTE];
+}
+
 static const struct side_result *
 side_of(const struct result *res, int loc)
 {
-	return loc ? &res->local : &res->remote;
+	return &rside(res, loc)->sum;
 }
 
 /* CPU was asked for on that side (-c/-C) and measured there. */
 static int
 cpu_on(const struct result *res, int loc)
 {
-	return (loc ? res->local_util : res->remote_util) >= 0;
+	return rside(res, loc)->util >= 0;
 }
 
 static double
 cpu_util(const struct result *res, int loc)
 {
-	return loc ? res->local_util : res->remote_util;
+	return rside(res, loc)->util;
 }
 
 static double
 cpu_sd(const struct result *res, int loc)
 {
-	return loc ? res->local_sd : res->remote_sd;
+	return rside(res, loc)->sd;
 }
 
 /* The CPUs measured over, or the side's online count when unmeasured:
@@ -336,11 +343,11 @@ cpu_sd(const struct result *res, int loc)
 static int
 cpu_count_of(const struct result *res, int loc)
 {
-	int n = loc ? res->local_ncpu : res->remote_ncpu;
+	int n = rside(res, loc)->ncpu;
 
 	if (n > 0)
 		return n;
-	return loc ? res->local_env.ncpu : res->remote_env.ncpu;
+	return rside(res, loc)->env.ncpu;
 }
 
 static double
@@ -348,7 +355,7 @@ cpu_peak(const struct result *res, int loc)
 {
 	if (!cpu_on(res, loc))
 		return -1;
-	return loc ? res->local_peak : res->remote_peak;
+	return rside(res, loc)->peak;
 }
 
 static int
@@ -356,7 +363,7 @@ cpu_peak_id(const struct result *res, int loc)
 {
 	if (!cpu_on(res, loc))
 		return -1;
-	return loc ? res->local_peak_id : res->remote_peak_id;
+	return rside(res, loc)->peak_id;
 }
 
 /* The side's machine-wide CPU shares. */
@@ -424,7 +431,8 @@ stream_sends(const struct result *res)
 static const struct side_result *
 rx_side(const struct result *res)
 {
-	return module_has(res->m, MODULE_F_SEQ) ? &res->remote : &res->local;
+	return module_has(res->m, MODULE_F_SEQ) ? &res->side[RESULT_REMOTE].sum
+						: &res->side[RESULT_LOCAL].sum;
 }
 
 static int
@@ -563,9 +571,8 @@ static int
 sel_platform(const struct result *res, int id, char *b, size_t cap)
 {
 	int loc = strncmp(sel_table[id].name, "LOCAL_", 6) == 0;
-	const struct platform *pl =
-	    loc ? &res->local_platform : &res->remote_platform;
-	const struct result_env *env = loc ? &res->local_env : &res->remote_env;
+	const struct platform *pl = &rside(res, loc)->platform;
+	const struct result_env *env = &rside(res, loc)->env;
 
 	switch (id) {
 	case SEL_REMOTE_CPU_FREQUENCY:
@@ -697,8 +704,8 @@ sel_platform(const struct result *res, int id, char *b, size_t cap)
 static void
 sel_value(const struct result *res, int id, char *b, size_t cap)
 {
-	const struct result_place *lp = &res->local_place;
-	const struct result_place *rp = &res->remote_place;
+	const struct result_place *lp = &res->side[RESULT_LOCAL].place;
+	const struct result_place *rp = &res->side[RESULT_REMOTE].place;
 	int loc = 1;
 
 	/* The TCP_INFO pairs, in the table's order: -1 where the test has
@@ -737,51 +744,57 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 		put_i(b, cap, res->p.lsndbuf);
 		break;
 	case SEL_LSS_SIZE:
-		put_i(b, cap, res->local.sndbuf);
+		put_i(b, cap, res->side[RESULT_LOCAL].sum.sndbuf);
 		break;
 	case SEL_LSS_SIZE_END:
-		put_i(b, cap, res->local.sndbuf_end);
+		put_i(b, cap, res->side[RESULT_LOCAL].sum.sndbuf_end);
 		break;
 	case SEL_LSR_SIZE_REQ:
 		put_i(b, cap, res->p.lrcvbuf);
 		break;
 	case SEL_LSR_SIZE:
-		put_i(b, cap, res->local.rcvbuf);
+		put_i(b, cap, res->side[RESULT_LOCAL].sum.rcvbuf);
 		break;
 	case SEL_LSR_SIZE_END:
-		put_i(b, cap, res->local.rcvbuf_end);
+		put_i(b, cap, res->side[RESULT_LOCAL].sum.rcvbuf_end);
 		break;
 	case SEL_RSS_SIZE_REQ:
 		put_i(b, cap, res->p.rsndbuf);
 		break;
 	case SEL_RSS_SIZE:
-		put_i(b, cap, res->remote.sndbuf);
+		put_i(b, cap, res->side[RESULT_REMOTE].sum.sndbuf);
 		break;
 	case SEL_RSS_SIZE_END:
-		put_i(b, cap, res->remote.sndbuf_end);
+		put_i(b, cap, res->side[RESULT_REMOTE].sum.sndbuf_end);
 		break;
 	case SEL_RSR_SIZE_REQ:
 		put_i(b, cap, res->p.rrcvbuf);
 		break;
 	case SEL_RSR_SIZE:
-		put_i(b, cap, res->remote.rcvbuf);
+		put_i(b, cap, res->side[RESULT_REMOTE].sum.rcvbuf);
 		break;
 	case SEL_RSR_SIZE_END:
-		put_i(b, cap, res->remote.rcvbuf_end);
+		put_i(b, cap, res->side[RESULT_REMOTE].sum.rcvbuf_end);
 		break;
 	/* For a test netperf sends in, 2.7 prints 0 for its receive size
 	 * and -1 for netserver's send size, which the test does not use. */
 	case SEL_LOCAL_SEND_SIZE:
-		put_i(b, cap, res->local.send_size);
+		put_i(b, cap, res->side[RESULT_LOCAL].sum.send_size);
 		break;
 	case SEL_LOCAL_RECV_SIZE:
-		put_i(b, cap, stream_sends(res) ? 0 : res->local.recv_size);
+		put_i(b, cap,
+		      stream_sends(res)
+			  ? 0
+			  : res->side[RESULT_LOCAL].sum.recv_size);
 		break;
 	case SEL_REMOTE_SEND_SIZE:
-		put_i(b, cap, stream_sends(res) ? -1 : res->remote.send_size);
+		put_i(b, cap,
+		      stream_sends(res)
+			  ? -1
+			  : res->side[RESULT_REMOTE].sum.send_size);
 		break;
 	case SEL_REMOTE_RECV_SIZE:
-		put_i(b, cap, res->remote.recv_size);
+		put_i(b, cap, res->side[RESULT_REMOTE].sum.recv_size);
 		break;
 	/* -1 on a stream test, as 2.7 */
 	case SEL_REQUEST_SIZE:
@@ -880,16 +893,16 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 		if (res->m->protocol != IPPROTO_TCP)
 			put_i(b, cap, -1);
 		else
-			put_u(b, cap, res->local.retrans);
+			put_u(b, cap, res->side[RESULT_LOCAL].sum.retrans);
 		break;
 	case SEL_REMOTE_TRANSPORT_RETRANS:
 		if (res->m->protocol != IPPROTO_TCP)
 			put_i(b, cap, -1);
 		else
-			put_u(b, cap, res->remote.retrans);
+			put_u(b, cap, res->side[RESULT_REMOTE].sum.retrans);
 		break;
 	case SEL_TRANSPORT_MSS:
-		put_i(b, cap, res->local.mss);
+		put_i(b, cap, res->side[RESULT_LOCAL].sum.mss);
 		break;
 	case SEL_LOCAL_SEND_THROUGHPUT:
 		put_f2(b, cap, side_thruput(res, 1, 1));
@@ -928,10 +941,10 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 		put_i(b, cap, cpu_peak_id(res, loc));
 		break;
 	case SEL_SOURCE_ADDR:
-		put_s(b, cap, res->local_addr);
+		put_s(b, cap, res->side[RESULT_LOCAL].addr);
 		break;
 	case SEL_DEST_ADDR:
-		put_s(b, cap, res->remote_addr);
+		put_s(b, cap, res->side[RESULT_REMOTE].addr);
 		break;
 	case SEL_SOURCE_FAMILY:
 	case SEL_DEST_FAMILY:
@@ -992,28 +1005,28 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 		put_i(b, cap, res->p.nodelay != 0);
 		break;
 	case SEL_LOCAL_SYSNAME:
-		kernel_part(res->local_env.kernel, 0, b, cap);
+		kernel_part(res->side[RESULT_LOCAL].env.kernel, 0, b, cap);
 		break;
 	case SEL_LOCAL_RELEASE:
-		kernel_part(res->local_env.kernel, 1, b, cap);
+		kernel_part(res->side[RESULT_LOCAL].env.kernel, 1, b, cap);
 		break;
 	case SEL_REMOTE_SYSNAME:
-		kernel_part(res->remote_env.kernel, 0, b, cap);
+		kernel_part(res->side[RESULT_REMOTE].env.kernel, 0, b, cap);
 		break;
 	case SEL_REMOTE_RELEASE:
-		kernel_part(res->remote_env.kernel, 1, b, cap);
+		kernel_part(res->side[RESULT_REMOTE].env.kernel, 1, b, cap);
 		break;
 	case SEL_LOCAL_CPU_MODEL:
-		put_s(b, cap, res->local_env.cpu_model);
+		put_s(b, cap, res->side[RESULT_LOCAL].env.cpu_model);
 		break;
 	case SEL_REMOTE_CPU_MODEL:
-		put_s(b, cap, res->remote_env.cpu_model);
+		put_s(b, cap, res->side[RESULT_REMOTE].env.cpu_model);
 		break;
 	case SEL_LOCAL_HOSTNAME:
-		put_s(b, cap, res->local_env.hostname);
+		put_s(b, cap, res->side[RESULT_LOCAL].env.hostname);
 		break;
 	case SEL_REMOTE_HOSTNAME:
-		put_s(b, cap, res->remote_env.hostname);
+		put_s(b, cap, res->side[RESULT_REMOTE].env.hostname);
 		break;
 	case SEL_UUID:
 		put_s(b, cap, res->uuid);
@@ -1064,7 +1077,7 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 		put_u(b, cap, rx_side(res)->reordered);
 		break;
 	case SEL_LOCAL_SEND_ERRORS:
-		put_u(b, cap, res->local.send_errors);
+		put_u(b, cap, res->side[RESULT_LOCAL].sum.send_errors);
 		break;
 	case SEL_REMOTE_DATA_PATH:
 		loc = 0;
@@ -1079,7 +1092,7 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 		put_u(b, cap, side_of(res, loc)->syscalls);
 		break;
 	case SEL_REMOTE_GRO_COALESCED:
-		put_u(b, cap, res->remote.coalesced);
+		put_u(b, cap, res->side[RESULT_REMOTE].sum.coalesced);
 		break;
 	case SEL_REMOTE_ZEROCOPY_DONE:
 		loc = 0;
@@ -1110,12 +1123,15 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 		break;
 	case SEL_START_ACTUAL:
 		put_i(b, cap,
-		      res->local.wall_start_ns > 0 ? res->local.wall_start_ns
-						   : -1);
+		      res->side[RESULT_LOCAL].sum.wall_start_ns > 0
+			  ? res->side[RESULT_LOCAL].sum.wall_start_ns
+			  : -1);
 		break;
 	case SEL_END_TIME:
 		put_i(b, cap,
-		      res->local.wall_end_ns > 0 ? res->local.wall_end_ns : -1);
+		      res->side[RESULT_LOCAL].sum.wall_end_ns > 0
+			  ? res->side[RESULT_LOCAL].sum.wall_end_ns
+			  : -1);
 		break;
 	case SEL_COMMAND_LINE:
 		put_quoted(b, cap, res->command_line);
@@ -1267,10 +1283,10 @@ compat_value(const struct result *res, int id, char *b, size_t cap)
 		snprintf(b, cap, "0x%.2x", (unsigned)p->rx.tos);
 		break;
 	case SEL_LOCAL_CONG_CONTROL:
-		put_s(b, cap, res->local.cong);
+		put_s(b, cap, res->side[RESULT_LOCAL].sum.cong);
 		break;
 	case SEL_REMOTE_CONG_CONTROL:
-		put_s(b, cap, res->remote.cong);
+		put_s(b, cap, res->side[RESULT_REMOTE].sum.cong);
 		break;
 	case SEL_LOCAL_FILL_FILE:
 		put_s(b, cap, p->fill_file);
@@ -1473,7 +1489,8 @@ void
 output_default_list(const struct result *res, struct output_list *l)
 {
 	char err[ERR_LEN];
-	int cpu = res->local_cpu || res->remote_cpu;
+	int cpu = res->side[RESULT_LOCAL].cpu_wanted ||
+		  res->side[RESULT_REMOTE].cpu_wanted;
 	const char *s = NULL;
 
 	switch (res->m->flow) {
@@ -1724,8 +1741,10 @@ json_request(const struct result *res, int *bad)
 	jput(o, "remote_recv_buffer", jint(p->rrcvbuf), bad);
 	jput(o, "nodelay", json_boolean(p->nodelay), bad);
 	jput(o, "burst", jint(p->burst), bad);
-	jput(o, "local_cpu", json_boolean(res->local_cpu), bad);
-	jput(o, "remote_cpu", json_boolean(res->remote_cpu), bad);
+	jput(o, "local_cpu", json_boolean(res->side[RESULT_LOCAL].cpu_wanted),
+	     bad);
+	jput(o, "remote_cpu", json_boolean(res->side[RESULT_REMOTE].cpu_wanted),
+	     bad);
 	jput(o, "data_port", jint(p->data_port), bad);
 	jput(o, "rto_s", jnum(p->rto), bad);
 	jput(o, "rate_bps", jnum(p->rate), bad);
@@ -1908,10 +1927,8 @@ json_side(const struct result *res, int loc, int *bad)
 		*bad = 1;
 		return NULL;
 	}
-	jput(o, "name", jstr_opt(loc ? res->local_name : res->remote_name),
-	     bad);
-	jput(o, "address", jstr_opt(loc ? res->local_addr : res->remote_addr),
-	     bad);
+	jput(o, "name", jstr_opt(rside(res, loc)->name), bad);
+	jput(o, "address", jstr_opt(rside(res, loc)->addr), bad);
 	jput(o, "family", jstr(sock_family_name(res->family)), bad);
 	/* A 2.7 netserver gives only the figures of its results message;
 	 * what it cannot give is named, never filled in. */
@@ -1928,20 +1945,14 @@ json_side(const struct result *res, int loc, int *bad)
 		jpush(na, jstr("platform"), bad);
 		jput(o, "unavailable", na, bad);
 	}
-	jput(o, "env", json_env(loc ? &res->local_env : &res->remote_env, bad),
-	     bad);
-	jput(o, "placement",
-	     json_place(loc ? &res->local_place : &res->remote_place, bad),
-	     bad);
-	jput(o, "platform",
-	     proto_platform_pack(loc ? &res->local_platform
-				     : &res->remote_platform),
+	jput(o, "env", json_env(&rside(res, loc)->env, bad), bad);
+	jput(o, "placement", json_place(&rside(res, loc)->place, bad), bad);
+	jput(o, "platform", proto_platform_pack(&rside(res, loc)->platform),
 	     bad);
 	jput(o, "counts", json_counts(side_of(res, loc), bad), bad);
 	jput(o, "cpu", json_cpu(res, loc, bad), bad);
 	{
-		const struct wire_report *w =
-		    loc ? &res->local_wire : &res->remote_wire;
+		const struct wire_report *w = &rside(res, loc)->wire;
 
 		/* The same fields the control protocol carries. */
 		jput(o, "wire", w->enabled ? proto_wire_pack(w) : json_null(),
@@ -2009,8 +2020,9 @@ json_result(const struct result *res, int *bad)
 	jput(o, "local_recv_throughput", jnum(side_thruput(res, 1, 0)), bad);
 	jput(o, "remote_send_throughput", jnum(side_thruput(res, 0, 1)), bad);
 	jput(o, "remote_recv_throughput", jnum(side_thruput(res, 0, 0)), bad);
-	jput(o, "local_service_demand", jopt(res->local_sd), bad);
-	jput(o, "remote_service_demand", jopt(res->remote_sd), bad);
+	jput(o, "local_service_demand", jopt(res->side[RESULT_LOCAL].sd), bad);
+	jput(o, "remote_service_demand", jopt(res->side[RESULT_REMOTE].sd),
+	     bad);
 	jput(o, "service_demand_units", jstr(sd_units(res)), bad);
 	jput(o, "lost", juint(res->lost), bad);
 	jput(o, "loss_percent", jnum(res->loss_pct), bad);
@@ -2051,13 +2063,12 @@ output_hist_exact(const struct stats_hist *h)
 	snprintf(sq, sizeof(sq), "%016llx%016llx",
 		 (unsigned long long)(h->sumsq >> 64),
 		 (unsigned long long)h->sumsq);
-	o = json_pack("{s:s, s:i, s:s, s:I, s:I, s:I, s:I, s:s, s:o}",
-		      "scheme", OUTPUT_HIST_SCHEME, "sub_buckets",
-		      STATS_SUB_COUNT, "unit", "ns", "count",
-		      (json_int_t)h->count, "min",
+	o = json_pack("{s:s, s:i, s:s, s:I, s:I, s:I, s:I, s:s, s:o}", "scheme",
+		      OUTPUT_HIST_SCHEME, "sub_buckets", STATS_SUB_COUNT,
+		      "unit", "ns", "count", (json_int_t)h->count, "min",
 		      (json_int_t)(h->count ? h->min : 0), "max",
-		      (json_int_t)h->max, "sum", (json_int_t)h->sum, "sumsq", sq,
-		      "buckets", b);
+		      (json_int_t)h->max, "sum", (json_int_t)h->sum, "sumsq",
+		      sq, "buckets", b);
 	return o;
 }
 
@@ -2115,13 +2126,15 @@ static json_t *
 json_streams(const struct result *res, int *bad)
 {
 	json_t *a = json_array(), *s;
-	int i;
+	char key[32];
+	int i, side;
 
 	if (a == NULL) {
 		*bad = 1;
 		return NULL;
 	}
-	if (res->nstreams < 2 || res->lstream == NULL || res->rstream == NULL)
+	if (res->nstreams < 2 || res->side[RESULT_LOCAL].stream == NULL ||
+	    res->side[RESULT_REMOTE].stream == NULL)
 		return a;
 	for (i = 0; i < res->nstreams; i++) {
 		s = json_object();
@@ -2131,12 +2144,17 @@ json_streams(const struct result *res, int *bad)
 		}
 		jput(s, "index", jint(i), bad);
 		jput(s, "throughput", jnum(result_stream_thruput(res, i)), bad);
-		jput(s, "local", json_counts(&res->lstream[i], bad), bad);
-		jput(s, "remote", json_counts(&res->rstream[i], bad), bad);
-		jput(s, "local_tcp_info", json_tcpinfo(&res->lstream[i].tcpi, bad),
-		     bad);
-		jput(s, "remote_tcp_info",
-		     json_tcpinfo(&res->rstream[i].tcpi, bad), bad);
+		/* "local", "remote", then "local_tcp_info", "remote_...". */
+		for (side = 0; side < RESULT_NSIDES; side++)
+			jput(s, result_side_name(side),
+			     json_counts(&res->side[side].stream[i], bad), bad);
+		for (side = 0; side < RESULT_NSIDES; side++) {
+			snprintf(key, sizeof(key), "%s_tcp_info",
+				 result_side_name(side));
+			jput(s, key,
+			     json_tcpinfo(&res->side[side].stream[i].tcpi, bad),
+			     bad);
+		}
 		jpush(a, s, bad);
 	}
 	return a;
@@ -2164,8 +2182,8 @@ json_interims(const struct result *res, int *bad)
 		jput(o, "since_start", jnum(res->interim[i].since_start), bad);
 		jput(o, "count", juint(res->interim[i].count), bad);
 		jput(o, "ending_ns", jns(res->interim[i].ending_ns), bad);
-		jput(o, "local_tcp_info", json_tcpinfo(&res->interim[i].tcpi, bad),
-		     bad);
+		jput(o, "local_tcp_info",
+		     json_tcpinfo(&res->interim[i].tcpi, bad), bad);
 		jpush(a, o, bad);
 	}
 	return a;
@@ -2183,10 +2201,13 @@ json_timing(const struct result *res, int *bad)
 		return NULL;
 	}
 	jput(o, "start_scheduled_ns", jns(res->p.start_at_ns), bad);
-	jput(o, "start_actual_ns", jns(res->local.wall_start_ns), bad);
-	jput(o, "end_ns", jns(res->local.wall_end_ns), bad);
-	jput(o, "remote_start_ns", jns(res->remote.wall_start_ns), bad);
-	jput(o, "remote_end_ns", jns(res->remote.wall_end_ns), bad);
+	jput(o, "start_actual_ns",
+	     jns(res->side[RESULT_LOCAL].sum.wall_start_ns), bad);
+	jput(o, "end_ns", jns(res->side[RESULT_LOCAL].sum.wall_end_ns), bad);
+	jput(o, "remote_start_ns",
+	     jns(res->side[RESULT_REMOTE].sum.wall_start_ns), bad);
+	jput(o, "remote_end_ns", jns(res->side[RESULT_REMOTE].sum.wall_end_ns),
+	     bad);
 	return o;
 }
 

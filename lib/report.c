@@ -13,9 +13,9 @@ report_banner(FILE *out, const struct result *res, const struct report_opts *o)
 		fprintf(out, "MIGRATED %s", res->m->title);
 	/* -N: 2.7 names the service's port, the only one there is. */
 	fprintf(out, " from %s (%s) port 0 %s to %s (%s) port %d %s",
-		res->local_name, res->local_addr, fam, res->remote_name,
-		res->remote_addr, res->p.no_control ? res->p.data_port : 0,
-		fam);
+		res->side[RESULT_LOCAL].name, res->side[RESULT_LOCAL].addr, fam,
+		res->side[RESULT_REMOTE].name, res->side[RESULT_REMOTE].addr,
+		res->p.no_control ? res->p.data_port : 0, fam);
 	if (o->conf_level > 0)
 		fprintf(out, " : +/-%.3f%% @ %2d%% conf. ", o->conf_width / 2,
 			o->conf_level);
@@ -36,10 +36,19 @@ report_banner(FILE *out, const struct result *res, const struct report_opts *o)
 	fputc('\n', out);
 }
 
+/* 2.7's letter for how a side's CPU was measured: S, or U unmeasured. */
 static char
-method(const struct result *res, int local)
+method(const struct result *res, int side)
 {
-	return (local ? res->local_util : res->remote_util) >= 0 ? 'S' : 'U';
+	return res->side[side].util >= 0 ? 'S' : 'U';
+}
+
+/* Either side was asked to measure its CPU (-c, -C). */
+static int
+cpu_wanted(const struct result *res)
+{
+	return res->side[RESULT_LOCAL].cpu_wanted ||
+	       res->side[RESULT_REMOTE].cpu_wanted;
 }
 
 static const char *
@@ -51,9 +60,11 @@ brand(const struct report_opts *o)
 static void
 stream_table(FILE *out, const struct result *res, const struct report_opts *o)
 {
-	const struct side_result *l = &res->local, *r = &res->remote;
+	const struct side_result *l = &res->side[RESULT_LOCAL].sum,
+				 *r = &res->side[RESULT_REMOTE].sum;
 	int maerts = res->m->flow == MODULE_TO_CLIENT;
-	int cpu = res->local_cpu || res->remote_cpu;
+	int cpu = res->side[RESULT_LOCAL].cpu_wanted ||
+		  res->side[RESULT_REMOTE].cpu_wanted;
 	/* Receiver's buffer, sender's buffer, sender's message size. */
 	int rbuf = maerts ? l->rcvbuf : r->rcvbuf;
 	int sbuf = maerts ? r->sndbuf : l->sndbuf;
@@ -78,7 +89,8 @@ stream_table(FILE *out, const struct result *res, const struct report_opts *o)
 			"%% %c      %% %c      us/KB   us/KB\n\n",
 			maerts ? "Recv" : "Send", maerts ? "Send" : "Recv",
 			maerts ? "Recv" : "Send", maerts ? "Send" : "Recv",
-			units_label(res->fmt), method(res, 1), method(res, 0));
+			units_label(res->fmt), method(res, RESULT_LOCAL),
+			method(res, RESULT_REMOTE));
 	if (!cpu)
 		fprintf(out, "%6d %6d %6d    %-6.2f   %7.2f   %s\n", rbuf, sbuf,
 			msg, res->elapsed, res->thruput, brand(o));
@@ -87,8 +99,10 @@ stream_table(FILE *out, const struct result *res, const struct report_opts *o)
 			"%6d %6d %6d    %-6.2f     %7.2f   %-6.2f   %-6.2f   "
 			"%-6.3f  %-6.3f %s\n",
 			rbuf, sbuf, msg, res->elapsed, res->thruput,
-			res->local_util, res->remote_util, res->local_sd,
-			res->remote_sd, brand(o));
+			res->side[RESULT_LOCAL].util,
+			res->side[RESULT_REMOTE].util,
+			res->side[RESULT_LOCAL].sd, res->side[RESULT_REMOTE].sd,
+			brand(o));
 	if (o->verbosity < 2)
 		return;
 	{
@@ -106,31 +120,33 @@ stream_table(FILE *out, const struct result *res, const struct report_opts *o)
 						 : 0.0;
 
 		if (!maerts)
-			fprintf(out,
-				"\nAlignment      Offset         Bytes    Bytes  "
-				"     Sends   Bytes    Recvs\n"
-				"Local  Remote  Local  Remote  Xfered   Per     "
-				"            Per\n"
-				"Send   Recv    Send   Recv             Send "
-				"(avg)          Recv (avg)\n"
-				"%5d   %5d  %5d   %5d %6llu  %6.2f    %6llu  "
-				"%6.2f %6llu\n",
-				8, 8, 0, 0, (unsigned long long)rx->bytes_recv,
-				per_send, (unsigned long long)tx->send_calls,
-				per_recv, (unsigned long long)rx->recv_calls);
+			fprintf(
+			    out,
+			    "\nAlignment      Offset         Bytes    Bytes  "
+			    "     Sends   Bytes    Recvs\n"
+			    "Local  Remote  Local  Remote  Xfered   Per     "
+			    "            Per\n"
+			    "Send   Recv    Send   Recv             Send "
+			    "(avg)          Recv (avg)\n"
+			    "%5d   %5d  %5d   %5d %6llu  %6.2f    %6llu  "
+			    "%6.2f %6llu\n",
+			    8, 8, 0, 0, (unsigned long long)rx->bytes_recv,
+			    per_send, (unsigned long long)tx->send_calls,
+			    per_recv, (unsigned long long)rx->recv_calls);
 		else
-			fprintf(out,
-				"\nAlignment      Offset         Bytes    Bytes  "
-				"     Recvs   Bytes    Sends\n"
-				"Local  Remote  Local  Remote  Xfered   Per     "
-				"            Per\n"
-				"Recv   Send    Recv   Send             Recv "
-				"(avg)          Send (avg)\n"
-				"%5d   %5d  %5d   %5d %6llu  %6.2f    %6llu   "
-				"%6.2f %6llu\n",
-				8, 8, 0, 0, (unsigned long long)rx->bytes_recv,
-				per_recv, (unsigned long long)rx->recv_calls,
-				per_send, (unsigned long long)tx->send_calls);
+			fprintf(
+			    out,
+			    "\nAlignment      Offset         Bytes    Bytes  "
+			    "     Recvs   Bytes    Sends\n"
+			    "Local  Remote  Local  Remote  Xfered   Per     "
+			    "            Per\n"
+			    "Recv   Send    Recv   Send             Recv "
+			    "(avg)          Send (avg)\n"
+			    "%5d   %5d  %5d   %5d %6llu  %6.2f    %6llu   "
+			    "%6.2f %6llu\n",
+			    8, 8, 0, 0, (unsigned long long)rx->bytes_recv,
+			    per_recv, (unsigned long long)rx->recv_calls,
+			    per_send, (unsigned long long)tx->send_calls);
 		fprintf(out, "\nMaximum\nSegment\nSize (bytes)\n%6d\n\n\n",
 			l->mss);
 		if (res->hist != NULL) {
@@ -143,8 +159,9 @@ stream_table(FILE *out, const struct result *res, const struct report_opts *o)
 static void
 rr_table(FILE *out, const struct result *res, const struct report_opts *o)
 {
-	const struct side_result *l = &res->local, *r = &res->remote;
-	int cpu = res->local_cpu || res->remote_cpu;
+	const struct side_result *l = &res->side[RESULT_LOCAL].sum,
+				 *r = &res->side[RESULT_REMOTE].sum;
+	int cpu = cpu_wanted(res);
 	int trans = res->fmt == 'x';
 
 	if (o->headers && !cpu && trans)
@@ -162,20 +179,23 @@ rr_table(FILE *out, const struct result *res, const struct report_opts *o)
 			"bytes  Bytes  bytes    bytes   secs.    %s/sec   \n\n",
 			units_label(res->fmt));
 	if (o->headers && cpu)
-		fprintf(out,
-			"Local /Remote\n"
-			"Socket Size   Request Resp.  Elapsed %-8.8s CPU    "
-			"CPU    S.dem   S.dem\n"
-			"Send   Recv   Size    Size   Time    %-8.8s local  "
-			"remote local   remote\n"
-			"bytes  bytes  bytes   bytes  secs.   %-8.8s %% %c    "
-			"%% %c    %s   %s\n\n",
-			trans ? "Trans." : "Tput", trans ? "Rate" : "",
-			trans ? "per sec" : units_label(res->fmt),
-			/* 2.7's TCP_CRR title has no method letters */
-			res->m->layout->title_methods ? method(res, 1) : ' ',
-			res->m->layout->title_methods ? method(res, 0) : ' ',
-			result_sd_units(res), result_sd_units(res));
+		fprintf(
+		    out,
+		    "Local /Remote\n"
+		    "Socket Size   Request Resp.  Elapsed %-8.8s CPU    "
+		    "CPU    S.dem   S.dem\n"
+		    "Send   Recv   Size    Size   Time    %-8.8s local  "
+		    "remote local   remote\n"
+		    "bytes  bytes  bytes   bytes  secs.   %-8.8s %% %c    "
+		    "%% %c    %s   %s\n\n",
+		    trans ? "Trans." : "Tput", trans ? "Rate" : "",
+		    trans ? "per sec" : units_label(res->fmt),
+		    /* 2.7's TCP_CRR title has no method letters */
+		    res->m->layout->title_methods ? method(res, RESULT_LOCAL)
+						  : ' ',
+		    res->m->layout->title_methods ? method(res, RESULT_REMOTE)
+						  : ' ',
+		    result_sd_units(res), result_sd_units(res));
 	if (!cpu)
 		fprintf(out, "%-6d %-6d %-6lld   %-6lld  %-6.2f   %7.2f   %s\n",
 			l->sndbuf, l->rcvbuf, (long long)res->p.req_size,
@@ -188,9 +208,10 @@ rr_table(FILE *out, const struct result *res, const struct report_opts *o)
 			l->sndbuf, l->rcvbuf, (long long)res->p.req_size,
 			(long long)res->p.rsp_size, res->elapsed, res->thruput,
 			/* netperf's UDP_RR line has 3 spaces here, TCP's 1 */
-			res->m->layout->cpu_gap,
-			res->local_util, res->remote_util, res->local_sd,
-			res->remote_sd, brand(o));
+			res->m->layout->cpu_gap, res->side[RESULT_LOCAL].util,
+			res->side[RESULT_REMOTE].util,
+			res->side[RESULT_LOCAL].sd, res->side[RESULT_REMOTE].sd,
+			brand(o));
 	fprintf(out, "%-6d %-6d\n", r->sndbuf, r->rcvbuf);
 	if (module_has(res->m, MODULE_F_RETRY) && o->headers &&
 	    o->verbosity >= 2)
@@ -254,8 +275,9 @@ static void
 udp_stream_table(FILE *out, const struct result *res,
 		 const struct report_opts *o)
 {
-	const struct side_result *l = &res->local, *r = &res->remote;
-	int cpu = res->local_cpu || res->remote_cpu;
+	const struct side_result *l = &res->side[RESULT_LOCAL].sum,
+				 *r = &res->side[RESULT_REMOTE].sum;
+	int cpu = cpu_wanted(res);
 
 	if (o->headers && !cpu)
 		fprintf(
@@ -272,7 +294,8 @@ udp_stream_table(FILE *out, const struct result *res,
 			"   Util     Demand\n"
 			"bytes   bytes    secs            #      #   %-8.8s/sec"
 			" %% %c%c     us/KB\n\n",
-			units_label(res->fmt), method(res, 1), method(res, 0));
+			units_label(res->fmt), method(res, RESULT_LOCAL),
+			method(res, RESULT_REMOTE));
 	if (!cpu) {
 		fprintf(out,
 			"%6d  %6lld   %-7.2f   %7llu %6llu    %7.2f   %s\n",
@@ -290,13 +313,15 @@ udp_stream_table(FILE *out, const struct result *res,
 			l->sndbuf, (long long)l->send_size, l->elapsed,
 			(unsigned long long)l->send_calls,
 			(unsigned long long)l->send_errors, res->send_thruput,
-			res->local_util, res->local_sd, brand(o));
+			res->side[RESULT_LOCAL].util,
+			res->side[RESULT_LOCAL].sd, brand(o));
 		fprintf(out,
 			"%6d           %-7.2f   %7llu           %7.1f     "
 			"%-6.2f   %-6.3f %s\n\n",
 			r->rcvbuf, r->elapsed,
 			(unsigned long long)r->recv_calls, res->thruput,
-			res->remote_util, res->remote_sd, brand(o));
+			res->side[RESULT_REMOTE].util,
+			res->side[RESULT_REMOTE].sd, brand(o));
 	}
 	/* Not in 2.7's table: only at -v 2 (and in the selectors); with
 	 * -N no one counted what arrived. */
@@ -334,8 +359,9 @@ streams_table(FILE *out, const struct result *res)
 		units);
 	for (i = 0; i < res->nstreams; i++)
 		fprintf(out, "%-6d  %10.2f    %-9d  %-9d\n", i,
-			result_stream_thruput(res, i), res->lstream[i].cpu_id,
-			res->rstream[i].cpu_id);
+			result_stream_thruput(res, i),
+			res->side[RESULT_LOCAL].stream[i].cpu_id,
+			res->side[RESULT_REMOTE].stream[i].cpu_id);
 	fprintf(out, "Sum     %10.2f    Jain's fairness index %.4f\n",
 		res->thruput, res->fairness);
 }
@@ -367,10 +393,13 @@ place_line(FILE *out, const char *side, const struct result_place *pl,
 static void
 placement(FILE *out, const struct result *res)
 {
+	int i;
+
 	fprintf(out, "\nSide    Requested     Bound to    Ran on   NUMA  "
 		     "NIC local  CPU %%\n");
-	place_line(out, "local", &res->local_place, &res->local);
-	place_line(out, "remote", &res->remote_place, &res->remote);
+	for (i = 0; i < RESULT_NSIDES; i++)
+		place_line(out, result_side_name(i), &res->side[i].place,
+			   &res->side[i].sum);
 	if (res->lat.count > 0)
 		fprintf(out,
 			"\nLatency (us): min %.2f  mean %.2f  stddev %.2f  "
@@ -419,7 +448,10 @@ tcp_side(FILE *out, const char *side, const struct tcpinfo *t)
 static void
 tcp_table(FILE *out, const struct result *res)
 {
-	if (res->local.tcpi.n <= 0 && res->remote.tcpi.n <= 0)
+	int i;
+
+	if (res->side[RESULT_LOCAL].sum.tcpi.n <= 0 &&
+	    res->side[RESULT_REMOTE].sum.tcpi.n <= 0)
 		return;
 	fprintf(out, "\nTCP_INFO Conns Retrans    Retrans   Cwnd     sRTT  "
 		     "RTTvar  Min RTT  PMTU  Delivery    Pacing Reord      "
@@ -427,8 +459,8 @@ tcp_table(FILE *out, const struct result *res)
 		     "                 segs      bytes   segs       ms      "
 		     "ms       ms bytes    Mbit/s    Mbit/s  segs        ms "
 		     "       ms        ms\n");
-	tcp_side(out, "local", &res->local.tcpi);
-	tcp_side(out, "remote", &res->remote.tcpi);
+	for (i = 0; i < RESULT_NSIDES; i++)
+		tcp_side(out, result_side_name(i), &res->side[i].sum.tcpi);
 }
 
 static void
@@ -491,14 +523,17 @@ wire_side(FILE *out, const char *side, const struct wire_report *w, double secs)
 static void
 wire_table(FILE *out, const struct result *res)
 {
+	int i;
+
 	fprintf(out, "\nWire    Interface    Packets    Packets         Bytes "
 		     "       Bytes   Packets/s  Packets/s  Mean size      "
 		     "Retransmitted\n"
 		     "                          out         in           out "
 		     "          in         out         in   out     in     "
 		     "out     in\n");
-	wire_side(out, "local", &res->local_wire, res->local.elapsed);
-	wire_side(out, "remote", &res->remote_wire, res->remote.elapsed);
+	for (i = 0; i < RESULT_NSIDES; i++)
+		wire_side(out, result_side_name(i), &res->side[i].wire,
+			  res->side[i].sum.elapsed);
 }
 
 /*
@@ -510,11 +545,13 @@ wire_table(FILE *out, const struct result *res)
 static void
 single_figure(FILE *out, const struct result *res, const struct report_opts *o)
 {
-	int local = res->local_cpu;
-	double sd = local ? res->local_sd : res->remote_sd;
+	/* The local figure when -c was given, else the remote one. */
+	int side =
+	    res->side[RESULT_LOCAL].cpu_wanted ? RESULT_LOCAL : RESULT_REMOTE;
+	double sd = res->side[side].sd;
 	enum module_single style = res->m->layout->single;
 
-	if (!res->local_cpu && !res->remote_cpu) {
+	if (!cpu_wanted(res)) {
 		if (style != MODULE_SINGLE_BRANDED)
 			fprintf(out, "%7.2f\n", res->thruput);
 		else
@@ -522,9 +559,9 @@ single_figure(FILE *out, const struct result *res, const struct report_opts *o)
 	} else if (style == MODULE_SINGLE_BARE) {
 		fprintf(out, "%6.3f\n", sd);
 	} else if (style == MODULE_SINGLE_LOCAL) {
-		fprintf(out, "%6.2f %c\n", sd, method(res, 1));
+		fprintf(out, "%6.2f %c\n", sd, method(res, RESULT_LOCAL));
 	} else {
-		fprintf(out, "%6.3f %c %s\n", sd, method(res, local), brand(o));
+		fprintf(out, "%6.3f %c %s\n", sd, method(res, side), brand(o));
 	}
 }
 
@@ -534,7 +571,8 @@ static void
 fast_lines(FILE *out, const struct result *res)
 {
 	const struct test_params *p = &res->p;
-	const struct side_result *l = &res->local, *r = &res->remote;
+	const struct side_result *l = &res->side[RESULT_LOCAL].sum,
+				 *r = &res->side[RESULT_REMOTE].sum;
 	const struct side_result *tx = res->m->flow == MODULE_TO_CLIENT ? r : l;
 
 	if (p->batch > 1 || p->udp_gso || p->udp_gro)
@@ -591,12 +629,13 @@ bidir_table(FILE *out, const struct result *res)
 				(unsigned long long)rd->lost, rd->loss_pct);
 		fputc('\n', out);
 	}
-	fprintf(out,
-		"\nHost    CPU util %%  Service demand us/KB (both directions)\n"
-		"local   %10.2f  %10.3f\n"
-		"remote  %10.2f  %10.3f\n",
-		res->local_util, res->local_sd, res->remote_util,
-		res->remote_sd);
+	fprintf(
+	    out,
+	    "\nHost    CPU util %%  Service demand us/KB (both directions)\n"
+	    "local   %10.2f  %10.3f\n"
+	    "remote  %10.2f  %10.3f\n",
+	    res->side[RESULT_LOCAL].util, res->side[RESULT_LOCAL].sd,
+	    res->side[RESULT_REMOTE].util, res->side[RESULT_REMOTE].sd);
 }
 
 void
@@ -627,7 +666,8 @@ report_classic(FILE *out, const struct result *res, const struct report_opts *o)
 		placement(out, res);
 		tcp_table(out, res);
 	}
-	if (res->local_wire.enabled || res->remote_wire.enabled)
+	if (res->side[RESULT_LOCAL].wire.enabled ||
+	    res->side[RESULT_REMOTE].wire.enabled)
 		wire_table(out, res);
 }
 

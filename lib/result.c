@@ -19,18 +19,28 @@ side_units_per_sec(const struct result *res, const struct side_result *s)
 	return (double)(s->bytes_sent + s->bytes_recv) / 1024.0 / s->elapsed;
 }
 
+/* One side's CPU figures from its sum: utilisation, service demand and
+ * the busiest CPU, -1 where it was not asked to or could not measure. */
 static void
-side_cpu(const struct result *res, const struct side_result *s, int wanted,
-	 double *util, double *sd, int *ncpu)
+side_cpu(const struct result *res, struct result_side *side)
 {
-	*util = -1;
-	*sd = -1;
-	*ncpu = 0;
-	if (!wanted || !s->cpu_measured)
+	const struct side_result *s = &side->sum;
+
+	side->util = -1;
+	side->sd = -1;
+	side->ncpu = 0;
+	side->peak_id = -1;
+	side->peak = -1;
+	if (!side->cpu_wanted || !s->cpu_measured)
 		return;
-	*util = s->cpu.all.util;
-	*ncpu = s->cpu.ncpu;
-	*sd = cpu_service_demand(*util, *ncpu, side_units_per_sec(res, s));
+	side->util = s->cpu.all.util;
+	side->ncpu = s->cpu.ncpu;
+	side->sd = cpu_service_demand(side->util, side->ncpu,
+				      side_units_per_sec(res, s));
+	if (side->util >= 0) {
+		side->peak = s->cpu.peak;
+		side->peak_id = s->cpu.peak_id;
+	}
 }
 
 /* Latency in microseconds from netperf's histogram. */
@@ -64,7 +74,8 @@ fairness(struct result *res)
 	int i;
 
 	res->fairness = 1;
-	if (res->nstreams < 2 || res->lstream == NULL || res->rstream == NULL)
+	if (res->nstreams < 2 || res->side[RESULT_LOCAL].stream == NULL ||
+	    res->side[RESULT_REMOTE].stream == NULL)
 		return;
 	for (i = 0; i < res->nstreams; i++) {
 		x = result_stream_thruput(res, i);
@@ -84,16 +95,17 @@ bidir(struct result *res)
 	int n = res->nstreams / 2, d, i;
 
 	memset(res->dir, 0, sizeof(res->dir));
-	if (res->lstream == NULL || res->rstream == NULL || n < 1)
+	if (res->side[RESULT_LOCAL].stream == NULL ||
+	    res->side[RESULT_REMOTE].stream == NULL || n < 1)
 		return;
 	for (d = 0; d < 2; d++) {
 		struct result_dir *rd = &res->dir[d];
 
 		for (i = d * n; i < (d + 1) * n; i++) {
-			const struct side_result *tx =
-			    d == RESULT_L2R ? &res->lstream[i] : &res->rstream[i];
+			/* Direction d is sent by side d. */
+			const struct side_result *tx = &res->side[d].stream[i];
 			const struct side_result *rx =
-			    d == RESULT_L2R ? &res->rstream[i] : &res->lstream[i];
+			    &res->side[1 - d].stream[i];
 
 			rd->bytes += rx->bytes_recv;
 			rd->sent += tx->send_calls;
@@ -133,14 +145,16 @@ bidir(struct result *res)
 static void
 datagram_loss(struct result *res)
 {
-	uint64_t sent = res->local.send_calls;
-	uint64_t got = res->remote.recv_calls - res->remote.dups;
+	uint64_t sent = res->side[RESULT_LOCAL].sum.send_calls;
+	uint64_t got = res->side[RESULT_REMOTE].sum.recv_calls -
+		       res->side[RESULT_REMOTE].sum.dups;
 
 	res->send_thruput =
-	    res->local.elapsed > 0
-		? units_from_bytes((double)res->local.bytes_sent /
-				       res->local.elapsed,
-				   res->fmt)
+	    res->side[RESULT_LOCAL].sum.elapsed > 0
+		? units_from_bytes(
+		      (double)res->side[RESULT_LOCAL].sum.bytes_sent /
+			  res->side[RESULT_LOCAL].sum.elapsed,
+		      res->fmt)
 		: 0;
 	res->lost = got >= sent ? 0 : sent - got;
 	res->loss_pct = sent ? 100.0 * (double)res->lost / (double)sent : 0;
@@ -155,10 +169,12 @@ result_compute(struct result *res)
 {
 	const struct side_result *rx;
 	double bytes_per_sec = 0;
+	int i;
 
 	if (res->m->unit == MODULE_BYTES) {
-		rx = res->m->flow == MODULE_TO_SERVER ? &res->remote
-						      : &res->local;
+		rx = res->m->flow == MODULE_TO_SERVER
+			 ? &res->side[RESULT_REMOTE].sum
+			 : &res->side[RESULT_LOCAL].sum;
 		res->elapsed = rx->elapsed;
 		if (rx->elapsed > 0)
 			bytes_per_sec = (double)rx->bytes_recv / rx->elapsed;
@@ -166,16 +182,20 @@ result_compute(struct result *res)
 		if (module_has(res->m, MODULE_F_SEQ))
 			datagram_loss(res);
 	} else {
-		res->lost = res->local.lost;
+		res->lost = res->side[RESULT_LOCAL].sum.lost;
 		res->loss_pct =
-		    res->local.trans + res->local.lost
-			? 100.0 * (double)res->local.lost /
-			      (double)(res->local.trans + res->local.lost)
+		    res->side[RESULT_LOCAL].sum.trans +
+			    res->side[RESULT_LOCAL].sum.lost
+			? 100.0 * (double)res->side[RESULT_LOCAL].sum.lost /
+			      (double)(res->side[RESULT_LOCAL].sum.trans +
+				       res->side[RESULT_LOCAL].sum.lost)
 			: 0;
-		res->elapsed = res->local.elapsed;
-		res->trans_rate = res->elapsed > 0
-				      ? (double)res->local.trans / res->elapsed
-				      : 0;
+		res->elapsed = res->side[RESULT_LOCAL].sum.elapsed;
+		res->trans_rate =
+		    res->elapsed > 0
+			? (double)res->side[RESULT_LOCAL].sum.trans /
+			      res->elapsed
+			: 0;
 		bytes_per_sec = res->trans_rate *
 				(double)(res->p.req_size + res->p.rsp_size);
 		res->thruput = res->fmt == 'x'
@@ -184,22 +204,16 @@ result_compute(struct result *res)
 	}
 	if (res->p.bidir)
 		bidir(res);
-	side_cpu(res, &res->local, res->local_cpu, &res->local_util,
-		 &res->local_sd, &res->local_ncpu);
-	side_cpu(res, &res->remote, res->remote_cpu, &res->remote_util,
-		 &res->remote_sd, &res->remote_ncpu);
-	res->local_peak_id = res->remote_peak_id = -1;
-	res->local_peak = res->remote_peak = -1;
-	if (res->local_util >= 0) {
-		res->local_peak = res->local.cpu.peak;
-		res->local_peak_id = res->local.cpu.peak_id;
-	}
-	if (res->remote_util >= 0) {
-		res->remote_peak = res->remote.cpu.peak;
-		res->remote_peak_id = res->remote.cpu.peak_id;
-	}
+	for (i = 0; i < RESULT_NSIDES; i++)
+		side_cpu(res, &res->side[i]);
 	latency(res);
 	fairness(res);
+}
+
+const char *
+result_side_name(int side)
+{
+	return side == RESULT_LOCAL ? "local" : "remote";
 }
 
 const char *
@@ -216,10 +230,10 @@ result_sample_of(const struct result *res, struct result_sample *s)
 	s->thruput = res->thruput;
 	s->trans_rate = res->trans_rate;
 	s->elapsed = res->elapsed;
-	s->local_util = res->local_util;
-	s->remote_util = res->remote_util;
-	s->local_sd = res->local_sd;
-	s->remote_sd = res->remote_sd;
+	s->local_util = res->side[RESULT_LOCAL].util;
+	s->remote_util = res->side[RESULT_REMOTE].util;
+	s->local_sd = res->side[RESULT_LOCAL].sd;
+	s->remote_sd = res->side[RESULT_REMOTE].sd;
 	s->p50 = lat ? res->lat.p50 : -1;
 	s->p99 = lat ? res->lat.p99 : -1;
 	s->p999 = lat ? res->lat.p999 : -1;
@@ -229,17 +243,19 @@ result_sample_of(const struct result *res, struct result_sample *s)
 void
 result_free(struct result *res)
 {
-	cpu_util_free(&res->local.cpu);
-	cpu_util_free(&res->remote.cpu);
+	int i;
+
+	for (i = 0; i < RESULT_NSIDES; i++) {
+		cpu_util_free(&res->side[i].sum.cpu);
+		free(res->side[i].stream);
+		res->side[i].stream = NULL;
+	}
 	free(res->hist);
-	free(res->lstream);
-	free(res->rstream);
 	free(res->interim);
 	free(res->samples);
 	res->samples = NULL;
 	res->nsamples = 0;
 	res->hist = NULL;
-	res->lstream = res->rstream = NULL;
 	res->interim = NULL;
 	res->ninterim = res->interim_cap = 0;
 }
@@ -253,7 +269,8 @@ result_free(struct result *res)
 double
 result_stream_thruput(const struct result *res, int i)
 {
-	const struct side_result *l = &res->lstream[i], *r = &res->rstream[i];
+	const struct side_result *l = &res->side[RESULT_LOCAL].stream[i],
+				 *r = &res->side[RESULT_REMOTE].stream[i];
 	double bytes = 0, secs = 0;
 
 	switch (res->m->flow) {
@@ -265,14 +282,14 @@ result_stream_thruput(const struct result *res, int i)
 			break;
 		}
 		bytes = (double)r->bytes_recv;
-		secs = res->remote.elapsed;
+		secs = res->side[RESULT_REMOTE].sum.elapsed;
 		break;
 	case MODULE_TO_CLIENT:
 		bytes = (double)l->bytes_recv;
-		secs = res->local.elapsed;
+		secs = res->side[RESULT_LOCAL].sum.elapsed;
 		break;
 	case MODULE_BOTH:
-		secs = res->local.elapsed;
+		secs = res->side[RESULT_LOCAL].sum.elapsed;
 		if (secs <= 0)
 			return 0;
 		if (res->fmt == 'x')
@@ -364,7 +381,8 @@ check_side(const struct side_result *r, const char *pre, double span,
 #define CHECK_RATE(f)                                                          \
 	if ((double)r->f > cap)                                                \
 		return err_set(err,                                            \
-			       IMPLAUSIBLE "%s" #f " is %llu, more than 10^12 " \
+			       IMPLAUSIBLE "%s" #f                             \
+					   " is %llu, more than 10^12 "        \
 					   "a second over the %.3f s of the "  \
 					   "test",                             \
 			       pre, (unsigned long long)r->f, span);
@@ -387,7 +405,8 @@ check_side(const struct side_result *r, const char *pre, double span,
 		return err_set(err,
 			       IMPLAUSIBLE "%s%s is %llu, more than the %llu "
 					   "datagrams received",
-			       pre, r->dups > r->recv_calls ? "dups" : "reordered",
+			       pre,
+			       r->dups > r->recv_calls ? "dups" : "reordered",
 			       (unsigned long long)(r->dups > r->recv_calls
 							? r->dups
 							: r->reordered),
@@ -457,19 +476,22 @@ check_load(const struct cpu_load *l, const char *what, char *err)
 	double all = busy + l->iowait + l->idle + l->steal;
 
 	if (!(l->util >= 0 && l->util <= 100.0001))
-		return err_set(err, IMPLAUSIBLE "%s.util is %g %%, outside 0..100",
+		return err_set(err,
+			       IMPLAUSIBLE "%s.util is %g %%, outside 0..100",
 			       what, l->util);
 	/* The parts are shares of one total: busy is their sum, and all of
 	 * them together are at most the whole. */
 	if (fabs(l->util - busy) > 0.01)
 		return err_set(err,
-			       IMPLAUSIBLE "%s.util is %g %%, but its parts add "
-					   "up to %g %%",
+			       IMPLAUSIBLE
+			       "%s.util is %g %%, but its parts add "
+			       "up to %g %%",
 			       what, l->util, busy);
 	if (all > 100.01)
 		return err_set(err,
-			       IMPLAUSIBLE "%s: its shares add up to %g %%, more "
-					   "than the whole",
+			       IMPLAUSIBLE
+			       "%s: its shares add up to %g %%, more "
+			       "than the whole",
 			       what, all);
 	return 0;
 }
@@ -506,17 +528,20 @@ result_check_remote(const struct result *res, double span, char *err)
 	char pre[32];
 	int i;
 
-	if (check_side(&res->remote, "", span, err) < 0 ||
-	    check_pair(res, &res->local, &res->remote, "", err) < 0)
+	if (check_side(&res->side[RESULT_REMOTE].sum, "", span, err) < 0 ||
+	    check_pair(res, &res->side[RESULT_LOCAL].sum,
+		       &res->side[RESULT_REMOTE].sum, "", err) < 0)
 		return -1;
 	for (i = 0; res->nstreams > 1 && i < res->nstreams; i++) {
 		snprintf(pre, sizeof(pre), "streams[%d].", i);
 		/* Pairs only for the sums: which of netserver's streams
 		 * took which of netperf's connections is its own affair. */
-		if (check_side(&res->rstream[i], pre, span, err) < 0)
+		if (check_side(&res->side[RESULT_REMOTE].stream[i], pre, span,
+			       err) < 0)
 			return -1;
 	}
-	if (res->remote.cpu_measured && check_cpu(&res->remote.cpu, err) < 0)
+	if (res->side[RESULT_REMOTE].sum.cpu_measured &&
+	    check_cpu(&res->side[RESULT_REMOTE].sum.cpu, err) < 0)
 		return -1;
 	return 0;
 }

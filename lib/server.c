@@ -106,7 +106,8 @@ check_shape(const struct test_module *m, const struct test_params *p,
 	if (module_is_rr(m) && (p->req_size < 1 || p->rsp_size < 1))
 		return err_set(err, "request and response sizes must be at "
 				    "least 1 byte");
-	if (m->rr_max > 0 && (p->req_size > m->rr_max || p->rsp_size > m->rr_max))
+	if (m->rr_max > 0 &&
+	    (p->req_size > m->rr_max || p->rsp_size > m->rr_max))
 		return err_set(err,
 			       "%s sizes of %lld,%lld exceed the %lld-byte "
 			       "datagram limit",
@@ -134,11 +135,11 @@ server_check_request(const struct test_params *p,
 	/* The binding is quoted back in topology errors: printable only. */
 	for (c = p->cpu_bind; *c != '\0'; c++)
 		if (*c < 0x20 || *c >= 0x7f)
-			return err_set(err,
-				       "CPU binding \"%s\" holds a byte outside "
-				       "printable ASCII",
-				       escape_str(text, sizeof(text),
-						  p->cpu_bind));
+			return err_set(
+			    err,
+			    "CPU binding \"%s\" holds a byte outside "
+			    "printable ASCII",
+			    escape_str(text, sizeof(text), p->cpu_bind));
 	if (p->bidir && !module_has(m, MODULE_F_BIDIR)) {
 		char names[128];
 
@@ -149,7 +150,8 @@ server_check_request(const struct test_params *p,
 		return err_set(err,
 			       "datagrams of %lld bytes exceed the %lld-byte "
 			       "limit",
-			       (long long)p->rsend_size, (long long)m->send_max);
+			       (long long)p->rsend_size,
+			       (long long)m->send_max);
 	if (p->bidir && p->duration <= 0)
 		return err_set(err, "bidir runs for a time, not a count");
 	if (p->duration > lim->max_duration)
@@ -165,7 +167,8 @@ server_check_request(const struct test_params *p,
 	/* A start further ahead than the client may schedule one (an hour,
 	 * plus a minute for clocks apart) would hold a session idle. */
 	if (p->start_at_ns > 0 &&
-	    p->start_at_ns > clock_real_ns() + (int64_t)3660 * (int64_t)NS_PER_SEC)
+	    p->start_at_ns >
+		clock_real_ns() + (int64_t)3660 * (int64_t)NS_PER_SEC)
 		return err_set(err,
 			       "the scheduled start is more than an hour "
 			       "ahead of this server's clock");
@@ -174,10 +177,11 @@ server_check_request(const struct test_params *p,
 			       "%d streams exceed this server's limit of %d",
 			       p->streams, lim->max_streams);
 	if (p->data_port != 0 && p->data_port < 1024 && !lim->allow_low_ports)
-		return err_set(err,
-			       "data port %d is a privileged port, which this "
-			       "server does not bind (--allow-privileged-ports)",
-			       p->data_port);
+		return err_set(
+		    err,
+		    "data port %d is a privileged port, which this "
+		    "server does not bind (--allow-privileged-ports)",
+		    p->data_port);
 	/* UDP takes a port per stream, from data_port up. */
 	if (p->data_port != 0 && m->socktype == SOCK_DGRAM &&
 	    p->data_port + p->streams - 1 > 65535)
@@ -1242,8 +1246,9 @@ read_hello(struct server_state *st, int ctl, int hello_ms, char *err)
 	if (strcmp(proto_type(msg), "hello") != 0 ||
 	    proto_get_int(msg, "version", 0, INT32_MAX, &ver, err) < 0) {
 		if (strcmp(proto_type(msg), "hello") != 0)
-			err_set(err, "expected hello, got \"%s\"",
-				escape_str(text, sizeof(text), proto_type(msg)));
+			err_set(
+			    err, "expected hello, got \"%s\"",
+			    escape_str(text, sizeof(text), proto_type(msg)));
 		json_decref(msg);
 		send_error(ctl, err);
 		return -1;

@@ -168,8 +168,9 @@ sweep_table(FILE *out, const struct sweep *s, const struct sweep_point *pts,
 			continue;
 		}
 		fprintf(out, "%-10s %12.2f  %7.2f %7.2f  %9.3f %9.3f",
-			s->label[i], r->thruput, r->local_util, r->remote_util,
-			r->local_sd, r->remote_sd);
+			s->label[i], r->thruput, r->side[RESULT_LOCAL].util,
+			r->side[RESULT_REMOTE].util, r->side[RESULT_LOCAL].sd,
+			r->side[RESULT_REMOTE].sd);
 		if (rr)
 			fprintf(out, " %8.1f %8.1f", r->lat.p50, r->lat.p99);
 		if (r->conf.iterations > 1)
@@ -208,11 +209,13 @@ sweep_csv(FILE *out, const struct sweep *s, const struct sweep_point *pts,
 			fputs("\"\n", out);
 			continue;
 		}
-		fprintf(
-		    out, "%s,%lld,%.2f,%s/s,%.2f,%.2f,%.3f,%.3f,%s,%.2f,%.2f,",
-		    s->label[i], (long long)s->value[i], r->thruput,
-		    units_of(r), r->local_util, r->remote_util, r->local_sd,
-		    r->remote_sd, result_sd_units(r), r->lat.p50, r->lat.p99);
+		fprintf(out,
+			"%s,%lld,%.2f,%s/s,%.2f,%.2f,%.3f,%.3f,%s,%.2f,%.2f,",
+			s->label[i], (long long)s->value[i], r->thruput,
+			units_of(r), r->side[RESULT_LOCAL].util,
+			r->side[RESULT_REMOTE].util, r->side[RESULT_LOCAL].sd,
+			r->side[RESULT_REMOTE].sd, result_sd_units(r),
+			r->lat.p50, r->lat.p99);
 		if (r->conf.iterations > 1)
 			fprintf(out, "%.3f", r->conf.thruput);
 		fputs(",\n", out);
@@ -226,7 +229,8 @@ sweep_data(FILE *out, const struct sweep *s, const struct sweep_point *pts)
 		if (pts[i].ok)
 			fprintf(out, "%lld %.6g %.6g %.6g\n",
 				(long long)s->value[i], pts[i].res.thruput,
-				pts[i].res.local_sd, pts[i].res.remote_sd);
+				pts[i].res.side[RESULT_LOCAL].sd,
+				pts[i].res.side[RESULT_REMOTE].sd);
 }
 
 /* Runs gnuplot on script, with no shell in between; returns its exit
@@ -316,7 +320,8 @@ sweep_plot(const char *path, const struct sweep *s,
 		return err_set(err, "--plot: no point succeeded");
 	if (sweep_plot_check(path, err) < 0)
 		return -1;
-	sd = first->local_sd >= 0 || first->remote_sd >= 0;
+	sd = first->side[RESULT_LOCAL].sd >= 0 ||
+	     first->side[RESULT_REMOTE].sd >= 0;
 	dfd = mkstemp(data);
 	if (dfd < 0)
 		return err_set(err, "--plot: %s", strerror(errno));

@@ -161,8 +161,10 @@ debug_side(const char *who, const struct side_result *s)
 static void
 debug_sides(const struct result *res)
 {
-	debug_side("local", &res->local);
-	debug_side("remote", &res->remote);
+	int i;
+
+	for (i = 0; i < RESULT_NSIDES; i++)
+		debug_side(result_side_name(i), &res->side[i].sum);
 }
 
 /* What the interim callback needs to print and keep a sample. */
@@ -237,16 +239,17 @@ result_init(struct result *res, const struct netperf_opts *o,
 	memset(res, 0, sizeof(*res));
 	res->m = module_find(o->test);
 	cli_netperf_request(o, &res->p);
-	res->local_cpu = o->local_cpu;
-	res->remote_cpu = o->remote_cpu;
+	res->side[RESULT_LOCAL].cpu_wanted = o->local_cpu;
+	res->side[RESULT_REMOTE].cpu_wanted = o->remote_cpu;
 	res->fmt = o->fmt;
-	res->local_place.cpu_actual = res->remote_place.cpu_actual = -1;
-	res->local_place.numa = res->remote_place.numa = -1;
-	res->local_place.nic_local = res->remote_place.nic_local = -1;
-	platform_init(&res->local_platform);
-	platform_init(&res->remote_platform);
-	result_env_self(&res->local_env, "netperf");
-	res->remote_env = c->remote_env;
+	for (i = 0; i < RESULT_NSIDES; i++) {
+		res->side[i].place.cpu_actual = -1;
+		res->side[i].place.numa = -1;
+		res->side[i].place.nic_local = -1;
+		platform_init(&res->side[i].platform);
+	}
+	result_env_self(&res->side[RESULT_LOCAL].env, "netperf");
+	res->side[RESULT_REMOTE].env = c->remote_env;
 	client_describe(c, o, res);
 	/* Latency is always kept: it costs one clock read per operation. */
 	res->hist = malloc(sizeof(*res->hist));
@@ -326,12 +329,14 @@ dump_tcp_info(const struct result *res)
 	char text[512];
 	int i;
 
-	if (getenv("DUMP_TCP_INFO") == NULL || res->lstream == NULL)
+	if (getenv("DUMP_TCP_INFO") == NULL ||
+	    res->side[RESULT_LOCAL].stream == NULL)
 		return;
 	for (i = 0; i < res->nstreams; i++) {
-		if (res->lstream[i].tcpi.n <= 0)
+		if (res->side[RESULT_LOCAL].stream[i].tcpi.n <= 0)
 			continue;
-		tcpinfo_format_dump(&res->lstream[i].tcpi, text, sizeof(text));
+		tcpinfo_format_dump(&res->side[RESULT_LOCAL].stream[i].tcpi,
+				    text, sizeof(text));
 		fputs(text, stderr);
 	}
 	fflush(stderr);
@@ -345,10 +350,10 @@ run_iterations(struct client *c, const struct netperf_opts *o,
 	       struct result *res, struct interim_ctx *ic, int argc,
 	       char **argv, char *err)
 {
-	double tput[30], lcpu[30], rcpu[30], lsd[30], rsd[30], el[30];
+	double tput[30], cpu[RESULT_NSIDES][30], sd[RESULT_NSIDES][30], el[30];
 	struct result_sample *samples;
 	struct result_confidence cf;
-	int n = 0;
+	int n = 0, side;
 
 	samples = calloc(30, sizeof(*samples));
 	if (samples == NULL)
@@ -372,21 +377,23 @@ run_iterations(struct client *c, const struct netperf_opts *o,
 		result_compute(res);
 		result_sample_of(res, &samples[n]);
 		tput[n] = res->thruput;
-		lcpu[n] = res->local_util;
-		rcpu[n] = res->remote_util;
-		lsd[n] = res->local_sd;
-		rsd[n] = res->remote_sd;
+		for (side = 0; side < RESULT_NSIDES; side++) {
+			cpu[side][n] = res->side[side].util;
+			sd[side][n] = res->side[side].sd;
+		}
 		el[n] = res->elapsed;
 		n++;
 		cf.iterations = n;
 		if (n >= 2) {
 			cf.thruput = width_of(tput, n, cf.level);
-			cf.local_cpu = o->conf_result_only
-					   ? -1
-					   : width_of(lcpu, n, cf.level);
-			cf.remote_cpu = o->conf_result_only
-					    ? -1
-					    : width_of(rcpu, n, cf.level);
+			cf.local_cpu =
+			    o->conf_result_only
+				? -1
+				: width_of(cpu[RESULT_LOCAL], n, cf.level);
+			cf.remote_cpu =
+			    o->conf_result_only
+				? -1
+				: width_of(cpu[RESULT_REMOTE], n, cf.level);
 			cf.met = cf.thruput <= cf.width &&
 				 cf.local_cpu <= cf.width &&
 				 cf.remote_cpu <= cf.width;
@@ -398,13 +405,11 @@ run_iterations(struct client *c, const struct netperf_opts *o,
 	if (n > 1) {
 		res->thruput = mean_of(tput, n);
 		res->elapsed = mean_of(el, n);
-		if (lcpu[0] >= 0) {
-			res->local_util = mean_of(lcpu, n);
-			res->local_sd = mean_of(lsd, n);
-		}
-		if (rcpu[0] >= 0) {
-			res->remote_util = mean_of(rcpu, n);
-			res->remote_sd = mean_of(rsd, n);
+		for (side = 0; side < RESULT_NSIDES; side++) {
+			if (cpu[side][0] < 0)
+				continue;
+			res->side[side].util = mean_of(cpu[side], n);
+			res->side[side].sd = mean_of(sd[side], n);
 		}
 		if (module_is_rr(res->m) && res->fmt == 'x')
 			res->trans_rate = res->thruput;

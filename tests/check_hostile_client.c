@@ -552,7 +552,8 @@ START_TEST(result_checks)
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct result res;
-		struct side_result *l = &res.local, *r = &res.remote;
+		struct side_result *l = &res.side[RESULT_LOCAL].sum,
+				   *r = &res.side[RESULT_REMOTE].sum;
 		const char *f = cases[i].field;
 		double v = cases[i].value;
 		int rc;

@@ -126,75 +126,85 @@ build_rr(struct result *res, int cpu)
 	res->p.burst = 1;
 	res->p.remote_cpu = cpu;
 	res->fmt = 'x';
-	res->local_cpu = cpu;
-	res->remote_cpu = cpu;
+	res->side[RESULT_LOCAL].cpu_wanted = cpu;
+	res->side[RESULT_REMOTE].cpu_wanted = cpu;
 	res->family = AF_INET;
-	snprintf(res->local_addr, sizeof(res->local_addr), "10.0.0.1");
-	snprintf(res->remote_addr, sizeof(res->remote_addr), "10.0.0.2");
-	snprintf(res->local_name, sizeof(res->local_name), "alpha");
-	snprintf(res->remote_name, sizeof(res->remote_name), "beta");
-	snprintf(res->local_env.hostname, 256, "alpha.example");
-	snprintf(res->local_env.kernel, 128, "Linux 6.1.0-18-amd64");
-	snprintf(res->local_env.cpu_model, 128, "Intel(R) Xeon(R) CPU E5");
-	res->local_env.ncpu = 4;
-	snprintf(res->local_env.program, 64, "netperf 3.0.0");
-	snprintf(res->remote_env.hostname, 256, "beta.example");
-	snprintf(res->remote_env.kernel, 128, "Linux 6.8.0");
-	snprintf(res->remote_env.cpu_model, 128, "AMD EPYC 7B13");
-	res->remote_env.ncpu = 8;
-	snprintf(res->remote_env.program, 64, "netserver 3.0.0");
+	snprintf(res->side[RESULT_LOCAL].addr,
+		 sizeof(res->side[RESULT_LOCAL].addr), "10.0.0.1");
+	snprintf(res->side[RESULT_REMOTE].addr,
+		 sizeof(res->side[RESULT_REMOTE].addr), "10.0.0.2");
+	snprintf(res->side[RESULT_LOCAL].name,
+		 sizeof(res->side[RESULT_LOCAL].name), "alpha");
+	snprintf(res->side[RESULT_REMOTE].name,
+		 sizeof(res->side[RESULT_REMOTE].name), "beta");
+	snprintf(res->side[RESULT_LOCAL].env.hostname, 256, "alpha.example");
+	snprintf(res->side[RESULT_LOCAL].env.kernel, 128,
+		 "Linux 6.1.0-18-amd64");
+	snprintf(res->side[RESULT_LOCAL].env.cpu_model, 128,
+		 "Intel(R) Xeon(R) CPU E5");
+	res->side[RESULT_LOCAL].env.ncpu = 4;
+	snprintf(res->side[RESULT_LOCAL].env.program, 64, "netperf 3.0.0");
+	snprintf(res->side[RESULT_REMOTE].env.hostname, 256, "beta.example");
+	snprintf(res->side[RESULT_REMOTE].env.kernel, 128, "Linux 6.8.0");
+	snprintf(res->side[RESULT_REMOTE].env.cpu_model, 128, "AMD EPYC 7B13");
+	res->side[RESULT_REMOTE].env.ncpu = 8;
+	snprintf(res->side[RESULT_REMOTE].env.program, 64, "netserver 3.0.0");
 	/* Platform records: netperf's known in part, netserver's on a
 	 * PCI NIC; what is left unknown must print as unknown. */
-	platform_init(&res->local_platform);
-	platform_init(&res->remote_platform);
-	res->local_platform.cpu_mhz = 2394;
-	snprintf(res->local_platform.version, 65, "#1 SMP Debian 6.1.76-1");
-	snprintf(res->local_platform.nic.name, IF_NAMESIZE, "lo");
-	res->local_platform.nic.mtu = 65536;
-	res->local_platform.smt = 0;
-	snprintf(res->remote_platform.machine, 65, "x86_64");
-	snprintf(res->remote_platform.governor, 32, "performance");
-	snprintf(res->remote_platform.nic.name, IF_NAMESIZE, "eth0");
-	snprintf(res->remote_platform.nic.driver, 32, "mlx5_core");
-	snprintf(res->remote_platform.nic.bus, 32, "0000:3b:00.0");
-	res->remote_platform.nic.vendor = 0x15b3;
-	res->remote_platform.nic.device = 0x1017;
-	res->remote_platform.nic.speed_mbps = 25000;
-	res->remote_platform.smt = 1;
-	res->remote_platform.numa_nodes = 2;
-	snprintf(res->local_place.requested, 64, "1");
-	snprintf(res->local_place.cpus, 256, "1");
-	res->local_place.cpu_actual = 1;
-	res->local_place.numa = 0;
-	res->local_place.nic_local = 1;
-	res->remote_place.cpu_actual = -1;
-	res->remote_place.numa = -1;
-	res->remote_place.nic_local = -1;
+	platform_init(&res->side[RESULT_LOCAL].platform);
+	platform_init(&res->side[RESULT_REMOTE].platform);
+	res->side[RESULT_LOCAL].platform.cpu_mhz = 2394;
+	snprintf(res->side[RESULT_LOCAL].platform.version, 65,
+		 "#1 SMP Debian 6.1.76-1");
+	snprintf(res->side[RESULT_LOCAL].platform.nic.name, IF_NAMESIZE, "lo");
+	res->side[RESULT_LOCAL].platform.nic.mtu = 65536;
+	res->side[RESULT_LOCAL].platform.smt = 0;
+	snprintf(res->side[RESULT_REMOTE].platform.machine, 65, "x86_64");
+	snprintf(res->side[RESULT_REMOTE].platform.governor, 32, "performance");
+	snprintf(res->side[RESULT_REMOTE].platform.nic.name, IF_NAMESIZE,
+		 "eth0");
+	snprintf(res->side[RESULT_REMOTE].platform.nic.driver, 32, "mlx5_core");
+	snprintf(res->side[RESULT_REMOTE].platform.nic.bus, 32, "0000:3b:00.0");
+	res->side[RESULT_REMOTE].platform.nic.vendor = 0x15b3;
+	res->side[RESULT_REMOTE].platform.nic.device = 0x1017;
+	res->side[RESULT_REMOTE].platform.nic.speed_mbps = 25000;
+	res->side[RESULT_REMOTE].platform.smt = 1;
+	res->side[RESULT_REMOTE].platform.numa_nodes = 2;
+	snprintf(res->side[RESULT_LOCAL].place.requested, 64, "1");
+	snprintf(res->side[RESULT_LOCAL].place.cpus, 256, "1");
+	res->side[RESULT_LOCAL].place.cpu_actual = 1;
+	res->side[RESULT_LOCAL].place.numa = 0;
+	res->side[RESULT_LOCAL].place.nic_local = 1;
+	res->side[RESULT_REMOTE].place.cpu_actual = -1;
+	res->side[RESULT_REMOTE].place.numa = -1;
+	res->side[RESULT_REMOTE].place.nic_local = -1;
 
-	fill_side(&res->local, 727136, 16384, 131072);
-	fill_side(&res->remote, 727136, 32768, 262144);
-	res->remote.mss = -1;
+	fill_side(&res->side[RESULT_LOCAL].sum, 727136, 16384, 131072);
+	fill_side(&res->side[RESULT_REMOTE].sum, 727136, 32768, 262144);
+	res->side[RESULT_REMOTE].sum.mss = -1;
 	/* netperf's side has TCP_INFO, one figure unknown; netserver's
 	 * none, so both the values and the -1 for null are checked. */
-	tcpinfo_clear(&res->local.tcpi);
-	res->local.tcpi.n = 2;
+	tcpinfo_clear(&res->side[RESULT_LOCAL].sum.tcpi);
+	res->side[RESULT_LOCAL].sum.tcpi.n = 2;
 	for (int f = 0; f < TCPINFO_NFIELDS; f++)
-		res->local.tcpi.v[f] = 100 * f + 7;
-	res->local.tcpi.v[TCPINFO_BUSY] = -1;
+		res->side[RESULT_LOCAL].sum.tcpi.v[f] = 100 * f + 7;
+	res->side[RESULT_LOCAL].sum.tcpi.v[TCPINFO_BUSY] = -1;
 	if (cpu) {
-		fill_cpu(&res->local, 4);
-		fill_cpu(&res->remote, 2);
+		fill_cpu(&res->side[RESULT_LOCAL].sum, 4);
+		fill_cpu(&res->side[RESULT_REMOTE].sum, 2);
 	}
 
 	res->nstreams = 2;
-	res->lstream = calloc(2, sizeof(*res->lstream));
-	res->rstream = calloc(2, sizeof(*res->rstream));
-	ck_assert_ptr_nonnull(res->lstream);
-	ck_assert_ptr_nonnull(res->rstream);
-	fill_side(&res->lstream[0], 400000, 16384, 131072);
-	fill_side(&res->lstream[1], 327136, 16384, 131072);
-	fill_side(&res->rstream[0], 400000, 32768, 262144);
-	fill_side(&res->rstream[1], 327136, 32768, 262144);
+	res->side[RESULT_LOCAL].stream =
+	    calloc(2, sizeof(*res->side[RESULT_LOCAL].stream));
+	res->side[RESULT_REMOTE].stream =
+	    calloc(2, sizeof(*res->side[RESULT_REMOTE].stream));
+	ck_assert_ptr_nonnull(res->side[RESULT_LOCAL].stream);
+	ck_assert_ptr_nonnull(res->side[RESULT_REMOTE].stream);
+	fill_side(&res->side[RESULT_LOCAL].stream[0], 400000, 16384, 131072);
+	fill_side(&res->side[RESULT_LOCAL].stream[1], 327136, 16384, 131072);
+	fill_side(&res->side[RESULT_REMOTE].stream[0], 400000, 32768, 262144);
+	fill_side(&res->side[RESULT_REMOTE].stream[1], 327136, 32768, 262144);
 
 	res->hist = malloc(sizeof(*res->hist));
 	ck_assert_ptr_nonnull(res->hist);
@@ -955,8 +965,8 @@ START_TEST(test_unmeasured_cpu)
 	int i;
 
 	build_rr(&res, 0);
-	res.local_place.requested[0] = '\0';
-	res.local.mss = -1;
+	res.side[RESULT_LOCAL].place.requested[0] = '\0';
+	res.side[RESULT_LOCAL].sum.mss = -1;
 	ck_assert_int_eq(
 	    output_parse("LOCAL_CPU_UTIL,LOCAL_SD,LOCAL_CPU_METHOD,"
 			 "REMOTE_CPU_UTIL,REMOTE_SD,REMOTE_CPU_METHOD,"
@@ -1010,8 +1020,8 @@ START_TEST(test_stream_and_udp_agree)
 		res.m = module_find(tests[t]);
 		ck_assert_ptr_nonnull(res.m);
 		res.fmt = t % 2 ? 'M' : 'm';
-		res.remote.lost = 5;
-		res.local.send_errors = 9;
+		res.side[RESULT_REMOTE].sum.lost = 5;
+		res.side[RESULT_LOCAL].sum.send_errors = 9;
 		result_compute(&res);
 		ck_assert_int_eq(output_parse("all", &l, err), 0);
 		cross_check(&res, &l);
@@ -1151,8 +1161,8 @@ START_TEST(test_netperf_examples)
 	res.lat.p50 = 13;
 	res.lat.p90 = 13.2;
 	res.lat.p99 = 39;
-	res.local_util = 99.5;
-	res.local_sd = 29.844;
+	res.side[RESULT_LOCAL].util = 99.5;
+	res.side[RESULT_LOCAL].sd = 29.844;
 	ck_assert_int_eq(output_parse("THROUGHPUT,THROUGHPUT_UNITS,"
 				      "MEAN_LATENCY,P50_LATENCY,P90_LATENCY,"
 				      "P99_LATENCY,LOCAL_CPU_UTIL,LOCAL_SD",
@@ -1317,7 +1327,8 @@ START_TEST(test_default_lists)
 	struct output_list l;
 
 	build_rr(&res, 0);
-	res.local_cpu = res.remote_cpu = 0;
+	res.side[RESULT_LOCAL].cpu_wanted = res.side[RESULT_REMOTE].cpu_wanted =
+	    0;
 	output_default_list(&res, &l);
 	keyval_of(&res, &l);
 	ck_assert_int_eq(l.n, 9);
@@ -1325,14 +1336,14 @@ START_TEST(test_default_lists)
 	ck_assert_str_eq(kv_name[5], "RESPONSE_SIZE");
 	ck_assert_str_eq(kv_name[8], "THROUGHPUT_UNITS");
 
-	res.local_cpu = 1;
+	res.side[RESULT_LOCAL].cpu_wanted = 1;
 	output_default_list(&res, &l);
 	ck_assert_int_eq(l.n, 26);
 	keyval_of(&res, &l);
 	ck_assert_str_eq(kv_name[25], "SD_UNITS");
 
 	res.m = module_find("TCP_STREAM");
-	res.local_cpu = 0;
+	res.side[RESULT_LOCAL].cpu_wanted = 0;
 	output_default_list(&res, &l);
 	keyval_of(&res, &l);
 	ck_assert_int_eq(l.n, 6);

@@ -95,10 +95,10 @@ START_TEST(table_and_csv)
 	pts[0].res.m = module_find("TCP_STREAM");
 	pts[0].res.fmt = 'm';
 	pts[0].res.thruput = 1234.5;
-	pts[0].res.local_util = 50;
-	pts[0].res.remote_util = 25;
-	pts[0].res.local_sd = 1.5;
-	pts[0].res.remote_sd = 0.75;
+	pts[0].res.side[RESULT_LOCAL].util = 50;
+	pts[0].res.side[RESULT_REMOTE].util = 25;
+	pts[0].res.side[RESULT_LOCAL].sd = 1.5;
+	pts[0].res.side[RESULT_REMOTE].sd = 0.75;
 	snprintf(pts[1].err, sizeof(pts[1].err), "netserver: gone, \"bye\"");
 	f = open_memstream(&buf, &len);
 	sweep_table(f, &s, pts, 1);

@@ -52,8 +52,8 @@ void client_describe(const struct client *c, const struct netperf_opts *o,
 
 /*
  * Runs one test: request, data connection, both loops, results. res must
- * have been described; res->local and res->remote are filled. Returns 0,
- * or -1 with err set (the remote's own message where it sent one).
+ * have been described; both sides' sums (res->side[].sum) are filled.
+ * Returns 0, or -1 with err set (the remote's own message where it sent one).
  */
 int client_test(struct client *c, const struct netperf_opts *o,
 		struct result *res, volatile sig_atomic_t *stop, char *err);

@@ -13,6 +13,9 @@
 #include "np/units.h"
 #include "np/wire.h"
 
+/* The two sides of a test, the index of struct result's side[]. */
+enum { RESULT_LOCAL, RESULT_REMOTE, RESULT_NSIDES };
+
 /* What one side says of itself: printed in JSON and -v 2. */
 struct result_env {
 	char hostname[256];
@@ -85,27 +88,42 @@ struct result_dir {
 	double loss_pct;
 };
 
-/* The two directions of a --bidir test. */
-enum { RESULT_L2R, RESULT_R2L };
+/* The two directions of a --bidir test, each named by the side that
+ * sends it. */
+enum { RESULT_L2R = RESULT_LOCAL, RESULT_R2L = RESULT_REMOTE };
+
+/* One side's part of a result: netperf's (RESULT_LOCAL) or netserver's. */
+struct result_side {
+	/* Its counts, summed over all streams. */
+	struct side_result sum;
+	/* With --streams: each stream's own counts (CPU is in the sum). */
+	struct side_result *stream;
+	int cpu_wanted;		  /* -c (local) or -C (remote) was given */
+	char addr[SOCK_ADDR_LEN]; /* of its end of the data connection */
+	char name[256];		  /* as given, or resolved */
+	struct result_env env;
+	struct result_place place;
+	struct wire_report wire;
+	/* Its machine, read after its measured interval. */
+	struct platform platform;
+
+	/* Derived by result_compute. */
+	double util; /* machine-wide %, -1 unmeasured */
+	double sd;   /* service demand, -1 unmeasured */
+	int ncpu;
+	/* The busiest CPU and its utilisation, -1 unmeasured; on a
+	 * many-core host this is the figure that saturates first. */
+	int peak_id;
+	double peak;
+};
 
 struct result {
 	const struct test_module *m;
 	struct test_params p;
-	/* Both sides' counts, summed over all streams. */
-	struct side_result local, remote;
-	/* With --streams: each stream's own counts (CPU is in the sums). */
-	int nstreams;
-	struct side_result *lstream, *rstream;
-	int local_cpu, remote_cpu; /* -c and -C were given */
+	struct result_side side[RESULT_NSIDES];
+	int nstreams; /* how many each side's stream[] holds, 0 for none */
 	char fmt;		   /* -f letter */
 	int family;		   /* of the data connection */
-	char local_addr[SOCK_ADDR_LEN], remote_addr[SOCK_ADDR_LEN];
-	char local_name[256], remote_name[256]; /* as given, or resolved */
-	struct result_env local_env, remote_env;
-	struct result_place local_place, remote_place;
-	struct wire_report local_wire, remote_wire;
-	/* Each side's machine, read after its measured interval. */
-	struct platform local_platform, remote_platform;
 	/* netperf's per-operation latency, all streams merged. */
 	struct stats_hist *hist;
 	struct result_interim *interim;
@@ -128,13 +146,6 @@ struct result {
 	double send_thruput; /* UDP_STREAM: what netperf offered, fmt/s */
 	uint64_t lost;	     /* UDP_STREAM datagrams or UDP_RR transactions */
 	double loss_pct;     /* of those sent, 0..100 */
-	double local_util, remote_util; /* machine-wide %, -1 unmeasured */
-	double local_sd, remote_sd;	/* service demand, -1 unmeasured */
-	int local_ncpu, remote_ncpu;
-	/* The busiest CPU on each side and its utilisation, -1 unmeasured;
-	 * on a many-core host this is the figure that saturates first. */
-	int local_peak_id, remote_peak_id;
-	double local_peak, remote_peak;
 	struct result_latency lat;
 	/* Jain's fairness index over the streams' throughput, 1 for one. */
 	double fairness;
@@ -155,6 +166,9 @@ void result_compute(struct result *res);
 /* "us/KB" for streams (and RR under a byte -f), "us/Tr" for RR. */
 const char *result_sd_units(const struct result *res);
 
+/* "local" or "remote": a side's name in the reports and JSON keys. */
+const char *result_side_name(int side);
+
 /* Describes this host: name, kernel, CPU model and count, program. */
 void result_env_self(struct result_env *e, const char *program);
 
@@ -162,8 +176,8 @@ void result_env_self(struct result_env *e, const char *program);
 void result_sample_of(const struct result *res, struct result_sample *s);
 
 /*
- * Sanity-checks every figure netserver reported (res->remote, each of
- * res->rstream, its CPU) against what cannot be otherwise: a test takes
+ * Sanity-checks every figure netserver reported (its side's sum, each
+ * of its streams, its CPU) against what cannot be otherwise: a test takes
  * time, but no longer than the span seconds the whole exchange took here;
  * no count grows faster than RESULT_MAX_PER_SEC; what one side received
  * is what the other sent. Returns 0, or -1 with err naming the field that
