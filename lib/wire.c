@@ -717,6 +717,77 @@ wire_capture_main(void *arg)
 	return NULL;
 }
 
+/*
+ * Opens and activates a capture on cap->ifname with our options. Returns
+ * 0; 1 when capture is not permitted here, with err holding a warning; or
+ * -1 with err set. On anything but 0, cap->p is closed.
+ */
+static int
+wire_pcap_open(struct wire_capture *cap, char *err)
+{
+	char errbuf[PCAP_ERRBUF_SIZE] = "";
+	const char *ifname = cap->ifname;
+	int rc;
+
+	cap->p = pcap_create(ifname, errbuf);
+	if (cap->p == NULL)
+		return err_set(err, "cannot capture on %s: %s", ifname, errbuf);
+	if (pcap_set_snaplen(cap->p, WIRE_SNAPLEN) != 0 ||
+	    pcap_set_promisc(cap->p, 0) != 0 ||
+	    pcap_set_immediate_mode(cap->p, 0) != 0 ||
+	    pcap_set_timeout(cap->p, WIRE_BLOCK_MS) != 0 ||
+	    pcap_set_buffer_size(cap->p, WIRE_BUFSIZE) != 0) {
+		err_set(err, "cannot capture on %s: cannot set options",
+			ifname);
+		goto close_pcap;
+	}
+	errno = 0;
+	rc = pcap_activate(cap->p);
+	if (rc == PCAP_ERROR_PERM_DENIED ||
+	    (rc == PCAP_ERROR && errno == EPERM)) {
+		err_set(err,
+			"cannot capture on %s: permission denied (needs "
+			"CAP_NET_RAW); wire counts omitted",
+			ifname);
+		pcap_close(cap->p);
+		return 1;
+	}
+	if (rc == PCAP_ERROR_NO_SUCH_DEVICE) {
+		err_set(err, "cannot capture on %s: no such interface", ifname);
+		goto close_pcap;
+	}
+	if (rc < 0) {
+		/* PCAP_ERROR leaves its reason in the handle; the other
+		 * codes have only their name. */
+		err_set(err, "cannot capture on %s: %s", ifname,
+			rc == PCAP_ERROR ? pcap_geterr(cap->p)
+					 : pcap_statustostr(rc));
+		goto close_pcap;
+	}
+	return 0;
+close_pcap:
+	pcap_close(cap->p);
+	return -1;
+}
+
+/*
+ * Between pcap_activate and the filter the socket took every packet on the
+ * interface: on a busy one (lo under other tests) they filled the ring, and
+ * the flow's own packets would then be dropped. None of them is the test's,
+ * which has not started: empty the ring of them, and leave the drops they
+ * caused out of the count.
+ */
+static void
+wire_capture_flush(struct wire_capture *cap)
+{
+	struct pcap_stat ps;
+
+	while (pcap_dispatch(cap->p, -1, wire_discard, NULL) > 0)
+		;
+	if (pcap_stats(cap->p, &ps) == 0)
+		cap->drop_base = (uint64_t)ps.ps_drop + ps.ps_ifdrop;
+}
+
 int
 wire_capture_start(struct wire_capture **capp, const char *ifname,
 		   const struct wire_flow *f, char *err)
@@ -737,43 +808,10 @@ wire_capture_start(struct wire_capture **capp, const char *ifname,
 	snprintf(cap->ifname, sizeof(cap->ifname), "%s", ifname);
 	if (wire_match_init(f, &cap->st.m, err) < 0)
 		goto free_cap;
-	cap->p = pcap_create(ifname, errbuf);
-	if (cap->p == NULL) {
-		err_set(err, "cannot capture on %s: %s", ifname, errbuf);
-		goto free_cap;
-	}
-	if (pcap_set_snaplen(cap->p, WIRE_SNAPLEN) != 0 ||
-	    pcap_set_promisc(cap->p, 0) != 0 ||
-	    pcap_set_immediate_mode(cap->p, 0) != 0 ||
-	    pcap_set_timeout(cap->p, WIRE_BLOCK_MS) != 0 ||
-	    pcap_set_buffer_size(cap->p, WIRE_BUFSIZE) != 0) {
-		err_set(err, "cannot capture on %s: cannot set options",
-			ifname);
-		goto close_pcap;
-	}
-	errno = 0;
-	rc = pcap_activate(cap->p);
-	if (rc == PCAP_ERROR_PERM_DENIED ||
-	    (rc == PCAP_ERROR && errno == EPERM)) {
-		err_set(err,
-			"cannot capture on %s: permission denied (needs "
-			"CAP_NET_RAW); wire counts omitted",
-			ifname);
-		pcap_close(cap->p);
+	rc = wire_pcap_open(cap, err);
+	if (rc != 0) {
 		free(cap);
-		return 1;
-	}
-	if (rc == PCAP_ERROR_NO_SUCH_DEVICE) {
-		err_set(err, "cannot capture on %s: no such interface", ifname);
-		goto close_pcap;
-	}
-	if (rc < 0) {
-		/* PCAP_ERROR leaves its reason in the handle; the other
-		 * codes have only their name. */
-		err_set(err, "cannot capture on %s: %s", ifname,
-			rc == PCAP_ERROR ? pcap_geterr(cap->p)
-					 : pcap_statustostr(rc));
-		goto close_pcap;
+		return rc;
 	}
 	cap->st.linktype = pcap_datalink(cap->p);
 	if (wire_set_filter(cap->p, f, err) < 0)
@@ -789,21 +827,7 @@ wire_capture_start(struct wire_capture **capp, const char *ifname,
 			ifname);
 		goto close_pcap;
 	}
-	/*
-	 * Between pcap_activate and the filter the socket took every packet
-	 * on the interface: on a busy one (lo under other tests) they filled
-	 * the ring, and the flow's own packets would then be dropped. None
-	 * of them is the test's, which has not started: empty the ring of
-	 * them, and leave the drops they caused out of the count.
-	 */
-	while (pcap_dispatch(cap->p, -1, wire_discard, NULL) > 0)
-		;
-	{
-		struct pcap_stat ps;
-
-		if (pcap_stats(cap->p, &ps) == 0)
-			cap->drop_base = (uint64_t)ps.ps_drop + ps.ps_ifdrop;
-	}
+	wire_capture_flush(cap);
 	rc = pthread_create(&cap->thread, NULL, wire_capture_main, cap);
 	if (rc != 0) {
 		err_set(err, "cannot capture on %s: cannot start thread: %s",
@@ -843,7 +867,8 @@ wire_capture_stop(struct wire_capture *cap, struct wire_counts *c, char *err)
 	 * loopback packet, the callback's does not. */
 	if (pcap_stats(cap->p, &ps) == 0 &&
 	    (uint64_t)ps.ps_drop + ps.ps_ifdrop > cap->drop_base)
-		c->dropped = (uint64_t)ps.ps_drop + ps.ps_ifdrop - cap->drop_base;
+		c->dropped =
+		    (uint64_t)ps.ps_drop + ps.ps_ifdrop - cap->drop_base;
 	if (cap->failed) {
 		err_set(err, "%s", cap->err);
 		rc = -1;
