@@ -36,21 +36,77 @@ strip_newline(const unsigned char *buf, size_t len)
 	return len;
 }
 
+/*
+ * Whether the open key file fd may hold our key: a regular file that
+ * this user or root owns and no one else can read or write. Returns 0, or
+ * -1 with err set.
+ */
+static int
+auth_key_file_ok(int fd, const char *path, char *err)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return err_set(err, "cannot stat key file %s: %s", path,
+			       strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return err_set(err, "key file %s is not a regular file", path);
+	/* Its owner can rewrite it, and so choose the key. */
+	if (st.st_uid != 0 && st.st_uid != geteuid())
+		return err_set(err,
+			       "key file %s belongs to uid %ld, neither this "
+			       "user nor root",
+			       path, (long)st.st_uid);
+	/* Checked on the open descriptor, so the file read is the file
+	 * checked. Others who can write the key can choose it, which is as
+	 * bad as reading it. */
+	if (st.st_mode & (S_IRGRP | S_IROTH | S_IWGRP | S_IWOTH))
+		return err_set(err,
+			       "key file %s is %s by others (mode %04o); chmod "
+			       "600 it",
+			       path,
+			       st.st_mode & (S_IRGRP | S_IROTH) ? "readable"
+								: "writable",
+			       (unsigned)(st.st_mode & 07777));
+	return 0;
+}
+
+/* Reads fd into buf until its end or cap bytes, the count into *len;
+ * returns 0, or -1 with err set. */
+static int
+auth_key_read(int fd, unsigned char *buf, size_t cap, size_t *len,
+	      const char *path, char *err)
+{
+	ssize_t n;
+
+	*len = 0;
+	while (*len < cap) {
+		n = read(fd, buf + *len, cap - *len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return err_set(err, "cannot read key file %s: %s", path,
+				       strerror(errno));
+		if (n == 0)
+			break;
+		*len += (size_t)n;
+	}
+	return 0;
+}
+
 int
 auth_key_load(const char *path, struct auth_key *k, char *err)
 {
 	/* Room for a full key, its "\r\n", and one byte more to see that a
 	 * file is too long without reading all of it. */
 	unsigned char buf[AUTH_KEY_MAX + 3];
-	struct stat st;
 	size_t len = 0;
-	ssize_t n;
 	int fd, rc = -1;
 
 	/* O_NONBLOCK: a FIFO put where the key should be would hang the
 	 * open; it is refused below as not a regular file. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK |
-			    O_NOFOLLOW);
+	fd = open(path,
+		  O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
 	if (fd < 0 && errno == ELOOP)
 		return err_set(err,
 			       "key file %s is a symbolic link: refusing to "
@@ -59,48 +115,10 @@ auth_key_load(const char *path, struct auth_key *k, char *err)
 	if (fd < 0)
 		return err_set(err, "cannot open key file %s: %s", path,
 			       strerror(errno));
-	if (fstat(fd, &st) < 0) {
-		err_set(err, "cannot stat key file %s: %s", path,
-			strerror(errno));
+	if (auth_key_file_ok(fd, path, err) < 0)
 		goto close_fd;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		err_set(err, "key file %s is not a regular file", path);
-		goto close_fd;
-	}
-	/* Its owner can rewrite it, and so choose the key. */
-	if (st.st_uid != 0 && st.st_uid != geteuid()) {
-		err_set(err,
-			"key file %s belongs to uid %ld, neither this user nor "
-			"root",
-			path, (long)st.st_uid);
-		goto close_fd;
-	}
-	/* Checked on the open descriptor, so the file read is the file
-	 * checked. Others who can write the key can choose it, which is as
-	 * bad as reading it. */
-	if (st.st_mode & (S_IRGRP | S_IROTH | S_IWGRP | S_IWOTH)) {
-		err_set(err,
-			"key file %s is %s by others (mode %04o); chmod 600 it",
-			path,
-			st.st_mode & (S_IRGRP | S_IROTH) ? "readable"
-							 : "writable",
-			(unsigned)(st.st_mode & 07777));
-		goto close_fd;
-	}
-	while (len < sizeof(buf)) {
-		n = read(fd, buf + len, sizeof(buf) - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			err_set(err, "cannot read key file %s: %s", path,
-				strerror(errno));
-			goto wipe;
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
+	if (auth_key_read(fd, buf, sizeof(buf), &len, path, err) < 0)
+		goto wipe;
 	len = strip_newline(buf, len);
 	if (len > AUTH_KEY_MAX) {
 		err_set(err, "key file %s is longer than %d bytes", path,

@@ -649,6 +649,78 @@ figure_units(const struct compare_side *s, int f, char *out, size_t cap)
 		snprintf(out, cap, "%s", s->sd_units);
 }
 
+/* Figure f of both sides into row; returns 0, or -1 with err set. */
+static int
+compare_figure(const struct compare_side *old, const struct compare_side *nw,
+	       int f, double alpha, struct compare_row *row, char *err)
+{
+	struct stats_ci ci;
+	struct stats_mwu mw;
+	struct stats_welch w;
+
+	row->fig = (enum compare_fig)f;
+	snprintf(row->name, sizeof(row->name), "%s", figs[f].name);
+	figure_units(old, f, row->units, sizeof(row->units));
+	row->n_old = old->n[f];
+	row->n_new = nw->n[f];
+	row->mean_old = mean_of(old->v[f], old->n[f]);
+	row->mean_new = mean_of(nw->v[f], nw->n[f]);
+	row->ci_old = stats_ci_compute(old->v[f], old->n[f], 0.95, &ci) == 0
+			  ? ci.half_width
+			  : NAN;
+	row->ci_new = stats_ci_compute(nw->v[f], nw->n[f], 0.95, &ci) == 0
+			  ? ci.half_width
+			  : NAN;
+	row->change_pct =
+	    row->mean_old != 0
+		? 100.0 * (row->mean_new - row->mean_old) / fabs(row->mean_old)
+		: NAN;
+	if (stats_mann_whitney(old->v[f], old->n[f], nw->v[f], nw->n[f], &mw) <
+	    0)
+		return err_set(err, "out of memory");
+	row->p = mw.p;
+	row->exact = mw.exact;
+	row->welch_p =
+	    stats_welch(old->v[f], old->n[f], nw->v[f], nw->n[f], &w) == 0
+		? w.p
+		: NAN;
+	row->significant = row->p < alpha;
+	return 0;
+}
+
+/* Warns when a figure has too few samples for its interval, and when no
+ * p-value the test can give is below alpha. */
+static void
+compare_warn_samples(struct compare_report *r, double alpha)
+{
+	const struct compare_row *row;
+	double mp;
+	char w[200];
+
+	for (int i = 0; i < r->nrows; i++) {
+		row = &r->row[i];
+		if (row->n_old >= 3 && row->n_new >= 3)
+			continue;
+		snprintf(w, sizeof(w),
+			 "OLD has %d and NEW %d samples of %s: with fewer "
+			 "than 3 a side the intervals are wide or unknown",
+			 row->n_old, row->n_new, row->name);
+		add_warn(r, w);
+		break;
+	}
+	row = &r->row[0];
+	mp = min_p(row->n_old, row->n_new);
+	if (mp >= alpha) {
+		snprintf(w, sizeof(w),
+			 "with %d+%d samples the smallest p-value the "
+			 "test can give is %.3f, not below %.3g: "
+			 "nothing can come out significant (repeat "
+			 "more, -i)",
+			 row->n_old, row->n_new, mp, alpha);
+		add_warn(r, w);
+	}
+}
+
 int
 compare_run(const struct compare_side *old, const struct compare_side *nw,
 	    double alpha, int force, struct compare_report *r, char *err)
@@ -672,75 +744,16 @@ compare_run(const struct compare_side *old, const struct compare_side *nw,
 	r->ndocs_old = old->ndocs;
 	r->ndocs_new = nw->ndocs;
 	for (int f = 0; f < COMPARE_NFIG; f++) {
-		struct compare_row *row = &r->row[r->nrows];
-		struct stats_ci ci;
-		struct stats_mwu mw;
-		struct stats_welch w;
-
 		if (old->n[f] == 0 || nw->n[f] == 0 || all_zero(old, nw, f))
 			continue;
-		row->fig = (enum compare_fig)f;
-		snprintf(row->name, sizeof(row->name), "%s", figs[f].name);
-		figure_units(old, f, row->units, sizeof(row->units));
-		row->n_old = old->n[f];
-		row->n_new = nw->n[f];
-		row->mean_old = mean_of(old->v[f], old->n[f]);
-		row->mean_new = mean_of(nw->v[f], nw->n[f]);
-		row->ci_old =
-		    stats_ci_compute(old->v[f], old->n[f], 0.95, &ci) == 0
-			? ci.half_width
-			: NAN;
-		row->ci_new =
-		    stats_ci_compute(nw->v[f], nw->n[f], 0.95, &ci) == 0
-			? ci.half_width
-			: NAN;
-		row->change_pct = row->mean_old != 0
-				      ? 100.0 *
-					    (row->mean_new - row->mean_old) /
-					    fabs(row->mean_old)
-				      : NAN;
-		if (stats_mann_whitney(old->v[f], old->n[f], nw->v[f], nw->n[f],
-				       &mw) < 0)
-			return err_set(err, "out of memory");
-		row->p = mw.p;
-		row->exact = mw.exact;
-		row->welch_p = stats_welch(old->v[f], old->n[f], nw->v[f],
-					   nw->n[f], &w) == 0
-				   ? w.p
-				   : NAN;
-		row->significant = row->p < alpha;
+		if (compare_figure(old, nw, f, alpha, &r->row[r->nrows], err) <
+		    0)
+			return -1;
 		r->nrows++;
 	}
 	if (r->nrows == 0)
 		return err_set(err, "OLD and NEW have no figure in common");
-	for (int i = 0; i < r->nrows; i++) {
-		const struct compare_row *row = &r->row[i];
-		char w[200];
-
-		if (row->n_old >= 3 && row->n_new >= 3)
-			continue;
-		snprintf(w, sizeof(w),
-			 "OLD has %d and NEW %d samples of %s: with fewer "
-			 "than 3 a side the intervals are wide or unknown",
-			 row->n_old, row->n_new, row->name);
-		add_warn(r, w);
-		break;
-	}
-	{
-		const struct compare_row *row = &r->row[0];
-		double mp = min_p(row->n_old, row->n_new);
-		char w[200];
-
-		if (mp >= alpha) {
-			snprintf(w, sizeof(w),
-				 "with %d+%d samples the smallest p-value the "
-				 "test can give is %.3f, not below %.3g: "
-				 "nothing can come out significant (repeat "
-				 "more, -i)",
-				 row->n_old, row->n_new, mp, alpha);
-			add_warn(r, w);
-		}
-	}
+	compare_warn_samples(r, alpha);
 	r->diffs = diff_settings(old->docs, nw->docs);
 	if (r->diffs == NULL)
 		return err_set(err, "out of memory");

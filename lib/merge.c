@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -129,46 +130,16 @@ parse_u128_hex(const char *s, unsigned __int128 *out)
 	return 0;
 }
 
-/* latency_us.exact (or a merge's latency_us.exact) into h; returns 0,
- * -1 when malformed, -2 when of another scheme. */
+/* A histogram's buckets into h, their values' number into *total;
+ * returns 0, or -1 with err set. */
 static int
-parse_hist(const json_t *x, struct stats_hist *h, const char *name, char *err)
+parse_hist_buckets(const json_t *b, struct stats_hist *h, uint64_t *total,
+		   const char *name, char *err)
 {
-	char scheme[32], unit[16], sq[40];
-	int64_t sub, count, mn, mx, sum;
-	json_t *b, *row;
-	uint64_t lo, hi, total = 0;
+	json_t *row;
+	uint64_t lo, hi;
 	size_t i;
 
-	stats_hist_init(h);
-	if (!json_is_object(x))
-		return err_set(err,
-			       "%s: latency_us has no exact histogram "
-			       "(written by an older netperf?)",
-			       name);
-	if (jstr_at(x, "scheme", scheme, sizeof(scheme)) < 0 ||
-	    jstr_at(x, "unit", unit, sizeof(unit)) < 0 ||
-	    jint_at(x, "sub_buckets", 0, &sub, NULL, name, err) < 0)
-		return -1;
-	if (strcmp(scheme, OUTPUT_HIST_SCHEME) != 0 || sub != STATS_SUB_COUNT ||
-	    strcmp(unit, "ns") != 0) {
-		err_set(err,
-			"%s: histogram scheme %s/%lld in %s cannot be mixed "
-			"with %s/%d in ns",
-			name, scheme, (long long)sub, unit, OUTPUT_HIST_SCHEME,
-			STATS_SUB_COUNT);
-		return -2;
-	}
-	if (jint_at(x, "count", 0, &count, NULL, name, err) < 0 ||
-	    jint_at(x, "min", 0, &mn, NULL, name, err) < 0 ||
-	    jint_at(x, "max", 0, &mx, NULL, name, err) < 0 ||
-	    jint_at(x, "sum", 0, &sum, NULL, name, err) < 0 ||
-	    jstr_at(x, "sumsq", sq, sizeof(sq)) < 0)
-		return -1;
-	if (parse_u128_hex(sq, &h->sumsq) < 0)
-		return err_set(err, "%s: histogram sumsq is not 32 hex digits",
-			       name);
-	b = json_object_get(x, "buckets");
 	if (!json_is_array(b))
 		return err_set(err, "%s: histogram has no buckets", name);
 	json_array_foreach(b, i, row)
@@ -200,8 +171,51 @@ parse_hist(const json_t *x, struct stats_hist *h, const char *name, char *err)
 				       (unsigned long long)hi,
 				       OUTPUT_HIST_SCHEME);
 		h->bucket[idx] += (uint64_t)json_integer_value(jc);
-		total += (uint64_t)json_integer_value(jc);
+		*total += (uint64_t)json_integer_value(jc);
 	}
+	return 0;
+}
+
+/* latency_us.exact (or a merge's latency_us.exact) into h; returns 0,
+ * -1 when malformed, -2 when of another scheme. */
+static int
+parse_hist(const json_t *x, struct stats_hist *h, const char *name, char *err)
+{
+	char scheme[32], unit[16], sq[40];
+	int64_t sub, count, mn, mx, sum;
+	uint64_t total = 0;
+
+	stats_hist_init(h);
+	if (!json_is_object(x))
+		return err_set(err,
+			       "%s: latency_us has no exact histogram "
+			       "(written by an older netperf?)",
+			       name);
+	if (jstr_at(x, "scheme", scheme, sizeof(scheme)) < 0 ||
+	    jstr_at(x, "unit", unit, sizeof(unit)) < 0 ||
+	    jint_at(x, "sub_buckets", 0, &sub, NULL, name, err) < 0)
+		return -1;
+	if (strcmp(scheme, OUTPUT_HIST_SCHEME) != 0 || sub != STATS_SUB_COUNT ||
+	    strcmp(unit, "ns") != 0) {
+		err_set(err,
+			"%s: histogram scheme %s/%lld in %s cannot be mixed "
+			"with %s/%d in ns",
+			name, scheme, (long long)sub, unit, OUTPUT_HIST_SCHEME,
+			STATS_SUB_COUNT);
+		return -2;
+	}
+	if (jint_at(x, "count", 0, &count, NULL, name, err) < 0 ||
+	    jint_at(x, "min", 0, &mn, NULL, name, err) < 0 ||
+	    jint_at(x, "max", 0, &mx, NULL, name, err) < 0 ||
+	    jint_at(x, "sum", 0, &sum, NULL, name, err) < 0 ||
+	    jstr_at(x, "sumsq", sq, sizeof(sq)) < 0)
+		return -1;
+	if (parse_u128_hex(sq, &h->sumsq) < 0)
+		return err_set(err, "%s: histogram sumsq is not 32 hex digits",
+			       name);
+	if (parse_hist_buckets(json_object_get(x, "buckets"), h, &total, name,
+			       err) < 0)
+		return -1;
 	if (total != (uint64_t)count)
 		return err_set(err,
 			       "%s: histogram buckets hold %llu values, its "
@@ -432,6 +446,69 @@ parse_samples(const json_t *a, struct merge_run *r, const char *name, char *err)
 	return 0;
 }
 
+/* A document's latency_us, when it has one, into one->hist; returns 0, or
+ * what parse_hist returns. */
+static int
+parse_latency(const json_t *doc, struct merge *one, const char *name, char *err)
+{
+	json_t *lat = jat(doc, "latency_us");
+
+	if (lat == NULL || json_is_null(lat))
+		return 0;
+	one->hist = malloc(sizeof(*one->hist));
+	if (one->hist == NULL)
+		return err_set(err, "out of memory");
+	return parse_hist(json_object_get(lat, "exact"), one->hist, name, err);
+}
+
+/* Both sides' host names of a netperf --json result into host. */
+static int
+parse_result_hosts(const json_t *doc, char host[2][MERGE_NAME_LEN],
+		   const char *name, char *err)
+{
+	int role;
+
+	for (role = 0; role < 2; role++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "%s/env/hostname", role_key[role]);
+		if (jstr_at(doc, path, host[role], sizeof(host[role])) < 0)
+			return err_set(err, "%s: malformed %s", name, path);
+		if (host[role][0] == '\0') {
+			snprintf(path, sizeof(path), "%s/name", role_key[role]);
+			jstr_at(doc, path, host[role], sizeof(host[role]));
+		}
+	}
+	return 0;
+}
+
+/* A netperf --json result's timing into r, and the remote side's window
+ * (the local one's when it has none) into *rstart and *rend. */
+static int
+parse_result_timing(const json_t *doc, struct merge_run *r, int64_t *rstart,
+		    int64_t *rend, const char *name, char *err)
+{
+	if (jint_at(doc, "timing/start_scheduled_ns", 0, &r->scheduled_ns, NULL,
+		    name, err) < 0 ||
+	    jint_at(doc, "timing/start_actual_ns", 0, &r->start_ns, NULL, name,
+		    err) < 0 ||
+	    jint_at(doc, "timing/end_ns", 0, &r->end_ns, NULL, name, err) < 0 ||
+	    jint_at(doc, "timing/remote_start_ns", 0, rstart, NULL, name, err) <
+		0 ||
+	    jint_at(doc, "timing/remote_end_ns", 0, rend, NULL, name, err) < 0)
+		return -1;
+	if (r->start_ns == 0 || r->end_ns < r->start_ns)
+		return err_set(err,
+			       "%s: no start and end times (written by an "
+			       "older netperf?)",
+			       name);
+	if (*rstart == 0 || *rend < *rstart) {
+		*rstart = r->start_ns;
+		*rend = r->end_ns;
+	}
+	return 0;
+}
+
 /* A netperf --json result into one. */
 static int
 parse_result(const json_t *doc, const char *name, struct merge *one, char *err)
@@ -440,7 +517,6 @@ parse_result(const json_t *doc, const char *name, struct merge *one, char *err)
 	char host[2][MERGE_NAME_LEN];
 	int64_t it, v, rstart, rend;
 	int role, k, rc;
-	json_t *lat;
 
 	memset(&r, 0, sizeof(r));
 	snprintf(r.name, sizeof(r.name), "%s", name);
@@ -459,37 +535,12 @@ parse_result(const json_t *doc, const char *name, struct merge *one, char *err)
 		return err_set(err, "%s: malformed result", name);
 	if (one->test[0] == '\0' || one->units[0] == '\0')
 		return err_set(err, "%s: no test or throughput units", name);
-	for (role = 0; role < 2; role++) {
-		char path[64];
-
-		snprintf(path, sizeof(path), "%s/env/hostname", role_key[role]);
-		if (jstr_at(doc, path, host[role], sizeof(host[role])) < 0)
-			return err_set(err, "%s: malformed %s", name, path);
-		if (host[role][0] == '\0') {
-			snprintf(path, sizeof(path), "%s/name", role_key[role]);
-			jstr_at(doc, path, host[role], sizeof(host[role]));
-		}
-	}
+	if (parse_result_hosts(doc, host, name, err) < 0)
+		return -1;
 	snprintf(r.local_host, sizeof(r.local_host), "%s", host[0]);
 	snprintf(r.remote_host, sizeof(r.remote_host), "%s", host[1]);
-	if (jint_at(doc, "timing/start_scheduled_ns", 0, &r.scheduled_ns, NULL,
-		    name, err) < 0 ||
-	    jint_at(doc, "timing/start_actual_ns", 0, &r.start_ns, NULL, name,
-		    err) < 0 ||
-	    jint_at(doc, "timing/end_ns", 0, &r.end_ns, NULL, name, err) < 0 ||
-	    jint_at(doc, "timing/remote_start_ns", 0, &rstart, NULL, name,
-		    err) < 0 ||
-	    jint_at(doc, "timing/remote_end_ns", 0, &rend, NULL, name, err) < 0)
+	if (parse_result_timing(doc, &r, &rstart, &rend, name, err) < 0)
 		return -1;
-	if (r.start_ns == 0 || r.end_ns < r.start_ns)
-		return err_set(err,
-			       "%s: no start and end times (written by an "
-			       "older netperf?)",
-			       name);
-	if (rstart == 0 || rend < rstart) {
-		rstart = r.start_ns;
-		rend = r.end_ns;
-	}
 	if (jnum_at(doc, "result/throughput", &r.thruput, name, err) < 0)
 		return -1;
 	for (role = 0; role < 2; role++)
@@ -507,16 +558,9 @@ parse_result(const json_t *doc, const char *name, struct merge *one, char *err)
 	    parse_side_cpu(doc, MERGE_REMOTE, host[1], rstart, rend, one, name,
 			   err) < 0)
 		return -1;
-	lat = jat(doc, "latency_us");
-	if (lat != NULL && !json_is_null(lat)) {
-		one->hist = malloc(sizeof(*one->hist));
-		if (one->hist == NULL)
-			return err_set(err, "out of memory");
-		rc = parse_hist(json_object_get(lat, "exact"), one->hist, name,
-				err);
-		if (rc < 0)
-			return rc;
-	}
+	rc = parse_latency(doc, one, name, err);
+	if (rc < 0)
+		return rc;
 	for (role = 0; role < 2; role++) {
 		char path[64];
 		json_t *pl;
@@ -536,13 +580,115 @@ parse_result(const json_t *doc, const char *name, struct merge *one, char *err)
 	return 0;
 }
 
+/* A merge state's samples of one input, [end_ns, interval, value] rows,
+ * into r. */
+static int
+parse_state_samples(const json_t *s, struct merge_run *r, const char *name,
+		    char *err)
+{
+	json_t *row;
+	size_t j;
+
+	if (!json_is_array(s) || json_array_size(s) == 0)
+		return 0;
+	r->samples = calloc(json_array_size(s), sizeof(*r->samples));
+	if (r->samples == NULL)
+		return err_set(err, "out of memory");
+	json_array_foreach(s, j, row)
+	{
+		json_t *a0 = json_array_get(row, 0),
+		       *a1 = json_array_get(row, 1),
+		       *a2 = json_array_get(row, 2);
+
+		if (!json_is_integer(a0) || !json_is_number(a1) ||
+		    !json_is_number(a2))
+			return err_set(err, "%s: malformed sample", name);
+		r->samples[j].end_ns = json_integer_value(a0);
+		r->samples[j].interval = json_number_value(a1);
+		r->samples[j].value = json_number_value(a2);
+		r->nsamples++;
+	}
+	return 0;
+}
+
+/* Input i of a merge state, e, into one. */
+static int
+parse_state_input(const json_t *e, size_t i, struct merge *one,
+		  const char *name, char *err)
+{
+	struct merge_run r;
+	int role;
+
+	memset(&r, 0, sizeof(r));
+	if (jstr_at(e, "name", r.name, sizeof(r.name)) < 0 ||
+	    jstr_at(e, "local_host", r.local_host, sizeof(r.local_host)) < 0 ||
+	    jstr_at(e, "remote_host", r.remote_host, sizeof(r.remote_host)) <
+		0 ||
+	    jint_at(e, "scheduled_ns", 0, &r.scheduled_ns, NULL, name, err) <
+		0 ||
+	    jint_at(e, "start_ns", 0, &r.start_ns, NULL, name, err) < 0 ||
+	    jint_at(e, "end_ns", 0, &r.end_ns, NULL, name, err) < 0 ||
+	    jnum_at(e, "throughput", &r.thruput, name, err) < 0)
+		return err[0]
+			   ? -1
+			   : err_set(err, "%s: malformed input %zu", name, i);
+	for (role = 0; role < 2; role++) {
+		json_t *pl = json_object_get(e, role ? "remote_platform"
+						     : "local_platform");
+
+		r.platform[role] =
+		    json_is_object(pl) ? json_deep_copy(pl) : NULL;
+	}
+	if (parse_state_samples(json_object_get(e, "samples"), &r, name, err) <
+	    0)
+		goto free_run;
+	if (add_run(one, &r) < 0) {
+		err_set(err, "out of memory");
+		goto free_run;
+	}
+	return 0;
+free_run:
+	free(r.samples);
+	json_decref(r.platform[0]);
+	json_decref(r.platform[1]);
+	return -1;
+}
+
+/* One of a merge state's CPU windows, e, into one. */
+static int
+parse_state_cpu(const json_t *e, struct merge *one, const char *name, char *err)
+{
+	struct merge_cpu c;
+	char rname[16];
+	int64_t busy, total, hz, ncpu;
+
+	memset(&c, 0, sizeof(c));
+	if (jstr_at(e, "role", rname, sizeof(rname)) < 0 ||
+	    jstr_at(e, "host", c.host, sizeof(c.host)) < 0 ||
+	    jint_at(e, "start_ns", 0, &c.start_ns, NULL, name, err) < 0 ||
+	    jint_at(e, "end_ns", 0, &c.end_ns, NULL, name, err) < 0 ||
+	    jint_at(e, "busy", 0, &busy, NULL, name, err) < 0 ||
+	    jint_at(e, "total", 0, &total, NULL, name, err) < 0 ||
+	    jint_at(e, "hz", 0, &hz, NULL, name, err) < 0 ||
+	    jint_at(e, "ncpu", 0, &ncpu, NULL, name, err) < 0)
+		return -1;
+	c.role = strcmp(rname, "remote") == 0;
+	c.busy = (uint64_t)busy;
+	c.total = (uint64_t)total;
+	c.hz = (int)hz;
+	c.ncpu = (int)ncpu;
+	if (add_cpu(one, &c) < 0)
+		return err_set(err, "out of memory");
+	return 0;
+}
+
 /* A netperf-merge state into one. */
 static int
 parse_state(const json_t *doc, const char *name, struct merge *one, char *err)
 {
-	json_t *a, *e, *lat;
+	json_t *a, *e;
 	size_t i;
-	int role, k, rc;
+	int role, k;
 	int64_t v;
 
 	if (jstr_at(doc, "test", one->test, sizeof(one->test)) < 0 ||
@@ -570,91 +716,14 @@ parse_state(const json_t *doc, const char *name, struct merge *one, char *err)
 		return err_set(err, "%s: merge document has no inputs", name);
 	json_array_foreach(a, i, e)
 	{
-		struct merge_run r;
-		json_t *s, *row;
-		size_t j;
-
-		memset(&r, 0, sizeof(r));
-		if (jstr_at(e, "name", r.name, sizeof(r.name)) < 0 ||
-		    jstr_at(e, "local_host", r.local_host,
-			    sizeof(r.local_host)) < 0 ||
-		    jstr_at(e, "remote_host", r.remote_host,
-			    sizeof(r.remote_host)) < 0 ||
-		    jint_at(e, "scheduled_ns", 0, &r.scheduled_ns, NULL, name,
-			    err) < 0 ||
-		    jint_at(e, "start_ns", 0, &r.start_ns, NULL, name, err) <
-			0 ||
-		    jint_at(e, "end_ns", 0, &r.end_ns, NULL, name, err) < 0 ||
-		    jnum_at(e, "throughput", &r.thruput, name, err) < 0)
-			return err[0] ? -1
-				      : err_set(err, "%s: malformed input %zu",
-						name, i);
-		for (role = 0; role < 2; role++) {
-			json_t *pl = json_object_get(
-			    e, role ? "remote_platform" : "local_platform");
-
-			r.platform[role] =
-			    json_is_object(pl) ? json_deep_copy(pl) : NULL;
-		}
-		s = json_object_get(e, "samples");
-		if (json_is_array(s) && json_array_size(s) > 0) {
-			r.samples =
-			    calloc(json_array_size(s), sizeof(*r.samples));
-			if (r.samples == NULL)
-				return err_set(err, "out of memory");
-			json_array_foreach(s, j, row)
-			{
-				json_t *a0 = json_array_get(row, 0),
-				       *a1 = json_array_get(row, 1),
-				       *a2 = json_array_get(row, 2);
-
-				if (!json_is_integer(a0) ||
-				    !json_is_number(a1) ||
-				    !json_is_number(a2)) {
-					free(r.samples);
-					json_decref(r.platform[0]);
-					json_decref(r.platform[1]);
-					return err_set(
-					    err, "%s: malformed sample", name);
-				}
-				r.samples[j].end_ns = json_integer_value(a0);
-				r.samples[j].interval = json_number_value(a1);
-				r.samples[j].value = json_number_value(a2);
-				r.nsamples++;
-			}
-		}
-		if (add_run(one, &r) < 0) {
-			free(r.samples);
-			json_decref(r.platform[0]);
-			json_decref(r.platform[1]);
-			return err_set(err, "out of memory");
-		}
+		if (parse_state_input(e, i, one, name, err) < 0)
+			return -1;
 	}
 	a = json_object_get(doc, "cpu");
 	json_array_foreach(a, i, e)
 	{
-		struct merge_cpu c;
-		char rname[16];
-		int64_t busy, total, hz, ncpu;
-
-		memset(&c, 0, sizeof(c));
-		if (jstr_at(e, "role", rname, sizeof(rname)) < 0 ||
-		    jstr_at(e, "host", c.host, sizeof(c.host)) < 0 ||
-		    jint_at(e, "start_ns", 0, &c.start_ns, NULL, name, err) <
-			0 ||
-		    jint_at(e, "end_ns", 0, &c.end_ns, NULL, name, err) < 0 ||
-		    jint_at(e, "busy", 0, &busy, NULL, name, err) < 0 ||
-		    jint_at(e, "total", 0, &total, NULL, name, err) < 0 ||
-		    jint_at(e, "hz", 0, &hz, NULL, name, err) < 0 ||
-		    jint_at(e, "ncpu", 0, &ncpu, NULL, name, err) < 0)
+		if (parse_state_cpu(e, one, name, err) < 0)
 			return -1;
-		c.role = strcmp(rname, "remote") == 0;
-		c.busy = (uint64_t)busy;
-		c.total = (uint64_t)total;
-		c.hz = (int)hz;
-		c.ncpu = (int)ncpu;
-		if (add_cpu(one, &c) < 0)
-			return err_set(err, "out of memory");
 	}
 	a = json_object_get(doc, "failed");
 	json_array_foreach(a, i, e)
@@ -666,17 +735,7 @@ parse_state(const json_t *doc, const char *name, struct merge *one, char *err)
 		if (add_fail(one, fname, why) < 0)
 			return err_set(err, "out of memory");
 	}
-	lat = jat(doc, "latency_us");
-	if (lat != NULL && !json_is_null(lat)) {
-		one->hist = malloc(sizeof(*one->hist));
-		if (one->hist == NULL)
-			return err_set(err, "out of memory");
-		rc = parse_hist(json_object_get(lat, "exact"), one->hist, name,
-				err);
-		if (rc < 0)
-			return rc;
-	}
-	return 0;
+	return parse_latency(doc, one, name, err);
 }
 
 /* Moves everything of one into m; one is left empty. */
@@ -917,29 +976,25 @@ ju(uint64_t v)
 						    : (json_int_t)v);
 }
 
-json_t *
-merge_json(const struct merge *m, const struct merge_figures *f,
-	   double max_skew_s)
+/* The runs that failed, [{name, error}]. */
+static json_t *
+merge_doc_failed(const struct merge *m)
 {
-	json_t *doc, *o, *a, *c;
-	int i, j, role, k;
+	json_t *a = json_array();
+	int i;
 
-	doc = json_object();
-	if (doc == NULL)
-		return NULL;
-	json_object_set_new(doc, "schema", json_string("netperf-merge"));
-	json_object_set_new(doc, "schema_version", json_integer(1));
-	json_object_set_new(doc, "test", json_string(m->test));
-	json_object_set_new(doc, "runs", json_integer(m->nruns));
-	json_object_set_new(doc, "failed_runs", json_integer(m->nfail));
-	a = json_array();
 	for (i = 0; i < m->nfail; i++)
 		json_array_append_new(a, json_pack("{s:s, s:s}", "name",
 						   m->fail[i].name, "error",
 						   m->fail[i].why));
-	json_object_set_new(doc, "failed", a);
+	return a;
+}
 
-	o = json_object();
+static json_t *
+merge_doc_throughput(const struct merge *m, const struct merge_figures *f)
+{
+	json_t *o = json_object();
+
 	json_object_set_new(o, "sum", json_real(f->thruput_sum));
 	json_object_set_new(o, "window", jopt(f->thruput_window));
 	json_object_set_new(o, "window_s",
@@ -949,9 +1004,14 @@ merge_json(const struct merge *m, const struct merge_figures *f,
 			    f->window_note[0] ? json_string(f->window_note)
 					      : json_null());
 	json_object_set_new(o, "units", json_string(m->units));
-	json_object_set_new(doc, "throughput", o);
+	return o;
+}
 
-	o = json_object();
+static json_t *
+merge_doc_timing(const struct merge_figures *f, double max_skew_s)
+{
+	json_t *o = json_object();
+
 	json_object_set_new(o, "start_skew_ms", json_real(f->skew_s * 1e3));
 	json_object_set_new(o, "max_skew_ms", json_real(max_skew_s * 1e3));
 	json_object_set_new(o, "exceeded",
@@ -963,10 +1023,16 @@ merge_json(const struct merge *m, const struct merge_figures *f,
 	json_object_set_new(o, "late_max_ms",
 			    f->late_max_s > -1 ? json_real(f->late_max_s * 1e3)
 					       : json_null());
-	json_object_set_new(doc, "timing", o);
+	return o;
+}
 
-	o = json_object();
-	c = json_object();
+/* Sets doc's "counts" and "cpu_measured", both per side. */
+static void
+merge_doc_counts(const struct merge *m, json_t *doc)
+{
+	json_t *o = json_object(), *c = json_object();
+	int role, k;
+
 	for (role = 0; role < 2; role++) {
 		json_t *s = json_object();
 
@@ -979,33 +1045,48 @@ merge_json(const struct merge *m, const struct merge_figures *f,
 	}
 	json_object_set_new(doc, "counts", o);
 	json_object_set_new(doc, "cpu_measured", c);
+}
 
-	o = json_object();
+static json_t *
+merge_doc_service_demand(const struct merge *m, const struct merge_figures *f)
+{
+	json_t *o = json_object();
+
 	json_object_set_new(o, "local", jopt(f->sd[0]));
 	json_object_set_new(o, "remote", jopt(f->sd[1]));
 	json_object_set_new(o, "local_cpu_s", jopt(f->cpu_s[0]));
 	json_object_set_new(o, "remote_cpu_s", jopt(f->cpu_s[1]));
 	json_object_set_new(o, "units", json_string(m->sd_units));
-	json_object_set_new(doc, "service_demand", o);
+	return o;
+}
 
-	if (m->hist != NULL && m->hist->count > 0) {
-		const struct result_latency *l = &f->lat;
+/* The merged latency with its exact histogram, or null for none. */
+static json_t *
+merge_doc_latency(const struct merge *m, const struct merge_figures *f)
+{
+	const struct result_latency *l = &f->lat;
+	json_t *o;
 
-		o = json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, "
-			      "s:f}",
-			      "count", (json_int_t)l->count, "min", l->min,
-			      "max", l->max, "mean", l->mean, "stddev",
-			      l->stddev, "p50", l->p50, "p90", l->p90, "p99",
-			      l->p99, "p99.9", l->p999, "p99.99", l->p9999);
-		if (o != NULL)
-			json_object_set_new(o, "exact",
-					    output_hist_exact(m->hist));
-		json_object_set_new(doc, "latency_us", o);
-	} else {
-		json_object_set_new(doc, "latency_us", json_null());
-	}
+	if (m->hist == NULL || m->hist->count == 0)
+		return json_null();
+	o = json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, "
+		      "s:f}",
+		      "count", (json_int_t)l->count, "min", l->min, "max",
+		      l->max, "mean", l->mean, "stddev", l->stddev, "p50",
+		      l->p50, "p90", l->p90, "p99", l->p99, "p99.9", l->p999,
+		      "p99.99", l->p9999);
+	if (o != NULL)
+		json_object_set_new(o, "exact", output_hist_exact(m->hist));
+	return o;
+}
 
-	a = json_array();
+/* Every CPU window the merge holds. */
+static json_t *
+merge_doc_cpu(const struct merge *m)
+{
+	json_t *a = json_array();
+	int i;
+
 	for (i = 0; i < m->ncpu; i++) {
 		const struct merge_cpu *e = &m->cpu[i];
 
@@ -1018,38 +1099,59 @@ merge_json(const struct merge *m, const struct merge_figures *f,
 				 (json_int_t)e->total, "hz", e->hz, "ncpu",
 				 e->ncpu));
 	}
-	json_object_set_new(doc, "cpu", a);
+	return a;
+}
 
-	a = json_array();
-	for (i = 0; i < m->nruns; i++) {
-		const struct merge_run *r = &m->runs[i];
-		json_t *s = json_array();
+/* One input run, its samples and both sides' platforms. */
+static json_t *
+merge_doc_input(const struct merge_run *r)
+{
+	json_t *s = json_array(), *in;
+	int j;
 
-		for (j = 0; j < r->nsamples; j++)
-			json_array_append_new(
-			    s, json_pack("[I, f, f]",
-					 (json_int_t)r->samples[j].end_ns,
-					 r->samples[j].interval,
-					 r->samples[j].value));
+	for (j = 0; j < r->nsamples; j++)
 		json_array_append_new(
-		    a, json_pack("{s:s, s:s, s:s, s:o, s:I, s:I, s:f, s:o}",
-				 "name", r->name, "local_host", r->local_host,
-				 "remote_host", r->remote_host, "scheduled_ns",
-				 jns(r->scheduled_ns), "start_ns",
-				 (json_int_t)r->start_ns, "end_ns",
-				 (json_int_t)r->end_ns, "throughput",
-				 r->thruput, "samples", s));
-		{
-			json_t *in = json_array_get(a, json_array_size(a) - 1);
+		    s, json_pack("[I, f, f]", (json_int_t)r->samples[j].end_ns,
+				 r->samples[j].interval, r->samples[j].value));
+	in = json_pack("{s:s, s:s, s:s, s:o, s:I, s:I, s:f, s:o}", "name",
+		       r->name, "local_host", r->local_host, "remote_host",
+		       r->remote_host, "scheduled_ns", jns(r->scheduled_ns),
+		       "start_ns", (json_int_t)r->start_ns, "end_ns",
+		       (json_int_t)r->end_ns, "throughput", r->thruput,
+		       "samples", s);
+	json_object_set(in, "local_platform",
+			r->platform[0] ? r->platform[0] : json_null());
+	json_object_set(in, "remote_platform",
+			r->platform[1] ? r->platform[1] : json_null());
+	return in;
+}
 
-			json_object_set(in, "local_platform",
-					r->platform[0] ? r->platform[0]
-						       : json_null());
-			json_object_set(in, "remote_platform",
-					r->platform[1] ? r->platform[1]
-						       : json_null());
-		}
-	}
+json_t *
+merge_json(const struct merge *m, const struct merge_figures *f,
+	   double max_skew_s)
+{
+	json_t *doc, *a;
+	int i;
+
+	doc = json_object();
+	if (doc == NULL)
+		return NULL;
+	json_object_set_new(doc, "schema", json_string("netperf-merge"));
+	json_object_set_new(doc, "schema_version", json_integer(1));
+	json_object_set_new(doc, "test", json_string(m->test));
+	json_object_set_new(doc, "runs", json_integer(m->nruns));
+	json_object_set_new(doc, "failed_runs", json_integer(m->nfail));
+	json_object_set_new(doc, "failed", merge_doc_failed(m));
+	json_object_set_new(doc, "throughput", merge_doc_throughput(m, f));
+	json_object_set_new(doc, "timing", merge_doc_timing(f, max_skew_s));
+	merge_doc_counts(m, doc);
+	json_object_set_new(doc, "service_demand",
+			    merge_doc_service_demand(m, f));
+	json_object_set_new(doc, "latency_us", merge_doc_latency(m, f));
+	json_object_set_new(doc, "cpu", merge_doc_cpu(m));
+	a = json_array();
+	for (i = 0; i < m->nruns; i++)
+		json_array_append_new(a, merge_doc_input(&m->runs[i]));
 	json_object_set_new(doc, "inputs", a);
 	return doc;
 }
@@ -1187,13 +1289,93 @@ put_opt(char *b, size_t cap, int prec, double v)
 		snprintf(b, cap, "%.*f", prec, v);
 }
 
+/* The selectors that print one double of the figures to prec places, -1
+ * when it is unknown (negative, or a latency when nothing was timed). */
+static const struct ms_real {
+	int id;
+	size_t off; /* of the double in struct merge_figures */
+	int prec;
+	int latency;
+} ms_real[] = {
+#define MS_FIG(x) offsetof(struct merge_figures, x)
+    {MS_THROUGHPUT_WINDOW, MS_FIG(thruput_window), 2, 0},
+    {MS_LOCAL_CPU_SECONDS, MS_FIG(cpu_s[0]), 3, 0},
+    {MS_REMOTE_CPU_SECONDS, MS_FIG(cpu_s[1]), 3, 0},
+    {MS_LOCAL_SD, MS_FIG(sd[0]), 3, 0},
+    {MS_REMOTE_SD, MS_FIG(sd[1]), 3, 0},
+    {MS_MIN_LATENCY, MS_FIG(lat.min), 2, 1},
+    {MS_MEAN_LATENCY, MS_FIG(lat.mean), 2, 1},
+    {MS_STDDEV_LATENCY, MS_FIG(lat.stddev), 2, 1},
+    {MS_P50_LATENCY, MS_FIG(lat.p50), 2, 1},
+    {MS_P90_LATENCY, MS_FIG(lat.p90), 2, 1},
+    {MS_P99_LATENCY, MS_FIG(lat.p99), 2, 1},
+    {MS_P999_LATENCY, MS_FIG(lat.p999), 2, 1},
+    {MS_P9999_LATENCY, MS_FIG(lat.p9999), 2, 1},
+    {MS_MAX_LATENCY, MS_FIG(lat.max), 2, 1},
+};
+
+/* The selectors that print one UTC time in ns of the figures, -1 when
+ * there is none. */
+static const struct ms_time {
+	int id;
+	size_t off; /* of the int64_t in struct merge_figures */
+} ms_time[] = {
+    {MS_START_SCHEDULED, MS_FIG(scheduled_ns)},
+    {MS_START_FIRST, MS_FIG(first_start_ns)},
+    {MS_START_LAST, MS_FIG(last_start_ns)},
+    {MS_END_TIME, MS_FIG(last_end_ns)},
+#undef MS_FIG
+};
+
+/* Selector id from the tables above into b; returns 1 when it is one of
+ * theirs, else 0. */
+static int
+ms_table_value(const struct merge_figures *f, int id, char *b, size_t cap)
+{
+	const char *base = (const char *)f;
+	size_t i;
+
+	for (i = 0; i < sizeof(ms_real) / sizeof(ms_real[0]); i++) {
+		const struct ms_real *r = &ms_real[i];
+		double v;
+
+		if (r->id != id)
+			continue;
+		memcpy(&v, base + r->off, sizeof(v));
+		put_opt(b, cap, r->prec,
+			r->latency && f->lat.count == 0 ? -1 : v);
+		return 1;
+	}
+	for (i = 0; i < sizeof(ms_time) / sizeof(ms_time[0]); i++) {
+		int64_t v;
+
+		if (ms_time[i].id != id)
+			continue;
+		memcpy(&v, base + ms_time[i].off, sizeof(v));
+		snprintf(b, cap, "%lld", v > 0 ? (long long)v : -1LL);
+		return 1;
+	}
+	return 0;
+}
+
 static void
 ms_value(const struct merge *m, const struct merge_figures *f, int id, char *b,
 	 size_t cap)
 {
-	const struct result_latency *l = &f->lat;
-	int have_lat = l->count > 0;
-
+	if (ms_table_value(f, id, b, cap))
+		return;
+	if (id >= MS_LOCAL_BYTES_SENT && id <= MS_LOCAL_TRANSACTIONS) {
+		snprintf(b, cap, "%llu",
+			 (unsigned long long)
+			     m->counts[MERGE_LOCAL][id - MS_LOCAL_BYTES_SENT]);
+		return;
+	}
+	if (id >= MS_REMOTE_BYTES_SENT && id <= MS_REMOTE_TRANSACTIONS) {
+		snprintf(b, cap, "%llu",
+			 (unsigned long long)m
+			     ->counts[MERGE_REMOTE][id - MS_REMOTE_BYTES_SENT]);
+		return;
+	}
 	switch (id) {
 	case MS_TEST:
 		snprintf(b, cap, "%s", m->test);
@@ -1210,9 +1392,6 @@ ms_value(const struct merge *m, const struct merge_figures *f, int id, char *b,
 	case MS_THROUGHPUT_UNITS:
 		snprintf(b, cap, "%s", m->units);
 		break;
-	case MS_THROUGHPUT_WINDOW:
-		put_opt(b, cap, 2, f->thruput_window);
-		break;
 	case MS_WINDOW_TIME:
 		put_opt(b, cap, 3, f->thruput_window >= 0 ? f->window_s : -1);
 		break;
@@ -1225,68 +1404,12 @@ ms_value(const struct merge *m, const struct merge_figures *f, int id, char *b,
 		else
 			snprintf(b, cap, "-1");
 		break;
-	case MS_START_SCHEDULED:
-	case MS_START_FIRST:
-	case MS_START_LAST:
-	case MS_END_TIME: {
-		int64_t v = id == MS_START_SCHEDULED ? f->scheduled_ns
-			    : id == MS_START_FIRST   ? f->first_start_ns
-			    : id == MS_START_LAST    ? f->last_start_ns
-						     : f->last_end_ns;
-
-		snprintf(b, cap, "%lld", v > 0 ? (long long)v : -1LL);
-		break;
-	}
-	case MS_LOCAL_BYTES_SENT:
-	case MS_LOCAL_BYTES_RECVD:
-	case MS_LOCAL_SEND_CALLS:
-	case MS_LOCAL_RECV_CALLS:
-	case MS_LOCAL_TRANSACTIONS:
-		snprintf(b, cap, "%llu",
-			 (unsigned long long)
-			     m->counts[MERGE_LOCAL][id - MS_LOCAL_BYTES_SENT]);
-		break;
-	case MS_REMOTE_BYTES_SENT:
-	case MS_REMOTE_BYTES_RECVD:
-	case MS_REMOTE_SEND_CALLS:
-	case MS_REMOTE_RECV_CALLS:
-	case MS_REMOTE_TRANSACTIONS:
-		snprintf(b, cap, "%llu",
-			 (unsigned long long)m
-			     ->counts[MERGE_REMOTE][id - MS_REMOTE_BYTES_SENT]);
-		break;
-	case MS_LOCAL_CPU_SECONDS:
-		put_opt(b, cap, 3, f->cpu_s[0]);
-		break;
-	case MS_REMOTE_CPU_SECONDS:
-		put_opt(b, cap, 3, f->cpu_s[1]);
-		break;
-	case MS_LOCAL_SD:
-		put_opt(b, cap, 3, f->sd[0]);
-		break;
-	case MS_REMOTE_SD:
-		put_opt(b, cap, 3, f->sd[1]);
-		break;
 	case MS_SD_UNITS:
 		snprintf(b, cap, "%s", m->sd_units);
 		break;
 	case MS_LATENCY_COUNT:
-		snprintf(b, cap, "%llu", (unsigned long long)l->count);
+		snprintf(b, cap, "%llu", (unsigned long long)f->lat.count);
 		break;
-	default: {
-		double v = id == MS_MIN_LATENCY	     ? l->min
-			   : id == MS_MEAN_LATENCY   ? l->mean
-			   : id == MS_STDDEV_LATENCY ? l->stddev
-			   : id == MS_P50_LATENCY    ? l->p50
-			   : id == MS_P90_LATENCY    ? l->p90
-			   : id == MS_P99_LATENCY    ? l->p99
-			   : id == MS_P999_LATENCY   ? l->p999
-			   : id == MS_P9999_LATENCY  ? l->p9999
-						     : l->max;
-
-		put_opt(b, cap, 2, have_lat ? v : -1);
-		break;
-	}
 	}
 }
 

@@ -28,7 +28,7 @@
 
 #include "np/cpu.h"
 #include "np/err.h"
-#include "np/wire.h"
+#include "np/iface.h"
 
 #ifndef NP_BUILD
 #define NP_BUILD "unknown"
@@ -841,7 +841,7 @@ collect_nic(struct platform_nic *n)
 	snprintf(path, sizeof(path), "/sys/class/net/%s/speed", n->name);
 	if (read_text(path, v, sizeof(v)) > 0 && atoi(v) > 0)
 		n->speed_mbps = atoi(v);
-	n->mtu = wire_mtu(n->name);
+	n->mtu = iface_mtu(n->name);
 	snprintf(path, sizeof(path), "/sys/class/net/%s/device/vendor",
 		 n->name);
 	if (read_text(path, v, sizeof(v)) > 0)
@@ -933,6 +933,6 @@ platform_collect(struct platform *p, const struct platform_inputs *in)
 		read_line("/proc/sys/net/ipv4/tcp_congestion_control",
 			  p->congestion, sizeof(p->congestion));
 	if (in->peer != NULL &&
-	    wire_route_ifname(in->peer, p->nic.name, err) == 0)
+	    iface_route(in->peer, p->nic.name, err) == 0)
 		collect_nic(&p->nic);
 }

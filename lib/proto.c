@@ -847,7 +847,7 @@ dir_unpack(const json_t *j, struct wire_dir *d, char *err)
 json_t *
 proto_wire_pack(const struct wire_report *w)
 {
-	const struct wire_ifstat *s = &w->ifstat;
+	const struct iface_stat *s = &w->ifstat;
 
 	return json_pack(
 	    "{s:s, s:b, s:o, s:o, s:I, s:b, s:{s:I, s:I, s:I, s:I, s:I, "
@@ -867,7 +867,7 @@ proto_wire_pack(const struct wire_report *w)
 int
 proto_wire_unpack(const json_t *j, struct wire_report *w, char *err)
 {
-	struct wire_ifstat *s = &w->ifstat;
+	struct iface_stat *s = &w->ifstat;
 	json_t *is = json_object_get(j, "ifstat");
 	int64_t v = 0;
 

@@ -354,32 +354,28 @@ mwu_counts(int nx, int ny, double *count)
 	return 0;
 }
 
-int
-stats_mann_whitney(const double *x, int nx, const double *y, int ny,
-		   struct stats_mwu *r)
+/*
+ * The pooled, sorted sample all[0..n-1]: how many runs of equal values
+ * it has (*ntied) and their sum of t^3 - t (*tie_sum). Returns the rank
+ * sum of x, each x's rank the mean of the ranks its value spans.
+ */
+static double
+mwu_rank_sum(const double *all, int n, const double *x, int nx, int *ntied,
+	     double *tie_sum)
 {
-	int n = nx + ny, i, j, ntied = 0;
-	double *all, rx = 0, tie_sum = 0, mean, var;
+	double rx = 0;
+	int i, j;
 
-	if (x == NULL || y == NULL || r == NULL || nx < 1 || ny < 1)
-		return -1;
-	memset(r, 0, sizeof(*r));
-	all = malloc((size_t)n * sizeof(double));
-	if (all == NULL)
-		return -1;
-	memcpy(all, x, (size_t)nx * sizeof(double));
-	memcpy(all + nx, y, (size_t)ny * sizeof(double));
-	sort_doubles(all, n);
-	/* Midranks: each x's rank is the mean of the ranks its value
-	 * spans in the pooled sample. */
+	*ntied = 0;
+	*tie_sum = 0;
 	for (i = 0; i < n; i = j) {
 		for (j = i; j < n && all[j] == all[i]; j++)
 			;
 		if (j - i > 1) {
 			double t = j - i;
 
-			ntied++;
-			tie_sum += t * t * t - t;
+			(*ntied)++;
+			*tie_sum += t * t * t - t;
 		}
 	}
 	for (int a = 0; a < nx; a++) {
@@ -393,37 +389,65 @@ stats_mann_whitney(const double *x, int nx, const double *y, int ny,
 		}
 		rx += (lo + 1 + hi) / 2.0;
 	}
+	return rx;
+}
+
+/* The exact two-sided p of U = u for samples of nx and ny without ties,
+ * into *p; returns 0, or -1 when out of memory. */
+static int
+mwu_exact_p(int nx, int ny, double u, double *p)
+{
+	int K = nx * ny;
+	double *c = malloc((size_t)(K + 1) * sizeof(double));
+	double tail = 0, total = 0, mean = nx * (double)ny / 2.0;
+	int q = (int)lround(u);
+
+	if (c == NULL || mwu_counts(nx, ny, c) < 0) {
+		free(c);
+		return -1;
+	}
+	for (int k = 0; k <= K; k++)
+		total += c[k];
+	/* As R's wilcox.test: the tail on U's side of the middle,
+	 * doubled. */
+	if (q > mean)
+		for (int k = q; k <= K; k++)
+			tail += c[k];
+	else
+		for (int k = 0; k <= q; k++)
+			tail += c[k];
+	*p = fmin(1.0, 2.0 * tail / total);
+	free(c);
+	return 0;
+}
+
+int
+stats_mann_whitney(const double *x, int nx, const double *y, int ny,
+		   struct stats_mwu *r)
+{
+	int n = nx + ny, ntied;
+	double *all, rx, tie_sum, mean, var;
+
+	if (x == NULL || y == NULL || r == NULL || nx < 1 || ny < 1)
+		return -1;
+	memset(r, 0, sizeof(*r));
+	all = malloc((size_t)n * sizeof(double));
+	if (all == NULL)
+		return -1;
+	memcpy(all, x, (size_t)nx * sizeof(double));
+	memcpy(all + nx, y, (size_t)ny * sizeof(double));
+	sort_doubles(all, n);
+	rx = mwu_rank_sum(all, n, x, nx, &ntied, &tie_sum);
+	free(all);
 	r->u = rx - nx * (nx + 1) / 2.0;
 	r->ties = ntied > 0;
 	mean = nx * (double)ny / 2.0;
 	if (!r->ties && nx < STATS_MWU_EXACT_MAX && ny < STATS_MWU_EXACT_MAX) {
-		int K = nx * ny;
-		double *c = malloc((size_t)(K + 1) * sizeof(double));
-		double tail = 0, total = 0;
-		int q = (int)lround(r->u);
-
-		if (c == NULL || mwu_counts(nx, ny, c) < 0) {
-			free(c);
-			free(all);
+		if (mwu_exact_p(nx, ny, r->u, &r->p) < 0)
 			return -1;
-		}
-		for (int k = 0; k <= K; k++)
-			total += c[k];
-		/* As R's wilcox.test: the tail on U's side of the middle,
-		 * doubled. */
-		if (q > mean)
-			for (int k = q; k <= K; k++)
-				tail += c[k];
-		else
-			for (int k = 0; k <= q; k++)
-				tail += c[k];
-		r->p = fmin(1.0, 2.0 * tail / total);
 		r->exact = 1;
-		free(c);
-		free(all);
 		return 0;
 	}
-	free(all);
 	var = nx * (double)ny / 12.0 *
 	      ((n + 1) - tie_sum / ((double)n * (n - 1)));
 	if (var <= 0) {

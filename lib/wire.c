@@ -2,11 +2,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <ifaddrs.h>
-#include <limits.h>
-#include <linux/ethtool.h>
-#include <linux/sockios.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <pcap/pcap.h>
@@ -16,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "np/be.h"
@@ -723,6 +717,77 @@ wire_capture_main(void *arg)
 	return NULL;
 }
 
+/*
+ * Opens and activates a capture on cap->ifname with our options. Returns
+ * 0; 1 when capture is not permitted here, with err holding a warning; or
+ * -1 with err set. On anything but 0, cap->p is closed.
+ */
+static int
+wire_pcap_open(struct wire_capture *cap, char *err)
+{
+	char errbuf[PCAP_ERRBUF_SIZE] = "";
+	const char *ifname = cap->ifname;
+	int rc;
+
+	cap->p = pcap_create(ifname, errbuf);
+	if (cap->p == NULL)
+		return err_set(err, "cannot capture on %s: %s", ifname, errbuf);
+	if (pcap_set_snaplen(cap->p, WIRE_SNAPLEN) != 0 ||
+	    pcap_set_promisc(cap->p, 0) != 0 ||
+	    pcap_set_immediate_mode(cap->p, 0) != 0 ||
+	    pcap_set_timeout(cap->p, WIRE_BLOCK_MS) != 0 ||
+	    pcap_set_buffer_size(cap->p, WIRE_BUFSIZE) != 0) {
+		err_set(err, "cannot capture on %s: cannot set options",
+			ifname);
+		goto close_pcap;
+	}
+	errno = 0;
+	rc = pcap_activate(cap->p);
+	if (rc == PCAP_ERROR_PERM_DENIED ||
+	    (rc == PCAP_ERROR && errno == EPERM)) {
+		err_set(err,
+			"cannot capture on %s: permission denied (needs "
+			"CAP_NET_RAW); wire counts omitted",
+			ifname);
+		pcap_close(cap->p);
+		return 1;
+	}
+	if (rc == PCAP_ERROR_NO_SUCH_DEVICE) {
+		err_set(err, "cannot capture on %s: no such interface", ifname);
+		goto close_pcap;
+	}
+	if (rc < 0) {
+		/* PCAP_ERROR leaves its reason in the handle; the other
+		 * codes have only their name. */
+		err_set(err, "cannot capture on %s: %s", ifname,
+			rc == PCAP_ERROR ? pcap_geterr(cap->p)
+					 : pcap_statustostr(rc));
+		goto close_pcap;
+	}
+	return 0;
+close_pcap:
+	pcap_close(cap->p);
+	return -1;
+}
+
+/*
+ * Between pcap_activate and the filter the socket took every packet on the
+ * interface: on a busy one (lo under other tests) they filled the ring, and
+ * the flow's own packets would then be dropped. None of them is the test's,
+ * which has not started: empty the ring of them, and leave the drops they
+ * caused out of the count.
+ */
+static void
+wire_capture_flush(struct wire_capture *cap)
+{
+	struct pcap_stat ps;
+
+	while (pcap_dispatch(cap->p, -1, wire_discard, NULL) > 0)
+		;
+	if (pcap_stats(cap->p, &ps) == 0)
+		cap->drop_base = (uint64_t)ps.ps_drop + ps.ps_ifdrop;
+}
+
 int
 wire_capture_start(struct wire_capture **capp, const char *ifname,
 		   const struct wire_flow *f, char *err)
@@ -743,43 +808,10 @@ wire_capture_start(struct wire_capture **capp, const char *ifname,
 	snprintf(cap->ifname, sizeof(cap->ifname), "%s", ifname);
 	if (wire_match_init(f, &cap->st.m, err) < 0)
 		goto free_cap;
-	cap->p = pcap_create(ifname, errbuf);
-	if (cap->p == NULL) {
-		err_set(err, "cannot capture on %s: %s", ifname, errbuf);
-		goto free_cap;
-	}
-	if (pcap_set_snaplen(cap->p, WIRE_SNAPLEN) != 0 ||
-	    pcap_set_promisc(cap->p, 0) != 0 ||
-	    pcap_set_immediate_mode(cap->p, 0) != 0 ||
-	    pcap_set_timeout(cap->p, WIRE_BLOCK_MS) != 0 ||
-	    pcap_set_buffer_size(cap->p, WIRE_BUFSIZE) != 0) {
-		err_set(err, "cannot capture on %s: cannot set options",
-			ifname);
-		goto close_pcap;
-	}
-	errno = 0;
-	rc = pcap_activate(cap->p);
-	if (rc == PCAP_ERROR_PERM_DENIED ||
-	    (rc == PCAP_ERROR && errno == EPERM)) {
-		err_set(err,
-			"cannot capture on %s: permission denied (needs "
-			"CAP_NET_RAW); wire counts omitted",
-			ifname);
-		pcap_close(cap->p);
+	rc = wire_pcap_open(cap, err);
+	if (rc != 0) {
 		free(cap);
-		return 1;
-	}
-	if (rc == PCAP_ERROR_NO_SUCH_DEVICE) {
-		err_set(err, "cannot capture on %s: no such interface", ifname);
-		goto close_pcap;
-	}
-	if (rc < 0) {
-		/* PCAP_ERROR leaves its reason in the handle; the other
-		 * codes have only their name. */
-		err_set(err, "cannot capture on %s: %s", ifname,
-			rc == PCAP_ERROR ? pcap_geterr(cap->p)
-					 : pcap_statustostr(rc));
-		goto close_pcap;
+		return rc;
 	}
 	cap->st.linktype = pcap_datalink(cap->p);
 	if (wire_set_filter(cap->p, f, err) < 0)
@@ -795,21 +827,7 @@ wire_capture_start(struct wire_capture **capp, const char *ifname,
 			ifname);
 		goto close_pcap;
 	}
-	/*
-	 * Between pcap_activate and the filter the socket took every packet
-	 * on the interface: on a busy one (lo under other tests) they filled
-	 * the ring, and the flow's own packets would then be dropped. None
-	 * of them is the test's, which has not started: empty the ring of
-	 * them, and leave the drops they caused out of the count.
-	 */
-	while (pcap_dispatch(cap->p, -1, wire_discard, NULL) > 0)
-		;
-	{
-		struct pcap_stat ps;
-
-		if (pcap_stats(cap->p, &ps) == 0)
-			cap->drop_base = (uint64_t)ps.ps_drop + ps.ps_ifdrop;
-	}
+	wire_capture_flush(cap);
 	rc = pthread_create(&cap->thread, NULL, wire_capture_main, cap);
 	if (rc != 0) {
 		err_set(err, "cannot capture on %s: cannot start thread: %s",
@@ -849,7 +867,8 @@ wire_capture_stop(struct wire_capture *cap, struct wire_counts *c, char *err)
 	 * loopback packet, the callback's does not. */
 	if (pcap_stats(cap->p, &ps) == 0 &&
 	    (uint64_t)ps.ps_drop + ps.ps_ifdrop > cap->drop_base)
-		c->dropped = (uint64_t)ps.ps_drop + ps.ps_ifdrop - cap->drop_base;
+		c->dropped =
+		    (uint64_t)ps.ps_drop + ps.ps_ifdrop - cap->drop_base;
 	if (cap->failed) {
 		err_set(err, "%s", cap->err);
 		rc = -1;
@@ -857,255 +876,6 @@ wire_capture_stop(struct wire_capture *cap, struct wire_counts *c, char *err)
 	pcap_close(cap->p);
 	free(cap);
 	return rc;
-}
-
-/* An interface name that is safe to put in a /sys path and an ifreq. */
-static int
-wire_ifname_ok(const char *ifname)
-{
-	size_t n;
-
-	if (ifname == NULL)
-		return 0;
-	n = strlen(ifname);
-	if (n == 0 || n >= IF_NAMESIZE || strchr(ifname, '/') != NULL ||
-	    strcmp(ifname, ".") == 0 || strcmp(ifname, "..") == 0)
-		return 0;
-	return 1;
-}
-
-static int
-wire_read_u64(const char *path, uint64_t *v)
-{
-	char buf[64];
-	char *end;
-	ssize_t n;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	errno = 0;
-	*v = strtoull(buf, &end, 10);
-	if (errno != 0 || end == buf || (*end != '\n' && *end != '\0'))
-		return -1;
-	return 0;
-}
-
-int
-wire_ifstat_read(const char *ifname, struct wire_ifstat *s, char *err)
-{
-	static const char *const names[] = {
-	    "rx_packets", "tx_packets", "rx_bytes",  "tx_bytes",
-	    "rx_dropped", "tx_dropped", "rx_errors", "tx_errors",
-	};
-	uint64_t *const dst[] = {
-	    &s->rx_packets, &s->tx_packets, &s->rx_bytes,  &s->tx_bytes,
-	    &s->rx_dropped, &s->tx_dropped, &s->rx_errors, &s->tx_errors,
-	};
-	char path[PATH_MAX];
-	size_t i;
-
-	if (!wire_ifname_ok(ifname))
-		return err_set(err, "bad interface name \"%s\"",
-			       ifname ? ifname : "");
-	snprintf(path, sizeof(path), "/sys/class/net/%s", ifname);
-	if (access(path, F_OK) != 0)
-		return err_set(err, "no interface %s (%s: %s)", ifname, path,
-			       strerror(errno));
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/%s",
-			 ifname, names[i]);
-		if (wire_read_u64(path, dst[i]) < 0)
-			return err_set(err, "interface %s: cannot read %s",
-				       ifname, path);
-	}
-	return 0;
-}
-
-/* Whether the interface address a is e (v4-mapped already folded). */
-static int
-wire_ifa_is(const struct sockaddr *a, const struct wire_end *e)
-{
-	struct sockaddr_storage ss;
-	struct wire_end x;
-	size_t n;
-
-	if (a == NULL)
-		return 0;
-	if (a->sa_family == AF_INET)
-		n = sizeof(struct sockaddr_in);
-	else if (a->sa_family == AF_INET6)
-		n = sizeof(struct sockaddr_in6);
-	else
-		return 0;
-	memset(&ss, 0, sizeof(ss));
-	memcpy(&ss, a, n);
-	if (wire_end_from(&ss, &x, "interface", NULL) < 0 || x.af != e->af)
-		return 0;
-	return memcmp(x.addr, e->addr, e->af == AF_INET ? 4 : 16) == 0;
-}
-
-int
-wire_route_ifname(const struct sockaddr *dst, char *ifname, char *err)
-{
-	struct sockaddr_storage to, me;
-	socklen_t len, melen = sizeof(me);
-	struct ifaddrs *ifa, *i;
-	struct wire_end dend, mend;
-	const char *found = NULL, *loop = NULL;
-	int fd, rc = -1;
-
-	memset(&to, 0, sizeof(to));
-	if (dst->sa_family == AF_INET) {
-		len = sizeof(struct sockaddr_in);
-	} else if (dst->sa_family == AF_INET6) {
-		len = sizeof(struct sockaddr_in6);
-	} else {
-		return err_set(err, "route: unsupported address family %d",
-			       (int)dst->sa_family);
-	}
-	memcpy(&to, dst, len);
-	/* Port 0 is not a destination; any other will do, since connect()
-	 * on a UDP socket only asks the routing table. */
-	if (to.ss_family == AF_INET &&
-	    ((struct sockaddr_in *)&to)->sin_port == 0)
-		((struct sockaddr_in *)&to)->sin_port = htons(9);
-	if (to.ss_family == AF_INET6 &&
-	    ((struct sockaddr_in6 *)&to)->sin6_port == 0)
-		((struct sockaddr_in6 *)&to)->sin6_port = htons(9);
-	if (wire_end_from(&to, &dend, "destination", err) < 0)
-		return -1;
-	fd = socket(to.ss_family, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return err_set(err, "route: socket: %s", strerror(errno));
-	if (connect(fd, (struct sockaddr *)&to, len) < 0) {
-		err_set(err, "no route to the destination: %s",
-			strerror(errno));
-		goto close_fd;
-	}
-	if (getsockname(fd, (struct sockaddr *)&me, &melen) < 0) {
-		err_set(err, "route: getsockname: %s", strerror(errno));
-		goto close_fd;
-	}
-	if (wire_end_from(&me, &mend, "local", err) < 0)
-		goto close_fd;
-	if (getifaddrs(&ifa) < 0) {
-		err_set(err, "route: getifaddrs: %s", strerror(errno));
-		goto close_fd;
-	}
-	/*
-	 * A destination that is one of our own addresses is reached through
-	 * the loopback device, whichever interface holds that address.
-	 */
-	for (i = ifa; i != NULL; i = i->ifa_next) {
-		if ((i->ifa_flags & IFF_LOOPBACK) && loop == NULL)
-			loop = i->ifa_name;
-		if (found == NULL && wire_ifa_is(i->ifa_addr, &dend))
-			found = "local";
-	}
-	if (found != NULL) {
-		found = loop;
-	} else {
-		for (i = ifa; i != NULL && found == NULL; i = i->ifa_next)
-			if (wire_ifa_is(i->ifa_addr, &mend))
-				found = i->ifa_name;
-	}
-	/* 127.0.0.2 and its like answer from 127.0.0.1 or not at all. */
-	if (found == NULL && mend.af == AF_INET && mend.addr[0] == 127)
-		found = loop;
-	if (found == NULL) {
-		err_set(err, "no interface holds the local address of the "
-			     "route to the destination");
-		goto free_ifa;
-	}
-	snprintf(ifname, IF_NAMESIZE, "%s", found);
-	rc = 0;
-free_ifa:
-	freeifaddrs(ifa);
-close_fd:
-	close(fd);
-	return rc;
-}
-
-/* Asks the driver about one ethtool feature; returns 1 on, 0 off or
- * unknown. */
-static int
-wire_ethtool_get(int fd, const char *ifname, uint32_t cmd)
-{
-	struct ethtool_value ev = {.cmd = cmd};
-	struct ifreq ifr;
-
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	ifr.ifr_data = (char *)&ev;
-	if (ioctl(fd, SIOCETHTOOL, &ifr) < 0)
-		return 0;
-	return ev.data != 0;
-}
-
-void
-wire_offloads(const char *ifname, char *buf, size_t len)
-{
-	static const struct {
-		uint32_t cmd;
-		const char *name;
-	} feats[] = {
-	    {ETHTOOL_GTSO, "tso"},
-	    {ETHTOOL_GGSO, "gso"},
-	    {ETHTOOL_GGRO, "gro"},
-	};
-	size_t i, used = 0;
-	int fd;
-
-	if (buf == NULL || len == 0)
-		return;
-	buf[0] = '\0';
-	if (!wire_ifname_ok(ifname))
-		return;
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return;
-	for (i = 0; i < sizeof(feats) / sizeof(feats[0]); i++) {
-		int n;
-
-		if (!wire_ethtool_get(fd, ifname, feats[i].cmd))
-			continue;
-		n = snprintf(buf + used, len - used, "%s%s",
-			     used > 0 ? " " : "", feats[i].name);
-		if (n < 0 || (size_t)n >= len - used) {
-			buf[used] = '\0';
-			break;
-		}
-		used += (size_t)n;
-	}
-	close(fd);
-}
-
-int
-wire_mtu(const char *ifname)
-{
-	struct ifreq ifr;
-	int fd, mtu = -1;
-
-	if (!wire_ifname_ok(ifname))
-		return -1;
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		fd = socket(AF_INET6, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -1;
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	if (ioctl(fd, SIOCGIFMTU, &ifr) == 0)
-		mtu = ifr.ifr_mtu;
-	close(fd);
-	return mtu;
 }
 
 void
@@ -1125,16 +895,16 @@ wire_session_start(struct wire_session *ws, struct wire_report *w,
 	}
 	if (ifname != NULL && ifname[0] != '\0')
 		snprintf(w->ifname, sizeof(w->ifname), "%s", ifname);
-	else if (wire_route_ifname((const struct sockaddr *)&flows[0].remote,
-				   w->ifname, err) < 0) {
+	else if (iface_route((const struct sockaddr *)&flows[0].remote,
+			     w->ifname, err) < 0) {
 		snprintf(w->warning, sizeof(w->warning), "%s", err);
 		return;
 	}
-	w->mtu = wire_mtu(w->ifname);
-	wire_offloads(w->ifname, w->offloads, sizeof(w->offloads));
+	w->mtu = iface_mtu(w->ifname);
+	iface_offloads(w->ifname, w->offloads, sizeof(w->offloads));
 	/* The interface's window encloses the capture's, so the NIC never
 	 * shows fewer packets than were captured. */
-	if (wire_ifstat_read(w->ifname, &ws->before, err) == 0)
+	if (iface_stat_read(w->ifname, &ws->before, err) == 0)
 		w->have_ifstat = 1;
 	ws->cap = calloc((size_t)n, sizeof(*ws->cap));
 	if (ws->cap == NULL)
@@ -1174,7 +944,7 @@ wire_flow_of(int fd, int protocol, int any_peer_port, struct wire_flow *f)
 void
 wire_session_stop(struct wire_session *ws, struct wire_report *w)
 {
-	struct wire_ifstat after;
+	struct iface_stat after;
 	struct wire_counts c;
 	char err[ERR_LEN];
 	int i;
@@ -1213,23 +983,9 @@ wire_session_stop(struct wire_session *ws, struct wire_report *w)
 	ws->cap = NULL;
 	ws->ncap = 0;
 	if (w->have_ifstat) {
-		if (wire_ifstat_read(w->ifname, &after, err) == 0)
-			wire_ifstat_delta(&ws->before, &after, &w->ifstat);
+		if (iface_stat_read(w->ifname, &after, err) == 0)
+			iface_stat_delta(&ws->before, &after, &w->ifstat);
 		else
 			w->have_ifstat = 0;
 	}
-}
-
-void
-wire_ifstat_delta(const struct wire_ifstat *a, const struct wire_ifstat *b,
-		  struct wire_ifstat *d)
-{
-	d->rx_packets = b->rx_packets - a->rx_packets;
-	d->tx_packets = b->tx_packets - a->tx_packets;
-	d->rx_bytes = b->rx_bytes - a->rx_bytes;
-	d->tx_bytes = b->tx_bytes - a->tx_bytes;
-	d->rx_dropped = b->rx_dropped - a->rx_dropped;
-	d->tx_dropped = b->tx_dropped - a->tx_dropped;
-	d->rx_errors = b->rx_errors - a->rx_errors;
-	d->tx_errors = b->tx_errors - a->tx_errors;
 }

@@ -19,7 +19,7 @@
 #include "np/result.h"
 #include "np/stats.h"
 #include "np/sweep.h"
-#include "np/wire.h"
+#include "np/iface.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -478,7 +478,7 @@ static int
 ifstat_monitor(const struct netperf_opts *o)
 {
 	double interval = o->interim > 0 ? o->interim : 1.0;
-	struct wire_ifstat prev, now, d;
+	struct iface_stat prev, now, d;
 	double tx_pps, rx_pps, tx_kbps, rx_kbps;
 	uint64_t start, boundary, t_prev, t;
 	struct timespec ts;
@@ -490,7 +490,7 @@ ifstat_monitor(const struct netperf_opts *o)
 				"count\n");
 		return 2;
 	}
-	if (wire_ifstat_read(o->ifstat, &prev, err) < 0) {
+	if (iface_stat_read(o->ifstat, &prev, err) < 0) {
 		fprintf(stderr, "netperf: %s\n", err);
 		return EXIT_FAILURE;
 	}
@@ -524,14 +524,14 @@ ifstat_monitor(const struct netperf_opts *o)
 		 * would make a sliver of an interval; take the next one. */
 		if (clock_ns() > boundary + (uint64_t)(interval * 1e9) / 2)
 			continue;
-		if (wire_ifstat_read(o->ifstat, &now, err) < 0) {
+		if (iface_stat_read(o->ifstat, &now, err) < 0) {
 			fprintf(stderr, "netperf: %s\n", err);
 			return EXIT_FAILURE;
 		}
 		t = clock_ns();
 		secs = (double)(t - t_prev) / 1e9;
 		since = (double)(t - start) / 1e9;
-		wire_ifstat_delta(&prev, &now, &d);
+		iface_stat_delta(&prev, &now, &d);
 		tx_pps = (double)d.tx_packets / secs;
 		rx_pps = (double)d.rx_packets / secs;
 		tx_kbps = (double)d.tx_bytes / secs / 1e3;

@@ -5,7 +5,6 @@
  * be checked against the kernel's own counters and the shaper's arithmetic.
  * Needs root; exits 77 when it cannot make a namespace.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -25,9 +24,8 @@
 
 /* The network one test runs in. */
 struct netns_env {
-	char a[48], b[48];   /* namespaces: netperf's, netserver's */
-	char va[16], vb[16]; /* the veth ends, one in each */
-	char addr_a[16], addr_b[16];
+	struct harness_netns
+	    ns;	   /* a netperf's, b netserver's, a veth between */
 	pid_t srv; /* netserver, inside b */
 	int port;
 	char port_text[16];
@@ -176,26 +174,6 @@ have_tool(const char *name)
 	return 0;
 }
 
-/* SIGKILLs every process inside namespace ns: whatever is left of the
- * netserver this suite started there, and its children. */
-static void
-ns_kill_all(const char *ns)
-{
-	struct harness_out o;
-	char *p, *end;
-
-	if (cmd(&o, NULL, "ip", "netns", "pids", ns, NULL) != 0)
-		return;
-	for (p = o.out;; p = end) {
-		long pid = strtol(p, &end, 10);
-
-		if (end == p)
-			break;
-		if (pid > 1)
-			kill((pid_t)pid, SIGKILL);
-	}
-}
-
 /* Stops netserver (SIGTERM, then SIGKILL after 5 s) and reaps it. */
 static void
 server_stop(struct netns_env *e)
@@ -219,9 +197,9 @@ server_stop(struct netns_env *e)
 static int
 server_start(struct netns_env *e, char *why, size_t cap)
 {
-	const char *argv[] = {"ip",	    "netns",   "exec", e->b,
-			      NP_NETSERVER, "-D",      "-p",   "0",
-			      "-L",	    e->addr_b, NULL};
+	const char *argv[] = {"ip",	    "netns",	  "exec", e->ns.b,
+			      NP_NETSERVER, "-D",	  "-p",	  "0",
+			      "-L",	    e->ns.addr_b, NULL};
 	pid_t parent = getpid();
 	double deadline;
 	char text[1024];
@@ -279,21 +257,8 @@ server_start(struct netns_env *e, char *why, size_t cap)
 static void
 net_down(struct netns_env *e)
 {
-	struct harness_out o;
-
 	server_stop(e);
-	/* Deleting a namespace deletes the veth end inside it, and with it
-	 * the pair; the nft table and the qdisc go with them. */
-	if (e->b[0] != '\0') {
-		ns_kill_all(e->b);
-		cmd(&o, NULL, "ip", "netns", "del", e->b, NULL);
-		e->b[0] = '\0';
-	}
-	if (e->a[0] != '\0') {
-		ns_kill_all(e->a);
-		cmd(&o, NULL, "ip", "netns", "del", e->a, NULL);
-		e->a[0] = '\0';
-	}
+	harness_netns_del(&e->ns);
 }
 
 /* Fails the test with the command's output unless it exited 0. */
@@ -313,42 +278,22 @@ net_down(struct netns_env *e)
 static void
 net_up(struct netns_env *e)
 {
-	int me = (int)getpid(), x = me % 250 + 1;
 	struct harness_out o;
 	char why[2048];
-	char cidr_a[24], cidr_b[24];
 
 	memset(e, 0, sizeof(*e));
-	snprintf(e->a, sizeof(e->a), "np-a-%d-%d", (int)runner, me);
-	snprintf(e->b, sizeof(e->b), "np-b-%d-%d", (int)runner, me);
-	snprintf(e->va, sizeof(e->va), "npa%d", me);
-	snprintf(e->vb, sizeof(e->vb), "npb%d", me);
-	snprintf(e->addr_a, sizeof(e->addr_a), "10.200.%d.1", x);
-	snprintf(e->addr_b, sizeof(e->addr_b), "10.200.%d.2", x);
-	snprintf(cidr_a, sizeof(cidr_a), "%s/24", e->addr_a);
-	snprintf(cidr_b, sizeof(cidr_b), "%s/24", e->addr_b);
-
-	MUST(o, NULL, "ip", "netns", "add", e->a);
-	MUST(o, NULL, "ip", "netns", "add", e->b);
-	/* Both ends are born inside their namespaces: the host never sees
-	 * the pair, not even for a moment. */
-	MUST(o, NULL, "ip", "link", "add", e->va, "netns", e->a, "type", "veth",
-	     "peer", "name", e->vb, "netns", e->b);
-	MUST(o, NULL, "ip", "-n", e->a, "addr", "add", cidr_a, "dev", e->va);
-	MUST(o, NULL, "ip", "-n", e->b, "addr", "add", cidr_b, "dev", e->vb);
-	MUST(o, NULL, "ip", "-n", e->a, "link", "set", "lo", "up");
-	MUST(o, NULL, "ip", "-n", e->b, "link", "set", "lo", "up");
-	MUST(o, NULL, "ip", "-n", e->a, "link", "set", e->va, "up");
-	MUST(o, NULL, "ip", "-n", e->b, "link", "set", e->vb, "up");
+	harness_netns_name(&e->ns, "np-", runner, "np", "10.200");
+	harness_netns_add(&e->ns);
+	harness_netns_veth(&e->ns);
 	/* One frame per datagram or segment at the qdisc, as on a real
 	 * Ethernet, and no checksum shortcuts between the namespaces.
 	 * ethtool is optional (scripts/deps installs it): tbf accounts a
 	 * GSO packet by the frames it stands for anyway. */
 	if (have_tool("ethtool")) {
-		cmd(&o, e->a, "ethtool", "-K", e->va, "gro", "off", "gso",
-		    "off", "tso", "off", "tx", "off", "rx", "off", NULL);
-		cmd(&o, e->b, "ethtool", "-K", e->vb, "gro", "off", "gso",
-		    "off", "tso", "off", "tx", "off", "rx", "off", NULL);
+		cmd(&o, e->ns.a, "ethtool", "-K", e->ns.dev_a, "gro", "off",
+		    "gso", "off", "tso", "off", "tx", "off", "rx", "off", NULL);
+		cmd(&o, e->ns.b, "ethtool", "-K", e->ns.dev_b, "gro", "off",
+		    "gso", "off", "tso", "off", "tx", "off", "rx", "off", NULL);
 	}
 	ck_assert_msg(server_start(e, why, sizeof(why)) == 0, "%s", why);
 }
@@ -371,33 +316,11 @@ teardown(void)
 static void
 sweep(void)
 {
-	char pa[32], pb[32], pt[32], path[300];
-	struct harness_out o;
-	struct dirent *d;
-	DIR *dir;
+	char pt[32];
 
-	snprintf(pa, sizeof(pa), "np-a-%d-", (int)runner);
-	snprintf(pb, sizeof(pb), "np-b-%d-", (int)runner);
+	harness_netns_sweep("np-", runner);
 	snprintf(pt, sizeof(pt), "np-ns-%d-", (int)runner);
-	dir = opendir("/run/netns");
-	while (dir != NULL && (d = readdir(dir)) != NULL) {
-		if (strncmp(d->d_name, pa, strlen(pa)) != 0 &&
-		    strncmp(d->d_name, pb, strlen(pb)) != 0)
-			continue;
-		ns_kill_all(d->d_name);
-		cmd(&o, NULL, "ip", "netns", "del", d->d_name, NULL);
-	}
-	if (dir != NULL)
-		closedir(dir);
-	dir = opendir("/tmp");
-	while (dir != NULL && (d = readdir(dir)) != NULL) {
-		if (strncmp(d->d_name, pt, strlen(pt)) != 0)
-			continue;
-		snprintf(path, sizeof(path), "/tmp/%s", d->d_name);
-		unlink(path);
-	}
-	if (dir != NULL)
-		closedir(dir);
+	harness_tmp_sweep(pt);
 }
 
 /* UDP_STREAM's two lines: datagrams sent and received, the receiver's
@@ -515,7 +438,7 @@ nft_drop_at(const char *ns, const char *family, const char *hook, int pct)
 static void
 nft_drop(const struct netns_env *e, int pct)
 {
-	nft_drop_at(e->b, "inet", "input", pct);
+	nft_drop_at(e->ns.b, "inet", "input", pct);
 }
 
 /* The packets the drop rule in ns has counted. */
@@ -536,7 +459,7 @@ nft_drops_in(const char *ns, const char *family)
 static unsigned long long
 nft_drops(const struct netns_env *e)
 {
-	return nft_drops_in(e->b, "inet");
+	return nft_drops_in(e->ns.b, "inet");
 }
 
 /* Runs netperf inside a against netserver in b, with args after the
@@ -545,14 +468,14 @@ static void
 netperf(const struct netns_env *e, const char *const *args,
 	struct harness_out *o)
 {
-	const char *argv[48] = {NP_NETPERF, "-H", e->addr_b, "-p",
+	const char *argv[48] = {NP_NETPERF, "-H", e->ns.addr_b, "-p",
 				e->port_text};
 	int n = 5;
 
 	for (; *args != NULL && n < 47; args++)
 		argv[n++] = *args;
 	argv[n] = NULL;
-	ck_assert_int_eq(ns_run(e->a, argv, NETNS_CMD_TIMEOUT, o), 0);
+	ck_assert_int_eq(ns_run(e->ns.a, argv, NETNS_CMD_TIMEOUT, o), 0);
 	ck_assert_msg(o->status == 0, "netperf exited %d after %.1f s: %s%s",
 		      o->status, o->seconds, o->out, o->err);
 }
@@ -574,9 +497,9 @@ START_TEST(udp_loss_matches_nftables)
 	double frac;
 
 	nft_drop(&env, 5);
-	udp_errs_read(env.b, &before);
+	udp_errs_read(env.ns.b, &before);
 	netperf(&env, args, &o);
-	udp_errs_read(env.b, &after);
+	udp_errs_read(env.ns.b, &after);
 	drops = nft_drops(&env);
 	overflow = after.rcvbuf - before.rcvbuf;
 	ck_assert_msg(udp_figures_parse(o.out, &f) == 0, "%.3000s", o.out);
@@ -634,9 +557,9 @@ udp_loss_run(const char *const *args, const char *drop_ns, const char *family,
 	unsigned long long d0 = nft_drops_in(drop_ns, family), overflow;
 	double frac;
 
-	udp_errs_read(env.b, &before);
+	udp_errs_read(env.ns.b, &before);
 	netperf(&env, args, o);
-	udp_errs_read(env.b, &after);
+	udp_errs_read(env.ns.b, &after);
 	*drops = nft_drops_in(drop_ns, family) - d0;
 	overflow = after.rcvbuf - before.rcvbuf;
 	ck_assert_msg(udp_figures_parse(o->out, f) == 0, "%.3000s", o->out);
@@ -671,14 +594,14 @@ START_TEST(udp_token_echo_lost)
 
 	nft_drop(&env, 5);
 	/* The first 16-byte datagram into a (UDP length 24) is the echo. */
-	MUST(o, env.a, "nft", "add", "table", "inet", "nptest");
-	MUST(o, env.a, "nft", "add", "chain", "inet", "nptest", "drops",
+	MUST(o, env.ns.a, "nft", "add", "table", "inet", "nptest");
+	MUST(o, env.ns.a, "nft", "add", "chain", "inet", "nptest", "drops",
 	     "{ type filter hook input priority 0; }");
-	MUST(o, env.a, "nft", "add", "rule", "inet", "nptest", "drops", "udp",
-	     "length", "24", "numgen", "inc", "mod", "1000000", "<", "1",
+	MUST(o, env.ns.a, "nft", "add", "rule", "inet", "nptest", "drops",
+	     "udp", "length", "24", "numgen", "inc", "mod", "1000000", "<", "1",
 	     "counter", "drop");
-	overflow = udp_loss_run(args, env.b, "inet", &o, &f, &drops);
-	ck_assert_msg(nft_drops_in(env.a, "inet") == 1,
+	overflow = udp_loss_run(args, env.ns.b, "inet", &o, &f, &drops);
+	ck_assert_msg(nft_drops_in(env.ns.a, "inet") == 1,
 		      "the token's echo was not dropped once");
 	ck_assert_msg(
 	    f.lost == drops + overflow,
@@ -702,7 +625,7 @@ START_TEST(udp_loss_exact_with_batch)
 	unsigned long long drops, overflow;
 
 	nft_drop(&env, 5);
-	overflow = udp_loss_run(args, env.b, "inet", &o, &f, &drops);
+	overflow = udp_loss_run(args, env.ns.b, "inet", &o, &f, &drops);
 	ck_assert_msg(
 	    f.lost == drops + overflow,
 	    "lost %llu, nft dropped %llu, RcvbufErrors +%llu: %.3000s", f.lost,
@@ -735,10 +658,10 @@ START_TEST(udp_loss_exact_with_gso)
 	/* UDP_SEGMENT needs checksum offload on the route's device; with
 	 * the device's UDP segmentation off, the stack cuts the datagrams
 	 * apart as it hands them to the device. */
-	MUST(o, env.a, "ethtool", "-K", env.va, "tx", "on",
+	MUST(o, env.ns.a, "ethtool", "-K", env.ns.dev_a, "tx", "on",
 	     "tx-udp-segmentation", "off");
 	nft_drop(&env, 5);
-	overflow = udp_loss_run(args, env.b, "inet", &o, &f, &drops);
+	overflow = udp_loss_run(args, env.ns.b, "inet", &o, &f, &drops);
 	ck_assert_msg(
 	    f.lost == drops + overflow,
 	    "lost %llu, nft dropped %llu, RcvbufErrors +%llu: %.3000s", f.lost,
@@ -755,12 +678,12 @@ END_TEST
  * says so in one line. */
 START_TEST(udp_gso_refused_is_clear)
 {
-	const char *argv[] = {NP_NETPERF,    "-H",	  env.addr_b,	"-p",
-			      env.port_text, "-t",	  "UDP_STREAM", "-l",
+	const char *argv[] = {NP_NETPERF,    "-H",	  env.ns.addr_b, "-p",
+			      env.port_text, "-t",	  "UDP_STREAM",	 "-l",
 			      "1",	     "--udp-gso", NULL};
 	struct harness_out o;
 
-	ck_assert_int_eq(ns_run(env.a, argv, NETNS_CMD_TIMEOUT, &o), 0);
+	ck_assert_int_eq(ns_run(env.ns.a, argv, NETNS_CMD_TIMEOUT, &o), 0);
 	ck_assert_msg(o.status != 0, "%.3000s", o.out);
 	ck_assert_msg(strstr(o.err, "--udp-gso: the kernel refused "
 				    "UDP_SEGMENT (E") != NULL,
@@ -791,14 +714,15 @@ START_TEST(udp_loss_exact_with_gro)
 	int i, exact = 0;
 
 	ck_assert_msg(have_tool("ethtool"), "ethtool not found (scripts/deps)");
-	MUST(o, env.b, "ethtool", "-K", env.vb, "gro", "on");
+	MUST(o, env.ns.b, "ethtool", "-K", env.ns.dev_b, "gro", "on");
 	snprintf(path, sizeof(path), "echo 1 > /sys/class/net/%s/threaded",
-		 env.vb);
-	MUST(o, env.b, "sh", "-c", path);
-	snprintf(hook, sizeof(hook), "egress device \"%s\"", env.va);
-	nft_drop_at(env.a, "netdev", hook, 5);
+		 env.ns.dev_b);
+	MUST(o, env.ns.b, "sh", "-c", path);
+	snprintf(hook, sizeof(hook), "egress device \"%s\"", env.ns.dev_a);
+	nft_drop_at(env.ns.a, "netdev", hook, 5);
 	for (i = 0; i < 3 && !exact; i++) {
-		overflow = udp_loss_run(args, env.a, "netdev", &o, &f, &drops);
+		overflow =
+		    udp_loss_run(args, env.ns.a, "netdev", &o, &f, &drops);
 		fast_figures_parse(o.out, &ff);
 		ck_assert_str_eq(ff.rpath, "gro");
 		ck_assert_msg(ff.rdgrams == f.recv, "%.3000s", o.out);
@@ -879,8 +803,8 @@ tbf(const struct netns_env *e, const char *verb, const char *rate)
 {
 	struct harness_out o;
 
-	MUST(o, e->a, "tc", "qdisc", verb, "dev", e->va, "root", "tbf", "rate",
-	     rate, "burst", "32kbit", "latency", "400ms");
+	MUST(o, e->ns.a, "tc", "qdisc", verb, "dev", e->ns.dev_a, "root", "tbf",
+	     "rate", rate, "burst", "32kbit", "latency", "400ms");
 }
 
 /* UDP_STREAM offering 60 Mbit/s through a shaper of mbit. */
@@ -896,9 +820,9 @@ udp_through_tbf(double mbit, int quiet)
 	unsigned long long overflow;
 	double want, got;
 
-	udp_errs_read(env.b, &before);
+	udp_errs_read(env.ns.b, &before);
 	netperf(&env, args, &o);
-	udp_errs_read(env.b, &after);
+	udp_errs_read(env.ns.b, &after);
 	ck_assert_msg(udp_figures_parse(o.out, &f) == 0, "%.3000s", o.out);
 	/* The sender blocks on its socket buffer long before tbf's queue
 	 * (rate x latency, 2 MB) is full: nothing is lost on the way, but
@@ -969,20 +893,22 @@ START_TEST(cleanup_leaves_nothing)
 	struct harness_out o;
 
 	MUST(o, NULL, "ip", "netns", "list");
-	ck_assert_msg(strstr(o.out, was.a) != NULL &&
-			  strstr(o.out, was.b) != NULL,
+	ck_assert_msg(strstr(o.out, was.ns.a) != NULL &&
+			  strstr(o.out, was.ns.b) != NULL,
 		      "%.3000s", o.out);
 	ck_assert_int_eq(kill(was.srv, 0), 0);
 	net_down(&env);
 	MUST(o, NULL, "ip", "netns", "list");
-	ck_assert_msg(strstr(o.out, was.a) == NULL &&
-			  strstr(o.out, was.b) == NULL,
+	ck_assert_msg(strstr(o.out, was.ns.a) == NULL &&
+			  strstr(o.out, was.ns.b) == NULL,
 		      "%.3000s", o.out);
 	/* Reaped, so no such process, not even a zombie. */
 	ck_assert_int_eq(kill(was.srv, 0), -1);
 	ck_assert_int_eq(errno, ESRCH);
-	ck_assert_int_ne(cmd(&o, NULL, "ip", "link", "show", was.va, NULL), 0);
-	ck_assert_int_ne(cmd(&o, NULL, "ip", "link", "show", was.vb, NULL), 0);
+	ck_assert_int_ne(
+	    cmd(&o, NULL, "ip", "link", "show", was.ns.dev_a, NULL), 0);
+	ck_assert_int_ne(
+	    cmd(&o, NULL, "ip", "link", "show", was.ns.dev_b, NULL), 0);
 	ck_assert_int_eq(access(was.log, F_OK), -1);
 }
 END_TEST
@@ -1050,8 +976,8 @@ END_TEST
 static json_t *
 netperf_json(const struct netns_env *e, const char *const *args)
 {
-	const char *argv[48] = {"ip",	    "netns",	 "exec", e->a,
-				NP_NETPERF, "--json",	 "-H",	 e->addr_b,
+	const char *argv[48] = {"ip",	    "netns",	 "exec", e->ns.a,
+				NP_NETPERF, "--json",	 "-H",	 e->ns.addr_b,
 				"-p",	    e->port_text};
 	char *out, err[4096];
 	json_t *doc;
@@ -1090,10 +1016,10 @@ quiet_ipv6(const struct netns_env *e)
 	struct harness_out o;
 	char a[80], b[80];
 
-	snprintf(a, sizeof(a), "net.ipv6.conf.%s.disable_ipv6=1", e->va);
-	snprintf(b, sizeof(b), "net.ipv6.conf.%s.disable_ipv6=1", e->vb);
-	MUST(o, e->a, "sysctl", "-qw", a);
-	MUST(o, e->b, "sysctl", "-qw", b);
+	snprintf(a, sizeof(a), "net.ipv6.conf.%s.disable_ipv6=1", e->ns.dev_a);
+	snprintf(b, sizeof(b), "net.ipv6.conf.%s.disable_ipv6=1", e->ns.dev_b);
+	MUST(o, e->ns.a, "sysctl", "-qw", a);
+	MUST(o, e->ns.b, "sysctl", "-qw", b);
 }
 
 /* Both captures ran on the veth ends, with no segmentation offload. */
@@ -1112,10 +1038,10 @@ check_captured(json_t *doc, const struct netns_env *e)
 	    json_string_value(harness_json_at(doc, "remote.wire.warning")));
 	ck_assert_str_eq(
 	    json_string_value(harness_json_at(doc, "local.wire.ifname")),
-	    e->va);
+	    e->ns.dev_a);
 	ck_assert_str_eq(
 	    json_string_value(harness_json_at(doc, "remote.wire.ifname")),
-	    e->vb);
+	    e->ns.dev_b);
 	/* "" when no TSO, GSO or GRO is on: ethtool -K worked. */
 	for (int i = 0; i < 2; i++) {
 		const char *off = json_string_value(harness_json_at(
@@ -1344,16 +1270,7 @@ netns_suite(void)
 static int
 netns_possible(void)
 {
-	struct harness_out o;
-	char name[48];
-
-	if (geteuid() != 0 || !have_tool("ip"))
-		return 0;
-	snprintf(name, sizeof(name), "np-probe-%d", (int)getpid());
-	if (cmd(&o, NULL, "ip", "netns", "add", name, NULL) != 0)
-		return 0;
-	cmd(&o, NULL, "ip", "netns", "del", name, NULL);
-	return 1;
+	return have_tool("ip") && harness_netns_possible();
 }
 
 int

@@ -13,7 +13,6 @@
  * after the rest passed).
  */
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -588,9 +587,7 @@ END_TEST
 
 /* The two namespaces and the relay between them. */
 struct line {
-	char a[48], b[48];   /* netperf's, netserver's */
-	char ta[16], tb[16]; /* the TUN devices */
-	char addr_a[16], addr_b[16];
+	struct harness_netns ns; /* a netperf's, b netserver's; TUN or veth */
 	pid_t relay, srv;
 	int relay_in; /* the relay's stdin: it exits when this closes */
 	int port;
@@ -601,34 +598,8 @@ struct line {
 static struct line line;
 static pid_t runner;
 
-/* Runs a NULL-terminated list of words; returns the exit status. The
- * output goes to out (cap bytes). */
-static int
-cmd(char *out, size_t cap, ...)
-{
-	const char *argv[32];
-	char err[2048], *o = NULL;
-	int n = 0, rc;
-	va_list ap;
-
-	va_start(ap, cap);
-	while (n < 31 && (argv[n] = va_arg(ap, const char *)) != NULL)
-		n++;
-	va_end(ap);
-	argv[n] = NULL;
-	rc = harness_exec_capture(argv, CMD_TIMEOUT, &o, err, sizeof(err));
-	snprintf(out, cap, "%s%s", o ? o : "", err);
-	free(o);
-	return rc;
-}
-
-#define MUST(...)                                                              \
-	do {                                                                   \
-		char out_[4096];                                               \
-		int rc_ = cmd(out_, sizeof(out_), __VA_ARGS__, NULL);          \
-		ck_assert_msg(rc_ == 0, "%s (exit %d): %s", #__VA_ARGS__, rc_, \
-			      out_);                                           \
-	} while (0)
+/* The harness's assertion that a command succeeds, by a short name. */
+#define MUST HARNESS_MUST
 
 static void
 read_file(const char *path, char *buf, size_t cap)
@@ -666,8 +637,8 @@ relay_start(struct line *l, int delay_us)
 		close(in[1]);
 		close(out[0]);
 		close(out[1]);
-		execl(NP_DELAYLINE, NP_DELAYLINE, l->a, l->ta, l->b, l->tb, d,
-		      "90", (char *)NULL);
+		execl(NP_DELAYLINE, NP_DELAYLINE, l->ns.a, l->ns.dev_a, l->ns.b,
+		      l->ns.dev_b, d, "90", (char *)NULL);
 		_exit(127);
 	}
 	ck_assert_int_gt(l->relay, 0);
@@ -687,10 +658,9 @@ server_start(struct line *l)
 	 * otherwise hold the time netserver waited for a CPU. Its loops
 	 * here block far more than they run (a window-bound flow, or one
 	 * transaction each 20 ms), and RT throttling bounds them anyway. */
-	const char *argv[] = {"ip",	  "netns",	"exec", l->b, "chrt",
-			      "-f",	  "5",		NP_NETSERVER, "-D",
-			      "-p",	  "0",		"-L",	l->addr_b,
-			      NULL};
+	const char *argv[] = {"ip", "netns", "exec",	   l->ns.b, "chrt",
+			      "-f", "5",     NP_NETSERVER, "-D",    "-p",
+			      "0",  "-L",    l->ns.addr_b, NULL};
 	pid_t parent = getpid();
 	char text[1024];
 	int fd;
@@ -729,24 +699,6 @@ server_start(struct line *l)
 	ck_abort_msg("netserver did not start: %s", text);
 }
 
-/* Removes the namespaces' processes and the namespaces. */
-static void
-ns_remove(const char *ns)
-{
-	char out[4096], *p, *end;
-
-	if (cmd(out, sizeof(out), "ip", "netns", "pids", ns, NULL) == 0)
-		for (p = out;; p = end) {
-			long pid = strtol(p, &end, 10);
-
-			if (end == p)
-				break;
-			if (pid > 1)
-				kill((pid_t)pid, SIGKILL);
-		}
-	cmd(out, sizeof(out), "ip", "netns", "del", ns, NULL);
-}
-
 static void
 line_down(struct line *l)
 {
@@ -761,10 +713,7 @@ line_down(struct line *l)
 		harness_wait_status(l->relay, harness_now() + 5);
 		l->relay = 0;
 	}
-	if (l->b[0] != '\0')
-		ns_remove(l->b);
-	if (l->a[0] != '\0')
-		ns_remove(l->a);
+	harness_netns_del(&l->ns);
 	if (l->log[0] != '\0')
 		unlink(l->log);
 	memset(l, 0, sizeof(*l));
@@ -777,29 +726,20 @@ static void
 line_up(void)
 {
 	struct line *l = &line;
-	int me = (int)getpid(), x = me % 250 + 1;
 	char pa[160], pb[160];
 
 	memset(l, 0, sizeof(*l));
-	snprintf(l->a, sizeof(l->a), "np-ta-%d-%d", (int)runner, me);
-	snprintf(l->b, sizeof(l->b), "np-tb-%d-%d", (int)runner, me);
-	snprintf(l->ta, sizeof(l->ta), "npta%d", me);
-	snprintf(l->tb, sizeof(l->tb), "nptb%d", me);
-	snprintf(l->addr_a, sizeof(l->addr_a), "10.201.%d.1", x);
-	snprintf(l->addr_b, sizeof(l->addr_b), "10.201.%d.2", x);
-	snprintf(pa, sizeof(pa), "%s/32", l->addr_b);
-	snprintf(pb, sizeof(pb), "%s/32", l->addr_a);
-	MUST("ip", "netns", "add", l->a);
-	MUST("ip", "netns", "add", l->b);
-	MUST("ip", "-n", l->a, "link", "set", "lo", "up");
-	MUST("ip", "-n", l->b, "link", "set", "lo", "up");
+	harness_netns_name(&l->ns, "np-t", runner, "npt", "10.201");
+	snprintf(pa, sizeof(pa), "%s/32", l->ns.addr_b);
+	snprintf(pb, sizeof(pb), "%s/32", l->ns.addr_a);
+	harness_netns_add(&l->ns);
 	relay_start(l, 10000);
-	MUST("ip", "-n", l->a, "addr", "add", l->addr_a, "peer", pa, "dev",
-	     l->ta);
-	MUST("ip", "-n", l->b, "addr", "add", l->addr_b, "peer", pb, "dev",
-	     l->tb);
-	MUST("ip", "-n", l->a, "link", "set", l->ta, "up");
-	MUST("ip", "-n", l->b, "link", "set", l->tb, "up");
+	MUST("ip", "-n", l->ns.a, "addr", "add", l->ns.addr_a, "peer", pa,
+	     "dev", l->ns.dev_a);
+	MUST("ip", "-n", l->ns.b, "addr", "add", l->ns.addr_b, "peer", pb,
+	     "dev", l->ns.dev_b);
+	MUST("ip", "-n", l->ns.a, "link", "set", l->ns.dev_a, "up");
+	MUST("ip", "-n", l->ns.b, "link", "set", l->ns.dev_b, "up");
 	server_start(l);
 }
 
@@ -813,29 +753,11 @@ line_teardown(void)
 static void
 sweep(void)
 {
-	char pa[32], pb[32], pt[32], path[300];
-	struct dirent *d;
-	DIR *dir;
+	char pt[32];
 
-	snprintf(pa, sizeof(pa), "np-ta-%d-", (int)runner);
-	snprintf(pb, sizeof(pb), "np-tb-%d-", (int)runner);
+	harness_netns_sweep("np-t", runner);
 	snprintf(pt, sizeof(pt), "np-ti-%d-", (int)runner);
-	dir = opendir("/run/netns");
-	while (dir != NULL && (d = readdir(dir)) != NULL)
-		if (strncmp(d->d_name, pa, strlen(pa)) == 0 ||
-		    strncmp(d->d_name, pb, strlen(pb)) == 0)
-			ns_remove(d->d_name);
-	if (dir != NULL)
-		closedir(dir);
-	dir = opendir("/tmp");
-	while (dir != NULL && (d = readdir(dir)) != NULL) {
-		if (strncmp(d->d_name, pt, strlen(pt)) != 0)
-			continue;
-		snprintf(path, sizeof(path), "/tmp/%s", d->d_name);
-		unlink(path);
-	}
-	if (dir != NULL)
-		closedir(dir);
+	harness_tmp_sweep(pt);
 }
 
 /* Enters namespace ns (this process only: a forked child), real-time
@@ -893,8 +815,8 @@ ping_pong(const struct line *l, double *min, double *median)
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		memset(&sa, 0, sizeof(sa));
 		sa.sin_family = AF_INET;
-		inet_pton(AF_INET, l->addr_b, &sa.sin_addr);
-		if (enter(l->b) < 0 ||
+		inet_pton(AF_INET, l->ns.addr_b, &sa.sin_addr);
+		if (enter(l->ns.b) < 0 ||
 		    (fd = socket(AF_INET, SOCK_DGRAM, 0)) < 0 ||
 		    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
 		    getsockname(fd, (struct sockaddr *)&sa, &len) < 0)
@@ -926,8 +848,8 @@ ping_pong(const struct line *l, double *min, double *median)
 
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		sa.sin_family = AF_INET;
-		inet_pton(AF_INET, l->addr_b, &sa.sin_addr);
-		if (enter(l->a) < 0 ||
+		inet_pton(AF_INET, l->ns.addr_b, &sa.sin_addr);
+		if (enter(l->ns.a) < 0 ||
 		    (fd = socket(AF_INET, SOCK_DGRAM, 0)) < 0 ||
 		    connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 			_exit(1);
@@ -973,9 +895,10 @@ ping_pong(const struct line *l, double *min, double *median)
 static json_t *
 line_netperf(const struct line *l, const char *const *args)
 {
-	const char *argv[48] = {"ip",	    "netns", "exec", l->a,     "chrt",
-				"-f",	    "5",     NP_NETPERF, "--json",
-				"-H",	    l->addr_b, "-p", l->port_text};
+	const char *argv[48] = {"ip",	     "netns", "exec",	    l->ns.a,
+				"chrt",	     "-f",    "5",	    NP_NETPERF,
+				"--json",    "-H",    l->ns.addr_b, "-p",
+				l->port_text};
 	char *out, err[4096];
 	json_t *doc;
 	int n = 13, rc;
@@ -1054,12 +977,12 @@ END_TEST
 static void
 nft_loss(const struct line *l)
 {
-	MUST("ip", "netns", "exec", l->b, "nft", "add", "table", "inet",
+	MUST("ip", "netns", "exec", l->ns.b, "nft", "add", "table", "inet",
 	     "nptcpi");
-	MUST("ip", "netns", "exec", l->b, "nft", "add", "chain", "inet",
+	MUST("ip", "netns", "exec", l->ns.b, "nft", "add", "chain", "inet",
 	     "nptcpi", "input",
 	     "{ type filter hook input priority 0 ; policy accept ; }");
-	MUST("ip", "netns", "exec", l->b, "nft", "add", "rule", "inet",
+	MUST("ip", "netns", "exec", l->ns.b, "nft", "add", "rule", "inet",
 	     "nptcpi", "input", "tcp", "dport", "!=", l->port_text, "ip",
 	     "length", ">", "200", "numgen", "random", "mod", "25", "==", "0",
 	     "counter", "drop");
@@ -1071,10 +994,10 @@ nft_drops(const struct line *l)
 	char out[4096], *p;
 	unsigned long long n = 0;
 
-	MUST("ip", "netns", "exec", l->b, "nft", "list", "chain", "inet",
+	MUST("ip", "netns", "exec", l->ns.b, "nft", "list", "chain", "inet",
 	     "nptcpi", "input");
-	cmd(out, sizeof(out), "ip", "netns", "exec", l->b, "nft", "list",
-	    "chain", "inet", "nptcpi", "input", NULL);
+	harness_cmd(out, sizeof(out), "ip", "netns", "exec", l->ns.b, "nft",
+		    "list", "chain", "inet", "nptcpi", "input", NULL);
 	p = strstr(out, "counter packets ");
 	ck_assert_msg(p != NULL && sscanf(p, "counter packets %llu", &n) == 1,
 		      "no counter in: %s", out);
@@ -1125,34 +1048,20 @@ static void
 veth_up(int l2r_mbit, int r2l_mbit)
 {
 	struct line *l = &line;
-	int me = (int)getpid(), x = me % 250 + 1;
-	char ca[160], cb[160], ra[16], rb[16];
+	char ra[16], rb[16];
 
 	memset(l, 0, sizeof(*l));
-	snprintf(l->a, sizeof(l->a), "np-ta-%d-%d", (int)runner, me);
-	snprintf(l->b, sizeof(l->b), "np-tb-%d-%d", (int)runner, me);
-	snprintf(l->ta, sizeof(l->ta), "npva%d", me);
-	snprintf(l->tb, sizeof(l->tb), "npvb%d", me);
-	snprintf(l->addr_a, sizeof(l->addr_a), "10.202.%d.1", x);
-	snprintf(l->addr_b, sizeof(l->addr_b), "10.202.%d.2", x);
-	snprintf(ca, sizeof(ca), "%s/24", l->addr_a);
-	snprintf(cb, sizeof(cb), "%s/24", l->addr_b);
+	harness_netns_name(&l->ns, "np-t", runner, "npv", "10.202");
 	snprintf(ra, sizeof(ra), "%dmbit", l2r_mbit);
 	snprintf(rb, sizeof(rb), "%dmbit", r2l_mbit);
-	MUST("ip", "netns", "add", l->a);
-	MUST("ip", "netns", "add", l->b);
-	MUST("ip", "link", "add", l->ta, "netns", l->a, "type", "veth", "peer",
-	     "name", l->tb, "netns", l->b);
-	MUST("ip", "-n", l->a, "addr", "add", ca, "dev", l->ta);
-	MUST("ip", "-n", l->b, "addr", "add", cb, "dev", l->tb);
-	MUST("ip", "-n", l->a, "link", "set", "lo", "up");
-	MUST("ip", "-n", l->b, "link", "set", "lo", "up");
-	MUST("ip", "-n", l->a, "link", "set", l->ta, "up");
-	MUST("ip", "-n", l->b, "link", "set", l->tb, "up");
-	MUST("ip", "netns", "exec", l->a, "tc", "qdisc", "add", "dev", l->ta,
-	     "root", "tbf", "rate", ra, "burst", "32kbit", "latency", "100ms");
-	MUST("ip", "netns", "exec", l->b, "tc", "qdisc", "add", "dev", l->tb,
-	     "root", "tbf", "rate", rb, "burst", "32kbit", "latency", "100ms");
+	harness_netns_add(&l->ns);
+	harness_netns_veth(&l->ns);
+	MUST("ip", "netns", "exec", l->ns.a, "tc", "qdisc", "add", "dev",
+	     l->ns.dev_a, "root", "tbf", "rate", ra, "burst", "32kbit",
+	     "latency", "100ms");
+	MUST("ip", "netns", "exec", l->ns.b, "tc", "qdisc", "add", "dev",
+	     l->ns.dev_b, "root", "tbf", "rate", rb, "burst", "32kbit",
+	     "latency", "100ms");
 	server_start(l);
 }
 
@@ -1165,7 +1074,8 @@ tx_bytes(const char *ns, const char *ifname)
 	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/tx_bytes",
 		 ifname);
 	MUST("ip", "netns", "exec", ns, "cat", path);
-	cmd(out, sizeof(out), "ip", "netns", "exec", ns, "cat", path, NULL);
+	harness_cmd(out, sizeof(out), "ip", "netns", "exec", ns, "cat", path,
+		    NULL);
 	return strtod(out, NULL);
 }
 
@@ -1173,8 +1083,8 @@ tx_bytes(const char *ns, const char *ifname)
 static json_t *
 veth_netperf(const struct line *l, const char *const *args)
 {
-	const char *argv[48] = {"ip",	    "netns", "exec",	  l->a,
-				NP_NETPERF, "--json", "-H",	  l->addr_b,
+	const char *argv[48] = {"ip",	    "netns",	 "exec", l->ns.a,
+				NP_NETPERF, "--json",	 "-H",	 l->ns.addr_b,
 				"-p",	    l->port_text};
 	char *out, err[4096];
 	json_t *doc;
@@ -1215,9 +1125,9 @@ START_TEST(bidir_tcp_through_tbf)
 	json_t *doc;
 
 	veth_up(20, 8);
-	before = tx_bytes(line.a, line.ta);
+	before = tx_bytes(line.ns.a, line.ns.dev_a);
 	doc = veth_netperf(&line, args);
-	after = tx_bytes(line.a, line.ta);
+	after = tx_bytes(line.ns.a, line.ns.dev_a);
 	l2r = num(doc, "result.bidir.local_to_remote.throughput");
 	r2l = num(doc, "result.bidir.remote_to_local.throughput");
 	el = num(doc, "result.bidir.local_to_remote.elapsed_s");
@@ -1241,7 +1151,7 @@ START_TEST(bidir_tcp_through_tbf)
 	ck_assert_msg(after - before >= fb &&
 			  after - before <= 1.10 * fb + 0.10 * rb + 200000,
 		      "%s sent %.0f bytes for %.0f forward, %.0f back",
-		      line.ta, after - before, fb, rb);
+		      line.ns.dev_a, after - before, fb, rb);
 	/* CPU and service demand for each host. */
 	ck_assert_double_ge(num(doc, "local.cpu.util"), 0);
 	ck_assert_double_gt(num(doc, "result.local_service_demand"), 0);
@@ -1301,15 +1211,9 @@ END_TEST
 static int
 netns_possible(void)
 {
-	char out[4096], name[48];
-
-	if (geteuid() != 0 || access("/dev/net/tun", R_OK | W_OK) != 0)
+	if (access("/dev/net/tun", R_OK | W_OK) != 0)
 		return 0;
-	snprintf(name, sizeof(name), "np-tprobe-%d", (int)getpid());
-	if (cmd(out, sizeof(out), "ip", "netns", "add", name, NULL) != 0)
-		return 0;
-	cmd(out, sizeof(out), "ip", "netns", "del", name, NULL);
-	return 1;
+	return harness_netns_possible();
 }
 
 int

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "np/err.h"
+#include "np/iface.h"
 #include "np/wire.h"
 
 #define PKT_MAX 70000
@@ -879,22 +880,22 @@ send_loopback(void)
 
 START_TEST(test_ifstat)
 {
-	struct wire_ifstat a, b;
+	struct iface_stat a, b;
 	char err[ERR_LEN] = "";
 
-	ck_assert_msg(wire_ifstat_read("lo", &a, err) == 0, "%s", err);
+	ck_assert_msg(iface_stat_read("lo", &a, err) == 0, "%s", err);
 	send_loopback();
-	ck_assert_msg(wire_ifstat_read("lo", &b, err) == 0, "%s", err);
+	ck_assert_msg(iface_stat_read("lo", &b, err) == 0, "%s", err);
 	ck_assert_uint_ge(b.tx_packets, a.tx_packets + 1);
 	ck_assert_uint_ge(b.rx_bytes, a.rx_bytes + 29);
 
-	ck_assert_int_eq(wire_ifstat_read("nosuchif0", &a, err), -1);
+	ck_assert_int_eq(iface_stat_read("nosuchif0", &a, err), -1);
 	ck_assert_msg(strstr(err, "nosuchif0") != NULL, "%s", err);
 	err[0] = '\0';
-	ck_assert_int_eq(wire_ifstat_read("../lo", &a, err), -1);
+	ck_assert_int_eq(iface_stat_read("../lo", &a, err), -1);
 	ck_assert_str_ne(err, "");
 	err[0] = '\0';
-	ck_assert_int_eq(wire_ifstat_read("", &a, err), -1);
+	ck_assert_int_eq(iface_stat_read("", &a, err), -1);
 	ck_assert_str_ne(err, "");
 }
 END_TEST
@@ -905,7 +906,7 @@ route(const char *addr, char *ifname, char *err)
 	struct sockaddr_storage ss;
 
 	set_addr(&ss, addr, 0);
-	return wire_route_ifname((struct sockaddr *)&ss, ifname, err);
+	return iface_route((struct sockaddr *)&ss, ifname, err);
 }
 
 START_TEST(test_route)
@@ -948,7 +949,7 @@ START_TEST(test_route)
 	memset(&ss, 0, sizeof(ss));
 	ss.ss_family = AF_UNIX;
 	err[0] = '\0';
-	ck_assert_int_eq(wire_route_ifname((struct sockaddr *)&ss, ifname, err),
+	ck_assert_int_eq(iface_route((struct sockaddr *)&ss, ifname, err),
 			 -1);
 	ck_assert_str_ne(err, "");
 }
@@ -959,11 +960,11 @@ START_TEST(test_mtu_offloads)
 	char buf[64], copy[64];
 	char *tok, *save;
 
-	ck_assert_int_gt(wire_mtu("lo"), 0);
-	ck_assert_int_eq(wire_mtu("nosuchif0"), -1);
-	ck_assert_int_eq(wire_mtu("a-name-far-too-long-for-linux"), -1);
+	ck_assert_int_gt(iface_mtu("lo"), 0);
+	ck_assert_int_eq(iface_mtu("nosuchif0"), -1);
+	ck_assert_int_eq(iface_mtu("a-name-far-too-long-for-linux"), -1);
 
-	wire_offloads("lo", buf, sizeof(buf));
+	iface_offloads("lo", buf, sizeof(buf));
 	fprintf(stderr, "check_wire: offloads on lo: \"%s\"\n", buf);
 	snprintf(copy, sizeof(copy), "%s", buf);
 	for (tok = strtok_r(copy, " ", &save); tok != NULL;
@@ -972,10 +973,10 @@ START_TEST(test_mtu_offloads)
 				  strcmp(tok, "gso") == 0 ||
 				  strcmp(tok, "gro") == 0,
 			      "unexpected \"%s\"", tok);
-	wire_offloads("nosuchif0", buf, sizeof(buf));
+	iface_offloads("nosuchif0", buf, sizeof(buf));
 	ck_assert_str_eq(buf, "");
 	/* Too small for even one name: empty, not cut. */
-	wire_offloads("lo", buf, 3);
+	iface_offloads("lo", buf, 3);
 	ck_assert_int_lt(strlen(buf), 3);
 }
 END_TEST

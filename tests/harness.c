@@ -150,7 +150,6 @@ harness_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-
 int
 harness_server_start(struct harness_server *s, const char *const *extra)
 {
@@ -792,4 +791,153 @@ harness_write_file(const char *path, const void *buf, size_t len, mode_t mode)
 	ck_assert_int_eq(write(fd, buf, len), (ssize_t)len);
 	ck_assert_int_eq(fchmod(fd, mode), 0);
 	close(fd);
+}
+
+/* --- network namespaces ---------------------------------------------- */
+
+int
+harness_cmd(char *out, size_t cap, ...)
+{
+	const char *argv[32];
+	char err[2048], *o = NULL;
+	int n = 0, rc;
+	va_list ap;
+
+	va_start(ap, cap);
+	while (n < 31 && (argv[n] = va_arg(ap, const char *)) != NULL)
+		n++;
+	va_end(ap);
+	argv[n] = NULL;
+	rc = harness_exec_capture(argv, HARNESS_CMD_TIMEOUT, &o, err,
+				  sizeof(err));
+	snprintf(out, cap, "%s%s", o ? o : "", err);
+	free(o);
+	return rc;
+}
+
+void
+harness_netns_name(struct harness_netns *n, const char *tag, pid_t runner,
+		   const char *dev, const char *net)
+{
+	int me = (int)getpid(), x = me % 250 + 1;
+
+	memset(n, 0, sizeof(*n));
+	snprintf(n->a, sizeof(n->a), "%sa-%d-%d", tag, (int)runner, me);
+	snprintf(n->b, sizeof(n->b), "%sb-%d-%d", tag, (int)runner, me);
+	snprintf(n->dev_a, sizeof(n->dev_a), "%sa%d", dev, me);
+	snprintf(n->dev_b, sizeof(n->dev_b), "%sb%d", dev, me);
+	snprintf(n->addr_a, sizeof(n->addr_a), "%s.%d.1", net, x);
+	snprintf(n->addr_b, sizeof(n->addr_b), "%s.%d.2", net, x);
+}
+
+void
+harness_netns_add(struct harness_netns *n)
+{
+	HARNESS_MUST("ip", "netns", "add", n->a);
+	HARNESS_MUST("ip", "netns", "add", n->b);
+	HARNESS_MUST("ip", "-n", n->a, "link", "set", "lo", "up");
+	HARNESS_MUST("ip", "-n", n->b, "link", "set", "lo", "up");
+}
+
+void
+harness_netns_veth(struct harness_netns *n)
+{
+	char cidr_a[24], cidr_b[24];
+
+	snprintf(cidr_a, sizeof(cidr_a), "%s/24", n->addr_a);
+	snprintf(cidr_b, sizeof(cidr_b), "%s/24", n->addr_b);
+	/* Both ends are born inside their namespaces: the host never sees
+	 * the pair, not even for a moment. */
+	HARNESS_MUST("ip", "link", "add", n->dev_a, "netns", n->a, "type",
+		     "veth", "peer", "name", n->dev_b, "netns", n->b);
+	HARNESS_MUST("ip", "-n", n->a, "addr", "add", cidr_a, "dev", n->dev_a);
+	HARNESS_MUST("ip", "-n", n->b, "addr", "add", cidr_b, "dev", n->dev_b);
+	HARNESS_MUST("ip", "-n", n->a, "link", "set", n->dev_a, "up");
+	HARNESS_MUST("ip", "-n", n->b, "link", "set", n->dev_b, "up");
+}
+
+/* SIGKILLs every process inside namespace ns, then deletes it. */
+static void
+netns_remove(const char *ns)
+{
+	char out[4096], *p, *end;
+
+	if (harness_cmd(out, sizeof(out), "ip", "netns", "pids", ns, NULL) == 0)
+		for (p = out;; p = end) {
+			long pid = strtol(p, &end, 10);
+
+			if (end == p)
+				break;
+			if (pid > 1)
+				kill((pid_t)pid, SIGKILL);
+		}
+	harness_cmd(out, sizeof(out), "ip", "netns", "del", ns, NULL);
+}
+
+void
+harness_netns_del(struct harness_netns *n)
+{
+	/* Deleting a namespace deletes the device inside it, a veth's peer,
+	 * and whatever qdisc or nft table was put on them. */
+	if (n->b[0] != '\0') {
+		netns_remove(n->b);
+		n->b[0] = '\0';
+	}
+	if (n->a[0] != '\0') {
+		netns_remove(n->a);
+		n->a[0] = '\0';
+	}
+}
+
+void
+harness_netns_sweep(const char *tag, pid_t runner)
+{
+	char pa[32], pb[32];
+	struct dirent *d;
+	DIR *dir;
+
+	snprintf(pa, sizeof(pa), "%sa-%d-", tag, (int)runner);
+	snprintf(pb, sizeof(pb), "%sb-%d-", tag, (int)runner);
+	dir = opendir("/run/netns");
+	if (dir == NULL)
+		return;
+	while ((d = readdir(dir)) != NULL)
+		if (strncmp(d->d_name, pa, strlen(pa)) == 0 ||
+		    strncmp(d->d_name, pb, strlen(pb)) == 0)
+			netns_remove(d->d_name);
+	closedir(dir);
+}
+
+void
+harness_tmp_sweep(const char *prefix)
+{
+	char path[300];
+	struct dirent *d;
+	DIR *dir;
+
+	dir = opendir("/tmp");
+	if (dir == NULL)
+		return;
+	while ((d = readdir(dir)) != NULL) {
+		if (strncmp(d->d_name, prefix, strlen(prefix)) != 0)
+			continue;
+		snprintf(path, sizeof(path), "/tmp/%s", d->d_name);
+		unlink(path);
+	}
+	closedir(dir);
+}
+
+int
+harness_netns_possible(void)
+{
+	char out[4096], name[48];
+
+	if (geteuid() != 0)
+		return 0;
+	snprintf(name, sizeof(name), "np-probe-%d", (int)getpid());
+	if (harness_cmd(out, sizeof(out), "ip", "netns", "add", name, NULL) !=
+	    0)
+		return 0;
+	harness_cmd(out, sizeof(out), "ip", "netns", "del", name, NULL);
+	return 1;
 }

@@ -190,4 +190,66 @@ long harness_proc_uid(pid_t pid);
  * be read. */
 int harness_log_count(const char *path, const char *needle);
 
+/* Helpers for the namespace suites (check_netns, check_tcpinfo). */
+
+/* How long one harness_cmd may take, in seconds. */
+#define HARNESS_CMD_TIMEOUT 60.0
+
+/* Runs the words of a NULL-terminated list (the first looked up in PATH);
+ * returns the exit status, -1 when killed or not started, with its
+ * stdout and then its stderr in out (cap bytes). */
+int harness_cmd(char *out, size_t cap, ...);
+
+/* Runs the words given (no NULL) and fails the test with the command and
+ * its output unless it exited 0. */
+#define HARNESS_MUST(...)                                                      \
+	do {                                                                   \
+		char out_[4096];                                               \
+		int rc_ = harness_cmd(out_, sizeof(out_), __VA_ARGS__, NULL);  \
+		ck_assert_msg(rc_ == 0, "%s (exit %d): %s", #__VA_ARGS__, rc_, \
+			      out_);                                           \
+	} while (0)
+
+/* Two network namespaces and a device in each that joins them. */
+struct harness_netns {
+	char a[48], b[48];	   /* the namespaces: netperf's, netserver's */
+	char dev_a[16], dev_b[16]; /* the devices between them, one in each */
+	char addr_a[16], addr_b[16];
+};
+
+/*
+ * Names a pair for the calling test process, making nothing: namespaces
+ * TAGa-RUNNER-PID and TAGb-RUNNER-PID (runner is the suite's process, so
+ * harness_netns_sweep finds them), devices DEVaPID and DEVbPID, addresses
+ * NET.X.1 and NET.X.2 with X from the PID.
+ */
+void harness_netns_name(struct harness_netns *n, const char *tag, pid_t runner,
+			const char *dev, const char *net);
+
+/* Makes both namespaces, lo up in each; fails the test when it cannot. */
+void harness_netns_add(struct harness_netns *n);
+
+/*
+ * Joins the namespaces by a veth pair, dev_a and dev_b, born inside them
+ * and addressed addr_a/24 and addr_b/24, both up; fails the test when it
+ * cannot.
+ */
+void harness_netns_veth(struct harness_netns *n);
+
+/* Kills every process inside the namespaces and deletes them, b first;
+ * safe after a partial set-up, and twice. */
+void harness_netns_del(struct harness_netns *n);
+
+/* In the runner, after a test case: deletes the namespaces that runner's
+ * tests named under tag and left behind (a failed assertion in fork mode
+ * exits before the teardown), and the processes in them. */
+void harness_netns_sweep(const char *tag, pid_t runner);
+
+/* Removes the files in /tmp whose names begin with prefix. */
+void harness_tmp_sweep(const char *prefix);
+
+/* Whether this process can make a network namespace: root, and "ip netns
+ * add" works (it tries one); 1 or 0. */
+int harness_netns_possible(void);
+
 #endif

@@ -1,6 +1,6 @@
 /*
- * What crossed the wire: packets of one flow counted with libpcap, and an
- * interface's own counters from /sys/class/net/IF/statistics.
+ * What crossed the wire: packets of one flow counted with libpcap, beside
+ * the interface's own counters (iface.h) over the same interval.
  */
 #ifndef NP_WIRE_H
 #define NP_WIRE_H
@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <net/if.h>
 #include <sys/socket.h>
+
+#include "np/iface.h"
 
 /* One flow: the data connection's two endpoints, ports included. */
 struct wire_flow {
@@ -32,12 +34,6 @@ struct wire_counts {
 	struct wire_dir out, in;
 	uint64_t dropped; /* by the capture (pcap_stats), not the net */
 	int linktype;	  /* DLT_ of the capture */
-};
-
-/* An interface's counters. */
-struct wire_ifstat {
-	uint64_t rx_packets, tx_packets, rx_bytes, tx_bytes;
-	uint64_t rx_dropped, tx_dropped, rx_errors, tx_errors;
 };
 
 /* Writes the BPF filter that matches exactly flow f, both directions,
@@ -68,25 +64,6 @@ int wire_capture_start(struct wire_capture **cap, const char *ifname,
 int wire_capture_stop(struct wire_capture *cap, struct wire_counts *c,
 		      char *err);
 
-/* Reads ifname's counters; returns 0, or -1 with err set. */
-int wire_ifstat_read(const char *ifname, struct wire_ifstat *s, char *err);
-
-/* The counts from a (earlier) to b (later) into d. */
-void wire_ifstat_delta(const struct wire_ifstat *a, const struct wire_ifstat *b,
-		       struct wire_ifstat *d);
-
-/* The interface that carries traffic to dst (from the routing table, by
- * asking the kernel which local address it would use); returns 0 with
- * ifname (IF_NAMESIZE bytes) set, or -1 with err set. */
-int wire_route_ifname(const struct sockaddr *dst, char *ifname, char *err);
-
-/* The segmentation offloads switched on for ifname ("tso gso gro"), ""
- * for none or unknown. */
-void wire_offloads(const char *ifname, char *buf, size_t len);
-
-/* The interface's MTU, -1 if unknown. */
-int wire_mtu(const char *ifname);
-
 /* One side's wire figures for a test (--wire): capture and interface. */
 struct wire_report {
 	int enabled; /* asked for */
@@ -94,7 +71,7 @@ struct wire_report {
 	int captured; /* capture ran (else see warning) */
 	struct wire_counts c;
 	int have_ifstat; /* interface counters over the interval */
-	struct wire_ifstat ifstat;
+	struct iface_stat ifstat;
 	int mtu;
 	char offloads[64]; /* "tso gso gro" when on */
 	char warning[256]; /* why something is missing */
@@ -104,7 +81,7 @@ struct wire_report {
 struct wire_session {
 	struct wire_capture **cap;
 	int ncap;
-	struct wire_ifstat before;
+	struct iface_stat before;
 };
 
 /*
