@@ -16,6 +16,7 @@
 #include "np/fast.h"
 #include "np/proto.h"
 #include "np/session.h"
+#include "np/streams.h"
 #include "np/sock.h"
 
 /* Milliseconds to wait for a connection to netserver. */
@@ -643,31 +644,16 @@ send_token(int fd, int socktype, const unsigned char *token, char *err)
 		       CLIENT_TOKEN_MS / 1000);
 }
 
-/* netperf's defaults: a send or receive the size of the socket buffer as
- * it was created. */
-static void
-local_sizes(const struct netperf_opts *o, struct result *res)
+/* The largest of n sizes, for a buffer that must hold any of them. */
+static size_t
+max_size(const int64_t *sizes, int n)
 {
-	const struct test_module *m = res->m;
+	size_t len = 0;
 
-	res->side[RESULT_LOCAL].sum.send_size =
-	    o->send_size ? o->send_size
-	    : res->side[RESULT_LOCAL].sum.sndbuf > 0
-		? res->side[RESULT_LOCAL].sum.sndbuf
-		: 4096;
-	res->side[RESULT_LOCAL].sum.recv_size =
-	    o->recv_size ? o->recv_size
-	    : res->side[RESULT_LOCAL].sum.rcvbuf > 0
-		? res->side[RESULT_LOCAL].sum.rcvbuf
-		: 4096;
-	/* As netperf 2.7: a UDP send defaults to the socket buffer capped at
-	 * the largest datagram; a UDP receive must hold any datagram. */
-	if (m->send_max > 0 && o->send_size == 0 &&
-	    res->side[RESULT_LOCAL].sum.send_size > m->send_max)
-		res->side[RESULT_LOCAL].sum.send_size = m->send_max;
-	if (m->socktype == SOCK_DGRAM && o->recv_size == 0 &&
-	    res->side[RESULT_LOCAL].sum.recv_size < MODULE_UDP_MAX + 1)
-		res->side[RESULT_LOCAL].sum.recv_size = MODULE_UDP_MAX + 1;
+	while (n-- > 0)
+		if ((size_t)sizes[n] > len)
+			len = (size_t)sizes[n];
+	return len;
 }
 
 /* netperf's side of a run of n streams in ctx, placed by places (or
@@ -707,233 +693,266 @@ static int nocontrol_test(struct client *c, const struct netperf_opts *o,
 			  struct result *res, volatile sig_atomic_t *stop,
 			  char *err);
 
+/* netperf's side of one test over our protocol, from the request to the
+ * results. */
+struct client_run {
+	struct client *c;
+	const struct netperf_opts *o;
+	struct result *res;
+	volatile sig_atomic_t *stop;
+	const struct test_module *m;
+	struct streams set;
+	unsigned char token[AUTH_TOKEN_LEN];
+	struct wire_session ws;
+	int wire_on;
+	struct data_path dp;
+	struct module_run run;
+	/* When the request went: netserver's interval lies inside the
+	 * exchange from here to its results. */
+	uint64_t asked;
+};
+
+/* Where this side's streams run: bound when -T says so, and several
+ * streams a CPU each even without it, on the CPUs this process may use
+ * (hwloc leaves out the others). */
+static int
+place_streams_here(struct client *c, struct result *res, struct streams *set,
+		   char *err)
+{
+	struct result_place *rp = &res->side[RESULT_LOCAL].place;
+	const struct topo_place *first;
+
+	if (c->cpu_bind[0] == '\0' && (set->n == 1 || c->topo == NULL))
+		return 0;
+	if (streams_want_places(set, err) < 0 ||
+	    place_local(c, res, set->places, err) < 0)
+		return -1;
+	first = &set->places[0];
+	snprintf(rp->requested, sizeof(rp->requested), "%s", c->cpu_bind);
+	snprintf(rp->cpus, sizeof(rp->cpus), "%s", first->cpus);
+	rp->numa = first->numa;
+	rp->nic_local = first->nic_local;
+	snprintf(rp->note, sizeof(rp->note), "%s", first->note);
+	return 0;
+}
+
+/* -s: 2.7 waits between setting a test up and starting it; here, before
+ * the request, so that netserver's data socket does not wait for a
+ * connection meanwhile. Ctrl-C ends the wait. */
+static void
+test_wait(double secs, volatile sig_atomic_t *stop)
+{
+	uint64_t until = clock_ns() + (uint64_t)(secs * 1e9);
+
+	while (secs > 0 && !*stop && clock_ns() < until) {
+		struct timespec ts = {0, 20000000};
+
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* The streams allocated and placed, the request sent, and netserver's
+ * "ready" read: its ports, sizes and the test's token. */
+static int
+test_negotiate(struct client_run *t, char *err)
+{
+	struct result *res = t->res;
+	int n = res->p.streams > 0 ? res->p.streams : 1, prc, rc = -1;
+	json_t *msg = NULL;
+
+	res->nstreams = n;
+	if (alloc_streams(res, n) < 0)
+		return err_set(err, "out of memory");
+	if (streams_alloc(&t->set, t->m, n, 0, res->side[RESULT_LOCAL].stream,
+			  err) < 0 ||
+	    place_streams_here(t->c, res, &t->set, err) < 0)
+		return -1;
+	test_wait(t->o->wait, t->stop);
+	t->asked = clock_ns();
+	if (session_send_new(t->c->ctl, proto_request_pack(&res->p),
+			     SESSION_TIMEOUT_MS, err) < 0)
+		return -1;
+	prc = session_expect(t->c->ctl, "ready", &msg, SESSION_TIMEOUT_MS,
+			     err);
+	if (prc == SESSION_PEER_ERROR)
+		remote_words(err);
+	if (prc < 0 || read_ready(msg, res, t->set.ports, n, err) < 0)
+		goto out;
+	if (auth_unhex(json_string_value(json_object_get(msg, "token")),
+		       t->token, sizeof(t->token)) < 0) {
+		err_set(err, "netserver's ready message has no valid token");
+		goto out;
+	}
+	rc = 0;
+out:
+	json_decref(msg);
+	return rc;
+}
+
+/* Every stream's data connection, bound to the test by its token (CRR's
+ * loop sends it on each of its connections), with its buffer. */
+static int
+test_connect(struct client_run *t, char *err)
+{
+	struct result *res = t->res;
+	struct side_result *sum = &res->side[RESULT_LOCAL].sum;
+	int per_trans = module_has(t->m, MODULE_F_PER_TRANS), i, fd;
+	int64_t sizes[4];
+
+	for (i = 0; i < t->set.n; i++) {
+		fd = per_trans ? crr_target(t->o, res, t->set.ports[i],
+					    &t->set.ctx[i], err)
+			       : open_data(t->o, res, t->set.ports[i], err);
+		t->set.fds[i] = fd;
+		if (fd < 0)
+			return -1;
+		if (i == 0)
+			note_data_path(&t->dp, fd);
+		if (!per_trans &&
+		    send_token(fd, t->m->socktype, t->token, err) < 0) {
+			remote_reason(t->c, err);
+			return -1;
+		}
+	}
+	streams_sizes(t->m, t->o->send_size, t->o->recv_size, sum->sndbuf,
+		      sum->rcvbuf, sum);
+	sizes[0] = sum->send_size;
+	sizes[1] = sum->recv_size;
+	sizes[2] = res->p.req_size;
+	sizes[3] = res->p.rsp_size;
+	for (i = 0; i < t->set.n; i++) {
+		struct test_ctx *ctx = &t->set.ctx[i];
+
+		t->set.r[i].sndbuf = sum->sndbuf;
+		t->set.r[i].rcvbuf = sum->rcvbuf;
+		t->set.r[i].send_size = sum->send_size;
+		t->set.r[i].recv_size = sum->recv_size;
+		if (streams_open(&t->set, i, t->set.fds[i], &res->p, t->stop,
+				 t->token, err) < 0)
+			return -1;
+		if (module_ctx_buffer(ctx, sizes, 4, &res->p.lbuf, t->c->fill,
+				      t->c->fill_len) < 0)
+			return err_set(err, "cannot allocate a %zu-byte buffer",
+				       max_size(sizes, 4));
+		if (res->hist != NULL && stream_hist(ctx, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The capture, "go" (netserver holds every data connection, tokens
+ * checked, and its capture runs; nothing of the test is sent before it),
+ * the test, and "stop" where netserver's loops have no end of their
+ * own. */
+static int
+test_run(struct client_run *t, char *err)
+{
+	struct result *res = t->res;
+	json_t *go;
+	int prc;
+
+	if (res->p.wire &&
+	    start_wire(&t->ws, res, t->o, t->set.fds, t->set.n, err) < 0)
+		return -1;
+	t->wire_on = res->p.wire;
+	prc = session_expect(t->c->ctl, "go", &go, 2 * SESSION_TIMEOUT_MS, err);
+	if (prc == SESSION_PEER_ERROR)
+		remote_words(err);
+	if (prc < 0)
+		return -1;
+	json_decref(go);
+	/* --start-at: set up in time or not at all; a late start would be
+	 * a run out of step with the others, reported as if it were not. */
+	if (res->p.start_at_ns > 0 && clock_real_ns() >= res->p.start_at_ns)
+		return err_set(
+		    err,
+		    "--start-at: the scheduled start passed %.3f s before the "
+		    "test was set up",
+		    (double)(clock_real_ns() - res->p.start_at_ns) / 1e9);
+	t->run.start_at_ns = res->p.start_at_ns;
+	run_setup(&t->run, t->c, t->o, t->m, t->set.n, t->set.ctx,
+		  t->set.places);
+	t->run.on_stop = send_stop;
+	t->run.stop_arg = t->c;
+	prc = module_run_all(&t->run, err);
+	if (t->wire_on) {
+		wire_session_stop(&t->ws, &res->side[RESULT_LOCAL].wire);
+		t->wire_on = 0;
+	}
+	if (prc < 0) {
+		remote_reason(t->c, err);
+		return -1;
+	}
+	/* Unless Ctrl-C already said it. */
+	if (module_needs_stop(t->m) && !t->run.stop_sent &&
+	    session_send_new(t->c->ctl, proto_new("stop"), SESSION_TIMEOUT_MS,
+			     err) < 0)
+		return -1;
+	return 0;
+}
+
+/* This side's sums, netserver's results checked against them, and this
+ * host's platform record. */
+static int
+test_collect(struct client_run *t, char *err)
+{
+	struct result *res = t->res;
+	struct result_place *rp = &res->side[RESULT_LOCAL].place;
+	json_t *msg = NULL;
+	int i, prc, rc = -1;
+
+	for (i = 0; i < t->set.n; i++) {
+		close(t->set.fds[i]);
+		t->set.fds[i] = -1;
+		if (t->set.ctx[i].hist != NULL)
+			stats_hist_merge(res->hist, t->set.ctx[i].hist);
+	}
+	module_merge(&t->run, &res->side[RESULT_LOCAL].sum);
+	rp->cpu_actual = t->set.r[0].cpu_id;
+	if (t->set.places != NULL && rp->numa < 0)
+		rp->numa = topo_cpu_numa(t->c->topo, rp->cpu_actual);
+	prc = session_expect(t->c->ctl, "results", &msg,
+			     (MODULE_GRACE_SEC + 5) * 1000, err);
+	if (prc == SESSION_PEER_ERROR)
+		remote_words(err);
+	if (prc < 0 || read_results(msg, res, err) < 0 ||
+	    result_check_remote(res, (double)(clock_ns() - t->asked) / 1e9,
+				err) < 0)
+		goto out;
+	collect_platform(t->c, res, &t->dp);
+	rc = 0;
+out:
+	json_decref(msg);
+	return rc;
+}
+
 int
 client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	    volatile sig_atomic_t *stop, char *err)
 {
-	unsigned char token[AUTH_TOKEN_LEN];
-	json_t *go;
-	const struct test_module *m = res->m;
-	int n = res->p.streams > 0 ? res->p.streams : 1;
-	struct topo_place *places = NULL;
-	struct test_ctx *ctx = NULL;
-	struct module_run run;
-	json_t *msg = NULL;
-	int *ports = NULL, *fds = NULL, rc = -1, i, prc, wire_on = 0;
-	struct wire_session ws;
-	struct data_path dp;
-	int64_t sizes[4];
-	size_t buflen;
-	uint64_t asked;
+	struct client_run t;
+	int rc;
 
 	if (c->legacy)
 		return legacy_test(c, o, res, stop, err);
 	if (c->no_control)
 		return nocontrol_test(c, o, res, stop, err);
-	memset(&run, 0, sizeof(run));
-	memset(&dp, 0, sizeof(dp));
-	res->nstreams = n;
-	ports = calloc((size_t)n, sizeof(*ports));
-	fds = calloc((size_t)n, sizeof(*fds));
-	ctx = calloc((size_t)n, sizeof(*ctx));
-	if (ports == NULL || fds == NULL || ctx == NULL ||
-	    alloc_streams(res, n) < 0) {
-		err_set(err, "out of memory");
-		goto out;
-	}
-	for (i = 0; i < n; i++)
-		fds[i] = -1;
-	/* Several streams get a CPU each even without -T, on the CPUs this
-	 * process may use (hwloc leaves out the others). */
-	if (c->cpu_bind[0] != '\0' || (n > 1 && c->topo != NULL)) {
-		places = calloc((size_t)n, sizeof(*places));
-		if (places == NULL) {
-			err_set(err, "out of memory");
-			goto out;
-		}
-		if (place_local(c, res, places, err) < 0)
-			goto out;
-		snprintf(res->side[RESULT_LOCAL].place.requested,
-			 sizeof(res->side[RESULT_LOCAL].place.requested), "%s",
-			 c->cpu_bind);
-		snprintf(res->side[RESULT_LOCAL].place.cpus,
-			 sizeof(res->side[RESULT_LOCAL].place.cpus), "%s",
-			 places[0].cpus);
-		res->side[RESULT_LOCAL].place.numa = places[0].numa;
-		res->side[RESULT_LOCAL].place.nic_local = places[0].nic_local;
-		snprintf(res->side[RESULT_LOCAL].place.note,
-			 sizeof(res->side[RESULT_LOCAL].place.note), "%s",
-			 places[0].note);
-	}
-
-	/* -s: 2.7 waits between setting a test up and starting it; here,
-	 * before the request, so that netserver's data socket does not
-	 * wait for a connection meanwhile. Ctrl-C ends the wait. */
-	if (o->wait > 0) {
-		uint64_t until = clock_ns() + (uint64_t)(o->wait * 1e9);
-
-		while (!*stop && clock_ns() < until) {
-			struct timespec ts = {0, 20000000};
-
-			nanosleep(&ts, NULL);
-		}
-	}
-	/* netserver's interval lies inside the exchange from here to its
-	 * results: the bound its elapsed time is checked against. */
-	asked = clock_ns();
-	if (session_send_new(c->ctl, proto_request_pack(&res->p),
-			     SESSION_TIMEOUT_MS, err) < 0)
-		goto out;
-	prc = session_expect(c->ctl, "ready", &msg, SESSION_TIMEOUT_MS, err);
-	if (prc == SESSION_PEER_ERROR)
-		remote_words(err);
-	if (prc < 0)
-		goto out;
-	if (read_ready(msg, res, ports, n, err) < 0)
-		goto out;
-	if (auth_unhex(json_string_value(json_object_get(msg, "token")), token,
-		       sizeof(token)) < 0) {
-		err_set(err, "netserver's ready message has no valid token");
-		goto out;
-	}
-
-	for (i = 0; i < n; i++) {
-		fds[i] = module_has(m, MODULE_F_PER_TRANS)
-			     ? crr_target(o, res, ports[i], &ctx[i], err)
-			     : open_data(o, res, ports[i], err);
-		if (fds[i] < 0)
-			goto out;
-		if ((m->protocol == IPPROTO_TCP && o->nodelay &&
-		     !module_has(m, MODULE_F_PER_TRANS) &&
-		     sock_set_nodelay(fds[i], 1, err) < 0) ||
-		    sock_set_timeouts(fds[i], 1000, err) < 0)
-			goto out;
-		if (i == 0)
-			note_data_path(&dp, fds[0]);
-		/* CRR's loop sends the token on each of its connections. */
-		if (!module_has(m, MODULE_F_PER_TRANS) &&
-		    send_token(fds[i], m->socktype, token, err) < 0) {
-			remote_reason(c, err);
-			goto out;
-		}
-	}
-	local_sizes(o, res);
-	sizes[0] = res->side[RESULT_LOCAL].sum.send_size;
-	sizes[1] = res->side[RESULT_LOCAL].sum.recv_size;
-	sizes[2] = res->p.req_size;
-	sizes[3] = res->p.rsp_size;
-	for (i = 0; i < n; i++) {
-		struct side_result *r = &res->side[RESULT_LOCAL].stream[i];
-
-		r->sndbuf = res->side[RESULT_LOCAL].sum.sndbuf;
-		r->rcvbuf = res->side[RESULT_LOCAL].sum.rcvbuf;
-		r->send_size = res->side[RESULT_LOCAL].sum.send_size;
-		r->recv_size = res->side[RESULT_LOCAL].sum.recv_size;
-		if (!module_has(m, MODULE_F_PER_TRANS) &&
-		    fast_setup(m, &res->p, fds[i], 0, r, err) < 0)
-			goto out;
-		if (module_ctx_buffer(&ctx[i], sizes, 4, &res->p.lbuf,
-				      c->fill, c->fill_len) < 0) {
-			buflen = 0;
-			for (int k = 0; k < 4; k++)
-				if ((size_t)sizes[k] > buflen)
-					buflen = (size_t)sizes[k];
-			err_set(err, "cannot allocate a %zu-byte buffer",
-				buflen);
-			goto out;
-		}
-		ctx[i].p = &res->p;
-		ctx[i].fd = fds[i];
-		ctx[i].ctl = -1;
-		ctx[i].stop = stop;
-		ctx[i].r = r;
-		ctx[i].token = token;
-		ctx[i].reverse = module_stream_reversed(&res->p, i);
-		if (res->hist != NULL && stream_hist(&ctx[i], err) < 0)
-			goto out;
-	}
-	if (res->p.wire && start_wire(&ws, res, o, fds, n, err) < 0)
-		goto out;
-	wire_on = res->p.wire;
-	/* "go": netserver holds every data connection, tokens checked, and
-	 * its capture runs; nothing of the test is sent before it. */
-	prc = session_expect(c->ctl, "go", &go, 2 * SESSION_TIMEOUT_MS, err);
-	if (prc == SESSION_PEER_ERROR)
-		remote_words(err);
-	if (prc < 0)
-		goto out;
-	json_decref(go);
-	/* --start-at: set up in time or not at all; a late start would be
-	 * a run out of step with the others, reported as if it were not. */
-	if (res->p.start_at_ns > 0 && clock_real_ns() >= res->p.start_at_ns) {
-		err_set(err,
-			"--start-at: the scheduled start passed %.3f s before "
-			"the test was set up",
-			(double)(clock_real_ns() - res->p.start_at_ns) / 1e9);
-		goto out;
-	}
-	run.start_at_ns = res->p.start_at_ns;
-	run_setup(&run, c, o, m, n, ctx, places);
-	run.on_stop = send_stop;
-	run.stop_arg = c;
-	rc = module_run_all(&run, err);
-	if (wire_on) {
-		wire_session_stop(&ws, &res->side[RESULT_LOCAL].wire);
-		wire_on = 0;
-	}
-	if (rc < 0) {
-		rc = -1;
-		remote_reason(c, err);
-		goto out;
-	}
-	rc = -1;
-	/* Unless Ctrl-C already said it, UDP and CRR end with "stop". */
-	if (module_needs_stop(m) && !run.stop_sent &&
-	    session_send_new(c->ctl, proto_new("stop"), SESSION_TIMEOUT_MS,
-			     err) < 0)
-		goto out;
-	for (i = 0; i < n; i++) {
-		close(fds[i]);
-		fds[i] = -1;
-		if (ctx[i].hist != NULL)
-			stats_hist_merge(res->hist, ctx[i].hist);
-	}
-	module_merge(&run, &res->side[RESULT_LOCAL].sum);
-	res->side[RESULT_LOCAL].place.cpu_actual =
-	    res->side[RESULT_LOCAL].stream[0].cpu_id;
-	if (places != NULL && res->side[RESULT_LOCAL].place.numa < 0)
-		res->side[RESULT_LOCAL].place.numa = topo_cpu_numa(
-		    c->topo, res->side[RESULT_LOCAL].place.cpu_actual);
-	json_decref(msg);
-	prc = session_expect(c->ctl, "results", &msg,
-			     (MODULE_GRACE_SEC + 5) * 1000, err);
-	if (prc == SESSION_PEER_ERROR)
-		remote_words(err);
-	if (prc < 0)
-		goto out;
-	if (read_results(msg, res, err) < 0 ||
-	    result_check_remote(res, (double)(clock_ns() - asked) / 1e9,
-				err) < 0)
-		goto out;
-	collect_platform(c, res, &dp);
-	rc = 0;
-out:
-	if (wire_on)
-		wire_session_stop(&ws, &res->side[RESULT_LOCAL].wire);
-	for (i = 0; ctx != NULL && i < n; i++) {
-		module_ctx_buffer_free(&ctx[i]);
-		free(ctx[i].hist);
-	}
-	for (i = 0; fds != NULL && i < n; i++)
-		if (fds[i] >= 0)
-			close(fds[i]);
-	for (i = 0; places != NULL && i < n; i++)
-		topo_place_free(&places[i]);
-	free(places);
-	free(ctx);
-	free(fds);
-	free(ports);
-	json_decref(msg);
+	memset(&t, 0, sizeof(t));
+	t.c = c;
+	t.o = o;
+	t.res = res;
+	t.stop = stop;
+	t.m = res->m;
+	rc = test_negotiate(&t, err);
+	if (rc == 0)
+		rc = test_connect(&t, err);
+	if (rc == 0)
+		rc = test_run(&t, err);
+	if (rc == 0)
+		rc = test_collect(&t, err);
+	if (t.wire_on)
+		wire_session_stop(&t.ws, &res->side[RESULT_LOCAL].wire);
+	streams_free(&t.set, NULL);
 	return rc;
 }
 
@@ -1119,116 +1138,76 @@ legacy_remote(const struct legacy_omni_results *z, int measured,
 	r->cpu.peak_id = z->peak_cpu_id;
 }
 
-/* The one stream of a test with a peer that runs none of our loops:
- * its counts, and where -T places it (*places NULL when it does not).
+/* The one stream of a test with a peer that runs none of our loops, in
+ * set (the caller frees it): its counts, and where -T places it.
  * Returns 0, or -1 with err set. */
 static int
-one_stream(struct client *c, struct result *res, struct topo_place **places,
+one_stream(struct client *c, struct result *res, struct streams *set,
 	   char *err)
 {
-	*places = NULL;
 	res->nstreams = 1;
 	if (alloc_streams(res, 1) < 0)
 		return err_set(err, "out of memory");
-	if (c->cpu_bind[0] == '\0')
-		return 0;
-	*places = calloc(1, sizeof(**places));
-	if (*places == NULL)
-		return err_set(err, "out of memory");
-	if (place_local(c, res, *places, err) < 0)
+	if (streams_alloc(set, res->m, 1, 0, res->side[RESULT_LOCAL].stream,
+			  err) < 0)
 		return -1;
-	snprintf(res->side[RESULT_LOCAL].place.requested,
-		 sizeof(res->side[RESULT_LOCAL].place.requested), "%s",
-		 c->cpu_bind);
-	snprintf(res->side[RESULT_LOCAL].place.cpus,
-		 sizeof(res->side[RESULT_LOCAL].place.cpus), "%s",
-		 (*places)[0].cpus);
-	res->side[RESULT_LOCAL].place.numa = (*places)[0].numa;
-	return 0;
+	return place_streams_here(c, res, set, err);
 }
 
 /*
  * Our loop for that one stream, on a data connection to port: a 2.7
  * netserver's, or -N's discard, chargen or echo service. Nothing of ours
  * is on the wire (no token, no header). The counts go to
- * res->side[RESULT_LOCAL].sum; ctx's buffer, histogram and descriptor (-1 once
- * closed) are the caller's to free. Returns 0, or -1 with err set.
+ * res->side[RESULT_LOCAL].sum; what set holds is the caller's to free.
+ * Returns 0, or -1 with err set.
  */
 static int
 run_untagged(struct client *c, const struct netperf_opts *o,
-	     struct result *res, int port, struct topo_place *places,
-	     struct test_ctx *ctx, volatile sig_atomic_t *stop, char *err)
+	     struct result *res, int port, struct streams *set,
+	     volatile sig_atomic_t *stop, char *err)
 {
-	const struct test_module *m = res->m;
+	struct side_result *sum = &res->side[RESULT_LOCAL].sum;
+	struct test_ctx *ctx = &set->ctx[0];
 	struct module_run run;
 	int64_t sizes[4];
-	size_t buflen;
 	int fd;
 
 	memset(&run, 0, sizeof(run));
-	fd = module_has(m, MODULE_F_PER_TRANS)
+	fd = module_has(res->m, MODULE_F_PER_TRANS)
 		 ? crr_target(o, res, port, ctx, err)
 		 : open_data(o, res, port, err);
-	ctx->fd = fd;
+	set->fds[0] = fd;
 	if (fd < 0)
 		return -1;
-	if ((m->protocol == IPPROTO_TCP && o->nodelay &&
-	     !module_has(m, MODULE_F_PER_TRANS) &&
-	     sock_set_nodelay(fd, 1, err) < 0) ||
-	    sock_set_timeouts(fd, 1000, err) < 0)
+	streams_sizes(res->m, o->send_size, o->recv_size, sum->sndbuf,
+		      sum->rcvbuf, sum);
+	set->r[0].sndbuf = sum->sndbuf;
+	set->r[0].rcvbuf = sum->rcvbuf;
+	set->r[0].send_size = sum->send_size;
+	set->r[0].recv_size = sum->recv_size;
+	if (streams_open(set, 0, fd, &res->p, stop, NULL, err) < 0)
 		return -1;
-	local_sizes(o, res);
-	res->side[RESULT_LOCAL].stream[0].sndbuf =
-	    res->side[RESULT_LOCAL].sum.sndbuf;
-	res->side[RESULT_LOCAL].stream[0].rcvbuf =
-	    res->side[RESULT_LOCAL].sum.rcvbuf;
-	res->side[RESULT_LOCAL].stream[0].send_size =
-	    res->side[RESULT_LOCAL].sum.send_size;
-	res->side[RESULT_LOCAL].stream[0].recv_size =
-	    res->side[RESULT_LOCAL].sum.recv_size;
-	if (fast_setup(m, &res->p, fd, 0, &res->side[RESULT_LOCAL].stream[0],
-		       err) < 0)
-		return -1;
-	sizes[0] = res->side[RESULT_LOCAL].sum.send_size;
-	sizes[1] = res->side[RESULT_LOCAL].sum.recv_size;
+	sizes[0] = sum->send_size;
+	sizes[1] = sum->recv_size;
 	sizes[2] = res->p.req_size;
 	sizes[3] = res->p.rsp_size;
-	ctx->buf = module_buffer(sizes, 4, &buflen);
+	ctx->buf = module_buffer(sizes, 4, &ctx->buflen);
 	if (ctx->buf == NULL)
 		return err_set(err, "cannot allocate a %zu-byte buffer",
-			       buflen);
-	ctx->buflen = buflen;
-	ctx->p = &res->p;
-	ctx->ctl = -1;
-	ctx->stop = stop;
-	ctx->r = &res->side[RESULT_LOCAL].stream[0];
+			       max_size(sizes, 4));
 	ctx->untagged = 1;
 	if (res->hist != NULL && stream_hist(ctx, err) < 0)
 		return -1;
-	run_setup(&run, c, o, m, 1, ctx, places);
+	run_setup(&run, c, o, res->m, 1, ctx, set->places);
 	if (module_run_all(&run, err) < 0)
 		return -1;
 	close(fd);
-	ctx->fd = -1;
+	set->fds[0] = -1;
 	if (ctx->hist != NULL)
 		stats_hist_merge(res->hist, ctx->hist);
-	module_merge(&run, &res->side[RESULT_LOCAL].sum);
-	res->side[RESULT_LOCAL].place.cpu_actual =
-	    res->side[RESULT_LOCAL].stream[0].cpu_id;
+	module_merge(&run, sum);
+	res->side[RESULT_LOCAL].place.cpu_actual = set->r[0].cpu_id;
 	return 0;
-}
-
-/* What run_untagged and one_stream leave to their caller. */
-static void
-untagged_free(struct test_ctx *ctx, struct topo_place *places)
-{
-	if (ctx->fd >= 0)
-		close(ctx->fd);
-	free(ctx->buf);
-	free(ctx->hist);
-	if (places != NULL)
-		topo_place_free(&places[0]);
-	free(places);
 }
 
 /*
@@ -1241,18 +1220,16 @@ static int
 nocontrol_test(struct client *c, const struct netperf_opts *o,
 	       struct result *res, volatile sig_atomic_t *stop, char *err)
 {
-	struct topo_place *places = NULL;
 	struct side_result *l = &res->side[RESULT_LOCAL].sum,
 			   *r = &res->side[RESULT_REMOTE].sum;
-	struct test_ctx ctx;
+	struct streams set;
 	int rc = -1;
 
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.fd = -1;
-	ctx.end_own = 1;
-	if (one_stream(c, res, &places, err) < 0 ||
-	    run_untagged(c, o, res, res->p.data_port, places, &ctx, stop,
-			 err) < 0)
+	memset(&set, 0, sizeof(set));
+	if (one_stream(c, res, &set, err) < 0)
+		goto out;
+	set.ctx[0].end_own = 1;
+	if (run_untagged(c, o, res, res->p.data_port, &set, stop, err) < 0)
 		goto out;
 	/* 2.7's figures for the far end: sizes 0 and -1, TCP's bytes as
 	 * sent, UDP's as none (nothing says what arrived). */
@@ -1271,7 +1248,7 @@ nocontrol_test(struct client *c, const struct netperf_opts *o,
 	res->side[RESULT_REMOTE].stream[0] = *r;
 	rc = 0;
 out:
-	untagged_free(&ctx, places);
+	streams_free(&set, NULL);
 	return rc;
 }
 
@@ -1285,13 +1262,11 @@ legacy_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	struct legacy_omni_request q;
 	struct legacy_omni_response a;
 	struct legacy_omni_results z;
-	struct topo_place *places = NULL;
-	struct test_ctx ctx;
+	struct streams set;
 	int rc = -1, got, results_ms;
 	int32_t word;
 
-	memset(&ctx, 0, sizeof(ctx));
-	ctx.fd = -1;
+	memset(&set, 0, sizeof(set));
 	res->legacy = 1;
 	if (res->p.streams > 1)
 		return err_set(err, "--streams: a 2.7 netserver runs one "
@@ -1302,7 +1277,7 @@ legacy_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	if (legacy_cpu_word(o, &word, err) < 0 ||
 	    legacy_request_of(o, res, &q, err) < 0)
 		return -1;
-	if (one_stream(c, res, &places, err) < 0)
+	if (one_stream(c, res, &set, err) < 0)
 		goto out;
 
 	legacy_request_encode(&q, word, msg);
@@ -1338,8 +1313,7 @@ legacy_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	res->side[RESULT_REMOTE].sum.send_size = a.send_size;
 	res->side[RESULT_REMOTE].sum.recv_size = a.receive_size;
 
-	if (run_untagged(c, o, res, (int)a.data_port, places, &ctx, stop,
-			 err) < 0)
+	if (run_untagged(c, o, res, (int)a.data_port, &set, stop, err) < 0)
 		goto out;
 
 	/* A 2.7 netserver that is not only sending runs its timer past the
@@ -1369,6 +1343,6 @@ legacy_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	       sizeof(res->side[RESULT_REMOTE].stream[0].cpu));
 	rc = 0;
 out:
-	untagged_free(&ctx, places);
+	streams_free(&set, NULL);
 	return rc;
 }
