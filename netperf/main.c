@@ -30,108 +30,6 @@ on_sigint(int sig)
 	stop_requested = 1;
 }
 
-static void
-usage(FILE *out)
-{
-	static const char text[] =
-	    "Usage: netperf [global options] -- [test options]\n"
-	    "\n"
-	    "Global options:\n"
-	    "  -H host[,fam]     netserver's host (localhost); fam 4 or 6\n"
-	    "  -L host[,fam]     local address of the control connection\n"
-	    "  -p port[,lport]   netserver's port (12865), local port\n"
-	    "  -t test           TCP_STREAM (default), TCP_MAERTS, TCP_RR,\n"
-	    "                    TCP_CRR, UDP_STREAM, UDP_RR\n"
-	    "  -l secs           test length; negative: bytes or transactions\n"
-	    "  -c, -C            measure local, remote CPU utilisation\n"
-	    "  -f G|M|K|g|m|k|x  output units (bytes, bits, trans)\n"
-	    "  -P 0|1            no banner and titles, or with them\n"
-	    "  -v 0|1|2          verbosity\n"
-	    "  -B brand          text appended to the result (with -P 0)\n"
-	    "  -T lcpu[,rcpu]    bind netperf's and netserver's test threads:\n"
-	    "                    a CPU number, core:N, pu:N, numa:N, "
-	    "package:N\n"
-	    "                    or auto (the CPUs near the NIC)\n"
-	    "  -D secs           interim results every secs seconds\n"
-	    "  -i max[,min]      repeat the test up to max (at least min)\n"
-	    "  -I lvl[,width]    ...until the 95 or 99 % interval is width % "
-	    "wide\n"
-	    "  -r                judge that interval on throughput only\n"
-	    "  -j                keep latency statistics (always kept here)\n"
-	    "  -4, -6            use IPv4, IPv6\n"
-	    "  -d                debug output on stderr\n"
-	    "  -V, -h            version, this help (exit status 1)\n"
-	    "  -a, -A s[,r]      local, remote buffer alignment\n"
-	    "  -o, -O s[,r]      local, remote buffer offset\n"
-	    "  -W l[,r]          send ring width\n"
-	    "  -k, -K n[,r]      dirty, clean words touched before each send\n"
-	    "  -F lfile[,rfile]  fill netperf's buffers from lfile\n"
-	    "  -s secs           wait before the test\n"
-	    "  -S                SO_KEEPALIVE on the data sockets\n"
-	    "  -y l[,r]          SO_PRIORITY of the data sockets\n"
-	    "  -Y l[,r]          IP_TOS: EF, AF11..AF43, CS0..CS7 or 0..255\n"
-	    "  -w ms, -b n       pace the sends: n every ms milliseconds\n"
-	    "  -n ncpu           ignored, as netperf 2.7 on Linux\n"
-	    "  -Z passphrase     authenticate (a key derived from it)\n"
-	    "  --streams n       n parallel data connections\n"
-	    "  --bidir           TCP_STREAM, UDP_STREAM: as many again the "
-	    "other way,\n"
-	    "                    at the same time\n"
-	    "  --rate bits/s     UDP_STREAM: offer this rate per stream\n"
-	    "                    (k, M, G: 10^3, 10^6, 10^9)\n"
-	    "  --json, -J        one JSON document instead of tables\n"
-	    "  --json-stream     JSON lines: interim results, then the "
-	    "document\n"
-	    "  --wire[=IF]       count the data flow's packets with libpcap "
-	    "on\n"
-	    "                    both sides (needs CAP_NET_RAW)\n"
-	    "  --sweep p=v,...   one run per value of m, r, s or streams\n"
-	    "  --plot FILE       draw the sweep with gnuplot (.svg or .png)\n"
-	    "  --ifstat IF       watch IF's packet and byte rates (-D, -l)\n"
-	    "  --auth KEYFILE    prove the shared secret netserver asks for\n"
-	    "                    (or NETPERF_AUTH_KEY)\n"
-	    "  --legacy          speak netperf 2.7's protocol (a 2.7 netserver)\n"
-	    "  -Z passphrase     2.7's passphrase, sent in plain text\n"
-	    "  --compare OLD NEW compare two sets of JSON results (files or\n"
-	    "                    directories): means, 95 % intervals, change,\n"
-	    "                    Mann-Whitney p; with --alpha A, --force,\n"
-	    "                    --json, --plot FILE\n"
-	    "  --start-at TIME   begin the measured interval at TIME: Unix\n"
-	    "                    seconds (1767225600.5) or +S from now\n"
-	    "  --merge FILE...   merge --json results exactly (-P, -v, --json,\n"
-	    "                    --max-skew SECS, -- -o/-O/-k)\n"
-	    "\n"
-	    "Test options (after --):\n"
-	    "  -m send[,rsend]   bytes per send (default: socket buffer)\n"
-	    "  -M rrecv[,recv]   bytes per receive, netserver's first\n"
-	    "  -s snd[,rcv]      local socket buffers\n"
-	    "  -S snd[,rcv]      remote socket buffers\n"
-	    "  -r req[,rsp]      request and response sizes (RR)\n"
-	    "  -b n              n extra transactions in flight (RR)\n"
-	    "  -e secs           UDP_RR: give up on an answer after secs\n"
-	    "                    (default: adaptive, as TCP's RTO)\n"
-	    "  -D                TCP_NODELAY on both ends\n"
-	    "  -P lport[,rport]  data connection ports\n"
-	    "  -H host[,fam]     data connection's remote address\n"
-	    "  -L host[,fam]     data connection's local address\n"
-	    "  -4, -6            data connection family\n"
-	    "  -G mss            TCP_MAXSEG for the data connection\n"
-	    "  -C, -K cc[,rcc]   TCP_CORK, TCP congestion control\n"
-	    "  -q rate           SO_MAX_PACING_RATE, bytes/s\n"
-	    "  -R 0|1            routing allowed (UDP_STREAM: 0 by default)\n"
-	    "  -u uuid           the test's UUID\n"
-	    "  -d dir, -T proto  -t OMNI: send|recv|rr, tcp|udp (-c: CRR)\n"
-	    "  -F, -a, -f, -g    Fast Open, defer accept, PMTU DO, SO_DEBUG\n"
-	    "  -I, -l ttl        write() for send(), multicast TTL\n"
-	    "  -o [list]         CSV of output selectors ('?' lists them)\n"
-	    "  -O [list]         columns of output selectors\n"
-	    "  -k [list]         KEY=value lines of output selectors\n"
-	    "\n"
-	    "Sizes take K, M, G (2^10, 2^20, 2^30) or k, m, g (10^3...).\n";
-
-	fputs(text, out);
-}
-
 /* -d: both sides' raw counts, so a surprising figure can be traced. */
 static void
 debug_side(const char *who, const struct side_result *s)
@@ -979,7 +877,7 @@ main(int argc, char **argv)
 	}
 	if (o.want_help) {
 		/* As 2.7: the usage text, and exit status 1. */
-		usage(stdout);
+		cli_netperf_usage(stdout);
 		return EXIT_FAILURE;
 	}
 	if (o.want_version) {

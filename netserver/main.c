@@ -188,62 +188,6 @@ limited_line(int k, const char *fmt, ...)
 	log_line(0, "%s", line);
 }
 
-static void
-usage(FILE *out)
-{
-	fputs(
-	    "Usage: netserver [options]\n"
-	    "\n"
-	    "    -p port          listen on port (12865; 0 picks a free one)\n"
-	    "    -L addr[,fam]    listen on this address only\n"
-	    "    -4, -6           IPv4 or IPv6 only\n"
-	    "    -D               stay in the foreground (for systemd)\n"
-	    "    -f               do not fork: serve clients one at a time\n"
-	    "    -d               more log lines\n"
-	    "    -V, -h           version, this help\n"
-	    "\n"
-	    "Service:\n"
-	    "    --pidfile FILE   write the daemon's PID to FILE\n"
-	    "    --log FILE       log to FILE (reopened on SIGHUP)\n"
-	    "    --syslog         log to syslog, facility daemon\n"
-	    "    -u, --user USER  drop to USER after binding (as root)\n"
-	    "\n"
-	    "Access:\n"
-	    "    --auth-file FILE      require clients to prove the key in "
-	    "FILE\n"
-	    "    -Z passphrase         ...or the key derived from passphrase\n"
-	    "    --legacy              serve netperf 2.7 clients too\n"
-	    "    --legacy-passphrase FILE  2.7 clients must send it first "
-	    "(plaintext)\n"
-	    "    --allow CIDR[,CIDR]   serve only these client networks\n"
-	    "    --allow-privileged-ports\n"
-	    "                          let clients ask for data ports below "
-	    "1024\n"
-	    "\n"
-	    "Limits:\n"
-	    "    --max-sessions N      sessions at once (64)\n"
-	    "    --max-per-address N   sessions at once from one address "
-	    "(16)\n"
-	    "    --max-duration SECS   longest test (3600)\n"
-	    "    --max-message BYTES   largest send/receive/request/response "
-	    "(64M)\n"
-	    "    --max-buffer BYTES    largest socket buffer (256M)\n"
-	    "    --max-streams N       data connections per test (64)\n"
-	    "    --max-session-memory BYTES\n"
-	    "                          data buffers of one session (256M)\n"
-	    "    --idle-timeout SECS   control silence allowed between tests "
-	    "(60)\n"
-	    "    --hello-timeout SECS  wait for a new client's hello (5)\n"
-	    "    --max-session-time SECS\n"
-	    "                          a session's whole life (7200, or "
-	    "twice\n"
-	    "                          --max-duration if that is more)\n"
-	    "    --ipv6-prefix BITS    count IPv6 clients per network of this "
-	    "prefix (64)\n"
-	    "    --accept-timeout SECS wait for the data connection (10)\n",
-	    out);
-}
-
 /* Serves one control connection in this process. */
 static void
 serve(int fd, const char *who, const struct server_limits *lim,
@@ -758,7 +702,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	if (o.want_help) {
-		usage(stdout);
+		cli_netserver_usage(stdout);
 		return EXIT_SUCCESS;
 	}
 	if (o.want_version) {
