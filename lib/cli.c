@@ -214,7 +214,6 @@ confidence_arg(const char *arg, struct netperf_opts *o, char *err)
 	return 0;
 }
 
-
 /* The DiffServ and TOS names 2.7's -Y takes (RFC 2474, RFC 1349), with
  * their IP_TOS byte. */
 static const struct {
@@ -350,7 +349,6 @@ netperf_defaults(struct netperf_opts *o)
 	o->routing = -1;
 }
 
-
 /* Whole seconds and up to nine decimals, as exact nanoseconds; returns 0,
  * or -1 when s is not such a number. */
 static int
@@ -415,7 +413,6 @@ cli_start_at(const char *arg, int64_t now_ns, int64_t *out, char *err)
 	*out = t;
 	return 0;
 }
-
 
 /* Where a field of netperf's and netserver's options is, for the tables. */
 #define NP(f) OPT_AT(struct netperf_opts, f)
@@ -501,7 +498,8 @@ g_length(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
 		return err_set(err, "-l: %s", why);
 	if (d < 0) {
 		if (d != (double)(int64_t)d)
-			return err_set(err, "-l: a count must be a whole number");
+			return err_set(err,
+				       "-l: a count must be a whole number");
 		o->count = (int64_t)-d;
 		o->duration = 0;
 		return 0;
@@ -624,8 +622,7 @@ g_rate(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
 
 	(void)opt;
 	(void)run;
-	if (units_parse_rate(arg, &((struct netperf_opts *)dst)->rate, why) <
-	    0)
+	if (units_parse_rate(arg, &((struct netperf_opts *)dst)->rate, why) < 0)
 		return err_set(err, "--rate: %s", why);
 	return 0;
 }
@@ -676,9 +673,8 @@ static const struct opt global_opts[] = {
      .fn = g_parts},
     {'r', NULL, no_argument, NULL, "judge that interval on throughput only",
      NULL, OPT_FLAG, .to = NP(conf_result_only)},
-    {'j', NULL, no_argument, NULL,
-     "keep latency statistics (always kept here)", NULL, OPT_FLAG,
-     .to = NP(keep_stats)},
+    {'j', NULL, no_argument, NULL, "keep latency statistics (always kept here)",
+     NULL, OPT_FLAG, .to = NP(keep_stats)},
     {'4', NULL, no_argument, NULL, "use IPv4", NULL, OPT_SET, .to = NP(family),
      .val = AF_INET},
     {'6', NULL, no_argument, NULL, "use IPv6", NULL, OPT_SET, .to = NP(family),
@@ -690,20 +686,24 @@ static const struct opt global_opts[] = {
     {'h', "help", no_argument, NULL, "this help (exit status 1)", NULL,
      OPT_FLAG, .to = NP(want_help)},
     {'a', NULL, required_argument, "s[,r]", "local buffer alignment", NULL,
-     OPT_PAIR, .to = NP(lbuf.salign), .to2 = NP(lbuf.ralign), .min = 1, .max = 65536},
+     OPT_PAIR, .to = NP(lbuf.salign), .to2 = NP(lbuf.ralign), .min = 1,
+     .max = 65536},
     {'A', NULL, required_argument, "s[,r]", "remote buffer alignment", NULL,
-     OPT_PAIR, .to = NP(rbuf.salign), .to2 = NP(rbuf.ralign), .min = 1, .max = 65536},
+     OPT_PAIR, .to = NP(rbuf.salign), .to2 = NP(rbuf.ralign), .min = 1,
+     .max = 65536},
     {'o', NULL, required_argument, "s[,r]", "local buffer offset", NULL,
-     OPT_PAIR, .to = NP(lbuf.soff), .to2 = NP(lbuf.roff), .min = 0, .max = 65536},
+     OPT_PAIR, .to = NP(lbuf.soff), .to2 = NP(lbuf.roff), .min = 0,
+     .max = 65536},
     {'O', NULL, required_argument, "s[,r]", "remote buffer offset", NULL,
-     OPT_PAIR, .to = NP(rbuf.soff), .to2 = NP(rbuf.roff), .min = 0, .max = 65536},
+     OPT_PAIR, .to = NP(rbuf.soff), .to2 = NP(rbuf.roff), .min = 0,
+     .max = 65536},
     /* The send ring's width on each side (the receive width is
      * accepted: one buffer receives). */
     {'W', NULL, required_argument, "l[,r]", "send ring width", NULL, OPT_PAIR,
      .to = NP(lbuf.width), .to2 = NP(rbuf.width), .min = 1, .max = 64},
     {'k', NULL, required_argument, "n[,r]",
-     "dirty words written before each send", NULL, OPT_PAIR, .to = NP(lbuf.dirty),
-     .to2 = NP(rbuf.dirty), .min = 0, .max = 1 << 24},
+     "dirty words written before each send", NULL, OPT_PAIR,
+     .to = NP(lbuf.dirty), .to2 = NP(rbuf.dirty), .min = 0, .max = 1 << 24},
     {'K', NULL, required_argument, "n[,r]", "clean words read before each send",
      NULL, OPT_PAIR, .to = NP(lbuf.clean), .to2 = NP(rbuf.clean), .min = 0,
      .max = 1 << 24},
@@ -715,10 +715,10 @@ static const struct opt global_opts[] = {
     {'S', NULL, no_argument, NULL, "SO_KEEPALIVE on the data sockets", NULL,
      OPT_FLAG, .to = NP(lx.keepalive), .to2 = NP(rx.keepalive)},
     {'y', NULL, required_argument, "l[,r]", "SO_PRIORITY of the data sockets",
-     NULL, OPT_PAIR, .to = NP(lx.prio), .to2 = NP(rx.prio), .min = 0, .max = 255},
+     NULL, OPT_PAIR, .to = NP(lx.prio), .to2 = NP(rx.prio), .min = 0,
+     .max = 255},
     {'Y', NULL, required_argument, "l[,r]",
-     "IP_TOS: EF, AF11..AF43, CS0..CS7 or 0..255", NULL, OPT_FN,
-     .fn = g_parts},
+     "IP_TOS: EF, AF11..AF43, CS0..CS7 or 0..255", NULL, OPT_FN, .fn = g_parts},
     {'w', NULL, required_argument, "ms",
      "pace the sends: a burst every ms milliseconds", NULL, OPT_DOUBLE,
      .to = NP(interval_ms), .min = 0.001, .max = 3600000},
@@ -765,11 +765,11 @@ static const struct opt global_opts[] = {
      "both sides (needs CAP_NET_RAW)",
      NULL, OPT_FN, .to = NP(wire_if), .fn = g_wire},
     {0, "sweep", required_argument, "p=v,...",
-     "one run per value of m, r, s or streams", NULL, OPT_STRING, .to = NP(sweep),
-     .len = sizeof(((struct netperf_opts *)0)->sweep)},
+     "one run per value of m, r, s or streams", NULL, OPT_STRING,
+     .to = NP(sweep), .len = sizeof(((struct netperf_opts *)0)->sweep)},
     {0, "plot", required_argument, "FILE",
-     "draw the sweep with gnuplot (.svg or .png)", NULL, OPT_STRING, .to = NP(plot),
-     .len = sizeof(((struct netperf_opts *)0)->plot)},
+     "draw the sweep with gnuplot (.svg or .png)", NULL, OPT_STRING,
+     .to = NP(plot), .len = sizeof(((struct netperf_opts *)0)->plot)},
     {0, "compare", required_argument, "OLD NEW",
      "compare two sets of JSON results (files or\n"
      "directories): means, 95 % intervals, change,\n"
@@ -777,8 +777,8 @@ static const struct opt global_opts[] = {
      "--json, --plot FILE",
      NULL, OPT_ELSEWHERE, .to = 0},
     {0, "ifstat", required_argument, "IF",
-     "watch IF's packet and byte rates (-D, -l)", NULL, OPT_FN, .to = NP(ifstat),
-     .fn = h_ifname},
+     "watch IF's packet and byte rates (-D, -l)", NULL, OPT_FN,
+     .to = NP(ifstat), .fn = h_ifname},
     {0, "auth", required_argument, "KEYFILE",
      "prove the shared secret netserver asks for\n"
      "(or NETPERF_AUTH_KEY)",
@@ -795,12 +795,12 @@ static const struct opt global_opts[] = {
      "--max-skew, -- -o/-O/-k)",
      NULL, OPT_ELSEWHERE, .to = 0},
     {0, "max-skew", required_argument, "SECS",
-     "--merge: warn above this start skew (0.01)", NULL, OPT_ELSEWHERE, .to = 0},
+     "--merge: warn above this start skew (0.01)", NULL, OPT_ELSEWHERE,
+     .to = 0},
 };
 
 const struct opt_table cli_netperf_options = {
-    global_opts, (int)(sizeof(global_opts) / sizeof(global_opts[0])),
-    "option"};
+    global_opts, (int)(sizeof(global_opts) / sizeof(global_opts[0])), "option"};
 
 /* -m, -M "x[,y]" sizes into the int64s at to and to2; val says whether
  * one value sets both. */
@@ -869,9 +869,8 @@ t_cong(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
 	if (units_split_pair(arg, a, b, sizeof(a), err) < 0 ||
 	    strlen(a) >= sizeof(o->lx.cong) ||
 	    strlen(b) >= sizeof(o->rx.cong) || (a[0] == '\0' && b[0] == '\0'))
-		return err_set(err,
-			       "-K: \"%s\" is not an algorithm name[,name]",
-			       arg);
+		return err_set(
+		    err, "-K: \"%s\" is not an algorithm name[,name]", arg);
 	if (a[0] != '\0')
 		snprintf(o->lx.cong, sizeof(o->lx.cong), "%.15s", a);
 	if (b[0] != '\0')
@@ -896,8 +895,9 @@ t_ports(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
 	if (port_pair(arg, 'p', &o->port_min, &o->port_max, 0, err) < 0)
 		return -1;
 	if (o->port_min < 1 || o->port_min > o->port_max)
-		return err_set(err, "-p: \"%s\" is not a port range "
-				    "min[,max] with 1 <= min <= max",
+		return err_set(err,
+			       "-p: \"%s\" is not a port range "
+			       "min[,max] with 1 <= min <= max",
 			       arg);
 	return 0;
 }
@@ -920,9 +920,8 @@ t_socktype(const struct opt *opt, const char *arg, void *dst,
 	else if (strstr(a, "dgram") != NULL)
 		o->omni_socktype = SOCK_DGRAM;
 	else
-		return err_set(err,
-			       "-t: socket type \"%s\" is not stream or dgram",
-			       arg);
+		return err_set(
+		    err, "-t: socket type \"%s\" is not stream or dgram", arg);
 	return 0;
 }
 
@@ -991,7 +990,8 @@ static const struct opt test_opts[] = {
     {'D', NULL, no_argument, NULL, "TCP_NODELAY on both ends", NULL, OPT_FLAG,
      .to = NP(nodelay)},
     {'P', NULL, required_argument, "lport[,rport]", "data connection ports",
-     NULL, OPT_FN, .to = NP(ldata_port), .to2 = NP(rdata_port), .val = 1, .fn = h_port},
+     NULL, OPT_FN, .to = NP(ldata_port), .to2 = NP(rdata_port), .val = 1,
+     .fn = h_port},
     {'H', NULL, required_argument, "host[,fam]",
      "data connection's remote address", NULL, OPT_FN, .to = NP(data_host),
      .to2 = NP(data_family), .fn = h_host},
@@ -1010,10 +1010,11 @@ static const struct opt test_opts[] = {
     {'K', NULL, required_argument, "cc[,rcc]", "TCP congestion control", NULL,
      OPT_FN, .fn = t_cong},
     {'q', NULL, required_argument, "rate", "SO_MAX_PACING_RATE, bytes/s", NULL,
-     OPT_SIZE, .to = NP(lx.pacing), .min = 0, .max = (double)((int64_t)1 << 50)},
+     OPT_SIZE, .to = NP(lx.pacing), .min = 0,
+     .max = (double)((int64_t)1 << 50)},
     {'R', NULL, required_argument, "0|1",
-     "routing allowed (UDP_STREAM: 0 by default)", NULL, OPT_INT, .to = NP(routing),
-     .min = 0, .max = 1},
+     "routing allowed (UDP_STREAM: 0 by default)", NULL, OPT_INT,
+     .to = NP(routing), .min = 0, .max = 1},
     {'u', NULL, required_argument, "uuid", "the test's UUID", NULL, OPT_FN,
      .fn = t_word},
     {'d', NULL, required_argument, "dir", "-t OMNI: send|recv|rr", NULL, OPT_FN,
@@ -1046,8 +1047,7 @@ static const struct opt test_opts[] = {
     {'W', NULL, required_argument, "width", "the local send ring's width", NULL,
      OPT_INT, .to = NP(lbuf.width), .min = 1, .max = 64},
     {'o', NULL, no_argument, "[list]",
-     "CSV of output selectors ('?' lists them)", NULL, OPT_FN,
-     .fn = t_output},
+     "CSV of output selectors ('?' lists them)", NULL, OPT_FN, .fn = t_output},
     {'O', NULL, no_argument, "[list]", "columns of output selectors", NULL,
      OPT_FN, .fn = t_output},
     {'k', NULL, no_argument, "[list]", "KEY=value lines of output selectors",
@@ -1073,8 +1073,7 @@ static const struct opt test_opts[] = {
 };
 
 const struct opt_table cli_test_options = {
-    test_opts, (int)(sizeof(test_opts) / sizeof(test_opts[0])),
-    "test option"};
+    test_opts, (int)(sizeof(test_opts) / sizeof(test_opts[0])), "test option"};
 
 /* Parses netperf's options before "--" into o; returns the index of the
  * first test option, or -1 with err set. */
@@ -1421,7 +1420,6 @@ cli_netperf_request(const struct netperf_opts *o, struct test_params *p)
 	snprintf(p->fill_file, sizeof(p->fill_file), "%.255s", o->fill_file);
 }
 
-
 static int
 s_passphrase(const struct opt *opt, const char *arg, void *dst,
 	     struct opt_run *run, char *err)
@@ -1497,8 +1495,7 @@ static const struct opt netserver_opts[] = {
      "require clients to prove the key in FILE", "Access:", OPT_PATH,
      .to = NS(auth_file), .len = CLI_PATH_LEN},
     {'Z', NULL, required_argument, "passphrase",
-     "...or the key derived from passphrase", NULL, OPT_FN,
-     .fn = s_passphrase},
+     "...or the key derived from passphrase", NULL, OPT_FN, .fn = s_passphrase},
     {0, "legacy", no_argument, NULL, "serve netperf 2.7 clients too", NULL,
      OPT_FLAG, .to = NS(legacy)},
     {0, "legacy-passphrase", required_argument, "FILE",
@@ -1520,8 +1517,8 @@ static const struct opt netserver_opts[] = {
      "largest send/receive/request/response (64M)", NULL, OPT_SIZE,
      .to = NS(max_message), .min = 1, .max = (double)CLI_SIZE_MAX},
     {0, "max-buffer", required_argument, "BYTES",
-     "largest socket buffer (256M)", NULL, OPT_SIZE, .to = NS(max_buffer), .min = 1,
-     .max = INT32_MAX},
+     "largest socket buffer (256M)", NULL, OPT_SIZE, .to = NS(max_buffer),
+     .min = 1, .max = INT32_MAX},
     {0, "max-streams", required_argument, "N", "data connections per test (64)",
      NULL, OPT_INT, .to = NS(max_streams), .min = 1, .max = 1024},
     {0, "max-session-memory", required_argument, "BYTES",
@@ -1531,8 +1528,8 @@ static const struct opt netserver_opts[] = {
      "control silence allowed between tests (60)", NULL, OPT_DOUBLE,
      .to = NS(idle_timeout), .min = 0.1, .max = 86400},
     {0, "hello-timeout", required_argument, "SECS",
-     "wait for a new client's hello (5)", NULL, OPT_DOUBLE, .to = NS(hello_timeout),
-     .min = 0.1, .max = 3600},
+     "wait for a new client's hello (5)", NULL, OPT_DOUBLE,
+     .to = NS(hello_timeout), .min = 0.1, .max = 3600},
     {0, "max-session-time", required_argument, "SECS",
      "a session's whole life (7200, or twice\n"
      "--max-duration if that is more)",

@@ -145,8 +145,8 @@ apply(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
 
 /* The getopt string and long options of t; returns 0, or -1 with err. */
 static int
-build(const struct opt_table *t, char *shorts, size_t cap,
-      struct option *longs, int *nlong, char *err)
+build(const struct opt_table *t, char *shorts, size_t cap, struct option *longs,
+      int *nlong, char *err)
 {
 	size_t k = 0;
 	int i;
@@ -252,8 +252,7 @@ left_column(const struct opt *o, char *buf, size_t cap)
 				      o->letter != 0 ? ", " : "", o->name);
 	if (o->meta != NULL && k < cap)
 		snprintf(buf + k, cap - k, "%s%s",
-			 strncmp(o->meta, "[=", 2) == 0 ? "" : " ",
-			 o->meta);
+			 strncmp(o->meta, "[=", 2) == 0 ? "" : " ", o->meta);
 }
 
 void

@@ -415,8 +415,8 @@ ifstat_row(const struct netperf_opts *o, const struct wire_ifstat *d,
 		       (unsigned long long)d->tx_errors,
 		       (unsigned long long)d->rx_errors);
 	else
-		printf("%8.3f %10.0f %10.0f %10.1f %10.1f %8llu %8llu\n",
-		       since, tx_pps, rx_pps, tx_kbps, rx_kbps,
+		printf("%8.3f %10.0f %10.0f %10.1f %10.1f %8llu %8llu\n", since,
+		       tx_pps, rx_pps, tx_kbps, rx_kbps,
 		       (unsigned long long)d->tx_dropped,
 		       (unsigned long long)d->rx_dropped);
 	fflush(stdout);
@@ -479,8 +479,8 @@ ifstat_monitor(const struct netperf_opts *o)
  * after a point that failed); returns how many points ran. */
 static int
 sweep_run(const struct netperf_opts *o, const struct sweep *sw,
-	  struct sweep_point *pts, struct topo *topo, int *have_topo,
-	  int argc, char **argv)
+	  struct sweep_point *pts, struct topo *topo, int *have_topo, int argc,
+	  char **argv)
 {
 	struct interim_ctx ic;
 	struct client c;
@@ -498,8 +498,8 @@ sweep_run(const struct netperf_opts *o, const struct sweep *sw,
 
 		sweep_apply(sw, i, &oi);
 		if (!connected) {
-			if (setup_client(&c, &oi, topo, have_topo,
-					 pts[i].err) < 0)
+			if (setup_client(&c, &oi, topo, have_topo, pts[i].err) <
+			    0)
 				continue;
 			connected = 1;
 		}
@@ -721,8 +721,8 @@ struct merge_tally {
  * one. A file may hold several documents one after the other (the logs
  * of many pods): each is merged, named FILE#N. */
 static void
-merge_docs(struct merge_tally *t, const char *name, const char *text,
-	   long len, char *err)
+merge_docs(struct merge_tally *t, const char *name, const char *text, long len,
+	   char *err)
 {
 	json_t *docs[4096];
 	json_error_t je;
@@ -730,7 +730,8 @@ merge_docs(struct merge_tally *t, const char *name, const char *text,
 	int nd = 0, arc;
 
 	while (nd < 4096) {
-		while (off < (size_t)len && strchr(" \t\r\n", text[off]) != NULL)
+		while (off < (size_t)len &&
+		       strchr(" \t\r\n", text[off]) != NULL)
 			off++;
 		if (off >= (size_t)len)
 			break;
@@ -766,7 +767,8 @@ merge_docs(struct merge_tally *t, const char *name, const char *text,
 			} else if (arc != 0) {
 				if (arc < 0)
 					merge_add_failure(
-					    &t->m, dname, reason_of(err, dname));
+					    &t->m, dname,
+					    reason_of(err, dname));
 				t->bad++;
 			}
 		}
@@ -957,8 +959,8 @@ report_setup(struct netperf_opts *o, struct report_opts *ro)
 	if (o->omni) {
 		ro->omni_dir = o->omni_dir == CLI_DIR_XMIT   ? "Send"
 			       : o->omni_dir == CLI_DIR_RECV ? "Receive"
-			       : o->conn_test		     ? "Connect|Send|Recv"
-							     : "Send|Recv";
+			       : o->conn_test ? "Connect|Send|Recv"
+					      : "Send|Recv";
 		if (o->output_mode == 0)
 			o->output_mode = 'O';
 	}

@@ -797,14 +797,14 @@ install_signals(void)
 /* Listens, says so, and makes room for the children; returns the
  * listening socket with *port set, or -1 after saying why not. */
 static int
-start_listening(const struct netserver_opts *o,
-		const struct server_limits *lim, int *port)
+start_listening(const struct netserver_opts *o, const struct server_limits *lim,
+		int *port)
 {
 	char err[ERR_LEN];
 	int lfd;
 
-	lfd = sock_listen(o->listen, o->port, o->family, SOCK_STREAM, 1024,
-			  err);
+	lfd =
+	    sock_listen(o->listen, o->port, o->family, SOCK_STREAM, 1024, err);
 	if (lfd < 0) {
 		fprintf(stderr, "netserver: %s\n", err);
 		return -1;
@@ -835,8 +835,8 @@ struct drop_to {
 /* Logging, detaching, the pidfile and the drop of privileges, then the
  * word that the daemon is ready; returns 0, or an exit status. */
 static int
-become_daemon(const struct netserver_opts *o, const struct drop_to *d,
-	      int port, int have_key)
+become_daemon(const struct netserver_opts *o, const struct drop_to *d, int port,
+	      int have_key)
 {
 	char err[ERR_LEN];
 

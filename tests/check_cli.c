@@ -1138,8 +1138,8 @@ check_table_against_man(const struct opt_table *t, const char *page,
 	for (int i = 0; i < t->n; i++) {
 		const struct opt *o = &t->opts[i];
 
-		if (o->letter != 0 &&
-		    !man_has(&m, opt_label(o, label)) && k < sizeof(missing))
+		if (o->letter != 0 && !man_has(&m, opt_label(o, label)) &&
+		    k < sizeof(missing))
 			k += (size_t)snprintf(missing + k, sizeof(missing) - k,
 					      " %s (not in the man page)",
 					      label);
@@ -1194,8 +1194,7 @@ usage_names(const char *text, const char *name)
 }
 
 static void
-check_usage(void (*usage)(FILE *), const struct opt_table *const *t,
-	    int nt)
+check_usage(void (*usage)(FILE *), const struct opt_table *const *t, int nt)
 {
 	char *text = NULL, label[64];
 	size_t len = 0;
@@ -1209,9 +1208,9 @@ check_usage(void (*usage)(FILE *), const struct opt_table *const *t,
 			const struct opt *o = &t[k]->opts[i];
 
 			if (o->letter != 0)
-				ck_assert_msg(usage_names(text,
-							  opt_label(o, label)),
-					      "usage lacks %s", label);
+				ck_assert_msg(
+				    usage_names(text, opt_label(o, label)),
+				    "usage lacks %s", label);
 			snprintf(label, sizeof(label), "--%s",
 				 o->name ? o->name : "");
 			if (o->name != NULL)

@@ -49,9 +49,9 @@ enum opt_kind {
 #define OPT_AT(type, field) (offsetof(type, field) + 1)
 
 struct opt {
-	char letter;	     /* the short option, or 0 */
-	const char *name;    /* the long option, or NULL */
-	int arg;	     /* no_argument, required_argument, optional_argument */
+	char letter;	  /* the short option, or 0 */
+	const char *name; /* the long option, or NULL */
+	int arg; /* no_argument, required_argument, optional_argument */
 	const char *meta;    /* the value in the usage: "host[,fam]" */
 	const char *help;    /* the usage line; '\n' continues it */
 	const char *heading; /* a heading printed above this entry, or NULL */
