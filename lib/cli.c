@@ -13,6 +13,7 @@
 #include "np/clock.h"
 #include "np/err.h"
 #include "np/fast.h"
+#include "np/opt.h"
 #include "np/units.h"
 
 /* The largest message or buffer size netperf will ask for: 1 GiB. */
@@ -213,34 +214,6 @@ confidence_arg(const char *arg, struct netperf_opts *o, char *err)
 	return 0;
 }
 
-/* "x[,y]" of integers in [min, max], as 2.7's break_args: one value
- * sets both, "x," only the first, ",y" only the second. */
-static int
-int_pair(const char *arg, char opt, int64_t min, int64_t max, int *x, int *y,
-	 char *err)
-{
-	char a[64], b[64], why[ERR_LEN];
-	int64_t v;
-
-	if (units_split_pair(arg, a, b, sizeof(a), err) < 0 ||
-	    (a[0] == '\0' && b[0] == '\0'))
-		return err_set(err, "-%c: \"%s\" is not a pair of numbers", opt,
-			       arg);
-	if (a[0] != '\0') {
-		if (units_parse_int(a, min, max, &v, why) < 0)
-			return err_set(err, "-%c: %s", opt, why);
-		*x = (int)v;
-		if (strchr(arg, ',') == NULL)
-			*y = (int)v;
-	}
-	if (b[0] != '\0') {
-		if (units_parse_int(b, min, max, &v, why) < 0)
-			return err_set(err, "-%c: %s", opt, why);
-		*y = (int)v;
-	}
-	return 0;
-}
-
 /* The DiffServ and TOS names 2.7's -Y takes (RFC 2474, RFC 1349), with
  * their IP_TOS byte. */
 static const struct {
@@ -376,27 +349,6 @@ netperf_defaults(struct netperf_opts *o)
 	o->routing = -1;
 }
 
-/* netperf's long options that have no short letter. */
-enum {
-	OPT_RATE = 256,
-	OPT_STREAMS,
-	OPT_JSON,
-	OPT_JSON_STREAM,
-	OPT_WIRE,
-	OPT_SWEEP,
-	OPT_PLOT,
-	OPT_IFSTAT,
-	OPT_AUTH,
-	OPT_LEGACY,
-	OPT_BATCH,
-	OPT_UDP_GSO,
-	OPT_UDP_GRO,
-	OPT_ZEROCOPY,
-	OPT_BUSY_POLL,
-	OPT_START_AT,
-	OPT_BIDIR,
-};
-
 /* Whole seconds and up to nine decimals, as exact nanoseconds; returns 0,
  * or -1 when s is not such a number. */
 static int
@@ -462,395 +414,528 @@ cli_start_at(const char *arg, int64_t now_ns, int64_t *out, char *err)
 	return 0;
 }
 
-static int
-parse_global(int argc, char **argv, struct netperf_opts *o, char *err)
-{
-	static const struct option longopts[] = {
-	    {"rate", required_argument, NULL, OPT_RATE},
-	    {"streams", required_argument, NULL, OPT_STREAMS},
-	    {"json", no_argument, NULL, OPT_JSON},
-	    {"json-stream", no_argument, NULL, OPT_JSON_STREAM},
-	    {"wire", optional_argument, NULL, OPT_WIRE},
-	    {"sweep", required_argument, NULL, OPT_SWEEP},
-	    {"plot", required_argument, NULL, OPT_PLOT},
-	    {"ifstat", required_argument, NULL, OPT_IFSTAT},
-	    {"auth", required_argument, NULL, OPT_AUTH},
-	    {"legacy", no_argument, NULL, OPT_LEGACY},
-	    {"batch", required_argument, NULL, OPT_BATCH},
-	    {"udp-gso", no_argument, NULL, OPT_UDP_GSO},
-	    {"udp-gro", no_argument, NULL, OPT_UDP_GRO},
-	    {"zerocopy", no_argument, NULL, OPT_ZEROCOPY},
-	    {"busy-poll", required_argument, NULL, OPT_BUSY_POLL},
-	    {"start-at", required_argument, NULL, OPT_START_AT},
-	    {"bidir", no_argument, NULL, OPT_BIDIR},
-	    {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},
-	    {NULL, 0, NULL, 0},
-	};
-	char why[ERR_LEN];
-	double d;
-	int64_t v;
-	int c;
+/* Where a field of netperf's and netserver's options is, for the tables. */
+#define NP(f) OPT_AT(struct netperf_opts, f)
+#define NS(f) OPT_AT(struct netserver_opts, f)
 
-	opterr = 0;
-	optind = 0;
-	/* '+': stop at the first non-option, so "--" ends the global part
-	 * exactly as netperf's getopt loop does. */
-	while ((c = getopt_long(argc, argv,
-				"+:H:L:p:t:l:cCf:P:v:B:46dhVT:D:i:I:rjJ"
-				"a:A:o:O:F:k:K:n:Ns:SW:w:b:y:Y:Z:",
-				longopts, NULL)) != -1) {
-		switch (c) {
-		case 'H':
-			if (host_family(optarg, 'H', o->host, &o->host_family,
-					err) < 0)
-				return -1;
-			break;
-		case 'L':
-			if (host_family(optarg, 'L', o->local, &o->host_family,
-					err) < 0)
-				return -1;
-			break;
-		case 'p':
-			if (port_pair(optarg, 'p', &o->port, &o->lport, 0,
-				      err) < 0)
-				return -1;
-			break;
-		case 't':
-			if (strlen(optarg) >= sizeof(o->test))
-				return err_set(err, "-t: test name too long");
-			snprintf(o->test, sizeof(o->test), "%s", optarg);
-			for (char *s = o->test; *s; s++)
-				if (*s >= 'a' && *s <= 'z')
-					*s = (char)(*s - 'a' + 'A');
-			break;
-		case 'l':
-			if (units_parse_double(optarg, -1e15, 1e9, &d, why) < 0)
-				return err_set(err, "-l: %s", why);
-			if (d < 0) {
-				if (d != (double)(int64_t)d)
-					return err_set(err,
-						       "-l: a count must be "
-						       "a whole number");
-				o->count = (int64_t)-d;
-				o->duration = 0;
-			} else if (d == 0) {
-				/* netperf's "until interrupted": an hour,
-				 * the longest a default netserver allows;
-				 * Ctrl-C ends it sooner, with results. */
-				o->duration = 3600;
-				o->count = 0;
-			} else {
-				o->duration = d;
-				o->count = 0;
-			}
-			break;
-		case 'c':
-		case 'C':
-			/* netperf's optional rate: eaten only when the next
-			 * word starts with a digit, and /proc/stat ignores
-			 * it. */
-			if (optind < argc && argv[optind][0] >= '0' &&
-			    argv[optind][0] <= '9')
-				optind++;
-			if (c == 'c')
-				o->local_cpu = 1;
-			else
-				o->remote_cpu = 1;
-			break;
-		case 'f':
-			if (strlen(optarg) != 1 ||
-			    units_label(optarg[0]) == NULL)
-				return err_set(err,
-					       "-f: \"%s\" is not one of "
-					       "G M K g m k x",
-					       optarg);
-			o->fmt = optarg[0];
-			break;
-		case 'P':
-			if (units_parse_int(optarg, 0, 1, &v, why) < 0)
-				return err_set(err, "-P: %s", why);
-			o->headers = (int)v;
-			break;
-		case 'v':
-			if (units_parse_int(optarg, 0, 2, &v, why) < 0)
-				return err_set(err, "-v: %s", why);
-			o->verbosity = (int)v;
-			break;
-		case 'B':
-			snprintf(o->brand, sizeof(o->brand), "%s", optarg);
-			break;
-		case 'T':
-			if (split_cpus(optarg, o, err) < 0)
-				return -1;
-			break;
-		case OPT_STREAMS:
-			if (units_parse_int(optarg, 1, 1024, &v, why) < 0)
-				return err_set(err, "--streams: %s", why);
-			o->streams = (int)v;
-			break;
-		case OPT_BIDIR:
-			o->bidir = 1;
-			break;
-		case 'D':
-			if (interim_arg(optarg, o, err) < 0)
-				return -1;
-			break;
-		case 'i':
-			if (iterations_arg(optarg, o, err) < 0)
-				return -1;
-			break;
-		case 'I':
-			if (confidence_arg(optarg, o, err) < 0)
-				return -1;
-			break;
-		case 'r':
-			o->conf_result_only = 1;
-			break;
-		case 'j':
-			o->keep_stats = 1;
-			break;
-		case 'a':
-			if (int_pair(optarg, 'a', 1, 65536, &o->lbuf.salign,
-				     &o->lbuf.ralign, err) < 0)
-				return -1;
-			break;
-		case 'A':
-			if (int_pair(optarg, 'A', 1, 65536, &o->rbuf.salign,
-				     &o->rbuf.ralign, err) < 0)
-				return -1;
-			break;
-		case 'o':
-			if (int_pair(optarg, 'o', 0, 65536, &o->lbuf.soff,
-				     &o->lbuf.roff, err) < 0)
-				return -1;
-			break;
-		case 'O':
-			if (int_pair(optarg, 'O', 0, 65536, &o->rbuf.soff,
-				     &o->rbuf.roff, err) < 0)
-				return -1;
-			break;
-		case 'W':
-			/* The send ring's width on each side (the receive
-			 * width is accepted: one buffer receives). */
-			if (int_pair(optarg, 'W', 1, 64, &o->lbuf.width,
-				     &o->rbuf.width, err) < 0)
-				return -1;
-			break;
-		case 'k':
-			if (int_pair(optarg, 'k', 0, 1 << 24, &o->lbuf.dirty,
-				     &o->rbuf.dirty, err) < 0)
-				return -1;
-			break;
-		case 'K':
-			if (int_pair(optarg, 'K', 0, 1 << 24, &o->lbuf.clean,
-				     &o->rbuf.clean, err) < 0)
-				return -1;
-			break;
-		case 'F':
-			if (fill_arg(optarg, o, err) < 0)
-				return -1;
-			break;
-		case 'n':
-			/* As 2.7 on Linux: the CPU count comes from the
-			 * system, and -n is ignored. */
-			if (units_parse_int(optarg, 1, 1 << 20, &v, why) < 0)
-				return err_set(err, "-n: %s", why);
-			break;
-		case 'N':
-			o->no_control = 1;
-			break;
-		case 's':
-			/* Up to 50 s: netserver gives an idle control
-			 * connection 60. */
-			if (units_parse_double(optarg, 0, 50, &o->wait, why) <
-			    0)
-				return err_set(err, "-s: %s", why);
-			break;
-		case 'S':
-			o->lx.keepalive = o->rx.keepalive = 1;
-			break;
-		case 'w':
-			if (units_parse_double(optarg, 0.001, 3600000,
-					       &o->interval_ms, why) < 0)
-				return err_set(err, "-w: %s", why);
-			break;
-		case 'b':
-			if (units_parse_int(optarg, 1, 1 << 20, &v, why) < 0)
-				return err_set(err, "-b: %s", why);
-			o->interval_burst = (int)v;
-			break;
-		case 'y':
-			if (int_pair(optarg, 'y', 0, 255, &o->lx.prio,
-				     &o->rx.prio, err) < 0)
-				return -1;
-			break;
-		case 'Y':
-			if (tos_pair(optarg, o, err) < 0)
-				return -1;
-			break;
-		case 'J':
-		case OPT_JSON:
-			o->json = 1;
-			break;
-		case OPT_JSON_STREAM:
-			o->json_stream = 1;
-			break;
-		case OPT_SWEEP:
-		case OPT_PLOT:
-			if (strlen(optarg) >= sizeof(o->sweep))
-				return err_set(
-				    err, "--%s: \"%s\" is too long",
-				    c == OPT_SWEEP ? "sweep" : "plot", optarg);
-			snprintf(c == OPT_SWEEP ? o->sweep : o->plot,
-				 sizeof(o->sweep), "%s", optarg);
-			break;
-		case OPT_IFSTAT:
-			if (optarg[0] == '\0' ||
-			    strlen(optarg) >= sizeof(o->ifstat) ||
-			    strchr(optarg, '/') != NULL)
-				return err_set(err,
-					       "--ifstat: \"%s\" is not an "
-					       "interface name",
-					       optarg);
-			snprintf(o->ifstat, sizeof(o->ifstat), "%s", optarg);
-			break;
-		case OPT_WIRE:
-			o->wire = 1;
-			if (optarg != NULL) {
-				if (optarg[0] == '\0' ||
-				    strlen(optarg) >= sizeof(o->wire_if) ||
-				    strchr(optarg, '/') != NULL)
-					return err_set(err,
-						       "--wire: \"%s\" is not "
-						       "an interface name",
-						       optarg);
-				snprintf(o->wire_if, sizeof(o->wire_if), "%s",
-					 optarg);
-			}
-			break;
-		case OPT_AUTH:
-			if (optarg[0] == '\0' ||
-			    strlen(optarg) >= sizeof(o->auth_file))
-				return err_set(err,
-					       "--auth: bad key file name");
-			snprintf(o->auth_file, sizeof(o->auth_file), "%s",
-				 optarg);
-			break;
-		case OPT_LEGACY:
-			o->legacy = 1;
-			break;
-		case 'Z':
-			/* netperf 2.7 cuts a longer one to what fits in a
-			 * message; we refuse it instead. */
-			if (optarg[0] == '\0' ||
-			    strlen(optarg) >= sizeof(o->passphrase))
-				return err_set(err,
-					       "-Z: a passphrase of 1 to %zu "
-					       "bytes",
-					       sizeof(o->passphrase) - 1);
-			snprintf(o->passphrase, sizeof(o->passphrase), "%s",
-				 optarg);
-			break;
-		case OPT_BATCH:
-			if (units_parse_int(optarg, 1, FAST_BATCH_MAX, &v,
-					    why) < 0)
-				return err_set(err, "--batch: %s", why);
-			o->batch = (int)v;
-			break;
-		case OPT_BUSY_POLL:
-			if (units_parse_int(optarg, 1, 1000000, &v, why) < 0)
-				return err_set(err, "--busy-poll: %s", why);
-			o->busy_poll = (int)v;
-			break;
-		case OPT_UDP_GSO:
-			o->udp_gso = 1;
-			break;
-		case OPT_UDP_GRO:
-			o->udp_gro = 1;
-			break;
-		case OPT_ZEROCOPY:
-			o->zerocopy = 1;
-			break;
-		case OPT_START_AT:
-			if (cli_start_at(optarg, clock_real_ns(),
-					 &o->start_at_ns, err) < 0)
-				return -1;
-			break;
-		case OPT_RATE:
-			if (units_parse_rate(optarg, &d, why) < 0)
-				return err_set(err, "--rate: %s", why);
-			o->rate = d;
-			break;
-		case '4':
-			o->family = AF_INET;
-			break;
-		case '6':
-			o->family = AF_INET6;
-			break;
-		case 'd':
-			o->debug++;
-			break;
-		case 'h':
-			o->want_help = 1;
-			break;
-		case 'V':
-			o->want_version = 1;
-			break;
-		case ':':
-			o->usage_error = 1;
-			/* A long option has no letter for %c to print. */
-			if (optopt >= OPT_RATE)
-				return err_set(err, "option %s needs a value",
-					       argv[optind - 1]);
-			return err_set(err, "option -%c needs a value", optopt);
-		default:
-			o->usage_error = 1;
-			if (optopt != 0)
-				return err_set(err, "unknown option -%c",
-					       optopt);
-			return err_set(err, "unknown option %s",
-				       argv[optind - 1]);
-		}
-	}
-	if (optind < argc && strcmp(argv[optind - 1], "--") != 0)
-		return err_set(err, "unexpected argument \"%s\"", argv[optind]);
-	return optind;
+/* -H, -L host[,family] into the host at to and the family at to2. */
+static int
+h_host(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
+       char *err)
+{
+	(void)run;
+	return host_family(arg, opt->letter, opt_field(dst, opt->to),
+			   opt_field(dst, opt->to2), err);
 }
 
-/* The test-specific letters of 2.7's omni parser beyond the classic
- * ones; returns 0, or -1 with err set. */
+/* -p port[,lport], test -P lport[,rport]: val says whether one value
+ * sets both. */
 static int
-test_letter(int c, struct netperf_opts *o, char *err)
+h_port(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
+       char *err)
 {
-	char why[ERR_LEN], a[64], b[64];
-	int64_t v;
+	(void)run;
+	return port_pair(arg, opt->letter, opt_field(dst, opt->to),
+			 opt_field(dst, opt->to2), opt->val, err);
+}
 
-	switch (c) {
-	case 'a':
-		o->rx.defer_accept = 1;
+/* Text copied, cut to the buffer's size as netperf does with -B. */
+static int
+h_text(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
+       char *err)
+{
+	(void)run;
+	(void)err;
+	snprintf(opt_field(dst, opt->to), opt->len, "%s", arg);
+	return 0;
+}
+
+/* An interface name (--ifstat, --wire=IF): no '/', so it cannot climb
+ * out of /sys/class/net. */
+static int
+h_ifname(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
+	 char *err)
+{
+	char label[64];
+
+	(void)run;
+	if (arg[0] == '\0' || strlen(arg) >= IF_NAMESIZE ||
+	    strchr(arg, '/') != NULL)
+		return err_set(err, "%s: \"%s\" is not an interface name",
+			       opt_label(opt, label), arg);
+	snprintf(opt_field(dst, opt->to), IF_NAMESIZE, "%s", arg);
+	return 0;
+}
+
+static int
+g_test(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
+       char *err)
+{
+	struct netperf_opts *o = dst;
+
+	(void)opt;
+	(void)run;
+	if (strlen(arg) >= sizeof(o->test))
+		return err_set(err, "-t: test name too long");
+	snprintf(o->test, sizeof(o->test), "%s", arg);
+	for (char *s = o->test; *s; s++)
+		if (*s >= 'a' && *s <= 'z')
+			*s = (char)(*s - 'a' + 'A');
+	return 0;
+}
+
+static int
+g_length(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
+	 char *err)
+{
+	struct netperf_opts *o = dst;
+	char why[ERR_LEN];
+	double d;
+
+	(void)opt;
+	(void)run;
+	if (units_parse_double(arg, -1e15, 1e9, &d, why) < 0)
+		return err_set(err, "-l: %s", why);
+	if (d < 0) {
+		if (d != (double)(int64_t)d)
+			return err_set(err,
+				       "-l: a count must be a whole number");
+		o->count = (int64_t)-d;
+		o->duration = 0;
 		return 0;
-	case 'B':
-		/* IP_PKTINFO for a UDP receiver bound to many addresses;
-		 * netserver binds the one the control connection used. */
-		return 0;
-	case 'c':
-		o->conn_test = 1;
-		return 0;
-	case 'C':
-		o->lx.cork = o->rx.cork = 1;
-		return 0;
-	case 'd':
-		return direction_arg(optarg, &o->omni_dir, err);
-	case 'f':
-		o->lx.mtu_do = o->rx.mtu_do = 1;
-		return 0;
+	}
+	/* netperf's "until interrupted" (0): an hour, the longest a
+	 * default netserver allows; Ctrl-C ends it sooner, with results. */
+	o->duration = d == 0 ? 3600 : d;
+	o->count = 0;
+	return 0;
+}
+
+/* -c, -C: netperf's optional rate is eaten only when the next word
+ * starts with a digit, and /proc/stat ignores it. */
+static int
+g_cpu(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
+      char *err)
+{
+	(void)arg;
+	(void)err;
+	if (optind < run->argc && run->argv[optind][0] >= '0' &&
+	    run->argv[optind][0] <= '9')
+		optind++;
+	*(int *)opt_field(dst, opt->to) = 1;
+	return 0;
+}
+
+static int
+g_fmt(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
+      char *err)
+{
+	(void)opt;
+	(void)run;
+	if (strlen(arg) != 1 || units_label(arg[0]) == NULL)
+		return err_set(err, "-f: \"%s\" is not one of G M K g m k x",
+			       arg);
+	((struct netperf_opts *)dst)->fmt = arg[0];
+	return 0;
+}
+
+/* The global options that take their value apart themselves. */
+static int
+g_parts(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
+	char *err)
+{
+	struct netperf_opts *o = dst;
+
+	(void)run;
+	switch (opt->letter) {
+	case 'T':
+		return split_cpus(arg, o, err);
+	case 'D':
+		return interim_arg(arg, o, err);
+	case 'i':
+		return iterations_arg(arg, o, err);
+	case 'I':
+		return confidence_arg(arg, o, err);
 	case 'F':
-		o->lx.fastopen = o->rx.fastopen = 1;
-		return 0;
-	case 'g':
-		o->lx.debug = o->rx.debug = 1;
-		return 0;
+		return fill_arg(arg, o, err);
+	default:
+		return tos_pair(arg, o, err);
+	}
+}
+
+static int
+g_wire(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
+       char *err)
+{
+	struct netperf_opts *o = dst;
+
+	o->wire = 1;
+	return arg != NULL ? h_ifname(opt, arg, dst, run, err) : 0;
+}
+
+static int
+g_auth(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
+       char *err)
+{
+	struct netperf_opts *o = dst;
+
+	(void)opt;
+	(void)run;
+	if (arg[0] == '\0' || strlen(arg) >= sizeof(o->auth_file))
+		return err_set(err, "--auth: bad key file name");
+	snprintf(o->auth_file, sizeof(o->auth_file), "%s", arg);
+	return 0;
+}
+
+/* netperf 2.7 cuts a longer passphrase to what fits in a message; we
+ * refuse it instead. */
+static int
+g_passphrase(const struct opt *opt, const char *arg, void *dst,
+	     struct opt_run *run, char *err)
+{
+	struct netperf_opts *o = dst;
+
+	(void)opt;
+	(void)run;
+	if (arg[0] == '\0' || strlen(arg) >= sizeof(o->passphrase))
+		return err_set(err, "-Z: a passphrase of 1 to %zu bytes",
+			       sizeof(o->passphrase) - 1);
+	snprintf(o->passphrase, sizeof(o->passphrase), "%s", arg);
+	return 0;
+}
+
+static int
+g_start_at(const struct opt *opt, const char *arg, void *dst,
+	   struct opt_run *run, char *err)
+{
+	(void)opt;
+	(void)run;
+	return cli_start_at(arg, clock_real_ns(),
+			    &((struct netperf_opts *)dst)->start_at_ns, err);
+}
+
+static int
+g_rate(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
+       char *err)
+{
+	char why[ERR_LEN];
+
+	(void)opt;
+	(void)run;
+	if (units_parse_rate(arg, &((struct netperf_opts *)dst)->rate, why) < 0)
+		return err_set(err, "--rate: %s", why);
+	return 0;
+}
+
+/* netperf's options before "--", in the order of its usage text. */
+static const struct opt global_opts[] = {
+    {'H', NULL, required_argument, "host[,fam]",
+     "netserver's host (localhost); fam 4 or 6", "Global options:", OPT_FN,
+     .to = NP(host), .to2 = NP(host_family), .fn = h_host},
+    {'L', NULL, required_argument, "host[,fam]",
+     "local address of the control connection", NULL, OPT_FN, .to = NP(local),
+     .to2 = NP(host_family), .fn = h_host},
+    {'p', NULL, required_argument, "port[,lport]",
+     "netserver's port (12865), local port", NULL, OPT_FN, .to = NP(port),
+     .to2 = NP(lport), .fn = h_port},
+    {'t', NULL, required_argument, "test",
+     "TCP_STREAM (default), TCP_MAERTS, TCP_RR,\n"
+     "TCP_CRR, UDP_STREAM, UDP_RR, OMNI",
+     NULL, OPT_FN, .fn = g_test},
+    {'l', NULL, required_argument, "secs",
+     "test length; negative: bytes or transactions", NULL, OPT_FN,
+     .fn = g_length},
+    {'c', NULL, no_argument, "[rate]", "measure local CPU utilisation", NULL,
+     OPT_FN, .to = NP(local_cpu), .fn = g_cpu},
+    {'C', NULL, no_argument, "[rate]", "measure remote CPU utilisation", NULL,
+     OPT_FN, .to = NP(remote_cpu), .fn = g_cpu},
+    {'f', NULL, required_argument, "G|M|K|g|m|k|x",
+     "output units (bytes, bits, trans)", NULL, OPT_FN, .fn = g_fmt},
+    {'P', NULL, required_argument, "0|1", "no banner and titles, or with them",
+     NULL, OPT_INT, .to = NP(headers), .min = 0, .max = 1},
+    {'v', NULL, required_argument, "0|1|2", "verbosity", NULL, OPT_INT,
+     .to = NP(verbosity), .min = 0, .max = 2},
+    {'B', NULL, required_argument, "brand",
+     "text appended to the result (with -P 0)", NULL, OPT_FN, .to = NP(brand),
+     .len = sizeof(((struct netperf_opts *)0)->brand), .fn = h_text},
+    {'T', NULL, required_argument, "lcpu[,rcpu]",
+     "bind netperf's and netserver's test threads:\n"
+     "a CPU number, core:N, pu:N, numa:N, package:N\n"
+     "or auto (the CPUs near the NIC)",
+     NULL, OPT_FN, .fn = g_parts},
+    {'D', NULL, required_argument, "secs[,units]",
+     "interim results every secs seconds", NULL, OPT_FN, .fn = g_parts},
+    {'i', NULL, required_argument, "max[,min]",
+     "repeat the test up to max (at least min) times", NULL, OPT_FN,
+     .fn = g_parts},
+    {'I', NULL, required_argument, "lvl[,width]",
+     "...until the 95 or 99 % interval is width % wide", NULL, OPT_FN,
+     .fn = g_parts},
+    {'r', NULL, no_argument, NULL, "judge that interval on throughput only",
+     NULL, OPT_FLAG, .to = NP(conf_result_only)},
+    {'j', NULL, no_argument, NULL, "keep latency statistics (always kept here)",
+     NULL, OPT_FLAG, .to = NP(keep_stats)},
+    {'4', NULL, no_argument, NULL, "use IPv4", NULL, OPT_SET, .to = NP(family),
+     .val = AF_INET},
+    {'6', NULL, no_argument, NULL, "use IPv6", NULL, OPT_SET, .to = NP(family),
+     .val = AF_INET6},
+    {'d', NULL, no_argument, NULL, "debug output on stderr", NULL, OPT_COUNT,
+     .to = NP(debug)},
+    {'V', "version", no_argument, NULL, "print the version", NULL, OPT_FLAG,
+     .to = NP(want_version)},
+    {'h', "help", no_argument, NULL, "this help (exit status 1)", NULL,
+     OPT_FLAG, .to = NP(want_help)},
+    {'a', NULL, required_argument, "s[,r]", "local buffer alignment", NULL,
+     OPT_PAIR, .to = NP(lbuf.salign), .to2 = NP(lbuf.ralign), .min = 1,
+     .max = 65536},
+    {'A', NULL, required_argument, "s[,r]", "remote buffer alignment", NULL,
+     OPT_PAIR, .to = NP(rbuf.salign), .to2 = NP(rbuf.ralign), .min = 1,
+     .max = 65536},
+    {'o', NULL, required_argument, "s[,r]", "local buffer offset", NULL,
+     OPT_PAIR, .to = NP(lbuf.soff), .to2 = NP(lbuf.roff), .min = 0,
+     .max = 65536},
+    {'O', NULL, required_argument, "s[,r]", "remote buffer offset", NULL,
+     OPT_PAIR, .to = NP(rbuf.soff), .to2 = NP(rbuf.roff), .min = 0,
+     .max = 65536},
+    /* The send ring's width on each side (the receive width is
+     * accepted: one buffer receives). */
+    {'W', NULL, required_argument, "l[,r]", "send ring width", NULL, OPT_PAIR,
+     .to = NP(lbuf.width), .to2 = NP(rbuf.width), .min = 1, .max = 64},
+    {'k', NULL, required_argument, "n[,r]",
+     "dirty words written before each send", NULL, OPT_PAIR,
+     .to = NP(lbuf.dirty), .to2 = NP(rbuf.dirty), .min = 0, .max = 1 << 24},
+    {'K', NULL, required_argument, "n[,r]", "clean words read before each send",
+     NULL, OPT_PAIR, .to = NP(lbuf.clean), .to2 = NP(rbuf.clean), .min = 0,
+     .max = 1 << 24},
+    {'F', NULL, required_argument, "lfile[,rfile]",
+     "fill netperf's buffers from lfile", NULL, OPT_FN, .fn = g_parts},
+    /* Up to 50 s: netserver gives an idle control connection 60. */
+    {'s', NULL, required_argument, "secs", "wait before the test", NULL,
+     OPT_DOUBLE, .to = NP(wait), .min = 0, .max = 50},
+    {'S', NULL, no_argument, NULL, "SO_KEEPALIVE on the data sockets", NULL,
+     OPT_FLAG, .to = NP(lx.keepalive), .to2 = NP(rx.keepalive)},
+    {'y', NULL, required_argument, "l[,r]", "SO_PRIORITY of the data sockets",
+     NULL, OPT_PAIR, .to = NP(lx.prio), .to2 = NP(rx.prio), .min = 0,
+     .max = 255},
+    {'Y', NULL, required_argument, "l[,r]",
+     "IP_TOS: EF, AF11..AF43, CS0..CS7 or 0..255", NULL, OPT_FN, .fn = g_parts},
+    {'w', NULL, required_argument, "ms",
+     "pace the sends: a burst every ms milliseconds", NULL, OPT_DOUBLE,
+     .to = NP(interval_ms), .min = 0.001, .max = 3600000},
+    {'b', NULL, required_argument, "n", "...of n sends", NULL, OPT_INT,
+     .to = NP(interval_burst), .min = 1, .max = 1 << 20},
+    /* As 2.7 on Linux: the CPU count comes from the system. */
+    {'n', NULL, required_argument, "ncpu", "ignored, as netperf 2.7 on Linux",
+     NULL, OPT_INT, .min = 1, .max = 1 << 20},
+    {'N', NULL, no_argument, NULL,
+     "no netserver: test against discard, chargen or echo", NULL, OPT_FLAG,
+     .to = NP(no_control)},
+    {'Z', NULL, required_argument, "passphrase",
+     "authenticate (a key derived from it); with\n"
+     "--legacy, 2.7's passphrase, sent in plain text",
+     NULL, OPT_FN, .fn = g_passphrase},
+    {0, "streams", required_argument, "n", "n parallel data connections", NULL,
+     OPT_INT, .to = NP(streams), .min = 1, .max = 1024},
+    {0, "bidir", no_argument, NULL,
+     "TCP_STREAM, UDP_STREAM: as many again the other\n"
+     "way, at the same time",
+     NULL, OPT_FLAG, .to = NP(bidir)},
+    {0, "rate", required_argument, "bits/s",
+     "UDP_STREAM: offer this rate per stream\n"
+     "(k, M, G: 10^3, 10^6, 10^9)",
+     NULL, OPT_FN, .fn = g_rate},
+    {0, "batch", required_argument, "n", "send and receive n datagrams a call",
+     NULL, OPT_INT, .to = NP(batch), .min = 1, .max = FAST_BATCH_MAX},
+    {0, "udp-gso", no_argument, NULL, "UDP_STREAM: send with UDP_SEGMENT", NULL,
+     OPT_FLAG, .to = NP(udp_gso)},
+    {0, "udp-gro", no_argument, NULL, "UDP_STREAM: netserver receives with GRO",
+     NULL, OPT_FLAG, .to = NP(udp_gro)},
+    {0, "zerocopy", no_argument, NULL, "send with MSG_ZEROCOPY", NULL, OPT_FLAG,
+     .to = NP(zerocopy)},
+    {0, "busy-poll", required_argument, "usec",
+     "SO_BUSY_POLL on the data sockets", NULL, OPT_INT, .to = NP(busy_poll),
+     .min = 1, .max = 1000000},
+    {'J', "json", no_argument, NULL, "one JSON document instead of tables",
+     NULL, OPT_FLAG, .to = NP(json)},
+    {0, "json-stream", no_argument, NULL,
+     "JSON lines: interim results, then the document", NULL, OPT_FLAG,
+     .to = NP(json_stream)},
+    {0, "wire", optional_argument, "[=IF]",
+     "count the data flow's packets with libpcap on\n"
+     "both sides (needs CAP_NET_RAW)",
+     NULL, OPT_FN, .to = NP(wire_if), .fn = g_wire},
+    {0, "sweep", required_argument, "p=v,...",
+     "one run per value of m, r, s or streams", NULL, OPT_STRING,
+     .to = NP(sweep), .len = sizeof(((struct netperf_opts *)0)->sweep)},
+    {0, "plot", required_argument, "FILE",
+     "draw the sweep with gnuplot (.svg or .png)", NULL, OPT_STRING,
+     .to = NP(plot), .len = sizeof(((struct netperf_opts *)0)->plot)},
+    {0, "compare", required_argument, "OLD NEW",
+     "compare two sets of JSON results (files or\n"
+     "directories): means, 95 % intervals, change,\n"
+     "Mann-Whitney p; with --alpha A, --force,\n"
+     "--json, --plot FILE",
+     NULL, OPT_ELSEWHERE, .to = 0},
+    {0, "ifstat", required_argument, "IF",
+     "watch IF's packet and byte rates (-D, -l)", NULL, OPT_FN,
+     .to = NP(ifstat), .fn = h_ifname},
+    {0, "auth", required_argument, "KEYFILE",
+     "prove the shared secret netserver asks for\n"
+     "(or NETPERF_AUTH_KEY)",
+     NULL, OPT_FN, .fn = g_auth},
+    {0, "legacy", no_argument, NULL,
+     "speak netperf 2.7's protocol (a 2.7 netserver)", NULL, OPT_FLAG,
+     .to = NP(legacy)},
+    {0, "start-at", required_argument, "TIME",
+     "begin the measured interval at TIME: Unix\n"
+     "seconds (1767225600.5) or +S from now",
+     NULL, OPT_FN, .fn = g_start_at},
+    {0, "merge", required_argument, "FILE...",
+     "merge --json results exactly (-P, -v, --json,\n"
+     "--max-skew, -- -o/-O/-k)",
+     NULL, OPT_ELSEWHERE, .to = 0},
+    {0, "max-skew", required_argument, "SECS",
+     "--merge: warn above this start skew (0.01)", NULL, OPT_ELSEWHERE,
+     .to = 0},
+};
+
+const struct opt_table cli_netperf_options = {
+    global_opts, (int)(sizeof(global_opts) / sizeof(global_opts[0])), "option"};
+
+/* -m, -M "x[,y]" sizes into the int64s at to and to2; val says whether
+ * one value sets both. */
+static int
+t_sizes(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
+	char *err)
+{
+	(void)run;
+	return size_pair(arg, opt->letter, 1, opt_field(dst, opt->to),
+			 opt_field(dst, opt->to2), opt->val, err);
+}
+
+/* -r req[,rsp]: also what makes -t OMNI a request/response test. */
+static int
+t_rr(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
+     char *err)
+{
+	struct netperf_opts *o = dst;
+
+	if (t_sizes(opt, arg, dst, run, err) < 0)
+		return -1;
+	o->omni_rr = 1;
+	return 0;
+}
+
+/* -s, -S snd[,rcv]: socket buffers into the ints at to and to2. */
+static int
+t_bufs(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
+       char *err)
+{
+	(void)run;
+	return buf_pair(arg, opt->letter, opt_field(dst, opt->to),
+			opt_field(dst, opt->to2), err);
+}
+
+/* -o, -O, -k [list]: as netperf, the list is optional, and the next word
+ * is taken as the list unless it is an option. */
+static int
+t_output(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
+	 char *err)
+{
+	struct netperf_opts *o = dst;
+
+	(void)arg;
+	o->output_mode = opt->letter;
+	o->output_arg[0] = '\0';
+	if (optind < run->argc && run->argv[optind][0] != '-') {
+		if (strlen(run->argv[optind]) >= sizeof(o->output_arg))
+			return err_set(err, "-%c: list too long", opt->letter);
+		snprintf(o->output_arg, sizeof(o->output_arg), "%s",
+			 run->argv[optind]);
+		optind++;
+	}
+	return 0;
+}
+
+static int
+t_cong(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
+       char *err)
+{
+	struct netperf_opts *o = dst;
+	char a[64], b[64];
+
+	(void)opt;
+	(void)run;
+	if (units_split_pair(arg, a, b, sizeof(a), err) < 0 ||
+	    strlen(a) >= sizeof(o->lx.cong) ||
+	    strlen(b) >= sizeof(o->rx.cong) || (a[0] == '\0' && b[0] == '\0'))
+		return err_set(
+		    err, "-K: \"%s\" is not an algorithm name[,name]", arg);
+	if (a[0] != '\0')
+		snprintf(o->lx.cong, sizeof(o->lx.cong), "%.15s", a);
+	if (b[0] != '\0')
+		snprintf(o->rx.cong, sizeof(o->rx.cong), "%.15s", b);
+	else if (strchr(arg, ',') == NULL)
+		snprintf(o->rx.cong, sizeof(o->rx.cong), "%.15s", a);
+	return 0;
+}
+
+/* -p min[,max]: TCP_CRR's local ports, 2.7's bounds (5000 and 65535)
+ * where a part is left out. */
+static int
+t_ports(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
+	char *err)
+{
+	struct netperf_opts *o = dst;
+
+	(void)opt;
+	(void)run;
+	o->port_min = 5000;
+	o->port_max = 65535;
+	if (port_pair(arg, 'p', &o->port_min, &o->port_max, 0, err) < 0)
+		return -1;
+	if (o->port_min < 1 || o->port_min > o->port_max)
+		return err_set(err,
+			       "-p: \"%s\" is not a port range "
+			       "min[,max] with 1 <= min <= max",
+			       arg);
+	return 0;
+}
+
+/* -t stream|dgram: as 2.7, the word holds "stream" or "dgram". */
+static int
+t_socktype(const struct opt *opt, const char *arg, void *dst,
+	   struct opt_run *run, char *err)
+{
+	struct netperf_opts *o = dst;
+	char a[64];
+
+	(void)opt;
+	(void)run;
+	snprintf(a, sizeof(a), "%s", arg);
+	for (char *s = a; *s; s++)
+		*s = (char)tolower((unsigned char)*s);
+	if (strstr(a, "stream") != NULL)
+		o->omni_socktype = SOCK_STREAM;
+	else if (strstr(a, "dgram") != NULL)
+		o->omni_socktype = SOCK_DGRAM;
+	else
+		return err_set(
+		    err, "-t: socket type \"%s\" is not stream or dgram", arg);
+	return 0;
+}
+
+/* The test-specific letters of 2.7's omni parser that take a word. */
+static int
+t_word(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
+       char *err)
+{
+	struct netperf_opts *o = dst;
+
+	(void)run;
+	switch (opt->letter) {
+	case 'd':
+		return direction_arg(arg, &o->omni_dir, err);
 	case 'i':
 		/* 2.7 prints this and carries on. */
 		fputs("The support for check_interval has been removed "
@@ -858,227 +943,166 @@ test_letter(int c, struct netperf_opts *o, char *err)
 		      "it was for\n",
 		      stderr);
 		return 0;
-	case 'I':
-		o->use_write = 1;
-		return 0;
-	case 'j':
-		/* Parsed and never used by 2.7; --streams runs parallel
-		 * connections here. */
-		if (units_parse_int(optarg, 0, 1 << 20, &v, why) < 0)
-			return err_set(err, "-j: %s", why);
-		return 0;
-	case 'K':
-		if (units_split_pair(optarg, a, b, sizeof(a), err) < 0 ||
-		    strlen(a) >= sizeof(o->lx.cong) ||
-		    strlen(b) >= sizeof(o->rx.cong) ||
-		    (a[0] == '\0' && b[0] == '\0'))
-			return err_set(err, "-K: \"%s\" is not an algorithm "
-					    "name[,name]",
-				       optarg);
-		if (a[0] != '\0')
-			snprintf(o->lx.cong, sizeof(o->lx.cong), "%.15s", a);
-		if (b[0] != '\0')
-			snprintf(o->rx.cong, sizeof(o->rx.cong), "%.15s", b);
-		else if (strchr(optarg, ',') == NULL)
-			snprintf(o->rx.cong, sizeof(o->rx.cong), "%.15s", a);
-		return 0;
-	case 'l':
-		if (units_parse_int(optarg, 0, 255, &v, why) < 0)
-			return err_set(err, "-l: %s", why);
-		o->lx.mcast_ttl = o->rx.mcast_ttl = (int)v;
-		return 0;
-	case 'n':
-	case 'N':
-		/* Connected UDP sockets on either side: ours always are. */
-		return 0;
-	case 'p':
-		/* 2.7's bounds where a part is left out: 5000 and 65535. */
-		o->port_min = 5000;
-		o->port_max = 65535;
-		if (port_pair(optarg, 'p', &o->port_min, &o->port_max, 0,
-			      err) < 0)
-			return -1;
-		if (o->port_min < 1 || o->port_min > o->port_max)
-			return err_set(err, "-p: \"%s\" is not a port range "
-					    "min[,max] with 1 <= min <= max",
-				       optarg);
-		return 0;
-	case 'q':
-		if (units_parse_size(optarg, (int64_t)1 << 50, &v, why) < 0)
-			return err_set(err, "-q: %s", why);
-		o->lx.pacing = (uint64_t)v;
-		return 0;
-	case 'R':
-		if (units_parse_int(optarg, 0, 1, &v, why) < 0)
-			return err_set(err, "-R: %s", why);
-		o->routing = (int)v;
-		return 0;
-	case 't':
-		/* As 2.7: the word holds "stream" or "dgram". */
-		snprintf(a, sizeof(a), "%s", optarg);
-		for (char *s = a; *s; s++)
-			*s = (char)tolower((unsigned char)*s);
-		if (strstr(a, "stream") != NULL)
-			o->omni_socktype = SOCK_STREAM;
-		else if (strstr(a, "dgram") != NULL)
-			o->omni_socktype = SOCK_DGRAM;
-		else
-			return err_set(err, "-t: socket type \"%s\" is not "
-					    "stream or dgram",
-				       optarg);
-		return 0;
 	case 'T':
-		if (strcasecmp(optarg, "tcp") == 0)
+		if (strcasecmp(arg, "tcp") == 0)
 			o->omni_proto = IPPROTO_TCP;
-		else if (strcasecmp(optarg, "udp") == 0)
+		else if (strcasecmp(arg, "udp") == 0)
 			o->omni_proto = IPPROTO_UDP;
 		else
 			return err_set(err,
 				       "-T: only tcp and udp are supported, "
 				       "not \"%s\"",
-				       optarg);
-		return 0;
-	case 'u':
-		if (strlen(optarg) >= sizeof(o->uuid))
-			return err_set(err, "-u: a UUID has at most %zu "
-					    "characters",
-				       sizeof(o->uuid) - 1);
-		snprintf(o->uuid, sizeof(o->uuid), "%s", optarg);
-		return 0;
-	case 'U':
-		o->retry_connect = 1;
-		return 0;
-	case 'V':
-		/* 2.7 on Linux: each receiver splices into /dev/null. */
-		o->splice = 1;
-		return 0;
-	case 'w':
-		/* In 2.7's option string with no case: accepted, unused. */
-		return 0;
-	case 'W':
-		if (units_parse_int(optarg, 1, 64, &v, why) < 0)
-			return err_set(err, "-W: %s", why);
-		o->lbuf.width = (int)v;
+				       arg);
 		return 0;
 	default:
-		o->usage_error = 1;
-		return err_set(err, "unknown test option -%c", optopt);
+		if (strlen(arg) >= sizeof(o->uuid))
+			return err_set(err,
+				       "-u: a UUID has at most %zu characters",
+				       sizeof(o->uuid) - 1);
+		snprintf(o->uuid, sizeof(o->uuid), "%s", arg);
+		return 0;
 	}
 }
 
+/* netperf's test-specific options, after "--". */
+static const struct opt test_opts[] = {
+    /* "x" sets only netperf's size, as in netperf. */
+    {'m', NULL, required_argument, "send[,rsend]",
+     "bytes per send (default: socket buffer)", "Test options (after --):",
+     OPT_FN, .to = NP(send_size), .to2 = NP(rsend_size), .fn = t_sizes},
+    /* The first value is netserver's receive size. */
+    {'M', NULL, required_argument, "rrecv[,recv]",
+     "bytes per receive, netserver's first", NULL, OPT_FN, .to = NP(rrecv_size),
+     .to2 = NP(recv_size), .fn = t_sizes},
+    {'s', NULL, required_argument, "snd[,rcv]", "local socket buffers", NULL,
+     OPT_FN, .to = NP(lsndbuf), .to2 = NP(lrcvbuf), .fn = t_bufs},
+    {'S', NULL, required_argument, "snd[,rcv]", "remote socket buffers", NULL,
+     OPT_FN, .to = NP(rsndbuf), .to2 = NP(rrcvbuf), .fn = t_bufs},
+    {'r', NULL, required_argument, "req[,rsp]",
+     "request and response sizes (RR)", NULL, OPT_FN, .to = NP(req_size),
+     .to2 = NP(rsp_size), .val = 1, .fn = t_rr},
+    {'b', NULL, required_argument, "n", "n extra transactions in flight (RR)",
+     NULL, OPT_INT, .to = NP(burst), .min = 0, .max = 1024},
+    {'e', NULL, required_argument, "secs",
+     "UDP_RR: give up on an answer after secs\n"
+     "(default: adaptive, as TCP's RTO)",
+     NULL, OPT_DOUBLE, .to = NP(rto), .min = 0.001, .max = 3600},
+    {'D', NULL, no_argument, NULL, "TCP_NODELAY on both ends", NULL, OPT_FLAG,
+     .to = NP(nodelay)},
+    {'P', NULL, required_argument, "lport[,rport]", "data connection ports",
+     NULL, OPT_FN, .to = NP(ldata_port), .to2 = NP(rdata_port), .val = 1,
+     .fn = h_port},
+    {'H', NULL, required_argument, "host[,fam]",
+     "data connection's remote address", NULL, OPT_FN, .to = NP(data_host),
+     .to2 = NP(data_family), .fn = h_host},
+    {'L', NULL, required_argument, "host[,fam]",
+     "data connection's local address", NULL, OPT_FN, .to = NP(data_local),
+     .to2 = NP(data_family), .fn = h_host},
+    {'4', NULL, no_argument, NULL, "IPv4 data connection", NULL, OPT_SET,
+     .to = NP(data_family), .val = AF_INET},
+    {'6', NULL, no_argument, NULL, "IPv6 data connection", NULL, OPT_SET,
+     .to = NP(data_family), .val = AF_INET6},
+    /* Linux accepts 88..32767 for TCP_MAXSEG. */
+    {'G', NULL, required_argument, "mss", "TCP_MAXSEG for the data connection",
+     NULL, OPT_INT64, .to = NP(mss), .min = 88, .max = 32767},
+    {'C', NULL, no_argument, NULL, "TCP_CORK on both sides", NULL, OPT_FLAG,
+     .to = NP(lx.cork), .to2 = NP(rx.cork)},
+    {'K', NULL, required_argument, "cc[,rcc]", "TCP congestion control", NULL,
+     OPT_FN, .fn = t_cong},
+    {'q', NULL, required_argument, "rate", "SO_MAX_PACING_RATE, bytes/s", NULL,
+     OPT_SIZE, .to = NP(lx.pacing), .min = 0,
+     .max = (double)((int64_t)1 << 50)},
+    {'R', NULL, required_argument, "0|1",
+     "routing allowed (UDP_STREAM: 0 by default)", NULL, OPT_INT,
+     .to = NP(routing), .min = 0, .max = 1},
+    {'u', NULL, required_argument, "uuid", "the test's UUID", NULL, OPT_FN,
+     .fn = t_word},
+    {'d', NULL, required_argument, "dir", "-t OMNI: send|recv|rr", NULL, OPT_FN,
+     .fn = t_word},
+    {'T', NULL, required_argument, "proto", "-t OMNI: tcp|udp", NULL, OPT_FN,
+     .fn = t_word},
+    {'t', NULL, required_argument, "type", "-t OMNI: stream|dgram", NULL,
+     OPT_FN, .fn = t_socktype},
+    {'c', NULL, no_argument, NULL, "-t OMNI: a connection per transaction",
+     NULL, OPT_FLAG, .to = NP(conn_test)},
+    {'F', NULL, no_argument, NULL, "TCP Fast Open", NULL, OPT_FLAG,
+     .to = NP(lx.fastopen), .to2 = NP(rx.fastopen)},
+    {'a', NULL, no_argument, NULL, "TCP_DEFER_ACCEPT on netserver's listener",
+     NULL, OPT_FLAG, .to = NP(rx.defer_accept)},
+    {'f', NULL, no_argument, NULL, "path MTU discovery \"do\"", NULL, OPT_FLAG,
+     .to = NP(lx.mtu_do), .to2 = NP(rx.mtu_do)},
+    {'g', NULL, no_argument, NULL, "SO_DEBUG on the data sockets", NULL,
+     OPT_FLAG, .to = NP(lx.debug), .to2 = NP(rx.debug)},
+    {'I', NULL, no_argument, NULL, "write() for send()", NULL, OPT_FLAG,
+     .to = NP(use_write)},
+    {'l', NULL, required_argument, "ttl", "multicast TTL", NULL, OPT_INT,
+     .to = NP(lx.mcast_ttl), .to2 = NP(rx.mcast_ttl), .min = 0, .max = 255},
+    {'p', NULL, required_argument, "min[,max]", "TCP_CRR's local port range",
+     NULL, OPT_FN, .fn = t_ports},
+    {'U', NULL, no_argument, NULL, "TCP_CRR: retry a failed connection", NULL,
+     OPT_FLAG, .to = NP(retry_connect)},
+    /* 2.7 on Linux: each receiver splices into /dev/null. */
+    {'V', NULL, no_argument, NULL, "receive with splice(2) (copy avoidance)",
+     NULL, OPT_FLAG, .to = NP(splice)},
+    {'W', NULL, required_argument, "width", "the local send ring's width", NULL,
+     OPT_INT, .to = NP(lbuf.width), .min = 1, .max = 64},
+    {'o', NULL, no_argument, "[list]",
+     "CSV of output selectors ('?' lists them)", NULL, OPT_FN, .fn = t_output},
+    {'O', NULL, no_argument, "[list]", "columns of output selectors", NULL,
+     OPT_FN, .fn = t_output},
+    {'k', NULL, no_argument, "[list]", "KEY=value lines of output selectors",
+     NULL, OPT_FN, .fn = t_output},
+    /* IP_PKTINFO for a UDP receiver bound to many addresses: netserver
+     * binds the one the control connection used. */
+    {'B', NULL, no_argument, NULL, "accepted, as 2.7 (no effect here)", NULL,
+     OPT_NOP, .to = 0},
+    /* Connected UDP sockets on either side: ours always are. */
+    {'n', NULL, no_argument, NULL, "accepted, as 2.7 (no effect here)", NULL,
+     OPT_NOP, .to = 0},
+    {'N', NULL, no_argument, NULL, "accepted, as 2.7 (no effect here)", NULL,
+     OPT_NOP, .to = 0},
+    {'i', NULL, required_argument, "n", "accepted, as 2.7 (no effect here)",
+     NULL, OPT_FN, .fn = t_word},
+    /* Parsed and never used by 2.7; --streams runs parallel
+     * connections here. */
+    {'j', NULL, required_argument, "n", "accepted, as 2.7 (no effect here)",
+     NULL, OPT_INT, .min = 0, .max = 1 << 20},
+    /* In 2.7's option string with no case: accepted, unused. */
+    {'w', NULL, required_argument, "arg", "accepted, as 2.7 (no effect here)",
+     NULL, OPT_NOP, .to = 0},
+};
+
+const struct opt_table cli_test_options = {
+    test_opts, (int)(sizeof(test_opts) / sizeof(test_opts[0])), "test option"};
+
+/* Parses netperf's options before "--" into o; returns the index of the
+ * first test option, or -1 with err set. */
+static int
+parse_global(int argc, char **argv, struct netperf_opts *o, char *err)
+{
+	int n = opt_parse(&cli_netperf_options, argc, argv, o, err);
+
+	if (n == -2)
+		o->usage_error = 1;
+	if (n < 0)
+		return -1;
+	if (n < argc && strcmp(argv[n - 1], "--") != 0)
+		return err_set(err, "unexpected argument \"%s\"", argv[n]);
+	return n;
+}
+
+/* Parses the test options, after "--"; returns 0, or -1 with err set. */
 static int
 parse_test(int argc, char **argv, struct netperf_opts *o, char *err)
 {
-	char why[ERR_LEN];
-	int64_t v;
-	int c;
+	int n = opt_parse(&cli_test_options, argc, argv, o, err);
 
-	opterr = 0;
-	optind = 0;
-	while ((c = getopt(argc, argv,
-			   "+:m:M:s:S:r:DP:H:L:46b:e:oOkG:"
-			   "aBcCd:fFgi:Ij:K:l:nNp:q:R:t:T:u:UVw:W:")) != -1) {
-		switch (c) {
-		case 'm':
-			/* "x" sets only netperf's size, as in netperf. */
-			if (size_pair(optarg, 'm', 1, &o->send_size,
-				      &o->rsend_size, 0, err) < 0)
-				return -1;
-			break;
-		case 'M':
-			/* The first value is netserver's receive size. */
-			if (size_pair(optarg, 'M', 1, &o->rrecv_size,
-				      &o->recv_size, 0, err) < 0)
-				return -1;
-			break;
-		case 's':
-			if (buf_pair(optarg, 's', &o->lsndbuf, &o->lrcvbuf,
-				     err) < 0)
-				return -1;
-			break;
-		case 'S':
-			if (buf_pair(optarg, 'S', &o->rsndbuf, &o->rrcvbuf,
-				     err) < 0)
-				return -1;
-			break;
-		case 'r':
-			if (size_pair(optarg, 'r', 1, &o->req_size,
-				      &o->rsp_size, 1, err) < 0)
-				return -1;
-			o->omni_rr = 1;
-			break;
-		case 'D':
-			o->nodelay = 1;
-			break;
-		case 'P':
-			if (port_pair(optarg, 'P', &o->ldata_port,
-				      &o->rdata_port, 1, err) < 0)
-				return -1;
-			break;
-		case 'H':
-			if (host_family(optarg, 'H', o->data_host,
-					&o->data_family, err) < 0)
-				return -1;
-			break;
-		case 'L':
-			if (host_family(optarg, 'L', o->data_local,
-					&o->data_family, err) < 0)
-				return -1;
-			break;
-		case '4':
-			o->data_family = AF_INET;
-			break;
-		case '6':
-			o->data_family = AF_INET6;
-			break;
-		case 'b':
-			if (units_parse_int(optarg, 0, 1024, &v, why) < 0)
-				return err_set(err, "-b: %s", why);
-			o->burst = (int)v;
-			break;
-		case 'o':
-		case 'O':
-		case 'k':
-			/* As netperf: the list is optional, and the next word
-			 * is taken as the list unless it is an option. */
-			o->output_mode = (char)c;
-			o->output_arg[0] = '\0';
-			if (optind < argc && argv[optind][0] != '-') {
-				if (strlen(argv[optind]) >=
-				    sizeof(o->output_arg))
-					return err_set(err,
-						       "-%c: list too long", c);
-				snprintf(o->output_arg, sizeof(o->output_arg),
-					 "%s", argv[optind]);
-				optind++;
-			}
-			break;
-		case 'G':
-			/* Linux accepts 88..32767 for TCP_MAXSEG. */
-			if (units_parse_int(optarg, 88, 32767, &o->mss, why) <
-			    0)
-				return err_set(err, "-G: %s", why);
-			break;
-		case 'e':
-			if (units_parse_double(optarg, 0.001, 3600, &o->rto,
-					       why) < 0)
-				return err_set(err, "-e: %s", why);
-			break;
-		default:
-			if (test_letter(c, o, err) < 0)
-				return -1;
-			break;
-		case ':':
-			o->usage_error = 1;
-			return err_set(err, "test option -%c needs a value",
-				       optopt);
-		case '?':
-			o->usage_error = 1;
-			return err_set(err, "unknown test option -%c", optopt);
-		}
-	}
-	if (optind < argc)
-		return err_set(err, "unexpected argument \"%s\"", argv[optind]);
+	if (n == -2)
+		o->usage_error = 1;
+	if (n < 0)
+		return -1;
+	if (n < argc)
+		return err_set(err, "unexpected argument \"%s\"", argv[n]);
 	return 0;
 }
 
@@ -1147,32 +1171,10 @@ no_control_check(struct netperf_opts *o, const struct test_module *m,
 	return 0;
 }
 
-int
-cli_netperf_parse(int argc, char **argv, struct netperf_opts *o, char *err)
+/* The checks on the options and the test module together. */
+static int
+check_test(struct netperf_opts *o, const struct test_module *m, char *err)
 {
-	const struct test_module *m;
-	int split;
-
-	netperf_defaults(o);
-	split = parse_global(argc, argv, o, err);
-	if (split < 0)
-		return -1;
-	if (split < argc) {
-		/* getopt wants argv[0] to be a program name. */
-		char **rest = argv + split - 1;
-
-		if (parse_test(argc - split + 1, rest, o, err) < 0)
-			return -1;
-	}
-	if (o->want_help || o->want_version)
-		return 0;
-	if (strcmp(o->test, "OMNI") == 0 && omni_module(o, err) < 0)
-		return -1;
-	m = module_find(o->test);
-	if (m == NULL) {
-		o->usage_error = 1;
-		return err_set(err, "unknown test \"%s\"", o->test);
-	}
 	if (o->fmt == 0)
 		o->fmt = module_is_rr(m) ? 'x' : 'm';
 	else if (o->fmt == 'x' && !module_is_rr(m))
@@ -1236,6 +1238,46 @@ cli_netperf_parse(int argc, char **argv, struct netperf_opts *o, char *err)
 	if (o->no_control)
 		return no_control_check(o, m, err);
 	return 0;
+}
+
+int
+cli_netperf_parse(int argc, char **argv, struct netperf_opts *o, char *err)
+{
+	const struct test_module *m;
+	int split;
+
+	netperf_defaults(o);
+	split = parse_global(argc, argv, o, err);
+	if (split < 0)
+		return -1;
+	if (split < argc) {
+		/* getopt wants argv[0] to be a program name. */
+		char **rest = argv + split - 1;
+
+		if (parse_test(argc - split + 1, rest, o, err) < 0)
+			return -1;
+	}
+	if (o->want_help || o->want_version)
+		return 0;
+	if (strcmp(o->test, "OMNI") == 0 && omni_module(o, err) < 0)
+		return -1;
+	m = module_find(o->test);
+	if (m == NULL) {
+		o->usage_error = 1;
+		return err_set(err, "unknown test \"%s\"", o->test);
+	}
+	return check_test(o, m, err);
+}
+
+void
+cli_netperf_usage(FILE *out)
+{
+	fputs("Usage: netperf [global options] -- [test options]\n", out);
+	opt_usage(out, &cli_netperf_options);
+	opt_usage(out, &cli_test_options);
+	fputs("\nSizes take K, M, G (2^10, 2^20, 2^30) or k, m, g "
+	      "(10^3...).\n",
+	      out);
 }
 
 int
@@ -1378,256 +1420,155 @@ cli_netperf_request(const struct netperf_opts *o, struct test_params *p)
 	snprintf(p->fill_file, sizeof(p->fill_file), "%.255s", o->fill_file);
 }
 
-/* netserver's long options that have no short letter. */
-enum {
-	OPT_IDLE_TIMEOUT = 256,
-	OPT_PIDFILE,
-	OPT_LOG,
-	OPT_SYSLOG,
-	OPT_AUTH_FILE,
-	OPT_LEGACY_SERVER,
-	OPT_LEGACY_PASS,
-	OPT_ALLOW,
-	OPT_MAX_SESSIONS,
-	OPT_MAX_PER_ADDR,
-	OPT_MAX_DURATION,
-	OPT_MAX_MESSAGE,
-	OPT_MAX_BUFFER,
-	OPT_MAX_STREAMS,
-	OPT_ACCEPT_TIMEOUT,
-	OPT_MAX_SESSION_MEMORY,
-	OPT_HELLO_TIMEOUT,
-	OPT_MAX_SESSION_TIME,
-	OPT_IPV6_PREFIX,
-	OPT_ALLOW_PRIVILEGED_PORTS,
-};
-
-/* Copies a path option's value; returns 0, or -1 with err set. */
 static int
-path_arg(const char *name, const char *arg, char *out, char *err)
+s_passphrase(const struct opt *opt, const char *arg, void *dst,
+	     struct opt_run *run, char *err)
 {
-	if (arg[0] == '\0' || strlen(arg) >= CLI_PATH_LEN)
-		return err_set(err, "--%s: bad file name", name);
-	snprintf(out, CLI_PATH_LEN, "%s", arg);
+	struct netserver_opts *o = dst;
+
+	(void)opt;
+	(void)run;
+	if (arg[0] == '\0' || strlen(arg) >= sizeof(o->passphrase))
+		return err_set(err, "-Z: the passphrase must have 1 to 255 "
+				    "characters");
+	snprintf(o->passphrase, sizeof(o->passphrase), "%s", arg);
 	return 0;
 }
 
-/* One netserver option that sets a limit or a service setting; returns
- * 0, or -1 with err set. */
 static int
-netserver_long(int c, const char *arg, struct netserver_opts *o, char *err)
+s_user(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
+       char *err)
+{
+	struct netserver_opts *o = dst;
+
+	(void)opt;
+	(void)run;
+	if (arg[0] == '\0' || strlen(arg) >= sizeof(o->user))
+		return err_set(err, "-u: bad user name");
+	snprintf(o->user, sizeof(o->user), "%s", arg);
+	return 0;
+}
+
+static int
+s_allow(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
+	char *err)
 {
 	char why[ERR_LEN];
-	double d;
-	int64_t v;
 
-	switch (c) {
-	case OPT_IDLE_TIMEOUT:
-		if (units_parse_double(arg, 0.1, 86400, &d, why) < 0)
-			return err_set(err, "--idle-timeout: %s", why);
-		o->idle_timeout = d;
-		return 0;
-	case OPT_ACCEPT_TIMEOUT:
-		if (units_parse_double(arg, 0.1, 3600, &d, why) < 0)
-			return err_set(err, "--accept-timeout: %s", why);
-		o->accept_timeout = d;
-		return 0;
-	case OPT_MAX_DURATION:
-		if (units_parse_double(arg, 1, 31536000, &d, why) < 0)
-			return err_set(err, "--max-duration: %s", why);
-		o->max_duration = d;
-		return 0;
-	case OPT_MAX_SESSIONS:
-		if (units_parse_int(arg, 1, 4096, &v, why) < 0)
-			return err_set(err, "--max-sessions: %s", why);
-		o->max_sessions = (int)v;
-		return 0;
-	case OPT_MAX_PER_ADDR:
-		if (units_parse_int(arg, 1, 4096, &v, why) < 0)
-			return err_set(err, "--max-per-address: %s", why);
-		o->max_per_addr = (int)v;
-		return 0;
-	case OPT_MAX_STREAMS:
-		if (units_parse_int(arg, 1, 1024, &v, why) < 0)
-			return err_set(err, "--max-streams: %s", why);
-		o->max_streams = (int)v;
-		return 0;
-	case OPT_MAX_MESSAGE:
-		if (units_parse_size(arg, CLI_SIZE_MAX, &v, why) < 0)
-			return err_set(err, "--max-message: %s", why);
-		if (v < 1)
-			return err_set(err,
-				       "--max-message: must be at least 1");
-		o->max_message = v;
-		return 0;
-	case OPT_MAX_BUFFER:
-		if (units_parse_size(arg, INT32_MAX, &v, why) < 0)
-			return err_set(err, "--max-buffer: %s", why);
-		if (v < 1)
-			return err_set(err, "--max-buffer: must be at least 1");
-		o->max_buffer = v;
-		return 0;
-	case OPT_MAX_SESSION_MEMORY:
-		if (units_parse_size(arg, INT64_C(1) << 40, &v, why) < 0)
-			return err_set(err, "--max-session-memory: %s", why);
-		if (v < 1)
-			return err_set(err, "--max-session-memory: must be at "
-					    "least 1");
-		o->max_session_memory = v;
-		return 0;
-	case OPT_HELLO_TIMEOUT:
-		if (units_parse_double(arg, 0.1, 3600, &d, why) < 0)
-			return err_set(err, "--hello-timeout: %s", why);
-		o->hello_timeout = d;
-		return 0;
-	case OPT_MAX_SESSION_TIME:
-		if (units_parse_double(arg, 1, 31536000, &d, why) < 0)
-			return err_set(err, "--max-session-time: %s", why);
-		o->max_session_time = d;
-		return 0;
-	case OPT_IPV6_PREFIX:
-		if (units_parse_int(arg, 1, 128, &v, why) < 0)
-			return err_set(err, "--ipv6-prefix: %s", why);
-		o->ipv6_prefix = (int)v;
-		return 0;
-	case OPT_ALLOW_PRIVILEGED_PORTS:
-		o->allow_privileged_ports = 1;
-		return 0;
-	case OPT_PIDFILE:
-		return path_arg("pidfile", arg, o->pidfile, err);
-	case OPT_LOG:
-		return path_arg("log", arg, o->log, err);
-	case OPT_AUTH_FILE:
-		return path_arg("auth-file", arg, o->auth_file, err);
-	case OPT_LEGACY_SERVER:
-		o->legacy = 1;
-		return 0;
-	case OPT_LEGACY_PASS:
-		return path_arg("legacy-passphrase", arg, o->legacy_pass_file,
-				err);
-	case OPT_SYSLOG:
-		o->syslog = 1;
-		return 0;
-	case OPT_ALLOW:
-		if (acl_parse(&o->allow, arg, why) < 0)
-			return err_set(err, "--allow: %s", why);
-		return 0;
-	default:
-		return err_set(err, "unknown option %d", c);
-	}
+	(void)opt;
+	(void)run;
+	if (acl_parse(&((struct netserver_opts *)dst)->allow, arg, why) < 0)
+		return err_set(err, "--allow: %s", why);
+	return 0;
 }
+
+/* netserver's options, in the order of its usage text. */
+static const struct opt netserver_opts[] = {
+    {'p', NULL, required_argument, "port",
+     "listen on port (12865; 0 picks a free one)", "Options:", OPT_INT,
+     .to = NS(port), .min = 0, .max = 65535},
+    {'L', NULL, required_argument, "addr[,fam]", "listen on this address only",
+     NULL, OPT_FN, .to = NS(listen), .to2 = NS(family), .fn = h_host},
+    {'4', NULL, no_argument, NULL, "IPv4 only", NULL, OPT_SET, .to = NS(family),
+     .val = AF_INET},
+    {'6', NULL, no_argument, NULL, "IPv6 only", NULL, OPT_SET, .to = NS(family),
+     .val = AF_INET6},
+    {'D', NULL, no_argument, NULL, "stay in the foreground (for systemd)", NULL,
+     OPT_FLAG, .to = NS(foreground)},
+    {'f', NULL, no_argument, NULL, "do not fork: serve clients one at a time",
+     NULL, OPT_FLAG, .to = NS(nofork)},
+    {'d', NULL, no_argument, NULL, "more log lines", NULL, OPT_COUNT,
+     .to = NS(debug)},
+    {'V', "version", no_argument, NULL, "print the version", NULL, OPT_FLAG,
+     .to = NS(want_version)},
+    {'h', "help", no_argument, NULL, "this help", NULL, OPT_FLAG,
+     .to = NS(want_help)},
+    {0, "pidfile", required_argument, "FILE", "write the daemon's PID to FILE",
+     "Service:", OPT_PATH, .to = NS(pidfile), .len = CLI_PATH_LEN},
+    {0, "log", required_argument, "FILE", "log to FILE (reopened on SIGHUP)",
+     NULL, OPT_PATH, .to = NS(log), .len = CLI_PATH_LEN},
+    {0, "syslog", no_argument, NULL, "log to syslog, facility daemon", NULL,
+     OPT_FLAG, .to = NS(syslog)},
+    {'u', "user", required_argument, "USER",
+     "drop to USER after binding (as root)", NULL, OPT_FN, .fn = s_user},
+    {0, "auth-file", required_argument, "FILE",
+     "require clients to prove the key in FILE", "Access:", OPT_PATH,
+     .to = NS(auth_file), .len = CLI_PATH_LEN},
+    {'Z', NULL, required_argument, "passphrase",
+     "...or the key derived from passphrase", NULL, OPT_FN, .fn = s_passphrase},
+    {0, "legacy", no_argument, NULL, "serve netperf 2.7 clients too", NULL,
+     OPT_FLAG, .to = NS(legacy)},
+    {0, "legacy-passphrase", required_argument, "FILE",
+     "2.7 clients must send it first (plaintext)", NULL, OPT_PATH,
+     .to = NS(legacy_pass_file), .len = CLI_PATH_LEN},
+    {0, "allow", required_argument, "CIDR[,CIDR]",
+     "serve only these client networks", NULL, OPT_FN, .fn = s_allow},
+    {0, "allow-privileged-ports", no_argument, NULL,
+     "let clients ask for data ports below 1024", NULL, OPT_FLAG,
+     .to = NS(allow_privileged_ports)},
+    {0, "max-sessions", required_argument, "N", "sessions at once (64)",
+     "Limits:", OPT_INT, .to = NS(max_sessions), .min = 1, .max = 4096},
+    {0, "max-per-address", required_argument, "N",
+     "sessions at once from one address (16)", NULL, OPT_INT,
+     .to = NS(max_per_addr), .min = 1, .max = 4096},
+    {0, "max-duration", required_argument, "SECS", "longest test (3600)", NULL,
+     OPT_DOUBLE, .to = NS(max_duration), .min = 1, .max = 31536000},
+    {0, "max-message", required_argument, "BYTES",
+     "largest send/receive/request/response (64M)", NULL, OPT_SIZE,
+     .to = NS(max_message), .min = 1, .max = (double)CLI_SIZE_MAX},
+    {0, "max-buffer", required_argument, "BYTES",
+     "largest socket buffer (256M)", NULL, OPT_SIZE, .to = NS(max_buffer),
+     .min = 1, .max = INT32_MAX},
+    {0, "max-streams", required_argument, "N", "data connections per test (64)",
+     NULL, OPT_INT, .to = NS(max_streams), .min = 1, .max = 1024},
+    {0, "max-session-memory", required_argument, "BYTES",
+     "data buffers of one session (256M)", NULL, OPT_SIZE,
+     .to = NS(max_session_memory), .min = 1, .max = (double)(INT64_C(1) << 40)},
+    {0, "idle-timeout", required_argument, "SECS",
+     "control silence allowed between tests (60)", NULL, OPT_DOUBLE,
+     .to = NS(idle_timeout), .min = 0.1, .max = 86400},
+    {0, "hello-timeout", required_argument, "SECS",
+     "wait for a new client's hello (5)", NULL, OPT_DOUBLE,
+     .to = NS(hello_timeout), .min = 0.1, .max = 3600},
+    {0, "max-session-time", required_argument, "SECS",
+     "a session's whole life (7200, or twice\n"
+     "--max-duration if that is more)",
+     NULL, OPT_DOUBLE, .to = NS(max_session_time), .min = 1, .max = 31536000},
+    {0, "ipv6-prefix", required_argument, "BITS",
+     "count IPv6 clients per network of this prefix\n(64)", NULL, OPT_INT,
+     .to = NS(ipv6_prefix), .min = 1, .max = 128},
+    {0, "accept-timeout", required_argument, "SECS",
+     "wait for the data connection (10)", NULL, OPT_DOUBLE,
+     .to = NS(accept_timeout), .min = 0.1, .max = 3600},
+};
+
+const struct opt_table cli_netserver_options = {
+    netserver_opts, (int)(sizeof(netserver_opts) / sizeof(netserver_opts[0])),
+    "option"};
 
 int
 cli_netserver_parse(int argc, char **argv, struct netserver_opts *o, char *err)
 {
-	static const struct option longopts[] = {
-	    {"help", no_argument, NULL, 'h'},
-	    {"version", no_argument, NULL, 'V'},
-	    {"user", required_argument, NULL, 'u'},
-	    {"idle-timeout", required_argument, NULL, OPT_IDLE_TIMEOUT},
-	    {"pidfile", required_argument, NULL, OPT_PIDFILE},
-	    {"log", required_argument, NULL, OPT_LOG},
-	    {"syslog", no_argument, NULL, OPT_SYSLOG},
-	    {"auth-file", required_argument, NULL, OPT_AUTH_FILE},
-	    {"legacy", no_argument, NULL, OPT_LEGACY_SERVER},
-	    {"legacy-passphrase", required_argument, NULL, OPT_LEGACY_PASS},
-	    {"allow", required_argument, NULL, OPT_ALLOW},
-	    {"max-sessions", required_argument, NULL, OPT_MAX_SESSIONS},
-	    {"max-per-address", required_argument, NULL, OPT_MAX_PER_ADDR},
-	    {"max-duration", required_argument, NULL, OPT_MAX_DURATION},
-	    {"max-message", required_argument, NULL, OPT_MAX_MESSAGE},
-	    {"max-buffer", required_argument, NULL, OPT_MAX_BUFFER},
-	    {"max-streams", required_argument, NULL, OPT_MAX_STREAMS},
-	    {"accept-timeout", required_argument, NULL, OPT_ACCEPT_TIMEOUT},
-	    {"max-session-memory", required_argument, NULL,
-	     OPT_MAX_SESSION_MEMORY},
-	    {"hello-timeout", required_argument, NULL, OPT_HELLO_TIMEOUT},
-	    {"max-session-time", required_argument, NULL,
-	     OPT_MAX_SESSION_TIME},
-	    {"ipv6-prefix", required_argument, NULL, OPT_IPV6_PREFIX},
-	    {"allow-privileged-ports", no_argument, NULL,
-	     OPT_ALLOW_PRIVILEGED_PORTS},
-	    {NULL, 0, NULL, 0},
-	};
-	char why[ERR_LEN];
-	int64_t v;
-	int c;
+	int n;
 
 	memset(o, 0, sizeof(*o));
 	o->port = 12865;
 	o->family = AF_UNSPEC;
-	opterr = 0;
-	optind = 0;
-	while ((c = getopt_long(argc, argv, "+:p:L:46Dfdu:hVZ:", longopts,
-				NULL)) != -1) {
-		switch (c) {
-		case 'p':
-			if (units_parse_int(optarg, 0, 65535, &v, why) < 0)
-				return err_set(err, "-p: %s", why);
-			o->port = (int)v;
-			break;
-		case 'L':
-			if (host_family(optarg, 'L', o->listen, &o->family,
-					err) < 0)
-				return -1;
-			break;
-		case '4':
-			o->family = AF_INET;
-			break;
-		case '6':
-			o->family = AF_INET6;
-			break;
-		case 'D':
-			o->foreground = 1;
-			break;
-		case 'f':
-			o->nofork = 1;
-			break;
-		case 'd':
-			o->debug++;
-			break;
-		case 'Z':
-			if (optarg[0] == '\0' ||
-			    strlen(optarg) >= sizeof(o->passphrase))
-				return err_set(err, "-Z: the passphrase must "
-						    "have 1 to 255 characters");
-			snprintf(o->passphrase, sizeof(o->passphrase), "%s",
-				 optarg);
-			break;
-		case 'u':
-			if (optarg[0] == '\0' ||
-			    strlen(optarg) >= sizeof(o->user))
-				return err_set(err, "-u: bad user name");
-			snprintf(o->user, sizeof(o->user), "%s", optarg);
-			break;
-		case 'h':
-			o->want_help = 1;
-			break;
-		case 'V':
-			o->want_version = 1;
-			break;
-		case ':':
-			if (optopt == 0 || optopt >= OPT_IDLE_TIMEOUT)
-				return err_set(err, "option %s needs a value",
-					       argv[optind - 1]);
-			return err_set(err, "option -%c needs a value", optopt);
-		case '?':
-			if (optopt != 0)
-				return err_set(err, "unknown option -%c",
-					       optopt);
-			return err_set(err, "unknown option %s",
-				       argv[optind - 1]);
-		default:
-			if (netserver_long(c, optarg, o, err) < 0)
-				return -1;
-			break;
-		}
-	}
-	if (optind < argc)
-		return err_set(err, "unexpected argument \"%s\"", argv[optind]);
+	n = opt_parse(&cli_netserver_options, argc, argv, o, err);
+	if (n < 0)
+		return -1;
+	if (n < argc)
+		return err_set(err, "unexpected argument \"%s\"", argv[n]);
 	if (o->syslog && o->log[0] != '\0')
 		return err_set(err, "--log and --syslog cannot be combined");
 	if (o->passphrase[0] != '\0' && o->auth_file[0] != '\0')
 		return err_set(err, "-Z and --auth-file cannot be combined");
 	return 0;
+}
+
+void
+cli_netserver_usage(FILE *out)
+{
+	fputs("Usage: netserver [options]\n", out);
+	opt_usage(out, &cli_netserver_options);
 }

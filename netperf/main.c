@@ -30,108 +30,6 @@ on_sigint(int sig)
 	stop_requested = 1;
 }
 
-static void
-usage(FILE *out)
-{
-	static const char text[] =
-	    "Usage: netperf [global options] -- [test options]\n"
-	    "\n"
-	    "Global options:\n"
-	    "  -H host[,fam]     netserver's host (localhost); fam 4 or 6\n"
-	    "  -L host[,fam]     local address of the control connection\n"
-	    "  -p port[,lport]   netserver's port (12865), local port\n"
-	    "  -t test           TCP_STREAM (default), TCP_MAERTS, TCP_RR,\n"
-	    "                    TCP_CRR, UDP_STREAM, UDP_RR\n"
-	    "  -l secs           test length; negative: bytes or transactions\n"
-	    "  -c, -C            measure local, remote CPU utilisation\n"
-	    "  -f G|M|K|g|m|k|x  output units (bytes, bits, trans)\n"
-	    "  -P 0|1            no banner and titles, or with them\n"
-	    "  -v 0|1|2          verbosity\n"
-	    "  -B brand          text appended to the result (with -P 0)\n"
-	    "  -T lcpu[,rcpu]    bind netperf's and netserver's test threads:\n"
-	    "                    a CPU number, core:N, pu:N, numa:N, "
-	    "package:N\n"
-	    "                    or auto (the CPUs near the NIC)\n"
-	    "  -D secs           interim results every secs seconds\n"
-	    "  -i max[,min]      repeat the test up to max (at least min)\n"
-	    "  -I lvl[,width]    ...until the 95 or 99 % interval is width % "
-	    "wide\n"
-	    "  -r                judge that interval on throughput only\n"
-	    "  -j                keep latency statistics (always kept here)\n"
-	    "  -4, -6            use IPv4, IPv6\n"
-	    "  -d                debug output on stderr\n"
-	    "  -V, -h            version, this help (exit status 1)\n"
-	    "  -a, -A s[,r]      local, remote buffer alignment\n"
-	    "  -o, -O s[,r]      local, remote buffer offset\n"
-	    "  -W l[,r]          send ring width\n"
-	    "  -k, -K n[,r]      dirty, clean words touched before each send\n"
-	    "  -F lfile[,rfile]  fill netperf's buffers from lfile\n"
-	    "  -s secs           wait before the test\n"
-	    "  -S                SO_KEEPALIVE on the data sockets\n"
-	    "  -y l[,r]          SO_PRIORITY of the data sockets\n"
-	    "  -Y l[,r]          IP_TOS: EF, AF11..AF43, CS0..CS7 or 0..255\n"
-	    "  -w ms, -b n       pace the sends: n every ms milliseconds\n"
-	    "  -n ncpu           ignored, as netperf 2.7 on Linux\n"
-	    "  -Z passphrase     authenticate (a key derived from it)\n"
-	    "  --streams n       n parallel data connections\n"
-	    "  --bidir           TCP_STREAM, UDP_STREAM: as many again the "
-	    "other way,\n"
-	    "                    at the same time\n"
-	    "  --rate bits/s     UDP_STREAM: offer this rate per stream\n"
-	    "                    (k, M, G: 10^3, 10^6, 10^9)\n"
-	    "  --json, -J        one JSON document instead of tables\n"
-	    "  --json-stream     JSON lines: interim results, then the "
-	    "document\n"
-	    "  --wire[=IF]       count the data flow's packets with libpcap "
-	    "on\n"
-	    "                    both sides (needs CAP_NET_RAW)\n"
-	    "  --sweep p=v,...   one run per value of m, r, s or streams\n"
-	    "  --plot FILE       draw the sweep with gnuplot (.svg or .png)\n"
-	    "  --ifstat IF       watch IF's packet and byte rates (-D, -l)\n"
-	    "  --auth KEYFILE    prove the shared secret netserver asks for\n"
-	    "                    (or NETPERF_AUTH_KEY)\n"
-	    "  --legacy          speak netperf 2.7's protocol (a 2.7 netserver)\n"
-	    "  -Z passphrase     2.7's passphrase, sent in plain text\n"
-	    "  --compare OLD NEW compare two sets of JSON results (files or\n"
-	    "                    directories): means, 95 % intervals, change,\n"
-	    "                    Mann-Whitney p; with --alpha A, --force,\n"
-	    "                    --json, --plot FILE\n"
-	    "  --start-at TIME   begin the measured interval at TIME: Unix\n"
-	    "                    seconds (1767225600.5) or +S from now\n"
-	    "  --merge FILE...   merge --json results exactly (-P, -v, --json,\n"
-	    "                    --max-skew SECS, -- -o/-O/-k)\n"
-	    "\n"
-	    "Test options (after --):\n"
-	    "  -m send[,rsend]   bytes per send (default: socket buffer)\n"
-	    "  -M rrecv[,recv]   bytes per receive, netserver's first\n"
-	    "  -s snd[,rcv]      local socket buffers\n"
-	    "  -S snd[,rcv]      remote socket buffers\n"
-	    "  -r req[,rsp]      request and response sizes (RR)\n"
-	    "  -b n              n extra transactions in flight (RR)\n"
-	    "  -e secs           UDP_RR: give up on an answer after secs\n"
-	    "                    (default: adaptive, as TCP's RTO)\n"
-	    "  -D                TCP_NODELAY on both ends\n"
-	    "  -P lport[,rport]  data connection ports\n"
-	    "  -H host[,fam]     data connection's remote address\n"
-	    "  -L host[,fam]     data connection's local address\n"
-	    "  -4, -6            data connection family\n"
-	    "  -G mss            TCP_MAXSEG for the data connection\n"
-	    "  -C, -K cc[,rcc]   TCP_CORK, TCP congestion control\n"
-	    "  -q rate           SO_MAX_PACING_RATE, bytes/s\n"
-	    "  -R 0|1            routing allowed (UDP_STREAM: 0 by default)\n"
-	    "  -u uuid           the test's UUID\n"
-	    "  -d dir, -T proto  -t OMNI: send|recv|rr, tcp|udp (-c: CRR)\n"
-	    "  -F, -a, -f, -g    Fast Open, defer accept, PMTU DO, SO_DEBUG\n"
-	    "  -I, -l ttl        write() for send(), multicast TTL\n"
-	    "  -o [list]         CSV of output selectors ('?' lists them)\n"
-	    "  -O [list]         columns of output selectors\n"
-	    "  -k [list]         KEY=value lines of output selectors\n"
-	    "\n"
-	    "Sizes take K, M, G (2^10, 2^20, 2^30) or k, m, g (10^3...).\n";
-
-	fputs(text, out);
-}
-
 /* -d: both sides' raw counts, so a surprising figure can be traced. */
 static void
 debug_side(const char *who, const struct side_result *s)
@@ -472,6 +370,63 @@ setup_client(struct client *c, const struct netperf_opts *o, struct topo *topo,
 	return 0;
 }
 
+/* --ifstat's titles, for the table and CSV forms. */
+static void
+ifstat_header(const struct netperf_opts *o, double interval)
+{
+	if (o->output_mode == 'o' && o->headers)
+		printf("time,interface,interval,tx_packets_per_sec,"
+		       "rx_packets_per_sec,tx_kB_per_sec,rx_kB_per_sec,"
+		       "tx_dropped,rx_dropped,tx_errors,rx_errors\n");
+	else if (o->output_mode == 0 && !o->json && !o->json_stream &&
+		 o->headers)
+		printf("Interface %s every %.3f s\n"
+		       "    Time   TX pkt/s   RX pkt/s    TX kB/s    RX kB/s "
+		       " TX drop  RX drop\n",
+		       o->ifstat, interval);
+	fflush(stdout);
+}
+
+/* One --ifstat interval of secs, since seconds after the start: the
+ * counts in d as rates, in JSON, CSV or a table row. */
+static void
+ifstat_row(const struct netperf_opts *o, const struct iface_stat *d,
+	   double secs, double since)
+{
+	double tx_pps = (double)d->tx_packets / secs;
+	double rx_pps = (double)d->rx_packets / secs;
+	double tx_kbps = (double)d->tx_bytes / secs / 1e3;
+	double rx_kbps = (double)d->rx_bytes / secs / 1e3;
+
+	if (o->json || o->json_stream)
+		printf("{\"type\":\"ifstat\",\"interface\":\"%s\","
+		       "\"time\":%.3f,\"since_start\":%.3f,"
+		       "\"interval\":%.3f,\"tx_pps\":%.1f,"
+		       "\"rx_pps\":%.1f,\"tx_kBps\":%.3f,"
+		       "\"rx_kBps\":%.3f,\"tx_dropped\":%llu,"
+		       "\"rx_dropped\":%llu,\"tx_errors\":%llu,"
+		       "\"rx_errors\":%llu}\n",
+		       o->ifstat, clock_wall(), since, secs, tx_pps, rx_pps,
+		       tx_kbps, rx_kbps, (unsigned long long)d->tx_dropped,
+		       (unsigned long long)d->rx_dropped,
+		       (unsigned long long)d->tx_errors,
+		       (unsigned long long)d->rx_errors);
+	else if (o->output_mode == 'o')
+		printf("%.3f,%s,%.3f,%.1f,%.1f,%.3f,%.3f,%llu,%llu,"
+		       "%llu,%llu\n",
+		       clock_wall(), o->ifstat, secs, tx_pps, rx_pps, tx_kbps,
+		       rx_kbps, (unsigned long long)d->tx_dropped,
+		       (unsigned long long)d->rx_dropped,
+		       (unsigned long long)d->tx_errors,
+		       (unsigned long long)d->rx_errors);
+	else
+		printf("%8.3f %10.0f %10.0f %10.1f %10.1f %8llu %8llu\n", since,
+		       tx_pps, rx_pps, tx_kbps, rx_kbps,
+		       (unsigned long long)d->tx_dropped,
+		       (unsigned long long)d->rx_dropped);
+	fflush(stdout);
+}
+
 /* --ifstat IF: an interface's packet and byte rates every interval, on
  * exact boundaries, until -l seconds have passed or Ctrl-C. */
 static int
@@ -479,7 +434,6 @@ ifstat_monitor(const struct netperf_opts *o)
 {
 	double interval = o->interim > 0 ? o->interim : 1.0;
 	struct iface_stat prev, now, d;
-	double tx_pps, rx_pps, tx_kbps, rx_kbps;
 	uint64_t start, boundary, t_prev, t;
 	struct timespec ts;
 	char err[ERR_LEN];
@@ -495,20 +449,8 @@ ifstat_monitor(const struct netperf_opts *o)
 		return EXIT_FAILURE;
 	}
 	start = t_prev = clock_ns();
-	if (o->output_mode == 'o' && o->headers)
-		printf("time,interface,interval,tx_packets_per_sec,"
-		       "rx_packets_per_sec,tx_kB_per_sec,rx_kB_per_sec,"
-		       "tx_dropped,rx_dropped,tx_errors,rx_errors\n");
-	else if (o->output_mode == 0 && !o->json && !o->json_stream &&
-		 o->headers)
-		printf("Interface %s every %.3f s\n"
-		       "    Time   TX pkt/s   RX pkt/s    TX kB/s    RX kB/s "
-		       " TX drop  RX drop\n",
-		       o->ifstat, interval);
-	fflush(stdout);
+	ifstat_header(o, interval);
 	for (k = 1; !stop_requested; k++) {
-		double secs, since;
-
 		boundary = start + (uint64_t)(k * interval * 1e9);
 		if (boundary > start + (uint64_t)(o->duration * 1e9) + 1000)
 			break;
@@ -529,75 +471,28 @@ ifstat_monitor(const struct netperf_opts *o)
 			return EXIT_FAILURE;
 		}
 		t = clock_ns();
-		secs = (double)(t - t_prev) / 1e9;
-		since = (double)(t - start) / 1e9;
 		iface_stat_delta(&prev, &now, &d);
-		tx_pps = (double)d.tx_packets / secs;
-		rx_pps = (double)d.rx_packets / secs;
-		tx_kbps = (double)d.tx_bytes / secs / 1e3;
-		rx_kbps = (double)d.rx_bytes / secs / 1e3;
-		if (o->json || o->json_stream)
-			printf("{\"type\":\"ifstat\",\"interface\":\"%s\","
-			       "\"time\":%.3f,\"since_start\":%.3f,"
-			       "\"interval\":%.3f,\"tx_pps\":%.1f,"
-			       "\"rx_pps\":%.1f,\"tx_kBps\":%.3f,"
-			       "\"rx_kBps\":%.3f,\"tx_dropped\":%llu,"
-			       "\"rx_dropped\":%llu,\"tx_errors\":%llu,"
-			       "\"rx_errors\":%llu}\n",
-			       o->ifstat, clock_wall(), since, secs, tx_pps,
-			       rx_pps, tx_kbps, rx_kbps,
-			       (unsigned long long)d.tx_dropped,
-			       (unsigned long long)d.rx_dropped,
-			       (unsigned long long)d.tx_errors,
-			       (unsigned long long)d.rx_errors);
-		else if (o->output_mode == 'o')
-			printf("%.3f,%s,%.3f,%.1f,%.1f,%.3f,%.3f,%llu,%llu,"
-			       "%llu,%llu\n",
-			       clock_wall(), o->ifstat, secs, tx_pps, rx_pps,
-			       tx_kbps, rx_kbps,
-			       (unsigned long long)d.tx_dropped,
-			       (unsigned long long)d.rx_dropped,
-			       (unsigned long long)d.tx_errors,
-			       (unsigned long long)d.rx_errors);
-		else
-			printf(
-			    "%8.3f %10.0f %10.0f %10.1f %10.1f %8llu %8llu\n",
-			    since, tx_pps, rx_pps, tx_kbps, rx_kbps,
-			    (unsigned long long)d.tx_dropped,
-			    (unsigned long long)d.rx_dropped);
-		fflush(stdout);
+		ifstat_row(o, &d, (double)(t - t_prev) / 1e9,
+			   (double)(t - start) / 1e9);
 		prev = now;
 		t_prev = t;
 	}
 	return EXIT_SUCCESS;
 }
 
-/* --sweep: one run per value over one control connection (a new one
- * after a point that failed), then one table, CSV or JSON document. */
+/* Runs each point of the sweep over one control connection (a new one
+ * after a point that failed); returns how many points ran. */
 static int
-run_sweep(const struct netperf_opts *o, int argc, char **argv)
+sweep_run(const struct netperf_opts *o, const struct sweep *sw,
+	  struct sweep_point *pts, struct topo *topo, int *have_topo, int argc,
+	  char **argv)
 {
-	struct sweep_point *pts;
 	struct interim_ctx ic;
-	struct sweep sw;
 	struct client c;
-	struct topo topo;
-	char err[ERR_LEN];
-	int i, have_topo = 0, connected = 0, rc = EXIT_SUCCESS, ok = 0;
+	int i, connected = 0, ok = 0;
 
-	if (sweep_parse(o->sweep, &sw, err) < 0 ||
-	    sweep_check(&sw, o->test, err) < 0 ||
-	    (o->plot[0] != '\0' && sweep_plot_check(o->plot, err) < 0)) {
-		fprintf(stderr, "netperf: %s\n", err);
-		return 2;
-	}
-	pts = calloc((size_t)sw.n, sizeof(*pts));
-	if (pts == NULL) {
-		fprintf(stderr, "netperf: out of memory\n");
-		return EXIT_FAILURE;
-	}
 	memset(&c, 0, sizeof(c));
-	for (i = 0; i < sw.n; i++) {
+	for (i = 0; i < sw->n; i++) {
 		struct netperf_opts oi = *o;
 
 		if (stop_requested) {
@@ -606,10 +501,10 @@ run_sweep(const struct netperf_opts *o, int argc, char **argv)
 			continue;
 		}
 
-		sweep_apply(&sw, i, &oi);
+		sweep_apply(sw, i, &oi);
 		if (!connected) {
-			if (setup_client(&c, &oi, &topo, &have_topo,
-					 pts[i].err) < 0)
+			if (setup_client(&c, &oi, topo, have_topo, pts[i].err) <
+			    0)
 				continue;
 			connected = 1;
 		}
@@ -633,17 +528,27 @@ run_sweep(const struct netperf_opts *o, int argc, char **argv)
 	}
 	if (connected)
 		client_close(&c);
+	return ok;
+}
+
+/* The sweep as one table, CSV or JSON document; returns an exit status. */
+static int
+sweep_print(const struct netperf_opts *o, const struct sweep *sw,
+	    struct sweep_point *pts)
+{
+	int i, rc = EXIT_SUCCESS;
+
 	if (o->json || o->json_stream) {
 		json_t *doc =
 		    json_pack("{s:s, s:i, s:s, s:s, s:[]}", "schema",
 			      "netperf-sweep", "schema_version", 1, "test",
-			      o->test, "parameter", sw.param, "points");
+			      o->test, "parameter", sw->param, "points");
 		json_t *points = json_object_get(doc, "points");
 
-		for (i = 0; i < sw.n; i++) {
+		for (i = 0; i < sw->n; i++) {
 			json_t *pt = json_pack(
-			    "{s:s, s:I, s:b}", "label", sw.label[i], "value",
-			    (json_int_t)sw.value[i], "ok", pts[i].ok);
+			    "{s:s, s:I, s:b}", "label", sw->label[i], "value",
+			    (json_int_t)sw->value[i], "ok", pts[i].ok);
 
 			if (pts[i].ok)
 				json_object_set_new(
@@ -657,21 +562,43 @@ run_sweep(const struct netperf_opts *o, int argc, char **argv)
 			rc = EXIT_FAILURE;
 		json_decref(doc);
 	} else if (o->output_mode == 'o') {
-		sweep_csv(stdout, &sw, pts, o->headers);
+		sweep_csv(stdout, sw, pts, o->headers);
 	} else {
 		if (o->headers)
-			printf("%s sweep of %s to %s\n\n", o->test, sw.param,
+			printf("%s sweep of %s to %s\n\n", o->test, sw->param,
 			       o->host);
-		sweep_table(stdout, &sw, pts, o->headers);
+		sweep_table(stdout, sw, pts, o->headers);
 	}
 	fflush(stdout);
-	if (o->plot[0] != '\0') {
-		int prc = sweep_plot(o->plot, &sw, pts, err);
+	return rc;
+}
 
-		if (prc != 0) {
-			fprintf(stderr, "netperf: %s\n", err);
-			rc = EXIT_FAILURE;
-		}
+/* --sweep: one run per value, then one table, CSV or JSON document. */
+static int
+run_sweep(const struct netperf_opts *o, int argc, char **argv)
+{
+	struct sweep_point *pts;
+	struct sweep sw;
+	struct topo topo;
+	char err[ERR_LEN];
+	int i, have_topo = 0, rc, ok;
+
+	if (sweep_parse(o->sweep, &sw, err) < 0 ||
+	    sweep_check(&sw, o->test, err) < 0 ||
+	    (o->plot[0] != '\0' && sweep_plot_check(o->plot, err) < 0)) {
+		fprintf(stderr, "netperf: %s\n", err);
+		return 2;
+	}
+	pts = calloc((size_t)sw.n, sizeof(*pts));
+	if (pts == NULL) {
+		fprintf(stderr, "netperf: out of memory\n");
+		return EXIT_FAILURE;
+	}
+	ok = sweep_run(o, &sw, pts, &topo, &have_topo, argc, argv);
+	rc = sweep_print(o, &sw, pts);
+	if (o->plot[0] != '\0' && sweep_plot(o->plot, &sw, pts, err) != 0) {
+		fprintf(stderr, "netperf: %s\n", err);
+		rc = EXIT_FAILURE;
 	}
 	for (i = 0; i < sw.n; i++) {
 		if (!pts[i].ok)
@@ -788,16 +715,153 @@ reason_of(const char *err, const char *name)
 		   : err;
 }
 
+/* What --merge has taken in so far. */
+struct merge_tally {
+	struct merge m;
+	int bad;   /* inputs that failed or did not merge */
+	int fatal; /* an input that stops the merge */
+};
+
+/* Merges the documents of text[0..len-1], those read before a broken
+ * one. A file may hold several documents one after the other (the logs
+ * of many pods): each is merged, named FILE#N. */
+static void
+merge_docs(struct merge_tally *t, const char *name, const char *text, long len,
+	   char *err)
+{
+	json_t *docs[4096];
+	json_error_t je;
+	size_t off = 0;
+	int nd = 0, arc;
+
+	while (nd < 4096) {
+		while (off < (size_t)len &&
+		       strchr(" \t\r\n", text[off]) != NULL)
+			off++;
+		if (off >= (size_t)len)
+			break;
+		docs[nd] = json_loadb(text + off, (size_t)len - off,
+				      JSON_DISABLE_EOF_CHECK, &je);
+		if (docs[nd] == NULL) {
+			err_set(err,
+				"%s: not a complete JSON document (line %d: "
+				"%s)",
+				name, je.line, je.text);
+			fprintf(stderr, "netperf: %s\n", err);
+			merge_add_failure(&t->m, name, reason_of(err, name));
+			t->bad++;
+			break;
+		}
+		off += je.position;
+		nd++;
+	}
+	for (int k = 0; k < nd; k++) {
+		char dname[MERGE_NAME_LEN];
+
+		if (nd > 1)
+			snprintf(dname, sizeof(dname), "%.200s#%d", name,
+				 k + 1);
+		else
+			snprintf(dname, sizeof(dname), "%s", name);
+		if (!t->fatal) {
+			arc = merge_add_doc(&t->m, docs[k], dname, err);
+			if (arc != 0)
+				fprintf(stderr, "netperf: %s\n", err);
+			if (arc == -2) {
+				t->fatal = 1;
+			} else if (arc != 0) {
+				if (arc < 0)
+					merge_add_failure(
+					    &t->m, dname,
+					    reason_of(err, dname));
+				t->bad++;
+			}
+		}
+		json_decref(docs[k]);
+	}
+}
+
+/* Reads and merges one input file; a bad one is named and counted. */
+static void
+merge_file(struct merge_tally *t, const char *name, char *err)
+{
+	char *text = NULL;
+	long len = read_file(name, &text, err);
+
+	if (len == 0)
+		err_set(err,
+			"%s: empty (the run wrote no result; see its "
+			"standard error)",
+			name);
+	if (len <= 0) {
+		fprintf(stderr, "netperf: %s\n", err);
+		merge_add_failure(&t->m, name, reason_of(err, name));
+		free(text);
+		t->bad++;
+		return;
+	}
+	merge_docs(t, name, text, len, err);
+	free(text);
+}
+
+/* The merged account as JSON, -o/-O/-k lines or a table, after the
+ * warnings; returns 0 with *warn set, or -1 when it could not be
+ * written. */
+static int
+merge_output(const struct merge_opts *o, const struct merge *m,
+	     const struct merge_figures *f, int *warn)
+{
+	*warn = 0;
+	if (f->skew_s > o->max_skew) {
+		fprintf(stderr,
+			"netperf: warning: start skew %.3f ms exceeds "
+			"--max-skew %.3f ms\n",
+			f->skew_s * 1e3, o->max_skew * 1e3);
+		*warn = 1;
+	}
+	if (f->late_max_s > o->max_skew) {
+		fprintf(stderr,
+			"netperf: warning: a run started %.3f ms after its "
+			"scheduled time (clocks apart, or a slow host?)\n",
+			f->late_max_s * 1e3);
+		*warn = 1;
+	}
+	if (o->json) {
+		json_t *doc = merge_json(m, f, o->max_skew);
+
+		/* Full precision, so a merged document merges again to the
+		 * same figures as its inputs would. */
+		if (doc == NULL ||
+		    json_dumpf(doc, stdout,
+			       JSON_INDENT(2) | JSON_PRESERVE_ORDER |
+				   JSON_REAL_PRECISION(17)) != 0 ||
+		    fputc('\n', stdout) == EOF) {
+			fprintf(stderr, "netperf: cannot write the merged "
+					"document\n");
+			json_decref(doc);
+			return -1;
+		}
+		json_decref(doc);
+	} else if (o->mode != 0) {
+		merge_print_list(stdout, m, f, o->mode, o->list, o->headers);
+	} else {
+		merge_print_table(stdout, m, f, o->headers, o->verbosity,
+				  o->max_skew);
+	}
+	fflush(stdout);
+	return 0;
+}
+
 /* netperf --merge: many runs' JSON results into one exact account. A bad
  * or failed input is named on stderr and counted; the rest still merge. */
 static int
 run_merge(int argc, char **argv)
 {
 	struct merge_opts o;
-	struct merge m;
+	struct merge_tally t = {.bad = 0};
 	struct merge_figures f;
 	char err[ERR_LEN];
-	int i, bad = 0, warn = 0, fatal = 0, rc = EXIT_FAILURE;
+	int i, warn = 0, rc = EXIT_FAILURE;
 
 	if (cli_merge_parse(argc, argv, &o, err) < 0) {
 		fprintf(stderr, "netperf: %s\n", err);
@@ -814,133 +878,191 @@ run_merge(int argc, char **argv)
 		free(o.files);
 		return 2;
 	}
-	merge_init(&m);
-	for (i = 0; i < o.nfiles; i++) {
-		const char *name = o.files[i];
-		json_error_t je;
-		char *text = NULL;
-		long len = read_file(name, &text, err);
-		int arc;
-
-		if (len == 0)
-			err_set(err, "%s: empty (the run wrote no result; see its "
-				"standard error)",
-				name);
-		if (len <= 0) {
-			fprintf(stderr, "netperf: %s\n", err);
-			merge_add_failure(&m, name, reason_of(err, name));
-			free(text);
-			bad++;
-			continue;
-		}
-		/* A file may hold several documents one after the other (the
-		 * logs of many pods): each is merged, named FILE#N. */
-		{
-			json_t *docs[4096];
-			size_t off = 0;
-			int nd = 0, stop = 0;
-
-			while (!stop && nd < 4096) {
-				while (off < (size_t)len &&
-				       strchr(" \t\r\n", text[off]) != NULL)
-					off++;
-				if (off >= (size_t)len)
-					break;
-				docs[nd] = json_loadb(text + off, (size_t)len - off,
-						      JSON_DISABLE_EOF_CHECK, &je);
-				if (docs[nd] == NULL) {
-					err_set(err,
-						"%s: not a complete JSON "
-						"document (line %d: %s)",
-						name, je.line, je.text);
-					fprintf(stderr, "netperf: %s\n", err);
-					merge_add_failure(&m, name,
-							  reason_of(err, name));
-					bad++;
-					stop = 1;
-					break;
-				}
-				off += je.position;
-				nd++;
-			}
-			free(text);
-			for (int k = 0; k < nd; k++) {
-				char dname[MERGE_NAME_LEN];
-
-				if (nd > 1)
-					snprintf(dname, sizeof(dname), "%.200s#%d",
-						 name, k + 1);
-				else
-					snprintf(dname, sizeof(dname), "%s", name);
-				if (!fatal) {
-					arc = merge_add_doc(&m, docs[k], dname,
-							    err);
-					if (arc == -2) {
-						fprintf(stderr, "netperf: %s\n",
-							err);
-						fatal = 1;
-					} else if (arc != 0) {
-						fprintf(stderr, "netperf: %s\n",
-							err);
-						if (arc < 0)
-							merge_add_failure(
-							    &m, dname,
-							    reason_of(err,
-								      dname));
-						bad++;
-					}
-				}
-				json_decref(docs[k]);
-			}
-			if (fatal)
-				goto out;
-		}
-	}
-	if (merge_figures(&m, &f, err) < 0) {
+	merge_init(&t.m);
+	for (i = 0; i < o.nfiles && !t.fatal; i++)
+		merge_file(&t, o.files[i], err);
+	if (t.fatal)
+		goto out;
+	if (merge_figures(&t.m, &f, err) < 0) {
 		fprintf(stderr, "netperf: %s\n", err);
 		goto out;
 	}
-	if (f.skew_s > o.max_skew) {
-		fprintf(stderr,
-			"netperf: warning: start skew %.3f ms exceeds "
-			"--max-skew %.3f ms\n",
-			f.skew_s * 1e3, o.max_skew * 1e3);
-		warn = 1;
-	}
-	if (f.late_max_s > o.max_skew) {
-		fprintf(stderr,
-			"netperf: warning: a run started %.3f ms after its "
-			"scheduled time (clocks apart, or a slow host?)\n",
-			f.late_max_s * 1e3);
-		warn = 1;
-	}
-	if (o.json) {
-		json_t *doc = merge_json(&m, &f, o.max_skew);
-
-		/* Full precision, so a merged document merges again to the
-		 * same figures as its inputs would. */
-		if (doc == NULL ||
-		    json_dumpf(doc, stdout,
-			       JSON_INDENT(2) | JSON_PRESERVE_ORDER |
-				   JSON_REAL_PRECISION(17)) != 0 ||
-		    fputc('\n', stdout) == EOF) {
-			fprintf(stderr, "netperf: cannot write the merged "
-					"document\n");
-			json_decref(doc);
-			goto out;
-		}
-		json_decref(doc);
-	} else if (o.mode != 0) {
-		merge_print_list(stdout, &m, &f, o.mode, o.list, o.headers);
-	} else {
-		merge_print_table(stdout, &m, &f, o.headers, o.verbosity,
-				  o.max_skew);
-	}
-	fflush(stdout);
-	rc = bad ? EXIT_FAILURE : warn ? 3 : EXIT_SUCCESS;
+	if (merge_output(&o, &t.m, &f, &warn) < 0)
+		goto out;
+	rc = t.bad ? EXIT_FAILURE : warn ? 3 : EXIT_SUCCESS;
 out:
-	merge_free(&m);
+	merge_free(&t.m);
 	free(o.files);
+	return rc;
+}
+
+/* A command line that did not parse: the message, a JSON document naming
+ * why where one was asked for, and 2.7's exit status. */
+static int
+parse_failed(int argc, char **argv, const struct netperf_opts *o,
+	     const char *err)
+{
+	fprintf(stderr, "netperf: %s\n", err);
+	/* A fleet's client (--start-at too late, a bad option) still
+	 * leaves a document naming why, where its result would be. */
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		if (strcmp(argv[i], "--json") == 0 ||
+		    strcmp(argv[i], "-J") == 0 ||
+		    strcmp(argv[i], "--json-stream") == 0) {
+			output_json_error(stdout, o->test, o->host, err,
+					  strcmp(argv[i], "--json-stream") ==
+					      0);
+			break;
+		}
+	if (o->usage_error)
+		fprintf(stderr, "Try 'netperf -h' for usage.\n");
+	/* 2.7 exits 1 on a usage error (an unknown option, a missing
+	 * value, an unknown test); a bad value, which 2.7 would take
+	 * silently, is 2. */
+	return o->usage_error ? EXIT_FAILURE : 2;
+}
+
+/* -h, -V and a selector list of '?': prints what they ask for and
+ * returns the exit status, or -1 when none was given. */
+static int
+informational(const struct netperf_opts *o)
+{
+	if (o->want_help) {
+		/* As 2.7: the usage text, and exit status 1. */
+		cli_netperf_usage(stdout);
+		return EXIT_FAILURE;
+	}
+	if (o->want_version) {
+		/* 2.7's shape, which scripts match, with our version. */
+		printf("Netperf version %s\n", NP_VERSION);
+		return EXIT_SUCCESS;
+	}
+	if (o->output_mode != 0 && strcmp(o->output_arg, "?") == 0) {
+		/* As 2.7: one a line for -O, one line for -o and -k,
+		 * and exit status 1. */
+		if (o->output_mode == 'O')
+			output_list_names(stdout);
+		else
+			output_list_names_line(stdout);
+		return EXIT_FAILURE;
+	}
+	return -1;
+}
+
+/* The classic report's options from netperf's. -t OMNI: 2.7's "OMNI Send
+ * TEST" banner and, unless -o/-O/-k chose, omni's default columns (as -O
+ * with no list). */
+static void
+report_setup(struct netperf_opts *o, struct report_opts *ro)
+{
+	memset(ro, 0, sizeof(*ro));
+	ro->headers = o->headers;
+	ro->verbosity = o->verbosity;
+	ro->brand = o->brand[0] ? o->brand : NULL;
+	ro->histogram = o->verbosity >= 2 || o->keep_stats;
+	ro->cpu_bind = o->lcpu[0] != '\0' || o->rcpu[0] != '\0';
+	if (o->omni) {
+		ro->omni_dir = o->omni_dir == CLI_DIR_XMIT   ? "Send"
+			       : o->omni_dir == CLI_DIR_RECV ? "Receive"
+			       : o->conn_test ? "Connect|Send|Recv"
+					      : "Send|Recv";
+		if (o->output_mode == 0)
+			o->output_mode = 'O';
+	}
+	if (o->iter_max > 1) {
+		ro->conf_level = o->conf_level;
+		ro->conf_width = o->conf_width;
+	}
+}
+
+/* The result as JSON, selectors or the classic report; returns 0, or -1
+ * when the JSON document could not be written. */
+static int
+print_result(const struct netperf_opts *o, struct result *res,
+	     const struct report_opts *ro, struct output_list *list)
+{
+	if (o->json || o->json_stream) {
+		if (output_json(stdout, res, o->json_stream) < 0) {
+			fprintf(stderr,
+				"netperf: cannot write the JSON "
+				"document: %s\n",
+				errno ? strerror(errno) : "out of memory");
+			return -1;
+		}
+	} else if (o->output_mode != 0) {
+		if (o->output_arg[0] == '\0')
+			output_default_list(res, list);
+		if (o->output_mode == 'o')
+			output_csv(stdout, res, list, o->headers);
+		else if (o->output_mode == 'O')
+			output_columns(stdout, res, list, o->headers);
+		else
+			output_keyval(stdout, res, list);
+	} else {
+		if (!res->conf.met)
+			confidence_warning(stdout, &res->conf);
+		report_classic(stdout, res, ro);
+	}
+	return 0;
+}
+
+/* One test (repeated for -i/-I) against netserver, and its report. */
+static int
+run_test(struct netperf_opts *o, struct output_list *list, int argc,
+	 char **argv)
+{
+	struct report_opts ro;
+	struct interim_ctx ic;
+	struct result res;
+	struct client c;
+	struct topo topo;
+	char err[ERR_LEN];
+	int rc = EXIT_FAILURE, have_topo = 0;
+
+	memset(&res, 0, sizeof(res));
+	report_setup(o, &ro);
+	if (o->fill_remote)
+		fprintf(stderr, "netperf: -F: netserver fills its buffers with "
+				"its own pattern; the remote file name is not "
+				"sent\n");
+	if (setup_client(&c, o, &topo, &have_topo, err) < 0) {
+		fprintf(stderr, "netperf: %s\n", err);
+		if (o->json || o->json_stream)
+			output_json_error(stdout, o->test, o->host, err,
+					  o->json_stream);
+		return EXIT_FAILURE;
+	}
+	ic.o = o;
+	ic.res = &res;
+	if (o->interim > 0) {
+		c.interim_sec = o->interim;
+		c.on_interim = on_interim;
+		c.arg = &ic;
+	}
+	if (result_init(&res, o, &c, argc, argv) < 0) {
+		fprintf(stderr, "netperf: out of memory\n");
+		goto out;
+	}
+	if (o->headers && !o->json && !o->json_stream) {
+		report_banner(stdout, &res, &ro);
+		fflush(stdout);
+	}
+	if (run_iterations(&c, o, &res, &ic, argc, argv, err) < 0) {
+		fprintf(stderr, "netperf: %s\n", err);
+		if (o->json || o->json_stream)
+			output_json_error(stdout, o->test, o->host, err,
+					  o->json_stream);
+		goto out;
+	}
+	if (o->debug)
+		debug_sides(&res);
+	if (print_result(o, &res, &ro, list) == 0)
+		rc = EXIT_SUCCESS;
+out:
+	client_close(&c);
+	result_free(&res);
+	if (have_topo)
+		topo_free(&topo);
 	return rc;
 }
 
@@ -948,59 +1070,20 @@ int
 main(int argc, char **argv)
 {
 	struct netperf_opts o;
-	struct report_opts ro;
 	struct output_list list;
-	struct interim_ctx ic;
-	struct result res;
-	struct client c;
-	struct topo topo;
 	struct sigaction sa;
 	char err[ERR_LEN];
-	int rc = EXIT_FAILURE, have_topo = 0;
+	int rc;
 
 	if (compare_wanted(argc, argv))
 		return run_compare(argc, argv);
 	if (cli_is_merge(argc, argv))
 		return run_merge(argc, argv);
-	if (cli_netperf_parse(argc, argv, &o, err) < 0) {
-		fprintf(stderr, "netperf: %s\n", err);
-		/* A fleet's client (--start-at too late, a bad option) still
-		 * leaves a document naming why, where its result would be. */
-		for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
-			if (strcmp(argv[i], "--json") == 0 ||
-			    strcmp(argv[i], "-J") == 0 ||
-			    strcmp(argv[i], "--json-stream") == 0) {
-				output_json_error(
-				    stdout, o.test, o.host, err,
-				    strcmp(argv[i], "--json-stream") == 0);
-				break;
-			}
-		if (o.usage_error)
-			fprintf(stderr, "Try 'netperf -h' for usage.\n");
-		/* 2.7 exits 1 on a usage error (an unknown option, a missing
-		 * value, an unknown test); a bad value, which 2.7 would take
-		 * silently, is 2. */
-		return o.usage_error ? EXIT_FAILURE : 2;
-	}
-	if (o.want_help) {
-		/* As 2.7: the usage text, and exit status 1. */
-		usage(stdout);
-		return EXIT_FAILURE;
-	}
-	if (o.want_version) {
-		/* 2.7's shape, which scripts match, with our version. */
-		printf("Netperf version %s\n", NP_VERSION);
-		return EXIT_SUCCESS;
-	}
-	if (o.output_mode != 0 && strcmp(o.output_arg, "?") == 0) {
-		/* As 2.7: one a line for -O, one line for -o and -k,
-		 * and exit status 1. */
-		if (o.output_mode == 'O')
-			output_list_names(stdout);
-		else
-			output_list_names_line(stdout);
-		return EXIT_FAILURE;
-	}
+	if (cli_netperf_parse(argc, argv, &o, err) < 0)
+		return parse_failed(argc, argv, &o, err);
+	rc = informational(&o);
+	if (rc >= 0)
+		return rc;
 	memset(&list, 0, sizeof(list));
 	if (o.output_mode != 0 && o.output_arg[0] != '\0' &&
 	    output_parse(o.output_arg, &list, err) < 0) {
@@ -1020,90 +1103,5 @@ main(int argc, char **argv)
 		return ifstat_monitor(&o);
 	if (o.sweep[0] != '\0')
 		return run_sweep(&o, argc, argv);
-	memset(&res, 0, sizeof(res));
-	memset(&ro, 0, sizeof(ro));
-	ro.headers = o.headers;
-	ro.verbosity = o.verbosity;
-	ro.brand = o.brand[0] ? o.brand : NULL;
-	ro.histogram = o.verbosity >= 2 || o.keep_stats;
-	ro.cpu_bind = o.lcpu[0] != '\0' || o.rcpu[0] != '\0';
-	/* -t OMNI: 2.7's "OMNI Send TEST" banner and, unless -o/-O/-k
-	 * chose, omni's default columns (as -O with no list). */
-	if (o.omni) {
-		ro.omni_dir = o.omni_dir == CLI_DIR_XMIT   ? "Send"
-			      : o.omni_dir == CLI_DIR_RECV ? "Receive"
-			      : o.conn_test		   ? "Connect|Send|Recv"
-						   : "Send|Recv";
-		if (o.output_mode == 0)
-			o.output_mode = 'O';
-	}
-	if (o.fill_remote)
-		fprintf(stderr, "netperf: -F: netserver fills its buffers with "
-				"its own pattern; the remote file name is not "
-				"sent\n");
-	if (o.iter_max > 1) {
-		ro.conf_level = o.conf_level;
-		ro.conf_width = o.conf_width;
-	}
-
-	if (setup_client(&c, &o, &topo, &have_topo, err) < 0) {
-		fprintf(stderr, "netperf: %s\n", err);
-		if (o.json || o.json_stream)
-			output_json_error(stdout, o.test, o.host, err,
-					  o.json_stream);
-		return EXIT_FAILURE;
-	}
-	ic.o = &o;
-	ic.res = &res;
-	if (o.interim > 0) {
-		c.interim_sec = o.interim;
-		c.on_interim = on_interim;
-		c.arg = &ic;
-	}
-	if (result_init(&res, &o, &c, argc, argv) < 0) {
-		fprintf(stderr, "netperf: out of memory\n");
-		goto out;
-	}
-	if (o.headers && !o.json && !o.json_stream) {
-		report_banner(stdout, &res, &ro);
-		fflush(stdout);
-	}
-	if (run_iterations(&c, &o, &res, &ic, argc, argv, err) < 0) {
-		fprintf(stderr, "netperf: %s\n", err);
-		if (o.json || o.json_stream)
-			output_json_error(stdout, o.test, o.host, err,
-					  o.json_stream);
-		goto out;
-	}
-	if (o.debug)
-		debug_sides(&res);
-	if (o.json || o.json_stream) {
-		if (output_json(stdout, &res, o.json_stream) < 0) {
-			fprintf(stderr,
-				"netperf: cannot write the JSON "
-				"document: %s\n",
-				errno ? strerror(errno) : "out of memory");
-			goto out;
-		}
-	} else if (o.output_mode != 0) {
-		if (o.output_arg[0] == '\0')
-			output_default_list(&res, &list);
-		if (o.output_mode == 'o')
-			output_csv(stdout, &res, &list, o.headers);
-		else if (o.output_mode == 'O')
-			output_columns(stdout, &res, &list, o.headers);
-		else
-			output_keyval(stdout, &res, &list);
-	} else {
-		if (!res.conf.met)
-			confidence_warning(stdout, &res.conf);
-		report_classic(stdout, &res, &ro);
-	}
-	rc = EXIT_SUCCESS;
-out:
-	client_close(&c);
-	result_free(&res);
-	if (have_topo)
-		topo_free(&topo);
-	return rc;
+	return run_test(&o, &list, argc, argv);
 }

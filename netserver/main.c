@@ -188,62 +188,6 @@ limited_line(int k, const char *fmt, ...)
 	log_line(0, "%s", line);
 }
 
-static void
-usage(FILE *out)
-{
-	fputs(
-	    "Usage: netserver [options]\n"
-	    "\n"
-	    "    -p port          listen on port (12865; 0 picks a free one)\n"
-	    "    -L addr[,fam]    listen on this address only\n"
-	    "    -4, -6           IPv4 or IPv6 only\n"
-	    "    -D               stay in the foreground (for systemd)\n"
-	    "    -f               do not fork: serve clients one at a time\n"
-	    "    -d               more log lines\n"
-	    "    -V, -h           version, this help\n"
-	    "\n"
-	    "Service:\n"
-	    "    --pidfile FILE   write the daemon's PID to FILE\n"
-	    "    --log FILE       log to FILE (reopened on SIGHUP)\n"
-	    "    --syslog         log to syslog, facility daemon\n"
-	    "    -u, --user USER  drop to USER after binding (as root)\n"
-	    "\n"
-	    "Access:\n"
-	    "    --auth-file FILE      require clients to prove the key in "
-	    "FILE\n"
-	    "    -Z passphrase         ...or the key derived from passphrase\n"
-	    "    --legacy              serve netperf 2.7 clients too\n"
-	    "    --legacy-passphrase FILE  2.7 clients must send it first "
-	    "(plaintext)\n"
-	    "    --allow CIDR[,CIDR]   serve only these client networks\n"
-	    "    --allow-privileged-ports\n"
-	    "                          let clients ask for data ports below "
-	    "1024\n"
-	    "\n"
-	    "Limits:\n"
-	    "    --max-sessions N      sessions at once (64)\n"
-	    "    --max-per-address N   sessions at once from one address "
-	    "(16)\n"
-	    "    --max-duration SECS   longest test (3600)\n"
-	    "    --max-message BYTES   largest send/receive/request/response "
-	    "(64M)\n"
-	    "    --max-buffer BYTES    largest socket buffer (256M)\n"
-	    "    --max-streams N       data connections per test (64)\n"
-	    "    --max-session-memory BYTES\n"
-	    "                          data buffers of one session (256M)\n"
-	    "    --idle-timeout SECS   control silence allowed between tests "
-	    "(60)\n"
-	    "    --hello-timeout SECS  wait for a new client's hello (5)\n"
-	    "    --max-session-time SECS\n"
-	    "                          a session's whole life (7200, or "
-	    "twice\n"
-	    "                          --max-duration if that is more)\n"
-	    "    --ipv6-prefix BITS    count IPv6 clients per network of this "
-	    "prefix (64)\n"
-	    "    --accept-timeout SECS wait for the data connection (10)\n",
-	    out);
-}
-
 /* Serves one control connection in this process. */
 static void
 serve(int fd, const char *who, const struct server_limits *lim,
@@ -738,108 +682,101 @@ set_limits(const struct netserver_opts *o, struct server_limits *lim)
 	lim->allow_low_ports = o->allow_privileged_ports;
 }
 
-int
-main(int argc, char **argv)
+/* -u USER: the uid and gid to drop to, and whether to (as root); returns
+ * 0, or an exit status after saying why not. */
+static int
+resolve_user(const char *user, uid_t *uid, gid_t *gid, int *drop)
 {
-	struct netserver_opts o;
-	struct server_limits lim;
-	struct auth_key key;
-	struct pollfd pfd[2 + LINGER_MAX];
-	struct sigaction sa;
-	struct passwd *pw;
-	char err[ERR_LEN];
-	uid_t uid = 0;
-	gid_t gid = 0;
-	int lfd, port, i, n, drop = 0, have_key = 0;
+	struct passwd *pw = getpwnam(user);
 
-	if (cli_netserver_parse(argc, argv, &o, err) < 0) {
-		fprintf(stderr, "netserver: %s\n", err);
-		fprintf(stderr, "Try 'netserver -h' for usage.\n");
+	if (pw == NULL) {
+		fprintf(stderr, "netserver: no such user \"%s\"\n", user);
+		return EXIT_FAILURE;
+	}
+	*uid = pw->pw_uid;
+	*gid = pw->pw_gid;
+	if (geteuid() != 0 && *uid != geteuid()) {
+		fprintf(stderr,
+			"netserver: -u %s needs root (this is uid %ld)\n", user,
+			(long)geteuid());
+		return EXIT_FAILURE;
+	}
+	*drop = geteuid() == 0;
+	return 0;
+}
+
+/* --legacy-passphrase FILE into lim; returns 0, or an exit status after
+ * saying why not. */
+static int
+load_legacy_pass(const struct netserver_opts *o, struct server_limits *lim)
+{
+	struct auth_key pk;
+	char err[ERR_LEN];
+
+	if (!o->legacy) {
+		fprintf(stderr, "netserver: --legacy-passphrase needs "
+				"--legacy\n");
 		return 2;
 	}
-	if (o.want_help) {
-		usage(stdout);
-		return EXIT_SUCCESS;
+	/* Read as a key file is (private, at least 16 bytes), then held as
+	 * the text a 2.7 client sends. */
+	if (auth_key_load(o->legacy_pass_file, &pk, err) < 0) {
+		fprintf(stderr, "netserver: --legacy-passphrase: %s\n", err);
+		return EXIT_FAILURE;
 	}
-	if (o.want_version) {
-		printf("netserver %s (control protocol %d)\n", NP_VERSION,
-		       PROTO_VERSION);
-		return EXIT_SUCCESS;
+	if (pk.len >= sizeof(lim->legacy_pass) ||
+	    memchr(pk.key, '\0', pk.len) != NULL) {
+		explicit_bzero(&pk, sizeof(pk));
+		fprintf(stderr,
+			"netserver: --legacy-passphrase: at most %zu bytes of "
+			"text\n",
+			sizeof(lim->legacy_pass) - 1);
+		return EXIT_FAILURE;
 	}
-	debug_level = o.debug;
-	set_limits(&o, &lim);
-	if (o.user[0] != '\0') {
-		pw = getpwnam(o.user);
-		if (pw == NULL) {
-			fprintf(stderr, "netserver: no such user \"%s\"\n",
-				o.user);
-			return EXIT_FAILURE;
-		}
-		uid = pw->pw_uid;
-		gid = pw->pw_gid;
-		if (geteuid() != 0 && uid != geteuid()) {
-			fprintf(stderr,
-				"netserver: -u %s needs root (this is uid "
-				"%ld)\n",
-				o.user, (long)geteuid());
-			return EXIT_FAILURE;
-		}
-		drop = geteuid() == 0;
-	}
-	/* Read while still privileged: the key may be readable by root
-	 * only. */
-	if (o.auth_file[0] != '\0') {
-		if (auth_key_load(o.auth_file, &key, err) < 0) {
+	memcpy(lim->legacy_pass, pk.key, pk.len);
+	lim->legacy_pass[pk.len] = '\0';
+	explicit_bzero(&pk, sizeof(pk));
+	return 0;
+}
+
+/* The key clients must prove (--auth-file or -Z) and 2.7's passphrase,
+ * read while still privileged: they may be readable by root only.
+ * Returns 0, or an exit status after saying why not. */
+static int
+load_keys(struct netserver_opts *o, struct server_limits *lim,
+	  struct auth_key *key, int *have_key)
+{
+	char err[ERR_LEN];
+
+	if (o->auth_file[0] != '\0') {
+		if (auth_key_load(o->auth_file, key, err) < 0) {
 			fprintf(stderr, "netserver: --auth-file: %s\n", err);
 			return EXIT_FAILURE;
 		}
-		have_key = 1;
+		*have_key = 1;
 	}
 	/* -Z: netperf 2.7's passphrase, made a key on both sides; only
 	 * the challenge-response crosses the wire. */
-	if (o.passphrase[0] != '\0') {
-		if (auth_key_from_passphrase(o.passphrase, &key, err) < 0) {
+	if (o->passphrase[0] != '\0') {
+		if (auth_key_from_passphrase(o->passphrase, key, err) < 0) {
 			fprintf(stderr, "netserver: -Z: %s\n", err);
 			return EXIT_FAILURE;
 		}
-		explicit_bzero(o.passphrase, sizeof(o.passphrase));
-		have_key = 1;
+		explicit_bzero(o->passphrase, sizeof(o->passphrase));
+		*have_key = 1;
 	}
-	if (o.legacy_pass_file[0] != '\0') {
-		struct auth_key pk;
+	if (o->legacy_pass_file[0] != '\0')
+		return load_legacy_pass(o, lim);
+	return 0;
+}
 
-		if (!o.legacy) {
-			fprintf(stderr, "netserver: --legacy-passphrase needs "
-					"--legacy\n");
-			return 2;
-		}
-		/* Read as a key file is (private, at least 16 bytes), then
-		 * held as the text a 2.7 client sends. */
-		if (auth_key_load(o.legacy_pass_file, &pk, err) < 0) {
-			fprintf(stderr, "netserver: --legacy-passphrase: %s\n",
-				err);
-			return EXIT_FAILURE;
-		}
-		if (pk.len >= sizeof(lim.legacy_pass) ||
-		    memchr(pk.key, '\0', pk.len) != NULL) {
-			explicit_bzero(&pk, sizeof(pk));
-			fprintf(stderr,
-				"netserver: --legacy-passphrase: at most %zu "
-				"bytes of text\n",
-				sizeof(lim.legacy_pass) - 1);
-			return EXIT_FAILURE;
-		}
-		memcpy(lim.legacy_pass, pk.key, pk.len);
-		lim.legacy_pass[pk.len] = '\0';
-		explicit_bzero(&pk, sizeof(pk));
-	}
-	lim.legacy = o.legacy;
-	if ((o.pidfile[0] != '\0' && (absolute(o.pidfile, pid_path, err) < 0 ||
-				      pidfile_check(pid_path, err) < 0)) ||
-	    (o.log[0] != '\0' && absolute(o.log, log_path, err) < 0)) {
-		fprintf(stderr, "netserver: %s\n", err);
-		return EXIT_FAILURE;
-	}
+/* SIGTERM, SIGINT, SIGHUP and SIGCHLD's self-pipe; returns 0, or an exit
+ * status after saying why not. */
+static int
+install_signals(void)
+{
+	struct sigaction sa;
+
 	signal(SIGPIPE, SIG_IGN);
 	/* No SA_RESTART: a signal ends the parent's poll at once. */
 	memset(&sa, 0, sizeof(sa));
@@ -854,51 +791,92 @@ main(int argc, char **argv)
 	sa.sa_handler = on_child;
 	sa.sa_flags = SA_NOCLDSTOP;
 	sigaction(SIGCHLD, &sa, NULL);
+	return 0;
+}
 
-	lfd = sock_listen(o.listen, o.port, o.family, SOCK_STREAM, 1024, err);
+/* Listens, says so, and makes room for the children; returns the
+ * listening socket with *port set, or -1 after saying why not. */
+static int
+start_listening(const struct netserver_opts *o, const struct server_limits *lim,
+		int *port)
+{
+	char err[ERR_LEN];
+	int lfd;
+
+	lfd =
+	    sock_listen(o->listen, o->port, o->family, SOCK_STREAM, 1024, err);
 	if (lfd < 0) {
 		fprintf(stderr, "netserver: %s\n", err);
-		return EXIT_FAILURE;
+		return -1;
 	}
-	port = sock_local_port(lfd);
+	*port = sock_local_port(lfd);
 	fprintf(stderr,
 		"Starting netserver with host '%s' port '%d' and family %s\n",
-		o.listen[0] ? o.listen : "IN(6)ADDR_ANY", port,
-		sock_family_name(o.family));
+		o->listen[0] ? o->listen : "IN(6)ADDR_ANY", *port,
+		sock_family_name(o->family));
 	fflush(stderr);
-	children = calloc((size_t)lim.max_sessions, sizeof(*children));
+	children = calloc((size_t)lim->max_sessions, sizeof(*children));
 	limited = mmap(NULL, LIMITED_KINDS * sizeof(*limited),
 		       PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (children == NULL || limited == MAP_FAILED) {
 		fprintf(stderr, "netserver: out of memory\n");
-		return EXIT_FAILURE;
+		return -1;
 	}
+	return lfd;
+}
+
+/* What -u drops to: whether to, and who. */
+struct drop_to {
+	int drop;
+	uid_t uid;
+	gid_t gid;
+};
+
+/* Logging, detaching, the pidfile and the drop of privileges, then the
+ * word that the daemon is ready; returns 0, or an exit status. */
+static int
+become_daemon(const struct netserver_opts *o, const struct drop_to *d, int port,
+	      int have_key)
+{
+	char err[ERR_LEN];
+
 	if (log_path[0] != '\0' && open_log(log_path, err) < 0) {
 		fprintf(stderr, "netserver: %s\n", err);
 		return EXIT_FAILURE;
 	}
-	if (o.syslog) {
+	if (o->syslog) {
 		openlog("netserver", LOG_PID | LOG_NDELAY, LOG_DAEMON);
 		use_syslog = 1;
 	}
-	if (!o.foreground && !o.nofork)
+	if (!o->foreground && !o->nofork)
 		daemonize(use_syslog);
 	if (pid_path[0] != '\0' && pidfile_write(pid_path, err) < 0) {
 		log_line(0, "%s", err);
 		return EXIT_FAILURE;
 	}
-	if (drop && drop_privileges(o.user, uid, gid, err) < 0) {
-		log_line(0, "-u %s: %s", o.user, err);
+	if (d->drop && drop_privileges(o->user, d->uid, d->gid, err) < 0) {
+		log_line(0, "-u %s: %s", o->user, err);
 		if (pid_path[0] != '\0')
 			unlink(pid_path);
 		return EXIT_FAILURE;
 	}
 	if (use_syslog || log_path[0] != '\0')
 		log_line(0, "netserver %s listening on %s port %d%s%s",
-			 NP_VERSION, o.listen[0] ? o.listen : "any address",
+			 NP_VERSION, o->listen[0] ? o->listen : "any address",
 			 port, have_key ? ", authentication required" : "",
-			 o.allow.n > 0 ? ", allow-list on" : "");
+			 o->allow.n > 0 ? ", allow-list on" : "");
 	daemon_ready();
+	return 0;
+}
+
+/* The parent's loop: new clients, ended children and refused clients
+ * lingering, until SIGTERM or SIGINT. */
+static void
+serve_loop(int lfd, const struct netserver_opts *o,
+	   const struct server_limits *lim, const struct auth_key *key)
+{
+	struct pollfd pfd[2 + LINGER_MAX];
+	int i, n;
 
 	while (!stop_requested) {
 		uint64_t now;
@@ -935,8 +913,15 @@ main(int argc, char **argv)
 		for (i = n - 1; i >= 0; i--)
 			linger_step(i, pfd[2 + i].revents, now);
 		if (pfd[0].revents & POLLIN)
-			accept_one(lfd, &o, &lim, have_key ? &key : NULL);
+			accept_one(lfd, o, lim, key);
 	}
+}
+
+/* After the loop: the listener, lingerers and children go, then the
+ * pidfile and the log. */
+static void
+stop_serving(int lfd)
+{
 	close(lfd);
 	while (nlinger > 0)
 		linger_drop(nlinger - 1);
@@ -949,6 +934,57 @@ main(int argc, char **argv)
 		log_line(0, "netserver stopped");
 	if (use_syslog)
 		closelog();
+}
+
+int
+main(int argc, char **argv)
+{
+	struct netserver_opts o;
+	struct server_limits lim;
+	struct auth_key key;
+	struct drop_to d = {0, 0, 0};
+	char err[ERR_LEN];
+	int lfd, port, rc, have_key = 0;
+
+	if (cli_netserver_parse(argc, argv, &o, err) < 0) {
+		fprintf(stderr, "netserver: %s\n", err);
+		fprintf(stderr, "Try 'netserver -h' for usage.\n");
+		return 2;
+	}
+	if (o.want_help) {
+		cli_netserver_usage(stdout);
+		return EXIT_SUCCESS;
+	}
+	if (o.want_version) {
+		printf("netserver %s (control protocol %d)\n", NP_VERSION,
+		       PROTO_VERSION);
+		return EXIT_SUCCESS;
+	}
+	debug_level = o.debug;
+	set_limits(&o, &lim);
+	if (o.user[0] != '\0' &&
+	    (rc = resolve_user(o.user, &d.uid, &d.gid, &d.drop)) != 0)
+		return rc;
+	rc = load_keys(&o, &lim, &key, &have_key);
+	if (rc != 0)
+		return rc;
+	lim.legacy = o.legacy;
+	if ((o.pidfile[0] != '\0' && (absolute(o.pidfile, pid_path, err) < 0 ||
+				      pidfile_check(pid_path, err) < 0)) ||
+	    (o.log[0] != '\0' && absolute(o.log, log_path, err) < 0)) {
+		fprintf(stderr, "netserver: %s\n", err);
+		return EXIT_FAILURE;
+	}
+	if (install_signals() != 0)
+		return EXIT_FAILURE;
+	lfd = start_listening(&o, &lim, &port);
+	if (lfd < 0)
+		return EXIT_FAILURE;
+	rc = become_daemon(&o, &d, port, have_key);
+	if (rc != 0)
+		return rc;
+	serve_loop(lfd, &o, &lim, have_key ? &key : NULL);
+	stop_serving(lfd);
 	explicit_bzero(&key, sizeof(key));
 	free(children);
 	return EXIT_SUCCESS;

@@ -1,6 +1,8 @@
 /* Tests for lib/cli: netperf's and netserver's command lines. */
 #include "harness.h"
 
+#include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -1018,6 +1020,217 @@ START_TEST(test_merge_options)
 }
 END_TEST
 
+/*
+ * The parser, the usage and the man pages come from one table each, or
+ * are held against it here: every option in a table is documented in its
+ * section of the man page and printed by -h, and every option the man
+ * page documents there is in the table.
+ */
+#define MAN_MAX 256
+#define MAN_NAME 48
+
+struct man_opts {
+	char name[MAN_MAX][MAN_NAME];
+	int n;
+};
+
+/* The options named on one .TP/.TQ tag line: each word that starts
+ * "\-" ("\-H", "\-\-max\-skew"), read as "-H" and "--max-skew". */
+static void
+man_tag_options(const char *line, struct man_opts *m)
+{
+	const char *p = line;
+
+	while ((p = strstr(p, "\\-")) != NULL) {
+		int word = p == line || p[-1] == ' ' || p[-1] == '"';
+		char name[MAN_NAME] = "-";
+		size_t k = 1;
+
+		p += 2;
+		if (!word)
+			continue;
+		if (p[0] == '\\' && p[1] == '-') {
+			name[k++] = '-';
+			for (p += 2; k + 1 < sizeof(name);) {
+				if (isalnum((unsigned char)*p)) {
+					name[k++] = *p++;
+				} else if (p[0] == '\\' && p[1] == '-' &&
+					   isalnum((unsigned char)p[2])) {
+					name[k++] = '-';
+					p += 2;
+				} else {
+					break;
+				}
+			}
+		} else if (isalnum((unsigned char)*p)) {
+			name[k++] = *p++;
+		}
+		name[k] = '\0';
+		if (k >= 2 && strcmp(name, "--") != 0 && m->n < MAN_MAX)
+			snprintf(m->name[m->n++], MAN_NAME, "%s", name);
+	}
+}
+
+/* The options tagged in section sh of the man page at path (to the next
+ * .SH; its .SS subsections included). */
+static void
+man_section_options(const char *path, const char *sh, struct man_opts *m)
+{
+	char line[1024], want[128];
+	int in = 0, tag = 0;
+	FILE *f = fopen(path, "r");
+
+	ck_assert_msg(f != NULL, "cannot read %s", path);
+	m->n = 0;
+	snprintf(want, sizeof(want), ".SH %s\n", sh);
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (strncmp(line, ".SH", 3) == 0) {
+			in = strcmp(line, want) == 0;
+			continue;
+		}
+		if (!in)
+			continue;
+		if (tag && line[0] == '.')
+			man_tag_options(line, m);
+		tag = strncmp(line, ".TP", 3) == 0 ||
+		      strncmp(line, ".TQ", 3) == 0;
+	}
+	fclose(f);
+	ck_assert_msg(m->n > 0, "%s: no options in section %s", path, sh);
+}
+
+static int
+man_has(const struct man_opts *m, const char *name)
+{
+	for (int i = 0; i < m->n; i++)
+		if (strcmp(m->name[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* Whether a table entry is the option name ("-H" or "--streams"). */
+static int
+table_has(const struct opt_table *t, const char *name)
+{
+	for (int i = 0; i < t->n; i++) {
+		const struct opt *o = &t->opts[i];
+
+		if (name[1] != '-' && o->letter == name[1] && name[2] == '\0')
+			return 1;
+		if (name[1] == '-' && o->name != NULL &&
+		    strcmp(o->name, name + 2) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* Fails naming every option the table and the man page disagree on. */
+static void
+check_table_against_man(const struct opt_table *t, const char *page,
+			const char *sh)
+{
+	char path[1024], missing[2048] = "", label[64];
+	struct man_opts m;
+	size_t k = 0;
+
+	snprintf(path, sizeof(path), "%s/doc/%s", NP_SOURCE_DIR, page);
+	man_section_options(path, sh, &m);
+	for (int i = 0; i < t->n; i++) {
+		const struct opt *o = &t->opts[i];
+
+		if (o->letter != 0 && !man_has(&m, opt_label(o, label)) &&
+		    k < sizeof(missing))
+			k += (size_t)snprintf(missing + k, sizeof(missing) - k,
+					      " %s (not in the man page)",
+					      label);
+		snprintf(label, sizeof(label), "--%s", o->name ? o->name : "");
+		if (o->name != NULL && !man_has(&m, label) &&
+		    k < sizeof(missing))
+			k += (size_t)snprintf(missing + k, sizeof(missing) - k,
+					      " %s (not in the man page)",
+					      label);
+	}
+	for (int i = 0; i < m.n; i++)
+		if (!table_has(t, m.name[i]) && k < sizeof(missing))
+			k += (size_t)snprintf(missing + k, sizeof(missing) - k,
+					      " %s (not in the table)",
+					      m.name[i]);
+	ck_assert_msg(missing[0] == '\0', "%s, %s:%s", page, sh, missing);
+}
+
+START_TEST(test_man_netperf_global)
+{
+	check_table_against_man(&cli_netperf_options, "netperf.1",
+				"GLOBAL OPTIONS");
+}
+END_TEST
+
+START_TEST(test_man_netperf_test)
+{
+	check_table_against_man(&cli_test_options, "netperf.1",
+				"TEST-SPECIFIC OPTIONS");
+}
+END_TEST
+
+START_TEST(test_man_netserver)
+{
+	check_table_against_man(&cli_netserver_options, "netserver.8",
+				"OPTIONS");
+}
+END_TEST
+
+/* Whether the usage text names the option: "-H " or "--streams" as a
+ * word of its own. */
+static int
+usage_names(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = text; (p = strstr(p, name)) != NULL; p++)
+		if ((p == text || p[-1] == ' ') &&
+		    strchr(" ,[=\n", p[n]) != NULL)
+			return 1;
+	return 0;
+}
+
+static void
+check_usage(void (*usage)(FILE *), const struct opt_table *const *t, int nt)
+{
+	char *text = NULL, label[64];
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	ck_assert_ptr_nonnull(f);
+	usage(f);
+	fclose(f);
+	for (int k = 0; k < nt; k++)
+		for (int i = 0; i < t[k]->n; i++) {
+			const struct opt *o = &t[k]->opts[i];
+
+			if (o->letter != 0)
+				ck_assert_msg(
+				    usage_names(text, opt_label(o, label)),
+				    "usage lacks %s", label);
+			snprintf(label, sizeof(label), "--%s",
+				 o->name ? o->name : "");
+			if (o->name != NULL)
+				ck_assert_msg(usage_names(text, label),
+					      "usage lacks %s", label);
+		}
+	free(text);
+}
+
+START_TEST(test_usage_lists_every_option)
+{
+	const struct opt_table *np[] = {&cli_netperf_options,
+					&cli_test_options};
+	const struct opt_table *ns[] = {&cli_netserver_options};
+
+	check_usage(cli_netperf_usage, np, 2);
+	check_usage(cli_netserver_usage, ns, 1);
+}
+END_TEST
+
 static Suite *
 cli_suite(void)
 {
@@ -1072,6 +1285,13 @@ cli_suite(void)
 	tcase_add_test(tc, test_netserver_options);
 	tcase_add_loop_test(tc, test_netserver_rejects, 0, N(bad_netserver));
 	tcase_add_test(tc, test_family_words);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("documented");
+	tcase_add_test(tc, test_man_netperf_global);
+	tcase_add_test(tc, test_man_netperf_test);
+	tcase_add_test(tc, test_man_netserver);
+	tcase_add_test(tc, test_usage_lists_every_option);
 	suite_add_tcase(s, tc);
 
 	return s;

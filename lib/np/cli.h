@@ -7,9 +7,11 @@
 
 #include <net/if.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "np/acl.h"
 #include "np/module.h"
+#include "np/opt.h"
 
 #define CLI_HOST_LEN 256
 #define CLI_PATH_LEN 1024
@@ -203,6 +205,17 @@ struct netserver_opts {
 /* Parses netserver's argv into o; returns 0, or -1 with err set. */
 int cli_netserver_parse(int argc, char **argv, struct netserver_opts *o,
 			char *err);
+
+/* The option tables: netperf's before "--", its test options after it,
+ * and netserver's; tests hold them against the man pages. */
+extern const struct opt_table cli_netperf_options, cli_test_options,
+    cli_netserver_options;
+
+/* Writes netperf's usage text, made from its two tables, to out. */
+void cli_netperf_usage(FILE *out);
+
+/* Writes netserver's usage text, made from its table, to out. */
+void cli_netserver_usage(FILE *out);
 
 /* Parses a family word: 4/inet, 6/inet6, 0/unspec; returns 0, or -1. */
 int cli_family(const char *s, int *family, char *err);
