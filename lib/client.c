@@ -374,8 +374,9 @@ open_data(const struct netperf_opts *o, struct result *res, int port, char *err)
 	return fd;
 }
 
-/* CRR connects once per transaction: resolve netserver's data address
- * once, and read the buffer sizes a fresh socket gets. Returns a socket
+/* A test with a connection (or source port) per transaction: resolve
+ * netserver's data address once, and read the buffer sizes a fresh socket
+ * gets. Returns a socket
  * that is only used for those figures. */
 static int
 crr_target(const struct netperf_opts *o, struct result *res, int port,
@@ -386,11 +387,12 @@ crr_target(const struct netperf_opts *o, struct result *res, int port,
 	struct addrinfo *ai;
 	int fd;
 
-	if (sock_resolve(host, port, o->data_family, SOCK_STREAM, &ai, err) < 0)
+	if (sock_resolve(host, port, o->data_family, res->m->socktype, &ai,
+			 err) < 0)
 		return -1;
 	memcpy(&ctx->peer, ai->ai_addr, ai->ai_addrlen);
 	ctx->peerlen = ai->ai_addrlen;
-	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	fd = socket(ai->ai_family, res->m->socktype | SOCK_CLOEXEC, 0);
 	freeaddrinfo(ai);
 	if (fd < 0)
 		return err_set(err, "socket: %s", strerror(errno));
@@ -1058,6 +1060,10 @@ legacy_request_of(const struct netperf_opts *o, const struct result *res,
 	const struct test_module *m = res->m;
 
 	memset(q, 0, sizeof(*q));
+	/* 2.7's connect tests are TCP's alone. */
+	if (module_has(m, MODULE_F_PER_TRANS) && m->protocol != IPPROTO_TCP)
+		return err_set(err, "%s: a 2.7 netserver has no such test",
+			       m->name);
 	if (p->duration > 0) {
 		if (p->duration != floor(p->duration) ||
 		    p->duration > INT32_MAX)

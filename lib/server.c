@@ -848,6 +848,15 @@ serve_data_socket(struct serve *sv, int i, uint64_t accept_by, char *err)
 	int fd;
 
 	c->ctl = sv->ctl;
+	if (module_has(m, MODULE_F_PER_TRANS)) {
+		/* Every stream's loop takes its transactions on the
+		 * listener (UDP: its own), from the control peer only,
+		 * each connection (or source port) starting with the
+		 * token. */
+		c->peerlen = sizeof(c->peer);
+		getpeername(sv->ctl, (struct sockaddr *)&c->peer, &c->peerlen);
+		return sv->lfds[i < sv->nlisten ? i : 0];
+	}
 	if (module_accepts(m)) {
 		fd = accept_data(&sv->adm, accept_by, sv->lim->accept_ms, err);
 		if (fd < 0)
@@ -868,11 +877,7 @@ serve_data_socket(struct serve *sv, int i, uint64_t accept_by, char *err)
 		sv->lfds[i] = -1;
 		return sv->set.fds[i];
 	}
-	/* Every stream's loop accepts on the listener, from the control
-	 * peer only, each connection starting with the token. */
-	c->peerlen = sizeof(c->peer);
-	getpeername(sv->ctl, (struct sockaddr *)&c->peer, &c->peerlen);
-	return sv->lfds[0];
+	return err_set(err, "%s: no way to open its data path", m->name);
 }
 
 /* Every stream's data connection, each from the control client's host
