@@ -646,18 +646,6 @@ send_token(int fd, int socktype, const unsigned char *token, char *err)
 		       CLIENT_TOKEN_MS / 1000);
 }
 
-/* The largest of n sizes, for a buffer that must hold any of them. */
-static size_t
-max_size(const int64_t *sizes, int n)
-{
-	size_t len = 0;
-
-	while (n-- > 0)
-		if ((size_t)sizes[n] > len)
-			len = (size_t)sizes[n];
-	return len;
-}
-
 /* netperf's side of a run of n streams in ctx, placed by places (or
  * not, when NULL), with -D's interim reports. */
 static void
@@ -835,7 +823,7 @@ test_connect(struct client_run *t, char *err)
 		if (module_ctx_buffer(ctx, sizes, 4, &res->p.lbuf, t->c->fill,
 				      t->c->fill_len) < 0)
 			return err_set(err, "cannot allocate a %zu-byte buffer",
-				       max_size(sizes, 4));
+				       streams_max(sizes, 4));
 		if (res->hist != NULL && stream_hist(ctx, err) < 0)
 			return -1;
 	}
@@ -1200,7 +1188,7 @@ run_untagged(struct client *c, const struct netperf_opts *o,
 	ctx->buf = module_buffer(sizes, 4, &ctx->buflen);
 	if (ctx->buf == NULL)
 		return err_set(err, "cannot allocate a %zu-byte buffer",
-			       max_size(sizes, 4));
+			       streams_max(sizes, 4));
 	ctx->untagged = 1;
 	if (res->hist != NULL && stream_hist(ctx, err) < 0)
 		return -1;

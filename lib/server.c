@@ -15,6 +15,7 @@
 #include "np/escape.h"
 #include "np/legacy.h"
 #include "np/fast.h"
+#include "np/guard.h"
 #include "np/proto.h"
 #include "np/session.h"
 #include "np/streams.h"
@@ -22,37 +23,6 @@
 #include "np/wire.h"
 
 /* How often the guard looks at the stop flag and the test's deadline. */
-#define GUARD_TICK_NS (100 * 1000000ULL)
-
-enum guard_cause { GUARD_NONE, GUARD_STOP, GUARD_OVERTIME, GUARD_LIFETIME };
-
-/*
- * Cuts a session short from its own thread. When the stop flag is set
- * (SIGTERM) or a running test outlives the duration limit, it shuts the
- * control socket for reading and the test's data sockets, so every wait of
- * the session and of the data loops ends at once. That is all it does: the
- * session's own thread stays the only one that writes to the control
- * connection, and it tells the client why.
- */
-struct guard {
-	pthread_t tid;
-	int running;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	volatile sig_atomic_t *stop;
-	int ctl;
-	int *fds; /* the running test's data sockets */
-	int nfds, cap;
-	uint64_t deadline; /* CLOCK_MONOTONIC ns; 0 when no test runs */
-	double limit;	   /* seconds, for the message */
-	/* The session's whole life ends here, whatever it does: no
-	 * message (a "stop" between tests) moves it. */
-	uint64_t session_end;
-	double session_limit;
-	int done;
-	enum guard_cause fired;
-};
-
 /* What a child keeps across the tests of one session. */
 struct server_state {
 	struct topo topo;
@@ -199,176 +169,12 @@ server_check_request(const struct test_params *p,
 	return check_shape(m, p, err) < 0 ? -1 : fast_check(m, p, err);
 }
 
-/* Shuts the session's sockets; called with the guard's lock held. */
-static void
-guard_fire(struct guard *g, enum guard_cause cause)
-{
-	int i;
-
-	g->fired = cause;
-	/* Reading only: the session thread still sends its error. */
-	shutdown(g->ctl, SHUT_RD);
-	for (i = 0; i < g->nfds; i++)
-		shutdown(g->fds[i], SHUT_RDWR);
-}
-
-static void *
-guard_main(void *arg)
-{
-	struct guard *g = arg;
-	struct timespec ts;
-	uint64_t now;
-
-	pthread_mutex_lock(&g->lock);
-	while (!g->done) {
-		now = clock_ns();
-		if (g->fired == GUARD_NONE && *g->stop)
-			guard_fire(g, GUARD_STOP);
-		else if (g->fired == GUARD_NONE && g->deadline != 0 &&
-			 now >= g->deadline)
-			guard_fire(g, GUARD_OVERTIME);
-		else if (g->fired == GUARD_NONE && now >= g->session_end)
-			guard_fire(g, GUARD_LIFETIME);
-		now += GUARD_TICK_NS;
-		ts.tv_sec = (time_t)(now / NS_PER_SEC);
-		ts.tv_nsec = (long)(now % NS_PER_SEC);
-		pthread_cond_timedwait(&g->cond, &g->lock, &ts);
-	}
-	pthread_mutex_unlock(&g->lock);
-	return NULL;
-}
-
-/* Starts the guard of a session on ctl, which may live lim's session
- * time; returns 0, or -1 with err set. */
-static int
-guard_start(struct guard *g, int ctl, const struct server_limits *lim,
-	    volatile sig_atomic_t *stop, char *err)
-{
-	pthread_condattr_t ca;
-
-	memset(g, 0, sizeof(*g));
-	g->ctl = ctl;
-	g->stop = stop;
-	g->session_limit = lim->max_session_time;
-	g->session_end = clock_ns() + (uint64_t)(lim->max_session_time * 1e9);
-	pthread_mutex_init(&g->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&g->cond, &ca);
-	pthread_condattr_destroy(&ca);
-	if (pthread_create(&g->tid, NULL, guard_main, g) != 0) {
-		pthread_cond_destroy(&g->cond);
-		pthread_mutex_destroy(&g->lock);
-		return err_set(err, "cannot start the session's guard thread");
-	}
-	g->running = 1;
-	return 0;
-}
-
-static void
-guard_finish(struct guard *g)
-{
-	if (!g->running)
-		return;
-	pthread_mutex_lock(&g->lock);
-	g->done = 1;
-	pthread_cond_signal(&g->cond);
-	pthread_mutex_unlock(&g->lock);
-	pthread_join(g->tid, NULL);
-	pthread_cond_destroy(&g->cond);
-	pthread_mutex_destroy(&g->lock);
-	free(g->fds);
-	g->running = 0;
-}
-
-/* Makes room for a test's cap data sockets; returns 0, or -1 with err. */
-static int
-guard_test_begin(struct guard *g, int cap, char *err)
-{
-	int *fds = calloc((size_t)cap, sizeof(*fds));
-
-	if (fds == NULL)
-		return err_set(err, "out of memory");
-	pthread_mutex_lock(&g->lock);
-	g->fds = fds;
-	g->cap = cap;
-	g->nfds = 0;
-	pthread_mutex_unlock(&g->lock);
-	return 0;
-}
-
-/* Hands the guard a data socket to shut when it fires (at once if it has
- * fired already, so no socket slips past it). */
-static void
-guard_track(struct guard *g, int fd)
-{
-	pthread_mutex_lock(&g->lock);
-	if (g->nfds < g->cap)
-		g->fds[g->nfds++] = fd;
-	if (g->fired != GUARD_NONE)
-		shutdown(fd, SHUT_RDWR);
-	pthread_mutex_unlock(&g->lock);
-}
-
-/* Arms the wall-clock limit of the test about to run. */
-static void
-guard_test_deadline(struct guard *g, const struct server_limits *lim,
-		    int64_t start_at_ns)
-{
-	int64_t wait = start_at_ns > 0 ? start_at_ns - clock_real_ns() : 0;
-
-	pthread_mutex_lock(&g->lock);
-	g->limit = lim->max_duration;
-	/* A timed test ends at its own length plus the grace the loops give
-	 * a silent peer; a counted one is held to the same limit. A
-	 * scheduled start (--start-at) moves the whole window. */
-	g->deadline =
-	    clock_ns() + (uint64_t)(wait > 0 ? wait : 0) +
-	    (uint64_t)((lim->max_duration + 2 * MODULE_GRACE_SEC) * 1e9);
-	pthread_mutex_unlock(&g->lock);
-}
-
-/* Forgets the test's sockets (before they are closed) and its deadline. */
-static void
-guard_test_end(struct guard *g)
-{
-	pthread_mutex_lock(&g->lock);
-	free(g->fds);
-	g->fds = NULL;
-	g->nfds = g->cap = 0;
-	g->deadline = 0;
-	pthread_mutex_unlock(&g->lock);
-}
-
 /* When the session has been cut (or SIGTERM is on its way to cutting it),
  * puts the reason into err and returns 1; otherwise returns 0. */
 static int
 cut_reason(struct server_state *st, char *err)
 {
-	struct guard *g = &st->guard;
-	enum guard_cause cause;
-	double limit, life;
-
-	if (!g->running)
-		return 0;
-	pthread_mutex_lock(&g->lock);
-	cause = g->fired;
-	limit = g->limit;
-	life = g->session_limit;
-	if (cause == GUARD_NONE && *g->stop)
-		cause = GUARD_STOP;
-	pthread_mutex_unlock(&g->lock);
-	if (cause == GUARD_STOP)
-		err_set(err, SERVER_SHUTDOWN_TEXT);
-	else if (cause == GUARD_OVERTIME)
-		err_set(err, "the test ran past this server's limit of %.0f s",
-			limit);
-	else if (cause == GUARD_LIFETIME)
-		err_set(err,
-			"the session ran past this server's limit of %.0f s "
-			"per session (--max-session-time)",
-			life);
-	return cause != GUARD_NONE;
+	return guard_reason(&st->guard, err);
 }
 
 /* Opens the data listener on the address the client reached us at, so the
@@ -968,7 +774,8 @@ serve_run(struct serve *sv, char *err)
 	run->start_at_ns = sv->p.start_at_ns;
 	sv->log(1, "running %s, %d stream%s, for %.1f s", sv->m->name,
 		sv->p.streams, sv->p.streams > 1 ? "s" : "", sv->p.duration);
-	guard_test_deadline(&sv->st->guard, sv->lim, sv->p.start_at_ns);
+	guard_test_deadline(&sv->st->guard, sv->lim->max_duration,
+			    sv->p.start_at_ns);
 	rc = module_run_all(run, err);
 	if (sv->wire_on) {
 		wire_session_stop(&sv->ws, &sv->wr);
@@ -1140,7 +947,7 @@ server_session(int ctl, const struct server_limits *lim,
 		send_error(ctl, err);
 		return -1;
 	}
-	if (guard_start(&st.guard, ctl, lim, stop, err) < 0) {
+	if (guard_start(&st.guard, ctl, lim->max_session_time, stop, err) < 0) {
 		send_error(ctl, err);
 		return -1;
 	}

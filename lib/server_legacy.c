@@ -17,9 +17,11 @@
 #include "np/auth.h"
 #include "np/clock.h"
 #include "np/fast.h"
+#include "np/guard.h"
 #include "np/legacy.h"
 #include "np/session.h"
 #include "np/sock.h"
+#include "np/streams.h"
 
 /* The longest one read of the control connection is left waiting before
  * the stop flag is looked at again. */
@@ -168,84 +170,6 @@ bind_cpu(int32_t cpu, char *err)
 	return 0;
 }
 
-/*
- * The wall-clock limit of one test, as our protocol's guard holds it:
- * past lim->max_duration plus the loops' grace, or at SIGTERM, the test's
- * stop flag is raised and its data socket shut, so every loop ends at
- * once (a counted test trickled by a slow client included).
- */
-struct overtime {
-	pthread_t tid;
-	pthread_mutex_t lock;
-	pthread_cond_t cond;
-	volatile sig_atomic_t flag; /* the loops' stop flag */
-	volatile sig_atomic_t *stop;
-	uint64_t deadline;
-	int fd, done, fired;
-};
-
-static void *
-overtime_main(void *arg)
-{
-	struct overtime *o = arg;
-	struct timespec ts;
-	uint64_t now;
-
-	pthread_mutex_lock(&o->lock);
-	while (!o->done) {
-		now = clock_ns();
-		if (!o->flag && (*o->stop || now >= o->deadline)) {
-			o->fired = !*o->stop;
-			o->flag = 1;
-			shutdown(o->fd, SHUT_RDWR);
-		}
-		now += 100 * 1000000ULL;
-		ts.tv_sec = (time_t)(now / NS_PER_SEC);
-		ts.tv_nsec = (long)(now % NS_PER_SEC);
-		pthread_cond_timedwait(&o->cond, &o->lock, &ts);
-	}
-	pthread_mutex_unlock(&o->lock);
-	return NULL;
-}
-
-/* Starts the watch over fd; returns 0, or -1 with err set. */
-static int
-overtime_start(struct overtime *o, int fd, const struct server_limits *lim,
-	       volatile sig_atomic_t *stop, char *err)
-{
-	pthread_condattr_t ca;
-
-	memset(o, 0, sizeof(*o));
-	o->fd = fd;
-	o->stop = stop;
-	o->deadline =
-	    clock_ns() +
-	    (uint64_t)((lim->max_duration + 2 * MODULE_GRACE_SEC) * 1e9);
-	pthread_mutex_init(&o->lock, NULL);
-	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	pthread_cond_init(&o->cond, &ca);
-	pthread_condattr_destroy(&ca);
-	if (pthread_create(&o->tid, NULL, overtime_main, o) != 0) {
-		pthread_cond_destroy(&o->cond);
-		pthread_mutex_destroy(&o->lock);
-		return err_set(err, "cannot start the test's watch thread");
-	}
-	return 0;
-}
-
-static void
-overtime_finish(struct overtime *o)
-{
-	pthread_mutex_lock(&o->lock);
-	o->done = 1;
-	pthread_cond_signal(&o->cond);
-	pthread_mutex_unlock(&o->lock);
-	pthread_join(o->tid, NULL);
-	pthread_cond_destroy(&o->cond);
-	pthread_mutex_destroy(&o->lock);
-}
-
 /* What our side's figures are in 2.7's results message. */
 static void
 results_of(const struct side_result *r, int measured,
@@ -280,6 +204,187 @@ results_of(const struct side_result *r, int measured,
 	z->peak_cpu_util = (float)r->cpu.peak;
 }
 
+/* netserver's side of one DO_OMNI request. */
+struct omni {
+	int ctl;
+	const struct server_limits *lim;
+	server_log_fn log;
+	volatile sig_atomic_t *stop;
+	struct guard *guard;
+	const struct test_module *m;
+	struct legacy_omni_request q;
+	struct test_params p;
+	struct side_result r; /* the stream's start, then the sum */
+	struct streams set;
+	int lfd;
+	size_t buflen;
+};
+
+/* The request decoded and held to the limits; returns 0, or the errno
+ * 2.7's error response refuses it with, err saying why. */
+static int
+omni_check(struct omni *t, const unsigned char *msg, char *err)
+{
+	struct legacy_header h;
+	int e;
+
+	legacy_header_decode(msg, LEGACY_MSG_LEN, &h, err);
+	if (legacy_request_decode(msg, LEGACY_MSG_LEN, &t->q, err) < 0)
+		return EINVAL;
+	e = legacy_request_params(&t->q, &t->p, err);
+	if (e != 0)
+		return e;
+	if (server_check_request(&t->p, t->lim, err) < 0)
+		return EPERM;
+	if (bind_cpu(h.word, err) < 0)
+		return EINVAL;
+	t->m = module_find(t->p.test);
+	return streams_alloc(&t->set, t->m, 1, 1, NULL, err) < 0 ? ENOMEM : 0;
+}
+
+/* The data socket and the buffer, whatever widths and alignments 2.7
+ * asked for: the memory a test takes is bounded by the limits, not by
+ * the client. Returns 0, or the errno to refuse with. */
+static int
+omni_setup(struct omni *t, char *err)
+{
+	struct side_result *r = &t->r;
+	struct test_ctx *ctx = &t->set.ctx[0];
+	int64_t sizes[4], need;
+
+	t->lfd = open_data(t->ctl, t->m, &t->p, err);
+	if (t->lfd < 0)
+		return errno != 0 ? errno : EADDRNOTAVAIL;
+	sock_get_buffers(t->lfd, &r->sndbuf, &r->rcvbuf);
+	streams_sizes(t->m, t->p.rsend_size, t->p.rrecv_size, r->sndbuf,
+		      r->rcvbuf, r);
+	if (r->send_size > t->lim->max_msg)
+		r->send_size = t->lim->max_msg;
+	if (r->recv_size > t->lim->max_msg)
+		r->recv_size = t->lim->max_msg;
+	sizes[0] = r->send_size;
+	sizes[1] = r->recv_size;
+	sizes[2] = t->p.req_size;
+	sizes[3] = t->p.rsp_size;
+	need = (int64_t)streams_max(sizes, 4);
+	if (need > t->lim->max_session_mem) {
+		err_set(err,
+			"this test needs %lld bytes of data buffer, over this "
+			"server's limit of %lld per session "
+			"(--max-session-memory)",
+			(long long)need, (long long)t->lim->max_session_mem);
+		return EPERM;
+	}
+	ctx->buf = module_buffer(sizes, 4, &t->buflen);
+	if (ctx->buf == NULL) {
+		err_set(err, "cannot allocate a %zu-byte buffer", t->buflen);
+		return ENOMEM;
+	}
+	return 0;
+}
+
+/* 2.7's answer: our sizes and the data port. */
+static int
+omni_answer(struct omni *t, char *err)
+{
+	struct legacy_omni_response a;
+	unsigned char out[LEGACY_MSG_LEN];
+	const struct test_params *p = &t->p;
+
+	memset(&a, 0, sizeof(a));
+	a.recv_buf_size = t->r.rcvbuf;
+	a.send_buf_size = t->r.sndbuf;
+	a.receive_size =
+	    (int32_t)(p->req_size > 0 ? p->req_size : t->r.recv_size);
+	a.send_size = (int32_t)(p->rsp_size > 0 ? p->rsp_size : t->r.send_size);
+	a.recv_width = a.send_width = 1;
+	a.flags = (p->nodelay ? LEGACY_F_NO_DELAY : 0) |
+		  (p->remote_cpu ? LEGACY_F_MEASURE_CPU : 0);
+	/* What 2.7's /proc/stat netserver answers when asked to measure. */
+	a.cpu_rate = p->remote_cpu ? 100.0f : 0.0f;
+	a.test_length = (uint32_t)t->q.test_length;
+	a.data_port = (uint32_t)sock_local_port(t->lfd);
+	a.socket_prio = a.socket_tos = -1;
+	legacy_response_encode(&a, out);
+	return session_send_raw(t->ctl, out, sizeof(out), SESSION_TIMEOUT_MS,
+				err);
+}
+
+/* The data connection (or, for a connect test, the listener) made the
+ * stream's; returns 0, or the errno to tell the client. */
+static int
+omni_connect(struct omni *t, char *err)
+{
+	struct test_ctx *ctx = &t->set.ctx[0];
+	int fd = t->lfd;
+
+	ctx->peerlen = sizeof(ctx->peer);
+	getpeername(t->ctl, (struct sockaddr *)&ctx->peer, &ctx->peerlen);
+	if (!module_has(t->m, MODULE_F_PER_TRANS)) {
+		fd = await_data(t->lfd, t->ctl, t->m, t->lim->accept_ms, t->log,
+				err);
+		if (fd < 0)
+			return ETIMEDOUT;
+		/* The stream's now (UDP: the one socket is the test's). */
+		t->set.fds[0] = fd;
+		if (fd == t->lfd)
+			t->lfd = -1;
+	}
+	t->set.r[0] = t->r;
+	if (streams_open(&t->set, 0, fd, &t->p, t->stop, NULL, err) < 0)
+		return errno ? errno : EINVAL;
+	ctx->buflen = t->buflen;
+	ctx->ctl = t->ctl;
+	ctx->untagged = 1;
+	return 0;
+}
+
+/* The test under the session's guard, and 2.7's results message; returns
+ * 0, or -1 with err set (the client told, when it can be). */
+static int
+omni_run(struct omni *t, char *err)
+{
+	struct legacy_omni_results z;
+	unsigned char out[LEGACY_MSG_LEN];
+	struct module_run run;
+	enum guard_cause cause;
+	int rc;
+
+	memset(&run, 0, sizeof(run));
+	run.m = t->m;
+	run.is_server = 1;
+	run.measure_cpu = t->p.remote_cpu;
+	run.n = 1;
+	run.ctx = t->set.ctx;
+	t->log(1, "running %s for a netperf 2.7 client, for %.0f s",
+	       t->m->name, t->p.duration);
+	if (guard_test_begin(t->guard, 1, err) < 0) {
+		send_errno(t->ctl, LEGACY_OMNI_RESPONSE, EAGAIN);
+		return -1;
+	}
+	guard_track(t->guard, t->set.ctx[0].fd);
+	guard_test_deadline(t->guard, t->lim->max_duration, 0);
+	rc = module_run_all(&run, err);
+	cause = guard_cause_of(t->guard);
+	guard_test_end(t->guard);
+	if (cause != GUARD_NONE) {
+		guard_reason(t->guard, err);
+		t->log(0, "ended a netperf 2.7 test: %s", err);
+		send_errno(t->ctl, LEGACY_OMNI_RESPONSE,
+			   cause == GUARD_STOP ? ESHUTDOWN : ETIMEDOUT);
+		return -1;
+	}
+	if (rc < 0) {
+		send_errno(t->ctl, LEGACY_OMNI_RESPONSE, EIO);
+		return -1;
+	}
+	module_merge(&run, &t->r);
+	results_of(&t->r, t->p.remote_cpu && t->r.cpu_measured, &z);
+	legacy_results_encode(&z, LEGACY_OMNI_RESPONSE, out);
+	return session_send_raw(t->ctl, out, sizeof(out), SESSION_TIMEOUT_MS,
+				err);
+}
+
 /*
  * Serves one DO_OMNI request. Returns 0 when the test ran and its results
  * went out; 1 when it was refused with 2.7's error response (the session
@@ -287,190 +392,72 @@ results_of(const struct side_result *r, int measured,
  */
 static int
 serve_omni(int ctl, const unsigned char *msg, const struct server_limits *lim,
-	   server_log_fn log, volatile sig_atomic_t *stop, char *err)
+	   server_log_fn log, volatile sig_atomic_t *stop, struct guard *g,
+	   char *err)
 {
-	const struct test_module *m;
-	struct legacy_omni_request q;
-	struct legacy_omni_response a;
-	struct legacy_omni_results z;
-	unsigned char out[LEGACY_MSG_LEN];
-	struct test_params p;
-	struct side_result r, one;
-	struct module_run run;
-	struct test_ctx ctx;
-	struct legacy_header h;
-	struct overtime ot;
-	int lfd = -1, fd = -1, rc = -1, e;
-	int64_t sizes[4];
-	size_t buflen;
+	struct omni t;
+	int e, rc = -1;
 
-	memset(&r, 0, sizeof(r));
-	memset(&one, 0, sizeof(one));
-	memset(&run, 0, sizeof(run));
-	memset(&ctx, 0, sizeof(ctx));
-	legacy_header_decode(msg, LEGACY_MSG_LEN, &h, err);
-	if (legacy_request_decode(msg, LEGACY_MSG_LEN, &q, err) < 0) {
-		e = EINVAL;
-		goto refuse;
-	}
-	e = legacy_request_params(&q, &p, err);
-	if (e != 0)
-		goto refuse;
-	if (server_check_request(&p, lim, err) < 0) {
-		e = EPERM;
-		goto refuse;
-	}
-	if (bind_cpu(h.word, err) < 0) {
-		e = EINVAL;
-		goto refuse;
-	}
-	m = module_find(p.test);
-	lfd = open_data(ctl, m, &p, err);
-	if (lfd < 0) {
-		e = errno != 0 ? errno : EADDRNOTAVAIL;
-		goto refuse;
-	}
-	sock_get_buffers(lfd, &r.sndbuf, &r.rcvbuf);
-	r.send_size = p.rsend_size   ? p.rsend_size
-		      : r.sndbuf > 0 ? r.sndbuf
-				     : 4096;
-	r.recv_size = p.rrecv_size   ? p.rrecv_size
-		      : r.rcvbuf > 0 ? r.rcvbuf
-				     : 4096;
-	if (r.send_size > lim->max_msg)
-		r.send_size = lim->max_msg;
-	if (r.recv_size > lim->max_msg)
-		r.recv_size = lim->max_msg;
-	if (m->socktype == SOCK_DGRAM && r.recv_size < MODULE_UDP_MAX + 1)
-		r.recv_size = MODULE_UDP_MAX + 1;
-	sizes[0] = r.send_size;
-	sizes[1] = r.recv_size;
-	sizes[2] = p.req_size;
-	sizes[3] = p.rsp_size;
-	/* Our buffer, whatever widths and alignments 2.7 asked for: the
-	 * memory a test takes is bounded by the limits, not by the client. */
-	for (int i = 1; i < 4; i++)
-		if (sizes[i] > sizes[0])
-			sizes[0] = sizes[i];
-	if (sizes[0] > lim->max_session_mem) {
-		err_set(err,
-			"this test needs %lld bytes of data buffer, over this "
-			"server's limit of %lld per session "
-			"(--max-session-memory)",
-			(long long)sizes[0], (long long)lim->max_session_mem);
-		e = EPERM;
-		goto refuse;
-	}
-	sizes[0] = r.send_size;
-	ctx.buf = module_buffer(sizes, 4, &buflen);
-	if (ctx.buf == NULL) {
-		err_set(err, "cannot allocate a %zu-byte buffer", buflen);
-		e = ENOMEM;
-		goto refuse;
-	}
-
-	memset(&a, 0, sizeof(a));
-	a.recv_buf_size = r.rcvbuf;
-	a.send_buf_size = r.sndbuf;
-	a.receive_size = (int32_t)(p.req_size > 0 ? p.req_size : r.recv_size);
-	a.send_size = (int32_t)(p.rsp_size > 0 ? p.rsp_size : r.send_size);
-	a.recv_width = a.send_width = 1;
-	a.flags = (p.nodelay ? LEGACY_F_NO_DELAY : 0) |
-		  (p.remote_cpu ? LEGACY_F_MEASURE_CPU : 0);
-	/* What 2.7's /proc/stat netserver answers when asked to measure. */
-	a.cpu_rate = p.remote_cpu ? 100.0f : 0.0f;
-	a.test_length = (uint32_t)q.test_length;
-	a.data_port = (uint32_t)sock_local_port(lfd);
-	a.socket_prio = a.socket_tos = -1;
-	legacy_response_encode(&a, out);
-	if (session_send_raw(ctl, out, sizeof(out), SESSION_TIMEOUT_MS, err) <
-	    0)
-		goto out;
-
-	ctx.peerlen = sizeof(ctx.peer);
-	getpeername(ctl, (struct sockaddr *)&ctx.peer, &ctx.peerlen);
-	if (module_has(m, MODULE_F_PER_TRANS)) {
-		ctx.fd = lfd;
-	} else {
-		fd = await_data(lfd, ctl, m, lim->accept_ms, log, err);
-		if (fd < 0) {
-			send_errno(ctl, LEGACY_OMNI_RESPONSE, ETIMEDOUT);
-			goto out;
-		}
-		if (fd == lfd)
-			lfd = -1; /* UDP: the one socket is the test's */
-		ctx.fd = fd;
-	}
-	if ((m->protocol == IPPROTO_TCP && p.nodelay &&
-	     !module_has(m, MODULE_F_PER_TRANS) &&
-	     sock_set_nodelay(ctx.fd, 1, err) < 0) ||
-	    sock_set_timeouts(ctx.fd, m->socktype == SOCK_DGRAM ? 100 : 1000,
-			      err) < 0) {
-		send_errno(ctl, LEGACY_OMNI_RESPONSE, errno ? errno : EINVAL);
+	memset(&t, 0, sizeof(t));
+	t.ctl = ctl;
+	t.lim = lim;
+	t.log = log;
+	t.stop = stop;
+	t.guard = g;
+	t.lfd = -1;
+	e = omni_check(&t, msg, err);
+	if (e == 0)
+		e = omni_setup(&t, err);
+	if (e != 0) {
+		log(0, "refused a netperf 2.7 request: %s", err);
+		send_errno(ctl, LEGACY_OMNI_RESPONSE, e);
+		rc = 1;
 		goto out;
 	}
-	ctx.buflen = buflen;
-	ctx.p = &p;
-	ctx.ctl = ctl;
-	ctx.stop = &ot.flag;
-	/* The stream's own counts; module_merge sums them into r. */
-	one = r;
-	ctx.r = &one;
-	if (fast_setup(m, &p, ctx.fd, 1, &one, err) < 0) {
-		send_errno(ctl, LEGACY_OMNI_RESPONSE, errno ? errno : EINVAL);
+	if (omni_answer(&t, err) < 0)
+		goto out;
+	e = omni_connect(&t, err);
+	if (e != 0) {
+		send_errno(ctl, LEGACY_OMNI_RESPONSE, e);
 		goto out;
 	}
-	ctx.untagged = 1;
-	run.m = m;
-	run.is_server = 1;
-	run.measure_cpu = p.remote_cpu;
-	run.n = 1;
-	run.ctx = &ctx;
-	log(1, "running %s for a netperf 2.7 client, for %.0f s", m->name,
-	    p.duration);
-	if (overtime_start(&ot, ctx.fd, lim, stop, err) < 0) {
-		send_errno(ctl, LEGACY_OMNI_RESPONSE, EAGAIN);
-		goto out;
-	}
-	e = module_run_all(&run, err);
-	overtime_finish(&ot);
-	if (ot.flag) {
-		if (ot.fired)
-			err_set(err,
-				"the test ran past this server's limit of "
-				"%.0f s",
-				lim->max_duration);
-		else
-			err_set(err, SERVER_SHUTDOWN_TEXT);
-		log(0, "ended a netperf 2.7 test: %s", err);
-		send_errno(ctl, LEGACY_OMNI_RESPONSE,
-			   ot.fired ? ETIMEDOUT : ESHUTDOWN);
-		goto out;
-	}
-	if (e < 0) {
-		send_errno(ctl, LEGACY_OMNI_RESPONSE, EIO);
-		goto out;
-	}
-	module_merge(&run, &r);
-	results_of(&r, p.remote_cpu && r.cpu_measured, &z);
-	legacy_results_encode(&z, LEGACY_OMNI_RESPONSE, out);
-	if (session_send_raw(ctl, out, sizeof(out), SESSION_TIMEOUT_MS, err) <
-	    0)
-		goto out;
-	rc = 0;
-	goto out;
-refuse:
-	log(0, "refused a netperf 2.7 request: %s", err);
-	send_errno(ctl, LEGACY_OMNI_RESPONSE, e);
-	rc = 1;
+	rc = omni_run(&t, err) < 0 ? -1 : 0;
 out:
-	cpu_util_free(&r.cpu);
-	free(ctx.buf);
-	if (fd >= 0)
-		close(fd);
-	if (lfd >= 0)
-		close(lfd);
+	cpu_util_free(&t.r.cpu);
+	if (t.lfd >= 0)
+		close(t.lfd);
+	streams_free(&t.set, NULL);
 	return rc;
+}
+
+/* The session's requests, from msg on, each under the guard g. Returns 0
+ * when the client closes, or -1 with err set. */
+static int
+tests(int ctl, unsigned char *msg, const struct server_limits *lim,
+      server_log_fn log, volatile sig_atomic_t *stop, struct guard *g,
+      char *err)
+{
+	struct legacy_header h;
+	int rc;
+
+	for (;;) {
+		legacy_header_decode(msg, LEGACY_MSG_LEN, &h, err);
+		if (h.type == LEGACY_DO_OMNI) {
+			if (serve_omni(ctl, msg, lim, log, stop, g, err) < 0)
+				return -1;
+		} else if (h.type != LEGACY_PASSPHRASE) {
+			/* As 2.7: an unknown type gets errno 998, and the
+			 * session goes on. */
+			log(0,
+			    "refused a netperf 2.7 request of type %d: not "
+			    "one of the six tests",
+			    h.type);
+			send_errno(ctl, 0, LEGACY_ERR_UNKNOWN);
+		}
+		rc = recv_msg(ctl, msg, lim->idle_ms, stop, err);
+		if (rc != 0)
+			return rc == 1 ? 0 : -1;
+	}
 }
 
 int
@@ -480,7 +467,7 @@ server_legacy_session(int ctl, const struct server_limits *lim,
 {
 	unsigned char msg[LEGACY_MSG_LEN];
 	char pass[LEGACY_DATA_LEN];
-	struct legacy_header h;
+	struct guard g;
 	int rc;
 
 	rc = recv_msg(ctl, msg, lim->idle_ms, stop, err);
@@ -516,22 +503,9 @@ server_legacy_session(int ctl, const struct server_limits *lim,
 		if (rc != 0)
 			return rc == 1 ? 0 : -1;
 	}
-	for (;;) {
-		legacy_header_decode(msg, sizeof(msg), &h, err);
-		if (h.type == LEGACY_DO_OMNI) {
-			if (serve_omni(ctl, msg, lim, log, stop, err) < 0)
-				return -1;
-		} else if (h.type != LEGACY_PASSPHRASE) {
-			/* As 2.7: an unknown type gets errno 998, and the
-			 * session goes on. */
-			log(0,
-			    "refused a netperf 2.7 request of type %d: not "
-			    "one of the six tests",
-			    h.type);
-			send_errno(ctl, 0, LEGACY_ERR_UNKNOWN);
-		}
-		rc = recv_msg(ctl, msg, lim->idle_ms, stop, err);
-		if (rc != 0)
-			return rc == 1 ? 0 : -1;
-	}
+	if (guard_start(&g, ctl, lim->max_session_time, stop, err) < 0)
+		return -1;
+	rc = tests(ctl, msg, lim, log, stop, &g, err);
+	guard_finish(&g);
+	return rc;
 }

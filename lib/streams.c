@@ -80,6 +80,17 @@ streams_open(struct streams *s, int i, int fd, const struct test_params *p,
 	return per_trans ? 0 : fast_setup(m, p, fd, s->is_server, c->r, err);
 }
 
+size_t
+streams_max(const int64_t *sizes, int n)
+{
+	size_t len = 0;
+
+	while (n-- > 0)
+		if (sizes[n] > 0 && (size_t)sizes[n] > len)
+			len = (size_t)sizes[n];
+	return len;
+}
+
 void
 streams_free(struct streams *s, char *shared)
 {

@@ -57,6 +57,9 @@ int streams_open(struct streams *s, int i, int fd, const struct test_params *p,
 		 volatile sig_atomic_t *stop, const unsigned char *token,
 		 char *err);
 
+/* The largest of n sizes: a buffer that holds any of them. */
+size_t streams_max(const int64_t *sizes, int n);
+
 /* Frees the set: buffers (shared, when not NULL, is one buffer several
  * contexts point into and is freed once), histograms, the sockets still
  * open, places. */
