@@ -701,6 +701,36 @@ sel_platform(const struct result *res, int id, char *b, size_t cap)
 	return 1;
 }
 
+/* A selector that prints one of a side's plain figures as it is (the
+ * side table's sel[]); returns 1 when id is one. */
+static int
+side_value(const struct result *res, int id, char *b, size_t cap)
+{
+	int loc;
+	const struct side_field *f = side_by_selector(sel_table[id].name, &loc);
+	const struct side_result *s;
+
+	if (f == NULL)
+		return 0;
+	s = side_of(res, loc);
+	switch (f->kind) {
+	case SIDE_U64:
+	case SIDE_U32:
+		put_u(b, cap, side_get_u64(s, f));
+		break;
+	case SIDE_STR:
+		put_s(b, cap, side_get_str(s, f));
+		break;
+	case SIDE_DBL:
+		put_f3(b, cap, side_get_dbl(s, f));
+		break;
+	default:
+		put_i(b, cap, side_get_i64(s, f));
+		break;
+	}
+	return 1;
+}
+
 /* Formats selector id of res into b, as netperf's format for it does. */
 static void
 sel_value(const struct result *res, int id, char *b, size_t cap)
@@ -720,6 +750,8 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 		      t->n > 0 ? t->v[(id - SEL_LOCAL_TCP_RETRANS) / 2] : -1);
 		return;
 	}
+	if (side_value(res, id, b, cap))
+		return;
 	switch (id) {
 	case SEL_SOCKET_TYPE:
 		/* 2.7's hst_to_str (the JSON keeps SOCK_STREAM) */
@@ -744,44 +776,17 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 	case SEL_LSS_SIZE_REQ:
 		put_i(b, cap, res->p.lsndbuf);
 		break;
-	case SEL_LSS_SIZE:
-		put_i(b, cap, res->side[RESULT_LOCAL].sum.sndbuf);
-		break;
-	case SEL_LSS_SIZE_END:
-		put_i(b, cap, res->side[RESULT_LOCAL].sum.sndbuf_end);
-		break;
 	case SEL_LSR_SIZE_REQ:
 		put_i(b, cap, res->p.lrcvbuf);
-		break;
-	case SEL_LSR_SIZE:
-		put_i(b, cap, res->side[RESULT_LOCAL].sum.rcvbuf);
-		break;
-	case SEL_LSR_SIZE_END:
-		put_i(b, cap, res->side[RESULT_LOCAL].sum.rcvbuf_end);
 		break;
 	case SEL_RSS_SIZE_REQ:
 		put_i(b, cap, res->p.rsndbuf);
 		break;
-	case SEL_RSS_SIZE:
-		put_i(b, cap, res->side[RESULT_REMOTE].sum.sndbuf);
-		break;
-	case SEL_RSS_SIZE_END:
-		put_i(b, cap, res->side[RESULT_REMOTE].sum.sndbuf_end);
-		break;
 	case SEL_RSR_SIZE_REQ:
 		put_i(b, cap, res->p.rrcvbuf);
 		break;
-	case SEL_RSR_SIZE:
-		put_i(b, cap, res->side[RESULT_REMOTE].sum.rcvbuf);
-		break;
-	case SEL_RSR_SIZE_END:
-		put_i(b, cap, res->side[RESULT_REMOTE].sum.rcvbuf_end);
-		break;
 	/* For a test netperf sends in, 2.7 prints 0 for its receive size
 	 * and -1 for netserver's send size, which the test does not use. */
-	case SEL_LOCAL_SEND_SIZE:
-		put_i(b, cap, res->side[RESULT_LOCAL].sum.send_size);
-		break;
 	case SEL_LOCAL_RECV_SIZE:
 		put_i(b, cap,
 		      stream_sends(res)
@@ -793,9 +798,6 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 		      stream_sends(res)
 			  ? -1
 			  : res->side[RESULT_REMOTE].sum.send_size);
-		break;
-	case SEL_REMOTE_RECV_SIZE:
-		put_i(b, cap, res->side[RESULT_REMOTE].sum.recv_size);
 		break;
 	/* -1 on a stream test, as 2.7 */
 	case SEL_REQUEST_SIZE:
@@ -902,9 +904,6 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 		else
 			put_u(b, cap, res->side[RESULT_REMOTE].sum.retrans);
 		break;
-	case SEL_TRANSPORT_MSS:
-		put_i(b, cap, res->side[RESULT_LOCAL].sum.mss);
-		break;
 	case SEL_LOCAL_SEND_THROUGHPUT:
 		put_f2(b, cap, side_thruput(res, 1, 1));
 		break;
@@ -952,18 +951,6 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 		/* netperf prints the AF_ number of the data connection */
 		put_i(b, cap, res->family);
 		break;
-	case SEL_REMOTE_SEND_CALLS:
-		loc = 0;
-		/* fall through */
-	case SEL_LOCAL_SEND_CALLS:
-		put_u(b, cap, side_of(res, loc)->send_calls);
-		break;
-	case SEL_REMOTE_RECV_CALLS:
-		loc = 0;
-		/* fall through */
-	case SEL_LOCAL_RECV_CALLS:
-		put_u(b, cap, side_of(res, loc)->recv_calls);
-		break;
 	case SEL_REMOTE_BYTES_PER_RECV:
 		loc = 0;
 		/* fall through */
@@ -979,18 +966,6 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 		put_f2(b, cap,
 		       per_call(side_of(res, loc)->bytes_sent,
 				side_of(res, loc)->send_calls));
-		break;
-	case SEL_REMOTE_BYTES_SENT:
-		loc = 0;
-		/* fall through */
-	case SEL_LOCAL_BYTES_SENT:
-		put_u(b, cap, side_of(res, loc)->bytes_sent);
-		break;
-	case SEL_REMOTE_BYTES_RECVD:
-		loc = 0;
-		/* fall through */
-	case SEL_LOCAL_BYTES_RECVD:
-		put_u(b, cap, side_of(res, loc)->bytes_recv);
 		break;
 	case SEL_REMOTE_BYTES_XFERD:
 		loc = 0;
@@ -1076,42 +1051,6 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 		break;
 	case SEL_OUT_OF_ORDER:
 		put_u(b, cap, rx_side(res)->reordered);
-		break;
-	case SEL_LOCAL_SEND_ERRORS:
-		put_u(b, cap, res->side[RESULT_LOCAL].sum.send_errors);
-		break;
-	case SEL_REMOTE_DATA_PATH:
-		loc = 0;
-		/* fall through */
-	case SEL_LOCAL_DATA_PATH:
-		put_s(b, cap, side_of(res, loc)->path);
-		break;
-	case SEL_REMOTE_DATA_SYSCALLS:
-		loc = 0;
-		/* fall through */
-	case SEL_LOCAL_DATA_SYSCALLS:
-		put_u(b, cap, side_of(res, loc)->syscalls);
-		break;
-	case SEL_REMOTE_GRO_COALESCED:
-		put_u(b, cap, res->side[RESULT_REMOTE].sum.coalesced);
-		break;
-	case SEL_REMOTE_ZEROCOPY_DONE:
-		loc = 0;
-		/* fall through */
-	case SEL_LOCAL_ZEROCOPY_DONE:
-		put_u(b, cap, side_of(res, loc)->zc_done);
-		break;
-	case SEL_REMOTE_ZEROCOPY_COPIED:
-		loc = 0;
-		/* fall through */
-	case SEL_LOCAL_ZEROCOPY_COPIED:
-		put_u(b, cap, side_of(res, loc)->zc_copied);
-		break;
-	case SEL_REMOTE_BUSY_POLL:
-		loc = 0;
-		/* fall through */
-	case SEL_LOCAL_BUSY_POLL:
-		put_i(b, cap, side_of(res, loc)->busy_poll);
 		break;
 	case SEL_STREAMS:
 		put_i(b, cap, nstreams_of(res));
@@ -1282,12 +1221,6 @@ compat_value(const struct result *res, int id, char *b, size_t cap)
 		break;
 	case SEL_REMOTE_SOCKET_TOS:
 		snprintf(b, cap, "0x%.2x", (unsigned)p->rx.tos);
-		break;
-	case SEL_LOCAL_CONG_CONTROL:
-		put_s(b, cap, res->side[RESULT_LOCAL].sum.cong);
-		break;
-	case SEL_REMOTE_CONG_CONTROL:
-		put_s(b, cap, res->side[RESULT_REMOTE].sum.cong);
 		break;
 	case SEL_LOCAL_FILL_FILE:
 		put_s(b, cap, p->fill_file);
@@ -1807,41 +1740,42 @@ json_place(const struct result_place *pl, int *bad)
 	return o;
 }
 
+/* One of a side's plain figures, as its row says. */
+static json_t *
+json_field(const struct side_result *s, const struct side_field *f)
+{
+	switch (f->kind) {
+	case SIDE_U64:
+	case SIDE_U32:
+		return juint(side_get_u64(s, f));
+	case SIDE_DBL:
+		return jnum(side_get_dbl(s, f) *
+			    (f->jform == SIDE_JMS ? 1e3 : 1));
+	case SIDE_STR:
+		return jstr(side_get_str(s, f));
+	default:
+		if (f->jform == SIDE_JNULLNEG && side_get_i64(s, f) < 0)
+			return json_null();
+		return jint(side_get_i64(s, f));
+	}
+}
+
 static json_t *
 json_counts(const struct side_result *s, int *bad)
 {
+	const struct side_field *f;
 	json_t *o = json_object();
+	int i;
 
 	if (o == NULL) {
 		*bad = 1;
 		return NULL;
 	}
-	jput(o, "elapsed_s", jnum(s->elapsed), bad);
-	jput(o, "bytes_sent", juint(s->bytes_sent), bad);
-	jput(o, "bytes_recv", juint(s->bytes_recv), bad);
-	jput(o, "send_calls", juint(s->send_calls), bad);
-	jput(o, "recv_calls", juint(s->recv_calls), bad);
-	jput(o, "transactions", juint(s->trans), bad);
-	jput(o, "sndbuf", jint(s->sndbuf), bad);
-	jput(o, "rcvbuf", jint(s->rcvbuf), bad);
-	jput(o, "sndbuf_end", jint(s->sndbuf_end), bad);
-	jput(o, "rcvbuf_end", jint(s->rcvbuf_end), bad);
-	jput(o, "send_size", jint(s->send_size), bad);
-	jput(o, "recv_size", jint(s->recv_size), bad);
-	jput(o, "mss", s->mss >= 0 ? jint(s->mss) : json_null(), bad);
-	jput(o, "retransmissions", juint(s->retrans), bad);
-	jput(o, "send_errors", juint(s->send_errors), bad);
-	jput(o, "duplicates", juint(s->dups), bad);
-	jput(o, "reordered", juint(s->reordered), bad);
-	jput(o, "lost", juint(s->lost), bad);
-	jput(o, "jitter_ms", jnum(s->jitter * 1e3), bad);
-	jput(o, "cpu_id", s->cpu_id >= 0 ? jint(s->cpu_id) : json_null(), bad);
-	jput(o, "data_path", jstr(s->path), bad);
-	jput(o, "syscalls", juint(s->syscalls), bad);
-	jput(o, "gro_coalesced", juint(s->coalesced), bad);
-	jput(o, "zerocopy_completions", juint(s->zc_done), bad);
-	jput(o, "zerocopy_copied", juint(s->zc_copied), bad);
-	jput(o, "busy_poll_us", jint(s->busy_poll), bad);
+	for (i = 0; i < SIDE_NFIELDS; i++) {
+		f = &side_fields[i];
+		if (f->json != NULL)
+			jput(o, f->json, json_field(s, f), bad);
+	}
 	return o;
 }
 

@@ -10,6 +10,7 @@
 #include "np/merge.h"
 #include "np/clock.h"
 #include "np/compare.h"
+#include "np/escape.h"
 #include "np/output.h"
 #include "np/proto.h"
 #include "np/sock.h"
@@ -136,17 +137,36 @@ usage(FILE *out)
 static void
 debug_side(const char *who, const struct side_result *s)
 {
-	fprintf(stderr,
-		"netperf: debug: %s: %.6f s, sent %llu bytes in %llu calls, "
-		"received %llu bytes in %llu calls, %llu transactions, "
-		"buffers %d/%d (end %d/%d), mss %d, retransmissions %u, "
-		"send errors %llu, cpu %d\n",
-		who, s->elapsed, (unsigned long long)s->bytes_sent,
-		(unsigned long long)s->send_calls,
-		(unsigned long long)s->bytes_recv,
-		(unsigned long long)s->recv_calls, (unsigned long long)s->trans,
-		s->sndbuf, s->rcvbuf, s->sndbuf_end, s->rcvbuf_end, s->mss,
-		s->retrans, (unsigned long long)s->send_errors, s->cpu_id);
+	char text[ESCAPE_LEN];
+	int i;
+
+	fprintf(stderr, "netperf: debug: %s:", who);
+	for (i = 0; i < SIDE_NFIELDS; i++) {
+		const struct side_field *f = &side_fields[i];
+
+		switch (f->kind) {
+		case SIDE_U64:
+		case SIDE_U32:
+			fprintf(stderr, " %s %llu", f->wire,
+				(unsigned long long)side_get_u64(s, f));
+			break;
+		case SIDE_DBL:
+			fprintf(stderr, " %s %.6f", f->wire,
+				side_get_dbl(s, f));
+			break;
+		case SIDE_STR:
+			/* netserver's text, never printed raw */
+			fprintf(
+			    stderr, " %s \"%s\"", f->wire,
+			    escape_str(text, sizeof(text), side_get_str(s, f)));
+			break;
+		default:
+			fprintf(stderr, " %s %lld", f->wire,
+				(long long)side_get_i64(s, f));
+			break;
+		}
+	}
+	fputc('\n', stderr);
 	if (s->cpu_measured)
 		fprintf(stderr,
 			"netperf: debug: %s: cpu %.2f %% (user %.2f, system "
