@@ -11,7 +11,8 @@
 #include "np/clock.h"
 #include "np/compare.h"
 #include "np/escape.h"
-#include "np/output.h"
+#include "np/select.h"
+#include "np/json.h"
 #include "np/proto.h"
 #include "np/sock.h"
 #include "np/topo.h"
@@ -231,9 +232,9 @@ on_interim(void *arg, double count, double secs, double since_start,
 	}
 	res->interim[res->ninterim] = iv;
 	if (ic->o->json_stream)
-		output_json_interim(stdout, res, &iv);
+		json_doc_interim(stdout, res, &iv);
 	else if (!ic->o->json) {
-		output_interim(stdout, res, &iv, res->ninterim,
+		select_interim(stdout, res, &iv, res->ninterim,
 			       ic->o->output_mode == 'o'   ? 'o'
 			       : ic->o->output_mode == 'k' ? 'k'
 							   : 'l');
@@ -241,7 +242,7 @@ on_interim(void *arg, double count, double secs, double since_start,
 		 * that parse it; -v 2 adds the kernel's view below it. */
 		if (ic->o->verbosity >= 2 && ic->o->output_mode != 'o' &&
 		    ic->o->output_mode != 'k')
-			output_interim_tcp(stdout, &iv);
+			select_interim_tcp(stdout, &iv);
 	}
 	res->ninterim++;
 	fflush(stdout);
@@ -666,14 +667,14 @@ run_sweep(const struct netperf_opts *o, int argc, char **argv)
 			    (json_int_t)sw.value[i], "ok", pts[i].ok);
 
 			if (pts[i].ok)
-				json_object_set_new(
-				    pt, "result", output_json_doc(&pts[i].res));
+				json_object_set_new(pt, "result",
+						    json_doc(&pts[i].res));
 			else
 				json_object_set_new(pt, "error",
 						    json_string(pts[i].err));
 			json_array_append_new(points, pt);
 		}
-		if (output_json_write(stdout, doc, o->json_stream) < 0)
+		if (json_doc_write(stdout, doc, o->json_stream) < 0)
 			rc = EXIT_FAILURE;
 		json_decref(doc);
 	} else if (o->output_mode == 'o') {
@@ -738,7 +739,7 @@ run_compare(int argc, char **argv)
 	if (co.json) {
 		json_t *doc = compare_json(&r);
 
-		if (doc == NULL || output_json_write(stdout, doc, 0) < 0) {
+		if (doc == NULL || json_doc_write(stdout, doc, 0) < 0) {
 			fprintf(stderr, "netperf: cannot write the JSON "
 					"document\n");
 			json_decref(doc);
@@ -969,7 +970,7 @@ main(int argc, char **argv)
 {
 	struct netperf_opts o;
 	struct report_opts ro;
-	struct output_list list;
+	struct select_list list;
 	struct interim_ctx ic;
 	struct result res;
 	struct client c;
@@ -990,7 +991,7 @@ main(int argc, char **argv)
 			if (strcmp(argv[i], "--json") == 0 ||
 			    strcmp(argv[i], "-J") == 0 ||
 			    strcmp(argv[i], "--json-stream") == 0) {
-				output_json_error(
+				json_doc_error(
 				    stdout, o.test, o.host, err,
 				    strcmp(argv[i], "--json-stream") == 0);
 				break;
@@ -1016,14 +1017,14 @@ main(int argc, char **argv)
 		/* As 2.7: one a line for -O, one line for -o and -k,
 		 * and exit status 1. */
 		if (o.output_mode == 'O')
-			output_list_names(stdout);
+			select_list_names(stdout);
 		else
-			output_list_names_line(stdout);
+			select_list_names_line(stdout);
 		return EXIT_FAILURE;
 	}
 	memset(&list, 0, sizeof(list));
 	if (o.output_mode != 0 && o.output_arg[0] != '\0' &&
-	    output_parse(o.output_arg, &list, err) < 0) {
+	    select_parse(o.output_arg, &list, err) < 0) {
 		fprintf(stderr, "netperf: %s\n", err);
 		return 2;
 	}
@@ -1069,8 +1070,8 @@ main(int argc, char **argv)
 	if (setup_client(&c, &o, &topo, &have_topo, err) < 0) {
 		fprintf(stderr, "netperf: %s\n", err);
 		if (o.json || o.json_stream)
-			output_json_error(stdout, o.test, o.host, err,
-					  o.json_stream);
+			json_doc_error(stdout, o.test, o.host, err,
+				       o.json_stream);
 		return EXIT_FAILURE;
 	}
 	ic.o = &o;
@@ -1091,14 +1092,14 @@ main(int argc, char **argv)
 	if (run_iterations(&c, &o, &res, &ic, argc, argv, err) < 0) {
 		fprintf(stderr, "netperf: %s\n", err);
 		if (o.json || o.json_stream)
-			output_json_error(stdout, o.test, o.host, err,
-					  o.json_stream);
+			json_doc_error(stdout, o.test, o.host, err,
+				       o.json_stream);
 		goto out;
 	}
 	if (o.debug)
 		debug_sides(&res);
 	if (o.json || o.json_stream) {
-		if (output_json(stdout, &res, o.json_stream) < 0) {
+		if (json_doc_print(stdout, &res, o.json_stream) < 0) {
 			fprintf(stderr,
 				"netperf: cannot write the JSON "
 				"document: %s\n",
@@ -1107,13 +1108,13 @@ main(int argc, char **argv)
 		}
 	} else if (o.output_mode != 0) {
 		if (o.output_arg[0] == '\0')
-			output_default_list(&res, &list);
+			select_default_list(&res, &list);
 		if (o.output_mode == 'o')
-			output_csv(stdout, &res, &list, o.headers);
+			select_csv(stdout, &res, &list, o.headers);
 		else if (o.output_mode == 'O')
-			output_columns(stdout, &res, &list, o.headers);
+			select_columns(stdout, &res, &list, o.headers);
 		else
-			output_keyval(stdout, &res, &list);
+			select_keyval(stdout, &res, &list);
 	} else {
 		if (!res.conf.met)
 			confidence_warning(stdout, &res.conf);
