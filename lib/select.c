@@ -415,7 +415,6 @@ put_quoted(char *b, size_t cap, const char *s)
 	b[n] = '\0';
 }
 
-static void compat_value(const struct result *res, int id, char *b, size_t cap);
 /* netperf's "0x%.4x" for a PCI id; an unknown one (-1) prints as
  * 2.6's did when sysfs had no such file. */
 static void
@@ -424,9 +423,9 @@ put_id(char *b, size_t cap, int v)
 	snprintf(b, cap, "0x%.4x", (unsigned)v);
 }
 
-/* The platform record's selectors; returns 1 when id is one of them. */
+/* The platform record: the machine; returns 1 when id is one of them. */
 static int
-sel_platform(const struct result *res, int id, char *b, size_t cap)
+platform_machine(const struct result *res, int id, char *b, size_t cap)
 {
 	int loc = strncmp(sel_table[id].name, "LOCAL_", 6) == 0;
 	const struct platform *pl = &figure_side(res, loc)->platform;
@@ -452,6 +451,21 @@ sel_platform(const struct result *res, int id, char *b, size_t cap)
 	case SEL_LOCAL_SYSTEM_MODEL:
 		put_s(b, cap, pl->system_model);
 		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+/* The platform record: the NIC and its driver; returns 1 when id is one of
+ * them. */
+static int
+platform_nic(const struct result *res, int id, char *b, size_t cap)
+{
+	int loc = strncmp(sel_table[id].name, "LOCAL_", 6) == 0;
+	const struct platform *pl = &figure_side(res, loc)->platform;
+
+	switch (id) {
 	case SEL_REMOTE_INTERFACE_NAME:
 	case SEL_LOCAL_INTERFACE_NAME:
 		put_s(b, cap, pl->nic.name);
@@ -492,6 +506,21 @@ sel_platform(const struct result *res, int id, char *b, size_t cap)
 	case SEL_LOCAL_INTERFACE_SLOT:
 		put_s(b, cap, pl->nic.slot);
 		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+/* The platform record: CPU policy, mitigations, virtualisation; returns 1 when
+ * id is one of them. */
+static int
+platform_host(const struct result *res, int id, char *b, size_t cap)
+{
+	int loc = strncmp(sel_table[id].name, "LOCAL_", 6) == 0;
+	const struct platform *pl = &figure_side(res, loc)->platform;
+
+	switch (id) {
 	case SEL_REMOTE_CPU_MAX_FREQUENCY:
 	case SEL_LOCAL_CPU_MAX_FREQUENCY:
 		put_i(b, cap, pl->cpu_max_mhz);
@@ -528,6 +557,21 @@ sel_platform(const struct result *res, int id, char *b, size_t cap)
 	case SEL_LOCAL_SYSTEM_VENDOR:
 		put_s(b, cap, pl->system_vendor);
 		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+/* The platform record: the link, its queueing and the build; returns 1 when id
+ * is one of them. */
+static int
+platform_link(const struct result *res, int id, char *b, size_t cap)
+{
+	int loc = strncmp(sel_table[id].name, "LOCAL_", 6) == 0;
+	const struct platform *pl = &figure_side(res, loc)->platform;
+
+	switch (id) {
 	case SEL_REMOTE_INTERFACE_SPEED:
 	case SEL_LOCAL_INTERFACE_SPEED:
 		put_i(b, cap, pl->nic.speed_mbps);
@@ -588,28 +632,27 @@ side_value(const struct result *res, int id, char *b, size_t cap)
 	return 1;
 }
 
-/* Formats selector id of res into b, as netperf's format for it does. */
-static void
-sel_value(const struct result *res, int id, char *b, size_t cap)
+/* The TCP_INFO pairs, in the table's order: -1 where the test has no
+ * TCP_INFO or the kernel does not report the figure; returns 1 when id
+ * is one of them. */
+static int
+sel_tcp(const struct result *res, int id, char *b, size_t cap)
 {
-	const struct result_place *lp = &res->side[RESULT_LOCAL].place;
-	const struct result_place *rp = &res->side[RESULT_REMOTE].place;
-	int loc = 1;
+	const struct tcpinfo *t;
 
-	/* The TCP_INFO pairs, in the table's order: -1 where the test has
-	 * no TCP_INFO or the kernel does not report the figure. */
-	if (id >= SEL_LOCAL_TCP_RETRANS &&
-	    id < SEL_LOCAL_TCP_RETRANS + 2 * TCPINFO_NFIELDS) {
-		const struct tcpinfo *t =
-		    &figure_counts(res, (id - SEL_LOCAL_TCP_RETRANS) % 2 == 0)
-			 ->tcpi;
+	if (id < SEL_LOCAL_TCP_RETRANS ||
+	    id >= SEL_LOCAL_TCP_RETRANS + 2 * TCPINFO_NFIELDS)
+		return 0;
+	t = &figure_counts(res, (id - SEL_LOCAL_TCP_RETRANS) % 2 == 0)->tcpi;
+	put_i(b, cap, t->n > 0 ? t->v[(id - SEL_LOCAL_TCP_RETRANS) / 2] : -1);
+	return 1;
+}
 
-		put_i(b, cap,
-		      t->n > 0 ? t->v[(id - SEL_LOCAL_TCP_RETRANS) / 2] : -1);
-		return;
-	}
-	if (side_value(res, id, b, cap))
-		return;
+/* The test itself and the sizes it asked for and used; returns 1 when id is one
+ * of them. */
+static int
+sel_test(const struct result *res, int id, char *b, size_t cap)
+{
 	switch (id) {
 	case SEL_SOCKET_TYPE:
 		/* 2.7's hst_to_str (the JSON keeps SOCK_STREAM) */
@@ -664,6 +707,20 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 	case SEL_RESPONSE_SIZE:
 		put_i(b, cap, module_is_rr(res->m) ? res->p.rsp_size : -1);
 		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+/* Each side's CPU utilisation, its shares and service demand; returns 1 when id
+ * is one of them. */
+static int
+sel_cpu(const struct result *res, int id, char *b, size_t cap)
+{
+	int loc = 1;
+
+	switch (id) {
 	case SEL_REMOTE_CPU_UTIL:
 		loc = 0;
 		/* fall through */
@@ -721,6 +778,18 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 	case SEL_SD_UNITS:
 		put_s(b, cap, figure_sd_units(res));
 		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+/* Confidence, transaction rates, retransmissions and each side's rates; returns
+ * 1 when id is one of them. */
+static int
+sel_rates(const struct result *res, int id, char *b, size_t cap)
+{
+	switch (id) {
 	case SEL_CONFIDENCE_LEVEL:
 		put_i(b, cap, res->conf.level);
 		break;
@@ -774,6 +843,21 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 	case SEL_REMOTE_RECV_THROUGHPUT:
 		put_f2(b, cap, figure_side_thruput(res, 0, 0));
 		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+/* Where each side ran and its busiest CPU; returns 1 when id is one of them. */
+static int
+sel_cpu_place(const struct result *res, int id, char *b, size_t cap)
+{
+	const struct result_place *lp = &res->side[RESULT_LOCAL].place;
+	const struct result_place *rp = &res->side[RESULT_REMOTE].place;
+	int loc = 1;
+
+	switch (id) {
 	case SEL_LOCAL_CPU_BIND:
 		put_s(b, cap, lp->requested[0] ? lp->requested : "-1");
 		break;
@@ -798,6 +882,20 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 	case SEL_LOCAL_CPU_PEAK_ID:
 		put_i(b, cap, figure_cpu_peak_id(res, loc));
 		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+/* The two ends: addresses, calls and bytes, hosts; returns 1 when id is one of
+ * them. */
+static int
+sel_ends(const struct result *res, int id, char *b, size_t cap)
+{
+	int loc = 1;
+
+	switch (id) {
 	case SEL_SOURCE_ADDR:
 		put_s(b, cap, res->side[RESULT_LOCAL].addr);
 		break;
@@ -866,6 +964,18 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 	case SEL_REMOTE_HOSTNAME:
 		put_s(b, cap, res->side[RESULT_REMOTE].env.hostname);
 		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+/* The test's name, latency and datagram losses; returns 1 when id is one of
+ * them. */
+static int
+sel_latency(const struct result *res, int id, char *b, size_t cap)
+{
+	switch (id) {
 	case SEL_UUID:
 		put_s(b, cap, res->uuid);
 		break;
@@ -914,6 +1024,20 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 	case SEL_OUT_OF_ORDER:
 		put_u(b, cap, figure_rx_side(res)->reordered);
 		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+/* Streams, wall-clock times, the command line and --bidir; returns 1 when id is
+ * one of them. */
+static int
+sel_run(const struct result *res, int id, char *b, size_t cap)
+{
+	int loc = 1;
+
+	switch (id) {
 	case SEL_STREAMS:
 		put_i(b, cap, figure_nstreams(res));
 		break;
@@ -967,16 +1091,15 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 			put_i(b, cap, -1);
 		break;
 	default:
-		compat_value(res, id, b, cap);
-		break;
+		return 0;
 	}
+	return 1;
 }
 
-/* netperf 2.7's selectors for its socket and buffer options, in its
- * formats: -1 for a count not asked for, TOS as 0x%.2x (so -1 is
- * 0xffffffff), the security ones "Deprecated" as 2.7 has them. */
-static void
-compat_value(const struct result *res, int id, char *b, size_t cap)
+/* netperf 2.7's ports and buffer options, in its formats (-1 for a count not
+ * asked for); returns 1 when id is one of them. */
+static int
+compat_bufs(const struct result *res, int id, char *b, size_t cap)
 {
 	const struct test_params *p = &res->p;
 	const struct module_bufs *lb = &p->lbuf, *rb = &p->rbuf;
@@ -1041,6 +1164,21 @@ compat_value(const struct result *res, int id, char *b, size_t cap)
 	case SEL_REMOTE_RECV_CLEAN_COUNT:
 		put_i(b, cap, rb->clean > 0 ? rb->clean : -1);
 		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+/* netperf 2.7's socket options, in its formats (TOS as 0x%.2x, so -1 is
+ * 0xffffffff; the security ones "Deprecated"); returns 1 when id is one of
+ * them. */
+static int
+compat_sockopts(const struct result *res, int id, char *b, size_t cap)
+{
+	const struct test_params *p = &res->p;
+
+	switch (id) {
 	case SEL_LOCAL_CORK:
 		put_i(b, cap, p->lx.cork);
 		break;
@@ -1092,11 +1230,32 @@ compat_value(const struct result *res, int id, char *b, size_t cap)
 		b[0] = '\0';
 		break;
 	default:
-		b[0] = '\0';
-		if (!sel_platform(res, id, b, cap))
-			b[0] = '\0';
-		break;
+		return 0;
 	}
+	return 1;
+}
+
+/* The ways to a selector's value, tried in turn; each returns 1 when id
+ * is one of its selectors. */
+static int (*const sel_getters[])(const struct result *res, int id, char *b,
+				  size_t cap) = {
+    sel_tcp,	  side_value,	 sel_test,	  sel_cpu,
+    sel_rates,	  sel_cpu_place, sel_ends,	  sel_latency,
+    sel_run,	  compat_bufs,	 compat_sockopts, platform_machine,
+    platform_nic, platform_host, platform_link,
+};
+
+/* Formats selector id of res into b, as netperf's format for it does;
+ * "" for one that has no value. */
+static void
+sel_value(const struct result *res, int id, char *b, size_t cap)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(sel_getters) / sizeof(sel_getters[0]); i++)
+		if (sel_getters[i](res, id, b, cap))
+			return;
+	b[0] = '\0';
 }
 
 /* Selector names are matched without regard to case, as netperf's are. */
