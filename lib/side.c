@@ -131,31 +131,18 @@ field_size(const struct side_field *f)
 	}
 }
 
-/* Adds r's field f into sum's, in the field's own type (a uint32_t
- * wraps as it did when it was summed by hand). */
+/* Adds r's field f into sum's, modulo the field's width as the sum of
+ * its own type wraps (a uint32_t at 2^32). */
 static void
 add(struct side_result *sum, const struct side_result *r,
     const struct side_field *f)
 {
-	switch (f->kind) {
-	case SIDE_U64:
-		*(uint64_t *)field(sum, f) += *(uint64_t *)field(r, f);
-		break;
-	case SIDE_U32:
-		*(uint32_t *)field(sum, f) += *(uint32_t *)field(r, f);
-		break;
-	case SIDE_I64:
-		*(int64_t *)field(sum, f) += *(int64_t *)field(r, f);
-		break;
-	case SIDE_I32:
-		*(int *)field(sum, f) += *(int *)field(r, f);
-		break;
-	case SIDE_DBL:
-		*(double *)field(sum, f) += *(double *)field(r, f);
-		break;
-	case SIDE_STR:
-		break;
-	}
+	if (f->kind == SIDE_DBL)
+		side_set_num(sum, f, side_get_dbl(sum, f) + side_get_dbl(r, f));
+	else if (f->kind != SIDE_STR)
+		side_set_int(sum, f,
+			     (int64_t)((uint64_t)side_get_i64(sum, f) +
+				       (uint64_t)side_get_i64(r, f)));
 }
 
 /* r's field f is larger than sum's (SIDE_STR never is). */
