@@ -1083,7 +1083,7 @@ legacy_request_of(const struct netperf_opts *o, const struct result *res,
 	return 0;
 }
 
-/* netserver's results into res->side[RESULT_REMOTE].sum: what 2.7 reports and
+/* netserver's results into its side's sum: what 2.7 reports and
  * nothing more (no MSS, placement or per-CPU figures). */
 static void
 legacy_remote(const struct legacy_omni_results *z, int measured,
@@ -1150,9 +1150,9 @@ one_stream(struct client *c, struct result *res, struct topo_place **places,
 /*
  * Our loop for that one stream, on a data connection to port: a 2.7
  * netserver's, or -N's discard, chargen or echo service. Nothing of ours
- * is on the wire (no token, no header). The counts go to
- * res->side[RESULT_LOCAL].sum; ctx's buffer, histogram and descriptor (-1 once
- * closed) are the caller's to free. Returns 0, or -1 with err set.
+ * is on the wire (no token, no header). The counts go to the local
+ * side's sum; ctx's buffer, histogram and descriptor (-1 once closed) are
+ * the caller's to free. Returns 0, or -1 with err set.
  */
 static int
 run_untagged(struct client *c, const struct netperf_opts *o,
