@@ -1096,7 +1096,7 @@ legacy_request_of(const struct netperf_opts *o, const struct result *res,
 	return 0;
 }
 
-/* netserver's results into res->side[RESULT_REMOTE].sum: what 2.7 reports and
+/* netserver's results into its side's sum: what 2.7 reports and
  * nothing more (no MSS, placement or per-CPU figures). */
 static void
 legacy_remote(const struct legacy_omni_results *z, int measured,

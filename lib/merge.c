@@ -7,7 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "np/output.h"
+#include "np/json.h"
 
 void
 merge_init(struct merge *m)
@@ -169,7 +169,7 @@ parse_hist_buckets(const json_t *b, struct stats_hist *h, uint64_t *total,
 				       "not a bucket of the %s scheme",
 				       name, (unsigned long long)lo,
 				       (unsigned long long)hi,
-				       OUTPUT_HIST_SCHEME);
+				       JSON_HIST_SCHEME);
 		h->bucket[idx] += (uint64_t)json_integer_value(jc);
 		*total += (uint64_t)json_integer_value(jc);
 	}
@@ -195,12 +195,12 @@ parse_hist(const json_t *x, struct stats_hist *h, const char *name, char *err)
 	    jstr_at(x, "unit", unit, sizeof(unit)) < 0 ||
 	    jint_at(x, "sub_buckets", 0, &sub, NULL, name, err) < 0)
 		return -1;
-	if (strcmp(scheme, OUTPUT_HIST_SCHEME) != 0 || sub != STATS_SUB_COUNT ||
+	if (strcmp(scheme, JSON_HIST_SCHEME) != 0 || sub != STATS_SUB_COUNT ||
 	    strcmp(unit, "ns") != 0) {
 		err_set(err,
 			"%s: histogram scheme %s/%lld in %s cannot be mixed "
 			"with %s/%d in ns",
-			name, scheme, (long long)sub, unit, OUTPUT_HIST_SCHEME,
+			name, scheme, (long long)sub, unit, JSON_HIST_SCHEME,
 			STATS_SUB_COUNT);
 		return -2;
 	}
@@ -1076,7 +1076,7 @@ merge_doc_latency(const struct merge *m, const struct merge_figures *f)
 		      l->p50, "p90", l->p90, "p99", l->p99, "p99.9", l->p999,
 		      "p99.99", l->p9999);
 	if (o != NULL)
-		json_object_set_new(o, "exact", output_hist_exact(m->hist));
+		json_object_set_new(o, "exact", json_hist_exact(m->hist));
 	return o;
 }
 

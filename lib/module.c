@@ -439,49 +439,9 @@ module_merge(const struct module_run *run, struct side_result *sum)
 		const struct side_result *r = run->ctx[i].r;
 
 		tcpinfo_merge(&sum->tcpi, &r->tcpi);
-		sum->bytes_sent += r->bytes_sent;
-		sum->bytes_recv += r->bytes_recv;
-		sum->send_calls += r->send_calls;
-		sum->recv_calls += r->recv_calls;
-		sum->trans += r->trans;
-		sum->send_errors += r->send_errors;
-		sum->dups += r->dups;
-		sum->reordered += r->reordered;
-		sum->lost += r->lost;
-		sum->retrans += r->retrans;
-		sum->syscalls += r->syscalls;
-		sum->coalesced += r->coalesced;
-		sum->zc_done += r->zc_done;
-		sum->zc_copied += r->zc_copied;
 		/* All streams ran over the same interval; the headline
-		 * divides by the longest. */
-		if (r->elapsed > sum->elapsed)
-			sum->elapsed = r->elapsed;
-		if (r->jitter > sum->jitter)
-			sum->jitter = r->jitter;
-		if (sum->wall_start_ns == 0 ||
-		    (r->wall_start_ns != 0 &&
-		     r->wall_start_ns < sum->wall_start_ns))
-			sum->wall_start_ns = r->wall_start_ns;
-		if (r->wall_end_ns > sum->wall_end_ns)
-			sum->wall_end_ns = r->wall_end_ns;
-	}
-	/* Sizes and socket figures are the first stream's: they are the
-	 * same request for every stream. */
-	if (run->n > 0) {
-		const struct side_result *r0 = run->ctx[0].r;
-
-		sum->sndbuf = r0->sndbuf;
-		sum->rcvbuf = r0->rcvbuf;
-		sum->sndbuf_end = r0->sndbuf_end;
-		sum->rcvbuf_end = r0->rcvbuf_end;
-		sum->send_size = r0->send_size;
-		sum->recv_size = r0->recv_size;
-		sum->mss = r0->mss;
-		sum->cpu_id = r0->cpu_id;
-		memcpy(sum->cong, r0->cong, sizeof(sum->cong));
-		memcpy(sum->path, r0->path, sizeof(sum->path));
-		sum->busy_poll = r0->busy_poll;
+		 * divides by the longest (elapsed's rule, SIDE_MAX). */
+		side_merge(sum, r, i == 0);
 	}
 	if (run->cpu_measured) {
 		sum->cpu = run->cpu;

@@ -161,7 +161,7 @@ proto_get_string(const json_t *obj, const char *key, char *out, size_t cap,
 }
 
 /* Sizes travel as 64-bit integers; -1 means "the system default". */
-#define SIZE_MAX_WIRE ((int64_t)1 << 40)
+#define SIZE_MAX_WIRE SIDE_SIZE_MAX
 #define BUF_MAX_WIRE ((int64_t)INT32_MAX)
 
 /* netserver's half of netperf 2.7's socket options. */
@@ -493,44 +493,52 @@ cpu_unpack(const json_t *j, struct cpu_util *u, char *err)
 	return 0;
 }
 
+/* Field f of r as a JSON value. */
+static json_t *
+field_pack(const struct side_result *r, const struct side_field *f)
+{
+	switch (f->kind) {
+	case SIDE_DBL:
+		return json_real(side_get_dbl(r, f));
+	case SIDE_STR:
+		return json_string(side_get_str(r, f));
+	default:
+		return json_integer((json_int_t)side_get_i64(r, f));
+	}
+}
+
+/* The "fast" object: every SIDE_FAST field. */
+static json_t *
+fast_pack(const struct side_result *r)
+{
+	json_t *o = json_object();
+	int i;
+
+	for (i = 0; o != NULL && i < SIDE_NFIELDS; i++)
+		if (side_fields[i].where == SIDE_FAST)
+			json_object_set_new(o, side_fields[i].wire,
+					    field_pack(r, &side_fields[i]));
+	return o;
+}
+
 json_t *
 proto_result_pack(const struct side_result *r)
 {
-	json_t *o = json_pack(
-	    "{s:s, s:f, s:I, s:I, s:I, s:I, s:I, s:i, s:i, s:i, s:i,"
-	    " s:I, s:I, s:i, s:I, s:i}",
-	    "type", "results", "elapsed", r->elapsed, "bytes_sent",
-	    (json_int_t)r->bytes_sent, "bytes_recv", (json_int_t)r->bytes_recv,
-	    "send_calls", (json_int_t)r->send_calls, "recv_calls",
-	    (json_int_t)r->recv_calls, "trans", (json_int_t)r->trans, "sndbuf",
-	    r->sndbuf, "rcvbuf", r->rcvbuf, "sndbuf_end", r->sndbuf_end,
-	    "rcvbuf_end", r->rcvbuf_end, "send_size", (json_int_t)r->send_size,
-	    "recv_size", (json_int_t)r->recv_size, "mss", r->mss, "retrans",
-	    (json_int_t)r->retrans, "cpu_id", r->cpu_id);
+	json_t *o = json_pack("{s:s}", "type", "results");
+	int i, fast = 0;
 
-	if (o != NULL) {
-		json_object_set_new(o, "send_errors",
-				    json_integer((json_int_t)r->send_errors));
-		json_object_set_new(o, "dups",
-				    json_integer((json_int_t)r->dups));
-		json_object_set_new(o, "reordered",
-				    json_integer((json_int_t)r->reordered));
-		json_object_set_new(o, "lost",
-				    json_integer((json_int_t)r->lost));
-		json_object_set_new(o, "jitter", json_real(r->jitter));
-		json_object_set_new(
-		    o, "fast",
-		    json_pack("{s:s, s:I, s:I, s:I, s:I, s:i}", "path", r->path,
-			      "syscalls", (json_int_t)r->syscalls, "coalesced",
-			      (json_int_t)r->coalesced, "zc_done",
-			      (json_int_t)r->zc_done, "zc_copied",
-			      (json_int_t)r->zc_copied, "busy_poll",
-			      r->busy_poll));
-		json_object_set_new(o, "wall_start_ns",
-				    json_integer((json_int_t)r->wall_start_ns));
-		json_object_set_new(o, "wall_end_ns",
-				    json_integer((json_int_t)r->wall_end_ns));
-		json_object_set_new(o, "cong", json_string(r->cong));
+	/* Version 1's fields first, then those added since, the "fast"
+	 * object where its first field stands. */
+	for (i = 0; o != NULL && i < SIDE_NFIELDS; i++)
+		if (side_fields[i].where == SIDE_V1)
+			json_object_set_new(o, side_fields[i].wire,
+					    field_pack(r, &side_fields[i]));
+	for (i = 0; o != NULL && i < SIDE_NFIELDS; i++) {
+		if (side_fields[i].where == SIDE_OPT)
+			json_object_set_new(o, side_fields[i].wire,
+					    field_pack(r, &side_fields[i]));
+		else if (side_fields[i].where == SIDE_FAST && !fast++)
+			json_object_set_new(o, "fast", fast_pack(r));
 	}
 	if (o != NULL && r->cpu_measured)
 		json_object_set_new(o, "cpu", cpu_pack(&r->cpu));
@@ -550,29 +558,57 @@ get_u64(const json_t *obj, const char *key, uint64_t *out, char *err)
 	return 0;
 }
 
-/* The fast-path figures of a result, the "fast" object. */
+/* Reads field f of r from obj, within the field's range. */
 static int
-fast_unpack(const json_t *j, struct side_result *r, char *err)
+field_unpack(const json_t *obj, const struct side_field *f,
+	     struct side_result *r, char *err)
 {
-	int64_t v;
+	int64_t v = 0;
+	double d = 0;
 
-	if (!json_is_object(j))
-		return err_set(err, "field \"fast\" is not an object");
-	if (proto_get_string(j, "path", r->path, sizeof(r->path), err) ||
-	    get_u64(j, "syscalls", &r->syscalls, err) ||
-	    get_u64(j, "coalesced", &r->coalesced, err) ||
-	    get_u64(j, "zc_done", &r->zc_done, err) ||
-	    get_u64(j, "zc_copied", &r->zc_copied, err) ||
-	    proto_get_int(j, "busy_poll", 0, INT32_MAX, &v, err))
-		return -1;
-	r->busy_poll = (int)v;
+	switch (f->kind) {
+	case SIDE_STR:
+		return proto_get_string(obj, f->wire, side_str_buf(r, f),
+					SIDE_STR_LEN, err);
+	case SIDE_DBL:
+		if (proto_get_double(obj, f->wire, (double)f->min,
+				     (double)f->max, &d, err) < 0)
+			return -1;
+		side_set_num(r, f, d);
+		return 0;
+	default:
+		if (proto_get_int(obj, f->wire, f->min, f->max, &v, err) < 0)
+			return -1;
+		side_set_int(r, f, v);
+		return 0;
+	}
+}
+
+/* Reads every field that travels where from obj; optional ones only when
+ * present, so results from an older netserver still read. */
+static int
+fields_unpack(const json_t *obj, enum side_wire where, struct side_result *r,
+	      char *err)
+{
+	const struct side_field *f;
+	int i;
+
+	for (i = 0; i < SIDE_NFIELDS; i++) {
+		f = &side_fields[i];
+		if (f->where != where)
+			continue;
+		if (where == SIDE_OPT && json_object_get(obj, f->wire) == NULL)
+			continue;
+		if (field_unpack(obj, f, r, err) < 0)
+			return -1;
+	}
 	return 0;
 }
 
 int
 proto_result_unpack(const json_t *msg, struct side_result *r, char *err)
 {
-	int64_t v;
+	const json_t *fast = json_object_get(msg, "fast");
 	json_t *cpu;
 
 	memset(r, 0, sizeof(*r));
@@ -582,48 +618,12 @@ proto_result_unpack(const json_t *msg, struct side_result *r, char *err)
 		return err_set(err, "expected results, got \"%s\"",
 			       escape_str(text, sizeof(text), proto_type(msg)));
 	}
-	if (proto_get_double(msg, "elapsed", 0, 1e9, &r->elapsed, err) ||
-	    get_u64(msg, "bytes_sent", &r->bytes_sent, err) ||
-	    get_u64(msg, "bytes_recv", &r->bytes_recv, err) ||
-	    get_u64(msg, "send_calls", &r->send_calls, err) ||
-	    get_u64(msg, "recv_calls", &r->recv_calls, err) ||
-	    get_u64(msg, "trans", &r->trans, err) ||
-	    get_int32(msg, "sndbuf", -1, INT32_MAX, &r->sndbuf, err) ||
-	    get_int32(msg, "rcvbuf", -1, INT32_MAX, &r->rcvbuf, err) ||
-	    get_int32(msg, "sndbuf_end", -1, INT32_MAX, &r->sndbuf_end, err) ||
-	    get_int32(msg, "rcvbuf_end", -1, INT32_MAX, &r->rcvbuf_end, err) ||
-	    proto_get_int(msg, "send_size", 0, SIZE_MAX_WIRE, &r->send_size,
-			  err) ||
-	    proto_get_int(msg, "recv_size", 0, SIZE_MAX_WIRE, &r->recv_size,
-			  err) ||
-	    get_int32(msg, "mss", -1, INT32_MAX, &r->mss, err) ||
-	    proto_get_int(msg, "retrans", 0, UINT32_MAX, &v, err) ||
-	    get_int32(msg, "cpu_id", -1, INT32_MAX, &r->cpu_id, err))
+	if (fields_unpack(msg, SIDE_V1, r, err) < 0 ||
+	    fields_unpack(msg, SIDE_OPT, r, err) < 0)
 		return -1;
-	r->retrans = (uint32_t)v;
-	/* Added after version 1 was first written: optional, so results
-	 * from an older netserver still read. */
-	if ((json_object_get(msg, "send_errors") &&
-	     get_u64(msg, "send_errors", &r->send_errors, err)) ||
-	    (json_object_get(msg, "dups") &&
-	     get_u64(msg, "dups", &r->dups, err)) ||
-	    (json_object_get(msg, "reordered") &&
-	     get_u64(msg, "reordered", &r->reordered, err)) ||
-	    (json_object_get(msg, "lost") &&
-	     get_u64(msg, "lost", &r->lost, err)) ||
-	    (json_object_get(msg, "jitter") &&
-	     proto_get_double(msg, "jitter", 0, 1e6, &r->jitter, err)) ||
-	    (json_object_get(msg, "wall_start_ns") &&
-	     proto_get_int(msg, "wall_start_ns", 0, INT64_MAX,
-			   &r->wall_start_ns, err)) ||
-	    (json_object_get(msg, "wall_end_ns") &&
-	     proto_get_int(msg, "wall_end_ns", 0, INT64_MAX, &r->wall_end_ns,
-			   err)) ||
-	    (json_object_get(msg, "cong") &&
-	     proto_get_string(msg, "cong", r->cong, sizeof(r->cong), err)))
-		return -1;
-	if (json_object_get(msg, "fast") != NULL &&
-	    fast_unpack(json_object_get(msg, "fast"), r, err) < 0)
+	if (fast != NULL && !json_is_object(fast))
+		return err_set(err, "field \"fast\" is not an object");
+	if (fast != NULL && fields_unpack(fast, SIDE_FAST, r, err) < 0)
 		return -1;
 	tcpinfo_clear(&r->tcpi);
 	if (json_object_get(msg, "tcp_info") != NULL &&

@@ -10,7 +10,9 @@
 #include "np/merge.h"
 #include "np/clock.h"
 #include "np/compare.h"
-#include "np/output.h"
+#include "np/escape.h"
+#include "np/select.h"
+#include "np/json.h"
 #include "np/proto.h"
 #include "np/sock.h"
 #include "np/topo.h"
@@ -34,17 +36,36 @@ on_sigint(int sig)
 static void
 debug_side(const char *who, const struct side_result *s)
 {
-	fprintf(stderr,
-		"netperf: debug: %s: %.6f s, sent %llu bytes in %llu calls, "
-		"received %llu bytes in %llu calls, %llu transactions, "
-		"buffers %d/%d (end %d/%d), mss %d, retransmissions %u, "
-		"send errors %llu, cpu %d\n",
-		who, s->elapsed, (unsigned long long)s->bytes_sent,
-		(unsigned long long)s->send_calls,
-		(unsigned long long)s->bytes_recv,
-		(unsigned long long)s->recv_calls, (unsigned long long)s->trans,
-		s->sndbuf, s->rcvbuf, s->sndbuf_end, s->rcvbuf_end, s->mss,
-		s->retrans, (unsigned long long)s->send_errors, s->cpu_id);
+	char text[ESCAPE_LEN];
+	int i;
+
+	fprintf(stderr, "netperf: debug: %s:", who);
+	for (i = 0; i < SIDE_NFIELDS; i++) {
+		const struct side_field *f = &side_fields[i];
+
+		switch (f->kind) {
+		case SIDE_U64:
+		case SIDE_U32:
+			fprintf(stderr, " %s %llu", f->wire,
+				(unsigned long long)side_get_u64(s, f));
+			break;
+		case SIDE_DBL:
+			fprintf(stderr, " %s %.6f", f->wire,
+				side_get_dbl(s, f));
+			break;
+		case SIDE_STR:
+			/* netserver's text, never printed raw */
+			fprintf(
+			    stderr, " %s \"%s\"", f->wire,
+			    escape_str(text, sizeof(text), side_get_str(s, f)));
+			break;
+		default:
+			fprintf(stderr, " %s %lld", f->wire,
+				(long long)side_get_i64(s, f));
+			break;
+		}
+	}
+	fputc('\n', stderr);
 	if (s->cpu_measured)
 		fprintf(stderr,
 			"netperf: debug: %s: cpu %.2f %% (user %.2f, system "
@@ -109,9 +130,9 @@ on_interim(void *arg, double count, double secs, double since_start,
 	}
 	res->interim[res->ninterim] = iv;
 	if (ic->o->json_stream)
-		output_json_interim(stdout, res, &iv);
+		json_doc_interim(stdout, res, &iv);
 	else if (!ic->o->json) {
-		output_interim(stdout, res, &iv, res->ninterim,
+		select_interim(stdout, res, &iv, res->ninterim,
 			       ic->o->output_mode == 'o'   ? 'o'
 			       : ic->o->output_mode == 'k' ? 'k'
 							   : 'l');
@@ -119,7 +140,7 @@ on_interim(void *arg, double count, double secs, double since_start,
 		 * that parse it; -v 2 adds the kernel's view below it. */
 		if (ic->o->verbosity >= 2 && ic->o->output_mode != 'o' &&
 		    ic->o->output_mode != 'k')
-			output_interim_tcp(stdout, &iv);
+			select_interim_tcp(stdout, &iv);
 	}
 	res->ninterim++;
 	fflush(stdout);
@@ -551,14 +572,14 @@ sweep_print(const struct netperf_opts *o, const struct sweep *sw,
 			    (json_int_t)sw->value[i], "ok", pts[i].ok);
 
 			if (pts[i].ok)
-				json_object_set_new(
-				    pt, "result", output_json_doc(&pts[i].res));
+				json_object_set_new(pt, "result",
+						    json_doc(&pts[i].res));
 			else
 				json_object_set_new(pt, "error",
 						    json_string(pts[i].err));
 			json_array_append_new(points, pt);
 		}
-		if (output_json_write(stdout, doc, o->json_stream) < 0)
+		if (json_doc_write(stdout, doc, o->json_stream) < 0)
 			rc = EXIT_FAILURE;
 		json_decref(doc);
 	} else if (o->output_mode == 'o') {
@@ -645,7 +666,7 @@ run_compare(int argc, char **argv)
 	if (co.json) {
 		json_t *doc = compare_json(&r);
 
-		if (doc == NULL || output_json_write(stdout, doc, 0) < 0) {
+		if (doc == NULL || json_doc_write(stdout, doc, 0) < 0) {
 			fprintf(stderr, "netperf: cannot write the JSON "
 					"document\n");
 			json_decref(doc);
@@ -909,7 +930,7 @@ parse_failed(int argc, char **argv, const struct netperf_opts *o,
 		if (strcmp(argv[i], "--json") == 0 ||
 		    strcmp(argv[i], "-J") == 0 ||
 		    strcmp(argv[i], "--json-stream") == 0) {
-			output_json_error(stdout, o->test, o->host, err,
+			json_doc_error(stdout, o->test, o->host, err,
 					  strcmp(argv[i], "--json-stream") ==
 					      0);
 			break;
@@ -941,9 +962,9 @@ informational(const struct netperf_opts *o)
 		/* As 2.7: one a line for -O, one line for -o and -k,
 		 * and exit status 1. */
 		if (o->output_mode == 'O')
-			output_list_names(stdout);
+			select_list_names(stdout);
 		else
-			output_list_names_line(stdout);
+			select_list_names_line(stdout);
 		return EXIT_FAILURE;
 	}
 	return -1;
@@ -979,10 +1000,10 @@ report_setup(struct netperf_opts *o, struct report_opts *ro)
  * when the JSON document could not be written. */
 static int
 print_result(const struct netperf_opts *o, struct result *res,
-	     const struct report_opts *ro, struct output_list *list)
+	     const struct report_opts *ro, struct select_list *list)
 {
 	if (o->json || o->json_stream) {
-		if (output_json(stdout, res, o->json_stream) < 0) {
+		if (json_doc_print(stdout, res, o->json_stream) < 0) {
 			fprintf(stderr,
 				"netperf: cannot write the JSON "
 				"document: %s\n",
@@ -991,13 +1012,13 @@ print_result(const struct netperf_opts *o, struct result *res,
 		}
 	} else if (o->output_mode != 0) {
 		if (o->output_arg[0] == '\0')
-			output_default_list(res, list);
+			select_default_list(res, list);
 		if (o->output_mode == 'o')
-			output_csv(stdout, res, list, o->headers);
+			select_csv(stdout, res, list, o->headers);
 		else if (o->output_mode == 'O')
-			output_columns(stdout, res, list, o->headers);
+			select_columns(stdout, res, list, o->headers);
 		else
-			output_keyval(stdout, res, list);
+			select_keyval(stdout, res, list);
 	} else {
 		if (!res->conf.met)
 			confidence_warning(stdout, &res->conf);
@@ -1008,7 +1029,7 @@ print_result(const struct netperf_opts *o, struct result *res,
 
 /* One test (repeated for -i/-I) against netserver, and its report. */
 static int
-run_test(struct netperf_opts *o, struct output_list *list, int argc,
+run_test(struct netperf_opts *o, struct select_list *list, int argc,
 	 char **argv)
 {
 	struct report_opts ro;
@@ -1028,7 +1049,7 @@ run_test(struct netperf_opts *o, struct output_list *list, int argc,
 	if (setup_client(&c, o, &topo, &have_topo, err) < 0) {
 		fprintf(stderr, "netperf: %s\n", err);
 		if (o->json || o->json_stream)
-			output_json_error(stdout, o->test, o->host, err,
+			json_doc_error(stdout, o->test, o->host, err,
 					  o->json_stream);
 		return EXIT_FAILURE;
 	}
@@ -1050,7 +1071,7 @@ run_test(struct netperf_opts *o, struct output_list *list, int argc,
 	if (run_iterations(&c, o, &res, &ic, argc, argv, err) < 0) {
 		fprintf(stderr, "netperf: %s\n", err);
 		if (o->json || o->json_stream)
-			output_json_error(stdout, o->test, o->host, err,
+			json_doc_error(stdout, o->test, o->host, err,
 					  o->json_stream);
 		goto out;
 	}
@@ -1070,7 +1091,7 @@ int
 main(int argc, char **argv)
 {
 	struct netperf_opts o;
-	struct output_list list;
+	struct select_list list;
 	struct sigaction sa;
 	char err[ERR_LEN];
 	int rc;
@@ -1086,7 +1107,7 @@ main(int argc, char **argv)
 		return rc;
 	memset(&list, 0, sizeof(list));
 	if (o.output_mode != 0 && o.output_arg[0] != '\0' &&
-	    output_parse(o.output_arg, &list, err) < 0) {
+	    select_parse(o.output_arg, &list, err) < 0) {
 		fprintf(stderr, "netperf: %s\n", err);
 		return 2;
 	}

@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "np/output.h"
+#include "np/json.h"
 
 /* Deterministic xorshift64* so every run sees the same data. */
 static uint64_t
@@ -88,7 +88,7 @@ mk_doc(const struct spec *s)
 	lat = json_null();
 	if (s->h != NULL) {
 		lat = json_pack("{s:I}", "count", (json_int_t)s->h->count);
-		json_object_set_new(lat, "exact", output_hist_exact(s->h));
+		json_object_set_new(lat, "exact", json_hist_exact(s->h));
 	}
 	return json_pack(
 	    "{s:s, s:i, s:s, s:{s:{s:s}, s:o, s:o}, s:{s:{s:s}, s:o, s:o},"

@@ -12,7 +12,8 @@
 #include <unistd.h>
 
 #include "np/err.h"
-#include "np/output.h"
+#include "np/select.h"
+#include "np/json.h"
 
 /* A buffer of everything written to a memory stream. */
 struct mem {
@@ -689,7 +690,7 @@ render_json(const struct result *res)
 	json_t *doc;
 	char *text;
 
-	ck_assert_int_eq(output_json(mem_open(&m), res, 0), 0);
+	ck_assert_int_eq(json_doc_print(mem_open(&m), res, 0), 0);
 	text = mem_close(&m);
 	doc = json_loads(text, 0, &je);
 	ck_assert_msg(doc != NULL, "JSON does not parse: %s at line %d",
@@ -733,10 +734,10 @@ csv_split(const char *line, char fields[][1200], int max)
 	}
 }
 
-static char fields_a[OUTPUT_MAX_FIELDS][1200];
-static char fields_b[OUTPUT_MAX_FIELDS][1200];
-static char kv_name[OUTPUT_MAX_FIELDS][64];
-static char kv_val[OUTPUT_MAX_FIELDS][1200];
+static char fields_a[SELECT_MAX_FIELDS][1200];
+static char fields_b[SELECT_MAX_FIELDS][1200];
+static char kv_name[SELECT_MAX_FIELDS][64];
+static char kv_val[SELECT_MAX_FIELDS][1200];
 
 /* -k output as parallel arrays; returns the number of lines. */
 static int
@@ -747,7 +748,7 @@ keyval_split(char *text)
 
 	for (line = strtok_r(text, "\n", &save); line != NULL;
 	     line = strtok_r(NULL, "\n", &save)) {
-		ck_assert_int_lt(n, OUTPUT_MAX_FIELDS);
+		ck_assert_int_lt(n, SELECT_MAX_FIELDS);
 		eq = strchr(line, '=');
 		ck_assert_ptr_nonnull(eq);
 		*eq = '\0';
@@ -759,14 +760,14 @@ keyval_split(char *text)
 }
 
 static int
-keyval_of(const struct result *res, const struct output_list *l)
+keyval_of(const struct result *res, const struct select_list *l)
 {
 	static char *text;
 	struct mem m;
 	int n;
 
 	free(text);
-	output_keyval(mem_open(&m), res, l);
+	select_keyval(mem_open(&m), res, l);
 	text = mem_close(&m);
 	n = keyval_split(text);
 	ck_assert_int_eq(n, l->n);
@@ -874,7 +875,7 @@ check_block(char *const lines[5], int first, int count, char title[][1200])
 
 /* Renders l in all four forms and checks each against the JSON. */
 static void
-cross_check(const struct result *res, const struct output_list *l)
+cross_check(const struct result *res, const struct select_list *l)
 {
 	struct mem m;
 	char *csv, *cols, *nl, *lines[5], *save = NULL, *p;
@@ -887,12 +888,12 @@ cross_check(const struct result *res, const struct output_list *l)
 		check_against_json(doc, kv_name[i], kv_val[i]);
 
 	/* -o: header and values, the values the same as -k's */
-	output_csv(mem_open(&m), res, l, 1);
+	select_csv(mem_open(&m), res, l, 1);
 	csv = mem_close(&m);
 	nl = strchr(csv, '\n');
 	ck_assert_ptr_nonnull(nl);
-	ck_assert_int_eq(csv_split(csv, fields_a, OUTPUT_MAX_FIELDS), n);
-	ck_assert_int_eq(csv_split(nl + 1, fields_b, OUTPUT_MAX_FIELDS), n);
+	ck_assert_int_eq(csv_split(csv, fields_a, SELECT_MAX_FIELDS), n);
+	ck_assert_int_eq(csv_split(nl + 1, fields_b, SELECT_MAX_FIELDS), n);
 	for (i = 0; i < n; i++) {
 		if (strcmp(kv_name[i], "COMMAND_LINE") == 0) {
 			char cmd[1200];
@@ -907,7 +908,7 @@ cross_check(const struct result *res, const struct output_list *l)
 	}
 
 	/* -O: every block's columns, titles equal to -o's header */
-	output_columns(mem_open(&m), res, l, 1);
+	select_columns(mem_open(&m), res, l, 1);
 	cols = mem_close(&m);
 	p = cols;
 	for (first = 0; first < l->n; first += count) {
@@ -939,12 +940,12 @@ cross_check(const struct result *res, const struct output_list *l)
 START_TEST(test_all_agree_with_json)
 {
 	struct result res;
-	struct output_list l;
+	struct select_list l;
 	char err[ERR_LEN] = "";
 	int i;
 
 	build_rr(&res, 1);
-	ck_assert_int_eq(output_parse("all", &l, err), 0);
+	ck_assert_int_eq(select_parse("all", &l, err), 0);
 	cross_check(&res, &l);
 	/* every selector is accounted for in the JSON map */
 	keyval_of(&res, &l);
@@ -959,7 +960,7 @@ END_TEST
 START_TEST(test_unmeasured_cpu)
 {
 	struct result res;
-	struct output_list l;
+	struct select_list l;
 	char err[ERR_LEN] = "";
 	json_t *doc;
 	int i;
@@ -968,7 +969,7 @@ START_TEST(test_unmeasured_cpu)
 	res.side[RESULT_LOCAL].place.requested[0] = '\0';
 	res.side[RESULT_LOCAL].sum.mss = -1;
 	ck_assert_int_eq(
-	    output_parse("LOCAL_CPU_UTIL,LOCAL_SD,LOCAL_CPU_METHOD,"
+	    select_parse("LOCAL_CPU_UTIL,LOCAL_SD,LOCAL_CPU_METHOD,"
 			 "REMOTE_CPU_UTIL,REMOTE_SD,REMOTE_CPU_METHOD,"
 			 "LOCAL_CPU_PEAK_UTIL,LOCAL_CPU_PEAK_ID,"
 			 "LOCAL_CPU_PERCENT_USER,LOCAL_CPU_CONFID,"
@@ -998,7 +999,7 @@ START_TEST(test_unmeasured_cpu)
 		if (strcmp(kv_name[i], "LOCAL_CPU_COUNT") != 0)
 			ck_assert_msg(is_unmeasured(kv_val[i]), "%s=%s",
 				      kv_name[i], kv_val[i]);
-	ck_assert_int_eq(output_parse("all", &l, err), 0);
+	ck_assert_int_eq(select_parse("all", &l, err), 0);
 	cross_check(&res, &l);
 	result_free(&res);
 }
@@ -1010,7 +1011,7 @@ START_TEST(test_stream_and_udp_agree)
 	static const char *const tests[] = {"TCP_STREAM", "TCP_MAERTS",
 					    "UDP_STREAM", "UDP_RR", "TCP_CRR"};
 	struct result res;
-	struct output_list l;
+	struct select_list l;
 	char err[ERR_LEN] = "";
 	json_t *doc;
 	size_t t;
@@ -1023,7 +1024,7 @@ START_TEST(test_stream_and_udp_agree)
 		res.side[RESULT_REMOTE].sum.lost = 5;
 		res.side[RESULT_LOCAL].sum.send_errors = 9;
 		result_compute(&res);
-		ck_assert_int_eq(output_parse("all", &l, err), 0);
+		ck_assert_int_eq(select_parse("all", &l, err), 0);
 		cross_check(&res, &l);
 		doc = render_json(&res);
 		ck_assert_str_eq(
@@ -1122,7 +1123,7 @@ END_TEST
 START_TEST(test_netperf_examples)
 {
 	struct result res;
-	struct output_list l;
+	struct select_list l;
 	struct mem m;
 	char err[ERR_LEN] = "";
 	char *text;
@@ -1131,11 +1132,11 @@ START_TEST(test_netperf_examples)
 	res.thruput = 71906.66;
 	res.lat.mean = 13.84;
 	res.lat.p99 = 16;
-	ck_assert_int_eq(output_parse("THROUGHPUT,THROUGHPUT_UNITS;"
+	ck_assert_int_eq(select_parse("THROUGHPUT,THROUGHPUT_UNITS;"
 				      "MEAN_LATENCY,P99_LATENCY",
 				      &l, err),
 			 0);
-	output_columns(mem_open(&m), &res, &l, 1);
+	select_columns(mem_open(&m), &res, &l, 1);
 	text = mem_close(&m);
 	ck_assert_str_eq(text, "Throughput Throughput \n"
 			       "           Units      \n"
@@ -1149,7 +1150,7 @@ START_TEST(test_netperf_examples)
 			       "             Microseconds \n"
 			       "13.84        16           \n");
 	free(text);
-	output_columns(mem_open(&m), &res, &l, 0);
+	select_columns(mem_open(&m), &res, &l, 0);
 	text = mem_close(&m);
 	ck_assert_str_eq(text, "71906.66   Trans/s    \n"
 			       "\n"
@@ -1163,12 +1164,12 @@ START_TEST(test_netperf_examples)
 	res.lat.p99 = 39;
 	res.side[RESULT_LOCAL].util = 99.5;
 	res.side[RESULT_LOCAL].sd = 29.844;
-	ck_assert_int_eq(output_parse("THROUGHPUT,THROUGHPUT_UNITS,"
+	ck_assert_int_eq(select_parse("THROUGHPUT,THROUGHPUT_UNITS,"
 				      "MEAN_LATENCY,P50_LATENCY,P90_LATENCY,"
 				      "P99_LATENCY,LOCAL_CPU_UTIL,LOCAL_SD",
 				      &l, err),
 			 0);
-	output_csv(mem_open(&m), &res, &l, 1);
+	select_csv(mem_open(&m), &res, &l, 1);
 	text = mem_close(&m);
 	ck_assert_str_eq(
 	    text, "Throughput,Throughput Units,Mean Latency Microseconds,"
@@ -1177,14 +1178,14 @@ START_TEST(test_netperf_examples)
 		  "Microseconds,Local CPU Util %,Local Service Demand\n"
 		  "66679.60,Trans/s,14.92,13,13,39,99.50,29.844\n");
 	free(text);
-	output_csv(mem_open(&m), &res, &l, 0);
+	select_csv(mem_open(&m), &res, &l, 0);
 	text = mem_close(&m);
 	ck_assert_str_eq(text,
 			 "66679.60,Trans/s,14.92,13,13,39,99.50,29.844\n");
 	free(text);
 
 	ck_assert_int_eq(
-	    output_parse(
+	    select_parse(
 		"THROUGHPUT,THROUGHPUT_UNITS,SD_UNITS,LOCAL_CPU_METHOD,"
 		"RT_LATENCY,P99_LATENCY",
 		&l, err),
@@ -1194,7 +1195,7 @@ START_TEST(test_netperf_examples)
 	/* netperf's example is one connection; RT_LATENCY counts every
 	 * transaction in flight. */
 	res.nstreams = 1;
-	output_keyval(mem_open(&m), &res, &l);
+	select_keyval(mem_open(&m), &res, &l);
 	text = mem_close(&m);
 	ck_assert_str_eq(text, "THROUGHPUT=66679.60\n"
 			       "THROUGHPUT_UNITS=Trans/s\n"
@@ -1209,66 +1210,66 @@ END_TEST
 
 START_TEST(test_parse_lists)
 {
-	struct output_list l;
+	struct select_list l;
 	char err[ERR_LEN] = "";
 
 	ck_assert_int_eq(
-	    output_parse(" throughput , Mean_Latency ;p99_latency  ", &l, err),
+	    select_parse(" throughput , Mean_Latency ;p99_latency  ", &l, err),
 	    0);
 	ck_assert_int_eq(l.n, 3);
 	ck_assert_int_eq(l.block[0], 0);
 	ck_assert_int_eq(l.block[1], 0);
 	ck_assert_int_eq(l.block[2], 1);
 	/* netperf's strtok(" ,") separates on spaces as well */
-	ck_assert_int_eq(output_parse("THROUGHPUT THROUGHPUT_UNITS", &l, err),
+	ck_assert_int_eq(select_parse("THROUGHPUT THROUGHPUT_UNITS", &l, err),
 			 0);
 	ck_assert_int_eq(l.n, 2);
-	ck_assert_int_eq(output_parse(";;THROUGHPUT;;;", &l, err), 0);
+	ck_assert_int_eq(select_parse(";;THROUGHPUT;;;", &l, err), 0);
 	ck_assert_int_eq(l.n, 1);
 	ck_assert_int_eq(l.block[0], 0);
 
-	ck_assert_int_eq(output_parse("THROUGHPUT,FOO", &l, err), -1);
+	ck_assert_int_eq(select_parse("THROUGHPUT,FOO", &l, err), -1);
 	ck_assert_str_eq(err, "unknown output selector \"FOO\" (netperf -- -o "
 			      "'?' lists them)");
-	ck_assert_int_eq(output_parse("?", &l, err), -1);
-	ck_assert_int_eq(output_parse("", &l, err), -1);
+	ck_assert_int_eq(select_parse("?", &l, err), -1);
+	ck_assert_int_eq(select_parse("", &l, err), -1);
 	ck_assert_str_eq(err, "empty output selector list");
-	ck_assert_int_eq(output_parse(" , ; ", &l, err), -1);
-	ck_assert_int_eq(output_parse(NULL, &l, err), -1);
-	ck_assert_int_eq(output_parse("/nonexistent/selectors", &l, err), -1);
+	ck_assert_int_eq(select_parse(" , ; ", &l, err), -1);
+	ck_assert_int_eq(select_parse(NULL, &l, err), -1);
+	ck_assert_int_eq(select_parse("/nonexistent/selectors", &l, err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "/nonexistent/selectors"));
 }
 END_TEST
 
 START_TEST(test_parse_too_many)
 {
-	struct output_list l;
+	struct select_list l;
 	char err[ERR_LEN] = "";
-	char buf[OUTPUT_MAX_FIELDS * 12 + 32] = "";
+	char buf[SELECT_MAX_FIELDS * 12 + 32] = "";
 	int i;
 
-	for (i = 0; i <= OUTPUT_MAX_FIELDS; i++)
+	for (i = 0; i <= SELECT_MAX_FIELDS; i++)
 		strcat(buf, "THROUGHPUT,");
-	ck_assert_int_eq(output_parse(buf, &l, err), -1);
+	ck_assert_int_eq(select_parse(buf, &l, err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "more than"));
 }
 END_TEST
 
 START_TEST(test_all_and_names)
 {
-	struct output_list l, one;
+	struct select_list l, one;
 	struct mem m;
 	char err[ERR_LEN] = "";
 	char *text, *line, *save = NULL;
 	int n = 0, blocks = 0, i;
 
-	ck_assert_int_eq(output_parse(" ALL ", &l, err), 0);
+	ck_assert_int_eq(select_parse(" ALL ", &l, err), 0);
 	for (i = 0; i < l.n; i++) {
 		ck_assert_int_eq(l.field[i], i);
 		blocks += l.block[i];
 	}
 	ck_assert_int_eq(blocks, 3); /* netperf's four blocks */
-	output_list_names(mem_open(&m));
+	select_list_names(mem_open(&m));
 	text = mem_close(&m);
 	for (line = strtok_r(text, "\n", &save); line != NULL;
 	     line = strtok_r(NULL, "\n", &save)) {
@@ -1277,7 +1278,7 @@ START_TEST(test_all_and_names)
 			ck_assert_ptr_null(strtok_r(NULL, "\n", &save));
 			break;
 		}
-		ck_assert_int_eq(output_parse(line, &one, err), 0);
+		ck_assert_int_eq(select_parse(line, &one, err), 0);
 		ck_assert_int_eq(one.n, 1);
 		ck_assert_int_eq(one.field[0], n);
 		n++;
@@ -1291,7 +1292,7 @@ END_TEST
 START_TEST(test_selector_file)
 {
 	char path[] = "/tmp/check_output_XXXXXX";
-	struct output_list l;
+	struct select_list l;
 	char err[ERR_LEN] = "";
 	FILE *f;
 	int fd;
@@ -1304,7 +1305,7 @@ START_TEST(test_selector_file)
 	      "\nLOCAL_CPU_UTIL\nREMOTE_CPU_UTIL\nLOCAL_SD\n",
 	      f);
 	fclose(f);
-	ck_assert_int_eq(output_parse(path, &l, err), 0);
+	ck_assert_int_eq(select_parse(path, &l, err), 0);
 	/* four lines read, as netperf does: the empty third counts as one
 	 * but adds no block, and the fifth is past the limit */
 	ck_assert_int_eq(l.n, 5);
@@ -1315,7 +1316,7 @@ START_TEST(test_selector_file)
 	ck_assert_ptr_nonnull(f);
 	fputs("THROUGHPUT,BOGUS_NAME\n", f);
 	fclose(f);
-	ck_assert_int_eq(output_parse(path, &l, err), -1);
+	ck_assert_int_eq(select_parse(path, &l, err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "\"BOGUS_NAME\""));
 	unlink(path);
 }
@@ -1324,12 +1325,12 @@ END_TEST
 START_TEST(test_default_lists)
 {
 	struct result res;
-	struct output_list l;
+	struct select_list l;
 
 	build_rr(&res, 0);
 	res.side[RESULT_LOCAL].cpu_wanted = res.side[RESULT_REMOTE].cpu_wanted =
 	    0;
-	output_default_list(&res, &l);
+	select_default_list(&res, &l);
 	keyval_of(&res, &l);
 	ck_assert_int_eq(l.n, 9);
 	ck_assert_str_eq(kv_name[0], "LSS_SIZE_END");
@@ -1337,14 +1338,14 @@ START_TEST(test_default_lists)
 	ck_assert_str_eq(kv_name[8], "THROUGHPUT_UNITS");
 
 	res.side[RESULT_LOCAL].cpu_wanted = 1;
-	output_default_list(&res, &l);
+	select_default_list(&res, &l);
 	ck_assert_int_eq(l.n, 26);
 	keyval_of(&res, &l);
 	ck_assert_str_eq(kv_name[25], "SD_UNITS");
 
 	res.m = module_find("TCP_STREAM");
 	res.side[RESULT_LOCAL].cpu_wanted = 0;
-	output_default_list(&res, &l);
+	select_default_list(&res, &l);
 	keyval_of(&res, &l);
 	ck_assert_int_eq(l.n, 6);
 	ck_assert_str_eq(kv_name[0], "LSS_SIZE_END");
@@ -1353,7 +1354,7 @@ START_TEST(test_default_lists)
 	ck_assert_str_eq(kv_name[4], "THROUGHPUT");
 
 	res.m = module_find("TCP_MAERTS");
-	output_default_list(&res, &l);
+	select_default_list(&res, &l);
 	keyval_of(&res, &l);
 	ck_assert_str_eq(kv_name[0], "RSS_SIZE_END");
 	ck_assert_str_eq(kv_name[2], "REMOTE_SEND_SIZE");
@@ -1373,7 +1374,7 @@ START_TEST(test_interim_formats)
 	build_rr(&res, 0);
 	res.m = module_find("TCP_STREAM");
 	res.fmt = 'm';
-	output_interim(mem_open(&m), &res, &iv, 0, 'l');
+	select_interim(mem_open(&m), &res, &iv, 0, 'l');
 	text = mem_close(&m);
 	ck_assert_str_eq(text, "Interim result: 19900.98 10^6bits/s over "
 			       "0.946 seconds ending at 1795981239.500\n");
@@ -1382,13 +1383,13 @@ START_TEST(test_interim_formats)
 	res.m = module_find("TCP_RR");
 	res.fmt = 'x';
 	iv = (struct result_interim){.value = 74060.67, .interval = 0.5, .ending = 1795981241.057, .since_start = 1.5, .count = 37030, .ending_ns = 1795981241057000000};
-	output_interim(mem_open(&m), &res, &iv, 3, 'o');
+	select_interim(mem_open(&m), &res, &iv, 3, 'o');
 	text = mem_close(&m);
 	ck_assert_str_eq(text, "74060.67,Trans/s,0.500,1795981241.057\n");
 	free(text);
 
 	iv = (struct result_interim){.value = 77249.38, .interval = 0.5, .ending = 1795981242.059, .since_start = 2.0, .count = 38624, .ending_ns = 1795981242059000000};
-	output_interim(mem_open(&m), &res, &iv, 0, 'k');
+	select_interim(mem_open(&m), &res, &iv, 0, 'k');
 	text = mem_close(&m);
 	ck_assert_str_eq(text, "NETPERF_INTERIM_RESULT[0]=77249.38\n"
 			       "NETPERF_UNITS[0]=Trans/s\n"
@@ -1398,13 +1399,13 @@ START_TEST(test_interim_formats)
 
 	/* a small value is padded to netperf's %7.2f */
 	iv.value = 5.5;
-	output_interim(mem_open(&m), &res, &iv, 0, 'o');
+	select_interim(mem_open(&m), &res, &iv, 0, 'o');
 	text = mem_close(&m);
 	ck_assert_str_eq(text, "   5.50,Trans/s,0.500,1795981242.059\n");
 	free(text);
 
 	/* --json-stream: one compact line; n is iv's index in the result */
-	output_json_interim(mem_open(&m), &res, &res.interim[1]);
+	json_doc_interim(mem_open(&m), &res, &res.interim[1]);
 	text = mem_close(&m);
 	ck_assert_ptr_eq(strchr(text, '\n'), text + strlen(text) - 1);
 	j = json_loads(text, 0, &je);
@@ -1424,7 +1425,7 @@ START_TEST(test_interim_formats)
 		       2.001) < 1e-9);
 	json_decref(j);
 	free(text);
-	output_json_interim(mem_open(&m), &res, &iv);
+	json_doc_interim(mem_open(&m), &res, &iv);
 	text = mem_close(&m);
 	j = json_loads(text, 0, &je);
 	ck_assert_ptr_nonnull(j);

@@ -14,6 +14,7 @@
 
 #include "np/cpu.h"
 #include "np/err.h"
+#include "np/side.h"
 #include "np/sock.h"
 #include "np/stats.h"
 #include "np/tcpinfo.h"
@@ -173,58 +174,15 @@ struct test_params {
 	int bidir;
 };
 
-/* One side's account of a test: what it did and what it cost. */
+/* One side's account of a test: what it did and what it cost. Its plain
+ * figures are the rows of SIDE_FIELDS (np/side.h); the rest are here. */
 struct side_result {
-	/* Seconds over the measured interval. */
-	double elapsed;
-	uint64_t bytes_sent, bytes_recv;
-	uint64_t send_calls, recv_calls;
-	/* Completed transactions. */
-	uint64_t trans;
-	/* SO_SNDBUF/SO_RCVBUF as the socket was created, and at the end. */
-	int sndbuf, rcvbuf;
-	int sndbuf_end, rcvbuf_end;
-	/* Bytes per call actually used. */
-	int64_t send_size, recv_size;
-	/* TCP_MAXSEG at the end (-1 unknown), and TCP_INFO's total
-	 * retransmissions. */
-	int mss;
-	uint32_t retrans;
-	/* Sends the kernel refused (ENOBUFS), counted, not fatal. */
-	uint64_t send_errors;
-	/* UDP_STREAM's receiver: datagrams seen twice, and datagrams that
-	 * arrived after a later one; UDP_RR's client: late answers. */
-	uint64_t dups, reordered;
-	/* UDP_RR transactions given up on after the time-out. */
-	uint64_t lost;
-	/* RFC 3550 interarrival jitter, seconds. */
-	double jitter;
+	SIDE_FIELDS(SIDE_DECL)
 	int cpu_measured;
 	struct cpu_util cpu;
-	/* The CPU the test thread ended on. */
-	int cpu_id;
-	/* TCP_CONGESTION of the data socket at the end, "" for UDP. */
-	char cong[16];
 	/* TCP_INFO of the data connection at the end (n 0 for UDP and
 	 * TCP_CRR); over streams, merged by each field's rule. */
 	struct tcpinfo tcpi;
-	/* The data path this side's loop took: "send", "sendmmsg", "gso",
-	 * "zerocopy", "recv", "recvmmsg", "gro" or "splice"; "" for none in
-	 * particular (RR tests). */
-	char path[16];
-	/* System calls that moved the data: fewer than send_calls or
-	 * recv_calls (datagrams) with --batch, GSO and GRO. */
-	uint64_t syscalls;
-	/* --udp-gro: receives that returned more than one datagram. */
-	uint64_t coalesced;
-	/* --zerocopy: sends the error queue reported complete, and how many
-	 * of them the kernel copied after all. */
-	uint64_t zc_done, zc_copied;
-	/* --busy-poll: SO_BUSY_POLL as read back from the socket, us. */
-	int busy_poll;
-	/* CLOCK_REALTIME nanoseconds (UTC) at which this side's measured
-	 * interval began and ended; 0 when unknown (an older peer). */
-	int64_t wall_start_ns, wall_end_ns;
 };
 
 /* The state a data loop runs with. */

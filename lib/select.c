@@ -1,4 +1,4 @@
-#include "np/output.h"
+#include "np/select.h"
 
 #include <ctype.h>
 #include <jansson.h>
@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "np/err.h"
+#include "np/figure.h"
 #include "np/proto.h"
 
 /*
@@ -140,7 +141,8 @@
 	X(REMOTE_INTERVAL_BURST, "Remote", "Interval", "Burst", "")            \
 	X(LOCAL_SECURITY_TYPE_ID, "Local", "OS", "Security", "Type ID")        \
 	X(LOCAL_SECURITY_TYPE, "Local", "OS", "Security", "Type")              \
-	X(LOCAL_SECURITY_ENABLED_NUM, "Local", "OS", "Security", "Enabled Num") \
+	X(LOCAL_SECURITY_ENABLED_NUM, "Local", "OS", "Security",               \
+	  "Enabled Num")                                                       \
 	X(LOCAL_SECURITY_ENABLED, "Local", "OS", "Security", "Enabled")        \
 	X(LOCAL_SECURITY_SPECIFIC, "Local", "OS", "Security", "Specific")      \
 	X(REMOTE_SECURITY_TYPE_ID, "Remote", "OS", "Security", "Type ID")      \
@@ -290,7 +292,7 @@ static const struct selector sel_table[SEL_COUNT] = {
 #undef SEL_ENTRY
 };
 
-_Static_assert(SEL_COUNT <= OUTPUT_MAX_FIELDS, "\"all\" must fit a list");
+_Static_assert(SEL_COUNT <= SELECT_MAX_FIELDS, "\"all\" must fit a list");
 
 /* Where "all" starts netperf's second, third and fourth block. */
 static int
@@ -306,117 +308,30 @@ sel_starts_block(int id)
 /* The figures every format takes from the result, so -o, -O, -k and
  * --json cannot disagree. */
 
-/* The local side when loc, else the remote one. */
-static const struct result_side *
-rside(const struct result *res, int loc)
-{
-	return &res->side[loc ? RESULT_LOCAL : RESULT_REMOTE];
-}
-
-static const struct side_result *
-side_of(const struct result *res, int loc)
-{
-	return &rside(res, loc)->sum;
-}
-
-/* CPU was asked for on that side (-c/-C) and measured there. */
-static int
-cpu_on(const struct result *res, int loc)
-{
-	return rside(res, loc)->util >= 0;
-}
-
 static double
 cpu_util(const struct result *res, int loc)
 {
-	return rside(res, loc)->util;
+	return figure_side(res, loc)->util;
 }
 
 static double
 cpu_sd(const struct result *res, int loc)
 {
-	return rside(res, loc)->sd;
-}
-
-/* The CPUs measured over, or the side's online count when unmeasured:
- * netperf prints its CPU count either way. */
-static int
-cpu_count_of(const struct result *res, int loc)
-{
-	int n = rside(res, loc)->ncpu;
-
-	if (n > 0)
-		return n;
-	return rside(res, loc)->env.ncpu;
-}
-
-static double
-cpu_peak(const struct result *res, int loc)
-{
-	if (!cpu_on(res, loc))
-		return -1;
-	return rside(res, loc)->peak;
-}
-
-static int
-cpu_peak_id(const struct result *res, int loc)
-{
-	if (!cpu_on(res, loc))
-		return -1;
-	return rside(res, loc)->peak_id;
+	return figure_side(res, loc)->sd;
 }
 
 /* The side's machine-wide CPU shares. */
 static const struct cpu_load *
 load_of(const struct result *res, int loc)
 {
-	return &side_of(res, loc)->cpu.all;
+	return &figure_counts(res, loc)->cpu.all;
 }
 
 /* A CPU figure, or -1 when that side's CPU was not measured. */
 static double
 cpu_share(const struct result *res, int loc, double v)
 {
-	return cpu_on(res, loc) ? v : -1;
-}
-
-static const char *
-sd_units(const struct result *res)
-{
-	return module_is_rr(res->m) && res->fmt == 'x' ? "usec/Tran"
-						       : "usec/KB";
-}
-
-static const char *
-unit_label(const struct result *res)
-{
-	const char *u = units_label(res->fmt);
-
-	return u != NULL ? u : "units";
-}
-
-/* netperf's round-trip latency: the time one transaction takes, with
- * burst extra ones in flight; -1 when not a request/response test. */
-static double
-rt_latency(const struct result *res)
-{
-	return result_rt_latency(res);
-}
-
-/* One side's send or receive rate in the result's units: bytes in the
- * -f unit, or transactions with -f x. */
-static double
-side_thruput(const struct result *res, int loc, int send)
-{
-	const struct side_result *s = side_of(res, loc);
-
-	if (s->elapsed <= 0)
-		return 0;
-	/* As 2.7, which reports these in 10^6bits/s when the test's own
-	 * unit is transactions. */
-	return units_from_bytes((double)(send ? s->bytes_sent : s->bytes_recv) /
-				    s->elapsed,
-				res->fmt == 'x' ? 'm' : res->fmt);
+	return figure_cpu_on(res, loc) ? v : -1;
 }
 
 /* A stream test in which netperf sends. */
@@ -424,63 +339,6 @@ static int
 stream_sends(const struct result *res)
 {
 	return res->m->flow == MODULE_TO_SERVER;
-}
-
-/* The side that receives the datagrams whose order and timing UDP_STREAM
- * measures; for request/response it is netperf. */
-static const struct side_result *
-rx_side(const struct result *res)
-{
-	return module_has(res->m, MODULE_F_SEQ) ? &res->side[RESULT_REMOTE].sum
-						: &res->side[RESULT_LOCAL].sum;
-}
-
-static int
-nstreams_of(const struct result *res)
-{
-	return res->nstreams > 1 ? res->nstreams : 1;
-}
-
-static const char *
-direction_of(const struct result *res)
-{
-	switch (res->m->flow) {
-	case MODULE_TO_SERVER:
-		return "Send";
-	case MODULE_TO_CLIENT:
-		return "Receive";
-	case MODULE_BOTH:
-		break;
-	}
-	return "Send|Recv";
-}
-
-static const char *
-protocol_of(const struct result *res)
-{
-	return res->m->protocol == IPPROTO_UDP ? "UDP" : "TCP";
-}
-
-static const char *
-socket_type_of(const struct result *res)
-{
-	return res->m->socktype == SOCK_DGRAM ? "SOCK_DGRAM" : "SOCK_STREAM";
-}
-
-/* "uname -sr" split into netperf's sysname (part 0) and release (1). */
-static void
-kernel_part(const char *kernel, int part, char *b, size_t cap)
-{
-	const char *s = kernel;
-	size_t len;
-
-	/* env.kernel is "sysname release machine", as uname -srm. */
-	for (; part > 0 && *s != '\0'; part--) {
-		s += strcspn(s, " ");
-		s += strspn(s, " ");
-	}
-	len = strcspn(s, " ");
-	snprintf(b, cap, "%.*s", (int)len, s);
 }
 
 static double
@@ -556,8 +414,6 @@ put_quoted(char *b, size_t cap, const char *s)
 	b[n] = '\0';
 }
 
-static void compat_value(const struct result *res, int id, char *b,
-			 size_t cap);
 /* netperf's "0x%.4x" for a PCI id; an unknown one (-1) prints as
  * 2.6's did when sysfs had no such file. */
 static void
@@ -566,13 +422,13 @@ put_id(char *b, size_t cap, int v)
 	snprintf(b, cap, "0x%.4x", (unsigned)v);
 }
 
-/* The platform record's selectors; returns 1 when id is one of them. */
+/* The platform record: the machine; returns 1 when id is one of them. */
 static int
-sel_platform(const struct result *res, int id, char *b, size_t cap)
+platform_machine(const struct result *res, int id, char *b, size_t cap)
 {
 	int loc = strncmp(sel_table[id].name, "LOCAL_", 6) == 0;
-	const struct platform *pl = &rside(res, loc)->platform;
-	const struct result_env *env = &rside(res, loc)->env;
+	const struct platform *pl = &figure_side(res, loc)->platform;
+	const struct result_env *env = &figure_side(res, loc)->env;
 
 	switch (id) {
 	case SEL_REMOTE_CPU_FREQUENCY:
@@ -588,12 +444,27 @@ sel_platform(const struct result *res, int id, char *b, size_t cap)
 		if (pl->machine[0] != '\0')
 			put_s(b, cap, pl->machine);
 		else
-			kernel_part(env->kernel, 2, b, cap);
+			figure_kernel_part(env->kernel, 2, b, cap);
 		break;
 	case SEL_REMOTE_SYSTEM_MODEL:
 	case SEL_LOCAL_SYSTEM_MODEL:
 		put_s(b, cap, pl->system_model);
 		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+/* The platform record: the NIC and its driver; returns 1 when id is one of
+ * them. */
+static int
+platform_nic(const struct result *res, int id, char *b, size_t cap)
+{
+	int loc = strncmp(sel_table[id].name, "LOCAL_", 6) == 0;
+	const struct platform *pl = &figure_side(res, loc)->platform;
+
+	switch (id) {
 	case SEL_REMOTE_INTERFACE_NAME:
 	case SEL_LOCAL_INTERFACE_NAME:
 		put_s(b, cap, pl->nic.name);
@@ -634,6 +505,21 @@ sel_platform(const struct result *res, int id, char *b, size_t cap)
 	case SEL_LOCAL_INTERFACE_SLOT:
 		put_s(b, cap, pl->nic.slot);
 		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+/* The platform record: CPU policy, mitigations, virtualisation; returns 1 when
+ * id is one of them. */
+static int
+platform_host(const struct result *res, int id, char *b, size_t cap)
+{
+	int loc = strncmp(sel_table[id].name, "LOCAL_", 6) == 0;
+	const struct platform *pl = &figure_side(res, loc)->platform;
+
+	switch (id) {
 	case SEL_REMOTE_CPU_MAX_FREQUENCY:
 	case SEL_LOCAL_CPU_MAX_FREQUENCY:
 		put_i(b, cap, pl->cpu_max_mhz);
@@ -670,6 +556,21 @@ sel_platform(const struct result *res, int id, char *b, size_t cap)
 	case SEL_LOCAL_SYSTEM_VENDOR:
 		put_s(b, cap, pl->system_vendor);
 		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+/* The platform record: the link, its queueing and the build; returns 1 when id
+ * is one of them. */
+static int
+platform_link(const struct result *res, int id, char *b, size_t cap)
+{
+	int loc = strncmp(sel_table[id].name, "LOCAL_", 6) == 0;
+	const struct platform *pl = &figure_side(res, loc)->platform;
+
+	switch (id) {
 	case SEL_REMOTE_INTERFACE_SPEED:
 	case SEL_LOCAL_INTERFACE_SPEED:
 		put_i(b, cap, pl->nic.speed_mbps);
@@ -700,25 +601,57 @@ sel_platform(const struct result *res, int id, char *b, size_t cap)
 	return 1;
 }
 
-/* Formats selector id of res into b, as netperf's format for it does. */
-static void
-sel_value(const struct result *res, int id, char *b, size_t cap)
+/* A selector that prints one of a side's plain figures as it is (the
+ * side table's sel[]); returns 1 when id is one. */
+static int
+side_value(const struct result *res, int id, char *b, size_t cap)
 {
-	const struct result_place *lp = &res->side[RESULT_LOCAL].place;
-	const struct result_place *rp = &res->side[RESULT_REMOTE].place;
-	int loc = 1;
+	int loc;
+	const struct side_field *f = side_by_selector(sel_table[id].name, &loc);
+	const struct side_result *s;
 
-	/* The TCP_INFO pairs, in the table's order: -1 where the test has
-	 * no TCP_INFO or the kernel does not report the figure. */
-	if (id >= SEL_LOCAL_TCP_RETRANS &&
-	    id < SEL_LOCAL_TCP_RETRANS + 2 * TCPINFO_NFIELDS) {
-		const struct tcpinfo *t =
-		    &side_of(res, (id - SEL_LOCAL_TCP_RETRANS) % 2 == 0)->tcpi;
-
-		put_i(b, cap,
-		      t->n > 0 ? t->v[(id - SEL_LOCAL_TCP_RETRANS) / 2] : -1);
-		return;
+	if (f == NULL)
+		return 0;
+	s = figure_counts(res, loc);
+	switch (f->kind) {
+	case SIDE_U64:
+	case SIDE_U32:
+		put_u(b, cap, side_get_u64(s, f));
+		break;
+	case SIDE_STR:
+		put_s(b, cap, side_get_str(s, f));
+		break;
+	case SIDE_DBL:
+		put_f3(b, cap, side_get_dbl(s, f));
+		break;
+	default:
+		put_i(b, cap, side_get_i64(s, f));
+		break;
 	}
+	return 1;
+}
+
+/* The TCP_INFO pairs, in the table's order: -1 where the test has no
+ * TCP_INFO or the kernel does not report the figure; returns 1 when id
+ * is one of them. */
+static int
+sel_tcp(const struct result *res, int id, char *b, size_t cap)
+{
+	const struct tcpinfo *t;
+
+	if (id < SEL_LOCAL_TCP_RETRANS ||
+	    id >= SEL_LOCAL_TCP_RETRANS + 2 * TCPINFO_NFIELDS)
+		return 0;
+	t = &figure_counts(res, (id - SEL_LOCAL_TCP_RETRANS) % 2 == 0)->tcpi;
+	put_i(b, cap, t->n > 0 ? t->v[(id - SEL_LOCAL_TCP_RETRANS) / 2] : -1);
+	return 1;
+}
+
+/* The test itself and the sizes it asked for and used; returns 1 when id is one
+ * of them. */
+static int
+sel_test(const struct result *res, int id, char *b, size_t cap)
+{
 	switch (id) {
 	case SEL_SOCKET_TYPE:
 		/* 2.7's hst_to_str (the JSON keeps SOCK_STREAM) */
@@ -726,10 +659,10 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 		      res->m->socktype == SOCK_DGRAM ? "Datagram" : "Stream");
 		break;
 	case SEL_PROTOCOL:
-		put_s(b, cap, protocol_of(res));
+		put_s(b, cap, figure_protocol(res));
 		break;
 	case SEL_DIRECTION:
-		put_s(b, cap, direction_of(res));
+		put_s(b, cap, figure_direction(res));
 		break;
 	case SEL_ELAPSED_TIME:
 		put_f2(b, cap, res->elapsed);
@@ -738,49 +671,22 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 		put_f2(b, cap, res->thruput);
 		break;
 	case SEL_THROUGHPUT_UNITS:
-		snprintf(b, cap, "%s/s", unit_label(res));
+		snprintf(b, cap, "%s/s", figure_unit_label(res));
 		break;
 	case SEL_LSS_SIZE_REQ:
 		put_i(b, cap, res->p.lsndbuf);
 		break;
-	case SEL_LSS_SIZE:
-		put_i(b, cap, res->side[RESULT_LOCAL].sum.sndbuf);
-		break;
-	case SEL_LSS_SIZE_END:
-		put_i(b, cap, res->side[RESULT_LOCAL].sum.sndbuf_end);
-		break;
 	case SEL_LSR_SIZE_REQ:
 		put_i(b, cap, res->p.lrcvbuf);
-		break;
-	case SEL_LSR_SIZE:
-		put_i(b, cap, res->side[RESULT_LOCAL].sum.rcvbuf);
-		break;
-	case SEL_LSR_SIZE_END:
-		put_i(b, cap, res->side[RESULT_LOCAL].sum.rcvbuf_end);
 		break;
 	case SEL_RSS_SIZE_REQ:
 		put_i(b, cap, res->p.rsndbuf);
 		break;
-	case SEL_RSS_SIZE:
-		put_i(b, cap, res->side[RESULT_REMOTE].sum.sndbuf);
-		break;
-	case SEL_RSS_SIZE_END:
-		put_i(b, cap, res->side[RESULT_REMOTE].sum.sndbuf_end);
-		break;
 	case SEL_RSR_SIZE_REQ:
 		put_i(b, cap, res->p.rrcvbuf);
 		break;
-	case SEL_RSR_SIZE:
-		put_i(b, cap, res->side[RESULT_REMOTE].sum.rcvbuf);
-		break;
-	case SEL_RSR_SIZE_END:
-		put_i(b, cap, res->side[RESULT_REMOTE].sum.rcvbuf_end);
-		break;
 	/* For a test netperf sends in, 2.7 prints 0 for its receive size
 	 * and -1 for netserver's send size, which the test does not use. */
-	case SEL_LOCAL_SEND_SIZE:
-		put_i(b, cap, res->side[RESULT_LOCAL].sum.send_size);
-		break;
 	case SEL_LOCAL_RECV_SIZE:
 		put_i(b, cap,
 		      stream_sends(res)
@@ -793,9 +699,6 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 			  ? -1
 			  : res->side[RESULT_REMOTE].sum.send_size);
 		break;
-	case SEL_REMOTE_RECV_SIZE:
-		put_i(b, cap, res->side[RESULT_REMOTE].sum.recv_size);
-		break;
 	/* -1 on a stream test, as 2.7 */
 	case SEL_REQUEST_SIZE:
 		put_i(b, cap, module_is_rr(res->m) ? res->p.req_size : -1);
@@ -803,6 +706,20 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 	case SEL_RESPONSE_SIZE:
 		put_i(b, cap, module_is_rr(res->m) ? res->p.rsp_size : -1);
 		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+/* Each side's CPU utilisation, its shares and service demand; returns 1 when id
+ * is one of them. */
+static int
+sel_cpu(const struct result *res, int id, char *b, size_t cap)
+{
+	int loc = 1;
+
+	switch (id) {
 	case SEL_REMOTE_CPU_UTIL:
 		loc = 0;
 		/* fall through */
@@ -849,7 +766,7 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 		loc = 0;
 		/* fall through */
 	case SEL_LOCAL_CPU_METHOD:
-		put_s(b, cap, cpu_on(res, loc) ? "S" : "U");
+		put_s(b, cap, figure_cpu_on(res, loc) ? "S" : "U");
 		break;
 	case SEL_REMOTE_SD:
 		loc = 0;
@@ -858,8 +775,20 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 		put_f3(b, cap, cpu_sd(res, loc));
 		break;
 	case SEL_SD_UNITS:
-		put_s(b, cap, sd_units(res));
+		put_s(b, cap, figure_sd_units(res));
 		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+/* Confidence, transaction rates, retransmissions and each side's rates; returns
+ * 1 when id is one of them. */
+static int
+sel_rates(const struct result *res, int id, char *b, size_t cap)
+{
+	switch (id) {
 	case SEL_CONFIDENCE_LEVEL:
 		put_i(b, cap, res->conf.level);
 		break;
@@ -883,7 +812,7 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 		put_f3(b, cap, res->trans_rate);
 		break;
 	case SEL_RT_LATENCY:
-		put_f3(b, cap, rt_latency(res));
+		put_f3(b, cap, result_rt_latency(res));
 		break;
 	case SEL_BURST_SIZE:
 		put_i(b, cap, res->p.burst);
@@ -901,21 +830,33 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 		else
 			put_u(b, cap, res->side[RESULT_REMOTE].sum.retrans);
 		break;
-	case SEL_TRANSPORT_MSS:
-		put_i(b, cap, res->side[RESULT_LOCAL].sum.mss);
-		break;
 	case SEL_LOCAL_SEND_THROUGHPUT:
-		put_f2(b, cap, side_thruput(res, 1, 1));
+		put_f2(b, cap, figure_side_thruput(res, 1, 1));
 		break;
 	case SEL_LOCAL_RECV_THROUGHPUT:
-		put_f2(b, cap, side_thruput(res, 1, 0));
+		put_f2(b, cap, figure_side_thruput(res, 1, 0));
 		break;
 	case SEL_REMOTE_SEND_THROUGHPUT:
-		put_f2(b, cap, side_thruput(res, 0, 1));
+		put_f2(b, cap, figure_side_thruput(res, 0, 1));
 		break;
 	case SEL_REMOTE_RECV_THROUGHPUT:
-		put_f2(b, cap, side_thruput(res, 0, 0));
+		put_f2(b, cap, figure_side_thruput(res, 0, 0));
 		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+/* Where each side ran and its busiest CPU; returns 1 when id is one of them. */
+static int
+sel_cpu_place(const struct result *res, int id, char *b, size_t cap)
+{
+	const struct result_place *lp = &res->side[RESULT_LOCAL].place;
+	const struct result_place *rp = &res->side[RESULT_REMOTE].place;
+	int loc = 1;
+
+	switch (id) {
 	case SEL_LOCAL_CPU_BIND:
 		put_s(b, cap, lp->requested[0] ? lp->requested : "-1");
 		break;
@@ -926,20 +867,34 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 		loc = 0;
 		/* fall through */
 	case SEL_LOCAL_CPU_COUNT:
-		put_i(b, cap, cpu_count_of(res, loc));
+		put_i(b, cap, figure_cpu_count(res, loc));
 		break;
 	case SEL_REMOTE_CPU_PEAK_UTIL:
 		loc = 0;
 		/* fall through */
 	case SEL_LOCAL_CPU_PEAK_UTIL:
-		put_f2(b, cap, cpu_peak(res, loc));
+		put_f2(b, cap, figure_cpu_peak(res, loc));
 		break;
 	case SEL_REMOTE_CPU_PEAK_ID:
 		loc = 0;
 		/* fall through */
 	case SEL_LOCAL_CPU_PEAK_ID:
-		put_i(b, cap, cpu_peak_id(res, loc));
+		put_i(b, cap, figure_cpu_peak_id(res, loc));
 		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+/* The two ends: addresses, calls and bytes, hosts; returns 1 when id is one of
+ * them. */
+static int
+sel_ends(const struct result *res, int id, char *b, size_t cap)
+{
+	int loc = 1;
+
+	switch (id) {
 	case SEL_SOURCE_ADDR:
 		put_s(b, cap, res->side[RESULT_LOCAL].addr);
 		break;
@@ -951,53 +906,29 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 		/* netperf prints the AF_ number of the data connection */
 		put_i(b, cap, res->family);
 		break;
-	case SEL_REMOTE_SEND_CALLS:
-		loc = 0;
-		/* fall through */
-	case SEL_LOCAL_SEND_CALLS:
-		put_u(b, cap, side_of(res, loc)->send_calls);
-		break;
-	case SEL_REMOTE_RECV_CALLS:
-		loc = 0;
-		/* fall through */
-	case SEL_LOCAL_RECV_CALLS:
-		put_u(b, cap, side_of(res, loc)->recv_calls);
-		break;
 	case SEL_REMOTE_BYTES_PER_RECV:
 		loc = 0;
 		/* fall through */
 	case SEL_LOCAL_BYTES_PER_RECV:
 		put_f2(b, cap,
-		       per_call(side_of(res, loc)->bytes_recv,
-				side_of(res, loc)->recv_calls));
+		       per_call(figure_counts(res, loc)->bytes_recv,
+				figure_counts(res, loc)->recv_calls));
 		break;
 	case SEL_REMOTE_BYTES_PER_SEND:
 		loc = 0;
 		/* fall through */
 	case SEL_LOCAL_BYTES_PER_SEND:
 		put_f2(b, cap,
-		       per_call(side_of(res, loc)->bytes_sent,
-				side_of(res, loc)->send_calls));
-		break;
-	case SEL_REMOTE_BYTES_SENT:
-		loc = 0;
-		/* fall through */
-	case SEL_LOCAL_BYTES_SENT:
-		put_u(b, cap, side_of(res, loc)->bytes_sent);
-		break;
-	case SEL_REMOTE_BYTES_RECVD:
-		loc = 0;
-		/* fall through */
-	case SEL_LOCAL_BYTES_RECVD:
-		put_u(b, cap, side_of(res, loc)->bytes_recv);
+		       per_call(figure_counts(res, loc)->bytes_sent,
+				figure_counts(res, loc)->send_calls));
 		break;
 	case SEL_REMOTE_BYTES_XFERD:
 		loc = 0;
 		/* fall through */
 	case SEL_LOCAL_BYTES_XFERD:
 		put_u(b, cap,
-		      side_of(res, loc)->bytes_sent +
-			  side_of(res, loc)->bytes_recv);
+		      figure_counts(res, loc)->bytes_sent +
+			  figure_counts(res, loc)->bytes_recv);
 		break;
 	case SEL_LOCAL_NODELAY:
 	case SEL_REMOTE_NODELAY:
@@ -1005,16 +936,20 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 		put_i(b, cap, res->p.nodelay != 0);
 		break;
 	case SEL_LOCAL_SYSNAME:
-		kernel_part(res->side[RESULT_LOCAL].env.kernel, 0, b, cap);
+		figure_kernel_part(res->side[RESULT_LOCAL].env.kernel, 0, b,
+				   cap);
 		break;
 	case SEL_LOCAL_RELEASE:
-		kernel_part(res->side[RESULT_LOCAL].env.kernel, 1, b, cap);
+		figure_kernel_part(res->side[RESULT_LOCAL].env.kernel, 1, b,
+				   cap);
 		break;
 	case SEL_REMOTE_SYSNAME:
-		kernel_part(res->side[RESULT_REMOTE].env.kernel, 0, b, cap);
+		figure_kernel_part(res->side[RESULT_REMOTE].env.kernel, 0, b,
+				   cap);
 		break;
 	case SEL_REMOTE_RELEASE:
-		kernel_part(res->side[RESULT_REMOTE].env.kernel, 1, b, cap);
+		figure_kernel_part(res->side[RESULT_REMOTE].env.kernel, 1, b,
+				   cap);
 		break;
 	case SEL_LOCAL_CPU_MODEL:
 		put_s(b, cap, res->side[RESULT_LOCAL].env.cpu_model);
@@ -1028,6 +963,18 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 	case SEL_REMOTE_HOSTNAME:
 		put_s(b, cap, res->side[RESULT_REMOTE].env.hostname);
 		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+/* The test's name, latency and datagram losses; returns 1 when id is one of
+ * them. */
+static int
+sel_latency(const struct result *res, int id, char *b, size_t cap)
+{
+	switch (id) {
 	case SEL_UUID:
 		put_s(b, cap, res->uuid);
 		break;
@@ -1068,52 +1015,30 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 		put_f2(b, cap, res->loss_pct);
 		break;
 	case SEL_JITTER_MS:
-		put_f3(b, cap, rx_side(res)->jitter * 1e3);
+		put_f3(b, cap, figure_rx_side(res)->jitter * 1e3);
 		break;
 	case SEL_DUPLICATES:
-		put_u(b, cap, rx_side(res)->dups);
+		put_u(b, cap, figure_rx_side(res)->dups);
 		break;
 	case SEL_OUT_OF_ORDER:
-		put_u(b, cap, rx_side(res)->reordered);
+		put_u(b, cap, figure_rx_side(res)->reordered);
 		break;
-	case SEL_LOCAL_SEND_ERRORS:
-		put_u(b, cap, res->side[RESULT_LOCAL].sum.send_errors);
-		break;
-	case SEL_REMOTE_DATA_PATH:
-		loc = 0;
-		/* fall through */
-	case SEL_LOCAL_DATA_PATH:
-		put_s(b, cap, side_of(res, loc)->path);
-		break;
-	case SEL_REMOTE_DATA_SYSCALLS:
-		loc = 0;
-		/* fall through */
-	case SEL_LOCAL_DATA_SYSCALLS:
-		put_u(b, cap, side_of(res, loc)->syscalls);
-		break;
-	case SEL_REMOTE_GRO_COALESCED:
-		put_u(b, cap, res->side[RESULT_REMOTE].sum.coalesced);
-		break;
-	case SEL_REMOTE_ZEROCOPY_DONE:
-		loc = 0;
-		/* fall through */
-	case SEL_LOCAL_ZEROCOPY_DONE:
-		put_u(b, cap, side_of(res, loc)->zc_done);
-		break;
-	case SEL_REMOTE_ZEROCOPY_COPIED:
-		loc = 0;
-		/* fall through */
-	case SEL_LOCAL_ZEROCOPY_COPIED:
-		put_u(b, cap, side_of(res, loc)->zc_copied);
-		break;
-	case SEL_REMOTE_BUSY_POLL:
-		loc = 0;
-		/* fall through */
-	case SEL_LOCAL_BUSY_POLL:
-		put_i(b, cap, side_of(res, loc)->busy_poll);
-		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+/* Streams, wall-clock times, the command line and --bidir; returns 1 when id is
+ * one of them. */
+static int
+sel_run(const struct result *res, int id, char *b, size_t cap)
+{
+	int loc = 1;
+
+	switch (id) {
 	case SEL_STREAMS:
-		put_i(b, cap, nstreams_of(res));
+		put_i(b, cap, figure_nstreams(res));
 		break;
 	case SEL_FAIRNESS:
 		snprintf(b, cap, "%.4f", res->fairness);
@@ -1165,16 +1090,15 @@ sel_value(const struct result *res, int id, char *b, size_t cap)
 			put_i(b, cap, -1);
 		break;
 	default:
-		compat_value(res, id, b, cap);
-		break;
+		return 0;
 	}
+	return 1;
 }
 
-/* netperf 2.7's selectors for its socket and buffer options, in its
- * formats: -1 for a count not asked for, TOS as 0x%.2x (so -1 is
- * 0xffffffff), the security ones "Deprecated" as 2.7 has them. */
-static void
-compat_value(const struct result *res, int id, char *b, size_t cap)
+/* netperf 2.7's ports and buffer options, in its formats (-1 for a count not
+ * asked for); returns 1 when id is one of them. */
+static int
+compat_bufs(const struct result *res, int id, char *b, size_t cap)
 {
 	const struct test_params *p = &res->p;
 	const struct module_bufs *lb = &p->lbuf, *rb = &p->rbuf;
@@ -1239,6 +1163,21 @@ compat_value(const struct result *res, int id, char *b, size_t cap)
 	case SEL_REMOTE_RECV_CLEAN_COUNT:
 		put_i(b, cap, rb->clean > 0 ? rb->clean : -1);
 		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
+/* netperf 2.7's socket options, in its formats (TOS as 0x%.2x, so -1 is
+ * 0xffffffff; the security ones "Deprecated"); returns 1 when id is one of
+ * them. */
+static int
+compat_sockopts(const struct result *res, int id, char *b, size_t cap)
+{
+	const struct test_params *p = &res->p;
+
+	switch (id) {
 	case SEL_LOCAL_CORK:
 		put_i(b, cap, p->lx.cork);
 		break;
@@ -1282,12 +1221,6 @@ compat_value(const struct result *res, int id, char *b, size_t cap)
 	case SEL_REMOTE_SOCKET_TOS:
 		snprintf(b, cap, "0x%.2x", (unsigned)p->rx.tos);
 		break;
-	case SEL_LOCAL_CONG_CONTROL:
-		put_s(b, cap, res->side[RESULT_LOCAL].sum.cong);
-		break;
-	case SEL_REMOTE_CONG_CONTROL:
-		put_s(b, cap, res->side[RESULT_REMOTE].sum.cong);
-		break;
 	case SEL_LOCAL_FILL_FILE:
 		put_s(b, cap, p->fill_file);
 		break;
@@ -1296,11 +1229,32 @@ compat_value(const struct result *res, int id, char *b, size_t cap)
 		b[0] = '\0';
 		break;
 	default:
-		b[0] = '\0';
-		if (!sel_platform(res, id, b, cap))
-			b[0] = '\0';
-		break;
+		return 0;
 	}
+	return 1;
+}
+
+/* The ways to a selector's value, tried in turn; each returns 1 when id
+ * is one of its selectors. */
+static int (*const sel_getters[])(const struct result *res, int id, char *b,
+				  size_t cap) = {
+    sel_tcp,	  side_value,	 sel_test,	  sel_cpu,
+    sel_rates,	  sel_cpu_place, sel_ends,	  sel_latency,
+    sel_run,	  compat_bufs,	 compat_sockopts, platform_machine,
+    platform_nic, platform_host, platform_link,
+};
+
+/* Formats selector id of res into b, as netperf's format for it does;
+ * "" for one that has no value. */
+static void
+sel_value(const struct result *res, int id, char *b, size_t cap)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(sel_getters) / sizeof(sel_getters[0]); i++)
+		if (sel_getters[i](res, id, b, cap))
+			return;
+	b[0] = '\0';
 }
 
 /* Selector names are matched without regard to case, as netperf's are. */
@@ -1319,7 +1273,7 @@ sel_find(const char *name, size_t len)
 /* Parses a list of names separated by ',', whitespace (as netperf's
  * strtok(" ,") does) and ';' (a new -O block). */
 static int
-parse_direct(const char *s, struct output_list *l, char *err)
+parse_direct(const char *s, struct select_list *l, char *err)
 {
 	int newblock = 0, id;
 	size_t len;
@@ -1345,9 +1299,9 @@ parse_direct(const char *s, struct output_list *l, char *err)
 				       "unknown output selector \"%.*s\" "
 				       "(netperf -- -o '?' lists them)",
 				       (int)(len > 64 ? 64 : len), s);
-		if (l->n == OUTPUT_MAX_FIELDS)
+		if (l->n == SELECT_MAX_FIELDS)
 			return err_set(err, "more than %d output selectors",
-				       OUTPUT_MAX_FIELDS);
+				       SELECT_MAX_FIELDS);
 		l->field[l->n] = id;
 		l->block[l->n] = (unsigned char)newblock;
 		l->n++;
@@ -1373,7 +1327,7 @@ is_selector_file(const char *arg)
 /* Reads up to four lines of a selector file, each one a -O block, and
  * joins them with ';'. */
 static int
-parse_file(const char *path, struct output_list *l, char *err)
+parse_file(const char *path, struct select_list *l, char *err)
 {
 	FILE *f;
 	char *line = NULL, *all = NULL, *tmp;
@@ -1418,7 +1372,7 @@ close_file:
 }
 
 int
-output_parse(const char *arg, struct output_list *l, char *err)
+select_parse(const char *arg, struct select_list *l, char *err)
 {
 	char word[8];
 	size_t len;
@@ -1451,7 +1405,7 @@ output_parse(const char *arg, struct output_list *l, char *err)
 }
 
 void
-output_list_names(FILE *out)
+select_list_names(FILE *out)
 {
 	int i;
 
@@ -1461,7 +1415,7 @@ output_list_names(FILE *out)
 }
 
 void
-output_list_names_line(FILE *out)
+select_list_names_line(FILE *out)
 {
 	for (int i = 0; i < SEL_COUNT; i++)
 		fprintf(out, "%s,", sel_table[i].name);
@@ -1486,26 +1440,21 @@ output_list_names_line(FILE *out)
 	"SD_UNITS"
 
 void
-output_default_list(const struct result *res, struct output_list *l)
+select_default_list(const struct result *res, struct select_list *l)
 {
 	char err[ERR_LEN];
 	int cpu = res->side[RESULT_LOCAL].cpu_wanted ||
 		  res->side[RESULT_REMOTE].cpu_wanted;
-	const char *s = NULL;
+	const char *s;
 
-	switch (res->m->flow) {
-	case MODULE_TO_SERVER:
+	if (res->m->flow == MODULE_TO_SERVER)
 		s = cpu ? DEF_STREAM "," DEF_TPUT "," DEF_CPU
 			: DEF_STREAM "," DEF_TPUT;
-		break;
-	case MODULE_TO_CLIENT:
+	else if (res->m->flow == MODULE_TO_CLIENT)
 		s = cpu ? DEF_MAERTS "," DEF_TPUT "," DEF_CPU
 			: DEF_MAERTS "," DEF_TPUT;
-		break;
-	case MODULE_BOTH:
+	else
 		s = cpu ? DEF_RR "," DEF_TPUT "," DEF_CPU : DEF_RR "," DEF_TPUT;
-		break;
-	}
 	if (parse_direct(s, l, err) != 0)
 		memset(l, 0, sizeof(*l));
 }
@@ -1542,7 +1491,7 @@ title_join(int id, char *b, size_t cap)
 }
 
 void
-output_csv(FILE *out, const struct result *res, const struct output_list *l,
+select_csv(FILE *out, const struct result *res, const struct select_list *l,
 	   int headers)
 {
 	char v[VAL_LEN];
@@ -1597,7 +1546,7 @@ column_cell(FILE *out, const char *text, size_t width)
 }
 
 void
-output_columns(FILE *out, const struct result *res, const struct output_list *l,
+select_columns(FILE *out, const struct result *res, const struct select_list *l,
 	       int headers)
 {
 	char v[VAL_LEN];
@@ -1623,7 +1572,7 @@ output_columns(FILE *out, const struct result *res, const struct output_list *l,
 }
 
 void
-output_keyval(FILE *out, const struct result *res, const struct output_list *l)
+select_keyval(FILE *out, const struct result *res, const struct select_list *l)
 {
 	char v[VAL_LEN];
 	int i;
@@ -1634,775 +1583,11 @@ output_keyval(FILE *out, const struct result *res, const struct output_list *l)
 	}
 }
 
-/*
- * JSON. Builders record a failed allocation in *bad instead of checking
- * each call, and the document is dropped whole when one failed.
- */
-
-static void
-jput(json_t *o, const char *key, json_t *v, int *bad)
-{
-	if (v == NULL || json_object_set_new(o, key, v) != 0)
-		*bad = 1;
-}
-
-static void
-jpush(json_t *a, json_t *v, int *bad)
-{
-	if (v == NULL || json_array_append_new(a, v) != 0)
-		*bad = 1;
-}
-
-static json_t *
-jnum(double v)
-{
-	return isfinite(v) ? json_real(v) : json_null();
-}
-
-/* A figure where -1 means "not measured": null in JSON. */
-static json_t *
-jopt(double v)
-{
-	return v < 0 ? json_null() : jnum(v);
-}
-
-static json_t *
-jint(long long v)
-{
-	return json_integer((json_int_t)v);
-}
-
-static json_t *
-juint(uint64_t v)
-{
-	return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX
-						    : (json_int_t)v);
-}
-
-/* A string; bytes that are not UTF-8 become '?' rather than losing the
- * document. */
-static json_t *
-jstr(const char *s)
-{
-	json_t *v = json_string(s);
-	char *c;
-	size_t i;
-
-	if (v != NULL)
-		return v;
-	c = strdup(s);
-	if (c == NULL)
-		return NULL;
-	for (i = 0; c[i] != '\0'; i++)
-		if ((unsigned char)c[i] >= 0x80)
-			c[i] = '?';
-	v = json_string(c);
-	free(c);
-	return v;
-}
-
-/* "" for "not set" becomes null. */
-static json_t *
-jstr_opt(const char *s)
-{
-	return s[0] != '\0' ? jstr(s) : json_null();
-}
-
-/* UTC nanoseconds, null when unknown. */
-static json_t *
-jns(int64_t ns)
-{
-	return ns > 0 ? json_integer((json_int_t)ns) : json_null();
-}
-
-static json_t *
-json_request(const struct result *res, int *bad)
-{
-	const struct test_params *p = &res->p;
-	char fmt[2] = {res->fmt, '\0'};
-	json_t *o = json_object();
-
-	if (o == NULL) {
-		*bad = 1;
-		return NULL;
-	}
-	jput(o, "test", jstr(p->test), bad);
-	jput(o, "duration_s", jnum(p->duration), bad);
-	jput(o, "count", jint(p->count), bad);
-	jput(o, "send_size", jint(p->send_size), bad);
-	jput(o, "recv_size", jint(p->recv_size), bad);
-	jput(o, "remote_send_size", jint(p->rsend_size), bad);
-	jput(o, "remote_recv_size", jint(p->rrecv_size), bad);
-	jput(o, "request_size", jint(p->req_size), bad);
-	jput(o, "response_size", jint(p->rsp_size), bad);
-	jput(o, "local_send_buffer", jint(p->lsndbuf), bad);
-	jput(o, "local_recv_buffer", jint(p->lrcvbuf), bad);
-	jput(o, "remote_send_buffer", jint(p->rsndbuf), bad);
-	jput(o, "remote_recv_buffer", jint(p->rrcvbuf), bad);
-	jput(o, "nodelay", json_boolean(p->nodelay), bad);
-	jput(o, "burst", jint(p->burst), bad);
-	jput(o, "local_cpu", json_boolean(res->side[RESULT_LOCAL].cpu_wanted),
-	     bad);
-	jput(o, "remote_cpu", json_boolean(res->side[RESULT_REMOTE].cpu_wanted),
-	     bad);
-	jput(o, "data_port", jint(p->data_port), bad);
-	jput(o, "rto_s", jnum(p->rto), bad);
-	jput(o, "rate_bps", jnum(p->rate), bad);
-	jput(o, "streams", jint(p->streams > 0 ? p->streams : 1), bad);
-	jput(o, "cpu_bind", jstr(p->cpu_bind), bad);
-	jput(o, "wire", json_boolean(p->wire), bad);
-	jput(o, "batch", jint(p->batch > 1 ? p->batch : 1), bad);
-	jput(o, "udp_gso", json_boolean(p->udp_gso), bad);
-	jput(o, "udp_gro", json_boolean(p->udp_gro), bad);
-	jput(o, "zerocopy", json_boolean(p->zerocopy), bad);
-	jput(o, "busy_poll_us", jint(p->busy_poll), bad);
-	jput(o, "format", jstr(fmt), bad);
-	return o;
-}
-
-static json_t *
-json_env(const struct result_env *e, int *bad)
-{
-	char part[sizeof(e->kernel)];
-	json_t *o = json_object();
-
-	if (o == NULL) {
-		*bad = 1;
-		return NULL;
-	}
-	jput(o, "hostname", jstr_opt(e->hostname), bad);
-	jput(o, "kernel", jstr_opt(e->kernel), bad);
-	kernel_part(e->kernel, 0, part, sizeof(part));
-	jput(o, "sysname", jstr_opt(part), bad);
-	kernel_part(e->kernel, 1, part, sizeof(part));
-	jput(o, "release", jstr_opt(part), bad);
-	kernel_part(e->kernel, 2, part, sizeof(part));
-	jput(o, "machine", jstr_opt(part), bad);
-	jput(o, "cpu_model", jstr_opt(e->cpu_model), bad);
-	jput(o, "ncpu", jint(e->ncpu), bad);
-	jput(o, "program", jstr_opt(e->program), bad);
-	return o;
-}
-
-static json_t *
-json_place(const struct result_place *pl, int *bad)
-{
-	json_t *o = json_object();
-
-	if (o == NULL) {
-		*bad = 1;
-		return NULL;
-	}
-	jput(o, "requested", jstr_opt(pl->requested), bad);
-	jput(o, "cpus", jstr_opt(pl->cpus), bad);
-	jput(o, "cpu_actual",
-	     pl->cpu_actual >= 0 ? jint(pl->cpu_actual) : json_null(), bad);
-	jput(o, "numa_node", pl->numa >= 0 ? jint(pl->numa) : json_null(), bad);
-	jput(o, "nic_local",
-	     pl->nic_local >= 0 ? json_boolean(pl->nic_local) : json_null(),
-	     bad);
-	jput(o, "note", jstr_opt(pl->note), bad);
-	return o;
-}
-
-static json_t *
-json_counts(const struct side_result *s, int *bad)
-{
-	json_t *o = json_object();
-
-	if (o == NULL) {
-		*bad = 1;
-		return NULL;
-	}
-	jput(o, "elapsed_s", jnum(s->elapsed), bad);
-	jput(o, "bytes_sent", juint(s->bytes_sent), bad);
-	jput(o, "bytes_recv", juint(s->bytes_recv), bad);
-	jput(o, "send_calls", juint(s->send_calls), bad);
-	jput(o, "recv_calls", juint(s->recv_calls), bad);
-	jput(o, "transactions", juint(s->trans), bad);
-	jput(o, "sndbuf", jint(s->sndbuf), bad);
-	jput(o, "rcvbuf", jint(s->rcvbuf), bad);
-	jput(o, "sndbuf_end", jint(s->sndbuf_end), bad);
-	jput(o, "rcvbuf_end", jint(s->rcvbuf_end), bad);
-	jput(o, "send_size", jint(s->send_size), bad);
-	jput(o, "recv_size", jint(s->recv_size), bad);
-	jput(o, "mss", s->mss >= 0 ? jint(s->mss) : json_null(), bad);
-	jput(o, "retransmissions", juint(s->retrans), bad);
-	jput(o, "send_errors", juint(s->send_errors), bad);
-	jput(o, "duplicates", juint(s->dups), bad);
-	jput(o, "reordered", juint(s->reordered), bad);
-	jput(o, "lost", juint(s->lost), bad);
-	jput(o, "jitter_ms", jnum(s->jitter * 1e3), bad);
-	jput(o, "cpu_id", s->cpu_id >= 0 ? jint(s->cpu_id) : json_null(), bad);
-	jput(o, "data_path", jstr(s->path), bad);
-	jput(o, "syscalls", juint(s->syscalls), bad);
-	jput(o, "gro_coalesced", juint(s->coalesced), bad);
-	jput(o, "zerocopy_completions", juint(s->zc_done), bad);
-	jput(o, "zerocopy_copied", juint(s->zc_copied), bad);
-	jput(o, "busy_poll_us", jint(s->busy_poll), bad);
-	return o;
-}
-
-/* The shares of one cpu_load, all in percent. */
-static void
-json_load(json_t *o, const struct cpu_load *l, int *bad)
-{
-	jput(o, "util", jnum(l->util), bad);
-	jput(o, "user", jnum(l->user), bad);
-	jput(o, "nice", jnum(l->nice), bad);
-	jput(o, "system", jnum(l->system), bad);
-	jput(o, "irq", jnum(l->irq), bad);
-	jput(o, "softirq", jnum(l->softirq), bad);
-	jput(o, "iowait", jnum(l->iowait), bad);
-	jput(o, "steal", jnum(l->steal), bad);
-	jput(o, "idle", jnum(l->idle), bad);
-}
-
-static json_t *
-json_cpu(const struct result *res, int loc, int *bad)
-{
-	const struct cpu_util *u = &side_of(res, loc)->cpu;
-	json_t *o, *per, *c;
-	int i;
-
-	if (!cpu_on(res, loc))
-		return json_null();
-	o = json_object();
-	per = json_array();
-	if (o == NULL || per == NULL) {
-		json_decref(o);
-		json_decref(per);
-		*bad = 1;
-		return NULL;
-	}
-	jput(o, "method", jstr("S"), bad);
-	json_load(o, &u->all, bad);
-	jput(o, "count", jint(cpu_count_of(res, loc)), bad);
-	/* The raw account an exact merge adds up (netperf --merge). */
-	jput(o, "ticks",
-	     json_pack("{s:I, s:I, s:i}", "busy", (json_int_t)u->busy_ticks,
-		       "total", (json_int_t)u->total_ticks, "hz", u->hz),
-	     bad);
-	jput(o, "peak_util", jopt(cpu_peak(res, loc)), bad);
-	jput(o, "peak_id",
-	     cpu_peak_id(res, loc) >= 0 ? jint(cpu_peak_id(res, loc))
-					: json_null(),
-	     bad);
-	for (i = 0; u->per != NULL && i < u->nslots; i++) {
-		if (u->per[i].util < 0)
-			continue; /* offline in one of the samples */
-		c = json_object();
-		if (c == NULL) {
-			*bad = 1;
-			break;
-		}
-		jput(c, "cpu", jint(i), bad);
-		json_load(c, &u->per[i], bad);
-		jpush(per, c, bad);
-	}
-	jput(o, "per_cpu", per, bad);
-	return o;
-}
-
-/* TCP_INFO as the control protocol carries it, or null without. */
-static json_t *
-json_tcpinfo(const struct tcpinfo *t, int *bad)
-{
-	json_t *o;
-
-	if (t->n <= 0)
-		return json_null();
-	o = proto_tcpinfo_pack(t);
-	if (o == NULL)
-		*bad = 1;
-	return o;
-}
-
-static json_t *
-json_side(const struct result *res, int loc, int *bad)
-{
-	json_t *o = json_object();
-
-	if (o == NULL) {
-		*bad = 1;
-		return NULL;
-	}
-	jput(o, "name", jstr_opt(rside(res, loc)->name), bad);
-	jput(o, "address", jstr_opt(rside(res, loc)->addr), bad);
-	jput(o, "family", jstr(sock_family_name(res->family)), bad);
-	/* A 2.7 netserver gives only the figures of its results message;
-	 * what it cannot give is named, never filled in. */
-	if (!loc && res->legacy) {
-		json_t *na = json_array();
-
-		jput(o, "protocol", jstr("netperf 2.7"), bad);
-		jpush(na, jstr("env"), bad);
-		jpush(na, jstr("placement"), bad);
-		jpush(na, jstr("mss"), bad);
-		jpush(na, jstr("tcp_info"), bad);
-		jpush(na, jstr("per_cpu"), bad);
-		jpush(na, jstr("wire"), bad);
-		jpush(na, jstr("platform"), bad);
-		jput(o, "unavailable", na, bad);
-	}
-	jput(o, "env", json_env(&rside(res, loc)->env, bad), bad);
-	jput(o, "placement", json_place(&rside(res, loc)->place, bad), bad);
-	jput(o, "platform", proto_platform_pack(&rside(res, loc)->platform),
-	     bad);
-	jput(o, "counts", json_counts(side_of(res, loc), bad), bad);
-	jput(o, "cpu", json_cpu(res, loc, bad), bad);
-	{
-		const struct wire_report *w = &rside(res, loc)->wire;
-
-		/* The same fields the control protocol carries. */
-		jput(o, "wire", w->enabled ? proto_wire_pack(w) : json_null(),
-		     bad);
-	}
-	jput(o, "tcp_info", json_tcpinfo(&side_of(res, loc)->tcpi, bad), bad);
-	return o;
-}
-
-/* --bidir: each direction's figures, or null. */
-static json_t *
-json_bidir(const struct result *res, int *bad)
-{
-	static const char *const key[2] = {"local_to_remote",
-					    "remote_to_local"};
-	int udp = module_has(res->m, MODULE_F_SEQ), d;
-	json_t *o, *one;
-
-	if (!res->p.bidir)
-		return json_null();
-	o = json_object();
-	if (o == NULL) {
-		*bad = 1;
-		return NULL;
-	}
-	for (d = 0; d < 2; d++) {
-		const struct result_dir *rd = &res->dir[d];
-
-		one = json_object();
-		if (one == NULL) {
-			*bad = 1;
-			break;
-		}
-		jput(one, "streams", jint(res->nstreams / 2), bad);
-		jput(one, "throughput", jnum(rd->thruput), bad);
-		jput(one, "elapsed_s", jnum(rd->elapsed), bad);
-		jput(one, "bytes", juint(rd->bytes), bad);
-		jput(one, "sent", udp ? juint(rd->sent) : json_null(), bad);
-		jput(one, "received", udp ? juint(rd->got) : json_null(), bad);
-		jput(one, "lost", udp ? juint(rd->lost) : json_null(), bad);
-		jput(one, "loss_percent", udp ? jnum(rd->loss_pct) : json_null(),
-		     bad);
-		jput(o, key[d], one, bad);
-	}
-	return o;
-}
-
-static json_t *
-json_result(const struct result *res, int *bad)
-{
-	char units[32];
-	json_t *o = json_object();
-
-	if (o == NULL) {
-		*bad = 1;
-		return NULL;
-	}
-	snprintf(units, sizeof(units), "%s/s", unit_label(res));
-	jput(o, "throughput", jnum(res->thruput), bad);
-	jput(o, "throughput_units", jstr(units), bad);
-	jput(o, "elapsed_s", jnum(res->elapsed), bad);
-	jput(o, "transaction_rate", jnum(res->trans_rate), bad);
-	jput(o, "round_trip_latency_us", jopt(rt_latency(res)), bad);
-	jput(o, "local_send_throughput", jnum(side_thruput(res, 1, 1)), bad);
-	jput(o, "local_recv_throughput", jnum(side_thruput(res, 1, 0)), bad);
-	jput(o, "remote_send_throughput", jnum(side_thruput(res, 0, 1)), bad);
-	jput(o, "remote_recv_throughput", jnum(side_thruput(res, 0, 0)), bad);
-	jput(o, "local_service_demand", jopt(res->side[RESULT_LOCAL].sd), bad);
-	jput(o, "remote_service_demand", jopt(res->side[RESULT_REMOTE].sd),
-	     bad);
-	jput(o, "service_demand_units", jstr(sd_units(res)), bad);
-	jput(o, "lost", juint(res->lost), bad);
-	jput(o, "loss_percent", jnum(res->loss_pct), bad);
-	jput(o, "jitter_ms", jnum(rx_side(res)->jitter * 1e3), bad);
-	jput(o, "duplicates", juint(rx_side(res)->dups), bad);
-	jput(o, "out_of_order", juint(rx_side(res)->reordered), bad);
-	jput(o, "stream_count", jint(nstreams_of(res)), bad);
-	jput(o, "bidir", json_bidir(res, bad), bad);
-	return o;
-}
-
-json_t *
-output_hist_exact(const struct stats_hist *h)
-{
-	json_t *o, *b;
-	uint64_t lo, hi;
-	char sq[40];
-	int i;
-
-	b = json_array();
-	if (b == NULL)
-		return NULL;
-	for (i = 0; i < STATS_NBUCKETS; i++) {
-		if (h->bucket[i] == 0 || stats_bucket_bounds(i, &lo, &hi) != 0)
-			continue;
-		/* [lo, hi) in integer nanoseconds: hi is the next bucket's
-		 * lo, except past the top of the scale */
-		if (json_array_append_new(
-			b, json_pack("[I, I, I]", (json_int_t)lo,
-				     (json_int_t)(hi < INT64_MAX ? hi + 1 : hi),
-				     (json_int_t)h->bucket[i])) != 0) {
-			json_decref(b);
-			return NULL;
-		}
-	}
-	/* The sum of squares needs 128 bits: 32 hex digits, as the
-	 * control protocol carries it. */
-	snprintf(sq, sizeof(sq), "%016llx%016llx",
-		 (unsigned long long)(h->sumsq >> 64),
-		 (unsigned long long)h->sumsq);
-	o = json_pack("{s:s, s:i, s:s, s:I, s:I, s:I, s:I, s:s, s:o}", "scheme",
-		      OUTPUT_HIST_SCHEME, "sub_buckets", STATS_SUB_COUNT,
-		      "unit", "ns", "count", (json_int_t)h->count, "min",
-		      (json_int_t)(h->count ? h->min : 0), "max",
-		      (json_int_t)h->max, "sum", (json_int_t)h->sum, "sumsq",
-		      sq, "buckets", b);
-	return o;
-}
-
-/* Microseconds from the histogram's nanoseconds. */
-static json_t *
-json_latency(const struct result *res, int *bad)
-{
-	const struct result_latency *l = &res->lat;
-	json_t *o, *h, *row;
-	uint64_t lo, hi;
-	int i;
-
-	if (l->count == 0)
-		return json_null();
-	o = json_object();
-	h = json_array();
-	if (o == NULL || h == NULL) {
-		json_decref(o);
-		json_decref(h);
-		*bad = 1;
-		return NULL;
-	}
-	jput(o, "count", juint(l->count), bad);
-	jput(o, "min", jnum(l->min), bad);
-	jput(o, "max", jnum(l->max), bad);
-	jput(o, "mean", jnum(l->mean), bad);
-	jput(o, "stddev", jnum(l->stddev), bad);
-	jput(o, "p50", jnum(l->p50), bad);
-	jput(o, "p90", jnum(l->p90), bad);
-	jput(o, "p99", jnum(l->p99), bad);
-	jput(o, "p99.9", jnum(l->p999), bad);
-	jput(o, "p99.99", jnum(l->p9999), bad);
-	for (i = 0; res->hist != NULL && i < STATS_NBUCKETS; i++) {
-		if (res->hist->bucket[i] == 0 ||
-		    stats_bucket_bounds(i, &lo, &hi) != 0)
-			continue;
-		row = json_array();
-		if (row == NULL) {
-			*bad = 1;
-			break;
-		}
-		/* [lo, hi) in microseconds: hi is the next bucket's lo */
-		jpush(row, jnum((double)lo / 1e3), bad);
-		jpush(row, jnum(((double)hi + 1) / 1e3), bad);
-		jpush(row, juint(res->hist->bucket[i]), bad);
-		jpush(h, row, bad);
-	}
-	jput(o, "histogram", h, bad);
-	if (res->hist != NULL)
-		jput(o, "exact", output_hist_exact(res->hist), bad);
-	return o;
-}
-
-static json_t *
-json_streams(const struct result *res, int *bad)
-{
-	json_t *a = json_array(), *s;
-	char key[32];
-	int i, side;
-
-	if (a == NULL) {
-		*bad = 1;
-		return NULL;
-	}
-	if (res->nstreams < 2 || res->side[RESULT_LOCAL].stream == NULL ||
-	    res->side[RESULT_REMOTE].stream == NULL)
-		return a;
-	for (i = 0; i < res->nstreams; i++) {
-		s = json_object();
-		if (s == NULL) {
-			*bad = 1;
-			break;
-		}
-		jput(s, "index", jint(i), bad);
-		jput(s, "throughput", jnum(result_stream_thruput(res, i)), bad);
-		/* "local", "remote", then "local_tcp_info", "remote_...". */
-		for (side = 0; side < RESULT_NSIDES; side++)
-			jput(s, result_side_name(side),
-			     json_counts(&res->side[side].stream[i], bad), bad);
-		for (side = 0; side < RESULT_NSIDES; side++) {
-			snprintf(key, sizeof(key), "%s_tcp_info",
-				 result_side_name(side));
-			jput(s, key,
-			     json_tcpinfo(&res->side[side].stream[i].tcpi, bad),
-			     bad);
-		}
-		jpush(a, s, bad);
-	}
-	return a;
-}
-
-static json_t *
-json_interims(const struct result *res, int *bad)
-{
-	json_t *a = json_array(), *o;
-	int i;
-
-	if (a == NULL) {
-		*bad = 1;
-		return NULL;
-	}
-	for (i = 0; res->interim != NULL && i < res->ninterim; i++) {
-		o = json_object();
-		if (o == NULL) {
-			*bad = 1;
-			break;
-		}
-		jput(o, "value", jnum(res->interim[i].value), bad);
-		jput(o, "interval", jnum(res->interim[i].interval), bad);
-		jput(o, "ending", jnum(res->interim[i].ending), bad);
-		jput(o, "since_start", jnum(res->interim[i].since_start), bad);
-		jput(o, "count", juint(res->interim[i].count), bad);
-		jput(o, "ending_ns", jns(res->interim[i].ending_ns), bad);
-		jput(o, "local_tcp_info",
-		     json_tcpinfo(&res->interim[i].tcpi, bad), bad);
-		jpush(a, o, bad);
-	}
-	return a;
-}
-
-/* When the measured interval was scheduled to start, and when each side
- * began and ended it, on each host's CLOCK_REALTIME. */
-static json_t *
-json_timing(const struct result *res, int *bad)
-{
-	json_t *o = json_object();
-
-	if (o == NULL) {
-		*bad = 1;
-		return NULL;
-	}
-	jput(o, "start_scheduled_ns", jns(res->p.start_at_ns), bad);
-	jput(o, "start_actual_ns",
-	     jns(res->side[RESULT_LOCAL].sum.wall_start_ns), bad);
-	jput(o, "end_ns", jns(res->side[RESULT_LOCAL].sum.wall_end_ns), bad);
-	jput(o, "remote_start_ns",
-	     jns(res->side[RESULT_REMOTE].sum.wall_start_ns), bad);
-	jput(o, "remote_end_ns", jns(res->side[RESULT_REMOTE].sum.wall_end_ns),
-	     bad);
-	return o;
-}
-
-static json_t *
-json_confidence(const struct result *res, int *bad)
-{
-	const struct result_confidence *c = &res->conf;
-	json_t *o = json_object(), *a = json_object();
-
-	if (o == NULL || a == NULL) {
-		json_decref(o);
-		json_decref(a);
-		*bad = 1;
-		return NULL;
-	}
-	jput(o, "iterations", jint(c->iterations), bad);
-	jput(o, "level", jint(c->level), bad);
-	jput(o, "requested_width", c->width > 0 ? jnum(c->width) : json_null(),
-	     bad);
-	jput(a, "throughput", jopt(c->thruput), bad);
-	jput(a, "local_cpu", jopt(c->local_cpu), bad);
-	jput(a, "remote_cpu", jopt(c->remote_cpu), bad);
-	jput(o, "achieved", a, bad);
-	jput(o, "met", json_boolean(c->met), bad);
-	return o;
-}
-
-/* Every run's figures (-i): the samples --compare reads. A result that
- * kept none (built by hand) is its own one sample. */
-static json_t *
-json_iterations(const struct result *res, int *bad)
-{
-	json_t *a = json_array(), *o;
-	struct result_sample one;
-	const struct result_sample *s = res->samples;
-	int n = res->nsamples;
-
-	if (a == NULL) {
-		*bad = 1;
-		return NULL;
-	}
-	if (s == NULL || n < 1) {
-		result_sample_of(res, &one);
-		s = &one;
-		n = 1;
-	}
-	for (int i = 0; i < n; i++) {
-		o = json_object();
-		if (o == NULL) {
-			*bad = 1;
-			break;
-		}
-		jput(o, "throughput", jnum(s[i].thruput), bad);
-		jput(o, "transaction_rate", jnum(s[i].trans_rate), bad);
-		jput(o, "elapsed_s", jnum(s[i].elapsed), bad);
-		jput(o, "local_cpu_util", jopt(s[i].local_util), bad);
-		jput(o, "remote_cpu_util", jopt(s[i].remote_util), bad);
-		jput(o, "local_service_demand", jopt(s[i].local_sd), bad);
-		jput(o, "remote_service_demand", jopt(s[i].remote_sd), bad);
-		jput(o, "p50_latency_us", jopt(s[i].p50), bad);
-		jput(o, "p99_latency_us", jopt(s[i].p99), bad);
-		jput(o, "p999_latency_us", jopt(s[i].p999), bad);
-		jput(o, "loss_percent", jnum(s[i].loss_pct), bad);
-		jpush(a, o, bad);
-	}
-	return a;
-}
-
-json_t *
-output_json_doc(const struct result *res)
-{
-	json_t *root = json_object();
-	int bad = 0;
-
-	if (root == NULL)
-		return NULL;
-	jput(root, "schema", jstr("netperf-result"), &bad);
-	jput(root, "schema_version", jint(1), &bad);
-	jput(root, "test", jstr(res->m->name), &bad);
-	jput(root, "protocol", jstr(protocol_of(res)), &bad);
-	jput(root, "socket_type", jstr(socket_type_of(res)), &bad);
-	jput(root, "direction", jstr(direction_of(res)), &bad);
-	jput(root, "uuid", jstr_opt(res->uuid), &bad);
-	jput(root, "command_line", jstr_opt(res->command_line), &bad);
-	jput(root, "request", json_request(res, &bad), &bad);
-	jput(root, "local", json_side(res, 1, &bad), &bad);
-	jput(root, "remote", json_side(res, 0, &bad), &bad);
-	jput(root, "result", json_result(res, &bad), &bad);
-	jput(root, "latency_us", json_latency(res, &bad), &bad);
-	jput(root, "streams", json_streams(res, &bad), &bad);
-	jput(root, "fairness", jnum(res->fairness), &bad);
-	jput(root, "timing", json_timing(res, &bad), &bad);
-	jput(root, "interim", json_interims(res, &bad), &bad);
-	jput(root, "confidence", json_confidence(res, &bad), &bad);
-	jput(root, "iterations", json_iterations(res, &bad), &bad);
-	jput(root, "errors", json_array(), &bad);
-	if (bad) {
-		json_decref(root);
-		return NULL;
-	}
-	return root;
-}
-
-int
-output_json_write(FILE *out, json_t *doc, int compact)
-{
-	int rc = json_dumpf(doc, out,
-			    (compact ? JSON_COMPACT : JSON_INDENT(2)) |
-				JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(15));
-
-	if (rc != 0)
-		return -1;
-	fputc('\n', out);
-	return ferror(out) ? -1 : 0;
-}
-
-int
-output_json_error(FILE *out, const char *test, const char *host,
-		  const char *why, int compact)
-{
-	char self[256] = "";
-	json_t *doc;
-	int rc;
-
-	gethostname(self, sizeof(self) - 1);
-	doc = json_pack("{s:s, s:i, s:s, s:{s:{s:s}}, s:{s:s}, s:[s]}",
-			"schema", "netperf-result", "schema_version", 1,
-			"test", test, "local", "env", "hostname", self,
-			"remote", "name", host, "errors", why);
-	if (doc == NULL)
-		return -1;
-	rc = output_json_write(out, doc, compact);
-	json_decref(doc);
-	return rc;
-}
-
-int
-output_json(FILE *out, const struct result *res, int compact)
-{
-	json_t *root = output_json_doc(res);
-	int rc;
-
-	if (root == NULL)
-		return -1;
-	rc = output_json_write(out, root, compact);
-	json_decref(root);
-	return rc;
-}
-
-/* The index of iv in the result's interim list, or the next index when it
- * is not (yet) in it. */
-static int
-interim_index(const struct result *res, const struct result_interim *iv)
-{
-	uintptr_t a = (uintptr_t)res->interim, p = (uintptr_t)iv;
-
-	if (res->interim != NULL && p >= a &&
-	    p < a + (uintptr_t)res->ninterim * sizeof(*iv))
-		return (int)((p - a) / sizeof(*iv));
-	return res->ninterim;
-}
-
 void
-output_json_interim(FILE *out, const struct result *res,
-		    const struct result_interim *iv)
-{
-	json_t *o = json_object();
-	char units[32];
-	int bad = 0;
-
-	if (o == NULL)
-		return;
-	snprintf(units, sizeof(units), "%s/s", unit_label(res));
-	jput(o, "type", jstr("interim"), &bad);
-	jput(o, "n", jint(interim_index(res, iv)), &bad);
-	jput(o, "value", jnum(iv->value), &bad);
-	jput(o, "units", jstr(units), &bad);
-	jput(o, "interval", jnum(iv->interval), &bad);
-	jput(o, "ending", jnum(iv->ending), &bad);
-	jput(o, "since_start", jnum(iv->since_start), &bad);
-	jput(o, "local_tcp_info", json_tcpinfo(&iv->tcpi, &bad), &bad);
-	if (!bad && json_dumpf(o, out,
-			       JSON_COMPACT | JSON_PRESERVE_ORDER |
-				   JSON_REAL_PRECISION(15)) == 0) {
-		fputc('\n', out);
-		fflush(out);
-	}
-	json_decref(o);
-}
-
-void
-output_interim(FILE *out, const struct result *res,
+select_interim(FILE *out, const struct result *res,
 	       const struct result_interim *iv, int n, char mode)
 {
-	const char *u = unit_label(res);
+	const char *u = figure_unit_label(res);
 	/* netperf prints gettimeofday() as seconds and milliseconds */
 	long long ms = llround(iv->ending * 1000.0);
 	long sec = (long)(ms / 1000), msec = (long)(ms % 1000);
@@ -2441,7 +1626,7 @@ tcp_scaled(char *b, size_t cap, const struct tcpinfo *t, int f, double div)
 }
 
 void
-output_interim_tcp(FILE *out, const struct result_interim *iv)
+select_interim_tcp(FILE *out, const struct result_interim *iv)
 {
 	const struct tcpinfo *t = &iv->tcpi;
 	char rtt[24], var[24], min[24], dr[24], pr[24], busy[24], rw[24],
