@@ -201,17 +201,57 @@ nocontrol_open(struct client *c, const struct netperf_opts *o, char *err)
 	return 0;
 }
 
+/* netserver's hello: our protocol's version, its program, and, when it
+ * asks, the answer to its challenge with key (NULL: none given), then
+ * what it says of its host. Returns 0, or -1 with err set. */
+static int
+read_hello(struct client *c, const struct auth_key *key, char *err)
+{
+	json_t *msg, *ok = NULL;
+	int64_t ver;
+	int rc = -1;
+
+	if (session_expect(c->ctl, "hello", &msg, SESSION_TIMEOUT_MS, err) < 0)
+		return -1;
+	if (proto_get_int(msg, "version", 0, INT32_MAX, &ver, err) < 0 ||
+	    proto_get_string(msg, "program", c->server_program,
+			     sizeof(c->server_program), err) < 0)
+		goto out;
+	peer_text(c->server_program, sizeof(c->server_program));
+	if (ver != PROTO_VERSION) {
+		err_set(err,
+			"netserver speaks protocol version %lld, this "
+			"netperf speaks %d",
+			(long long)ver, PROTO_VERSION);
+		goto out;
+	}
+	/* A server that asks for no key gets none, even when netperf has
+	 * one: the key only ever answers a challenge. */
+	if (json_object_get(msg, "auth") != NULL) {
+		if (key == NULL) {
+			err_set(err, "netserver requires authentication (use "
+				     "--auth KEYFILE or NETPERF_AUTH_KEY)");
+			goto out;
+		}
+		if (client_auth(c->ctl, msg, key, &ok, err) < 0)
+			goto out;
+	}
+	read_env(ok != NULL ? ok : msg, &c->remote_env);
+	rc = 0;
+out:
+	json_decref(ok);
+	json_decref(msg);
+	return rc;
+}
+
 int
 client_open(struct client *c, const struct netperf_opts *o, char *err)
 {
+	struct sock_setup setup = {o->local, o->lport, -1, -1, 0, 0, 0, NULL};
 	struct auth_key key;
 	char why[ERR_LEN];
 	socklen_t len;
-	json_t *msg, *ok = NULL;
-	int64_t ver;
 	int have_key;
-
-	struct sock_setup setup = {o->local, o->lport, -1, -1, 0, 0, 0, NULL};
 
 	memset(c, 0, sizeof(*c));
 	c->ctl = -1;
@@ -252,40 +292,8 @@ client_open(struct client *c, const struct netperf_opts *o, char *err)
 		c->detected = 1;
 		return 0;
 	}
-	if (session_expect(c->ctl, "hello", &msg, SESSION_TIMEOUT_MS, err) < 0)
+	if (read_hello(c, have_key ? &key : NULL, err) < 0)
 		goto fail;
-	if (proto_get_int(msg, "version", 0, INT32_MAX, &ver, err) < 0 ||
-	    proto_get_string(msg, "program", c->server_program,
-			     sizeof(c->server_program), err) < 0) {
-		json_decref(msg);
-		goto fail;
-	}
-	peer_text(c->server_program, sizeof(c->server_program));
-	if (ver != PROTO_VERSION) {
-		json_decref(msg);
-		err_set(err,
-			"netserver speaks protocol version %lld, this "
-			"netperf speaks %d",
-			(long long)ver, PROTO_VERSION);
-		goto fail;
-	}
-	/* A server that asks for no key gets none, even when netperf has
-	 * one: the key only ever answers a challenge. */
-	if (json_object_get(msg, "auth") != NULL) {
-		if (!have_key) {
-			json_decref(msg);
-			err_set(err, "netserver requires authentication (use "
-				     "--auth KEYFILE or NETPERF_AUTH_KEY)");
-			goto fail;
-		}
-		if (client_auth(c->ctl, msg, &key, &ok, err) < 0) {
-			json_decref(msg);
-			goto fail;
-		}
-	}
-	read_env(ok != NULL ? ok : msg, &c->remote_env);
-	json_decref(ok);
-	json_decref(msg);
 	explicit_bzero(&key, sizeof(key));
 	return 0;
 fail:
@@ -1248,16 +1256,95 @@ out:
 
 /* One test with a 2.7 netserver: DO_OMNI, its response, our loops on the
  * data connection it names, its results. */
+/* netserver's words, from a 2.7 message that decoded to an error. */
+static int
+legacy_words(int got, char *err)
+{
+	char why[ERR_LEN];
+
+	if (got == 0)
+		return 0;
+	snprintf(why, sizeof(why), "%s", err);
+	return err_set(err, "netserver: %s", why);
+}
+
+/* The DO_OMNI request out, and 2.7's answer: netserver's sizes and data
+ * port into res and *a. Returns 0, or -1 with err set. */
+static int
+legacy_ask(struct client *c, const struct netperf_opts *o, struct result *res,
+	   const struct legacy_omni_request *q, int32_t word,
+	   struct legacy_omni_response *a, char *err)
+{
+	struct side_result *r = &res->side[RESULT_REMOTE].sum;
+	unsigned char msg[LEGACY_MSG_LEN];
+	int got;
+
+	legacy_request_encode(q, word, msg);
+	if (session_send_raw(c->ctl, msg, sizeof(msg), SESSION_TIMEOUT_MS,
+			     err) < 0)
+		return -1;
+	got = session_recv_raw(c->ctl, msg, sizeof(msg), LEGACY_ANSWER_MS, err);
+	/* A 2.7 netserver -Z closes on a wrong passphrase or none, unread
+	 * request and all, so the close may come as a reset. */
+	if (got == 1 || (got < 0 && o->passphrase[0] != '\0' &&
+			 strstr(err, "reset") != NULL))
+		return err_set(err,
+			       o->passphrase[0] != '\0'
+				   ? "netserver closed the control connection "
+				     "(a 2.7 netserver does that on a wrong -Z "
+				     "passphrase)"
+				   : "netserver closed the control connection "
+				     "(a 2.7 netserver started with -Z does "
+				     "that when no passphrase is sent)");
+	if (got < 0 ||
+	    legacy_words(legacy_response_decode(msg, sizeof(msg), a, err),
+			 err) < 0)
+		return -1;
+	r->sndbuf = a->send_buf_size;
+	r->rcvbuf = a->recv_buf_size;
+	r->send_size = a->send_size;
+	r->recv_size = a->receive_size;
+	return 0;
+}
+
+/* 2.7's results message, after the test: netserver's figures. */
+static int
+legacy_results(struct client *c, const struct netperf_opts *o,
+	       struct result *res, const struct legacy_omni_response *a,
+	       char *err)
+{
+	struct result_side *rs = &res->side[RESULT_REMOTE];
+	unsigned char msg[LEGACY_MSG_LEN];
+	struct legacy_omni_results z;
+	int got, results_ms;
+
+	/* A 2.7 netserver that is not only sending runs its timer past the
+	 * test's length before it gives up on the data connection. */
+	results_ms = (int)((res->p.duration + LEGACY_PAD_SEC) * 1000) +
+		     LEGACY_ANSWER_MS;
+	got = session_recv_raw(c->ctl, msg, sizeof(msg), results_ms, err);
+	if (got == 1)
+		return err_set(err, "netserver closed the control connection "
+				    "before its results");
+	if (got < 0 ||
+	    legacy_words(legacy_results_decode(msg, sizeof(msg), &z, err),
+			 err) < 0)
+		return -1;
+	legacy_remote(&z, o->remote_cpu && (a->flags & LEGACY_F_MEASURE_CPU),
+		      &rs->sum);
+	rs->stream[0] = rs->sum;
+	memset(&rs->stream[0].cpu, 0, sizeof(rs->stream[0].cpu));
+	return 0;
+}
+
 static int
 legacy_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	    volatile sig_atomic_t *stop, char *err)
 {
-	unsigned char msg[LEGACY_MSG_LEN];
 	struct legacy_omni_request q;
 	struct legacy_omni_response a;
-	struct legacy_omni_results z;
 	struct streams set;
-	int rc = -1, got, results_ms;
+	int rc = -1;
 	int32_t word;
 
 	memset(&set, 0, sizeof(set));
@@ -1271,72 +1358,11 @@ legacy_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	if (legacy_cpu_word(o, &word, err) < 0 ||
 	    legacy_request_of(o, res, &q, err) < 0)
 		return -1;
-	if (one_stream(c, res, &set, err) < 0)
-		goto out;
-
-	legacy_request_encode(&q, word, msg);
-	if (session_send_raw(c->ctl, msg, sizeof(msg), SESSION_TIMEOUT_MS,
-			     err) < 0)
-		goto out;
-	got = session_recv_raw(c->ctl, msg, sizeof(msg), LEGACY_ANSWER_MS, err);
-	/* A 2.7 netserver -Z closes on a wrong passphrase or none, unread
-	 * request and all, so the close may come as a reset. */
-	if (got == 1 || (got < 0 && o->passphrase[0] != '\0' &&
-			 strstr(err, "reset") != NULL)) {
-		err_set(err, o->passphrase[0] != '\0'
-				 ? "netserver closed the control connection (a "
-				   "2.7 netserver does that on a wrong -Z "
-				   "passphrase)"
-				 : "netserver closed the control connection (a "
-				   "2.7 netserver started with -Z does that "
-				   "when no passphrase is sent)");
-		goto out;
-	}
-	if (got < 0)
-		goto out;
-	got = legacy_response_decode(msg, sizeof(msg), &a, err);
-	if (got != 0) {
-		char why[ERR_LEN];
-
-		snprintf(why, sizeof(why), "%s", err);
-		err_set(err, "netserver: %s", why);
-		goto out;
-	}
-	res->side[RESULT_REMOTE].sum.sndbuf = a.send_buf_size;
-	res->side[RESULT_REMOTE].sum.rcvbuf = a.recv_buf_size;
-	res->side[RESULT_REMOTE].sum.send_size = a.send_size;
-	res->side[RESULT_REMOTE].sum.recv_size = a.receive_size;
-
-	if (run_untagged(c, o, res, (int)a.data_port, &set, stop, err) < 0)
-		goto out;
-
-	/* A 2.7 netserver that is not only sending runs its timer past the
-	 * test's length before it gives up on the data connection. */
-	results_ms = (int)((res->p.duration + LEGACY_PAD_SEC) * 1000) +
-		     LEGACY_ANSWER_MS;
-	got = session_recv_raw(c->ctl, msg, sizeof(msg), results_ms, err);
-	if (got == 1) {
-		err_set(err, "netserver closed the control connection before "
-			     "its results");
-		goto out;
-	}
-	if (got < 0)
-		goto out;
-	got = legacy_results_decode(msg, sizeof(msg), &z, err);
-	if (got != 0) {
-		char why[ERR_LEN];
-
-		snprintf(why, sizeof(why), "%s", err);
-		err_set(err, "netserver: %s", why);
-		goto out;
-	}
-	legacy_remote(&z, o->remote_cpu && (a.flags & LEGACY_F_MEASURE_CPU),
-		      &res->side[RESULT_REMOTE].sum);
-	res->side[RESULT_REMOTE].stream[0] = res->side[RESULT_REMOTE].sum;
-	memset(&res->side[RESULT_REMOTE].stream[0].cpu, 0,
-	       sizeof(res->side[RESULT_REMOTE].stream[0].cpu));
-	rc = 0;
-out:
+	if (one_stream(c, res, &set, err) == 0 &&
+	    legacy_ask(c, o, res, &q, word, &a, err) == 0 &&
+	    run_untagged(c, o, res, (int)a.data_port, &set, stop, err) == 0 &&
+	    legacy_results(c, o, res, &a, err) == 0)
+		rc = 0;
 	streams_free(&set, NULL);
 	return rc;
 }

@@ -314,29 +314,14 @@ wait_start_at(struct module_run *run, int64_t at, char *err)
 	}
 }
 
-int
-module_run_all(struct module_run *run, char *err)
+/* Starts a thread a stream and waits until every one is at the gate;
+ * returns how many started (all of them, or run->abort is set). */
+static int
+start_streams(struct module_run *run, struct stream_job *jobs,
+	      pthread_t *tids, char *err)
 {
-	struct cpu_sample before = {0}, after = {0};
-	struct stream_job *jobs;
-	pthread_t *tids;
-	uint64_t start, boundary, step = 0, prev_t, prev_c, now, c;
-	struct tcpinfo ti_prev, ti_now, ti_iv;
-	int i, started = 0, rc = -1;
+	int i, started = 0;
 
-	run->finished = 0;
-	run->abort = 0;
-	run->ready = 0;
-	run->go = 0;
-	run->cpu_measured = 0;
-	pthread_mutex_init(&run->lock, NULL);
-	pthread_cond_init(&run->cond, NULL);
-	jobs = calloc((size_t)run->n, sizeof(*jobs));
-	tids = calloc((size_t)run->n, sizeof(*tids));
-	if (jobs == NULL || tids == NULL) {
-		err_set(err, "out of memory");
-		goto out;
-	}
 	for (i = 0; i < run->n; i++) {
 		jobs[i].run = run;
 		jobs[i].ctx = &run->ctx[i];
@@ -353,15 +338,18 @@ module_run_all(struct module_run *run, char *err)
 	while (run->ready < started)
 		pthread_cond_wait(&run->cond, &run->lock);
 	pthread_mutex_unlock(&run->lock);
-	/* --start-at: everything is set up and every thread waits at the
-	 * gate; sleep to the scheduled moment, then measure from it. */
+	return started;
+}
+
+/* Opens the gate: at --start-at's moment when there is one, after the
+ * CPU snapshot that brackets all the streams with the one after them. */
+static void
+open_gate(struct module_run *run, struct cpu_sample *before, char *err)
+{
 	if (!run->abort && run->start_at_ns > 0 &&
 	    wait_start_at(run, run->start_at_ns, err) < 0)
 		run->abort = 1;
-	/* The CPU interval brackets all streams: snapshot before releasing
-	 * them, and again after the last one ends. */
-	if (!run->abort && run->measure_cpu &&
-	    cpu_sample_read(&before, err) < 0)
+	if (!run->abort && run->measure_cpu && cpu_sample_read(before, err) < 0)
 		run->abort = 1;
 	run->start_ns = clock_ns();
 	run->wall_start_ns = clock_real_ns();
@@ -369,55 +357,97 @@ module_run_all(struct module_run *run, char *err)
 	run->go = 1;
 	pthread_cond_broadcast(&run->cond);
 	pthread_mutex_unlock(&run->lock);
-	start = run->start_ns;
 	run->stop_sent = 0;
-	if (!run->abort && (run->interim_sec > 0 || run->on_stop != NULL)) {
-		/* Without interim reports the coordinator still wakes every
-		 * 50 ms, to pass on a Ctrl-C. */
-		step = run->interim_sec > 0 ? (uint64_t)(run->interim_sec * 1e9)
-					    : UINT64_MAX / 2;
-		prev_t = start;
-		prev_c = 0;
-		/* The connections are new: their counters start at zero. */
-		tcpinfo_clear(&ti_prev);
-		for (boundary = start + step; wait_boundary(run, boundary);
-		     boundary += step) {
-			/* Boundaries are start + k * step, so intervals never
-			 * drift with the time it takes to report one. */
-			now = clock_ns();
-			c = interim_count(run);
-			interim_tcpinfo(run, &ti_now);
-			tcpinfo_delta(&ti_now, &ti_prev, &ti_iv);
-			run->on_interim(run->arg, (double)(c - prev_c),
-					(double)(now - prev_t) / 1e9,
-					(double)(now - start) / 1e9,
-					ti_now.n > 0 ? &ti_iv : NULL);
-			prev_t = now;
-			prev_c = c;
-			ti_prev = ti_now;
-		}
-		/* A last partial interval is not reported: every interim
-		 * figure covers exactly one interval, and the final result
-		 * covers them all. */
+}
+
+/* The coordinator's watch while the streams run: interim reports on
+ * exact boundaries, and, without them, a wake-up every 50 ms to pass on
+ * a Ctrl-C. */
+static void
+coordinate(struct module_run *run)
+{
+	uint64_t start = run->start_ns, boundary, step, prev_t, prev_c, now, c;
+	struct tcpinfo ti_prev, ti_now, ti_iv;
+
+	if (run->abort || (run->interim_sec <= 0 && run->on_stop == NULL))
+		return;
+	step = run->interim_sec > 0 ? (uint64_t)(run->interim_sec * 1e9)
+				    : UINT64_MAX / 2;
+	prev_t = start;
+	prev_c = 0;
+	/* The connections are new: their counters start at zero. */
+	tcpinfo_clear(&ti_prev);
+	for (boundary = start + step; wait_boundary(run, boundary);
+	     boundary += step) {
+		/* Boundaries are start + k * step, so intervals never drift
+		 * with the time it takes to report one. */
+		now = clock_ns();
+		c = interim_count(run);
+		interim_tcpinfo(run, &ti_now);
+		tcpinfo_delta(&ti_now, &ti_prev, &ti_iv);
+		run->on_interim(run->arg, (double)(c - prev_c),
+				(double)(now - prev_t) / 1e9,
+				(double)(now - start) / 1e9,
+				ti_now.n > 0 ? &ti_iv : NULL);
+		prev_t = now;
+		prev_c = c;
+		ti_prev = ti_now;
 	}
+	/* A last partial interval is not reported: every interim figure
+	 * covers exactly one interval, and the final result covers them
+	 * all. */
+}
+
+/* After the streams: the first failure, and the CPU over the run. */
+static int
+finish_run(struct module_run *run, const struct stream_job *jobs,
+	   struct cpu_sample *before, struct cpu_sample *after, char *err)
+{
+	int i;
+
+	if (run->abort)
+		return -1;
+	for (i = 0; i < run->n; i++)
+		if (jobs[i].rc < 0)
+			return err_set(err, "%s%s",
+				       run->n > 1 ? "a stream failed: " : "",
+				       run->ctx[i].err);
+	if (!run->measure_cpu)
+		return 0;
+	if (cpu_sample_read(after, err) < 0 ||
+	    cpu_util_compute(before, after, &run->cpu, err) < 0)
+		return -1;
+	run->cpu_measured = 1;
+	return 0;
+}
+
+int
+module_run_all(struct module_run *run, char *err)
+{
+	struct cpu_sample before = {0}, after = {0};
+	struct stream_job *jobs;
+	pthread_t *tids;
+	int i, started, rc = -1;
+
+	run->finished = 0;
+	run->abort = 0;
+	run->ready = 0;
+	run->go = 0;
+	run->cpu_measured = 0;
+	pthread_mutex_init(&run->lock, NULL);
+	pthread_cond_init(&run->cond, NULL);
+	jobs = calloc((size_t)run->n, sizeof(*jobs));
+	tids = calloc((size_t)run->n, sizeof(*tids));
+	if (jobs == NULL || tids == NULL) {
+		err_set(err, "out of memory");
+		goto out;
+	}
+	started = start_streams(run, jobs, tids, err);
+	open_gate(run, &before, err);
+	coordinate(run);
 	for (i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);
-	if (run->abort)
-		goto out;
-	for (i = 0; i < run->n; i++)
-		if (jobs[i].rc < 0) {
-			err_set(err, "%s%s",
-				run->n > 1 ? "a stream failed: " : "",
-				run->ctx[i].err);
-			goto out;
-		}
-	if (run->measure_cpu) {
-		if (cpu_sample_read(&after, err) < 0 ||
-		    cpu_util_compute(&before, &after, &run->cpu, err) < 0)
-			goto out;
-		run->cpu_measured = 1;
-	}
-	rc = 0;
+	rc = finish_run(run, jobs, &before, &after, err);
 out:
 	cpu_sample_free(&after);
 	cpu_sample_free(&before);

@@ -296,15 +296,37 @@ get_bool(const json_t *obj, const char *key, int *out, char *err)
 	return 0;
 }
 
-int
-proto_request_unpack(const json_t *msg, struct test_params *p, char *err)
+/* An optional field: 0 when it is absent (the default stays) or valid,
+ * -1 with err set when it is there and wrong. */
+static int
+opt_int32(const json_t *msg, const char *key, int lo, int hi, int *v,
+	  char *err)
 {
-	char text[ESCAPE_LEN];
+	return json_object_get(msg, key) == NULL
+		   ? 0
+		   : get_int32(msg, key, lo, hi, v, err);
+}
 
-	memset(p, 0, sizeof(*p));
-	if (strcmp(proto_type(msg), "request") != 0)
-		return err_set(err, "expected a request, got \"%s\"",
-			       escape_str(text, sizeof(text), proto_type(msg)));
+static int
+opt_bool(const json_t *msg, const char *key, int *v, char *err)
+{
+	return json_object_get(msg, key) == NULL ? 0
+						 : get_bool(msg, key, v, err);
+}
+
+static int
+opt_double(const json_t *msg, const char *key, double lo, double hi,
+	   double *v, char *err)
+{
+	return json_object_get(msg, key) == NULL
+		   ? 0
+		   : proto_get_double(msg, key, lo, hi, v, err);
+}
+
+/* The fields every request of version 1 has had from the start. */
+static int
+request_core(const json_t *msg, struct test_params *p, char *err)
+{
 	if (proto_get_string(msg, "test", p->test, sizeof(p->test), err) ||
 	    proto_get_double(msg, "duration", 0, 1e9, &p->duration, err) ||
 	    proto_get_int(msg, "count", 0, INT64_MAX, &p->count, err) ||
@@ -329,53 +351,57 @@ proto_request_unpack(const json_t *msg, struct test_params *p, char *err)
 	    get_bool(msg, "remote_cpu", &p->remote_cpu, err) ||
 	    get_int32(msg, "data_port", 0, 65535, &p->data_port, err))
 		return -1;
-	/* Fields added after version 1 was first written are optional, so
-	 * an older client's request still reads. */
-	if ((json_object_get(msg, "rto") != NULL &&
-	     proto_get_double(msg, "rto", 0, 3600, &p->rto, err)) ||
-	    (json_object_get(msg, "rate") != NULL &&
-	     proto_get_double(msg, "rate", 0, 1e15, &p->rate, err)))
-		return -1;
+	return 0;
+}
+
+/* The fields added since, optional so that an older client's request
+ * still reads. */
+static int
+request_later(const json_t *msg, struct test_params *p, char *err)
+{
 	p->streams = 1;
-	if (json_object_get(msg, "streams") != NULL &&
-	    get_int32(msg, "streams", 1, 4096, &p->streams, err) < 0)
+	sock_extra_init(&p->rx);
+	sock_extra_init(&p->lx);
+	if (opt_double(msg, "rto", 0, 3600, &p->rto, err) ||
+	    opt_double(msg, "rate", 0, 1e15, &p->rate, err) ||
+	    opt_int32(msg, "streams", 1, 4096, &p->streams, err) ||
+	    opt_bool(msg, "wire", &p->wire, err) ||
+	    /* batch 0 or 1: a call a datagram. */
+	    opt_int32(msg, "batch", 0, 1024, &p->batch, err) ||
+	    opt_bool(msg, "udp_gso", &p->udp_gso, err) ||
+	    opt_bool(msg, "udp_gro", &p->udp_gro, err) ||
+	    opt_bool(msg, "zerocopy", &p->zerocopy, err) ||
+	    opt_int32(msg, "busy_poll", 0, 1000000, &p->busy_poll, err) ||
+	    opt_bool(msg, "splice", &p->splice, err) ||
+	    opt_bool(msg, "bidir", &p->bidir, err))
 		return -1;
 	if (json_object_get(msg, "cpu_bind") != NULL &&
 	    proto_get_string(msg, "cpu_bind", p->cpu_bind, sizeof(p->cpu_bind),
 			     err) < 0)
 		return -1;
-	if (json_object_get(msg, "wire") != NULL &&
-	    get_bool(msg, "wire", &p->wire, err) < 0)
-		return -1;
-	sock_extra_init(&p->rx);
-	sock_extra_init(&p->lx);
 	if (json_object_get(msg, "sockopts") != NULL &&
 	    sockopts_unpack(json_object_get(msg, "sockopts"), &p->rx, err) < 0)
 		return -1;
 	if (json_object_get(msg, "buffers") != NULL &&
 	    buffers_unpack(json_object_get(msg, "buffers"), &p->rbuf, err) < 0)
 		return -1;
-	/* batch 0 or 1: a call a datagram. */
-	if ((json_object_get(msg, "batch") != NULL &&
-	     get_int32(msg, "batch", 0, 1024, &p->batch, err) < 0) ||
-	    (json_object_get(msg, "udp_gso") != NULL &&
-	     get_bool(msg, "udp_gso", &p->udp_gso, err) < 0) ||
-	    (json_object_get(msg, "udp_gro") != NULL &&
-	     get_bool(msg, "udp_gro", &p->udp_gro, err) < 0) ||
-	    (json_object_get(msg, "zerocopy") != NULL &&
-	     get_bool(msg, "zerocopy", &p->zerocopy, err) < 0) ||
-	    (json_object_get(msg, "busy_poll") != NULL &&
-	     get_int32(msg, "busy_poll", 0, 1000000, &p->busy_poll, err) < 0))
-		return -1;
 	if (json_object_get(msg, "start_at_ns") != NULL &&
 	    proto_get_int(msg, "start_at_ns", 1, INT64_MAX, &p->start_at_ns,
 			  err) < 0)
 		return -1;
-	if (json_object_get(msg, "splice") != NULL &&
-	    get_bool(msg, "splice", &p->splice, err) < 0)
-		return -1;
-	if (json_object_get(msg, "bidir") != NULL &&
-	    get_bool(msg, "bidir", &p->bidir, err) < 0)
+	return 0;
+}
+
+int
+proto_request_unpack(const json_t *msg, struct test_params *p, char *err)
+{
+	char text[ESCAPE_LEN];
+
+	memset(p, 0, sizeof(*p));
+	if (strcmp(proto_type(msg), "request") != 0)
+		return err_set(err, "expected a request, got \"%s\"",
+			       escape_str(text, sizeof(text), proto_type(msg)));
+	if (request_core(msg, p, err) < 0 || request_later(msg, p, err) < 0)
 		return -1;
 	/* Half the streams go each way. */
 	if (p->bidir && p->streams % 2 != 0)

@@ -57,6 +57,63 @@ brand(const struct report_opts *o)
 	return o->headers == 0 && o->brand != NULL ? o->brand : "";
 }
 
+/* -v 2's block under a stream table: calls, sizes per call, the MSS and
+ * the histogram; MAERTS mirrors STREAM's columns, as 2.7's ksink_fmt. */
+static void
+stream_verbose(FILE *out, const struct result *res)
+{
+	const struct side_result *l = &res->side[RESULT_LOCAL].sum,
+				 *r = &res->side[RESULT_REMOTE].sum;
+	int maerts = res->m->flow == MODULE_TO_CLIENT;
+	const struct side_result *tx = maerts ? r : l;
+	const struct side_result *rx = maerts ? l : r;
+
+	/* STREAM: bytes received, per send, sends, per receive,
+	 * receives; MAERTS (2.7's ksink_fmt) mirrors it: bytes
+	 * received, per receive, receives, per send, sends. */
+	double per_send = tx->send_calls ? (double)tx->bytes_sent /
+					       (double)tx->send_calls
+					 : 0.0;
+	double per_recv = rx->recv_calls ? (double)rx->bytes_recv /
+					       (double)rx->recv_calls
+					 : 0.0;
+
+	if (!maerts)
+		fprintf(
+		    out,
+		    "\nAlignment      Offset         Bytes    Bytes  "
+		    "     Sends   Bytes    Recvs\n"
+		    "Local  Remote  Local  Remote  Xfered   Per     "
+		    "            Per\n"
+		    "Send   Recv    Send   Recv             Send "
+		    "(avg)          Recv (avg)\n"
+		    "%5d   %5d  %5d   %5d %6llu  %6.2f    %6llu  "
+		    "%6.2f %6llu\n",
+		    8, 8, 0, 0, (unsigned long long)rx->bytes_recv,
+		    per_send, (unsigned long long)tx->send_calls,
+		    per_recv, (unsigned long long)rx->recv_calls);
+	else
+		fprintf(
+		    out,
+		    "\nAlignment      Offset         Bytes    Bytes  "
+		    "     Recvs   Bytes    Sends\n"
+		    "Local  Remote  Local  Remote  Xfered   Per     "
+		    "            Per\n"
+		    "Recv   Send    Recv   Send             Recv "
+		    "(avg)          Send (avg)\n"
+		    "%5d   %5d  %5d   %5d %6llu  %6.2f    %6llu   "
+		    "%6.2f %6llu\n",
+		    8, 8, 0, 0, (unsigned long long)rx->bytes_recv,
+		    per_recv, (unsigned long long)rx->recv_calls,
+		    per_send, (unsigned long long)tx->send_calls);
+	fprintf(out, "\nMaximum\nSegment\nSize (bytes)\n%6d\n\n\n",
+		l->mss);
+	if (res->hist != NULL) {
+		fprintf(out, "%s\n", res->m->layout->hist_title);
+		report_histogram(out, res->hist);
+	}
+}
+
 static void
 stream_table(FILE *out, const struct result *res, const struct report_opts *o)
 {
@@ -103,82 +160,30 @@ stream_table(FILE *out, const struct result *res, const struct report_opts *o)
 			res->side[RESULT_REMOTE].util,
 			res->side[RESULT_LOCAL].sd, res->side[RESULT_REMOTE].sd,
 			brand(o));
-	if (o->verbosity < 2)
-		return;
-	{
-		const struct side_result *tx = maerts ? r : l;
-		const struct side_result *rx = maerts ? l : r;
-
-		/* STREAM: bytes received, per send, sends, per receive,
-		 * receives; MAERTS (2.7's ksink_fmt) mirrors it: bytes
-		 * received, per receive, receives, per send, sends. */
-		double per_send = tx->send_calls ? (double)tx->bytes_sent /
-						       (double)tx->send_calls
-						 : 0.0;
-		double per_recv = rx->recv_calls ? (double)rx->bytes_recv /
-						       (double)rx->recv_calls
-						 : 0.0;
-
-		if (!maerts)
-			fprintf(
-			    out,
-			    "\nAlignment      Offset         Bytes    Bytes  "
-			    "     Sends   Bytes    Recvs\n"
-			    "Local  Remote  Local  Remote  Xfered   Per     "
-			    "            Per\n"
-			    "Send   Recv    Send   Recv             Send "
-			    "(avg)          Recv (avg)\n"
-			    "%5d   %5d  %5d   %5d %6llu  %6.2f    %6llu  "
-			    "%6.2f %6llu\n",
-			    8, 8, 0, 0, (unsigned long long)rx->bytes_recv,
-			    per_send, (unsigned long long)tx->send_calls,
-			    per_recv, (unsigned long long)rx->recv_calls);
-		else
-			fprintf(
-			    out,
-			    "\nAlignment      Offset         Bytes    Bytes  "
-			    "     Recvs   Bytes    Sends\n"
-			    "Local  Remote  Local  Remote  Xfered   Per     "
-			    "            Per\n"
-			    "Recv   Send    Recv   Send             Recv "
-			    "(avg)          Send (avg)\n"
-			    "%5d   %5d  %5d   %5d %6llu  %6.2f    %6llu   "
-			    "%6.2f %6llu\n",
-			    8, 8, 0, 0, (unsigned long long)rx->bytes_recv,
-			    per_recv, (unsigned long long)rx->recv_calls,
-			    per_send, (unsigned long long)tx->send_calls);
-		fprintf(out, "\nMaximum\nSegment\nSize (bytes)\n%6d\n\n\n",
-			l->mss);
-		if (res->hist != NULL) {
-			fprintf(out, "%s\n", res->m->layout->hist_title);
-			report_histogram(out, res->hist);
-		}
-	}
+	if (o->verbosity >= 2)
+		stream_verbose(out, res);
 }
 
+/* The request/response table's title, as 2.7 prints it for each -f and
+ * whether CPU was measured. */
 static void
-rr_table(FILE *out, const struct result *res, const struct report_opts *o)
+rr_title(FILE *out, const struct result *res, int cpu, int trans)
 {
-	const struct side_result *l = &res->side[RESULT_LOCAL].sum,
-				 *r = &res->side[RESULT_REMOTE].sum;
-	int cpu = cpu_wanted(res);
-	int trans = res->fmt == 'x';
-
-	if (o->headers && !cpu && trans)
+	if (!cpu && trans)
 		fprintf(out, "Local /Remote\n"
 			     "Socket Size   Request  Resp.   Elapsed  Trans.\n"
 			     "Send   Recv   Size     Size    Time     Rate    "
 			     "     \n"
 			     "bytes  Bytes  bytes    bytes   secs.    per sec "
 			     "  \n\n");
-	if (o->headers && !cpu && !trans)
+	if (!cpu && !trans)
 		fprintf(out,
 			"Local /Remote\n"
 			"Socket Size   Request  Resp.   Elapsed  \n"
 			"Send   Recv   Size     Size    Time     Throughput \n"
 			"bytes  Bytes  bytes    bytes   secs.    %s/sec   \n\n",
 			units_label(res->fmt));
-	if (o->headers && cpu)
+	if (cpu)
 		fprintf(
 		    out,
 		    "Local /Remote\n"
@@ -196,37 +201,14 @@ rr_table(FILE *out, const struct result *res, const struct report_opts *o)
 		    res->m->layout->title_methods ? method(res, RESULT_REMOTE)
 						  : ' ',
 		    result_sd_units(res), result_sd_units(res));
-	if (!cpu)
-		fprintf(out, "%-6d %-6d %-6lld   %-6lld  %-6.2f   %7.2f   %s\n",
-			l->sndbuf, l->rcvbuf, (long long)res->p.req_size,
-			(long long)res->p.rsp_size, res->elapsed, res->thruput,
-			brand(o));
-	else
-		fprintf(out,
-			"%-6d %-6d %-6lld  %-6lld %-6.2f  %-6.2f %s %-6.2f "
-			"%-6.2f %-6.3f  %-6.3f %s\n",
-			l->sndbuf, l->rcvbuf, (long long)res->p.req_size,
-			(long long)res->p.rsp_size, res->elapsed, res->thruput,
-			/* netperf's UDP_RR line has 3 spaces here, TCP's 1 */
-			res->m->layout->cpu_gap, res->side[RESULT_LOCAL].util,
-			res->side[RESULT_REMOTE].util,
-			res->side[RESULT_LOCAL].sd, res->side[RESULT_REMOTE].sd,
-			brand(o));
-	fprintf(out, "%-6d %-6d\n", r->sndbuf, r->rcvbuf);
-	if (module_has(res->m, MODULE_F_RETRY) && o->headers &&
-	    o->verbosity >= 2)
-		fprintf(out,
-			"\nLost transactions: %llu of %llu (%.2f %%), late "
-			"answers: %llu, time-out: %s\n",
-			(unsigned long long)res->lost,
-			(unsigned long long)(res->lost + l->trans),
-			res->loss_pct, (unsigned long long)l->dups,
-			res->p.rto > 0 ? "fixed (-e)" : "adaptive");
-	if (o->verbosity < 2)
-		return;
-	/* 2.7's -v 2 blocks differ per test: UDP_RR has none but the
-	 * histogram (its title's typo is 2.7's), TCP_CRR the alignments
-	 * alone. */
+}
+
+/* -v 2's block under the table, which differs per test in 2.7: UDP_RR
+ * has none but the histogram (its title's typo is 2.7's), TCP_CRR the
+ * alignments alone. */
+static void
+rr_verbose(FILE *out, const struct result *res)
+{
 	if (res->m->layout->verbose == MODULE_V2_HISTOGRAM) {
 		if (res->hist != NULL) {
 			fprintf(out, "\n%s\n", res->m->layout->hist_title);
@@ -269,6 +251,45 @@ rr_table(FILE *out, const struct result *res, const struct report_opts *o)
 			report_histogram(out, res->hist);
 		}
 	}
+}
+
+static void
+rr_table(FILE *out, const struct result *res, const struct report_opts *o)
+{
+	const struct side_result *l = &res->side[RESULT_LOCAL].sum,
+				 *r = &res->side[RESULT_REMOTE].sum;
+	int cpu = cpu_wanted(res);
+
+	if (o->headers)
+		rr_title(out, res, cpu, res->fmt == 'x');
+	if (!cpu)
+		fprintf(out, "%-6d %-6d %-6lld   %-6lld  %-6.2f   %7.2f   %s\n",
+			l->sndbuf, l->rcvbuf, (long long)res->p.req_size,
+			(long long)res->p.rsp_size, res->elapsed, res->thruput,
+			brand(o));
+	else
+		fprintf(out,
+			"%-6d %-6d %-6lld  %-6lld %-6.2f  %-6.2f %s %-6.2f "
+			"%-6.2f %-6.3f  %-6.3f %s\n",
+			l->sndbuf, l->rcvbuf, (long long)res->p.req_size,
+			(long long)res->p.rsp_size, res->elapsed, res->thruput,
+			/* netperf's UDP_RR line has 3 spaces here, TCP's 1 */
+			res->m->layout->cpu_gap, res->side[RESULT_LOCAL].util,
+			res->side[RESULT_REMOTE].util,
+			res->side[RESULT_LOCAL].sd, res->side[RESULT_REMOTE].sd,
+			brand(o));
+	fprintf(out, "%-6d %-6d\n", r->sndbuf, r->rcvbuf);
+	if (module_has(res->m, MODULE_F_RETRY) && o->headers &&
+	    o->verbosity >= 2)
+		fprintf(out,
+			"\nLost transactions: %llu of %llu (%.2f %%), late "
+			"answers: %llu, time-out: %s\n",
+			(unsigned long long)res->lost,
+			(unsigned long long)(res->lost + l->trans),
+			res->loss_pct, (unsigned long long)l->dups,
+			res->p.rto > 0 ? "fixed (-e)" : "adaptive");
+	if (o->verbosity >= 2)
+		rr_verbose(out, res);
 }
 
 static void

@@ -422,13 +422,56 @@ udp_tx_call(struct test_ctx *ctx, struct udp_tx *tx, char *buf, uint64_t seq,
 	}
 }
 
+/* Datagrams for the next call: a batch, or what a count has left. */
+static inline int
+udp_want(const struct test_ctx *ctx, const struct udp_tx *tx, uint64_t left)
+{
+	uint64_t more;
+
+	if (ctx->end_ns != 0)
+		return tx->k;
+	more = (left - ctx->r->bytes_sent + tx->size - 1) / tx->size;
+	return more < (uint64_t)tx->k ? (int)more : tx->k;
+}
+
+/*
+ * A send that failed with errno e: 0 to go on (EINTR; a full queue, which
+ * is the network's answer, counted as netperf's "Errors" column does), or
+ * -1 with ctx->err set.
+ */
+static int
+udp_send_failed(struct test_ctx *ctx, const struct udp_tx *tx, int e,
+		uint64_t now, uint64_t progress)
+{
+	const char *name;
+
+	if (e == EINTR)
+		return 0;
+	if (e == ENOBUFS || e == EAGAIN || e == EWOULDBLOCK) {
+		ctx->r->send_errors++;
+		return module_stalled(ctx, now, progress,
+				      "kept the test going");
+	}
+	if (tx->path == TX_GSO && (e == EINVAL || e == EIO || e == EMSGSIZE)) {
+		name = strerrorname_np(e);
+		return err_set(ctx->err,
+			       "--udp-gso: the kernel refused UDP_SEGMENT "
+			       "(%s): %zu-byte datagrams must fit the path's "
+			       "MTU and the route must offer checksum "
+			       "offload",
+			       name != NULL ? name : "?", tx->size);
+	}
+	return err_set(ctx->err, "data socket: %s: %s",
+		       tx->path == TX_MMSG ? "sendmmsg" : "send", strerror(e));
+}
+
 int
 udp_stream_send(struct test_ctx *ctx)
 {
 	struct side_result *r = ctx->r;
 	uint64_t left = ctx->p->duration > 0 ? 0 : (uint64_t)ctx->p->count;
 	uint64_t now = clock_ns(), then, progress = now, seq = 0;
-	uint64_t gap = 0, next = now, more;
+	uint64_t gap = 0, next = now;
 	struct udp_tx tx;
 	ssize_t n;
 	char *buf;
@@ -448,12 +491,7 @@ udp_stream_send(struct test_ctx *ctx)
 		if (ctx->end_ns != 0 ? now >= ctx->end_ns
 				     : r->bytes_sent >= left)
 			break;
-		want = tx.k;
-		if (ctx->end_ns == 0) {
-			more = (left - r->bytes_sent + tx.size - 1) / tx.size;
-			if (more < (uint64_t)want)
-				want = (int)more;
-		}
+		want = udp_want(ctx, &tx, left);
 		if (gap != 0) {
 			if (now < next) {
 				sleep_until(next);
@@ -478,32 +516,8 @@ udp_stream_send(struct test_ctx *ctx)
 				stats_hist_add(ctx->hist, now - then);
 			continue;
 		}
-		if (e == EINTR)
-			continue;
-		/* A full queue is the network's answer, not a failure: count
-		 * it, as netperf's "Errors" column does. */
-		if (e == ENOBUFS || e == EAGAIN || e == EWOULDBLOCK) {
-			r->send_errors++;
-			if (module_stalled(ctx, now, progress,
-					   "kept the test going") < 0)
-				goto fail;
-			continue;
-		}
-		if (tx.path == TX_GSO &&
-		    (e == EINVAL || e == EIO || e == EMSGSIZE)) {
-			err_set(ctx->err,
-				"--udp-gso: the kernel refused UDP_SEGMENT "
-				"(%s): %zu-byte datagrams must fit the "
-				"path's MTU and the route must offer "
-				"checksum offload",
-				strerrorname_np(e) != NULL ? strerrorname_np(e)
-							   : "?",
-				tx.size);
+		if (udp_send_failed(ctx, &tx, e, now, progress) < 0)
 			goto fail;
-		}
-		err_set(ctx->err, "data socket: %s: %s",
-			tx.path == TX_MMSG ? "sendmmsg" : "send", strerror(e));
-		goto fail;
 	}
 	udp_tx_free(&tx);
 	module_udp_end(ctx);
