@@ -718,6 +718,45 @@ children_after(double timeout)
 	return n;
 }
 
+/* Whether process pid holds an established TCP connection other than
+ * the control connection: the data connection of its test, from
+ * /proc/net/tcp's lines for the inodes of its sockets. */
+static int
+has_data_conn(pid_t pid)
+{
+	char path[64], link[64], line[256];
+	unsigned long inodes[64], ino;
+	unsigned lport, state;
+	int n = 0, found = 0;
+	FILE *f;
+
+	for (int fd = 0; fd < 256 && n < 64; fd++) {
+		ssize_t len;
+
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
+		len = readlink(path, link, sizeof(link) - 1);
+		if (len <= 0)
+			continue;
+		link[len] = '\0';
+		if (sscanf(link, "socket:[%lu]", &ino) == 1)
+			inodes[n++] = ino;
+	}
+	f = fopen("/proc/net/tcp", "r");
+	if (f == NULL)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f) != NULL) {
+		if (sscanf(line, "%*d: %*x:%x %*x:%*x %x %*s %*s %*s %*s %*s "
+				 "%lu",
+			   &lport, &state, &ino) != 3 ||
+		    state != 1 || lport == (unsigned)atoi(harness_port))
+			continue;
+		for (int i = 0; i < n && !found; i++)
+			found = inodes[i] == ino;
+	}
+	fclose(f);
+	return found;
+}
+
 START_TEST(server_stops_mid_test)
 {
 	const char *args[] = {"-H",	"127.0.0.1", "-p", harness_port, "-t",
@@ -738,6 +777,11 @@ START_TEST(server_stops_mid_test)
 			usleep(20000);
 			m = harness_server_children(&harness_srv, k, 4);
 		}
+		/* Mid-test: once the child holds the data connection (a
+		 * loaded machine may take a while to set the test up), and
+		 * a moment more. */
+		for (int i = 0; i < 250 && m > 0 && !has_data_conn(k[0]); i++)
+			usleep(20000);
 		usleep(300000);
 		if (m > 0)
 			kill(k[0], SIGSTOP);
