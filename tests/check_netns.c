@@ -1237,16 +1237,225 @@ START_TEST(wire_tcp_reordering)
 }
 END_TEST
 
-static Suite *
-netns_suite(void)
+/*
+ * --bidir UDP_STREAM: what netperf sends is dropped at one rate on its
+ * way into b, what netserver sends at another on its way into a, so each
+ * direction has losses of its own to account for.
+ */
+
+/* What netperf sends, dropped into b; what netserver sends, into a. */
+#define NETNS_BIDIR_L2R_PCT 5
+#define NETNS_BIDIR_R2L_PCT 20
+
+/* The kernel's side of one direction: the drops its rule counted and its
+ * receiver's socket buffer overflows, over one run. */
+struct bidir_truth {
+	unsigned long long drops, overflow;
+};
+
+/* Both directions' drop rules, each in its receiver's namespace; the
+ * token (UDP length 24) and the end markers (8) pass, as in nft_drop. */
+static void
+bidir_drop(const struct netns_env *e)
 {
-	Suite *s = suite_create("netns");
-	TCase *tc = tcase_create("veth");
-	TCase *unit = tcase_create("parsers");
+	nft_drop_at(e->ns.b, "inet", "input", NETNS_BIDIR_L2R_PCT);
+	nft_drop_at(e->ns.a, "inet", "input", NETNS_BIDIR_R2L_PCT);
+}
+
+/* Runs netperf with args (in JSON, doc not NULL: *doc is the document;
+ * else the text in o) and reads what the kernel saw each way meanwhile:
+ * t[0] netperf to netserver, t[1] back. */
+static void
+bidir_run(const char *const *args, json_t **doc, struct harness_out *o,
+	  struct bidir_truth t[2])
+{
+	const char *rx_ns[2] = {env.ns.b, env.ns.a};
+	struct udp_errs before[2], after[2];
+	unsigned long long d0[2];
+	int d;
+
+	for (d = 0; d < 2; d++) {
+		d0[d] = nft_drops_in(rx_ns[d], "inet");
+		udp_errs_read(rx_ns[d], &before[d]);
+	}
+	if (doc != NULL)
+		*doc = netperf_json(&env, args);
+	else
+		netperf(&env, args, o);
+	for (d = 0; d < 2; d++) {
+		udp_errs_read(rx_ns[d], &after[d]);
+		t[d].drops = nft_drops_in(rx_ns[d], "inet") - d0[d];
+		t[d].overflow = after[d].rcvbuf - before[d].rcvbuf;
+		/* RcvbufErrors are part of InErrors: no other error. */
+		ck_assert_msg(after[d].inerr - before[d].inerr == t[d].overflow,
+			      "%s: InErrors +%llu, RcvbufErrors +%llu",
+			      rx_ns[d], after[d].inerr - before[d].inerr,
+			      t[d].overflow);
+	}
+}
+
+/*
+ * A direction's loss against the kernel's count and the rate of its rule:
+ * exact, as one way, since each direction's senders count to the end and
+ * its receivers drain their sockets past the end markers. pct is the
+ * reported percentage, to within tol of lost over sent. The rule's share
+ * is what is held to its rate: a receiver the machine starves overflows
+ * its socket buffer, a loss netperf rightly reports on top.
+ */
+static void
+bidir_loss_check(const char *dir, unsigned long long sent,
+		 unsigned long long lost, double pct, double tol,
+		 const struct bidir_truth *t, int rule_pct, const char *out)
+{
+	double share = sent ? 100.0 * (double)t->drops / (double)sent : 0;
+
+	ck_assert_msg(sent > 3000, "%s: %llu datagrams sent: %.3000s", dir,
+		      sent, out);
+	ck_assert_msg(lost > 0, "%s: nothing lost: %.3000s", dir, out);
+	ck_assert_msg(lost == t->drops + t->overflow,
+		      "%s: lost %llu, nft dropped %llu, RcvbufErrors +%llu: "
+		      "%.3000s",
+		      dir, lost, t->drops, t->overflow, out);
+	ck_assert_msg(fabs(pct - 100.0 * (double)lost / (double)sent) <= tol,
+		      "%s: %llu of %llu is not %.2f %%: %.3000s", dir, lost,
+		      sent, pct, out);
+	/* Binomial over some 7500 datagrams: well inside this band. */
+	ck_assert_msg(share > rule_pct * 0.6 && share < rule_pct * 1.5 + 1,
+		      "%s: nft dropped %llu of %llu (%.2f %%) under a %d %% "
+		      "rule: %.3000s",
+		      dir, t->drops, sent, share, rule_pct, out);
+}
+
+/* One direction of result.bidir: its counts add up and its loss is the
+ * kernel's; returns its loss percentage. */
+static double
+bidir_json_check(json_t *doc, const char *key, const struct bidir_truth *t,
+		 int rule_pct)
+{
+	char path[96], *text;
+	double sent, got, lost, pct;
+
+	snprintf(path, sizeof(path), "result.bidir.%s", key);
+	text = json_dumps(harness_json_at(doc, path), JSON_COMPACT);
+	ck_assert_ptr_nonnull(text);
+	snprintf(path, sizeof(path), "result.bidir.%s.sent", key);
+	sent = wire_num(doc, path);
+	snprintf(path, sizeof(path), "result.bidir.%s.received", key);
+	got = wire_num(doc, path);
+	snprintf(path, sizeof(path), "result.bidir.%s.lost", key);
+	lost = wire_num(doc, path);
+	snprintf(path, sizeof(path), "result.bidir.%s.loss_percent", key);
+	pct = wire_num(doc, path);
+	ck_assert_msg(got + lost == sent, "%s: %s", key, text);
+	bidir_loss_check(key, (unsigned long long)sent,
+			 (unsigned long long)lost, pct, 1e-9, t, rule_pct,
+			 text);
+	free(text);
+	return pct;
+}
+
+/* Two streams each way, paced at 10 Mbit/s each (1250 datagrams a
+ * second), so the run is bounded by -l and not by the CPU; -m 1000 for
+ * data well above the token's length. */
+#define NETNS_BIDIR_ARGS                                                       \
+	"-t", "UDP_STREAM", "--bidir", "--streams", "2", "-l", "3", "--rate",  \
+	    "10M"
+
+/*
+ * Each direction's loss in result.bidir is the drops of that
+ * direction's rule exactly, not the other's: 5 % netperf to netserver,
+ * 20 % back. The headline loss is their sum.
+ */
+START_TEST(udp_bidir_loss_matches_nftables)
+{
+	const char *args[] = {NETNS_BIDIR_ARGS, "--", "-m", "1000", NULL};
+	struct bidir_truth t[2];
+	double l2r, r2l;
+	json_t *doc;
+
+	bidir_drop(&env);
+	bidir_run(args, &doc, NULL, t);
+	ck_assert_double_eq(
+	    wire_num(doc, "result.bidir.local_to_remote.streams"), 2);
+	ck_assert_double_eq(
+	    wire_num(doc, "result.bidir.remote_to_local.streams"), 2);
+	l2r = bidir_json_check(doc, "local_to_remote", &t[0],
+			       NETNS_BIDIR_L2R_PCT);
+	r2l = bidir_json_check(doc, "remote_to_local", &t[1],
+			       NETNS_BIDIR_R2L_PCT);
+	/* Not swapped: the 20 % rule's direction lost more, as each count
+	 * equal to its own direction's rule already says. */
+	ck_assert_msg(l2r < r2l, "netperf->netserver %.2f %%, back %.2f %%",
+		      l2r, r2l);
+	ck_assert_double_eq(
+	    wire_num(doc, "result.lost"),
+	    wire_num(doc, "result.bidir.local_to_remote.lost") +
+		wire_num(doc, "result.bidir.remote_to_local.lost"));
+	json_decref(doc);
+}
+END_TEST
+
+/* The same through the BIDIR_* selectors; netperf's sends are the
+ * first direction's datagrams and netserver's the second's. */
+START_TEST(udp_bidir_loss_selectors)
+{
+	const char *args[] = {NETNS_BIDIR_ARGS,
+			      "--",
+			      "-m",
+			      "1000",
+			      "-k",
+			      "BIDIR_L2R_LOST,BIDIR_R2L_LOST,"
+			      "BIDIR_L2R_LOSS_PERCENT,BIDIR_R2L_LOSS_PERCENT,"
+			      "LOCAL_SEND_CALLS,REMOTE_SEND_CALLS",
+			      NULL};
+	static const char *const key[2][3] = {
+	    {"BIDIR_L2R_LOST", "BIDIR_L2R_LOSS_PERCENT", "LOCAL_SEND_CALLS"},
+	    {"BIDIR_R2L_LOST", "BIDIR_R2L_LOSS_PERCENT", "REMOTE_SEND_CALLS"}};
+	static const int rule_pct[2] = {NETNS_BIDIR_L2R_PCT,
+					NETNS_BIDIR_R2L_PCT};
+	struct harness_out o;
+	struct bidir_truth t[2];
+	char v[3][32];
+	double p[2];
+	int d, k;
+
+	bidir_drop(&env);
+	bidir_run(args, NULL, &o, t);
+	for (d = 0; d < 2; d++) {
+		for (k = 0; k < 3; k++)
+			ck_assert_msg(harness_keyval(o.out, key[d][k], v[k],
+						     sizeof(v[k])) == 0,
+				      "no %s: %.3000s", key[d][k], o.out);
+		p[d] = strtod(v[1], NULL);
+		/* Printed with two decimals. */
+		bidir_loss_check(key[d][0], strtoull(v[2], NULL, 10),
+				 strtoull(v[0], NULL, 10), p[d], 0.005 + 1e-9,
+				 &t[d], rule_pct[d], o.out);
+	}
+	ck_assert_msg(p[0] < p[1], "%.3000s", o.out);
+}
+END_TEST
+
+/* A test case run in the network of net_up, made afresh for each test. */
+static TCase *
+veth_tcase(const char *name)
+{
+	TCase *tc = tcase_create(name);
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_unchecked_fixture(tc, NULL, sweep);
 	tcase_set_timeout(tc, 120);
+	return tc;
+}
+
+static Suite *
+netns_suite(void)
+{
+	Suite *s = suite_create("netns");
+	TCase *tc = veth_tcase("veth");
+	TCase *bidir = veth_tcase("bidir");
+	TCase *unit = tcase_create("parsers");
+
 	tcase_add_test(tc, udp_loss_matches_nftables);
 	tcase_add_test(tc, udp_token_echo_lost);
 	tcase_add_test(tc, udp_loss_exact_with_batch);
@@ -1260,6 +1469,10 @@ netns_suite(void)
 	tcase_add_test(tc, wire_tcp_payload_matches_app);
 	tcase_add_test(tc, wire_tcp_reordering);
 	suite_add_tcase(s, tc);
+
+	tcase_add_test(bidir, udp_bidir_loss_matches_nftables);
+	tcase_add_test(bidir, udp_bidir_loss_selectors);
+	suite_add_tcase(s, bidir);
 
 	tcase_add_test(unit, parsers);
 	suite_add_tcase(s, unit);
