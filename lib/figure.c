@@ -58,8 +58,7 @@ figure_cpu_peak_id(const struct result *res, int loc)
 const char *
 figure_sd_units(const struct result *res)
 {
-	return module_is_rr(res->m) && res->fmt == 'x' ? "usec/Tran"
-						       : "usec/KB";
+	return result_sd_per_trans(res) ? "usec/Tran" : "usec/KB";
 }
 
 /* The -f unit's name, "units" for one netperf has no name for. */

@@ -36,12 +36,6 @@ report_banner(FILE *out, const struct result *res, const struct report_opts *o)
 	fputc('\n', out);
 }
 
-/* 2.7's letter for how a side's CPU was measured: S, or U unmeasured. */
-static char
-method(const struct result *res, int side)
-{
-	return res->side[side].util >= 0 ? 'S' : 'U';
-}
 
 /* Either side was asked to measure its CPU (-c, -C). */
 static int
@@ -146,8 +140,8 @@ stream_table(FILE *out, const struct result *res, const struct report_opts *o)
 			"%% %c      %% %c      us/KB   us/KB\n\n",
 			maerts ? "Recv" : "Send", maerts ? "Send" : "Recv",
 			maerts ? "Recv" : "Send", maerts ? "Send" : "Recv",
-			units_label(res->fmt), method(res, RESULT_LOCAL),
-			method(res, RESULT_REMOTE));
+			units_label(res->fmt), result_cpu_method(res, RESULT_LOCAL),
+			result_cpu_method(res, RESULT_REMOTE));
 	if (!cpu)
 		fprintf(out, "%6d %6d %6d    %-6.2f   %7.2f   %s\n", rbuf, sbuf,
 			msg, res->elapsed, res->thruput, brand(o));
@@ -196,9 +190,9 @@ rr_title(FILE *out, const struct result *res, int cpu, int trans)
 		    trans ? "Trans." : "Tput", trans ? "Rate" : "",
 		    trans ? "per sec" : units_label(res->fmt),
 		    /* 2.7's TCP_CRR title has no method letters */
-		    res->m->layout->title_methods ? method(res, RESULT_LOCAL)
+		    res->m->layout->title_methods ? result_cpu_method(res, RESULT_LOCAL)
 						  : ' ',
-		    res->m->layout->title_methods ? method(res, RESULT_REMOTE)
+		    res->m->layout->title_methods ? result_cpu_method(res, RESULT_REMOTE)
 						  : ' ',
 		    result_sd_units(res), result_sd_units(res));
 }
@@ -315,8 +309,8 @@ udp_stream_table(FILE *out, const struct result *res,
 			"   Util     Demand\n"
 			"bytes   bytes    secs            #      #   %-8.8s/sec"
 			" %% %c%c     us/KB\n\n",
-			units_label(res->fmt), method(res, RESULT_LOCAL),
-			method(res, RESULT_REMOTE));
+			units_label(res->fmt), result_cpu_method(res, RESULT_LOCAL),
+			result_cpu_method(res, RESULT_REMOTE));
 	if (!cpu) {
 		fprintf(out,
 			"%6d  %6lld   %-7.2f   %7llu %6llu    %7.2f   %s\n",
@@ -580,9 +574,9 @@ single_figure(FILE *out, const struct result *res, const struct report_opts *o)
 	} else if (style == MODULE_SINGLE_BARE) {
 		fprintf(out, "%6.3f\n", sd);
 	} else if (style == MODULE_SINGLE_LOCAL) {
-		fprintf(out, "%6.2f %c\n", sd, method(res, RESULT_LOCAL));
+		fprintf(out, "%6.2f %c\n", sd, result_cpu_method(res, RESULT_LOCAL));
 	} else {
-		fprintf(out, "%6.3f %c %s\n", sd, method(res, side), brand(o));
+		fprintf(out, "%6.3f %c %s\n", sd, result_cpu_method(res, side), brand(o));
 	}
 }
 

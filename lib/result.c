@@ -216,10 +216,22 @@ result_side_name(int side)
 	return side == RESULT_LOCAL ? "local" : "remote";
 }
 
+int
+result_sd_per_trans(const struct result *res)
+{
+	return module_is_rr(res->m) && res->fmt == 'x';
+}
+
 const char *
 result_sd_units(const struct result *res)
 {
-	return module_is_rr(res->m) && res->fmt == 'x' ? "us/Tr" : "us/KB";
+	return result_sd_per_trans(res) ? "us/Tr" : "us/KB";
+}
+
+char
+result_cpu_method(const struct result *res, int side)
+{
+	return res->side[side].util >= 0 ? 'S' : 'U';
 }
 
 void

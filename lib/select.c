@@ -766,7 +766,9 @@ sel_cpu(const struct result *res, int id, char *b, size_t cap)
 		loc = 0;
 		/* fall through */
 	case SEL_LOCAL_CPU_METHOD:
-		put_s(b, cap, figure_cpu_on(res, loc) ? "S" : "U");
+		snprintf(b, cap, "%c",
+			 result_cpu_method(res, loc ? RESULT_LOCAL
+						    : RESULT_REMOTE));
 		break;
 	case SEL_REMOTE_SD:
 		loc = 0;

@@ -166,6 +166,14 @@ void result_compute(struct result *res);
 /* "us/KB" for streams (and RR under a byte -f), "us/Tr" for RR. */
 const char *result_sd_units(const struct result *res);
 
+/* Service demand is per transaction (RR under -f x), not per KB: the one
+ * decision behind the tables' "us/Tr" and the selectors' "usec/Tran". */
+int result_sd_per_trans(const struct result *res);
+
+/* netperf 2.7's letter for how side's CPU was measured: S (/proc/stat),
+ * or U when it was not. */
+char result_cpu_method(const struct result *res, int side);
+
 /* "local" or "remote": a side's name in the reports and JSON keys. */
 const char *result_side_name(int side);
 
