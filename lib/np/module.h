@@ -418,6 +418,8 @@ int udp_rr_client(struct test_ctx *ctx);
 int udp_rr_server(struct test_ctx *ctx);
 int crr_client(struct test_ctx *ctx);
 int crr_server(struct test_ctx *ctx);
+int udp_crr_client(struct test_ctx *ctx);
+int udp_crr_server(struct test_ctx *ctx);
 
 /* A UDP client's receive time-out: -e's fixed one, or TCP's rule (srtt +
  * 4 rttvar, within 20 ms and 3 s; 1 s before any answer). */
