@@ -33,8 +33,7 @@ enum {
  * WAIT_FAIL.
  */
 static int
-await_answer(struct test_ctx *ctx, int fd, uint64_t rto, int token,
-	     ssize_t *n)
+await_answer(struct test_ctx *ctx, int fd, uint64_t rto, int token, ssize_t *n)
 {
 	uint64_t start = clock_ns(), now;
 
@@ -44,8 +43,8 @@ await_answer(struct test_ctx *ctx, int fd, uint64_t rto, int token,
 		if (module_overtime(ctx, now, "kept sending datagrams") < 0)
 			return WAIT_FAIL;
 		if (*n >= 0) {
-			int is_token = module_udp_token(ctx, ctx->buf,
-							(size_t)*n, 0);
+			int is_token =
+			    module_udp_token(ctx, ctx->buf, (size_t)*n, 0);
 
 			if (is_token == token)
 				return WAIT_OK;
@@ -135,8 +134,8 @@ udp_crr_client(struct test_ctx *ctx)
 	const struct test_params *p = ctx->p;
 	struct side_result *r = ctx->r;
 	/* -s and netperf 2.7's options (-y, -Y...) on every socket. */
-	struct sock_setup setup = {NULL,       0,  p->lsndbuf, p->lrcvbuf,
-				   -1,	       -1, 0,	       &p->lx};
+	struct sock_setup setup = {NULL, 0,  p->lsndbuf, p->lrcvbuf,
+				   -1,	 -1, 0,		 &p->lx};
 	struct module_rto rto;
 	uint64_t now, progress;
 	int rc;
@@ -196,8 +195,7 @@ pending_find(const struct pending *t, const struct sockaddr_storage *a,
 }
 
 static void
-pending_add(struct pending *t, const struct sockaddr_storage *a,
-	    socklen_t len)
+pending_add(struct pending *t, const struct sockaddr_storage *a, socklen_t len)
 {
 	if (pending_find(t, a, len) >= 0)
 		return;
@@ -220,9 +218,8 @@ serve_datagram(struct test_ctx *ctx, struct pending *t, size_t n,
 	if (!sock_same_host((const struct sockaddr *)a,
 			    (const struct sockaddr *)&ctx->peer))
 		return;
-	if (n == AUTH_TOKEN_LEN &&
-	    auth_equal((const unsigned char *)ctx->buf, ctx->token,
-		       AUTH_TOKEN_LEN)) {
+	if (n == AUTH_TOKEN_LEN && auth_equal((const unsigned char *)ctx->buf,
+					      ctx->token, AUTH_TOKEN_LEN)) {
 		pending_add(t, a, len);
 		sendto(ctx->fd, ctx->token, AUTH_TOKEN_LEN, MSG_DONTWAIT,
 		       (const struct sockaddr *)a, len);
