@@ -761,6 +761,40 @@ udp_silent(int fd)
 }
 
 /*
+ * More token holders than UDP_CRR's netserver remembers, none asking: the
+ * first is forgotten (its request later goes unanswered), and the honest
+ * transactions go on. Returns how many of those it made.
+ */
+static int
+udp_crr_flood(int port, const unsigned char *token)
+{
+	char buf[2048];
+	int flood[100], trans = 0, d;
+
+	for (int i = 0; i < 100; i++) {
+		flood[i] = udp_to(NULL, port, 2000);
+		send(flood[i], token, AUTH_TOKEN_LEN, 0);
+		ck_assert_int_eq(recv(flood[i], buf, sizeof(buf), 0),
+				 AUTH_TOKEN_LEN);
+	}
+	for (int i = 0; i < 10; i++) {
+		d = udp_crr_once(port, token);
+		ck_assert_int_ge(d, 0);
+		trans++;
+		close(d);
+	}
+	send(flood[0], "q", 1, 0);
+	d = udp_crr_once(port, token);
+	ck_assert_int_ge(d, 0);
+	trans++;
+	close(d);
+	ck_assert_msg(udp_silent(flood[0]), "a forgotten sender answered");
+	for (int i = 0; i < 100; i++)
+		close(flood[i]);
+	return trans;
+}
+
+/*
  * UDP_CRR's netserver among hostile datagrams on its data port: garbage
  * of every length, a wrong token and then a request, a request with no
  * token, the right token from another host, a second request on a
@@ -774,7 +808,7 @@ START_TEST(udp_crr_hostile_datagrams)
 	struct harness_server s;
 	unsigned char token[AUTH_TOKEN_LEN], wrong[AUTH_TOKEN_LEN];
 	char buf[8192], junk[1500];
-	int fd, port, g, trans = 0, hostile[4], flood[100];
+	int fd, port, g, trans = 0, hostile[4];
 	unsigned seed = 1;
 	json_t *res;
 
@@ -819,30 +853,7 @@ START_TEST(udp_crr_hostile_datagrams)
 	}
 	ck_assert_msg(udp_silent(g), "garbage answered");
 	close(g);
-	/* More token holders than netserver remembers, none asking: the
-	 * first is forgotten (its request later goes unanswered), and the
-	 * honest transactions go on. */
-	for (int i = 0; i < 100; i++) {
-		flood[i] = udp_to(NULL, port, 2000);
-		send(flood[i], token, sizeof(token), 0);
-		ck_assert_int_eq(recv(flood[i], buf, sizeof(buf), 0),
-				 AUTH_TOKEN_LEN);
-	}
-	for (int i = 0; i < 10; i++) {
-		int d = udp_crr_once(port, token);
-
-		ck_assert_int_ge(d, 0);
-		trans++;
-		close(d);
-	}
-	send(flood[0], "q", 1, 0);
-	g = udp_crr_once(port, token);
-	ck_assert_int_ge(g, 0);
-	trans++;
-	close(g);
-	ck_assert_msg(udp_silent(flood[0]), "a forgotten sender answered");
-	for (int i = 0; i < 100; i++)
-		close(flood[i]);
+	trans += udp_crr_flood(port, token);
 	ck_assert_int_eq(harness_send_json(fd, "{\"type\":\"stop\"}"), 0);
 	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 8000), 0);
 	res = json_loads(buf, 0, NULL);

@@ -226,13 +226,14 @@ START_TEST(udp_crr_count)
 }
 END_TEST
 
-/* A UDP port no one holds now on 127.0.0.1, from the kernel. */
+/* A port of socktype (SOCK_STREAM, SOCK_DGRAM) no one holds now on
+ * 127.0.0.1, from the kernel. */
 static int
-free_udp_port(void)
+free_port(int socktype)
 {
 	struct sockaddr_in sin = {.sin_family = AF_INET};
 	socklen_t len = sizeof(sin);
-	int fd = socket(AF_INET, SOCK_DGRAM, 0), port;
+	int fd = socket(AF_INET, socktype, 0), port;
 
 	ck_assert_int_ge(fd, 0);
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -281,7 +282,7 @@ START_TEST(udp_crr_under_garbage)
 	struct harness_out o;
 	json_t *doc;
 	pid_t pid;
-	int port = free_udp_port();
+	int port = free_port(SOCK_DGRAM);
 
 	snprintf(pflag, sizeof(pflag), ",%d", port);
 	pid = fork();
@@ -307,23 +308,6 @@ START_TEST(udp_crr_under_garbage)
 }
 END_TEST
 
-/* A TCP port no one holds now, from the kernel. */
-static int
-free_tcp_port(void)
-{
-	struct sockaddr_in sin = {.sin_family = AF_INET};
-	socklen_t len = sizeof(sin);
-	int fd = socket(AF_INET, SOCK_STREAM, 0), port;
-
-	ck_assert_int_ge(fd, 0);
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
-	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
-	port = ntohs(sin.sin_port);
-	close(fd);
-	return port;
-}
-
 /*
  * TCP_CRR -- -p min,max: every connection's local port comes from
  * [min, max), as 2.7's. The kernel's ground truth: netserver closes
@@ -343,7 +327,7 @@ START_TEST(crr_port_range)
 	char line[512];
 	double rate;
 
-	snprintf(dport, sizeof(dport), "%d", free_tcp_port());
+	snprintf(dport, sizeof(dport), "%d", free_port(SOCK_STREAM));
 	snprintf(pflag, sizeof(pflag), ",%s", dport);
 	ck_assert_int_eq(harness_netperf(args, 30, &o), 0);
 	ck_assert_msg(o.status == 0, "%s", o.err);
@@ -466,7 +450,7 @@ START_TEST(no_control_services)
 	struct harness_out o;
 	struct stat st;
 	pid_t s;
-	int p = free_tcp_port(), fd;
+	int p = free_port(SOCK_STREAM), fd;
 
 	if (access("/usr/bin/socat", X_OK) != 0) {
 		harness_skip("no_control_services: socat not found "
