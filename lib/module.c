@@ -63,6 +63,11 @@ const struct test_module module_table[] = {
     {"UDP_RR", "UDP REQUEST/RESPONSE TEST", UDP, MODULE_BOTH, MODULE_TRANS,
      MODULE_F_RETRY | MODULE_F_BUSY_POLL, 0, 0, MODULE_UDP_MAX, 7, NULL,
      &layout_udp_rr, udp_rr_client, udp_rr_server},
+    {"UDP_CRR", "UDP Connect/Request/Response TEST", UDP, MODULE_BOTH,
+     MODULE_TRANS, MODULE_F_PER_TRANS | MODULE_F_RETRY, 0, 0, MODULE_UDP_MAX,
+     0, "needs netserver to answer each new socket's token; an echo service "
+	"does not",
+     &layout_rr, udp_crr_client, udp_crr_server},
     {NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL},
 };
 

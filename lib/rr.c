@@ -292,6 +292,39 @@ get_tag(const char *p, size_t len)
 #define UDP_RTO_MAX_NS (3 * NS_PER_SEC)
 #define UDP_RTO_INIT_NS NS_PER_SEC
 
+void
+module_rto_init(struct module_rto *t, double rto)
+{
+	memset(t, 0, sizeof(*t));
+	t->fixed = rto > 0;
+	t->ns = t->fixed ? (uint64_t)(rto * 1e9) : UDP_RTO_INIT_NS;
+}
+
+void
+module_rto_sample(struct module_rto *t, uint64_t rtt)
+{
+	double d = (double)rtt - t->srtt;
+	uint64_t rto;
+
+	if (t->fixed)
+		return;
+	if (t->srtt == 0) {
+		t->srtt = (double)rtt;
+		t->rttvar = (double)rtt / 2;
+	} else {
+		t->srtt += d / 8;
+		t->rttvar += ((d < 0 ? -d : d) - t->rttvar) / 4;
+	}
+	rto = (uint64_t)(t->srtt + 4 * t->rttvar);
+	if (rto < UDP_RTO_MIN_NS)
+		rto = UDP_RTO_MIN_NS;
+	if (rto > UDP_RTO_MAX_NS)
+		rto = UDP_RTO_MAX_NS;
+	/* Round, so the socket option is only set again when the time-out
+	 * really moves. */
+	t->ns = rto / 1000000 * 1000000;
+}
+
 struct inflight {
 	uint64_t tag;
 	uint64_t start;
@@ -313,9 +346,8 @@ udp_rr_client(struct test_ctx *ctx)
 	struct side_result *r = ctx->r;
 	size_t req = (size_t)p->req_size, taglen = udp_tag_len(ctx);
 	int depth = p->burst + 1, inflight = 0, i;
-	uint64_t rto = p->rto > 0 ? (uint64_t)(p->rto * 1e9) : UDP_RTO_INIT_NS;
 	uint64_t now, seq = 1, tag, rtt, applied = 0, progress;
-	double srtt = 0, rttvar = 0;
+	struct module_rto rto;
 	struct inflight *fl;
 	ssize_t n;
 	int ending = 0;
@@ -325,6 +357,7 @@ udp_rr_client(struct test_ctx *ctx)
 		return err_set(ctx->err, "out of memory");
 	r->send_size = (int64_t)req;
 	r->recv_size = p->rsp_size;
+	module_rto_init(&rto, p->rto);
 	progress = clock_ns();
 	for (;;) {
 		now = clock_ns();
@@ -355,9 +388,9 @@ udp_rr_client(struct test_ctx *ctx)
 		}
 		if (inflight == 0)
 			break;
-		if (rto != applied) {
-			set_rcv_timeout(ctx->fd, rto);
-			applied = rto;
+		if (rto.ns != applied) {
+			set_rcv_timeout(ctx->fd, rto.ns);
+			applied = rto.ns;
 		}
 		n = recv(ctx->fd, ctx->buf, ctx->buflen, 0);
 		now = clock_ns();
@@ -384,26 +417,7 @@ udp_rr_client(struct test_ctx *ctx)
 			progress = now;
 			if (ctx->hist != NULL)
 				stats_hist_add(ctx->hist, rtt);
-			if (p->rto <= 0) {
-				double d = (double)rtt - srtt;
-
-				if (srtt == 0) {
-					srtt = (double)rtt;
-					rttvar = (double)rtt / 2;
-				} else {
-					srtt += d / 8;
-					rttvar +=
-					    ((d < 0 ? -d : d) - rttvar) / 4;
-				}
-				rto = (uint64_t)(srtt + 4 * rttvar);
-				if (rto < UDP_RTO_MIN_NS)
-					rto = UDP_RTO_MIN_NS;
-				if (rto > UDP_RTO_MAX_NS)
-					rto = UDP_RTO_MAX_NS;
-				/* Round, so the socket option is only set
-				 * again when the time-out really moves. */
-				rto = rto / 1000000 * 1000000;
-			}
+			module_rto_sample(&rto, rtt);
 			continue;
 		}
 		if (n < 0 && errno == ECONNREFUSED) {
@@ -420,7 +434,7 @@ udp_rr_client(struct test_ctx *ctx)
 		/* Time-out: every request older than the time-out is lost;
 		 * the loop above sends new ones in their place. */
 		for (i = 0; i < inflight;) {
-			if (now - fl[i].start >= rto) {
+			if (now - fl[i].start >= rto.ns) {
 				r->lost++;
 				fl[i] = fl[--inflight];
 			} else {

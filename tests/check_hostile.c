@@ -708,6 +708,167 @@ START_TEST(crr_silent_connection_does_not_stall)
 }
 END_TEST
 
+/* A UDP socket connected to 127.0.0.1:port, bound to src first when it
+ * is not NULL, that waits ms for an answer. */
+static int
+udp_to(const char *src, int port, int ms)
+{
+	struct sockaddr_in to = {.sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)port)};
+	struct timeval tv = {ms / 1000, ms % 1000 * 1000};
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	ck_assert_int_ge(fd, 0);
+	if (src != NULL) {
+		struct sockaddr_in from = {.sin_family = AF_INET};
+
+		ck_assert_int_eq(inet_pton(AF_INET, src, &from.sin_addr), 1);
+		ck_assert_int_eq(
+		    bind(fd, (struct sockaddr *)&from, sizeof(from)), 0);
+	}
+	ck_assert_int_eq(inet_pton(AF_INET, "127.0.0.1", &to.sin_addr), 1);
+	ck_assert_int_eq(connect(fd, (struct sockaddr *)&to, sizeof(to)), 0);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return fd;
+}
+
+/* One UDP_CRR transaction as netperf makes it, on a new socket: the
+ * token, its echo, a 1-byte request, the 1-byte answer. Returns the
+ * socket, still open, or -1 when it did not complete. */
+static int
+udp_crr_once(int port, const unsigned char *token)
+{
+	char buf[2048];
+	int fd = udp_to(NULL, port, 2000);
+
+	if (send(fd, token, AUTH_TOKEN_LEN, 0) == AUTH_TOKEN_LEN &&
+	    recv(fd, buf, sizeof(buf), 0) == AUTH_TOKEN_LEN &&
+	    memcmp(buf, token, AUTH_TOKEN_LEN) == 0 &&
+	    send(fd, "q", 1, 0) == 1 && recv(fd, buf, sizeof(buf), 0) == 1)
+		return fd;
+	close(fd);
+	return -1;
+}
+
+/* Nothing has come back on fd (already waiting, so never blocks). */
+static int
+udp_silent(int fd)
+{
+	char buf[2048];
+
+	return recv(fd, buf, sizeof(buf), MSG_DONTWAIT) < 0 &&
+	       (errno == EAGAIN || errno == EWOULDBLOCK);
+}
+
+/*
+ * More token holders than UDP_CRR's netserver remembers, none asking: the
+ * first is forgotten (its request later goes unanswered), and the honest
+ * transactions go on. Returns how many of those it made.
+ */
+static int
+udp_crr_flood(int port, const unsigned char *token)
+{
+	char buf[2048];
+	int flood[100], trans = 0, d;
+
+	for (int i = 0; i < 100; i++) {
+		flood[i] = udp_to(NULL, port, 2000);
+		send(flood[i], token, AUTH_TOKEN_LEN, 0);
+		ck_assert_int_eq(recv(flood[i], buf, sizeof(buf), 0),
+				 AUTH_TOKEN_LEN);
+	}
+	for (int i = 0; i < 10; i++) {
+		d = udp_crr_once(port, token);
+		ck_assert_int_ge(d, 0);
+		trans++;
+		close(d);
+	}
+	send(flood[0], "q", 1, 0);
+	d = udp_crr_once(port, token);
+	ck_assert_int_ge(d, 0);
+	trans++;
+	close(d);
+	ck_assert_msg(udp_silent(flood[0]), "a forgotten sender answered");
+	for (int i = 0; i < 100; i++)
+		close(flood[i]);
+	return trans;
+}
+
+/*
+ * UDP_CRR's netserver among hostile datagrams on its data port: garbage
+ * of every length, a wrong token and then a request, a request with no
+ * token, the right token from another host, a second request on a
+ * socket already served, and more token holders than it remembers that
+ * never ask. None is answered (but the tokens' echoes) or counted, and
+ * the honest transactions between them all complete: netserver counts
+ * exactly those.
+ */
+START_TEST(udp_crr_hostile_datagrams)
+{
+	struct harness_server s;
+	unsigned char token[AUTH_TOKEN_LEN], wrong[AUTH_TOKEN_LEN];
+	char buf[8192], junk[1500];
+	int fd, port, g, trans = 0, hostile[4];
+	unsigned seed = 1;
+	json_t *res;
+
+	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
+	fd = hello(s.port);
+	ready_for(fd, REQ("\"test\":\"UDP_CRR\""), &port, token);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+	ck_assert_msg(strstr(buf, "\"go\"") != NULL, "reply: %s", buf);
+	memcpy(wrong, token, sizeof(wrong));
+	wrong[5] ^= 1;
+	g = udp_to(NULL, port, 100);
+	for (int i = 0; i < 200; i++) {
+		size_t n = (size_t)rand_r(&seed) % sizeof(junk);
+		int d;
+
+		for (size_t j = 0; j < n; j++)
+			junk[j] = (char)rand_r(&seed);
+		send(g, junk, i % 10 == 0 ? 0 : n, 0);
+		hostile[0] = udp_to(NULL, port, 100);
+		send(hostile[0], wrong, sizeof(wrong), 0);
+		send(hostile[0], "q", 1, 0);
+		hostile[1] = udp_to(NULL, port, 100);
+		send(hostile[1], "q", 1, 0);
+		hostile[2] = udp_to("127.0.0.2", port, 100);
+		send(hostile[2], token, sizeof(token), 0);
+		send(hostile[2], "q", 1, 0);
+		hostile[3] = udp_crr_once(port, token);
+		ck_assert_int_ge(hostile[3], 0);
+		trans++;
+		send(hostile[3], "q", 1, 0);
+		/* netserver reads its one socket in order: once this answer
+		 * is back, it has seen every datagram sent before. */
+		d = udp_crr_once(port, token);
+		ck_assert_msg(d >= 0, "transaction %d failed", trans);
+		trans++;
+		close(d);
+		for (int k = 0; k < 4; k++) {
+			ck_assert_msg(udp_silent(hostile[k]),
+				      "hostile sender %d answered", k);
+			close(hostile[k]);
+		}
+	}
+	ck_assert_msg(udp_silent(g), "garbage answered");
+	close(g);
+	trans += udp_crr_flood(port, token);
+	ck_assert_int_eq(harness_send_json(fd, "{\"type\":\"stop\"}"), 0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 8000), 0);
+	res = json_loads(buf, 0, NULL);
+	ck_assert_msg(res != NULL && strstr(buf, "\"results\"") != NULL,
+		      "reply: %s", buf);
+	ck_assert_int_eq(json_integer_value(json_object_get(res, "trans")),
+			 trans);
+	ck_assert_int_eq(json_integer_value(json_object_get(res, "bytes_recv")),
+			 trans);
+	json_decref(res);
+	close(fd);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
 /* Two streams, one connected late: the wait for both ends at one
  * deadline from "ready", not at a new one per stream. */
 START_TEST(accept_has_one_deadline)
@@ -1108,6 +1269,7 @@ hostile_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, silent_connections_do_not_stop_a_test);
 	tcase_add_test(tc, crr_silent_connection_does_not_stall);
+	tcase_add_test(tc, udp_crr_hostile_datagrams);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("lockout");

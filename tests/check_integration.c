@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -161,13 +162,78 @@ START_TEST(udp_rr_and_crr)
 }
 END_TEST
 
-/* A TCP port no one holds now, from the kernel. */
+/* UDP_CRR: a new socket per transaction, with CPU figures both sides. */
+START_TEST(udp_crr)
+{
+	double v[10];
+
+	run_ok("UDP_CRR", v, 10);
+	/* send buf, recv buf, req, rsp, elapsed, trans/s, util x2, sd x2 */
+	ck_assert_double_eq(v[2], 1);
+	ck_assert_double_eq(v[3], 1);
+	ck_assert_double_ge(v[4], 0.99);
+	ck_assert_double_lt(v[4], 1.5);
+	ck_assert_double_gt(v[5], 100);
+	check_cpu(v + 6, v + 8);
+	ck_assert_double_le(v[7], 100);
+}
+END_TEST
+
+/* Runs UDP_CRR for count transactions with --json and extra options;
+ * returns the document. */
+static json_t *
+udp_crr_json(const char *count, const char *const *extra, struct harness_out *o)
+{
+	const char *args[24] = {"-H",	      "127.0.0.1", "-p",
+				harness_port, "-t",	   "UDP_CRR",
+				"-l",	      count,	   "--json"};
+	int n = 9;
+	json_t *doc;
+
+	while (extra != NULL && *extra != NULL && n < 23)
+		args[n++] = *extra++;
+	args[n] = NULL;
+	ck_assert_int_eq(harness_netperf(args, 60, o), 0);
+	ck_assert_msg(o->status == 0, "UDP_CRR failed: %s", o->err);
+	doc = harness_json_parse(o->out);
+	ck_assert_msg(doc != NULL, "no JSON: %.2000s", o->out);
+	return doc;
+}
+
+/* -l -N: exactly N transactions, each answered (the time-out, -e 2, is
+ * far beyond loopback's round trip), netserver counting the same ones
+ * and their bytes. */
+START_TEST(udp_crr_count)
+{
+	const char *extra[] = {"--", "-r", "32,512", "-e", "2", NULL};
+	struct harness_out o;
+	json_t *doc = udp_crr_json("-1000", extra, &o);
+
+	ck_assert_double_eq(harness_json_num(doc, "local.counts.transactions"),
+			    1000);
+	ck_assert_double_eq(harness_json_num(doc, "local.counts.lost"), 0);
+	ck_assert_double_eq(harness_json_num(doc, "local.counts.bytes_sent"),
+			    32000);
+	ck_assert_double_eq(harness_json_num(doc, "local.counts.bytes_recv"),
+			    512000);
+	ck_assert_double_eq(harness_json_num(doc, "remote.counts.transactions"),
+			    1000);
+	ck_assert_double_eq(harness_json_num(doc, "remote.counts.bytes_recv"),
+			    32000);
+	ck_assert_double_eq(harness_json_num(doc, "remote.counts.bytes_sent"),
+			    512000);
+	json_decref(doc);
+}
+END_TEST
+
+/* A port of socktype (SOCK_STREAM, SOCK_DGRAM) no one holds now on
+ * 127.0.0.1, from the kernel. */
 static int
-free_tcp_port(void)
+free_port(int socktype)
 {
 	struct sockaddr_in sin = {.sin_family = AF_INET};
 	socklen_t len = sizeof(sin);
-	int fd = socket(AF_INET, SOCK_STREAM, 0), port;
+	int fd = socket(AF_INET, socktype, 0), port;
 
 	ck_assert_int_ge(fd, 0);
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -177,6 +243,70 @@ free_tcp_port(void)
 	close(fd);
 	return port;
 }
+
+/* In a child: sends garbage at 127.0.0.1:port until killed, from one
+ * socket and from new ones (none ever sends the test's token), a few
+ * thousand datagrams a second. */
+static void
+udp_garbage(int port)
+{
+	struct sockaddr_in to = {.sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)port)};
+	char junk[1500];
+	unsigned seed = 7;
+	int g = socket(AF_INET, SOCK_DGRAM, 0);
+
+	to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	for (;;) {
+		size_t n = (size_t)rand_r(&seed) % sizeof(junk);
+		int fresh = socket(AF_INET, SOCK_DGRAM, 0);
+
+		for (size_t j = 0; j < n; j++)
+			junk[j] = (char)rand_r(&seed);
+		sendto(g, junk, n, 0, (struct sockaddr *)&to, sizeof(to));
+		/* A token's length, then a request, from a new port. */
+		sendto(fresh, junk, 16, 0, (struct sockaddr *)&to, sizeof(to));
+		sendto(fresh, "q", 1, 0, (struct sockaddr *)&to, sizeof(to));
+		close(fresh);
+		usleep(300);
+	}
+}
+
+/* UDP_CRR while garbage and tokenless requests hit netserver's data
+ * port (-P ,port): the test completes its count, and neither side
+ * counts a datagram of the garbage. */
+START_TEST(udp_crr_under_garbage)
+{
+	char pflag[24];
+	const char *extra[] = {"--", "-P", pflag, "-e", "2", NULL};
+	struct harness_out o;
+	json_t *doc;
+	pid_t pid;
+	int port = free_port(SOCK_DGRAM);
+
+	snprintf(pflag, sizeof(pflag), ",%d", port);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		/* Dies with the test, whatever becomes of it. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		udp_garbage(port);
+		_exit(0);
+	}
+	doc = udp_crr_json("-2000", extra, &o);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	ck_assert_double_eq(harness_json_num(doc, "local.counts.transactions"),
+			    2000);
+	ck_assert_double_eq(harness_json_num(doc, "remote.counts.transactions"),
+			    2000);
+	ck_assert_double_eq(harness_json_num(doc, "remote.counts.bytes_recv"),
+			    2000);
+	ck_assert_double_eq(harness_json_num(doc, "remote.counts.recv_calls"),
+			    2000);
+	json_decref(doc);
+}
+END_TEST
 
 /*
  * TCP_CRR -- -p min,max: every connection's local port comes from
@@ -197,7 +327,7 @@ START_TEST(crr_port_range)
 	char line[512];
 	double rate;
 
-	snprintf(dport, sizeof(dport), "%d", free_tcp_port());
+	snprintf(dport, sizeof(dport), "%d", free_port(SOCK_STREAM));
 	snprintf(pflag, sizeof(pflag), ",%s", dport);
 	ck_assert_int_eq(harness_netperf(args, 30, &o), 0);
 	ck_assert_msg(o.status == 0, "%s", o.err);
@@ -320,7 +450,7 @@ START_TEST(no_control_services)
 	struct harness_out o;
 	struct stat st;
 	pid_t s;
-	int p = free_tcp_port(), fd;
+	int p = free_port(SOCK_STREAM), fd;
 
 	if (access("/usr/bin/socat", X_OK) != 0) {
 		harness_skip("no_control_services: socat not found "
@@ -423,6 +553,7 @@ START_TEST(no_control_refusals)
 {
 	static const char *const cases[][8] = {
 	    {"-N", "-t", "TCP_CRR", "-l", "1", NULL},
+	    {"-N", "-t", "UDP_CRR", "-l", "1", NULL},
 	    {"-N", "-C", "-t", "TCP_STREAM", "-l", "1", NULL},
 	    {"-N", "-t", "TCP_STREAM", "-l", "1", "--streams", "2", NULL},
 	};
@@ -892,6 +1023,9 @@ integration_suite(void)
 	tcase_add_test(tc, udp_stream);
 	tcase_add_test(tc, udp_rr_and_crr);
 	tcase_add_test(tc, crr_port_range);
+	tcase_add_test(tc, udp_crr);
+	tcase_add_test(tc, udp_crr_count);
+	tcase_add_test(tc, udp_crr_under_garbage);
 	tcase_add_test(tc, ipv6_and_counts);
 	tcase_add_test(tc, rr_sizes_and_verbose);
 	suite_add_tcase(s, tc);

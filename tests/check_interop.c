@@ -315,16 +315,23 @@ START_TEST(ours_to_ref_passphrase)
 }
 END_TEST
 
-/* What 2.7's protocol cannot carry is refused with a reason. */
+/* What 2.7's protocol cannot carry is refused with a reason, and so is
+ * a test 2.7 does not have. */
 START_TEST(ours_to_ref_refused)
 {
-	static const char *const extra[][2] = {
-	    {"--streams", "2"}, {"--wire", NULL}, {"-T", "0,core:0"}};
-	static const char *const want[] = {"--streams", "--wire", "-T"};
+	static const char *const extra[][2] = {{"--streams", "2"},
+					       {"--wire", NULL},
+					       {"-T", "0,core:0"},
+					       {NULL, NULL}};
+	static const char *const test[] = {"TCP_STREAM", "TCP_STREAM",
+					   "TCP_STREAM", "UDP_CRR"};
+	static const char *const want[] = {
+	    "--streams", "--wire", "-T",
+	    "UDP_CRR: a 2.7 netserver has no such test"};
 	struct harness_server ref;
 	char port_text[16];
 	const char *args[] = {"--legacy", "-H", "127.0.0.1", "-p", port_text,
-			      "-t", "TCP_STREAM", "-l", "1", extra[_i][0],
+			      "-t", test[_i], "-l", "1", extra[_i][0],
 			      extra[_i][1], NULL};
 
 	ck_assert_int_eq(ref_server_start(&ref, NULL, NULL), 0);
@@ -772,7 +779,7 @@ interop_suite(void)
 	tcase_add_test(tc, ours_to_ref_detected);
 	tcase_add_test(tc, ours_to_ref_passphrase);
 	tcase_add_test(tc, ours_to_ref_demo_iterations);
-	tcase_add_loop_test(tc, ours_to_ref_refused, 0, 3);
+	tcase_add_loop_test(tc, ours_to_ref_refused, 0, 4);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("2.7 to ours");

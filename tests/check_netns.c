@@ -441,19 +441,28 @@ nft_drop(const struct netns_env *e, int pct)
 	nft_drop_at(e->ns.b, "inet", "input", pct);
 }
 
-/* The packets the drop rule in ns has counted. */
+/* The packets the counter of chain in table (of family, in ns) has
+ * counted. */
 static unsigned long long
-nft_drops_in(const char *ns, const char *family)
+nft_counted(const char *ns, const char *family, const char *table,
+	    const char *chain)
 {
 	struct harness_out o;
 	unsigned long long n = 0;
 	const char *p;
 
-	MUST(o, ns, "nft", "list", "chain", family, "nptest", "drops");
+	MUST(o, ns, "nft", "list", "chain", family, table, chain);
 	p = strstr(o.out, "counter packets ");
 	ck_assert_msg(p != NULL && sscanf(p, "counter packets %llu", &n) == 1,
 		      "no counter in: %.3000s", o.out);
 	return n;
+}
+
+/* The packets the drop rule in ns has counted. */
+static unsigned long long
+nft_drops_in(const char *ns, const char *family)
+{
+	return nft_counted(ns, family, "nptest", "drops");
 }
 
 static unsigned long long
@@ -1448,6 +1457,84 @@ veth_tcase(const char *name)
 	return tc;
 }
 
+/* netserver's data port in the UDP_CRR cases, fixed (-P ,port) so that
+ * nftables can count its flows; nothing else in b holds it. */
+#define CRR_PORT "40123"
+
+/*
+ * Ground truth that UDP_CRR's every transaction is a new flow: conntrack
+ * in b sees a new UDP flow to the data port for (nearly) every one. The
+ * kernel picks each source port at random, so now and then one comes
+ * again while its earlier flow is still in conntrack's table, and is not
+ * new: a few of 500 at most. UDP_RR, by contrast, is one flow.
+ */
+START_TEST(udp_crr_new_flow_per_transaction)
+{
+	const char *crr[] = {"-t", "UDP_CRR",	 "-l", "-500", "--",
+			     "-P", "," CRR_PORT, "-e", "2",    NULL};
+	const char *rr[] = {"-t", "UDP_RR", "-l",	  "-500",
+			    "--", "-P",	    "," CRR_PORT, NULL};
+	struct harness_out o;
+	unsigned long long before, flows;
+	double trans, lost;
+	json_t *doc;
+
+	MUST(o, env.ns.b, "nft", "add", "table", "inet", "npcrr");
+	MUST(o, env.ns.b, "nft", "add", "chain", "inet", "npcrr", "flows",
+	     "{ type filter hook input priority 0; }");
+	MUST(o, env.ns.b, "nft", "add", "rule", "inet", "npcrr", "flows", "udp",
+	     "dport", CRR_PORT, "ct", "state", "new", "counter");
+	doc = netperf_json(&env, rr);
+	flows = nft_counted(env.ns.b, "inet", "npcrr", "flows");
+	ck_assert_msg(flows == 1, "UDP_RR made %llu flows", flows);
+	json_decref(doc);
+
+	before = flows;
+	doc = netperf_json(&env, crr);
+	flows = nft_counted(env.ns.b, "inet", "npcrr", "flows") - before;
+	trans = harness_json_num(doc, "local.counts.transactions");
+	lost = harness_json_num(doc, "local.counts.lost");
+	json_decref(doc);
+	ck_assert_msg(trans + lost == 500, "%.0f + %.0f lost", trans, lost);
+	ck_assert_msg((double)flows <= trans + lost &&
+			  (double)flows >= 0.97 * (trans + lost),
+		      "%llu new flows for %.0f transactions (%.0f lost)", flows,
+		      trans, lost);
+	fprintf(stderr, "UDP_CRR: %llu new flows for %.0f transactions\n",
+		flows, trans);
+}
+END_TEST
+
+/*
+ * UDP_CRR gives up on the requests nftables drops and goes on, each on a
+ * new socket: every request dropped is a lost transaction, netserver
+ * answered every other one, and the count is complete.
+ */
+START_TEST(udp_crr_with_loss_completes)
+{
+	/* Requests larger than the token, so the drop rule takes them. */
+	const char *args[] = {"-t", "UDP_CRR", "-l", "-1000", "--",
+			      "-r", "64",      "-e", "0.1",   NULL};
+	double trans, lost, served;
+	unsigned long long drops;
+	json_t *doc;
+
+	nft_drop(&env, 5);
+	doc = netperf_json(&env, args);
+	drops = nft_drops(&env);
+	trans = harness_json_num(doc, "local.counts.transactions");
+	lost = harness_json_num(doc, "local.counts.lost");
+	served = harness_json_num(doc, "remote.counts.transactions");
+	json_decref(doc);
+	ck_assert_msg(trans + lost == 1000, "%.0f + %.0f lost", trans, lost);
+	ck_assert_msg(drops > 0 && served == 1000 - (double)drops,
+		      "netserver served %.0f, nft dropped %llu", served, drops);
+	/* An answer later than 0.1 s is lost too, on a busy machine. */
+	ck_assert_msg(lost >= (double)drops && lost <= (double)drops + 10,
+		      "lost %.0f, nft dropped %llu", lost, drops);
+}
+END_TEST
+
 static Suite *
 netns_suite(void)
 {
@@ -1473,6 +1560,15 @@ netns_suite(void)
 	tcase_add_test(bidir, udp_bidir_loss_matches_nftables);
 	tcase_add_test(bidir, udp_bidir_loss_selectors);
 	suite_add_tcase(s, bidir);
+
+	/* A case of its own, so CK_RUN_CASE=udp_crr runs just these. */
+	tc = tcase_create("udp_crr");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_unchecked_fixture(tc, NULL, sweep);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, udp_crr_new_flow_per_transaction);
+	tcase_add_test(tc, udp_crr_with_loss_completes);
+	suite_add_tcase(s, tc);
 
 	tcase_add_test(unit, parsers);
 	suite_add_tcase(s, unit);

@@ -376,6 +376,22 @@ int udp_rr_client(struct test_ctx *ctx);
 int udp_rr_server(struct test_ctx *ctx);
 int crr_client(struct test_ctx *ctx);
 int crr_server(struct test_ctx *ctx);
+int udp_crr_client(struct test_ctx *ctx);
+int udp_crr_server(struct test_ctx *ctx);
+
+/* A UDP client's receive time-out: -e's fixed one, or TCP's rule (srtt +
+ * 4 rttvar, within 20 ms and 3 s; 1 s before any answer). */
+struct module_rto {
+	double srtt, rttvar;
+	uint64_t ns; /* the time-out now */
+	int fixed;
+};
+
+/* Starts t at rto seconds (-e), or adaptive when rto is 0. */
+void module_rto_init(struct module_rto *t, double rto);
+
+/* Takes an answer's round trip of rtt ns into t; a fixed one stays. */
+void module_rto_sample(struct module_rto *t, uint64_t rtt);
 
 /* The largest UDP payload over IPv4: 65535 - 8 (UDP) - 20 (IP). */
 #define MODULE_UDP_MAX 65507

@@ -1,0 +1,305 @@
+/*
+ * UDP_CRR: TCP_CRR's analogue over UDP. Every transaction is a new socket,
+ * so a new source port and a new 5-tuple: a handshake (the test's token,
+ * echoed), the request, the response, the close. It stresses what a new
+ * flow costs (conntrack, NAT, RSS, socket lookup) as TCP_CRR stresses
+ * connection set-up.
+ */
+#include "np/module.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "np/auth.h"
+#include "np/clock.h"
+#include "np/err.h"
+#include "np/sock.h"
+
+/* How each wait for an answer ended. */
+enum {
+	WAIT_OK,   /* the answer */
+	WAIT_LOST, /* none within the time-out */
+	WAIT_FAIL, /* an error, ctx->err set */
+};
+
+/*
+ * Waits on fd, a connected socket of this transaction's own, for an
+ * answer: the token's echo when token is set, else any datagram that is
+ * not the token (the response). What else comes from the peer is passed
+ * over. Returns WAIT_OK with *n its length, WAIT_LOST after rto ns, or
+ * WAIT_FAIL.
+ */
+static int
+await_answer(struct test_ctx *ctx, int fd, uint64_t rto, int token, ssize_t *n)
+{
+	uint64_t start = clock_ns(), now;
+
+	for (;;) {
+		*n = recv(fd, ctx->buf, ctx->buflen, 0);
+		now = clock_ns();
+		if (module_overtime(ctx, now, "kept sending datagrams") < 0)
+			return WAIT_FAIL;
+		if (*n >= 0) {
+			int is_token =
+			    module_udp_token(ctx, ctx->buf, (size_t)*n, 0);
+
+			if (is_token == token)
+				return WAIT_OK;
+		} else if (errno == ECONNREFUSED) {
+			err_set(ctx->err, "netserver's data socket is gone "
+					  "(Connection refused)");
+			return WAIT_FAIL;
+		} else if (errno != EAGAIN && errno != EWOULDBLOCK &&
+			   errno != EINTR) {
+			err_set(ctx->err, "data socket: recv: %s",
+				strerror(errno));
+			return WAIT_FAIL;
+		}
+		if (now - start >= rto)
+			return WAIT_LOST;
+	}
+}
+
+/* One transaction on a new socket: returns WAIT_OK (counted), WAIT_LOST
+ * (counted as lost), or WAIT_FAIL. */
+static int
+transaction(struct test_ctx *ctx, struct module_rto *rto,
+	    struct sock_setup *setup)
+{
+	const struct test_params *p = ctx->p;
+	struct side_result *r = ctx->r;
+	size_t req = (size_t)p->req_size;
+	uint64_t t0 = clock_ns(), t1;
+	char err[ERR_LEN];
+	ssize_t n;
+	int fd, rc;
+
+	/* connect() picks the new ephemeral port, and filters what this
+	 * socket hears to netserver's. */
+	fd = sock_connect_addr((struct sockaddr *)&ctx->peer, ctx->peerlen,
+			       SOCK_DGRAM, NULL, setup, 1000, err);
+	if (fd < 0) {
+		/* Out of local ports or buffers for a moment: the
+		 * transaction is lost, the test goes on. */
+		if (errno == EADDRNOTAVAIL || errno == EADDRINUSE ||
+		    errno == ENOBUFS || errno == ENOMEM) {
+			r->send_errors++;
+			return WAIT_LOST;
+		}
+		err_set(ctx->err, "data socket: %s", err);
+		return WAIT_FAIL;
+	}
+	if (sock_set_timeouts(fd, (int)(rto->ns / 1000000) + 1, err) < 0) {
+		close(fd);
+		err_set(ctx->err, "%s", err);
+		return WAIT_FAIL;
+	}
+	if (send(fd, ctx->token, AUTH_TOKEN_LEN, 0) != AUTH_TOKEN_LEN)
+		r->send_errors++; /* it will time out */
+	rc = await_answer(ctx, fd, rto->ns, 1, &n);
+	if (rc == WAIT_OK) {
+		t1 = clock_ns();
+		module_rto_sample(rto, t1 - t0);
+		n = send(fd, ctx->buf, req, 0);
+		if (n < 0) {
+			r->send_errors++;
+		} else {
+			r->bytes_sent += (uint64_t)n;
+			r->send_calls++;
+		}
+		rc = await_answer(ctx, fd, rto->ns, 0, &n);
+		if (rc == WAIT_OK) {
+			uint64_t now = clock_ns();
+
+			module_rto_sample(rto, now - t1);
+			r->recv_calls++;
+			r->bytes_recv += (uint64_t)n;
+			r->trans++;
+			if (ctx->hist != NULL)
+				stats_hist_add(ctx->hist, now - t0);
+		}
+	}
+	close(fd);
+	if (rc == WAIT_LOST)
+		r->lost++;
+	return rc;
+}
+
+int
+udp_crr_client(struct test_ctx *ctx)
+{
+	const struct test_params *p = ctx->p;
+	struct side_result *r = ctx->r;
+	/* -s and netperf 2.7's options (-y, -Y...) on every socket. */
+	struct sock_setup setup = {NULL, 0,  p->lsndbuf, p->lrcvbuf,
+				   -1,	 -1, 0,		 &p->lx};
+	struct module_rto rto;
+	uint64_t now, progress;
+	int rc;
+
+	if (ctx->token == NULL)
+		return err_set(ctx->err, "UDP_CRR needs netserver's token");
+	r->send_size = p->req_size;
+	r->recv_size = p->rsp_size;
+	/* Each socket is new: the sizes it ends with are the sizes a
+	 * socket starts with, as TCP_CRR reports them. */
+	r->sndbuf_end = r->sndbuf;
+	r->rcvbuf_end = r->rcvbuf;
+	module_rto_init(&rto, p->rto);
+	progress = clock_ns();
+	for (;;) {
+		now = clock_ns();
+		/* A counted test counts transactions tried, as UDP_RR's. */
+		if (*ctx->stop || (ctx->end_ns != 0 && now >= ctx->end_ns) ||
+		    (ctx->end_ns == 0 &&
+		     r->trans + r->lost >= (uint64_t)p->count))
+			break;
+		rc = transaction(ctx, &rto, &setup);
+		if (rc == WAIT_FAIL)
+			return -1;
+		now = clock_ns();
+		if (rc == WAIT_OK)
+			progress = now;
+		else if (ctx->end_ns == 0 &&
+			 now - progress >= MODULE_IDLE_SEC * NS_PER_SEC)
+			return err_set(ctx->err,
+				       "no answer from netserver for %d s",
+				       MODULE_IDLE_SEC);
+	}
+	return 0;
+}
+
+/* The senders whose token netserver echoed and whose request it awaits:
+ * a few, the oldest forgotten first, so a client that never asks (or a
+ * flood of tokens) holds nothing for long. */
+#define UDP_CRR_PENDING 64
+
+struct pending {
+	struct sockaddr_storage addr[UDP_CRR_PENDING];
+	socklen_t len[UDP_CRR_PENDING]; /* 0: a free slot */
+	int next;
+};
+
+/* The slot of sender a, or -1. */
+static int
+pending_find(const struct pending *t, const struct sockaddr_storage *a,
+	     socklen_t len)
+{
+	for (int i = 0; i < UDP_CRR_PENDING; i++)
+		if (t->len[i] == len && memcmp(&t->addr[i], a, len) == 0)
+			return i;
+	return -1;
+}
+
+static void
+pending_add(struct pending *t, const struct sockaddr_storage *a, socklen_t len)
+{
+	if (pending_find(t, a, len) >= 0)
+		return;
+	memcpy(&t->addr[t->next], a, len);
+	t->len[t->next] = len;
+	t->next = (t->next + 1) % UDP_CRR_PENDING;
+}
+
+/* Serves one datagram of n bytes in ctx->buf from a: the token is echoed
+ * and its sender remembered, a remembered sender's datagram is its
+ * request and answered; anything else is dropped uncounted. */
+static void
+serve_datagram(struct test_ctx *ctx, struct pending *t, size_t n,
+	       const struct sockaddr_storage *a, socklen_t len)
+{
+	struct side_result *r = ctx->r;
+	size_t rsp = (size_t)ctx->p->rsp_size;
+	int i;
+
+	if (!sock_same_host((const struct sockaddr *)a,
+			    (const struct sockaddr *)&ctx->peer))
+		return;
+	if (n == AUTH_TOKEN_LEN && auth_equal((const unsigned char *)ctx->buf,
+					      ctx->token, AUTH_TOKEN_LEN)) {
+		pending_add(t, a, len);
+		sendto(ctx->fd, ctx->token, AUTH_TOKEN_LEN, MSG_DONTWAIT,
+		       (const struct sockaddr *)a, len);
+		return;
+	}
+	i = pending_find(t, a, len);
+	if (i < 0)
+		return;
+	t->len[i] = 0;
+	r->recv_calls++;
+	r->bytes_recv += n;
+	/* The request's bytes are still at the start of buf. */
+	if (sendto(ctx->fd, ctx->buf, rsp, MSG_DONTWAIT,
+		   (const struct sockaddr *)a, len) < 0) {
+		r->send_errors++;
+		return;
+	}
+	r->bytes_sent += rsp;
+	r->send_calls++;
+	r->trans++;
+}
+
+int
+udp_crr_server(struct test_ctx *ctx)
+{
+	const struct test_params *p = ctx->p;
+	struct side_result *r = ctx->r;
+	uint64_t start = clock_ns(), now, last = start, check = start;
+	struct sockaddr_storage from;
+	struct pending *t;
+	socklen_t len;
+	ssize_t n;
+
+	if (ctx->token == NULL)
+		return err_set(ctx->err, "UDP_CRR needs the test's token");
+	t = calloc(1, sizeof(*t));
+	if (t == NULL)
+		return err_set(ctx->err, "out of memory");
+	r->send_size = p->rsp_size;
+	r->recv_size = p->req_size;
+	for (;;) {
+		len = sizeof(from);
+		n = recvfrom(ctx->fd, ctx->buf, ctx->buflen, 0,
+			     (struct sockaddr *)&from, &len);
+		now = clock_ns();
+		if (module_overtime(ctx, now, "kept sending requests") < 0)
+			goto fail;
+		if (n >= 0) {
+			uint64_t before = r->trans;
+
+			serve_datagram(ctx, t, (size_t)n, &from, len);
+			if (r->trans != before)
+				last = now;
+			/* Busy: look for the client's "stop" every 5 ms. */
+			if (now - check > 5000000) {
+				check = now;
+				if (module_stop_requested(ctx))
+					break;
+			}
+			continue;
+		}
+		if (errno == EINTR || errno == ECONNREFUSED)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK) {
+			err_set(ctx->err, "data socket: recv: %s",
+				strerror(errno));
+			goto fail;
+		}
+		if (module_stop_requested(ctx))
+			break;
+		if (module_stalled(ctx, now, last, "kept sending requests") < 0)
+			goto fail;
+	}
+	free(t);
+	/* The interval ends with the last transaction, not when the end
+	 * was noticed. */
+	if (last > start)
+		r->elapsed = (double)(last - start) / 1e9;
+	return 0;
+fail:
+	free(t);
+	return -1;
+}
