@@ -330,7 +330,6 @@ static void
 netperf_defaults(struct netperf_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	snprintf(o->host, sizeof(o->host), "localhost");
 	o->host_family = AF_UNSPEC;
 	o->port = 12865;
 	snprintf(o->test, sizeof(o->test), "TCP_STREAM");
@@ -1240,6 +1239,18 @@ check_test(struct netperf_opts *o, const struct test_module *m, char *err)
 	return 0;
 }
 
+/* As 2.7 (netsh.c): with no -H, netserver is on this host, "::1" when
+ * the family asked for (-6, -H ,6 or -L ,6) is IPv6, else "localhost". */
+static void
+default_host(struct netperf_opts *o)
+{
+	int fam = o->family != AF_UNSPEC ? o->family : o->host_family;
+
+	if (o->host[0] == '\0')
+		snprintf(o->host, sizeof(o->host), "%s",
+			 fam == AF_INET6 ? "::1" : "localhost");
+}
+
 int
 cli_netperf_parse(int argc, char **argv, struct netperf_opts *o, char *err)
 {
@@ -1248,15 +1259,13 @@ cli_netperf_parse(int argc, char **argv, struct netperf_opts *o, char *err)
 
 	netperf_defaults(o);
 	split = parse_global(argc, argv, o, err);
+	/* getopt wants argv[0] to be a program name. */
+	if (split >= 0 && split < argc &&
+	    parse_test(argc - split + 1, argv + split - 1, o, err) < 0)
+		split = -1;
+	default_host(o);
 	if (split < 0)
 		return -1;
-	if (split < argc) {
-		/* getopt wants argv[0] to be a program name. */
-		char **rest = argv + split - 1;
-
-		if (parse_test(argc - split + 1, rest, o, err) < 0)
-			return -1;
-	}
 	if (o->want_help || o->want_version)
 		return 0;
 	if (strcmp(o->test, "OMNI") == 0 && omni_module(o, err) < 0)

@@ -381,9 +381,19 @@ START_TEST(test_misc_global)
 	ck_assert_int_eq(o.family, AF_INET);
 	ck_assert_int_eq(o.data_family, AF_INET);
 
+	ck_assert_str_eq(o.host, "localhost");
+
+	/* As 2.7, -6 with no -H is netserver on ::1. */
 	netperf_ok("-6", &o);
 	ck_assert_int_eq(o.family, AF_INET6);
 	ck_assert_int_eq(o.data_family, AF_INET6);
+	ck_assert_str_eq(o.host, "::1");
+	netperf_ok("-H ,6", &o);
+	ck_assert_str_eq(o.host, "::1");
+	netperf_ok("-6 -H 192.0.2.1", &o);
+	ck_assert_str_eq(o.host, "192.0.2.1");
+	netperf_ok("-- -6", &o);
+	ck_assert_str_eq(o.host, "localhost");
 
 	/* An explicit -4 is not overridden by -H's family. */
 	netperf_ok("-4 -H ::1,6", &o);

@@ -18,7 +18,7 @@
 
 struct netperf_opts {
 	/* Global options, before "--". */
-	char host[CLI_HOST_LEN];  /* -H; "localhost" by default */
+	char host[CLI_HOST_LEN];  /* -H; localhost, or ::1 with -6 */
 	int host_family;	  /* from -H host,fam */
 	char local[CLI_HOST_LEN]; /* -L, control local address */
 	int port;		  /* -p port[,lport] */
