@@ -189,8 +189,10 @@ nocontrol_open(struct client *c, const struct netperf_opts *o, char *err)
 {
 	struct addrinfo *ai;
 
-	if (sock_resolve(o->host, 0, o->family, SOCK_STREAM, &ai, err) < 0)
+	if (sock_resolve(o->host, 0, o->family, SOCK_STREAM, &ai, err) < 0) {
+		c->unreached = 1;
 		return -1;
+	}
 	memcpy(&c->peer, ai->ai_addr, ai->ai_addrlen);
 	c->self.ss_family = ai->ai_family;
 	freeaddrinfo(ai);
@@ -226,8 +228,10 @@ client_open(struct client *c, const struct netperf_opts *o, char *err)
 		return -1;
 	c->ctl = sock_connect(o->host, o->port, o->family, SOCK_STREAM, &setup,
 			      CLIENT_CONNECT_MS, err);
-	if (c->ctl < 0)
+	if (c->ctl < 0) {
+		c->unreached = 1;
 		goto wipe;
+	}
 	/* Small messages that follow one another: no Nagle delay (best
 	 * effort). */
 	sock_set_nodelay(c->ctl, 1, why);
@@ -355,13 +359,57 @@ client_describe(const struct client *c, const struct netperf_opts *o,
 	}
 }
 
+/* Where the data connection goes: -H after "--", else the address the
+ * control connection reached. */
+static const char *
+data_host(const struct netperf_opts *o, const struct result *res)
+{
+	return o->data_host[0] ? o->data_host : res->side[RESULT_REMOTE].addr;
+}
+
+/* "IPv4" or "IPv6", for messages. */
+static const char *
+family_name(int af)
+{
+	return af == AF_INET6 ? "IPv6" : "IPv4";
+}
+
+int
+client_check_data(struct client *c, const struct netperf_opts *o,
+		  const struct result *res, char *err)
+{
+	const char *host = data_host(o, res);
+	struct addrinfo *ai, *a;
+	int af = -1;
+
+	if (c->no_control)
+		return 0;
+	if (sock_resolve(host, 0, o->data_family, res->m->socktype, &ai,
+			 err) < 0) {
+		c->unreached = 1;
+		return -1;
+	}
+	for (a = ai; a != NULL; a = a->ai_next)
+		if (af < 0 || a->ai_family == res->family)
+			af = a->ai_family;
+	freeaddrinfo(ai);
+	/* A 2.7 netserver listens where it is told to; ours does not. */
+	if (c->legacy || af == res->family)
+		return 0;
+	c->unreached = 1;
+	return err_set(err,
+		       "the data connection to %s would be %s over an %s "
+		       "control connection; netserver opens data sockets "
+		       "only on the address netperf reached it at",
+		       host, family_name(af), family_name(res->family));
+}
+
 /* Opens the data connection to the port netserver gave, recording the
  * socket buffer sizes it had before connecting. */
 static int
 open_data(const struct netperf_opts *o, struct result *res, int port, char *err)
 {
-	const char *host =
-	    o->data_host[0] ? o->data_host : res->side[RESULT_REMOTE].addr;
+	const char *host = data_host(o, res);
 	struct sock_setup setup = {
 	    o->data_local, o->ldata_port, o->lsndbuf, o->lrcvbuf, -1, -1,
 	    (int)o->mss, &res->p.lx};
@@ -382,8 +430,7 @@ static int
 crr_target(const struct netperf_opts *o, struct result *res, int port,
 	   struct test_ctx *ctx, char *err)
 {
-	const char *host =
-	    o->data_host[0] ? o->data_host : res->side[RESULT_REMOTE].addr;
+	const char *host = data_host(o, res);
 	struct addrinfo *ai;
 	int fd;
 
@@ -1019,8 +1066,10 @@ legacy_open(struct client *c, const struct netperf_opts *o, char *err)
 		return -1;
 	c->ctl = sock_connect(o->host, o->port, o->family, SOCK_STREAM, &setup,
 			      CLIENT_CONNECT_MS, err);
-	if (c->ctl < 0)
+	if (c->ctl < 0) {
+		c->unreached = 1;
 		return -1;
+	}
 	sock_set_nodelay(c->ctl, 1, why);
 	len = sizeof(c->peer);
 	getpeername(c->ctl, (struct sockaddr *)&c->peer, &len);

@@ -1006,6 +1006,21 @@ print_result(const struct netperf_opts *o, struct result *res,
 	return 0;
 }
 
+/* netperf 2.7 exits -1 (255) when netserver or the data address cannot
+ * be reached; other failures of a test are 1. */
+#define EXIT_UNREACHED 255
+
+/* A test that failed: the message, and a JSON document naming why where
+ * one was asked for. */
+static void
+test_failed(const struct netperf_opts *o, const char *err)
+{
+	fprintf(stderr, "netperf: %s\n", err);
+	if (o->json || o->json_stream)
+		output_json_error(stdout, o->test, o->host, err,
+				  o->json_stream);
+}
+
 /* One test (repeated for -i/-I) against netserver, and its report. */
 static int
 run_test(struct netperf_opts *o, struct output_list *list, int argc,
@@ -1026,11 +1041,8 @@ run_test(struct netperf_opts *o, struct output_list *list, int argc,
 				"its own pattern; the remote file name is not "
 				"sent\n");
 	if (setup_client(&c, o, &topo, &have_topo, err) < 0) {
-		fprintf(stderr, "netperf: %s\n", err);
-		if (o->json || o->json_stream)
-			output_json_error(stdout, o->test, o->host, err,
-					  o->json_stream);
-		return EXIT_FAILURE;
+		test_failed(o, err);
+		return c.unreached ? EXIT_UNREACHED : EXIT_FAILURE;
 	}
 	ic.o = o;
 	ic.res = &res;
@@ -1043,15 +1055,19 @@ run_test(struct netperf_opts *o, struct output_list *list, int argc,
 		fprintf(stderr, "netperf: out of memory\n");
 		goto out;
 	}
+	/* As 2.7: a data address that cannot be used fails before the
+	 * banner, not after it. */
+	if (client_check_data(&c, o, &res, err) < 0) {
+		test_failed(o, err);
+		rc = EXIT_UNREACHED;
+		goto out;
+	}
 	if (o->headers && !o->json && !o->json_stream) {
 		report_banner(stdout, &res, &ro);
 		fflush(stdout);
 	}
 	if (run_iterations(&c, o, &res, &ic, argc, argv, err) < 0) {
-		fprintf(stderr, "netperf: %s\n", err);
-		if (o->json || o->json_stream)
-			output_json_error(stdout, o->test, o->host, err,
-					  o->json_stream);
+		test_failed(o, err);
 		goto out;
 	}
 	if (o->debug)

@@ -95,6 +95,12 @@ enum diff_id {
 	/* Latency is always kept: from a selector file 2.7 does not notice
 	 * latency selectors, keeps no statistics and prints -1. */
 	DIFF_LATENCY_ALWAYS = 1 << 13,
+	/* A test-specific -H of the other family than the control
+	 * connection's: 2.7 runs the data connection over it; ours stops
+	 * before printing anything, with exit status 255 and one line
+	 * saying that netserver opens data sockets only on the address
+	 * netperf reached it at. */
+	DIFF_DATA_FAMILY = 1 << 15,
 	/* The platform selectors: Debian's 2.7.0 looks none of them up on
 	 * Linux and prints a placeholder (Deprecated, 0, 0xfffffffe); ours
 	 * are read from the system (check_platform holds them to it). The
@@ -178,6 +184,10 @@ enum case_flag {
 	CASE_SERVICES = 1 << 3,
 	/* "-H ::1 -p" the servers main starts on ::1, not 127.0.0.1. */
 	CASE_IPV6 = 1 << 4,
+	/* "-p" alone: each netperf finds netserver at its default host. */
+	CASE_NO_HOST = 1 << 5,
+	/* Talks to the servers on 127.0.0.1, but needs ::1 on loopback. */
+	CASE_NEEDS_V6 = 1 << 6,
 };
 
 /* -N's services for both netperfs: socat on fixed loopback ports. */
@@ -334,6 +344,35 @@ static const struct compat_case cases[] = {
      CASE_IPV6},
     {"test_H_6", {"-t", "TCP_RR", "-l", "-3000", "--", "-H", "::1", "-6"}, 0,
      CASE_IPV6},
+    /* -6 with no -H: netserver on ::1, as 2.7 takes it. */
+    {"opt_6_no_host", {"-6", "-t", "TCP_RR", "-l", "-3000"}, 0,
+     CASE_IPV6 | CASE_NO_HOST},
+    /* The family that cannot be had: both stop before printing anything,
+     * with 2.7's exit status (255) for a name that does not resolve and
+     * a control connection that cannot be made. */
+    {"err_4_host_6", {"-4", "-H", "::1", "-t", "TCP_RR"}, DIFF_ERROR_TEXT,
+     CASE_BARE},
+    {"err_6_host_4", {"-6", "-H", "127.0.0.1", "-t", "TCP_RR"},
+     DIFF_ERROR_TEXT, CASE_BARE},
+    {"err_unresolvable", {"-H", "no-such-host.invalid", "-t", "TCP_RR"},
+     DIFF_ERROR_TEXT, CASE_BARE},
+    {"err_refused", {"-H", "127.0.0.1", "-p", "1", "-t", "TCP_RR"},
+     DIFF_ERROR_TEXT, CASE_BARE},
+    {"err_test_6_host_4", {"-t", "TCP_STREAM", "-l", "1", "--", "-6"},
+     DIFF_ERROR_TEXT, 0},
+    {"err_test_6_crr", {"-t", "TCP_CRR", "-l", "-100", "--", "-6"},
+     DIFF_ERROR_TEXT, 0},
+    {"err_test_host_unresolvable",
+     {"-t", "TCP_RR", "-l", "-3000", "--", "-H", "no-such-host.invalid"},
+     DIFF_ERROR_TEXT, 0},
+    /* Data over IPv6 with control over IPv4: 2.7 runs it, ours says why
+     * it will not, at once (DIFF_DATA_FAMILY). */
+    {"test_H_other_family",
+     {"-t", "TCP_RR", "-l", "-3000", "--", "-6", "-H", "::1"},
+     DIFF_DATA_FAMILY, CASE_NEEDS_V6},
+    {"test_H_other_family_udp",
+     {"-t", "UDP_RR", "-l", "-3000", "--", "-6", "-H", "::1"},
+     DIFF_DATA_FAMILY, CASE_NEEDS_V6},
     /* The rest of 2.7's global letters. */
     {"opt_a_A_o_O",
      {"-a", "16,16", "-A", "32", "-o", "4,4", "-O", ",8", "-t", "TCP_STREAM",
@@ -741,7 +780,7 @@ run_both(const struct compat_case *c, struct run *ref, struct run *ours)
 	if (!(c->flags & CASE_BARE)) {
 		const char *pre[] = {"-H", v6 ? "::1" : "127.0.0.1", "-p"};
 
-		for (int i = 0; i < 3; i++) {
+		for (int i = c->flags & CASE_NO_HOST ? 2 : 0; i < 3; i++) {
 			rargv[rn++] = pre[i];
 			oargv[on++] = pre[i];
 		}
@@ -1125,9 +1164,33 @@ compare(const struct compat_case *c, const struct run *ref,
 	struct shape a, b;
 	const char *bad = NULL;
 
+	if (diffs & DIFF_DATA_FAMILY) {
+		const char *nl = strchr(ours->err, '\n');
+
+		if (ref->status != 0 || ours->status != 255 ||
+		    ours->out[0] != '\0' || nl == NULL || nl[1] != '\0' ||
+		    strstr(ours->err, "netserver opens data sockets only on "
+				      "the address netperf reached it at") ==
+			NULL) {
+			snprintf(msg, cap, "data of the other family: status "
+				 "%d (2.7: %d), stdout %s, stderr \"%.80s\"",
+				 ours->status, ref->status,
+				 ours->out[0] ? "written" : "empty", ours->err);
+			return msg;
+		}
+		return NULL;
+	}
 	if (ref->status != ours->status && !(diffs & DIFF_UNKNOWN_TEST_OPT)) {
 		snprintf(msg, cap, "exit status %d, 2.7 gives %d",
 			 ours->status, ref->status);
+		return msg;
+	}
+	/* An error 2.7 gives before printing anything is given before
+	 * printing anything here too. */
+	if ((diffs & DIFF_ERROR_TEXT) && ref->out[0] == '\0' &&
+	    ours->out[0] != '\0') {
+		snprintf(msg, cap, "stdout \"%.80s\" before the error, 2.7 "
+			 "prints nothing", ours->out);
 		return msg;
 	}
 	if (diffs & (DIFF_USAGE_TEXT | DIFF_ERROR_TEXT | DIFF_DEBUG))
@@ -1222,7 +1285,7 @@ START_TEST(differential)
 			     c->name);
 		return;
 	}
-	if ((c->flags & CASE_IPV6) && !ipv6_up) {
+	if ((c->flags & (CASE_IPV6 | CASE_NEEDS_V6)) && !ipv6_up) {
 		harness_skip("%s: loopback has no ::1 here", c->name);
 		return;
 	}
