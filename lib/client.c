@@ -203,17 +203,38 @@ nocontrol_open(struct client *c, const struct netperf_opts *o, char *err)
 	return 0;
 }
 
+/* The control connection to -H and -p, from -L; returns 0, or -1 with
+ * err set and c->unreached (2.7 exits 255 on it). */
+static int
+connect_control(struct client *c, const struct netperf_opts *o, char *err)
+{
+	struct sock_setup setup = {o->local, o->lport, -1, -1, 0, 0, 0, NULL};
+	char why[ERR_LEN];
+	socklen_t len;
+
+	c->ctl = sock_connect(o->host, o->port, o->family, SOCK_STREAM, &setup,
+			      CLIENT_CONNECT_MS, err);
+	if (c->ctl < 0) {
+		c->unreached = 1;
+		return -1;
+	}
+	/* Small messages that follow one another: no Nagle delay (best
+	 * effort). */
+	sock_set_nodelay(c->ctl, 1, why);
+	len = sizeof(c->peer);
+	getpeername(c->ctl, (struct sockaddr *)&c->peer, &len);
+	len = sizeof(c->self);
+	getsockname(c->ctl, (struct sockaddr *)&c->self, &len);
+	return 0;
+}
+
 int
 client_open(struct client *c, const struct netperf_opts *o, char *err)
 {
 	struct auth_key key;
-	char why[ERR_LEN];
-	socklen_t len;
 	json_t *msg, *ok = NULL;
 	int64_t ver;
 	int have_key;
-
-	struct sock_setup setup = {o->local, o->lport, -1, -1, 0, 0, 0, NULL};
 
 	memset(c, 0, sizeof(*c));
 	c->ctl = -1;
@@ -226,19 +247,8 @@ client_open(struct client *c, const struct netperf_opts *o, char *err)
 	have_key = load_key(o, &key, err);
 	if (have_key < 0)
 		return -1;
-	c->ctl = sock_connect(o->host, o->port, o->family, SOCK_STREAM, &setup,
-			      CLIENT_CONNECT_MS, err);
-	if (c->ctl < 0) {
-		c->unreached = 1;
+	if (connect_control(c, o, err) < 0)
 		goto wipe;
-	}
-	/* Small messages that follow one another: no Nagle delay (best
-	 * effort). */
-	sock_set_nodelay(c->ctl, 1, why);
-	len = sizeof(c->peer);
-	getpeername(c->ctl, (struct sockaddr *)&c->peer, &len);
-	len = sizeof(c->self);
-	getsockname(c->ctl, (struct sockaddr *)&c->self, &len);
 	if (session_send_new(c->ctl,
 			     json_pack("{s:s, s:i, s:s, s:s}", "type", "hello",
 				       "version", PROTO_VERSION, "program",
@@ -1053,10 +1063,7 @@ legacy_cpu_word(const struct netperf_opts *o, int32_t *word, char *err)
 static int
 legacy_open(struct client *c, const struct netperf_opts *o, char *err)
 {
-	struct sock_setup setup = {o->local, o->lport, -1, -1, 0, 0, 0, NULL};
 	unsigned char msg[LEGACY_MSG_LEN];
-	char why[ERR_LEN];
-	socklen_t len;
 	int32_t word;
 
 	memset(c, 0, sizeof(*c));
@@ -1064,17 +1071,8 @@ legacy_open(struct client *c, const struct netperf_opts *o, char *err)
 	c->legacy = 1;
 	if (legacy_cpu_word(o, &word, err) < 0)
 		return -1;
-	c->ctl = sock_connect(o->host, o->port, o->family, SOCK_STREAM, &setup,
-			      CLIENT_CONNECT_MS, err);
-	if (c->ctl < 0) {
-		c->unreached = 1;
+	if (connect_control(c, o, err) < 0)
 		return -1;
-	}
-	sock_set_nodelay(c->ctl, 1, why);
-	len = sizeof(c->peer);
-	getpeername(c->ctl, (struct sockaddr *)&c->peer, &len);
-	len = sizeof(c->self);
-	getsockname(c->ctl, (struct sockaddr *)&c->self, &len);
 	snprintf(c->server_program, sizeof(c->server_program),
 		 "netserver 2.7");
 	/* A 2.7 netserver says nothing of its host. */
