@@ -12,7 +12,9 @@
  * 2.7", README) are the table diffs[] below, and only those are exempted.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -1474,12 +1476,13 @@ have_ipv6_loopback(void)
 	return ok;
 }
 
-/* Starts 2.7's netserver listening on loopback, "127.0.0.1,4" or
- * "::1,6" (its -L host,family); returns 0, or -1. */
+/* Starts 2.7's netserver with its -L listen, "127.0.0.1,4" or "::1,6",
+ * or with -6 alone when listen is NULL (the IPv6 wildcard); returns 0, or
+ * -1. */
 static int
 start_reference_server(const char *listen, pid_t *pid, int *portp)
 {
-	int v6 = strchr(listen, ':') != NULL;
+	int v6 = listen == NULL || strchr(listen, ':') != NULL;
 	char bin[1100], port[16];
 	const char *argv[8];
 
@@ -1490,7 +1493,7 @@ start_reference_server(const char *listen, pid_t *pid, int *portp)
 	argv[1] = "-D";
 	argv[2] = "-p";
 	argv[3] = port;
-	argv[4] = "-L";
+	argv[4] = listen != NULL ? "-L" : "-6";
 	argv[5] = listen;
 	argv[6] = NULL;
 	*pid = fork();
@@ -1565,6 +1568,83 @@ find_reference(void)
 	return access(ref_netperf, X_OK) == 0 ? 0 : 1;
 }
 
+/* A netperf's exit status for "-4 -H 127.0.0.1 -p port" TCP_RR: argv0 is
+ * 2.7's netperf, or NULL for ours. */
+static int
+ipv4_client_status(const char *argv0, int port)
+{
+	char p[16], err[1024];
+	const char *argv[] = {argv0,	 "-4",	   "-H",    "127.0.0.1", "-p",
+			      p,	 "-t",	   "TCP_RR", "-l",	 "-1000",
+			      "-P",	 "0",	   NULL};
+	struct harness_out *o;
+	char *out = NULL;
+	int status;
+
+	snprintf(p, sizeof(p), "%d", port);
+	if (argv0 != NULL) {
+		status = harness_exec_capture(argv, 30, &out, err, sizeof(err));
+		free(out);
+		return status;
+	}
+	o = malloc(sizeof(*o));
+	ck_assert_ptr_nonnull(o);
+	ck_assert_int_eq(harness_netperf(argv + 1, 30, o), 0);
+	status = o->status;
+	free(o);
+	return status;
+}
+
+/*
+ * netserver -6 on the wildcard: as 2.7's, whether it also takes IPv4 is
+ * left to net.ipv6.bindv6only, so an IPv4 client fares the same with
+ * either (and with Linux's default, 0, both run). In a network namespace
+ * of this test's own, so that the wildcard is this test's loopback alone.
+ */
+START_TEST(netserver_6_wildcard)
+{
+	const char *extra[] = {"-6", "-L", "", NULL};
+	struct harness_server s;
+	pid_t ref = -1;
+	int ref_port6w, theirs, ours, v6only = -1;
+	FILE *f;
+
+	if (unshare(CLONE_NEWNET) < 0) {
+		harness_skip("netserver_6_wildcard: no network namespace (%s)",
+			     strerror(errno));
+		ck_assert_int_ne(geteuid(), 0);
+		return;
+	}
+	/* This process's own namespace: it goes away with it. 2.7 resolves
+	 * with AI_ADDRCONFIG, which wants an address other than loopback's
+	 * of each family: two on lo, reachable from nowhere else. */
+	ck_assert_int_eq(system("ip link set lo up && "
+				"ip addr add 192.0.2.1/32 dev lo && "
+				"ip -6 addr add fd00:13::1/128 dev lo nodad"),
+			 0);
+	if (!have_ipv6_loopback()) {
+		harness_skip("netserver_6_wildcard: loopback has no ::1 here");
+		return;
+	}
+	f = fopen("/proc/sys/net/ipv6/bindv6only", "r");
+	if (f != NULL) {
+		if (fscanf(f, "%d", &v6only) != 1)
+			v6only = -1;
+		fclose(f);
+	}
+	ck_assert_int_eq(start_reference_server(NULL, &ref, &ref_port6w), 0);
+	ck_assert_int_eq(harness_server_start(&s, extra), 0);
+	theirs = ipv4_client_status(ref_netperf, ref_port6w);
+	ours = ipv4_client_status(NULL, s.port);
+	stop_reference_server(ref);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+	ck_assert_msg(ours == theirs, "-4 client of netserver -6: status %d, "
+		      "2.7's %d", ours, theirs);
+	if (v6only == 0)
+		ck_assert_int_eq(ours, 0);
+}
+END_TEST
+
 static Suite *
 compat_suite(void)
 {
@@ -1574,6 +1654,7 @@ compat_suite(void)
 
 	tcase_add_test(self, comparison_catches_differences);
 	tcase_add_test(self, passphrase);
+	tcase_add_test(self, netserver_6_wildcard);
 	tcase_set_timeout(self, 60);
 	suite_add_tcase(s, self);
 	tcase_set_timeout(diff, 90);
