@@ -197,9 +197,11 @@ confidence_arg(const char *arg, struct netperf_opts *o, char *err)
 
 	if (units_split_pair(arg, a, b, sizeof(a), err) < 0 || a[0] == '\0')
 		return err_set(err, "-I: \"%s\" is not level[,width]", arg);
-	if (units_parse_int(a, 0, 100, &v, why) < 0 || (v != 95 && v != 99))
+	if (units_parse_int(a, 0, 100, &v, why) < 0 || (v != 95 && v != 99)) {
+		o->fatal_error = 1;
 		return err_set(err, "-I: only 95%% and 99%% confidence levels "
 				    "are supported");
+	}
 	o->conf_level = (int)v;
 	o->conf_width = 5;
 	if (b[0] != '\0') {

@@ -896,6 +896,11 @@ out:
 	return rc;
 }
 
+/* netperf 2.7's exit(-1): netserver or the data address cannot be
+ * reached, or -I asks for a level it does not have. Other failures of a
+ * test are 1. */
+#define EXIT_FATAL 255
+
 /* A command line that did not parse: the message, a JSON document naming
  * why where one was asked for, and 2.7's exit status. */
 static int
@@ -917,8 +922,10 @@ parse_failed(int argc, char **argv, const struct netperf_opts *o,
 	if (o->usage_error)
 		fprintf(stderr, "Try 'netperf -h' for usage.\n");
 	/* 2.7 exits 1 on a usage error (an unknown option, a missing
-	 * value, an unknown test); a bad value, which 2.7 would take
-	 * silently, is 2. */
+	 * value, an unknown test) and -1 on the few values it checks; a
+	 * bad value, which 2.7 would take silently, is 2. */
+	if (o->fatal_error)
+		return EXIT_FATAL;
 	return o->usage_error ? EXIT_FAILURE : 2;
 }
 
@@ -1006,9 +1013,6 @@ print_result(const struct netperf_opts *o, struct result *res,
 	return 0;
 }
 
-/* netperf 2.7 exits -1 (255) when netserver or the data address cannot
- * be reached; other failures of a test are 1. */
-#define EXIT_UNREACHED 255
 
 /* A test that failed: the message, and a JSON document naming why where
  * one was asked for. */
@@ -1042,7 +1046,7 @@ run_test(struct netperf_opts *o, struct output_list *list, int argc,
 				"sent\n");
 	if (setup_client(&c, o, &topo, &have_topo, err) < 0) {
 		test_failed(o, err);
-		return c.unreached ? EXIT_UNREACHED : EXIT_FAILURE;
+		return c.unreached ? EXIT_FATAL : EXIT_FAILURE;
 	}
 	ic.o = o;
 	ic.res = &res;
@@ -1059,7 +1063,7 @@ run_test(struct netperf_opts *o, struct output_list *list, int argc,
 	 * banner, not after it. */
 	if (client_check_data(&c, o, &res, err) < 0) {
 		test_failed(o, err);
-		rc = EXIT_UNREACHED;
+		rc = EXIT_FATAL;
 		goto out;
 	}
 	if (o->headers && !o->json && !o->json_stream) {

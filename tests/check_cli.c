@@ -730,6 +730,25 @@ START_TEST(test_unknown_test_option_message)
 }
 END_TEST
 
+/* Which errors 2.7 exits 1 on (usage), which -1 (-I's level), and which
+ * it would not notice (neither flag: status 2). */
+START_TEST(test_error_classes)
+{
+	struct netperf_opts o;
+	char err[ERR_LEN] = "";
+
+	ck_assert_int_eq(netperf_parse("-I 90", &o, err), -1);
+	ck_assert_int_eq(o.fatal_error, 1);
+	ck_assert_int_eq(o.usage_error, 0);
+	ck_assert_int_eq(netperf_parse("-Q", &o, err), -1);
+	ck_assert_int_eq(o.fatal_error, 0);
+	ck_assert_int_eq(o.usage_error, 1);
+	ck_assert_int_eq(netperf_parse("-- -m abc", &o, err), -1);
+	ck_assert_int_eq(o.fatal_error, 0);
+	ck_assert_int_eq(o.usage_error, 0);
+}
+END_TEST
+
 /* ---- netperf: the request ---- */
 
 START_TEST(test_request_fields)
@@ -1279,6 +1298,7 @@ cli_suite(void)
 	tc = tcase_create("netperf_errors");
 	tcase_add_loop_test(tc, test_netperf_rejects, 0, N(bad_netperf));
 	tcase_add_test(tc, test_unknown_test_option_message);
+	tcase_add_test(tc, test_error_classes);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("request");

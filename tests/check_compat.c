@@ -367,6 +367,9 @@ static const struct compat_case cases[] = {
     {"err_test_host_unresolvable",
      {"-t", "TCP_RR", "-l", "-3000", "--", "-H", "no-such-host.invalid"},
      DIFF_ERROR_TEXT, 0},
+    /* A confidence level 2.7 does not have: its exit(-1) too. */
+    {"err_I_level", {"-t", "TCP_RR", "-l", "-100", "-I", "90"},
+     DIFF_ERROR_TEXT, 0},
     /* Data over IPv6 with control over IPv4: 2.7 runs it, ours says why
      * it will not, at once (DIFF_DATA_FAMILY). */
     {"test_H_other_family",
