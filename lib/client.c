@@ -392,8 +392,6 @@ client_check_data(struct client *c, const struct netperf_opts *o,
 	struct addrinfo *ai, *a;
 	int af = -1;
 
-	if (c->no_control)
-		return 0;
 	if (sock_resolve(host, 0, o->data_family, res->m->socktype, &ai,
 			 err) < 0) {
 		c->unreached = 1;
@@ -403,8 +401,8 @@ client_check_data(struct client *c, const struct netperf_opts *o,
 		if (af < 0 || a->ai_family == res->family)
 			af = a->ai_family;
 	freeaddrinfo(ai);
-	/* A 2.7 netserver listens where it is told to; ours does not. */
-	if (c->legacy || af == res->family)
+	/* A 2.7 netserver listens where it is told to, and -N has none. */
+	if (c->legacy || c->no_control || af == res->family)
 		return 0;
 	c->unreached = 1;
 	return err_set(err,
