@@ -197,9 +197,11 @@ confidence_arg(const char *arg, struct netperf_opts *o, char *err)
 
 	if (units_split_pair(arg, a, b, sizeof(a), err) < 0 || a[0] == '\0')
 		return err_set(err, "-I: \"%s\" is not level[,width]", arg);
-	if (units_parse_int(a, 0, 100, &v, why) < 0 || (v != 95 && v != 99))
+	if (units_parse_int(a, 0, 100, &v, why) < 0 || (v != 95 && v != 99)) {
+		o->fatal_error = 1;
 		return err_set(err, "-I: only 95%% and 99%% confidence levels "
 				    "are supported");
+	}
 	o->conf_level = (int)v;
 	o->conf_width = 5;
 	if (b[0] != '\0') {
@@ -330,7 +332,6 @@ static void
 netperf_defaults(struct netperf_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	snprintf(o->host, sizeof(o->host), "localhost");
 	o->host_family = AF_UNSPEC;
 	o->port = 12865;
 	snprintf(o->test, sizeof(o->test), "TCP_STREAM");
@@ -1240,6 +1241,18 @@ check_test(struct netperf_opts *o, const struct test_module *m, char *err)
 	return 0;
 }
 
+/* As 2.7 (netsh.c): with no -H, netserver is on this host, "::1" when
+ * the family asked for (-6, -H ,6 or -L ,6) is IPv6, else "localhost". */
+static void
+default_host(struct netperf_opts *o)
+{
+	int fam = o->family != AF_UNSPEC ? o->family : o->host_family;
+
+	if (o->host[0] == '\0')
+		snprintf(o->host, sizeof(o->host), "%s",
+			 fam == AF_INET6 ? "::1" : "localhost");
+}
+
 int
 cli_netperf_parse(int argc, char **argv, struct netperf_opts *o, char *err)
 {
@@ -1248,15 +1261,13 @@ cli_netperf_parse(int argc, char **argv, struct netperf_opts *o, char *err)
 
 	netperf_defaults(o);
 	split = parse_global(argc, argv, o, err);
+	/* getopt wants argv[0] to be a program name. */
+	if (split >= 0 && split < argc &&
+	    parse_test(argc - split + 1, argv + split - 1, o, err) < 0)
+		split = -1;
+	default_host(o);
 	if (split < 0)
 		return -1;
-	if (split < argc) {
-		/* getopt wants argv[0] to be a program name. */
-		char **rest = argv + split - 1;
-
-		if (parse_test(argc - split + 1, rest, o, err) < 0)
-			return -1;
-	}
 	if (o->want_help || o->want_version)
 		return 0;
 	if (strcmp(o->test, "OMNI") == 0 && omni_module(o, err) < 0)

@@ -189,8 +189,10 @@ nocontrol_open(struct client *c, const struct netperf_opts *o, char *err)
 {
 	struct addrinfo *ai;
 
-	if (sock_resolve(o->host, 0, o->family, SOCK_STREAM, &ai, err) < 0)
+	if (sock_resolve(o->host, 0, o->family, SOCK_STREAM, &ai, err) < 0) {
+		c->unreached = 1;
 		return -1;
+	}
 	memcpy(&c->peer, ai->ai_addr, ai->ai_addrlen);
 	c->self.ss_family = ai->ai_family;
 	freeaddrinfo(ai);
@@ -244,13 +246,35 @@ out:
 	return rc;
 }
 
+/* The control connection to -H and -p, from -L; returns 0, or -1 with
+ * err set and c->unreached (2.7 exits 255 on it). */
+static int
+connect_control(struct client *c, const struct netperf_opts *o, char *err)
+{
+	struct sock_setup setup = {o->local, o->lport, -1, -1, 0, 0, 0, NULL};
+	char why[ERR_LEN];
+	socklen_t len;
+
+	c->ctl = sock_connect(o->host, o->port, o->family, SOCK_STREAM, &setup,
+			      CLIENT_CONNECT_MS, err);
+	if (c->ctl < 0) {
+		c->unreached = 1;
+		return -1;
+	}
+	/* Small messages that follow one another: no Nagle delay (best
+	 * effort). */
+	sock_set_nodelay(c->ctl, 1, why);
+	len = sizeof(c->peer);
+	getpeername(c->ctl, (struct sockaddr *)&c->peer, &len);
+	len = sizeof(c->self);
+	getsockname(c->ctl, (struct sockaddr *)&c->self, &len);
+	return 0;
+}
+
 int
 client_open(struct client *c, const struct netperf_opts *o, char *err)
 {
-	struct sock_setup setup = {o->local, o->lport, -1, -1, 0, 0, 0, NULL};
 	struct auth_key key;
-	char why[ERR_LEN];
-	socklen_t len;
 	int have_key;
 
 	memset(c, 0, sizeof(*c));
@@ -264,17 +288,8 @@ client_open(struct client *c, const struct netperf_opts *o, char *err)
 	have_key = load_key(o, &key, err);
 	if (have_key < 0)
 		return -1;
-	c->ctl = sock_connect(o->host, o->port, o->family, SOCK_STREAM, &setup,
-			      CLIENT_CONNECT_MS, err);
-	if (c->ctl < 0)
+	if (connect_control(c, o, err) < 0)
 		goto wipe;
-	/* Small messages that follow one another: no Nagle delay (best
-	 * effort). */
-	sock_set_nodelay(c->ctl, 1, why);
-	len = sizeof(c->peer);
-	getpeername(c->ctl, (struct sockaddr *)&c->peer, &len);
-	len = sizeof(c->self);
-	getsockname(c->ctl, (struct sockaddr *)&c->self, &len);
 	if (session_send_new(c->ctl,
 			     json_pack("{s:s, s:i, s:s, s:s}", "type", "hello",
 				       "version", PROTO_VERSION, "program",
@@ -363,13 +378,55 @@ client_describe(const struct client *c, const struct netperf_opts *o,
 	}
 }
 
+/* Where the data connection goes: -H after "--", else the address the
+ * control connection reached. */
+static const char *
+data_host(const struct netperf_opts *o, const struct result *res)
+{
+	return o->data_host[0] ? o->data_host : res->side[RESULT_REMOTE].addr;
+}
+
+/* "IPv4" or "IPv6", for messages. */
+static const char *
+family_name(int af)
+{
+	return af == AF_INET6 ? "IPv6" : "IPv4";
+}
+
+int
+client_check_data(struct client *c, const struct netperf_opts *o,
+		  const struct result *res, char *err)
+{
+	const char *host = data_host(o, res);
+	struct addrinfo *ai, *a;
+	int af = -1;
+
+	if (sock_resolve(host, 0, o->data_family, res->m->socktype, &ai,
+			 err) < 0) {
+		c->unreached = 1;
+		return -1;
+	}
+	for (a = ai; a != NULL; a = a->ai_next)
+		if (af < 0 || a->ai_family == res->family)
+			af = a->ai_family;
+	freeaddrinfo(ai);
+	/* A 2.7 netserver listens where it is told to, and -N has none. */
+	if (c->legacy || c->no_control || af == res->family)
+		return 0;
+	c->unreached = 1;
+	return err_set(err,
+		       "the data connection to %s would be %s over an %s "
+		       "control connection; netserver opens data sockets "
+		       "only on the address netperf reached it at",
+		       host, family_name(af), family_name(res->family));
+}
+
 /* Opens the data connection to the port netserver gave, recording the
  * socket buffer sizes it had before connecting. */
 static int
 open_data(const struct netperf_opts *o, struct result *res, int port, char *err)
 {
-	const char *host =
-	    o->data_host[0] ? o->data_host : res->side[RESULT_REMOTE].addr;
+	const char *host = data_host(o, res);
 	struct sock_setup setup = {
 	    o->data_local, o->ldata_port, o->lsndbuf, o->lrcvbuf, -1, -1,
 	    (int)o->mss, &res->p.lx};
@@ -390,8 +447,7 @@ static int
 crr_target(const struct netperf_opts *o, struct result *res, int port,
 	   struct test_ctx *ctx, char *err)
 {
-	const char *host =
-	    o->data_host[0] ? o->data_host : res->side[RESULT_REMOTE].addr;
+	const char *host = data_host(o, res);
 	struct addrinfo *ai;
 	int fd;
 
@@ -1002,10 +1058,7 @@ legacy_cpu_word(const struct netperf_opts *o, int32_t *word, char *err)
 static int
 legacy_open(struct client *c, const struct netperf_opts *o, char *err)
 {
-	struct sock_setup setup = {o->local, o->lport, -1, -1, 0, 0, 0, NULL};
 	unsigned char msg[LEGACY_MSG_LEN];
-	char why[ERR_LEN];
-	socklen_t len;
 	int32_t word;
 
 	memset(c, 0, sizeof(*c));
@@ -1013,15 +1066,8 @@ legacy_open(struct client *c, const struct netperf_opts *o, char *err)
 	c->legacy = 1;
 	if (legacy_cpu_word(o, &word, err) < 0)
 		return -1;
-	c->ctl = sock_connect(o->host, o->port, o->family, SOCK_STREAM, &setup,
-			      CLIENT_CONNECT_MS, err);
-	if (c->ctl < 0)
+	if (connect_control(c, o, err) < 0)
 		return -1;
-	sock_set_nodelay(c->ctl, 1, why);
-	len = sizeof(c->peer);
-	getpeername(c->ctl, (struct sockaddr *)&c->peer, &len);
-	len = sizeof(c->self);
-	getsockname(c->ctl, (struct sockaddr *)&c->self, &len);
 	snprintf(c->server_program, sizeof(c->server_program),
 		 "netserver 2.7");
 	/* A 2.7 netserver says nothing of its host. */

@@ -37,8 +37,8 @@ sock_resolve(const char *host, int port, int family, int socktype,
 }
 
 /* Binds (and for TCP listens) on the first address of host that works;
- * dual 1 makes an IPv6 socket take IPv4 too, 0 IPv6 only, -1 leaves the
- * system's default. */
+ * dual 1 makes an IPv6 socket take IPv4 too, -1 leaves the system's
+ * default. */
 static int
 listen_on(const char *host, int port, int family, int socktype, int backlog,
 	  int dual, char *err)
@@ -63,9 +63,9 @@ listen_on(const char *host, int port, int family, int socktype, int backlog,
 			setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one,
 				   sizeof(one));
 		/* The wildcard with no family is dual-stack; the wildcard
-		 * asked for as IPv6 (-6) takes IPv6 only, whatever
-		 * net.ipv6.bindv6only says. A specific address, v4-mapped
-		 * ones included, is left as it is. */
+		 * asked for as IPv6 (-6) is left to net.ipv6.bindv6only, as
+		 * netperf 2.7 leaves it, and so is a specific address,
+		 * v4-mapped ones included. */
 		if (ai->ai_family == AF_INET6 && dual >= 0)
 			setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY,
 				   dual ? &zero : &one, sizeof(int));
@@ -100,8 +100,7 @@ sock_listen(const char *host, int port, int family, int socktype, int backlog,
 			return fd;
 		family = AF_INET;
 	}
-	return listen_on(host, port, family, socktype, backlog,
-			 host == NULL && family == AF_INET6 ? 0 : -1, err);
+	return listen_on(host, port, family, socktype, backlog, -1, err);
 }
 
 int

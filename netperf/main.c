@@ -917,6 +917,11 @@ out:
 	return rc;
 }
 
+/* netperf 2.7's exit(-1): netserver or the data address cannot be
+ * reached, or -I asks for a level it does not have. Other failures of a
+ * test are 1. */
+#define EXIT_FATAL 255
+
 /* A command line that did not parse: the message, a JSON document naming
  * why where one was asked for, and 2.7's exit status. */
 static int
@@ -938,8 +943,10 @@ parse_failed(int argc, char **argv, const struct netperf_opts *o,
 	if (o->usage_error)
 		fprintf(stderr, "Try 'netperf -h' for usage.\n");
 	/* 2.7 exits 1 on a usage error (an unknown option, a missing
-	 * value, an unknown test); a bad value, which 2.7 would take
-	 * silently, is 2. */
+	 * value, an unknown test) and -1 on the few values it checks; a
+	 * bad value, which 2.7 would take silently, is 2. */
+	if (o->fatal_error)
+		return EXIT_FATAL;
 	return o->usage_error ? EXIT_FAILURE : 2;
 }
 
@@ -1027,6 +1034,18 @@ print_result(const struct netperf_opts *o, struct result *res,
 	return 0;
 }
 
+
+/* A test that failed: the message, and a JSON document naming why where
+ * one was asked for. */
+static void
+test_failed(const struct netperf_opts *o, const char *err)
+{
+	fprintf(stderr, "netperf: %s\n", err);
+	if (o->json || o->json_stream)
+		json_doc_error(stdout, o->test, o->host, err,
+				  o->json_stream);
+}
+
 /* One test (repeated for -i/-I) against netserver, and its report. */
 static int
 run_test(struct netperf_opts *o, struct select_list *list, int argc,
@@ -1047,11 +1066,8 @@ run_test(struct netperf_opts *o, struct select_list *list, int argc,
 				"its own pattern; the remote file name is not "
 				"sent\n");
 	if (setup_client(&c, o, &topo, &have_topo, err) < 0) {
-		fprintf(stderr, "netperf: %s\n", err);
-		if (o->json || o->json_stream)
-			json_doc_error(stdout, o->test, o->host, err,
-					  o->json_stream);
-		return EXIT_FAILURE;
+		test_failed(o, err);
+		return c.unreached ? EXIT_FATAL : EXIT_FAILURE;
 	}
 	ic.o = o;
 	ic.res = &res;
@@ -1064,15 +1080,19 @@ run_test(struct netperf_opts *o, struct select_list *list, int argc,
 		fprintf(stderr, "netperf: out of memory\n");
 		goto out;
 	}
+	/* As 2.7: a data address that cannot be used fails before the
+	 * banner, not after it. */
+	if (client_check_data(&c, o, &res, err) < 0) {
+		test_failed(o, err);
+		rc = EXIT_FATAL;
+		goto out;
+	}
 	if (o->headers && !o->json && !o->json_stream) {
 		report_banner(stdout, &res, &ro);
 		fflush(stdout);
 	}
 	if (run_iterations(&c, o, &res, &ic, argc, argv, err) < 0) {
-		fprintf(stderr, "netperf: %s\n", err);
-		if (o->json || o->json_stream)
-			json_doc_error(stdout, o->test, o->host, err,
-					  o->json_stream);
+		test_failed(o, err);
 		goto out;
 	}
 	if (o->debug)

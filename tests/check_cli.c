@@ -166,9 +166,10 @@ START_TEST(test_host)
 	ck_assert_int_eq(o.host_family, AF_UNSPEC);
 	ck_assert_int_eq(o.family, AF_UNSPEC);
 
-	/* ",fam" keeps the default host. */
+	/* ",fam" keeps the default host, which for IPv6 is ::1, as
+	 * 2.7's. */
 	netperf_ok("-H ,6", &o);
-	ck_assert_str_eq(o.host, "localhost");
+	ck_assert_str_eq(o.host, "::1");
 	ck_assert_int_eq(o.host_family, AF_INET6);
 
 	netperf_ok("-L 10.0.0.1,4", &o);
@@ -381,9 +382,17 @@ START_TEST(test_misc_global)
 	ck_assert_int_eq(o.family, AF_INET);
 	ck_assert_int_eq(o.data_family, AF_INET);
 
+	ck_assert_str_eq(o.host, "localhost");
+
+	/* As 2.7, -6 with no -H is netserver on ::1. */
 	netperf_ok("-6", &o);
 	ck_assert_int_eq(o.family, AF_INET6);
 	ck_assert_int_eq(o.data_family, AF_INET6);
+	ck_assert_str_eq(o.host, "::1");
+	netperf_ok("-6 -H 192.0.2.1", &o);
+	ck_assert_str_eq(o.host, "192.0.2.1");
+	netperf_ok("-- -6", &o);
+	ck_assert_str_eq(o.host, "localhost");
 
 	/* An explicit -4 is not overridden by -H's family. */
 	netperf_ok("-4 -H ::1,6", &o);
@@ -718,6 +727,25 @@ START_TEST(test_unknown_test_option_message)
 	ck_assert_ptr_nonnull(strstr(err, "test option"));
 	ck_assert_int_eq(netperf_parse("-Q", &o, err), -1);
 	ck_assert_ptr_null(strstr(err, "test option"));
+}
+END_TEST
+
+/* Which errors 2.7 exits 1 on (usage), which -1 (-I's level), and which
+ * it would not notice (neither flag: status 2). */
+START_TEST(test_error_classes)
+{
+	struct netperf_opts o;
+	char err[ERR_LEN] = "";
+
+	ck_assert_int_eq(netperf_parse("-I 90", &o, err), -1);
+	ck_assert_int_eq(o.fatal_error, 1);
+	ck_assert_int_eq(o.usage_error, 0);
+	ck_assert_int_eq(netperf_parse("-Q", &o, err), -1);
+	ck_assert_int_eq(o.fatal_error, 0);
+	ck_assert_int_eq(o.usage_error, 1);
+	ck_assert_int_eq(netperf_parse("-- -m abc", &o, err), -1);
+	ck_assert_int_eq(o.fatal_error, 0);
+	ck_assert_int_eq(o.usage_error, 0);
 }
 END_TEST
 
@@ -1270,6 +1298,7 @@ cli_suite(void)
 	tc = tcase_create("netperf_errors");
 	tcase_add_loop_test(tc, test_netperf_rejects, 0, N(bad_netperf));
 	tcase_add_test(tc, test_unknown_test_option_message);
+	tcase_add_test(tc, test_error_classes);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("request");

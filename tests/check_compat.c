@@ -12,7 +12,9 @@
  * 2.7", README) are the table diffs[] below, and only those are exempted.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <signal.h>
@@ -95,6 +97,12 @@ enum diff_id {
 	/* Latency is always kept: from a selector file 2.7 does not notice
 	 * latency selectors, keeps no statistics and prints -1. */
 	DIFF_LATENCY_ALWAYS = 1 << 13,
+	/* A test-specific -H of the other family than the control
+	 * connection's: 2.7 runs the data connection over it; ours stops
+	 * before printing anything, with exit status 255 and one line
+	 * saying that netserver opens data sockets only on the address
+	 * netperf reached it at. */
+	DIFF_DATA_FAMILY = 1 << 15,
 	/* The platform selectors: Debian's 2.7.0 looks none of them up on
 	 * Linux and prints a placeholder (Deprecated, 0, 0xfffffffe); ours
 	 * are read from the system (check_platform holds them to it). The
@@ -178,6 +186,10 @@ enum case_flag {
 	CASE_SERVICES = 1 << 3,
 	/* "-H ::1 -p" the servers main starts on ::1, not 127.0.0.1. */
 	CASE_IPV6 = 1 << 4,
+	/* "-p" alone: each netperf finds netserver at its default host. */
+	CASE_NO_HOST = 1 << 5,
+	/* Talks to the servers on 127.0.0.1, but needs ::1 on loopback. */
+	CASE_NEEDS_V6 = 1 << 6,
 };
 
 /* -N's services for both netperfs: socat on fixed loopback ports. */
@@ -334,6 +346,38 @@ static const struct compat_case cases[] = {
      CASE_IPV6},
     {"test_H_6", {"-t", "TCP_RR", "-l", "-3000", "--", "-H", "::1", "-6"}, 0,
      CASE_IPV6},
+    /* -6 with no -H: netserver on ::1, as 2.7 takes it. */
+    {"opt_6_no_host", {"-6", "-t", "TCP_RR", "-l", "-3000"}, 0,
+     CASE_IPV6 | CASE_NO_HOST},
+    /* The family that cannot be had: both stop before printing anything,
+     * with 2.7's exit status (255) for a name that does not resolve and
+     * a control connection that cannot be made. */
+    {"err_4_host_6", {"-4", "-H", "::1", "-t", "TCP_RR"}, DIFF_ERROR_TEXT,
+     CASE_BARE},
+    {"err_6_host_4", {"-6", "-H", "127.0.0.1", "-t", "TCP_RR"},
+     DIFF_ERROR_TEXT, CASE_BARE},
+    {"err_unresolvable", {"-H", "no-such-host.invalid", "-t", "TCP_RR"},
+     DIFF_ERROR_TEXT, CASE_BARE},
+    {"err_refused", {"-H", "127.0.0.1", "-p", "1", "-t", "TCP_RR"},
+     DIFF_ERROR_TEXT, CASE_BARE},
+    {"err_test_6_host_4", {"-t", "TCP_STREAM", "-l", "1", "--", "-6"},
+     DIFF_ERROR_TEXT, 0},
+    {"err_test_6_crr", {"-t", "TCP_CRR", "-l", "-100", "--", "-6"},
+     DIFF_ERROR_TEXT, 0},
+    {"err_test_host_unresolvable",
+     {"-t", "TCP_RR", "-l", "-3000", "--", "-H", "no-such-host.invalid"},
+     DIFF_ERROR_TEXT, 0},
+    /* A confidence level 2.7 does not have: its exit(-1) too. */
+    {"err_I_level", {"-t", "TCP_RR", "-l", "-100", "-I", "90"},
+     DIFF_ERROR_TEXT, 0},
+    /* Data over IPv6 with control over IPv4: 2.7 runs it, ours says why
+     * it will not, at once (DIFF_DATA_FAMILY). */
+    {"test_H_other_family",
+     {"-t", "TCP_RR", "-l", "-3000", "--", "-6", "-H", "::1"},
+     DIFF_DATA_FAMILY, CASE_NEEDS_V6},
+    {"test_H_other_family_udp",
+     {"-t", "UDP_RR", "-l", "-3000", "--", "-6", "-H", "::1"},
+     DIFF_DATA_FAMILY, CASE_NEEDS_V6},
     /* The rest of 2.7's global letters. */
     {"opt_a_A_o_O",
      {"-a", "16,16", "-A", "32", "-o", "4,4", "-O", ",8", "-t", "TCP_STREAM",
@@ -741,7 +785,7 @@ run_both(const struct compat_case *c, struct run *ref, struct run *ours)
 	if (!(c->flags & CASE_BARE)) {
 		const char *pre[] = {"-H", v6 ? "::1" : "127.0.0.1", "-p"};
 
-		for (int i = 0; i < 3; i++) {
+		for (int i = c->flags & CASE_NO_HOST ? 2 : 0; i < 3; i++) {
 			rargv[rn++] = pre[i];
 			oargv[on++] = pre[i];
 		}
@@ -1125,9 +1169,33 @@ compare(const struct compat_case *c, const struct run *ref,
 	struct shape a, b;
 	const char *bad = NULL;
 
+	if (diffs & DIFF_DATA_FAMILY) {
+		const char *nl = strchr(ours->err, '\n');
+
+		if (ref->status != 0 || ours->status != 255 ||
+		    ours->out[0] != '\0' || nl == NULL || nl[1] != '\0' ||
+		    strstr(ours->err, "netserver opens data sockets only on "
+				      "the address netperf reached it at") ==
+			NULL) {
+			snprintf(msg, cap, "data of the other family: status "
+				 "%d (2.7: %d), stdout %s, stderr \"%.80s\"",
+				 ours->status, ref->status,
+				 ours->out[0] ? "written" : "empty", ours->err);
+			return msg;
+		}
+		return NULL;
+	}
 	if (ref->status != ours->status && !(diffs & DIFF_UNKNOWN_TEST_OPT)) {
 		snprintf(msg, cap, "exit status %d, 2.7 gives %d",
 			 ours->status, ref->status);
+		return msg;
+	}
+	/* An error 2.7 gives before printing anything is given before
+	 * printing anything here too. */
+	if ((diffs & DIFF_ERROR_TEXT) && ref->out[0] == '\0' &&
+	    ours->out[0] != '\0') {
+		snprintf(msg, cap, "stdout \"%.80s\" before the error, 2.7 "
+			 "prints nothing", ours->out);
 		return msg;
 	}
 	if (diffs & (DIFF_USAGE_TEXT | DIFF_ERROR_TEXT | DIFF_DEBUG))
@@ -1222,7 +1290,7 @@ START_TEST(differential)
 			     c->name);
 		return;
 	}
-	if ((c->flags & CASE_IPV6) && !ipv6_up) {
+	if ((c->flags & (CASE_IPV6 | CASE_NEEDS_V6)) && !ipv6_up) {
 		harness_skip("%s: loopback has no ::1 here", c->name);
 		return;
 	}
@@ -1411,12 +1479,13 @@ have_ipv6_loopback(void)
 	return ok;
 }
 
-/* Starts 2.7's netserver listening on loopback, "127.0.0.1,4" or
- * "::1,6" (its -L host,family); returns 0, or -1. */
+/* Starts 2.7's netserver with its -L listen, "127.0.0.1,4" or "::1,6",
+ * or with -6 alone when listen is NULL (the IPv6 wildcard); returns 0, or
+ * -1. */
 static int
 start_reference_server(const char *listen, pid_t *pid, int *portp)
 {
-	int v6 = strchr(listen, ':') != NULL;
+	int v6 = listen == NULL || strchr(listen, ':') != NULL;
 	char bin[1100], port[16];
 	const char *argv[8];
 
@@ -1427,7 +1496,7 @@ start_reference_server(const char *listen, pid_t *pid, int *portp)
 	argv[1] = "-D";
 	argv[2] = "-p";
 	argv[3] = port;
-	argv[4] = "-L";
+	argv[4] = listen != NULL ? "-L" : "-6";
 	argv[5] = listen;
 	argv[6] = NULL;
 	*pid = fork();
@@ -1502,6 +1571,83 @@ find_reference(void)
 	return access(ref_netperf, X_OK) == 0 ? 0 : 1;
 }
 
+/* A netperf's exit status for "-4 -H 127.0.0.1 -p port" TCP_RR: argv0 is
+ * 2.7's netperf, or NULL for ours. */
+static int
+ipv4_client_status(const char *argv0, int port)
+{
+	char p[16], err[1024];
+	const char *argv[] = {argv0,	 "-4",	   "-H",    "127.0.0.1", "-p",
+			      p,	 "-t",	   "TCP_RR", "-l",	 "-1000",
+			      "-P",	 "0",	   NULL};
+	struct harness_out *o;
+	char *out = NULL;
+	int status;
+
+	snprintf(p, sizeof(p), "%d", port);
+	if (argv0 != NULL) {
+		status = harness_exec_capture(argv, 30, &out, err, sizeof(err));
+		free(out);
+		return status;
+	}
+	o = malloc(sizeof(*o));
+	ck_assert_ptr_nonnull(o);
+	ck_assert_int_eq(harness_netperf(argv + 1, 30, o), 0);
+	status = o->status;
+	free(o);
+	return status;
+}
+
+/*
+ * netserver -6 on the wildcard: as 2.7's, whether it also takes IPv4 is
+ * left to net.ipv6.bindv6only, so an IPv4 client fares the same with
+ * either (and with Linux's default, 0, both run). In a network namespace
+ * of this test's own, so that the wildcard is this test's loopback alone.
+ */
+START_TEST(netserver_6_wildcard)
+{
+	const char *extra[] = {"-6", "-L", "", NULL};
+	struct harness_server s;
+	pid_t ref = -1;
+	int ref_port6w, theirs, ours, v6only = -1;
+	FILE *f;
+
+	if (unshare(CLONE_NEWNET) < 0) {
+		harness_skip("netserver_6_wildcard: no network namespace (%s)",
+			     strerror(errno));
+		ck_assert_int_ne(geteuid(), 0);
+		return;
+	}
+	/* This process's own namespace: it goes away with it. 2.7 resolves
+	 * with AI_ADDRCONFIG, which wants an address other than loopback's
+	 * of each family: two on lo, reachable from nowhere else. */
+	ck_assert_int_eq(system("ip link set lo up && "
+				"ip addr add 192.0.2.1/32 dev lo && "
+				"ip -6 addr add fd00:13::1/128 dev lo nodad"),
+			 0);
+	if (!have_ipv6_loopback()) {
+		harness_skip("netserver_6_wildcard: loopback has no ::1 here");
+		return;
+	}
+	f = fopen("/proc/sys/net/ipv6/bindv6only", "r");
+	if (f != NULL) {
+		if (fscanf(f, "%d", &v6only) != 1)
+			v6only = -1;
+		fclose(f);
+	}
+	ck_assert_int_eq(start_reference_server(NULL, &ref, &ref_port6w), 0);
+	ck_assert_int_eq(harness_server_start(&s, extra), 0);
+	theirs = ipv4_client_status(ref_netperf, ref_port6w);
+	ours = ipv4_client_status(NULL, s.port);
+	stop_reference_server(ref);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+	ck_assert_msg(ours == theirs, "-4 client of netserver -6: status %d, "
+		      "2.7's %d", ours, theirs);
+	if (v6only == 0)
+		ck_assert_int_eq(ours, 0);
+}
+END_TEST
+
 static Suite *
 compat_suite(void)
 {
@@ -1511,6 +1657,7 @@ compat_suite(void)
 
 	tcase_add_test(self, comparison_catches_differences);
 	tcase_add_test(self, passphrase);
+	tcase_add_test(self, netserver_6_wildcard);
 	tcase_set_timeout(self, 60);
 	suite_add_tcase(s, self);
 	tcase_set_timeout(diff, 90);

@@ -18,7 +18,7 @@
 
 struct netperf_opts {
 	/* Global options, before "--". */
-	char host[CLI_HOST_LEN];  /* -H; "localhost" by default */
+	char host[CLI_HOST_LEN];  /* -H; localhost, or ::1 with -6 */
 	int host_family;	  /* from -H host,fam */
 	char local[CLI_HOST_LEN]; /* -L, control local address */
 	int port;		  /* -p port[,lport] */
@@ -37,6 +37,9 @@ struct netperf_opts {
 	/* Set with an error that 2.7 treats as a usage error (exit 1): an
 	 * unknown option, a missing value, an unknown test. */
 	int usage_error;
+	/* Set with an error that 2.7 refuses too, but with its exit(-1)
+	 * (255): -I at a level other than 95 or 99. */
+	int fatal_error;
 	/* -T lcpu[,rcpu]: where netperf's and netserver's threads run. */
 	char lcpu[64], rcpu[64];
 	/* --streams N: parallel data connections. */

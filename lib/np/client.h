@@ -36,6 +36,10 @@ struct client {
 	 * NULL for netperf's pattern. */
 	char *fill;
 	size_t fill_len;
+	/* The last failure was one netperf 2.7 exits 255 on (its exit(-1)):
+	 * a host name or data address that does not resolve in the family
+	 * asked for, or a control connection that could not be made. */
+	int unreached;
 };
 
 /* Connects to netserver and exchanges versions; returns 0, or -1 with err
@@ -49,6 +53,16 @@ int client_open(struct client *c, const struct netperf_opts *o, char *err);
  */
 void client_describe(const struct client *c, const struct netperf_opts *o,
 		     struct result *res);
+
+/*
+ * Resolves the data connection's address as client_test will, before
+ * anything is printed (2.7 does so before its banner); res must have been
+ * described. Over our protocol it must have the control connection's
+ * family, because netserver opens its data sockets only on the address
+ * netperf reached it at. Returns 0, or -1 with err set and c->unreached.
+ */
+int client_check_data(struct client *c, const struct netperf_opts *o,
+		      const struct result *res, char *err);
 
 /*
  * Runs one test: request, data connection, both loops, results. res must
