@@ -641,7 +641,7 @@ static const struct opt global_opts[] = {
      .to2 = NP(lport), .fn = h_port},
     {'t', NULL, required_argument, "test",
      "TCP_STREAM (default), TCP_MAERTS, TCP_RR,\n"
-     "TCP_CRR, UDP_STREAM, UDP_RR, OMNI",
+     "TCP_CRR, UDP_STREAM, UDP_RR, UDP_CRR, OMNI",
      NULL, OPT_FN, .fn = g_test},
     {'l', NULL, required_argument, "secs",
      "test length; negative: bytes or transactions", NULL, OPT_FN,
@@ -985,7 +985,7 @@ static const struct opt test_opts[] = {
     {'b', NULL, required_argument, "n", "n extra transactions in flight (RR)",
      NULL, OPT_INT, .to = NP(burst), .min = 0, .max = 1024},
     {'e', NULL, required_argument, "secs",
-     "UDP_RR: give up on an answer after secs\n"
+     "UDP_RR, UDP_CRR: give up on an answer after secs\n"
      "(default: adaptive, as TCP's RTO)",
      NULL, OPT_DOUBLE, .to = NP(rto), .min = 0.001, .max = 3600},
     {'D', NULL, no_argument, NULL, "TCP_NODELAY on both ends", NULL, OPT_FLAG,

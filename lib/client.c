@@ -469,12 +469,14 @@ crr_target(const struct netperf_opts *o, struct result *res, int port,
 	return fd;
 }
 
-/* Marks err as netserver's own words. */
+/* Marks err as netserver's own words: it refused or ended the test,
+ * which 2.7 exits 255 on. */
 static void
-remote_words(char *err)
+remote_words(struct client *c, char *err)
 {
 	char text[ERR_LEN];
 
+	c->remote_error = 1;
 	snprintf(text, sizeof(text), "%s", err);
 	err_set(err, "netserver: %s", text);
 }
@@ -488,7 +490,7 @@ remote_reason(struct client *c, char *err)
 
 	if (session_expect(c->ctl, "results", &msg, 1000, why) ==
 	    SESSION_PEER_ERROR) {
-		remote_words(why);
+		remote_words(c, why);
 		snprintf(err, ERR_LEN, "%s", why);
 	} else if (msg != NULL) {
 		json_decref(msg);
@@ -829,7 +831,7 @@ test_negotiate(struct client_run *t, char *err)
 	prc = session_expect(t->c->ctl, "ready", &msg, SESSION_TIMEOUT_MS,
 			     err);
 	if (prc == SESSION_PEER_ERROR)
-		remote_words(err);
+		remote_words(t->c, err);
 	if (prc < 0 || read_ready(msg, res, t->set.ports, n, err) < 0)
 		goto out;
 	if (auth_unhex(json_string_value(json_object_get(msg, "token")),
@@ -911,7 +913,7 @@ test_run(struct client_run *t, char *err)
 	t->wire_on = res->p.wire;
 	prc = session_expect(t->c->ctl, "go", &go, 2 * SESSION_TIMEOUT_MS, err);
 	if (prc == SESSION_PEER_ERROR)
-		remote_words(err);
+		remote_words(t->c, err);
 	if (prc < 0)
 		return -1;
 	json_decref(go);
@@ -968,7 +970,7 @@ test_collect(struct client_run *t, char *err)
 	prc = session_expect(t->c->ctl, "results", &msg,
 			     (MODULE_GRACE_SEC + 5) * 1000, err);
 	if (prc == SESSION_PEER_ERROR)
-		remote_words(err);
+		remote_words(t->c, err);
 	if (prc < 0 || read_results(msg, res, err) < 0 ||
 	    result_check_remote(res, (double)(clock_ns() - t->asked) / 1e9,
 				err) < 0)
@@ -1304,12 +1306,13 @@ out:
  * data connection it names, its results. */
 /* netserver's words, from a 2.7 message that decoded to an error. */
 static int
-legacy_words(int got, char *err)
+legacy_words(struct client *c, int got, char *err)
 {
 	char why[ERR_LEN];
 
 	if (got == 0)
 		return 0;
+	c->remote_error = 1;
 	snprintf(why, sizeof(why), "%s", err);
 	return err_set(err, "netserver: %s", why);
 }
@@ -1343,7 +1346,7 @@ legacy_ask(struct client *c, const struct netperf_opts *o, struct result *res,
 				     "(a 2.7 netserver started with -Z does "
 				     "that when no passphrase is sent)");
 	if (got < 0 ||
-	    legacy_words(legacy_response_decode(msg, sizeof(msg), a, err),
+	    legacy_words(c, legacy_response_decode(msg, sizeof(msg), a, err),
 			 err) < 0)
 		return -1;
 	r->sndbuf = a->send_buf_size;
@@ -1373,7 +1376,7 @@ legacy_results(struct client *c, const struct netperf_opts *o,
 		return err_set(err, "netserver closed the control connection "
 				    "before its results");
 	if (got < 0 ||
-	    legacy_words(legacy_results_decode(msg, sizeof(msg), &z, err),
+	    legacy_words(c, legacy_results_decode(msg, sizeof(msg), &z, err),
 			 err) < 0)
 		return -1;
 	legacy_remote(&z, o->remote_cpu && (a->flags & LEGACY_F_MEASURE_CPU),

@@ -339,54 +339,116 @@ set_rcv_timeout(int fd, uint64_t ns)
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 }
 
+/* UDP_RR's client: the transactions in flight, and how tags are cut. */
+struct udp_rr {
+	struct inflight *fl;
+	int depth, inflight;
+	uint64_t seq;
+	size_t req, taglen;
+};
+
+/* Sends requests until depth are in flight (or the test is ending); 0,
+ * or -1 with ctx->err set when netserver's socket is gone. */
+static int
+udp_rr_fill(struct test_ctx *ctx, struct udp_rr *u, uint64_t now)
+{
+	struct side_result *r = ctx->r;
+	uint64_t mask = u->taglen == 8 ? UINT64_MAX
+				       : ((1ULL << (8 * u->taglen)) - 1);
+	ssize_t n;
+
+	while (u->inflight < u->depth &&
+	       (ctx->end_ns != 0 || u->seq <= (uint64_t)ctx->p->count)) {
+		put_tag(ctx->buf, u->seq, u->taglen);
+		n = send(ctx->fd, ctx->buf, u->req, 0);
+		if (n < 0 && errno == ECONNREFUSED)
+			return err_set(ctx->err, "netserver's data socket is "
+						 "gone (Connection refused)");
+		if (n < 0) {
+			r->send_errors++; /* it will time out */
+		} else {
+			r->bytes_sent += (uint64_t)n;
+			r->send_calls++;
+		}
+		u->fl[u->inflight].tag = u->seq & mask;
+		u->fl[u->inflight].start = now;
+		u->inflight++;
+		u->seq++;
+	}
+	return 0;
+}
+
+/* An answer of n bytes: the transaction it completes, or a late one
+ * (counted as a duplicate, already given up on). */
+static void
+udp_rr_answer(struct test_ctx *ctx, struct udp_rr *u, ssize_t n,
+	      uint64_t now, struct module_rto *rto, uint64_t *progress)
+{
+	struct side_result *r = ctx->r;
+	uint64_t tag = get_tag(ctx->buf, u->taglen), rtt;
+	int i;
+
+	r->recv_calls++;
+	for (i = 0; i < u->inflight && u->fl[i].tag != tag; i++)
+		;
+	if (i == u->inflight || (size_t)n < u->taglen) {
+		r->dups++;
+		return;
+	}
+	rtt = now - u->fl[i].start;
+	u->fl[i] = u->fl[--u->inflight];
+	r->trans++;
+	r->bytes_recv += (uint64_t)n;
+	*progress = now;
+	if (ctx->hist != NULL)
+		stats_hist_add(ctx->hist, rtt);
+	module_rto_sample(rto, rtt);
+}
+
+/* A receive that timed out: every request older than the time-out is
+ * lost, and the loop sends new ones in their place. */
+static void
+udp_rr_expire(struct test_ctx *ctx, struct udp_rr *u, uint64_t now,
+	      uint64_t rto_ns)
+{
+	int i;
+
+	for (i = 0; i < u->inflight;) {
+		if (now - u->fl[i].start >= rto_ns) {
+			ctx->r->lost++;
+			u->fl[i] = u->fl[--u->inflight];
+		} else {
+			i++;
+		}
+	}
+}
+
 int
 udp_rr_client(struct test_ctx *ctx)
 {
 	const struct test_params *p = ctx->p;
-	struct side_result *r = ctx->r;
-	size_t req = (size_t)p->req_size, taglen = udp_tag_len(ctx);
-	int depth = p->burst + 1, inflight = 0, i;
-	uint64_t now, seq = 1, tag, rtt, applied = 0, progress;
+	struct udp_rr u = {NULL, p->burst + 1, 0, 1, (size_t)p->req_size,
+			   udp_tag_len(ctx)};
+	uint64_t now, applied = 0, progress;
 	struct module_rto rto;
-	struct inflight *fl;
-	ssize_t n;
 	int ending = 0;
+	ssize_t n;
 
-	fl = calloc((size_t)depth, sizeof(*fl));
-	if (fl == NULL)
+	u.fl = calloc((size_t)u.depth, sizeof(*u.fl));
+	if (u.fl == NULL)
 		return err_set(ctx->err, "out of memory");
-	r->send_size = (int64_t)req;
-	r->recv_size = p->rsp_size;
+	ctx->r->send_size = (int64_t)u.req;
+	ctx->r->recv_size = p->rsp_size;
 	module_rto_init(&rto, p->rto);
 	progress = clock_ns();
 	for (;;) {
 		now = clock_ns();
 		if (*ctx->stop || (ctx->end_ns != 0 && now >= ctx->end_ns) ||
-		    (ctx->end_ns == 0 && seq > (uint64_t)p->count))
+		    (ctx->end_ns == 0 && u.seq > (uint64_t)p->count))
 			ending = 1;
-		while (!ending && inflight < depth &&
-		       (ctx->end_ns != 0 || seq <= (uint64_t)p->count)) {
-			put_tag(ctx->buf, seq, taglen);
-			n = send(ctx->fd, ctx->buf, req, 0);
-			if (n < 0 && errno == ECONNREFUSED) {
-				err_set(ctx->err, "netserver's data socket is "
-						  "gone (Connection refused)");
-				goto fail;
-			}
-			if (n < 0)
-				r->send_errors++; /* it will time out */
-			else {
-				r->bytes_sent += (uint64_t)n;
-				r->send_calls++;
-			}
-			fl[inflight].tag =
-			    seq & (taglen == 8 ? UINT64_MAX
-					       : ((1ULL << (8 * taglen)) - 1));
-			fl[inflight].start = now;
-			inflight++;
-			seq++;
-		}
-		if (inflight == 0)
+		if (!ending && udp_rr_fill(ctx, &u, now) < 0)
+			goto fail;
+		if (u.inflight == 0)
 			break;
 		if (rto.ns != applied) {
 			set_rcv_timeout(ctx->fd, rto.ns);
@@ -402,22 +464,7 @@ udp_rr_client(struct test_ctx *ctx)
 		if (n > 0 && module_udp_token(ctx, ctx->buf, (size_t)n, 0))
 			continue;
 		if (n > 0) {
-			r->recv_calls++;
-			tag = get_tag(ctx->buf, taglen);
-			for (i = 0; i < inflight && fl[i].tag != tag; i++)
-				;
-			if (i == inflight || (size_t)n < taglen) {
-				r->dups++; /* late: already given up on */
-				continue;
-			}
-			rtt = now - fl[i].start;
-			fl[i] = fl[--inflight];
-			r->trans++;
-			r->bytes_recv += (uint64_t)n;
-			progress = now;
-			if (ctx->hist != NULL)
-				stats_hist_add(ctx->hist, rtt);
-			module_rto_sample(&rto, rtt);
+			udp_rr_answer(ctx, &u, n, now, &rto, &progress);
 			continue;
 		}
 		if (n < 0 && errno == ECONNREFUSED) {
@@ -431,16 +478,7 @@ udp_rr_client(struct test_ctx *ctx)
 				strerror(errno));
 			goto fail;
 		}
-		/* Time-out: every request older than the time-out is lost;
-		 * the loop above sends new ones in their place. */
-		for (i = 0; i < inflight;) {
-			if (now - fl[i].start >= rto.ns) {
-				r->lost++;
-				fl[i] = fl[--inflight];
-			} else {
-				i++;
-			}
-		}
+		udp_rr_expire(ctx, &u, now, rto.ns);
 		if (now - progress >= MODULE_IDLE_SEC * NS_PER_SEC && !ending &&
 		    ctx->end_ns == 0) {
 			err_set(ctx->err, "no answer from netserver for %d s",
@@ -448,11 +486,11 @@ udp_rr_client(struct test_ctx *ctx)
 			goto fail;
 		}
 	}
-	free(fl);
+	free(u.fl);
 	module_udp_end(ctx);
 	return 0;
 fail:
-	free(fl);
+	free(u.fl);
 	return -1;
 }
 
@@ -567,20 +605,68 @@ port_walk_next(struct port_walk *w, const struct sockaddr_storage *peer)
 	return &w->ai;
 }
 
+/* How long a connect may wait: a silent peer's time, and never past the
+ * test's hard end. */
+static int
+crr_connect_ms(const struct test_ctx *ctx, uint64_t now)
+{
+	int wait_ms = MODULE_IDLE_SEC * 1000;
+
+	if (ctx->end_ns != 0) {
+		uint64_t hard = ctx->end_ns + MODULE_HARD_END_SEC * NS_PER_SEC;
+		uint64_t left = (hard - now) / 1000000 + 1;
+
+		if (left < (uint64_t)wait_ms)
+			wait_ms = (int)left;
+	}
+	return wait_ms;
+}
+
+/* One transaction on the new connection fd: the token (when the test has
+ * one) and request, the response, and netserver's close, which it makes
+ * first so that TIME_WAIT stays on its side and this side never runs out
+ * of ports. Returns 0, or -1 with ctx->err set. */
+static int
+crr_exchange(struct test_ctx *ctx, size_t req, size_t rsp)
+{
+	struct side_result *r = ctx->r;
+	int rc;
+
+	/* The token goes first on every connection: it is part of each
+	 * timed transaction, as the connect is. */
+	rc = ctx->token != NULL ? send_token_req(ctx, ctx->buf, req)
+				: send_full(ctx, ctx->buf, req);
+	if (rc != 0)
+		return -1;
+	r->bytes_sent += req;
+	r->send_calls++;
+	rc = recv_full(ctx, ctx->buf, rsp, &r->recv_calls,
+		       "kept the test going");
+	if (rc == 1)
+		return err_set(ctx->err, "netserver closed the connection "
+					 "before answering");
+	if (rc != 0)
+		return -1;
+	rc = recv_full(ctx, ctx->buf, 1, &r->recv_calls,
+		       "kept the test going");
+	if (rc == 0)
+		return err_set(ctx->err, "netserver sent more than asked");
+	return rc == 1 ? 0 : -1;
+}
+
 int
 crr_client(struct test_ctx *ctx)
 {
 	const struct test_params *p = ctx->p;
 	struct side_result *r = ctx->r;
 	size_t req = (size_t)p->req_size, rsp = (size_t)p->rsp_size;
-	uint64_t now, t0;
+	uint64_t now, t0, last_ok;
 	char err[ERR_LEN];
 	/* netperf 2.7's socket options (-S, -y, -Y, -K...) on each
 	 * connection; buffer sizes stay the system's, as before. */
 	struct sock_setup setup = {NULL, 0, -1, -1, -1, -1, 0, &p->lx};
 	struct port_walk walk;
-	uint64_t last_ok;
-	int fd, rc, wait_ms;
+	int fd, rc;
 
 	r->send_size = (int64_t)req;
 	r->recv_size = (int64_t)rsp;
@@ -596,73 +682,35 @@ crr_client(struct test_ctx *ctx)
 		    (ctx->end_ns == 0 && r->trans >= (uint64_t)p->count))
 			break;
 		t0 = now;
-		/* A connect the peer leaves hanging ends by the test's
-		 * hard end at the latest. */
-		wait_ms = MODULE_IDLE_SEC * 1000;
-		if (ctx->end_ns != 0) {
-			uint64_t hard =
-			    ctx->end_ns + MODULE_HARD_END_SEC * NS_PER_SEC;
-			uint64_t left = (hard - now) / 1000000 + 1;
-
-			if (left < (uint64_t)wait_ms)
-				wait_ms = (int)left;
-		}
 		fd = sock_connect_addr((struct sockaddr *)&ctx->peer,
 				       ctx->peerlen, SOCK_STREAM,
 				       port_walk_next(&walk, &ctx->peer),
-				       &setup, wait_ms, err);
+				       &setup, crr_connect_ms(ctx, now), err);
 		if (fd < 0) {
 			/* Out of local ports for a moment, or this one of -p's
 			 * still taken: count it and try again (the next port),
 			 * as 2.7 does; with -U, whatever the failure. */
-			if (errno == EADDRNOTAVAIL || errno == EADDRINUSE ||
-			    p->retry_connect) {
-				r->send_errors++;
-				/* A counted test has no end to stop it: give up
-				 * after as long without a connection as a silent
-				 * peer is given. */
-				if (clock_ns() - last_ok >
-				    (uint64_t)MODULE_IDLE_SEC * NS_PER_SEC)
-					return err_set(ctx->err,
-						       "connect failed for %d s: "
-						       "%s",
-						       MODULE_IDLE_SEC, err);
-				continue;
-			}
-			return err_set(ctx->err, "connect: %s", err);
+			if (errno != EADDRNOTAVAIL && errno != EADDRINUSE &&
+			    !p->retry_connect)
+				return err_set(ctx->err, "connect: %s", err);
+			r->send_errors++;
+			/* A counted test has no end to stop it: give up after
+			 * as long without a connection as a silent peer is
+			 * given. */
+			if (clock_ns() - last_ok >
+			    (uint64_t)MODULE_IDLE_SEC * NS_PER_SEC)
+				return err_set(ctx->err,
+					       "connect failed for %d s: %s",
+					       MODULE_IDLE_SEC, err);
+			continue;
 		}
 		ctx->fd = fd;
 		last_ok = clock_ns();
 		if (sock_set_timeouts(fd, 1000, err) < 0 ||
-		    (p->nodelay && sock_set_nodelay(fd, 1, err) < 0)) {
-			ctx->fd = -1;
-			close(fd);
-			return err_set(ctx->err, "%s", err);
-		}
-		/* The token goes first on every connection: it is part of
-		 * each timed transaction, as the connect is. */
-		rc = ctx->token != NULL ? send_token_req(ctx, ctx->buf, req)
-					: send_full(ctx, ctx->buf, req);
-		if (rc == 0) {
-			r->bytes_sent += req;
-			r->send_calls++;
-			rc = recv_full(ctx, ctx->buf, rsp, &r->recv_calls,
-			       "kept the test going");
-			if (rc == 1)
-				rc = err_set(ctx->err,
-					     "netserver closed the connection "
-					     "before answering");
-		}
-		/* netserver closes first, so the TIME_WAIT state stays on
-		 * its side and this side never runs out of ports. */
-		if (rc == 0) {
-			rc = recv_full(ctx, ctx->buf, 1, &r->recv_calls,
-		       "kept the test going");
-			rc = rc == 1   ? 0
-			     : rc == 0 ? err_set(ctx->err, "netserver sent "
-							   "more than asked")
-				       : -1;
-		}
+		    (p->nodelay && sock_set_nodelay(fd, 1, err) < 0))
+			rc = err_set(ctx->err, "%s", err);
+		else
+			rc = crr_exchange(ctx, req, rsp);
 		ctx->fd = -1;
 		close(fd);
 		if (rc < 0)
@@ -680,6 +728,30 @@ crr_client(struct test_ctx *ctx)
  * test's length. */
 #define CRR_LEGACY_TAIL_NS (2 * NS_PER_SEC)
 
+/* One admitted connection's transaction: its request, the response.
+ * A client that gives up on one connection is no failure of the test. */
+static void
+crr_serve_one(struct test_ctx *ctx, int fd, size_t req, size_t rsp)
+{
+	struct side_result *r = ctx->r;
+	char err[ERR_LEN];
+
+	if (sock_set_timeouts(fd, 1000, err) < 0)
+		return;
+	if (ctx->p->nodelay)
+		sock_set_nodelay(fd, 1, err);
+	ctx->fd = fd;
+	if (recv_full(ctx, ctx->buf, req, &r->recv_calls,
+		      "kept sending requests") != 0)
+		return;
+	r->bytes_recv += req;
+	if (send_full(ctx, ctx->buf, rsp) != 0)
+		return;
+	r->bytes_sent += rsp;
+	r->send_calls++;
+	r->trans++;
+}
+
 int
 crr_server(struct test_ctx *ctx)
 {
@@ -688,7 +760,7 @@ crr_server(struct test_ctx *ctx)
 	size_t req = (size_t)p->req_size, rsp = (size_t)p->rsp_size;
 	uint64_t last = clock_ns();
 	struct admit adm;
-	int lfd = ctx->fd, fd, rc;
+	int lfd = ctx->fd, fd;
 	char err[ERR_LEN];
 
 	r->send_size = (int64_t)rsp;
@@ -737,24 +809,7 @@ crr_server(struct test_ctx *ctx)
 			admit_close(&adm);
 			return err_set(ctx->err, "%s", err);
 		}
-		if (sock_set_timeouts(fd, 1000, err) < 0) {
-			close(fd);
-			continue;
-		}
-		if (p->nodelay)
-			sock_set_nodelay(fd, 1, err);
-		ctx->fd = fd;
-		rc = recv_full(ctx, ctx->buf, req, &r->recv_calls,
-			       "kept sending requests");
-		if (rc == 0) {
-			r->bytes_recv += req;
-			rc = send_full(ctx, ctx->buf, rsp);
-			if (rc == 0) {
-				r->bytes_sent += rsp;
-				r->send_calls++;
-				r->trans++;
-			}
-		}
+		crr_serve_one(ctx, fd, req, rsp);
 		ctx->fd = lfd;
 		close(fd);
 		last = clock_ns();

@@ -889,7 +889,7 @@ wire_session_start(struct wire_session *ws, struct wire_report *w,
 	w->enabled = 1;
 	if (n < 1) {
 		snprintf(w->warning, sizeof(w->warning),
-			 "no fixed data connection to capture (TCP_CRR opens "
+			 "no fixed data connection to capture (the test opens "
 			 "a new one per transaction)");
 		return;
 	}

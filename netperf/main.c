@@ -1093,6 +1093,8 @@ run_test(struct netperf_opts *o, struct select_list *list, int argc,
 	}
 	if (run_iterations(&c, o, &res, &ic, argc, argv, err) < 0) {
 		test_failed(o, err);
+		if (c.remote_error)
+			rc = EXIT_FATAL;
 		goto out;
 	}
 	if (o->debug)

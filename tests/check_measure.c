@@ -871,7 +871,7 @@ START_TEST(placement_errors)
 
 	/* netserver's side reports it, and netperf says who did. */
 	run_np(&r, "-t", "TCP_RR", "-l", "0.5", "-T", ",99", NULL);
-	ck_assert_msg(r.status == 1 &&
+	ck_assert_msg(r.status == 255 &&
 			  strncmp(r.err,
 				  "netperf: netserver: CPU 99 does not exist",
 				  41) == 0,

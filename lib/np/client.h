@@ -40,6 +40,9 @@ struct client {
 	 * a host name or data address that does not resolve in the family
 	 * asked for, or a control connection that could not be made. */
 	int unreached;
+	/* The test failed because netserver said so (an error message of
+	 * ours, or 2.7's error response): 2.7 exits 255 on that too. */
+	int remote_error;
 };
 
 /* Connects to netserver and exchanges versions; returns 0, or -1 with err
