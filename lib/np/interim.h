@@ -1,0 +1,62 @@
+/*
+ * netserver's interim reports (-D on a TCP test), as netperf takes them:
+ * read from the control connection between netperf's own intervals
+ * without disturbing the test, checked, and paired with netperf's interval
+ * of the same number.
+ */
+#ifndef NP_INTERIM_H
+#define NP_INTERIM_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "np/err.h"
+#include "np/tcpinfo.h"
+
+/* Reports netserver may be ahead of netperf's interval: their starts
+ * differ by the go message's trip, and their clocks by a scheduler's
+ * wake-up, never by several intervals. */
+#define INTERIM_AHEAD 4
+/* The largest interim message taken; one is some 600 bytes. */
+#define INTERIM_MSG_MAX 4096
+
+struct interim_peer {
+	int fd;	     /* the control connection */
+	int asked;   /* the request asked for reports */
+	int streams; /* connections a report may merge */
+	int64_t last;  /* the last report's number, -1 before the first */
+	int64_t local; /* netperf's interval to pair next */
+	/* The next message is another (results, error): none is read
+	 * during the test after it. */
+	int other;
+	int failed; /* err says why */
+	char err[ERR_LEN];
+	struct {
+		int64_t n;
+		struct tcpinfo t;
+	} ring[INTERIM_AHEAD];
+	struct tcpinfo found;
+};
+
+/* Starts reading fd's reports for a test of streams connections, when
+ * asked (else any report is an error). */
+void interim_peer_init(struct interim_peer *ip, int fd, int asked,
+		       int streams);
+
+/*
+ * netserver's report for netperf's next interval, waiting for it at most
+ * wait_ns (or until *stop); NULL when it did not come, or reading failed
+ * (ip->failed, ip->err). Never reads anything but whole interim messages.
+ */
+const struct tcpinfo *interim_peer_match(struct interim_peer *ip,
+					 uint64_t wait_ns,
+					 volatile sig_atomic_t *stop);
+
+/* A report read after the test, on the way to the results (a
+ * session_skip_fn on an interim_peer): 0 when it is in order, -1 with err
+ * set otherwise. */
+int interim_peer_skip(void *arg, const json_t *msg, char *err);
+
+#endif
