@@ -705,8 +705,8 @@ proto_interim_pack(const struct proto_interim *iv)
 }
 
 int
-proto_interim_unpack(const json_t *msg, int max_conns,
-		     struct proto_interim *iv, char *err)
+proto_interim_unpack(const json_t *msg, int max_conns, struct proto_interim *iv,
+		     char *err)
 {
 	char text[ESCAPE_LEN];
 

@@ -766,9 +766,8 @@ serve_interim(void *arg, double count, double secs, double since_start,
 	      const struct tcpinfo *tcpi)
 {
 	struct serve *sv = arg;
-	struct proto_interim iv = {.n = sv->interim_n++,
-				   .interval = secs,
-				   .since_start = since_start};
+	struct proto_interim iv = {
+	    .n = sv->interim_n++, .interval = secs, .since_start = since_start};
 	json_t *msg;
 	int rc;
 

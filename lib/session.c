@@ -249,8 +249,8 @@ session_expect_past(int fd, const char *type, const char *skip,
 	for (;;) {
 		rc = session_recv(fd, msg, timeout_ms, err);
 		if (rc == 1)
-			return err_set(err,
-				       "the peer closed the control connection");
+			return err_set(
+			    err, "the peer closed the control connection");
 		if (rc < 0)
 			return -1;
 		t = proto_type(*msg);

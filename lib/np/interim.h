@@ -23,9 +23,9 @@
 #define INTERIM_MSG_MAX 4096
 
 struct interim_peer {
-	int fd;	     /* the control connection */
-	int asked;   /* the request asked for reports */
-	int streams; /* connections a report may merge */
+	int fd;	       /* the control connection */
+	int asked;     /* the request asked for reports */
+	int streams;   /* connections a report may merge */
 	int64_t last;  /* the last report's number, -1 before the first */
 	int64_t local; /* netperf's interval to pair next */
 	/* The next message is another (results, error): none is read
@@ -42,8 +42,7 @@ struct interim_peer {
 
 /* Starts reading fd's reports for a test of streams connections, when
  * asked (else any report is an error). */
-void interim_peer_init(struct interim_peer *ip, int fd, int asked,
-		       int streams);
+void interim_peer_init(struct interim_peer *ip, int fd, int asked, int streams);
 
 /*
  * netserver's report for netperf's next interval, waiting for it at most

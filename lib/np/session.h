@@ -41,8 +41,7 @@ int session_offer(int fd, const json_t *msg, int timeout_ms, char *err);
  * it); 0 when nothing whole is waiting yet; 2 when the next message is
  * another (left unread, as is a close); or -1 with err set (garbage).
  */
-int session_take(int fd, const char *type, size_t max, json_t **msg,
-		 char *err);
+int session_take(int fd, const char *type, size_t max, json_t **msg, char *err);
 
 /*
  * Receives one message within timeout_ms into *msg (the caller owns it).
