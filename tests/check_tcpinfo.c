@@ -384,6 +384,155 @@ START_TEST(interim)
 }
 END_TEST
 
+/* The interim lines of a --json-stream run's output, parsed, in order
+ * (at most max); returns how many, the document in *doc. */
+static int
+stream_lines(char *out, json_t **lines, int max, json_t **doc)
+{
+	char *p, *nl;
+	int n = 0;
+
+	*doc = NULL;
+	for (p = out; *p != '\0'; p = nl + 1) {
+		json_t *j, *type;
+
+		nl = strchr(p, '\n');
+		if (nl == NULL)
+			break;
+		*nl = '\0';
+		j = harness_json_parse(p);
+		ck_assert_msg(j != NULL, "not JSON: %s", p);
+		type = harness_json_at(j, "type");
+		if (type != NULL &&
+		    strcmp(json_string_value(type), "interim") == 0 &&
+		    n < max) {
+			lines[n++] = j;
+		} else {
+			json_decref(*doc);
+			*doc = j;
+		}
+	}
+	return n;
+}
+
+/* The remote figures of interim line j, NULL when it has none. */
+static json_t *
+remote_of(json_t *j)
+{
+	json_t *r = harness_json_at(j, "remote_tcp_info");
+
+	return json_is_object(r) ? r : NULL;
+}
+
+/*
+ * -D: netserver's TCP_INFO over each interval too, paired with netperf's
+ * own, in the JSON lines, the document and at -v 2. Every interval but
+ * perhaps the last (netserver's side may end just before that boundary)
+ * has it. TCP_STREAM: netperf sends, so its cwnd is the one that grows;
+ * TCP_MAERTS: netserver sends, and its window and busy time show.
+ * A netserver that sent a report netperf did not ask for would fail the
+ * run (check_hostile_client), so UDP's -D run, which asks for none,
+ * passing with none shows netserver sent none; so does every run here
+ * without -D.
+ */
+START_TEST(remote_interim)
+{
+	const char *js[] = {"--json-stream", "-D", "0.5", "-l", "3", NULL};
+	const char *maerts[] = {"--json-stream", "-t", "TCP_MAERTS", "-D",
+				"0.5", "-l", "2", NULL};
+	const char *udp[] = {"--json-stream", "-t", "UDP_STREAM", "-D",
+			     "0.5", "-l", "1", NULL};
+	const char *v2[] = {"-v", "2", "-D", "0.5", "-l", "3", NULL};
+	char err[4096], *out, *p, *nl;
+	json_t *lines[64], *doc, *r;
+	double busy = 0, rsum = 0;
+	int n, i, with = 0, lines_v2 = 0, remote_v2 = 0;
+
+	out = lo_netperf(js, err, sizeof(err));
+	n = stream_lines(out, lines, 64, &doc);
+	free(out);
+	ck_assert_int_ge(n, 5);
+	for (i = 0; i < n; i++) {
+		ck_assert_double_eq(num(lines[i], "n"), i);
+		ck_assert_double_gt(num(lines[i], "local_tcp_info.cwnd"), 0);
+		r = remote_of(lines[i]);
+		ck_assert_msg(r != NULL || i == n - 1,
+			      "interval %d has no remote TCP_INFO", i);
+		if (r != NULL) {
+			ck_assert_double_eq(
+			    num(lines[i], "remote_tcp_info.connections"), 1);
+			ck_assert_double_gt(
+			    num(lines[i], "remote_tcp_info.rtt_us"), 0);
+			ck_assert_double_gt(
+			    num(lines[i], "remote_tcp_info.cwnd"), 0);
+			ck_assert_double_le(
+			    num(lines[i], "remote_tcp_info.pmtu"), 65536);
+			with++;
+		}
+		json_decref(lines[i]);
+	}
+	ck_assert_ptr_nonnull(doc);
+	ck_assert_double_eq(num(doc, "interim.0.remote_tcp_info.connections"),
+			    1);
+	json_decref(doc);
+
+	out = lo_netperf(maerts, err, sizeof(err));
+	n = stream_lines(out, lines, 64, &doc);
+	free(out);
+	ck_assert_int_ge(n, 3);
+	for (i = 0; i < n; i++) {
+		r = remote_of(lines[i]);
+		ck_assert_msg(r != NULL || i == n - 1,
+			      "MAERTS interval %d has no remote TCP_INFO", i);
+		if (r != NULL) {
+			ck_assert_double_gt(
+			    num(lines[i], "remote_tcp_info.cwnd"), 0);
+			ck_assert_double_gt(
+			    num(lines[i], "remote_tcp_info.rtt_us"), 0);
+			ck_assert_double_ge(
+			    num(lines[i], "remote_tcp_info.retrans"), 0);
+			busy += num(lines[i], "remote_tcp_info.busy_us");
+			rsum += num(lines[i], "remote_tcp_info.retrans");
+		}
+		json_decref(lines[i]);
+	}
+	ck_assert_msg(busy > 0, "netserver's sender was never busy");
+	/* The intervals' retransmissions are part of the test's. */
+	ck_assert_double_le(rsum, num(doc, "remote.tcp_info.retrans"));
+	json_decref(doc);
+
+	out = lo_netperf(udp, err, sizeof(err));
+	n = stream_lines(out, lines, 64, &doc);
+	free(out);
+	ck_assert_int_ge(n, 1);
+	for (i = 0; i < n; i++) {
+		ck_assert(
+		    json_is_null(json_object_get(lines[i], "remote_tcp_info")));
+		json_decref(lines[i]);
+	}
+	json_decref(doc);
+
+	/* -v 2: netperf's line, then netserver's, in the same form. */
+	out = lo_netperf(v2, err, sizeof(err));
+	for (p = out; (p = strstr(p, "Interim result:")) != NULL; p++) {
+		nl = strchr(p, '\n');
+		ck_assert_ptr_nonnull(nl);
+		ck_assert_msg(strncmp(nl + 1, "Interim TCP: retrans ", 21) == 0,
+			      "%s", out);
+		nl = strchr(nl + 1, '\n');
+		ck_assert_ptr_nonnull(nl);
+		if (strncmp(nl + 1, "Interim remote TCP: retrans ", 28) == 0)
+			remote_v2++;
+		lines_v2++;
+	}
+	ck_assert_int_ge(lines_v2, 5);
+	ck_assert_int_ge(remote_v2, lines_v2 - 1);
+	ck_assert_ptr_nonnull(strstr(out, "\nInterim remote TCP: retrans 0 "));
+	free(out);
+	ck_assert_int_ge(with, 4);
+}
+END_TEST
+
 /* The lines DUMP_TCP_INFO prints: netperf 2.7's three, once per data
  * connection, and none for UDP or TCP_CRR. */
 static const char *dump_re =
@@ -972,6 +1121,47 @@ START_TEST(rtt_matches_delay_line)
 }
 END_TEST
 
+/*
+ * -D over the line: netserver's srtt in every interval it reported is the
+ * line's 20 ms (within 10 %), as its final figure is; the line proves
+ * itself first, as above.
+ */
+START_TEST(remote_interim_rtt)
+{
+	const char *args[] = {"-t", "TCP_RR", "-l", "2", "-D", "0.5", NULL};
+	double min = 0, median = 0;
+	json_t *doc, *list;
+	size_t i, with = 0;
+	char path[64];
+
+	ck_assert_int_ge(ping_pong(&line, &min, &median), PINGS - 2);
+	if (median >= 21.0) {
+		harness_skip("remote_interim_rtt: the delay line's median "
+			     "round trip is %.3f ms, over 21: the machine is "
+			     "too loaded to trust it",
+			     median);
+		return;
+	}
+	doc = line_netperf(&line, args);
+	list = harness_json_at(doc, "interim");
+	ck_assert_msg(json_is_array(list), "no interim array");
+	for (i = 0; i < json_array_size(list); i++) {
+		if (!json_is_object(json_object_get(json_array_get(list, i),
+						    "remote_tcp_info")))
+			continue;
+		snprintf(path, sizeof(path),
+			 "interim.%zu.remote_tcp_info.rtt_us", i);
+		near_20ms(doc, path);
+		with++;
+	}
+	ck_assert_msg(with >= 3,
+		      "%zu of %zu intervals have netserver's figures", with,
+		      json_array_size(list));
+	near_20ms(doc, "remote.tcp_info.rtt_us");
+	json_decref(doc);
+}
+END_TEST
+
 /* nftables in b drops one in 25 of the data segments arriving from a,
  * counted; the control connection's port is spared. */
 static void
@@ -1239,6 +1429,7 @@ main(void)
 	tcase_add_test(lo, json_both_ends);
 	tcase_add_test(lo, selectors);
 	tcase_add_test(lo, interim);
+	tcase_add_test(lo, remote_interim);
 	tcase_add_test(lo, dump_tcp_info);
 	tcase_add_test(lo, dump_like_netperf27);
 	tcase_add_test(lo, bidir_loopback);
@@ -1250,6 +1441,7 @@ main(void)
 		tcase_add_unchecked_fixture(ns, NULL, sweep);
 		tcase_set_timeout(ns, 90);
 		tcase_add_test(ns, rtt_matches_delay_line);
+		tcase_add_test(ns, remote_interim_rtt);
 		tcase_add_test(ns, retrans_match_drops);
 		suite_add_tcase(s, ns);
 		/* Each test makes its own veth pair (veth_up). */
