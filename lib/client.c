@@ -416,15 +416,16 @@ remote_words(char *err)
 	err_set(err, "netserver: %s", text);
 }
 
-/* After a local failure, netserver may have said why; prefer its words. */
+/* After a local failure, netserver may have said why; prefer its words
+ * (past the interim reports peer takes, when it asked for them). */
 static void
-remote_reason(struct client *c, char *err)
+remote_reason(struct client *c, struct interim_peer *peer, char *err)
 {
 	char why[ERR_LEN];
 	json_t *msg;
 
-	if (session_expect(c->ctl, "results", &msg, 1000, why) ==
-	    SESSION_PEER_ERROR) {
+	if (session_expect_past(c->ctl, "results", "interim", interim_peer_skip,
+				peer, &msg, 1000, why) == SESSION_PEER_ERROR) {
 		remote_words(why);
 		snprintf(err, ERR_LEN, "%s", why);
 	} else if (msg != NULL) {
@@ -838,7 +839,7 @@ test_connect(struct client_run *t, char *err)
 			note_data_path(&t->dp, fd);
 		if (!per_trans &&
 		    send_token(fd, t->m->socktype, t->token, err) < 0) {
-			remote_reason(t->c, err);
+			remote_reason(t->c, &t->peer, err);
 			return -1;
 		}
 	}
@@ -910,7 +911,7 @@ test_run(struct client_run *t, char *err)
 		t->wire_on = 0;
 	}
 	if (prc < 0) {
-		remote_reason(t->c, err);
+		remote_reason(t->c, &t->peer, err);
 		return -1;
 	}
 	if (t->peer.failed)

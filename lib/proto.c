@@ -299,6 +299,23 @@ get_bool(const json_t *obj, const char *key, int *out, char *err)
 	return 0;
 }
 
+/* The request's fields that are sent only when set: -V, --bidir, -D. */
+static int
+request_late_unpack(const json_t *msg, struct test_params *p, char *err)
+{
+	if (json_object_get(msg, "splice") != NULL &&
+	    get_bool(msg, "splice", &p->splice, err) < 0)
+		return -1;
+	if (json_object_get(msg, "bidir") != NULL &&
+	    get_bool(msg, "bidir", &p->bidir, err) < 0)
+		return -1;
+	if (json_object_get(msg, "interim") != NULL &&
+	    proto_get_double(msg, "interim", PROTO_INTERIM_MIN,
+			     PROTO_INTERIM_MAX, &p->interim, err) < 0)
+		return -1;
+	return 0;
+}
+
 int
 proto_request_unpack(const json_t *msg, struct test_params *p, char *err)
 {
@@ -374,15 +391,7 @@ proto_request_unpack(const json_t *msg, struct test_params *p, char *err)
 	    proto_get_int(msg, "start_at_ns", 1, INT64_MAX, &p->start_at_ns,
 			  err) < 0)
 		return -1;
-	if (json_object_get(msg, "splice") != NULL &&
-	    get_bool(msg, "splice", &p->splice, err) < 0)
-		return -1;
-	if (json_object_get(msg, "bidir") != NULL &&
-	    get_bool(msg, "bidir", &p->bidir, err) < 0)
-		return -1;
-	if (json_object_get(msg, "interim") != NULL &&
-	    proto_get_double(msg, "interim", PROTO_INTERIM_MIN,
-			     PROTO_INTERIM_MAX, &p->interim, err) < 0)
+	if (request_late_unpack(msg, p, err) < 0)
 		return -1;
 	/* Half the streams go each way. */
 	if (p->bidir && p->streams % 2 != 0)
