@@ -324,6 +324,29 @@ START_TEST(selectors)
 }
 END_TEST
 
+/* The "Interim result:" lines of -v 2's output, each of which must be
+ * followed by netperf's "Interim TCP:" line; the ones followed by
+ * netserver's too are counted in *remote (when not NULL). */
+static int
+v2_lines(const char *out, int *remote)
+{
+	const char *p, *nl;
+	int lines = 0;
+
+	for (p = out; (p = strstr(p, "Interim result:")) != NULL; p++) {
+		nl = strchr(p, '\n');
+		ck_assert_ptr_nonnull(nl);
+		ck_assert_msg(strncmp(nl + 1, "Interim TCP: retrans ", 21) == 0,
+			      "%s", out);
+		nl = strchr(nl + 1, '\n');
+		if (remote != NULL && nl != NULL &&
+		    strncmp(nl + 1, "Interim remote TCP: retrans ", 28) == 0)
+			(*remote)++;
+		lines++;
+	}
+	return lines;
+}
+
 /* -D: every interval carries the connections' figures, in the JSON lines
  * and, at -v 2, under netperf's own line; the intervals' retransmissions
  * add up to no more than the test's. */
@@ -369,13 +392,7 @@ START_TEST(interim)
 	free(out);
 
 	out = lo_netperf(v2, err, sizeof(err));
-	for (p = out; (p = strstr(p, "Interim result:")) != NULL; p++) {
-		nl = strchr(p, '\n');
-		ck_assert_ptr_nonnull(nl);
-		ck_assert_msg(strncmp(nl + 1, "Interim TCP: retrans ", 21) == 0,
-			      "%s", out);
-		lines++;
-	}
+	lines = v2_lines(out, NULL);
 	ck_assert_int_ge(lines, 2);
 	ck_assert_ptr_nonnull(strstr(out, "\nTCP_INFO Conns Retrans"));
 	ck_assert_ptr_nonnull(strstr(out, "\nlocal      1"));
@@ -490,7 +507,7 @@ START_TEST(remote_interim)
 	const char *udp[] = {"--json-stream", "-t", "UDP_STREAM", "-D",
 			     "0.5", "-l", "1", NULL};
 	const char *v2[] = {"-v", "2", "-D", "0.5", "-l", "3", NULL};
-	char err[4096], *out, *p, *nl;
+	char err[4096], *out;
 	struct remote_sums rs;
 	json_t *doc;
 	int lines_v2 = 0, remote_v2 = 0;
@@ -520,17 +537,7 @@ START_TEST(remote_interim)
 
 	/* -v 2: netperf's line, then netserver's, in the same form. */
 	out = lo_netperf(v2, err, sizeof(err));
-	for (p = out; (p = strstr(p, "Interim result:")) != NULL; p++) {
-		nl = strchr(p, '\n');
-		ck_assert_ptr_nonnull(nl);
-		ck_assert_msg(strncmp(nl + 1, "Interim TCP: retrans ", 21) == 0,
-			      "%s", out);
-		nl = strchr(nl + 1, '\n');
-		ck_assert_ptr_nonnull(nl);
-		if (strncmp(nl + 1, "Interim remote TCP: retrans ", 28) == 0)
-			remote_v2++;
-		lines_v2++;
-	}
+	lines_v2 = v2_lines(out, &remote_v2);
 	ck_assert_int_ge(lines_v2, 5);
 	ck_assert_int_ge(remote_v2, lines_v2 - 1);
 	ck_assert_ptr_nonnull(strstr(out, "\nInterim remote TCP: retrans 0 "));
