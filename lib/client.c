@@ -796,7 +796,8 @@ test_negotiate(struct client_run *t, char *err)
 	/* -D on a TCP test: netserver's TCP_INFO each interval too. */
 	if (t->c->interim_sec > 0 && module_has_tcpinfo(t->m))
 		res->p.interim = t->c->interim_sec;
-	interim_peer_init(&t->peer, t->c->ctl, res->p.interim > 0, n);
+	interim_peer_init(&t->peer, t->c->ctl, res->p.interim > 0, n,
+			  res->p.interim);
 	t->asked = clock_ns();
 	if (session_send_new(t->c->ctl, proto_request_pack(&res->p),
 			     SESSION_TIMEOUT_MS, err) < 0)

@@ -1,5 +1,6 @@
 #include "np/interim.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -9,7 +10,8 @@
 #include "np/session.h"
 
 void
-interim_peer_init(struct interim_peer *ip, int fd, int asked, int streams)
+interim_peer_init(struct interim_peer *ip, int fd, int asked, int streams,
+		  double interval)
 {
 	int i;
 
@@ -17,8 +19,11 @@ interim_peer_init(struct interim_peer *ip, int fd, int asked, int streams)
 	ip->fd = fd;
 	ip->asked = asked;
 	ip->streams = streams;
+	ip->ahead = INTERIM_AHEAD;
+	if (interval > 0)
+		ip->ahead += (int64_t)ceil(INTERIM_AHEAD_SEC / interval);
 	ip->last = -1;
-	for (i = 0; i < INTERIM_AHEAD; i++)
+	for (i = 0; i < INTERIM_RING; i++)
 		ip->ring[i].n = -1;
 }
 
@@ -47,16 +52,16 @@ interim_keep(struct interim_peer *ip, const json_t *msg, char *err)
 			       "report %lld",
 			       (long long)iv.n, (long long)ip->last);
 	/* A count bound: a peer cannot make netperf take more reports
-	 * than there are intervals, give or take INTERIM_AHEAD. */
-	if (iv.n >= ip->local + INTERIM_AHEAD)
+	 * than there are intervals, give or take ip->ahead. */
+	if (iv.n >= ip->local + ip->ahead)
 		return err_set(err,
 			       "netserver sent interim report %lld during "
 			       "netperf's interval %lld: more than were asked "
 			       "for",
 			       (long long)iv.n, (long long)ip->local);
 	ip->last = iv.n;
-	ip->ring[iv.n % INTERIM_AHEAD].n = iv.n;
-	ip->ring[iv.n % INTERIM_AHEAD].t = iv.tcpi;
+	ip->ring[iv.n % INTERIM_RING].n = iv.n;
+	ip->ring[iv.n % INTERIM_RING].t = iv.tcpi;
 	return 0;
 }
 
@@ -88,7 +93,7 @@ interim_peer_match(struct interim_peer *ip, uint64_t wait_ns,
 {
 	uint64_t deadline = clock_ns() + wait_ns;
 	int64_t want = ip->local;
-	int slot = (int)(want % INTERIM_AHEAD), found = 0;
+	int slot = (int)(want % INTERIM_RING), found = 0;
 
 	for (;;) {
 		interim_drain(ip);

@@ -530,7 +530,7 @@ START_TEST(interim_reports)
 	    INTERIM(0, ",\"rtt_us\":1234,\"cwnd\":77"), NULL};
 	static const char *const again[] = {INTERIM(0, ""), INTERIM(0, ""),
 					    NULL};
-	static const char *const ahead[] = {INTERIM(9, ""), NULL};
+	static const char *const ahead[] = {INTERIM(99, ""), NULL};
 	static const char *const conns[] = {
 	    "{\"type\":\"interim\",\"n\":0,\"interval\":0.2,"
 	    "\"since_start\":0.2,\"tcp_info\":{\"connections\":2}}",
@@ -549,7 +549,7 @@ START_TEST(interim_reports)
 		      "not asked for"},
 	    {again, 1, "netperf: netserver's interim report 0 came after "
 		       "report 0"},
-	    {ahead, 1, "netperf: netserver sent interim report 9 during "
+	    {ahead, 1, "netperf: netserver sent interim report 99 during "
 		       "netperf's interval 0: more than were asked for"},
 	    {conns, 1, "netperf: netserver's interim report: interim report "
 		       "merges 2 connections of 1"},

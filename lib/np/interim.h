@@ -15,10 +15,15 @@
 #include "np/err.h"
 #include "np/tcpinfo.h"
 
-/* Reports netserver may be ahead of netperf's interval: their starts
- * differ by the go message's trip, and their clocks by a scheduler's
- * wake-up, never by several intervals. */
+/* How far ahead of netperf's interval netserver's reports may be: their
+ * starts differ by the go message's trip and netperf's setting up its
+ * threads, and their wake-ups by the schedulers', so by some intervals,
+ * or for short ones by some time. Beyond that a report is one more than
+ * was asked for. */
 #define INTERIM_AHEAD 4
+#define INTERIM_AHEAD_SEC 2.0
+/* Reports kept for pairing: one further ahead than this goes unpaired. */
+#define INTERIM_RING 64
 /* The largest interim message taken; one is some 600 bytes. */
 #define INTERIM_MSG_MAX 4096
 
@@ -26,6 +31,7 @@ struct interim_peer {
 	int fd;	       /* the control connection */
 	int asked;     /* the request asked for reports */
 	int streams;   /* connections a report may merge */
+	int64_t ahead; /* how far ahead a report's number may be */
 	int64_t last;  /* the last report's number, -1 before the first */
 	int64_t local; /* netperf's interval to pair next */
 	/* The next message is another (results, error): none is read
@@ -36,13 +42,14 @@ struct interim_peer {
 	struct {
 		int64_t n;
 		struct tcpinfo t;
-	} ring[INTERIM_AHEAD];
+	} ring[INTERIM_RING];
 	struct tcpinfo found;
 };
 
-/* Starts reading fd's reports for a test of streams connections, when
- * asked (else any report is an error). */
-void interim_peer_init(struct interim_peer *ip, int fd, int asked, int streams);
+/* Starts reading fd's reports for a test of streams connections, every
+ * interval seconds, when asked (else any report is an error). */
+void interim_peer_init(struct interim_peer *ip, int fd, int asked, int streams,
+		       double interval);
 
 /*
  * netserver's report for netperf's next interval, waiting for it at most
