@@ -14,6 +14,7 @@
 #include "np/escape.h"
 #include "np/legacy.h"
 #include "np/fast.h"
+#include "np/interim.h"
 #include "np/proto.h"
 #include "np/session.h"
 #include "np/streams.h"
@@ -481,15 +482,16 @@ remote_words(struct client *c, char *err)
 	err_set(err, "netserver: %s", text);
 }
 
-/* After a local failure, netserver may have said why; prefer its words. */
+/* After a local failure, netserver may have said why; prefer its words
+ * (past the interim reports peer takes, when it asked for them). */
 static void
-remote_reason(struct client *c, char *err)
+remote_reason(struct client *c, struct interim_peer *peer, char *err)
 {
 	char why[ERR_LEN];
 	json_t *msg;
 
-	if (session_expect(c->ctl, "results", &msg, 1000, why) ==
-	    SESSION_PEER_ERROR) {
+	if (session_expect_past(c->ctl, "results", "interim", interim_peer_skip,
+				peer, &msg, 1000, why) == SESSION_PEER_ERROR) {
 		remote_words(c, why);
 		snprintf(err, ERR_LEN, "%s", why);
 	} else if (msg != NULL) {
@@ -712,6 +714,17 @@ send_token(int fd, int socktype, const unsigned char *token, char *err)
 		       CLIENT_TOKEN_MS / 1000);
 }
 
+/* -D without netserver's reports (netperf 2.7's, or none): netperf's
+ * interval alone. */
+static void
+local_interim(void *arg, double count, double secs, double since_start,
+	      const struct tcpinfo *tcpi)
+{
+	const struct client *c = arg;
+
+	c->on_interim(c->arg, count, secs, since_start, tcpi, NULL);
+}
+
 /* netperf's side of a run of n streams in ctx, placed by places (or
  * not, when NULL), with -D's interim reports. */
 static void
@@ -726,8 +739,8 @@ run_setup(struct module_run *run, const struct client *c,
 	run->topo = places != NULL ? c->topo : NULL;
 	run->places = places;
 	run->interim_sec = c->interim_sec;
-	run->on_interim = c->on_interim;
-	run->arg = c->arg;
+	run->on_interim = local_interim;
+	run->arg = (void *)c;
 }
 
 /* A stream's own latency histogram, merged into the result's at the
@@ -766,7 +779,29 @@ struct client_run {
 	/* When the request went: netserver's interval lies inside the
 	 * exchange from here to its results. */
 	uint64_t asked;
+	/* -D: netserver's interim reports. */
+	struct interim_peer peer;
 };
+
+/* -D over our protocol: netperf's interval, with netserver's report of
+ * the same number when one was asked for. The report left netserver
+ * about when this interval ended here (its streams started a trip of go
+ * earlier), so it is waited for a little: half an interval, at most
+ * 200 ms. */
+static void
+test_interim(void *arg, double count, double secs, double since_start,
+	     const struct tcpinfo *tcpi)
+{
+	struct client_run *t = arg;
+	const struct tcpinfo *remote = NULL;
+	uint64_t wait = (uint64_t)(t->c->interim_sec * 0.5e9);
+
+	if (wait > 200000000)
+		wait = 200000000;
+	if (t->peer.asked)
+		remote = interim_peer_match(&t->peer, wait, t->stop);
+	t->c->on_interim(t->c->arg, count, secs, since_start, tcpi, remote);
+}
 
 /* Where this side's streams run: bound when -T says so, and several
  * streams a CPU each even without it, on the CPUs this process may use
@@ -824,6 +859,11 @@ test_negotiate(struct client_run *t, char *err)
 	    place_streams_here(t->c, res, &t->set, err) < 0)
 		return -1;
 	test_wait(t->o->wait, t->stop);
+	/* -D on a TCP test: netserver's TCP_INFO each interval too. */
+	if (t->c->interim_sec > 0 && module_has_tcpinfo(t->m))
+		res->p.interim = t->c->interim_sec;
+	interim_peer_init(&t->peer, t->c->ctl, res->p.interim > 0, n,
+			  res->p.interim);
 	t->asked = clock_ns();
 	if (session_send_new(t->c->ctl, proto_request_pack(&res->p),
 			     SESSION_TIMEOUT_MS, err) < 0)
@@ -866,7 +906,7 @@ test_connect(struct client_run *t, char *err)
 			note_data_path(&t->dp, fd);
 		if (!per_trans &&
 		    send_token(fd, t->m->socktype, t->token, err) < 0) {
-			remote_reason(t->c, err);
+			remote_reason(t->c, &t->peer, err);
 			return -1;
 		}
 	}
@@ -930,15 +970,19 @@ test_run(struct client_run *t, char *err)
 		  t->set.places);
 	t->run.on_stop = send_stop;
 	t->run.stop_arg = t->c;
+	t->run.on_interim = test_interim;
+	t->run.arg = t;
 	prc = module_run_all(&t->run, err);
 	if (t->wire_on) {
 		wire_session_stop(&t->ws, &res->side[RESULT_LOCAL].wire);
 		t->wire_on = 0;
 	}
 	if (prc < 0) {
-		remote_reason(t->c, err);
+		remote_reason(t->c, &t->peer, err);
 		return -1;
 	}
+	if (t->peer.failed)
+		return err_set(err, "%s", t->peer.err);
 	/* Unless Ctrl-C already said it. */
 	if (module_needs_stop(t->m) && !t->run.stop_sent &&
 	    session_send_new(t->c->ctl, proto_new("stop"), SESSION_TIMEOUT_MS,
@@ -967,8 +1011,11 @@ test_collect(struct client_run *t, char *err)
 	rp->cpu_actual = t->set.r[0].cpu_id;
 	if (t->set.places != NULL && rp->numa < 0)
 		rp->numa = topo_cpu_numa(t->c->topo, rp->cpu_actual);
-	prc = session_expect(t->c->ctl, "results", &msg,
-			     (MODULE_GRACE_SEC + 5) * 1000, err);
+	/* netserver's last reports may come after netperf's last interval
+	 * (its streams end later): taken, checked, and not printed. */
+	prc = session_expect_past(t->c->ctl, "results", "interim",
+				  interim_peer_skip, &t->peer, &msg,
+				  (MODULE_GRACE_SEC + 5) * 1000, err);
 	if (prc == SESSION_PEER_ERROR)
 		remote_words(t->c, err);
 	if (prc < 0 || read_results(msg, res, err) < 0 ||

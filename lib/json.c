@@ -573,6 +573,8 @@ json_interims(const struct result *res, int *bad)
 		jput(o, "ending_ns", jns(res->interim[i].ending_ns), bad);
 		jput(o, "local_tcp_info",
 		     json_tcpinfo(&res->interim[i].tcpi, bad), bad);
+		jput(o, "remote_tcp_info",
+		     json_tcpinfo(&res->interim[i].rtcpi, bad), bad);
 		jpush(a, o, bad);
 	}
 	return a;
@@ -778,6 +780,7 @@ json_doc_interim(FILE *out, const struct result *res,
 	jput(o, "ending", jnum(iv->ending), &bad);
 	jput(o, "since_start", jnum(iv->since_start), &bad);
 	jput(o, "local_tcp_info", json_tcpinfo(&iv->tcpi, &bad), &bad);
+	jput(o, "remote_tcp_info", json_tcpinfo(&iv->rtcpi, &bad), &bad);
 	if (!bad && json_dumpf(o, out,
 			       JSON_COMPACT | JSON_PRESERVE_ORDER |
 				   JSON_REAL_PRECISION(15)) == 0) {

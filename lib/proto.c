@@ -267,6 +267,9 @@ proto_request_pack(const struct test_params *p)
 			json_object_set_new(o, "bidir", json_true());
 		if (p->splice)
 			json_object_set_new(o, "splice", json_true());
+		if (p->interim > 0)
+			json_object_set_new(o, "interim",
+					    json_real(p->interim));
 	}
 	return o;
 }
@@ -373,7 +376,9 @@ request_later(const json_t *msg, struct test_params *p, char *err)
 	    opt_bool(msg, "zerocopy", &p->zerocopy, err) ||
 	    opt_int32(msg, "busy_poll", 0, 1000000, &p->busy_poll, err) ||
 	    opt_bool(msg, "splice", &p->splice, err) ||
-	    opt_bool(msg, "bidir", &p->bidir, err))
+	    opt_bool(msg, "bidir", &p->bidir, err) ||
+	    opt_double(msg, "interim", PROTO_INTERIM_MIN, PROTO_INTERIM_MAX,
+		       &p->interim, err))
 		return -1;
 	if (json_object_get(msg, "cpu_bind") != NULL &&
 	    proto_get_string(msg, "cpu_bind", p->cpu_bind, sizeof(p->cpu_bind),
@@ -707,6 +712,49 @@ proto_tcpinfo_unpack(const json_t *j, struct tcpinfo *t, char *err)
 		}
 	}
 	t->n = (int)v;
+	return 0;
+}
+
+json_t *
+proto_interim_pack(const struct proto_interim *iv)
+{
+	json_t *o = json_pack("{s:s, s:I, s:f, s:f}", "type", "interim", "n",
+			      (json_int_t)iv->n, "interval", iv->interval,
+			      "since_start", iv->since_start);
+
+	if (o != NULL)
+		json_object_set_new(o, "tcp_info",
+				    proto_tcpinfo_pack(&iv->tcpi));
+	return o;
+}
+
+int
+proto_interim_unpack(const json_t *msg, int max_conns, struct proto_interim *iv,
+		     char *err)
+{
+	char text[ESCAPE_LEN];
+
+	memset(iv, 0, sizeof(*iv));
+	tcpinfo_clear(&iv->tcpi);
+	if (strcmp(proto_type(msg), "interim") != 0)
+		return err_set(err, "expected an interim report, got \"%s\"",
+			       escape_str(text, sizeof(text), proto_type(msg)));
+	if (proto_get_int(msg, "n", 0, INT32_MAX, &iv->n, err) < 0 ||
+	    proto_get_double(msg, "interval", 0, 2 * PROTO_INTERIM_MAX,
+			     &iv->interval, err) < 0 ||
+	    proto_get_double(msg, "since_start", 0, 1e9, &iv->since_start,
+			     err) < 0 ||
+	    proto_tcpinfo_unpack(json_object_get(msg, "tcp_info"), &iv->tcpi,
+				 err) < 0)
+		return -1;
+	/* A connection merged that the test does not have is not one of
+	 * its figures. */
+	if (iv->tcpi.n > max_conns) {
+		err_set(err, "interim report merges %d connections of %d",
+			iv->tcpi.n, max_conns);
+		tcpinfo_clear(&iv->tcpi);
+		return -1;
+	}
 	return 0;
 }
 

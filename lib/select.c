@@ -1627,10 +1627,11 @@ tcp_scaled(char *b, size_t cap, const struct tcpinfo *t, int f, double div)
 		snprintf(b, cap, "%.3f", (double)t->v[f] / div);
 }
 
-void
-select_interim_tcp(FILE *out, const struct result_interim *iv)
+/* One side's "Interim TCP" line, after its label; nothing when t has no
+ * figures. */
+static void
+interim_tcp_line(FILE *out, const char *label, const struct tcpinfo *t)
 {
-	const struct tcpinfo *t = &iv->tcpi;
 	char rtt[24], var[24], min[24], dr[24], pr[24], busy[24], rw[24],
 	    sb[24];
 
@@ -1645,13 +1646,20 @@ select_interim_tcp(FILE *out, const struct result_interim *iv)
 	tcp_scaled(rw, sizeof(rw), t, TCPINFO_RWND_LIMITED, 1e3);
 	tcp_scaled(sb, sizeof(sb), t, TCPINFO_SNDBUF_LIMITED, 1e3);
 	fprintf(out,
-		"Interim TCP: retrans %lld (%lld bytes) cwnd %lld srtt %s ms "
+		"%s: retrans %lld (%lld bytes) cwnd %lld srtt %s ms "
 		"rttvar %s ms min_rtt %s ms delivery %s Mbit/s pacing %s "
 		"Mbit/s reordering %lld busy %s ms rwnd_limited %s ms "
 		"sndbuf_limited %s ms\n",
-		(long long)t->v[TCPINFO_RETRANS],
+		label, (long long)t->v[TCPINFO_RETRANS],
 		(long long)t->v[TCPINFO_BYTES_RETRANS],
 		(long long)t->v[TCPINFO_CWND], rtt, var, min, dr, pr,
 		(long long)t->v[TCPINFO_REORDERING], busy, rw, sb);
+}
+
+void
+select_interim_tcp(FILE *out, const struct result_interim *iv)
+{
+	interim_tcp_line(out, "Interim TCP", &iv->tcpi);
+	interim_tcp_line(out, "Interim remote TCP", &iv->rtcpi);
 	fflush(out);
 }

@@ -567,6 +567,11 @@ struct serve {
 	int wire_on;
 	json_t *plat;
 	struct module_run run;
+	/* -D: the interim reports sent, dropped (the client was not
+	 * reading), and why they stopped when the control connection
+	 * failed. */
+	int interim_n, interim_dropped, interim_failed;
+	char interim_err[ERR_LEN];
 };
 
 /* The request read and checked, the streams allocated and placed, the
@@ -749,6 +754,38 @@ serve_wire(struct serve *sv)
 	sv->wire_on = !module_has(sv->m, MODULE_F_PER_TRANS);
 }
 
+/*
+ * -D: the client's interim report of netserver's TCP_INFO over interval n.
+ * module_run_all calls it from its coordinating thread, which is the
+ * session's, so this thread is still the only one that writes to the
+ * control connection (guard.h). A client that does not read loses the
+ * report rather than holding the test: session_offer never waits.
+ */
+static void
+serve_interim(void *arg, double count, double secs, double since_start,
+	      const struct tcpinfo *tcpi)
+{
+	struct serve *sv = arg;
+	struct proto_interim iv = {
+	    .n = sv->interim_n++, .interval = secs, .since_start = since_start};
+	json_t *msg;
+	int rc;
+
+	(void)count;
+	if (tcpi == NULL || sv->interim_failed)
+		return;
+	iv.tcpi = *tcpi;
+	msg = proto_interim_pack(&iv);
+	if (msg == NULL)
+		return;
+	rc = session_offer(sv->ctl, msg, 200, sv->interim_err);
+	json_decref(msg);
+	if (rc < 0)
+		sv->interim_failed = 1;
+	else if (rc == 1)
+		sv->interim_dropped++;
+}
+
 /* "go", the test, and its end: the client's "stop" where the loops have
  * no end of their own, and the streams' counts summed. */
 static enum serve_rc
@@ -772,6 +809,11 @@ serve_run(struct serve *sv, char *err)
 	run->topo = sv->set.places != NULL ? &sv->st->topo : NULL;
 	run->places = sv->set.places;
 	run->start_at_ns = sv->p.start_at_ns;
+	if (sv->p.interim > 0 && module_has_tcpinfo(sv->m)) {
+		run->interim_sec = sv->p.interim;
+		run->on_interim = serve_interim;
+		run->arg = sv;
+	}
 	sv->log(1, "running %s, %d stream%s, for %.1f s", sv->m->name,
 		sv->p.streams, sv->p.streams > 1 ? "s" : "", sv->p.duration);
 	guard_test_deadline(&sv->st->guard, sv->lim->max_duration,
@@ -784,6 +826,15 @@ serve_run(struct serve *sv, char *err)
 	/* Loops cut by the guard may end as if the client had finished. */
 	if (rc < 0 || cut_reason(sv->st, err))
 		return SERVE_TELL;
+	if (sv->interim_dropped > 0)
+		sv->log(1, "dropped %d of %d interim reports: the client did "
+			   "not read them",
+			sv->interim_dropped, sv->interim_n);
+	/* Part of a frame may be out: the stream is no longer framed. */
+	if (sv->interim_failed) {
+		snprintf(err, ERR_LEN, "%s", sv->interim_err);
+		return SERVE_FAIL;
+	}
 	if (module_needs_stop(sv->m)) {
 		if (session_expect(sv->ctl, "stop", &stop_msg,
 				   SESSION_TIMEOUT_MS, err) < 0)

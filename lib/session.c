@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include "np/clock.h"
@@ -83,6 +85,85 @@ session_send_new(int fd, json_t *msg, int timeout_ms, char *err)
 	return rc;
 }
 
+int
+session_offer(int fd, const json_t *msg, int timeout_ms, char *err)
+{
+	static char buf[PROTO_MAX_MSG + PROTO_HDR_LEN];
+	int sndbuf = 0, queued = 0;
+	socklen_t sl = sizeof(sndbuf);
+	ssize_t len, n;
+	long budget;
+
+	len = proto_encode(msg, buf, sizeof(buf), err);
+	if (len < 0)
+		return -1;
+	/* What the peer has not yet taken (sent or not, unacknowledged)
+	 * may be a quarter of the send buffer: far below the point where a
+	 * write would block, and a reader that keeps up never nears it. */
+	if (getsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &sl) < 0 ||
+	    ioctl(fd, SIOCOUTQ, &queued) < 0)
+		return err_set(err, "control connection: %s", strerror(errno));
+	budget = sndbuf / 4;
+	if (budget < 2048)
+		budget = 2048;
+	if ((long)queued + len > budget)
+		return 1;
+	n = send(fd, buf, (size_t)len, MSG_NOSIGNAL | MSG_DONTWAIT);
+	if (n == len)
+		return 0;
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 1;
+	if (n < 0)
+		return err_set(err, "control connection: %s", strerror(errno));
+	/* Part of the frame is out: the rest must follow, or the stream
+	 * is no longer framed. */
+	return session_send_raw(fd, buf + n, (size_t)(len - n), timeout_ms,
+				err);
+}
+
+int
+session_take(int fd, const char *type, size_t max, json_t **msg, char *err)
+{
+	static char buf[PROTO_MAX_MSG + PROTO_HDR_LEN];
+	char why[ERR_LEN];
+	ssize_t n;
+	long len;
+
+	*msg = NULL;
+	if (max > PROTO_MAX_MSG)
+		max = PROTO_MAX_MSG;
+	n = recv(fd, buf, max + PROTO_HDR_LEN, MSG_PEEK | MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	/* A close, an error or a header that is no frame's: for the
+	 * reader that comes next to report. */
+	if (n <= 0)
+		return 2;
+	if (n < PROTO_HDR_LEN)
+		return 0;
+	len = proto_frame_len((unsigned char *)buf, why);
+	if (len < 0 || (size_t)len > max)
+		return 2;
+	if (n < PROTO_HDR_LEN + len)
+		return 0;
+	if (proto_decode(buf, (size_t)(PROTO_HDR_LEN + len), msg, err) < 0)
+		return -1;
+	if (strcmp(proto_type(*msg), type) != 0) {
+		json_decref(*msg);
+		*msg = NULL;
+		return 2;
+	}
+	/* This thread alone reads fd: the bytes peeked are still there. */
+	n = recv(fd, buf, (size_t)(PROTO_HDR_LEN + len), MSG_DONTWAIT);
+	if (n != PROTO_HDR_LEN + len) {
+		json_decref(*msg);
+		*msg = NULL;
+		return err_set(err, "control connection: a message peeked "
+				    "could not be read");
+	}
+	return 1;
+}
+
 /* Reads exactly len bytes by the deadline; returns 0, 1 on a clean EOF
  * before the first byte, or -1 with err set. */
 static int
@@ -157,19 +238,30 @@ session_recv(int fd, json_t **msg, int timeout_ms, char *err)
 }
 
 int
-session_expect(int fd, const char *type, json_t **msg, int timeout_ms,
-	       char *err)
+session_expect_past(int fd, const char *type, const char *skip,
+		    session_skip_fn on_skip, void *arg, json_t **msg,
+		    int timeout_ms, char *err)
 {
 	char safe[ESCAPE_LEN];
 	const char *t;
 	int rc;
 
-	rc = session_recv(fd, msg, timeout_ms, err);
-	if (rc == 1)
-		return err_set(err, "the peer closed the control connection");
-	if (rc < 0)
-		return -1;
-	t = proto_type(*msg);
+	for (;;) {
+		rc = session_recv(fd, msg, timeout_ms, err);
+		if (rc == 1)
+			return err_set(
+			    err, "the peer closed the control connection");
+		if (rc < 0)
+			return -1;
+		t = proto_type(*msg);
+		if (skip == NULL || strcmp(t, skip) != 0)
+			break;
+		rc = on_skip(arg, *msg, err);
+		json_decref(*msg);
+		*msg = NULL;
+		if (rc < 0)
+			return -1;
+	}
 	if (strcmp(t, type) == 0)
 		return 0;
 	if (strcmp(t, "error") == 0) {
@@ -191,4 +283,12 @@ session_expect(int fd, const char *type, json_t **msg, int timeout_ms,
 	json_decref(*msg);
 	*msg = NULL;
 	return -1;
+}
+
+int
+session_expect(int fd, const char *type, json_t **msg, int timeout_ms,
+	       char *err)
+{
+	return session_expect_past(fd, type, NULL, NULL, NULL, msg, timeout_ms,
+				   err);
 }

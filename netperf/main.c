@@ -94,7 +94,7 @@ struct interim_ctx {
 
 static void
 on_interim(void *arg, double count, double secs, double since_start,
-	   const struct tcpinfo *tcpi)
+	   const struct tcpinfo *tcpi, const struct tcpinfo *remote)
 {
 	struct interim_ctx *ic = arg;
 	struct result *res = ic->res;
@@ -119,6 +119,10 @@ on_interim(void *arg, double count, double secs, double since_start,
 		iv.tcpi = *tcpi;
 	else
 		tcpinfo_clear(&iv.tcpi);
+	if (remote != NULL)
+		iv.rtcpi = *remote;
+	else
+		tcpinfo_clear(&iv.rtcpi);
 	if (res->ninterim == res->interim_cap) {
 		int cap = res->interim_cap ? 2 * res->interim_cap : 64;
 

@@ -130,6 +130,9 @@ enum fake_act {
 	FAKE_RESULTS,
 	/* Refuses the request with the error text in say->extra. */
 	FAKE_ERROR,
+	/* FAKE_RESULTS, having sent the interim messages right after
+	 * go. */
+	FAKE_INTERIM,
 };
 
 /* What a FAKE_RESULTS netserver says: its elapsed time as JSON text (NULL
@@ -147,6 +150,8 @@ struct fake {
 	const struct fake_say *say;
 	/* Its hello, NULL for a plain one. */
 	const char *hello;
+	/* FAKE_INTERIM's messages, ended by NULL. */
+	const char *const *interim;
 	int lfd, port;
 	pthread_t tid;
 	/* What the fake saw, for the test to check afterwards. */
@@ -258,6 +263,13 @@ fake_main(void *arg)
 	case FAKE_DRAIN_FLOOD:
 		fake_drink(d, f);
 		fake_flood(d, f);
+		break;
+	case FAKE_INTERIM:
+		for (int i = 0; f->interim[i] != NULL; i++)
+			if (harness_send_json(ctl, f->interim[i]) < 0)
+				goto out;
+		fake_results(ctl, d, f);
+		d = -1;
 		break;
 	case FAKE_RESULTS:
 		fake_results(ctl, d, f);
@@ -500,6 +512,91 @@ START_TEST(maerts_more_than_asked)
 			   "bytes asked for");
 	ck_assert_msg(o.seconds < 1 + SLACK, "netperf took %.1f s",
 		      o.seconds);
+}
+END_TEST
+
+/* An interim report of interval n with these tcp_info members. */
+#define INTERIM(n, ti)                                                         \
+	"{\"type\":\"interim\",\"n\":" #n ",\"interval\":0.2,"               \
+	"\"since_start\":0.2,\"tcp_info\":{\"connections\":1" ti "}}"
+
+/* netserver's interim reports (-D): taken when asked for and in order,
+ * paired with netperf's interval of the same number; one not asked for,
+ * out of order, too far ahead, too large or out of range fails the test
+ * in one line. */
+START_TEST(interim_reports)
+{
+	static const char *const good[] = {
+	    INTERIM(0, ",\"rtt_us\":1234,\"cwnd\":77"), NULL};
+	static const char *const again[] = {INTERIM(0, ""), INTERIM(0, ""),
+					    NULL};
+	static const char *const ahead[] = {INTERIM(99, ""), NULL};
+	static const char *const conns[] = {
+	    "{\"type\":\"interim\",\"n\":0,\"interval\":0.2,"
+	    "\"since_start\":0.2,\"tcp_info\":{\"connections\":2}}",
+	    NULL};
+	static const char *const negative[] = {INTERIM(0, ",\"rtt_us\":-5"),
+					       NULL};
+	static char big[6000];
+	static const char *const large[] = {big, NULL};
+	static const struct {
+		const char *const *say;
+		int asked;
+		const char *want; /* NULL: passes */
+	} cases[] = {
+	    {good, 1, NULL},
+	    {good, 0, "netperf: netserver sent an interim report that was "
+		      "not asked for"},
+	    {again, 1, "netperf: netserver's interim report 0 came after "
+		       "report 0"},
+	    {ahead, 1, "netperf: netserver sent interim report 99 during "
+		       "netperf's interval 0: more than were asked for"},
+	    {conns, 1, "netperf: netserver's interim report: interim report "
+		       "merges 2 connections of 1"},
+	    {negative, 1, "netperf: netserver's interim report: field "
+			  "\"rtt_us\""},
+	    {large, 1, "netperf: netserver's interim report is over 4096 "
+		       "bytes"},
+	};
+	static const struct fake_say say = {NULL, 0, 0, NULL};
+	struct harness_out o;
+	struct fake f;
+	char port[16];
+	size_t i;
+
+	snprintf(big, sizeof(big), INTERIM(0, ",\"pad\":\"%05000d\""), 0);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *args[] = {"-H", "127.0.0.1", "-p", port,
+				      "-t", "TCP_STREAM", "-l", "1",
+				      "--json-stream", cases[i].asked ? "-D" : NULL,
+				      "0.3", NULL};
+
+		fake_start(&f, FAKE_INTERIM);
+		f.say = &say;
+		f.interim = cases[i].say;
+		snprintf(port, sizeof(port), "%d", f.port);
+		ck_assert_int_eq(harness_netperf(args, 20, &o), 0);
+		fake_join(&f);
+		ck_assert_int_eq(f.reached_go, 1);
+		if (cases[i].want != NULL) {
+			one_error_line(&o, cases[i].want);
+			continue;
+		}
+		ck_assert_msg(o.status == 0, "case %zu: %s", i, o.err);
+		/* Interval 0 carries the fake's figures; the others none. */
+		ck_assert_msg(strstr(o.out, "\"n\":0,") != NULL, "%s", o.out);
+		ck_assert_msg(strstr(o.out, "\"remote_tcp_info\":{\"connections"
+					    "\":1,\"retrans\":null,\"bytes_"
+					    "retrans\":null,\"cwnd\":77,") !=
+				  NULL,
+			      "%s", o.out);
+		ck_assert_msg(strstr(o.out, "\"rtt_us\":1234,") != NULL, "%s",
+			      o.out);
+		ck_assert_msg(strstr(o.out, "\"n\":1,") != NULL, "%s", o.out);
+		ck_assert_msg(strstr(strstr(o.out, "\"n\":1,"),
+				     "\"remote_tcp_info\":null") != NULL,
+			      "%s", o.out);
+	}
 }
 END_TEST
 
@@ -1102,6 +1199,7 @@ hostile_suite(void)
 	tcase_add_test(fakes, server_strings_escaped);
 	tcase_add_test(fakes, maerts_more_than_asked);
 	tcase_add_test(fakes, result_checks);
+	tcase_add_test(fakes, interim_reports);
 	suite_add_tcase(s, fakes);
 
 	tcase_add_checked_fixture(clients, srv_start, srv_stop);

@@ -1436,6 +1436,71 @@ START_TEST(test_interim_formats)
 }
 END_TEST
 
+/* -v 2's TCP lines under an interim line: netperf's, then netserver's in
+ * the same form; a side without figures prints none. The JSON line
+ * carries both, null where a side has none. */
+START_TEST(test_interim_tcp_sides)
+{
+	struct result res;
+	struct result_interim iv = {.value = 1.0, .interval = 0.5};
+	struct mem m;
+	char *text;
+	json_t *j;
+	int i;
+
+	build_rr(&res, 0);
+	tcpinfo_clear(&iv.tcpi);
+	tcpinfo_clear(&iv.rtcpi);
+	iv.tcpi.n = iv.rtcpi.n = 1;
+	for (i = 0; i < TCPINFO_NFIELDS; i++) {
+		iv.tcpi.v[i] = 1000;
+		iv.rtcpi.v[i] = 2000;
+	}
+	iv.rtcpi.v[TCPINFO_MIN_RTT] = -1;
+	select_interim_tcp(mem_open(&m), &iv);
+	text = mem_close(&m);
+	ck_assert_str_eq(
+	    text,
+	    "Interim TCP: retrans 1000 (1000 bytes) cwnd 1000 srtt 1.000 ms "
+	    "rttvar 1.000 ms min_rtt 1.000 ms delivery 0.008 Mbit/s pacing "
+	    "0.008 Mbit/s reordering 1000 busy 1.000 ms rwnd_limited 1.000 ms "
+	    "sndbuf_limited 1.000 ms\n"
+	    "Interim remote TCP: retrans 2000 (2000 bytes) cwnd 2000 srtt "
+	    "2.000 ms rttvar 2.000 ms min_rtt - ms delivery 0.016 Mbit/s "
+	    "pacing 0.016 Mbit/s reordering 2000 busy 2.000 ms rwnd_limited "
+	    "2.000 ms sndbuf_limited 2.000 ms\n");
+	free(text);
+	json_doc_interim(mem_open(&m), &res, &iv);
+	text = mem_close(&m);
+	j = json_loads(text, 0, NULL);
+	ck_assert_ptr_nonnull(j);
+	ck_assert_int_eq(json_integer_value(json_object_get(
+			     json_object_get(j, "remote_tcp_info"), "cwnd")),
+			 2000);
+	ck_assert(json_is_null(json_object_get(
+	    json_object_get(j, "remote_tcp_info"), "min_rtt_us")));
+	json_decref(j);
+	free(text);
+
+	/* netserver's report did not come: its line and object are not. */
+	tcpinfo_clear(&iv.rtcpi);
+	select_interim_tcp(mem_open(&m), &iv);
+	text = mem_close(&m);
+	ck_assert_ptr_null(strstr(text, "remote"));
+	ck_assert_ptr_nonnull(strstr(text, "Interim TCP: retrans 1000 "));
+	free(text);
+	json_doc_interim(mem_open(&m), &res, &iv);
+	text = mem_close(&m);
+	j = json_loads(text, 0, NULL);
+	ck_assert_ptr_nonnull(j);
+	ck_assert(json_is_null(json_object_get(j, "remote_tcp_info")));
+	ck_assert(json_is_object(json_object_get(j, "local_tcp_info")));
+	json_decref(j);
+	free(text);
+	result_free(&res);
+}
+END_TEST
+
 static Suite *
 output_suite(void)
 {
@@ -1453,6 +1518,7 @@ output_suite(void)
 	tc = tcase_create("formats");
 	tcase_add_test(tc, test_netperf_examples);
 	tcase_add_test(tc, test_interim_formats);
+	tcase_add_test(tc, test_interim_tcp_sides);
 	tcase_add_test(tc, test_json_document);
 	suite_add_tcase(s, tc);
 

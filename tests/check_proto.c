@@ -1,16 +1,21 @@
 /* Tests for lib/proto: framing, decoding and the message codecs. */
 #include "harness.h"
 
+#include <arpa/inet.h>
 #include <math.h>
+#include <netinet/in.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "np/err.h"
 #include "np/proto.h"
 #include "np/server.h"
+#include "np/session.h"
 #include "np/stats.h"
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -636,6 +641,41 @@ START_TEST(test_request_optional_fields)
 }
 END_TEST
 
+/* -D's "interim": sent only when set, read back exactly, refused out of
+ * -D's own range. */
+START_TEST(test_request_interim)
+{
+	static const char *const bad[] = {"0.0001", "86401.0", "\"1\"", "true"};
+	struct test_params in, out;
+	char err[ERR_LEN] = "";
+	json_t *msg, *back;
+	size_t i;
+
+	request_sample(&in);
+	in.interim = 0;
+	msg = proto_request_pack(&in);
+	ck_assert_ptr_null(json_object_get(msg, "interim"));
+	request_ok(msg, &out);
+	ck_assert_double_eq(out.interim, 0);
+	json_decref(msg);
+
+	in.interim = 0.3;
+	msg = proto_request_pack(&in);
+	back = wire(msg);
+	request_ok(back, &out);
+	ck_assert_double_eq(out.interim, 0.3);
+	json_decref(back);
+	for (i = 0; i < N(bad); i++) {
+		json_object_set_new(msg, "interim",
+				    json_loads(bad[i], JSON_DECODE_ANY, NULL));
+		ck_assert_int_eq(proto_request_unpack(msg, &out, err), -1);
+		ck_assert_msg(strstr(err, "\"interim\"") != NULL, "%s: %s",
+			      bad[i], err);
+	}
+	json_decref(msg);
+}
+END_TEST
+
 START_TEST(test_request_missing_field)
 {
 	const char *key = request_fields[_i];
@@ -1123,6 +1163,185 @@ hist_sample(struct stats_hist *h)
 	stats_hist_add(h, UINT64_C(1) << 41);
 }
 
+static struct proto_interim
+interim_sample(void)
+{
+	struct proto_interim iv = {
+	    .n = 3, .interval = 0.25, .since_start = 1.0000001};
+
+	tcpinfo_clear(&iv.tcpi);
+	iv.tcpi.n = 2;
+	iv.tcpi.v[TCPINFO_RTT] = 20123;
+	iv.tcpi.v[TCPINFO_CWND] = 10;
+	iv.tcpi.v[TCPINFO_RETRANS] = 0;
+	return iv;
+}
+
+START_TEST(test_interim_round_trip)
+{
+	struct proto_interim in = interim_sample(), out;
+	char err[ERR_LEN] = "";
+	json_t *msg = proto_interim_pack(&in), *back;
+	int i;
+
+	ck_assert_ptr_nonnull(msg);
+	ck_assert_str_eq(proto_type(msg), "interim");
+	back = wire(msg);
+	ck_assert_int_eq(proto_interim_unpack(back, 2, &out, err), 0);
+	ck_assert_int_eq(out.n, 3);
+	ck_assert_double_eq(out.interval, 0.25);
+	ck_assert_double_eq(out.since_start, 1.0000001);
+	ck_assert_int_eq(out.tcpi.n, 2);
+	for (i = 0; i < TCPINFO_NFIELDS; i++)
+		ck_assert_int_eq(out.tcpi.v[i], in.tcpi.v[i]);
+	/* More connections merged than the test has. */
+	ck_assert_int_eq(proto_interim_unpack(back, 1, &out, err), -1);
+	ck_assert_str_eq(err, "interim report merges 2 connections of 1");
+	ck_assert_int_eq(out.tcpi.n, 0);
+	json_decref(back);
+	json_decref(msg);
+}
+END_TEST
+
+/* Each field out of range or missing is named. */
+START_TEST(test_interim_rejects)
+{
+	static const struct {
+		const char *key, *value; /* value NULL: removed */
+		const char *want;
+	} cases[] = {
+	    {"type", "\"results\"",
+	     "expected an interim report, got "
+	     "\"results\""},
+	    {"n", "-1", "\"n\""},
+	    {"n", NULL, "missing field \"n\""},
+	    {"n", "2147483648", "\"n\""},
+	    {"interval", "-0.5", "\"interval\""},
+	    {"since_start", "1e10", "\"since_start\""},
+	    {"since_start", "\"1\"", "\"since_start\""},
+	    {"tcp_info", NULL, "field \"tcp_info\" is not an object"},
+	    {"tcp_info", "{\"connections\":0}", "\"connections\""},
+	    {"tcp_info", "{\"connections\":1,\"cwnd\":-3}", "\"cwnd\""},
+	};
+	struct proto_interim in = interim_sample(), out;
+	char err[ERR_LEN];
+	size_t i;
+
+	for (i = 0; i < N(cases); i++) {
+		json_t *msg = proto_interim_pack(&in);
+
+		if (cases[i].value == NULL)
+			json_object_del(msg, cases[i].key);
+		else
+			json_object_set_new(
+			    msg, cases[i].key,
+			    json_loads(cases[i].value, JSON_DECODE_ANY, NULL));
+		err[0] = '\0';
+		ck_assert_int_eq(proto_interim_unpack(msg, 4, &out, err), -1);
+		ck_assert_msg(strstr(err, cases[i].want) != NULL, "%s=%s: %s",
+			      cases[i].key,
+			      cases[i].value ? cases[i].value : "(none)", err);
+		json_decref(msg);
+	}
+}
+END_TEST
+
+/* A connected pair of TCP sockets over loopback, a[0] and a[1]. */
+static void
+tcp_pair(int a[2])
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET};
+	socklen_t len = sizeof(sin);
+	int l = socket(AF_INET, SOCK_STREAM, 0);
+
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_ge(l, 0);
+	ck_assert_int_eq(bind(l, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	ck_assert_int_eq(listen(l, 1), 0);
+	ck_assert_int_eq(getsockname(l, (struct sockaddr *)&sin, &len), 0);
+	a[0] = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_eq(connect(a[0], (struct sockaddr *)&sin, sizeof(sin)),
+			 0);
+	a[1] = accept(l, NULL, NULL);
+	ck_assert_int_ge(a[1], 0);
+	close(l);
+}
+
+/* session_take: only a whole message of the type asked for, never
+ * waiting; anything else stays for the next reader. */
+START_TEST(test_session_take)
+{
+	char frame[256], err[ERR_LEN];
+	json_t *msg = proto_new("interim"), *got;
+	ssize_t len;
+	int a[2];
+
+	tcp_pair(a);
+	ck_assert_int_eq(session_take(a[1], "interim", 4096, &got, err), 0);
+	len = proto_encode(msg, frame, sizeof(frame), err);
+	ck_assert_int_gt(len, 5);
+	/* Half a frame: not yet. */
+	ck_assert_int_eq(send(a[0], frame, 5, 0), 5);
+	usleep(20000);
+	ck_assert_int_eq(session_take(a[1], "interim", 4096, &got, err), 0);
+	ck_assert_int_eq(send(a[0], frame + 5, (size_t)len - 5, 0), len - 5);
+	usleep(20000);
+	ck_assert_int_eq(session_take(a[1], "interim", 4096, &got, err), 1);
+	ck_assert_str_eq(proto_type(got), "interim");
+	json_decref(got);
+	/* Too large for the bound, or another type: left where it is. */
+	ck_assert_int_eq(session_send(a[0], msg, 1000, err), 0);
+	usleep(20000);
+	ck_assert_int_eq(session_take(a[1], "interim", 8, &got, err), 2);
+	ck_assert_int_eq(session_take(a[1], "results", 4096, &got, err), 2);
+	ck_assert_int_eq(session_expect(a[1], "interim", &got, 1000, err), 0);
+	json_decref(got);
+	json_decref(msg);
+	close(a[0]);
+	usleep(20000);
+	/* A close is for the next reader to report. */
+	ck_assert_int_eq(session_take(a[1], "interim", 4096, &got, err), 2);
+	close(a[1]);
+}
+END_TEST
+
+/* session_offer never waits for a peer that does not read: it drops
+ * instead, and every message it sent arrives whole. */
+START_TEST(test_session_offer)
+{
+	json_t *msg = proto_new("interim"), *got;
+	char err[ERR_LEN];
+	int a[2], i, sent = 0, dropped = 0, rc;
+	double t0 = (double)clock();
+
+	json_object_set_new(msg, "pad",
+			    json_string("xxxxxxxxxxxxxxxxxxxxxxxx"
+					"xxxxxxxxxxxxxxxxxxxxxxxx"));
+	tcp_pair(a);
+	for (i = 0; i < 20000; i++) {
+		rc = session_offer(a[0], msg, 200, err);
+		ck_assert_msg(rc >= 0, "%s", err);
+		if (rc == 0)
+			sent++;
+		else
+			dropped++;
+	}
+	ck_assert_int_gt(sent, 0);
+	ck_assert_int_gt(dropped, 0);
+	ck_assert_msg(((double)clock() - t0) / CLOCKS_PER_SEC < 5,
+		      "offering took too long");
+	for (i = 0; i < sent; i++) {
+		ck_assert_int_eq(
+		    session_expect(a[1], "interim", &got, 1000, err), 0);
+		json_decref(got);
+	}
+	ck_assert_int_eq(session_take(a[1], "interim", 4096, &got, err), 0);
+	json_decref(msg);
+	close(a[0]);
+	close(a[1]);
+}
+END_TEST
+
 START_TEST(test_hist_round_trip)
 {
 	struct stats_hist *in = malloc(sizeof(*in));
@@ -1354,12 +1573,20 @@ proto_suite(void)
 	tcase_add_test(tc, test_request_no_limit);
 	tcase_add_test(tc, test_request_not_object);
 	tcase_add_test(tc, test_request_start_at_limit);
+	tcase_add_test(tc, test_request_interim);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("results");
 	tcase_add_test(tc, test_result_round_trip_cpu);
 	tcase_add_test(tc, test_result_round_trip_no_cpu);
 	tcase_add_loop_test(tc, test_result_rejects, 0, N(bad_results));
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("interim");
+	tcase_add_test(tc, test_interim_round_trip);
+	tcase_add_test(tc, test_interim_rejects);
+	tcase_add_test(tc, test_session_take);
+	tcase_add_test(tc, test_session_offer);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("histogram");

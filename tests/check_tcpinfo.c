@@ -324,6 +324,29 @@ START_TEST(selectors)
 }
 END_TEST
 
+/* The "Interim result:" lines of -v 2's output, each of which must be
+ * followed by netperf's "Interim TCP:" line; the ones followed by
+ * netserver's too are counted in *remote (when not NULL). */
+static int
+v2_lines(const char *out, int *remote)
+{
+	const char *p, *nl;
+	int lines = 0;
+
+	for (p = out; (p = strstr(p, "Interim result:")) != NULL; p++) {
+		nl = strchr(p, '\n');
+		ck_assert_ptr_nonnull(nl);
+		ck_assert_msg(strncmp(nl + 1, "Interim TCP: retrans ", 21) == 0,
+			      "%s", out);
+		nl = strchr(nl + 1, '\n');
+		if (remote != NULL && nl != NULL &&
+		    strncmp(nl + 1, "Interim remote TCP: retrans ", 28) == 0)
+			(*remote)++;
+		lines++;
+	}
+	return lines;
+}
+
 /* -D: every interval carries the connections' figures, in the JSON lines
  * and, at -v 2, under netperf's own line; the intervals' retransmissions
  * add up to no more than the test's. */
@@ -369,17 +392,155 @@ START_TEST(interim)
 	free(out);
 
 	out = lo_netperf(v2, err, sizeof(err));
-	for (p = out; (p = strstr(p, "Interim result:")) != NULL; p++) {
-		nl = strchr(p, '\n');
-		ck_assert_ptr_nonnull(nl);
-		ck_assert_msg(strncmp(nl + 1, "Interim TCP: retrans ", 21) == 0,
-			      "%s", out);
-		lines++;
-	}
+	lines = v2_lines(out, NULL);
 	ck_assert_int_ge(lines, 2);
 	ck_assert_ptr_nonnull(strstr(out, "\nTCP_INFO Conns Retrans"));
 	ck_assert_ptr_nonnull(strstr(out, "\nlocal      1"));
 	ck_assert_ptr_nonnull(strstr(out, "\nremote     1"));
+	free(out);
+}
+END_TEST
+
+/* The interim lines of a --json-stream run's output, parsed, in order
+ * (at most max); returns how many, the document in *doc. */
+static int
+stream_lines(char *out, json_t **lines, int max, json_t **doc)
+{
+	char *p, *nl;
+	int n = 0;
+
+	*doc = NULL;
+	for (p = out; *p != '\0'; p = nl + 1) {
+		json_t *j, *type;
+
+		nl = strchr(p, '\n');
+		if (nl == NULL)
+			break;
+		*nl = '\0';
+		j = harness_json_parse(p);
+		ck_assert_msg(j != NULL, "not JSON: %s", p);
+		type = harness_json_at(j, "type");
+		if (type != NULL &&
+		    strcmp(json_string_value(type), "interim") == 0 &&
+		    n < max) {
+			lines[n++] = j;
+		} else {
+			json_decref(*doc);
+			*doc = j;
+		}
+	}
+	return n;
+}
+
+/* The remote figures of interim line j, NULL when it has none. */
+static json_t *
+remote_of(json_t *j)
+{
+	json_t *r = harness_json_at(j, "remote_tcp_info");
+
+	return json_is_object(r) ? r : NULL;
+}
+
+/* What a --json-stream -D run's interim lines say of netserver's side,
+ * summed over the intervals that have it. */
+struct remote_sums {
+	int lines, with;
+	double busy_us, retrans;
+};
+
+/*
+ * Runs netperf with args and checks every interim line: numbered from 0,
+ * and, when want is set, with netserver's figures (one connection, srtt
+ * and cwnd above 0) in every one but perhaps the last, whose boundary
+ * netserver's side may end just before; when it is not, with none.
+ * Returns the document; fills *rs.
+ */
+static json_t *
+remote_run(const char *const *args, int want, struct remote_sums *rs)
+{
+	char err[4096], *out = lo_netperf(args, err, sizeof(err));
+	json_t *lines[64], *doc;
+	int n, i;
+
+	memset(rs, 0, sizeof(*rs));
+	n = stream_lines(out, lines, 64, &doc);
+	free(out);
+	ck_assert_ptr_nonnull(doc);
+	for (i = 0; i < n; i++) {
+		ck_assert_double_eq(num(lines[i], "n"), i);
+		ck_assert_msg(remote_of(lines[i]) != NULL || i == n - 1 ||
+				  !want,
+			      "interval %d of %d has no remote TCP_INFO", i, n);
+		ck_assert_msg(remote_of(lines[i]) == NULL || want,
+			      "interval %d of %d has remote TCP_INFO", i, n);
+		if (remote_of(lines[i]) != NULL) {
+			ck_assert_double_eq(
+			    num(lines[i], "remote_tcp_info.connections"), 1);
+			ck_assert_double_gt(
+			    num(lines[i], "remote_tcp_info.rtt_us"), 0);
+			ck_assert_double_gt(
+			    num(lines[i], "remote_tcp_info.cwnd"), 0);
+			rs->busy_us += num(lines[i], "remote_tcp_info.busy_us");
+			rs->retrans += num(lines[i], "remote_tcp_info.retrans");
+			rs->with++;
+		}
+		json_decref(lines[i]);
+	}
+	rs->lines = n;
+	return doc;
+}
+
+/*
+ * -D: netserver's TCP_INFO over each interval too, paired with netperf's
+ * own, in the JSON lines, the document and at -v 2. TCP_STREAM: netperf
+ * sends, so its cwnd is the one that grows; TCP_MAERTS: netserver sends,
+ * and its window and busy time show. A netserver that sent a report
+ * netperf did not ask for would fail the run (check_hostile_client), so
+ * UDP's -D run, which asks for none, passing with none shows netserver
+ * sent none; so does every run here without -D.
+ */
+START_TEST(remote_interim)
+{
+	const char *js[] = {"--json-stream", "-D", "0.5", "-l", "3", NULL};
+	const char *maerts[] = {"--json-stream", "-t", "TCP_MAERTS", "-D",
+				"0.5", "-l", "2", NULL};
+	const char *udp[] = {"--json-stream", "-t", "UDP_STREAM", "-D",
+			     "0.5", "-l", "1", NULL};
+	const char *v2[] = {"-v", "2", "-D", "0.5", "-l", "3", NULL};
+	char err[4096], *out;
+	struct remote_sums rs;
+	json_t *doc;
+	int lines_v2 = 0, remote_v2 = 0;
+
+	doc = remote_run(js, 1, &rs);
+	ck_assert_int_ge(rs.lines, 5);
+	ck_assert_int_ge(rs.with, rs.lines - 1);
+	ck_assert_double_gt(num(doc, "interim.0.local_tcp_info.cwnd"), 0);
+	ck_assert_double_eq(num(doc, "interim.0.remote_tcp_info.connections"),
+			    1);
+	json_decref(doc);
+
+	doc = remote_run(maerts, 1, &rs);
+	ck_assert_int_ge(rs.lines, 3);
+	ck_assert_msg(rs.busy_us > 0, "netserver's sender was never busy");
+	/* The intervals' retransmissions are part of the test's. */
+	ck_assert_double_le(rs.retrans, num(doc, "remote.tcp_info.retrans"));
+	json_decref(doc);
+
+	doc = remote_run(udp, 0, &rs);
+	ck_assert_int_ge(rs.lines, 1);
+	ck_assert_int_eq(rs.with, 0);
+	ck_assert(json_is_null(
+	    json_object_get(json_array_get(json_object_get(doc, "interim"), 0),
+			    "remote_tcp_info")));
+	json_decref(doc);
+
+	/* -v 2: netperf's line, then netserver's, in the same form. */
+	out = lo_netperf(v2, err, sizeof(err));
+	lines_v2 = v2_lines(out, &remote_v2);
+	ck_assert_int_ge(lines_v2, 5);
+	ck_assert_int_ge(remote_v2, lines_v2 - 1);
+	ck_assert_ptr_nonnull(strstr(out, "\nInterim remote TCP: retrans 0 "));
 	free(out);
 }
 END_TEST
@@ -972,6 +1133,47 @@ START_TEST(rtt_matches_delay_line)
 }
 END_TEST
 
+/*
+ * -D over the line: netserver's srtt in every interval it reported is the
+ * line's 20 ms (within 10 %), as its final figure is; the line proves
+ * itself first, as above.
+ */
+START_TEST(remote_interim_rtt)
+{
+	const char *args[] = {"-t", "TCP_RR", "-l", "2", "-D", "0.5", NULL};
+	double min = 0, median = 0;
+	json_t *doc, *list;
+	size_t i, with = 0;
+	char path[64];
+
+	ck_assert_int_ge(ping_pong(&line, &min, &median), PINGS - 2);
+	if (median >= 21.0) {
+		harness_skip("remote_interim_rtt: the delay line's median "
+			     "round trip is %.3f ms, over 21: the machine is "
+			     "too loaded to trust it",
+			     median);
+		return;
+	}
+	doc = line_netperf(&line, args);
+	list = harness_json_at(doc, "interim");
+	ck_assert_msg(json_is_array(list), "no interim array");
+	for (i = 0; i < json_array_size(list); i++) {
+		if (!json_is_object(json_object_get(json_array_get(list, i),
+						    "remote_tcp_info")))
+			continue;
+		snprintf(path, sizeof(path),
+			 "interim.%zu.remote_tcp_info.rtt_us", i);
+		near_20ms(doc, path);
+		with++;
+	}
+	ck_assert_msg(with >= 3,
+		      "%zu of %zu intervals have netserver's figures", with,
+		      json_array_size(list));
+	near_20ms(doc, "remote.tcp_info.rtt_us");
+	json_decref(doc);
+}
+END_TEST
+
 /* nftables in b drops one in 25 of the data segments arriving from a,
  * counted; the control connection's port is spared. */
 static void
@@ -1239,6 +1441,7 @@ main(void)
 	tcase_add_test(lo, json_both_ends);
 	tcase_add_test(lo, selectors);
 	tcase_add_test(lo, interim);
+	tcase_add_test(lo, remote_interim);
 	tcase_add_test(lo, dump_tcp_info);
 	tcase_add_test(lo, dump_like_netperf27);
 	tcase_add_test(lo, bidir_loopback);
@@ -1250,6 +1453,7 @@ main(void)
 		tcase_add_unchecked_fixture(ns, NULL, sweep);
 		tcase_set_timeout(ns, 90);
 		tcase_add_test(ns, rtt_matches_delay_line);
+		tcase_add_test(ns, remote_interim_rtt);
 		tcase_add_test(ns, retrans_match_drops);
 		suite_add_tcase(s, ns);
 		/* Each test makes its own veth pair (veth_up). */

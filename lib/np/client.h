@@ -27,10 +27,13 @@ struct client {
 	char cpu_bind[64];
 	struct topo *topo;
 	char ifname[IF_NAMESIZE];
-	/* Interim reports (-D): see struct module_run. */
+	/* Interim reports (-D): see struct module_run; remote is
+	 * netserver's TCP_INFO over the same interval, NULL when it sent
+	 * none (not a TCP test, an older or 2.7 netserver, late). */
 	double interim_sec;
 	void (*on_interim)(void *arg, double count, double secs,
-			   double since_start, const struct tcpinfo *tcpi);
+			   double since_start, const struct tcpinfo *tcpi,
+			   const struct tcpinfo *remote);
 	void *arg;
 	/* -F: the bytes netperf's buffers are filled with (repeated), or
 	 * NULL for netperf's pattern. */

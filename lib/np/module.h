@@ -172,6 +172,9 @@ struct test_params {
 	/* --bidir (TCP_STREAM, UDP_STREAM): the second half of the streams
 	 * run the other way, netserver sending to netperf. */
 	int bidir;
+	/* -D on a TCP test: netserver sends its own TCP_INFO every interim
+	 * seconds during the test (an "interim" message); 0 for never. */
+	double interim;
 };
 
 /* One side's account of a test: what it did and what it cost. Its plain

@@ -70,6 +70,27 @@ json_t *proto_tcpinfo_pack(const struct tcpinfo *t);
  * err set. */
 int proto_tcpinfo_unpack(const json_t *j, struct tcpinfo *t, char *err);
 
+/* The request's "interim", seconds: -D's own bounds. */
+#define PROTO_INTERIM_MIN 0.001
+#define PROTO_INTERIM_MAX 86400.0
+
+/* What an "interim" message carries: netserver's TCP_INFO over its
+ * interval n (from 0), interval seconds long, ending since_start seconds
+ * after its streams started. */
+struct proto_interim {
+	int64_t n;
+	double interval, since_start;
+	struct tcpinfo tcpi;
+};
+
+/* Encodes an interim report; NULL only without memory. */
+json_t *proto_interim_pack(const struct proto_interim *iv);
+
+/* Decodes and range-checks one, of a test with max_conns connections;
+ * returns 0, or -1 with err naming the bad or missing field. */
+int proto_interim_unpack(const json_t *msg, int max_conns,
+			 struct proto_interim *iv, char *err);
+
 /* Encodes a latency histogram as sparse [index, count] pairs. */
 json_t *proto_hist_pack(const struct stats_hist *h);
 

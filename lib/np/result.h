@@ -44,6 +44,9 @@ struct result_interim {
 	/* netperf's data connections over the interval: counters as what
 	 * they added, states as read at its end; n 0 when not TCP. */
 	struct tcpinfo tcpi;
+	/* netserver's, from its report of the same interval; n 0 when
+	 * none came. */
+	struct tcpinfo rtcpi;
 	uint64_t count;	    /* bytes or transactions moved in it */
 	int64_t ending_ns;  /* its end, CLOCK_REALTIME ns (UTC) */
 };

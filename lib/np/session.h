@@ -28,6 +28,22 @@ int session_recv_raw(int fd, void *buf, size_t len, int timeout_ms,
 int session_send_new(int fd, json_t *msg, int timeout_ms, char *err);
 
 /*
+ * Sends msg only if it can go at once: returns 0 when sent, 1 when it was
+ * dropped instead (the peer is not taking what it was sent), or -1 with
+ * err set. Nothing blocks but the rest of a frame the kernel took in part,
+ * within timeout_ms.
+ */
+int session_offer(int fd, const json_t *msg, int timeout_ms, char *err);
+
+/*
+ * Takes the next message without waiting, when it is whole, of the given
+ * type and at most max bytes. Returns 1 with *msg set (the caller owns
+ * it); 0 when nothing whole is waiting yet; 2 when the next message is
+ * another (left unread, as is a close); or -1 with err set (garbage).
+ */
+int session_take(int fd, const char *type, size_t max, json_t **msg, char *err);
+
+/*
  * Receives one message within timeout_ms into *msg (the caller owns it).
  * Returns 0; 1 when the peer closed the connection cleanly before a new
  * frame; or -1 with err set (time-out, garbage, oversize, reset).
@@ -45,5 +61,15 @@ int session_recv(int fd, json_t **msg, int timeout_ms, char *err);
  */
 int session_expect(int fd, const char *type, json_t **msg, int timeout_ms,
 		   char *err);
+
+/* What session_expect_past does with a message it skips: 0 to go on, -1
+ * with err set to fail. */
+typedef int (*session_skip_fn)(void *arg, const json_t *msg, char *err);
+
+/* session_expect, taking every message of type skip on the way to it by
+ * on_skip (each within its own timeout_ms). */
+int session_expect_past(int fd, const char *type, const char *skip,
+			session_skip_fn on_skip, void *arg, json_t **msg,
+			int timeout_ms, char *err);
 
 #endif

@@ -120,6 +120,25 @@ check_result(const json_t *msg)
 }
 
 static void
+check_interim(const json_t *msg)
+{
+	struct proto_interim a, b;
+	char err[ERR_LEN];
+	json_t *again;
+
+	if (proto_interim_unpack(msg, 64, &a, err) < 0) {
+		check_printable(err);
+		return;
+	}
+	/* An accepted report survives packing and unpacking unchanged. */
+	again = proto_interim_pack(&a);
+	FUZZ_ASSERT(again != NULL);
+	FUZZ_ASSERT(proto_interim_unpack(again, 64, &b, err) == 0);
+	FUZZ_ASSERT(memcmp(&a, &b, sizeof(a)) == 0);
+	json_decref(again);
+}
+
+static void
 check_hist(const json_t *j)
 {
 	static struct stats_hist h, g;
@@ -169,6 +188,7 @@ exercise(const json_t *msg)
 	round_trip(msg);
 	check_request(msg);
 	check_result(msg);
+	check_interim(msg);
 	check_hist(msg);
 	check_hist(json_object_get(msg, "hist"));
 	check_platform(msg);
