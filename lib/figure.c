@@ -70,15 +70,6 @@ figure_unit_label(const struct result *res)
 	return u != NULL ? u : "units";
 }
 
-/* The side that receives the datagrams whose order and timing UDP_STREAM
- * measures; for request/response it is netperf. */
-const struct side_result *
-figure_rx_side(const struct result *res)
-{
-	return module_has(res->m, MODULE_F_SEQ) ? &res->side[RESULT_REMOTE].sum
-						: &res->side[RESULT_LOCAL].sum;
-}
-
 /* The data connections: 1 without --streams. */
 int
 figure_nstreams(const struct result *res)

@@ -380,6 +380,12 @@ json_bidir(const struct result *res, int *bad)
 		jput(one, "lost", udp ? juint(rd->lost) : json_null(), bad);
 		jput(one, "loss_percent",
 		     udp ? jnum(rd->loss_pct) : json_null(), bad);
+		jput(one, "duplicates", udp ? juint(rd->dups) : json_null(),
+		     bad);
+		jput(one, "out_of_order",
+		     udp ? juint(rd->reordered) : json_null(), bad);
+		jput(one, "jitter_ms", udp ? jnum(rd->jitter * 1e3) : json_null(),
+		     bad);
 		jput(o, key[d], one, bad);
 	}
 	return o;
@@ -415,9 +421,9 @@ json_result(const struct result *res, int *bad)
 	jput(o, "service_demand_units", jstr(figure_sd_units(res)), bad);
 	jput(o, "lost", juint(res->lost), bad);
 	jput(o, "loss_percent", jnum(res->loss_pct), bad);
-	jput(o, "jitter_ms", jnum(figure_rx_side(res)->jitter * 1e3), bad);
-	jput(o, "duplicates", juint(figure_rx_side(res)->dups), bad);
-	jput(o, "out_of_order", juint(figure_rx_side(res)->reordered), bad);
+	jput(o, "jitter_ms", jnum(res->jitter * 1e3), bad);
+	jput(o, "duplicates", juint(res->dups), bad);
+	jput(o, "out_of_order", juint(res->reordered), bad);
 	jput(o, "stream_count", jint(figure_nstreams(res)), bad);
 	jput(o, "bidir", json_bidir(res, bad), bad);
 	return o;

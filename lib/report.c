@@ -350,9 +350,8 @@ udp_stream_table(FILE *out, const struct result *res,
 		    (unsigned long long)(res->p.bidir ? res->dir[0].sent +
 							    res->dir[1].sent
 						      : l->send_calls),
-		    res->loss_pct,
-		    (unsigned long long)r->dups,
-		    (unsigned long long)r->reordered, r->jitter * 1e3);
+		    res->loss_pct, (unsigned long long)res->dups,
+		    (unsigned long long)res->reordered, res->jitter * 1e3);
 	if (o->verbosity >= 2 && res->hist != NULL) {
 		fprintf(out, "\n%s\n", res->m->layout->hist_title);
 		report_histogram(out, res->hist);

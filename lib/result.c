@@ -110,6 +110,10 @@ bidir(struct result *res)
 			rd->bytes += rx->bytes_recv;
 			rd->sent += tx->send_calls;
 			rd->got += rx->recv_calls - rx->dups;
+			rd->dups += rx->dups;
+			rd->reordered += rx->reordered;
+			if (rx->jitter > rd->jitter)
+				rd->jitter = rx->jitter;
 			if (rx->elapsed > rd->elapsed)
 				rd->elapsed = rx->elapsed;
 		}
@@ -132,6 +136,11 @@ bidir(struct result *res)
 			   ? res->dir[0].elapsed
 			   : res->dir[1].elapsed;
 	res->lost = res->dir[0].lost + res->dir[1].lost;
+	res->dups = res->dir[0].dups + res->dir[1].dups;
+	res->reordered = res->dir[0].reordered + res->dir[1].reordered;
+	res->jitter = res->dir[0].jitter > res->dir[1].jitter
+			  ? res->dir[0].jitter
+			  : res->dir[1].jitter;
 	res->loss_pct =
 	    res->dir[0].sent + res->dir[1].sent
 		? 100.0 * (double)res->lost /
@@ -202,6 +211,11 @@ result_compute(struct result *res)
 				   ? res->trans_rate
 				   : units_from_bytes(bytes_per_sec, res->fmt);
 	}
+	rx = module_has(res->m, MODULE_F_SEQ) ? &res->side[RESULT_REMOTE].sum
+					      : &res->side[RESULT_LOCAL].sum;
+	res->dups = rx->dups;
+	res->reordered = rx->reordered;
+	res->jitter = rx->jitter;
 	if (res->p.bidir)
 		bidir(res);
 	for (i = 0; i < RESULT_NSIDES; i++)

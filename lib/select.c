@@ -1017,13 +1017,13 @@ sel_latency(const struct result *res, int id, char *b, size_t cap)
 		put_f2(b, cap, res->loss_pct);
 		break;
 	case SEL_JITTER_MS:
-		put_f3(b, cap, figure_rx_side(res)->jitter * 1e3);
+		put_f3(b, cap, res->jitter * 1e3);
 		break;
 	case SEL_DUPLICATES:
-		put_u(b, cap, figure_rx_side(res)->dups);
+		put_u(b, cap, res->dups);
 		break;
 	case SEL_OUT_OF_ORDER:
-		put_u(b, cap, figure_rx_side(res)->reordered);
+		put_u(b, cap, res->reordered);
 		break;
 	default:
 		return 0;

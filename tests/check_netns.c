@@ -1400,6 +1400,36 @@ START_TEST(udp_bidir_loss_matches_nftables)
 	    wire_num(doc, "result.lost"),
 	    wire_num(doc, "result.bidir.local_to_remote.lost") +
 		wire_num(doc, "result.bidir.remote_to_local.lost"));
+	/* Each direction's order and timing come from its own receivers:
+	 * netperf's count for the way back, not netserver's alone. A veth
+	 * pair duplicates nothing; paced datagrams through a drop rule
+	 * arrive with some jitter both ways. */
+	{
+		double j[2], dup[2], ooo[2];
+		static const char *const dk[2] = {"local_to_remote",
+						  "remote_to_local"};
+		char path[96];
+
+		for (int d = 0; d < 2; d++) {
+			snprintf(path, sizeof(path), "result.bidir.%s.jitter_ms",
+				 dk[d]);
+			j[d] = wire_num(doc, path);
+			snprintf(path, sizeof(path),
+				 "result.bidir.%s.duplicates", dk[d]);
+			dup[d] = wire_num(doc, path);
+			snprintf(path, sizeof(path),
+				 "result.bidir.%s.out_of_order", dk[d]);
+			ooo[d] = wire_num(doc, path);
+			ck_assert_msg(j[d] > 0, "%s: no jitter", dk[d]);
+			ck_assert_double_eq(dup[d], 0);
+		}
+		ck_assert_double_eq(wire_num(doc, "result.duplicates"),
+				    dup[0] + dup[1]);
+		ck_assert_double_eq(wire_num(doc, "result.out_of_order"),
+				    ooo[0] + ooo[1]);
+		ck_assert_double_eq(wire_num(doc, "result.jitter_ms"),
+				    j[0] > j[1] ? j[0] : j[1]);
+	}
 	json_decref(doc);
 }
 END_TEST

@@ -33,10 +33,6 @@ const char *figure_sd_units(const struct result *res);
 /* The -f unit's name, "units" for one netperf has no name for. */
 const char *figure_unit_label(const struct result *res);
 
-/* The side that receives the datagrams whose order and timing UDP_STREAM
- * measures; for request/response it is netperf. */
-const struct side_result *figure_rx_side(const struct result *res);
-
 /* The data connections: 1 without --streams. */
 int figure_nstreams(const struct result *res);
 

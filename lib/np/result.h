@@ -89,6 +89,10 @@ struct result_dir {
 	uint64_t sent, got; /* UDP: datagrams sent and received once */
 	uint64_t lost;	    /* UDP: sent but never received */
 	double loss_pct;
+	/* UDP: its receivers' duplicates and reorderings, and the largest
+	 * of their jitters, seconds. */
+	uint64_t dups, reordered;
+	double jitter;
 };
 
 /* The two directions of a --bidir test, each named by the side that
@@ -149,6 +153,12 @@ struct result {
 	double send_thruput; /* UDP_STREAM: what netperf offered, fmt/s */
 	uint64_t lost;	     /* UDP_STREAM datagrams or UDP_RR transactions */
 	double loss_pct;     /* of those sent, 0..100 */
+	/* The receivers of the datagrams whose order and timing are
+	 * measured (netserver's for UDP_STREAM, netperf's otherwise; both
+	 * directions' under --bidir): duplicates and reorderings summed,
+	 * the largest jitter, seconds. */
+	uint64_t dups, reordered;
+	double jitter;
 	struct result_latency lat;
 	/* Jain's fairness index over the streams' throughput, 1 for one. */
 	double fairness;
