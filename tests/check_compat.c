@@ -1090,6 +1090,16 @@ shape_of(const char *text, unsigned diffs, unsigned flags, struct shape *s,
 	s->n = w;
 }
 
+/* A count of events the moment decides, not the tool: TCP's
+ * retransmissions on loopback are 0, or dozens when the machine is short
+ * of memory or CPU for a moment (2.7 once saw 58 beside our 0). Only its
+ * shape is compared. */
+static int
+by_chance(const struct line *x)
+{
+	return strstr(x->text, "_RETRANS=") != NULL;
+}
+
 static int
 plausible(double a, double b)
 {
@@ -1254,6 +1264,7 @@ compare(const struct compat_case *c, const struct run *ref,
 			if (x->a[k].word[0] == '\0' &&
 			    !((diffs & DIFF_LATENCY_ALWAYS) && x->a[k].value == -1 &&
 			      strstr(x->text, "LATENCY=") != NULL) &&
+			    !by_chance(x) &&
 			    !plausible(x->a[k].value, y->a[k].value)) {
 				snprintf(msg, cap,
 					 "line %d field %d: %g, 2.7: %g "
