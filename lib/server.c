@@ -823,6 +823,12 @@ serve_run(struct serve *sv, char *err)
 		wire_session_stop(&sv->ws, &sv->wr);
 		sv->wire_on = 0;
 	}
+	/* Part of a frame may be out: the stream is no longer framed, and
+	 * nothing more may go on it, not even why. */
+	if (sv->interim_failed) {
+		snprintf(err, ERR_LEN, "%s", sv->interim_err);
+		return SERVE_QUIET;
+	}
 	/* Loops cut by the guard may end as if the client had finished. */
 	if (rc < 0 || cut_reason(sv->st, err))
 		return SERVE_TELL;
@@ -830,11 +836,6 @@ serve_run(struct serve *sv, char *err)
 		sv->log(1, "dropped %d of %d interim reports: the client did "
 			   "not read them",
 			sv->interim_dropped, sv->interim_n);
-	/* Part of a frame may be out: the stream is no longer framed. */
-	if (sv->interim_failed) {
-		snprintf(err, ERR_LEN, "%s", sv->interim_err);
-		return SERVE_FAIL;
-	}
 	if (module_needs_stop(sv->m)) {
 		if (session_expect(sv->ctl, "stop", &stop_msg,
 				   SESSION_TIMEOUT_MS, err) < 0)

@@ -455,6 +455,10 @@ tests(int ctl, unsigned char *msg, const struct server_limits *lim,
 			send_errno(ctl, 0, LEGACY_ERR_UNKNOWN);
 		}
 		rc = recv_msg(ctl, msg, lim->idle_ms, stop, err);
+		/* The guard shuts the control socket when it cuts the
+		 * session: that end is its, not the client's. */
+		if (rc == 1 && guard_reason(g, err))
+			return -1;
 		if (rc != 0)
 			return rc == 1 ? 0 : -1;
 	}

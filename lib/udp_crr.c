@@ -189,7 +189,8 @@ pending_find(const struct pending *t, const struct sockaddr_storage *a,
 	     socklen_t len)
 {
 	for (int i = 0; i < UDP_CRR_PENDING; i++)
-		if (t->len[i] == len && memcmp(&t->addr[i], a, len) == 0)
+		if (t->len[i] != 0 && t->len[i] == len &&
+		    memcmp(&t->addr[i], a, len) == 0)
 			return i;
 	return -1;
 }
@@ -215,7 +216,9 @@ serve_datagram(struct test_ctx *ctx, struct pending *t, size_t n,
 	size_t rsp = (size_t)ctx->p->rsp_size;
 	int i;
 
-	if (!sock_same_host((const struct sockaddr *)a,
+	/* No sender: the socket was shut (the guard), not a datagram. */
+	if (len == 0 ||
+	    !sock_same_host((const struct sockaddr *)a,
 			    (const struct sockaddr *)&ctx->peer))
 		return;
 	if (n == AUTH_TOKEN_LEN && auth_equal((const unsigned char *)ctx->buf,
