@@ -283,13 +283,6 @@ struct test_module {
 #define module_needs_stop(m)                                                   \
 	((m)->socktype == SOCK_DGRAM || module_has(m, MODULE_F_PER_TRANS))
 
-/* Which side receives the test's data: 1 netserver, 0 netperf, -1 both
- * (request/response). */
-#define module_server_receives(m)                                              \
-	((m)->flow == MODULE_TO_SERVER	 ? 1                                   \
-	 : (m)->flow == MODULE_TO_CLIENT ? 0                                   \
-					 : -1)
-
 /* The tests with property f, as "A, B and C", into out. */
 void module_names_with(unsigned f, char *out, size_t cap);
 
