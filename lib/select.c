@@ -248,6 +248,10 @@
 	X(LOCAL_DATA_SYSCALLS, "Local", "Data", "Syscalls", "")                \
 	X(REMOTE_DATA_SYSCALLS, "Remote", "Data", "Syscalls", "")              \
 	X(REMOTE_GRO_COALESCED, "Remote", "GRO", "Coalesced", "Receives")      \
+	X(LOCAL_RECV_NAPS, "Local", "Recv", "Naps", "")                        \
+	X(REMOTE_RECV_NAPS, "Remote", "Recv", "Naps", "")                      \
+	X(LOCAL_RECV_NAP_DROPS, "Local", "Recv", "Nap", "Drops")               \
+	X(REMOTE_RECV_NAP_DROPS, "Remote", "Recv", "Nap", "Drops")             \
 	X(LOCAL_ZEROCOPY_DONE, "Local", "Zerocopy", "Completions", "")         \
 	X(LOCAL_ZEROCOPY_COPIED, "Local", "Zerocopy", "Copied", "")            \
 	X(REMOTE_ZEROCOPY_DONE, "Remote", "Zerocopy", "Completions", "")       \

@@ -9,9 +9,11 @@
 #include <stdlib.h>
 #include <time.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <sys/uio.h>
+#include <linux/sock_diag.h>
 
 #include "np/be.h"
 #include "np/clock.h"
@@ -534,6 +536,24 @@ fail:
  * to k, or a UDP_GRO receive of a coalesced buffer. */
 enum udp_rx_path { RX_RECV, RX_MMSG, RX_GRO };
 
+/*
+ * How the next read waits. A receiver that blocks as soon as its queue is
+ * empty is woken once a datagram, and on loopback the sender's CPU pays
+ * for every wake-up. So once data flows the receiver drains the queue,
+ * then naps a few microseconds off the socket before it looks again, and
+ * blocks only when a nap brought nothing. The nap adapts to keep the
+ * queue under half full, and stops for good (2.7's blocking reads) when
+ * even the shortest nap fills it that far. Every datagram carries the
+ * kernel's arrival stamp, so jitter and the elapsed time do not depend
+ * on when it was read.
+ */
+enum udp_rx_wait { RX_BLOCK, RX_DRAIN, RX_NAPPED };
+#define RX_NAP_START 20000ULL /* ns */
+#define RX_NAP_MIN 5000ULL
+#define RX_NAP_MAX 200000ULL
+/* Control space for a datagram's UDP_GRO size and arrival stamp. */
+#define RX_CONTROL (CMSG_SPACE(sizeof(int)) + CMSG_SPACE(sizeof(struct timespec)))
+
 /* The receiver's account: the window of sequence numbers, the jitter
  * estimate and the path's buffers. */
 struct udp_rx {
@@ -543,12 +563,21 @@ struct udp_rx {
 	int64_t prev_transit;
 	int have_prev;
 	double jitter;
-	uint64_t now, last; /* this call's return, the last data's */
-	int end;	    /* an end marker came */
-	int untagged;	    /* a netperf 2.7 sender: no header of ours */
-	int k;		    /* recvmmsg: buffers */
-	size_t size;	    /* bytes a buffer */
+	uint64_t now;	 /* this call's return */
+	uint64_t at;	 /* the datagram's arrival, from the kernel's stamp */
+	uint64_t last;	 /* the latest arrival of data */
+	int64_t real_off; /* CLOCK_REALTIME less CLOCK_MONOTONIC, in ns */
+	int stamped;	  /* the kernel stamps arrivals (SO_TIMESTAMPNS) */
+	enum udp_rx_wait wait;
+	uint64_t nap;	  /* ns; 0: block as soon as the queue is empty */
+	int slack;	  /* the thread's timer slack before the test */
+	uint64_t naps, nap_drops; /* naps, and those the socket dropped in */
+	int end;	  /* an end marker came */
+	int untagged;	  /* a netperf 2.7 sender: no header of ours */
+	int k;		  /* recvmmsg: buffers */
+	size_t size;	  /* bytes a buffer */
 	char *bufs;
+	char *control; /* k (or 1) control buffers of RX_CONTROL bytes */
 	struct mmsghdr *msgs;
 	struct iovec *iov;
 	struct test_ctx *ctx; /* for the token, echoed when it comes again */
@@ -568,6 +597,19 @@ udp_rx_init(struct test_ctx *ctx, struct udp_rx *rx)
 	rx->untagged = ctx->untagged;
 	rx->size = ctx->buflen;
 	rx->bufs = ctx->buf;
+	rx->real_off = clock_real_ns() - (int64_t)clock_ns();
+	rx->nap = RX_NAP_START;
+	rx->wait = RX_BLOCK;
+	/* A nap of microseconds needs a timer that fires on time. */
+	rx->slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
+	/* Without the kernel's stamps, a datagram's arrival is its read. */
+	rx->stamped = setsockopt(ctx->fd, SOL_SOCKET, SO_TIMESTAMPNS,
+				 &(int){1}, sizeof(int)) == 0;
+	rx->control = calloc(ctx->p->batch > 1 ? (size_t)ctx->p->batch : 1,
+			     RX_CONTROL);
+	if (rx->control == NULL)
+		return err_set(ctx->err, "out of memory");
 	if (strcmp(ctx->r->path, "gro") == 0) {
 		rx->path = RX_GRO;
 		/* A coalesced buffer may hold a whole IP packet's worth. */
@@ -590,6 +632,8 @@ udp_rx_init(struct test_ctx *ctx, struct udp_rx *rx)
 			rx->iov[i].iov_len = rx->size;
 			rx->msgs[i].msg_hdr.msg_iov = &rx->iov[i];
 			rx->msgs[i].msg_hdr.msg_iovlen = 1;
+			rx->msgs[i].msg_hdr.msg_control =
+			    rx->control + (size_t)i * RX_CONTROL;
 		}
 	}
 	return 0;
@@ -601,8 +645,11 @@ udp_rx_free(struct test_ctx *ctx, struct udp_rx *rx)
 	free(rx->seen);
 	if (rx->bufs != ctx->buf)
 		free(rx->bufs);
+	free(rx->control);
 	free(rx->msgs);
 	free(rx->iov);
+	if (rx->slack > 0)
+		prctl(PR_SET_TIMERSLACK, (unsigned long)rx->slack, 0, 0, 0);
 }
 
 /* Takes one datagram of n bytes at p into the account. */
@@ -626,7 +673,8 @@ udp_rx_take(struct udp_rx *rx, struct side_result *r, const char *p, size_t n)
 	if (rx->untagged) {
 		r->recv_calls++;
 		r->bytes_recv += (uint64_t)n;
-		rx->last = rx->now;
+		if (rx->at > rx->last)
+			rx->last = rx->at;
 		return;
 	}
 	/* Too short to be ours: not counted as data. */
@@ -634,12 +682,13 @@ udp_rx_take(struct udp_rx *rx, struct side_result *r, const char *p, size_t n)
 		return;
 	r->recv_calls++;
 	r->bytes_recv += (uint64_t)n;
-	rx->last = rx->now;
+	if (rx->at > rx->last)
+		rx->last = rx->at;
 	seq = be64_get(p);
 	/* RFC 3550: J += (|D| - J) / 16, D the change in transit time; only
 	 * differences of the sender's clock are used, so the clocks need
 	 * not agree. */
-	transit = (int64_t)(rx->now - be64_get(p + 8));
+	transit = (int64_t)(rx->at - be64_get(p + 8));
 	if (rx->have_prev) {
 		d = transit - rx->prev_transit;
 		rx->jitter += ((double)(d < 0 ? -d : d) - rx->jitter) / 16.0;
@@ -671,20 +720,32 @@ udp_rx_take(struct udp_rx *rx, struct side_result *r, const char *p, size_t n)
 	}
 }
 
-/* The gso_size a UDP_GRO receive reports, or 0 when the buffer is one
+/* Reads a received message's control data: sets rx->at to the kernel's
+ * arrival stamp (the read's time when there is none) and returns the
+ * gso_size a UDP_GRO receive reports, or 0 when the buffer is one
  * datagram. */
 static size_t
-gro_size(struct msghdr *msg)
+rx_control(struct udp_rx *rx, struct msghdr *msg)
 {
 	struct cmsghdr *cm;
-	int v;
+	struct timespec ts;
+	int64_t at;
+	int v = 0;
 
+	rx->at = rx->now;
 	for (cm = CMSG_FIRSTHDR(msg); cm != NULL; cm = CMSG_NXTHDR(msg, cm))
 		if (cm->cmsg_level == SOL_UDP && cm->cmsg_type == UDP_GRO) {
 			memcpy(&v, CMSG_DATA(cm), sizeof(v));
-			return v > 0 ? (size_t)v : 0;
+		} else if (cm->cmsg_level == SOL_SOCKET &&
+			   cm->cmsg_type == SCM_TIMESTAMPNS && rx->stamped) {
+			memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
+			at = (int64_t)ts.tv_sec * (int64_t)NS_PER_SEC +
+			     ts.tv_nsec - rx->real_off;
+			/* A stamp from before a clock step is no time. */
+			if (at > 0 && (uint64_t)at <= rx->now)
+				rx->at = (uint64_t)at;
 		}
-	return 0;
+	return v > 0 ? (size_t)v : 0;
 }
 
 /* One receive call over the receiver's path, every datagram it returns
@@ -693,15 +754,15 @@ static int
 udp_rx_call(struct test_ctx *ctx, struct udp_rx *rx, int flags)
 {
 	struct side_result *r = ctx->r;
-	char control[CMSG_SPACE(sizeof(int))];
 	struct iovec iov;
 	struct msghdr msg;
 	size_t gs, off, seg;
 	ssize_t n;
 	int k, i, e;
 
-	switch (rx->path) {
-	case RX_MMSG:
+	if (rx->path == RX_MMSG) {
+		for (i = 0; i < rx->k; i++)
+			rx->msgs[i].msg_hdr.msg_controllen = RX_CONTROL;
 		k = recvmmsg(ctx->fd, rx->msgs, (unsigned)rx->k,
 			     flags | MSG_WAITFORONE, NULL);
 		e = errno;
@@ -711,50 +772,113 @@ udp_rx_call(struct test_ctx *ctx, struct udp_rx *rx, int flags)
 			return -1;
 		}
 		r->syscalls++;
-		for (i = 0; i < k; i++)
+		for (i = 0; i < k; i++) {
+			rx_control(rx, &rx->msgs[i].msg_hdr);
 			udp_rx_take(rx, r, rx->bufs + (size_t)i * rx->size,
 				    rx->msgs[i].msg_len);
-		return 0;
-	case RX_GRO:
-		iov.iov_base = rx->bufs;
-		iov.iov_len = rx->size;
-		memset(&msg, 0, sizeof(msg));
-		msg.msg_iov = &iov;
-		msg.msg_iovlen = 1;
-		msg.msg_control = control;
-		msg.msg_controllen = sizeof(control);
-		n = recvmsg(ctx->fd, &msg, flags);
-		e = errno;
-		rx->now = clock_ns();
-		if (n < 0) {
-			errno = e;
-			return -1;
-		}
-		r->syscalls++;
-		/* Coalesced datagrams are gso_size bytes each, the last
-		 * perhaps shorter: cut them apart and take each. */
-		gs = gro_size(&msg);
-		if (gs == 0 || gs >= (size_t)n) {
-			udp_rx_take(rx, r, rx->bufs, (size_t)n);
-			return 0;
-		}
-		r->coalesced++;
-		for (off = 0; off < (size_t)n; off += gs) {
-			seg = (size_t)n - off < gs ? (size_t)n - off : gs;
-			udp_rx_take(rx, r, rx->bufs + off, seg);
 		}
 		return 0;
-	case RX_RECV:
-	default:
-		n = recv(ctx->fd, rx->bufs, rx->size, flags);
-		e = errno;
-		rx->now = clock_ns();
-		if (n < 0) {
-			errno = e;
-			return -1;
-		}
-		r->syscalls++;
+	}
+	iov.iov_base = rx->bufs;
+	iov.iov_len = rx->size;
+	memset(&msg, 0, sizeof(msg));
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = rx->control;
+	msg.msg_controllen = RX_CONTROL;
+	n = recvmsg(ctx->fd, &msg, flags);
+	e = errno;
+	rx->now = clock_ns();
+	if (n < 0) {
+		errno = e;
+		return -1;
+	}
+	r->syscalls++;
+	/* Coalesced datagrams (UDP_GRO) are gso_size bytes each, the last
+	 * perhaps shorter: cut them apart and take each. */
+	gs = rx_control(rx, &msg);
+	if (rx->path != RX_GRO || gs == 0 || gs >= (size_t)n) {
 		udp_rx_take(rx, r, rx->bufs, (size_t)n);
+		return 0;
+	}
+	r->coalesced++;
+	for (off = 0; off < (size_t)n; off += gs) {
+		seg = (size_t)n - off < gs ? (size_t)n - off : gs;
+		udp_rx_take(rx, r, rx->bufs + off, seg);
+	}
+	return 0;
+}
+
+/* The socket's receive memory in use, its size and its drops so far
+ * (SO_MEMINFO); returns 0, or -1 when the kernel does not say. */
+static int
+rx_meminfo(int fd, uint32_t *used, uint32_t *size, uint32_t *drops)
+{
+	uint32_t mi[SK_MEMINFO_VARS];
+	socklen_t len = sizeof(mi);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_MEMINFO, mi, &len) < 0 ||
+	    len <= SK_MEMINFO_DROPS * sizeof(mi[0]))
+		return -1;
+	*used = mi[SK_MEMINFO_RMEM_ALLOC];
+	*size = mi[SK_MEMINFO_RCVBUF];
+	*drops = mi[SK_MEMINFO_DROPS];
+	return 0;
+}
+
+/* A nap of rx->nap, then the nap fitted to how full the queue got:
+ * halved when the socket dropped a datagram during it or the queue grew
+ * past half the receive buffer, lengthened by a quarter when it stayed
+ * under a quarter; always within RX_NAP_MIN..RX_NAP_MAX. Without
+ * SO_MEMINFO the receiver does not nap. */
+static void
+udp_rx_nap(int fd, struct udp_rx *rx)
+{
+	struct timespec ts = {0, (long)rx->nap};
+	uint32_t used, size, before, after;
+
+	if (rx_meminfo(fd, &used, &size, &before) < 0) {
+		rx->nap = 0;
+		return;
+	}
+	clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, NULL);
+	rx->naps++;
+	if (rx_meminfo(fd, &used, &size, &after) < 0) {
+		rx->nap = 0;
+		return;
+	}
+	if (after != before)
+		rx->nap_drops++;
+	if (after != before || 2 * (uint64_t)used > size) {
+		rx->nap /= 2;
+		if (rx->nap < RX_NAP_MIN)
+			rx->nap = RX_NAP_MIN;
+	} else if (4 * (uint64_t)used < size) {
+		rx->nap += rx->nap / 4;
+		if (rx->nap > RX_NAP_MAX)
+			rx->nap = RX_NAP_MAX;
+	}
+}
+
+/* The queue was empty: nap after draining, block after a nap that brought
+ * nothing. Returns 1 when the next read should be tried at once, 0 when
+ * a blocking read timed out. */
+static int
+udp_rx_dry(int fd, struct udp_rx *rx)
+{
+	switch (rx->wait) {
+	case RX_DRAIN:
+		if (rx->nap > 0) {
+			udp_rx_nap(fd, rx);
+			rx->wait = RX_NAPPED;
+			return 1;
+		}
+		/* fall through */
+	case RX_NAPPED:
+		rx->wait = RX_BLOCK;
+		return 1;
+	case RX_BLOCK:
+	default:
 		return 0;
 	}
 }
@@ -769,15 +893,18 @@ udp_stream_recv(struct test_ctx *ctx)
 
 	if (udp_rx_init(ctx, &rx) < 0)
 		goto fail;
-	rx.now = rx.last = start;
+	rx.now = rx.at = rx.last = start;
 	for (;;) {
-		rc = udp_rx_call(ctx, &rx, stopping ? MSG_DONTWAIT : 0);
+		rc = udp_rx_call(ctx, &rx,
+				 stopping || rx.wait != RX_BLOCK ? MSG_DONTWAIT
+								 : 0);
 		/* Neither a flood nor a missing stop holds this end past
 		 * the end of the test. */
 		if (module_overtime(ctx, clock_ns(), "kept sending datagrams") <
 		    0)
 			goto fail;
 		if (rc == 0) {
+			rx.wait = RX_DRAIN;
 			if (rx.end)
 				stopping = 1;
 		} else if (errno == EINTR) {
@@ -785,6 +912,8 @@ udp_stream_recv(struct test_ctx *ctx)
 		} else if (errno == EAGAIN || errno == EWOULDBLOCK) {
 			if (stopping)
 				break;
+			if (udp_rx_dry(ctx->fd, &rx))
+				continue;
 			if (module_stop_requested(ctx)) {
 				stopping = 1;
 				continue;
@@ -813,6 +942,8 @@ udp_stream_recv(struct test_ctx *ctx)
 		}
 	}
 	r->jitter = rx.jitter / 1e9;
+	r->naps = rx.naps;
+	r->nap_drops = rx.nap_drops;
 	r->elapsed = (double)(rx.last - start) / 1e9;
 	udp_rx_free(ctx, &rx);
 	return 0;

@@ -206,6 +206,36 @@ START_TEST(udp_batch_counts)
 END_TEST
 
 /*
+ * The plain UDP path: netserver's receiver naps when its queue runs dry
+ * (a flow of a datagram every 59 us runs dry between most of them), each
+ * nap in which the socket dropped is counted among the naps, and every
+ * datagram sent is received or lost.
+ */
+START_TEST(udp_receiver_naps)
+{
+	const char *opts[] = {"-t", "UDP_STREAM", "--rate", "200M", NULL};
+	struct harness_out o;
+	unsigned long long naps, drops;
+
+	run_keys(opts,
+		 "REMOTE_DATA_PATH,LOCAL_SEND_CALLS,REMOTE_RECV_CALLS,"
+		 "REMOTE_RECV_NAPS,REMOTE_RECV_NAP_DROPS,LOCAL_RECV_NAPS,"
+		 "LOSS_COUNT",
+		 &o);
+	key_is(&o, "REMOTE_DATA_PATH", "recv");
+	naps = key_u(&o, "REMOTE_RECV_NAPS");
+	drops = key_u(&o, "REMOTE_RECV_NAP_DROPS");
+	ck_assert_msg(naps > 0 && drops <= naps, "%llu naps, %llu with drops",
+		      naps, drops);
+	/* netperf receives nothing here. */
+	ck_assert_uint_eq(key_u(&o, "LOCAL_RECV_NAPS"), 0);
+	ck_assert_uint_eq(key_u(&o, "REMOTE_RECV_CALLS") +
+			      key_u(&o, "LOSS_COUNT"),
+			  key_u(&o, "LOCAL_SEND_CALLS"));
+}
+END_TEST
+
+/*
  * --streams 2 without -T: each stream's thread has a CPU of its own on
  * both ends, as sched_getcpu() says where it ended; with one CPU they
  * share it.
@@ -288,6 +318,7 @@ fast_suite(void)
 	tcase_add_test(tc, splice_receivers);
 	tcase_add_test(tc, busy_poll_read_back);
 	tcase_add_test(tc, udp_batch_counts);
+	tcase_add_test(tc, udp_receiver_naps);
 	tcase_add_test(tc, streams_spread);
 	tcase_add_test(tc, fast_bad_options);
 	suite_add_tcase(s, tc);

@@ -125,6 +125,14 @@ enum side_merge { SIDE_SUM, SIDE_MAX, SIDE_EARLIEST, SIDE_FIRST };
 	X(coalesced, SIDE_U64, "coalesced", SIDE_FAST, 0, INT64_MAX,           \
 	  "gro_coalesced", SIDE_JPLAIN, SIDE_SUM, NULL,                        \
 	  "REMOTE_GRO_COALESCED")                                              \
+	/* UDP_STREAM's receiver: the naps it took off the socket when its     \
+	 * queue ran dry, and those in which the socket dropped a datagram.    \
+	 */                                                                    \
+	X(naps, SIDE_U64, "naps", SIDE_FAST, 0, INT64_MAX, "recv_naps",        \
+	  SIDE_JPLAIN, SIDE_SUM, "LOCAL_RECV_NAPS", "REMOTE_RECV_NAPS")        \
+	X(nap_drops, SIDE_U64, "nap_drops", SIDE_FAST, 0, INT64_MAX,           \
+	  "recv_nap_drops", SIDE_JPLAIN, SIDE_SUM, "LOCAL_RECV_NAP_DROPS",     \
+	  "REMOTE_RECV_NAP_DROPS")                                             \
 	/* --zerocopy: sends the error queue reported complete, and how many   \
 	 * of them the kernel copied after all. */                             \
 	X(zc_done, SIDE_U64, "zc_done", SIDE_FAST, 0, INT64_MAX,               \
