@@ -18,11 +18,11 @@
 #include "np/sock.h"
 
 /* Sends len bytes in full; returns 0, or -1 with err set when the peer
- * stops taking them (see module_stalled). */
+ * stops taking them (see module_stalled). since is a recent clock_ns()
+ * of the caller's: a call the kernel takes at once reads no clock. */
 static int
-send_full(struct test_ctx *ctx, const char *buf, size_t len)
+send_full(struct test_ctx *ctx, const char *buf, size_t len, uint64_t since)
 {
-	uint64_t start = clock_ns();
 	ssize_t n;
 	int e;
 	int again = 0;
@@ -42,7 +42,7 @@ send_full(struct test_ctx *ctx, const char *buf, size_t len)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			if (clock_ns() - start >= MODULE_IDLE_SEC * NS_PER_SEC)
+			if (clock_ns() - since >= MODULE_IDLE_SEC * NS_PER_SEC)
 				return err_set(ctx->err,
 					       "the peer stopped reading "
 					       "requests for %d s",
@@ -79,24 +79,24 @@ send_token_req(struct test_ctx *ctx, const char *req, size_t len)
 	done = n > 0 ? (size_t)n : 0;
 	if (done < AUTH_TOKEN_LEN) {
 		if (send_full(ctx, (const char *)ctx->token + done,
-			      AUTH_TOKEN_LEN - done) < 0)
+			      AUTH_TOKEN_LEN - done, clock_ns()) < 0)
 			return -1;
 		done = AUTH_TOKEN_LEN;
 	}
 	done -= AUTH_TOKEN_LEN;
-	return send_full(ctx, req + done, len - done);
+	return send_full(ctx, req + done, len - done, clock_ns());
 }
 
 /*
  * Receives exactly len bytes. Returns 0; 1 on EOF before the first byte;
  * -1 with err set on an error, an EOF inside a message, or a peer that
- * has gone silent (see module_stalled).
+ * has gone silent since the caller's clock_ns() since (see
+ * module_stalled).
  */
 static int
 recv_full(struct test_ctx *ctx, char *buf, size_t len, uint64_t *calls,
-	  const char *what)
+	  const char *what, uint64_t since)
 {
-	uint64_t start = clock_ns();
 	size_t off = 0;
 	ssize_t n;
 	int e;
@@ -129,7 +129,7 @@ recv_full(struct test_ctx *ctx, char *buf, size_t len, uint64_t *calls,
 			errno = e;
 			return -1;
 		}
-		if (module_stalled(ctx, clock_ns(), start, what) < 0)
+		if (module_stalled(ctx, clock_ns(), since, what) < 0)
 			return -1;
 	}
 	return 0;
@@ -160,14 +160,16 @@ rr_client(struct test_ctx *ctx)
 		return err_set(ctx->err, "out of memory");
 	r->send_size = (int64_t)req;
 	r->recv_size = (int64_t)rsp;
+	/* One clock read a transaction: the answer's time also stamps the
+	 * next request, a few instructions before it is sent. */
+	now = clock_ns();
 	for (;;) {
-		now = clock_ns();
 		if (*ctx->stop || (ctx->end_ns != 0 && now >= ctx->end_ns) ||
 		    (ctx->end_ns == 0 && sent >= (uint64_t)p->count))
 			ending = 1;
 		while (!ending && inflight < depth &&
 		       (ctx->end_ns != 0 || sent < (uint64_t)p->count)) {
-			if (send_full(ctx, ctx->buf, req) < 0)
+			if (send_full(ctx, ctx->buf, req, now) < 0)
 				goto fail;
 			stamp[(head + inflight) % depth] = now;
 			inflight++;
@@ -178,7 +180,7 @@ rr_client(struct test_ctx *ctx)
 		if (inflight == 0)
 			break;
 		rc = recv_full(ctx, ctx->buf, rsp, &r->recv_calls,
-			       "kept the test going");
+			       "kept the test going", now);
 		if (rc == 1) {
 			err_set(ctx->err, "the peer closed the data "
 					  "connection during the test");
@@ -198,7 +200,7 @@ rr_client(struct test_ctx *ctx)
 	shutdown(ctx->fd, SHUT_WR);
 	/* Wait for the server's close so both sides end their intervals. */
 	rc = recv_full(ctx, ctx->buf, 1, &r->recv_calls,
-		       "kept the test going");
+		       "kept the test going", clock_ns());
 	if (rc == 0)
 		return err_set(ctx->err,
 			       "the peer sent more than it was asked");
@@ -214,22 +216,23 @@ rr_server(struct test_ctx *ctx)
 	const struct test_params *p = ctx->p;
 	struct side_result *r = ctx->r;
 	size_t req = (size_t)p->req_size, rsp = (size_t)p->rsp_size;
+	uint64_t now = clock_ns();
 	int rc;
 
 	r->send_size = (int64_t)rsp;
 	r->recv_size = (int64_t)req;
 	for (;;) {
 		rc = recv_full(ctx, ctx->buf, req, &r->recv_calls,
-			       "kept sending requests");
+			       "kept sending requests", now);
 		if (rc == 1 || (rc < 0 && legacy_end(ctx)))
 			break;
 		if (rc < 0)
 			return -1;
 		/* A client that keeps asking must not hold this end: not
 		 * past the end of a timed test, nor past the transactions
-		 * of a counted one. */
-		if (module_overtime(ctx, clock_ns(), "kept sending requests") <
-		    0)
+		 * of a counted one. One clock read a transaction. */
+		now = clock_ns();
+		if (module_overtime(ctx, now, "kept sending requests") < 0)
 			return -1;
 		if (ctx->end_ns == 0 && p->count > 0 &&
 		    r->trans >= (uint64_t)p->count)
@@ -238,7 +241,7 @@ rr_server(struct test_ctx *ctx)
 				       "transactions of the test",
 				       (long long)p->count);
 		r->bytes_recv += req;
-		if (send_full(ctx, ctx->buf, rsp) < 0) {
+		if (send_full(ctx, ctx->buf, rsp, now) < 0) {
 			if (legacy_end(ctx))
 				break;
 			return -1;
@@ -635,20 +638,20 @@ crr_exchange(struct test_ctx *ctx, size_t req, size_t rsp)
 	/* The token goes first on every connection: it is part of each
 	 * timed transaction, as the connect is. */
 	rc = ctx->token != NULL ? send_token_req(ctx, ctx->buf, req)
-				: send_full(ctx, ctx->buf, req);
+				: send_full(ctx, ctx->buf, req, clock_ns());
 	if (rc != 0)
 		return -1;
 	r->bytes_sent += req;
 	r->send_calls++;
 	rc = recv_full(ctx, ctx->buf, rsp, &r->recv_calls,
-		       "kept the test going");
+		       "kept the test going", clock_ns());
 	if (rc == 1)
 		return err_set(ctx->err, "netserver closed the connection "
 					 "before answering");
 	if (rc != 0)
 		return -1;
 	rc = recv_full(ctx, ctx->buf, 1, &r->recv_calls,
-		       "kept the test going");
+		       "kept the test going", clock_ns());
 	if (rc == 0)
 		return err_set(ctx->err, "netserver sent more than asked");
 	return rc == 1 ? 0 : -1;
@@ -742,10 +745,10 @@ crr_serve_one(struct test_ctx *ctx, int fd, size_t req, size_t rsp)
 		sock_set_nodelay(fd, 1, err);
 	ctx->fd = fd;
 	if (recv_full(ctx, ctx->buf, req, &r->recv_calls,
-		      "kept sending requests") != 0)
+		      "kept sending requests", clock_ns()) != 0)
 		return;
 	r->bytes_recv += req;
-	if (send_full(ctx, ctx->buf, rsp) != 0)
+	if (send_full(ctx, ctx->buf, rsp, clock_ns()) != 0)
 		return;
 	r->bytes_sent += rsp;
 	r->send_calls++;
