@@ -3,15 +3,14 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-int
-err_set(char *err, const char *fmt, ...)
+void
+err_put(char *err, const char *fmt, ...)
 {
 	va_list ap;
 
 	if (err == NULL)
-		return -1;
+		return;
 	va_start(ap, fmt);
 	vsnprintf(err, ERR_LEN, fmt, ap);
 	va_end(ap);
-	return -1;
 }

@@ -455,8 +455,8 @@ static const char *const bad_hex[] = {
     "+0112233",	  /* sign */
     "-0112233",	  /* sign */
     "00112233 ",  /* right digits, then more */
-    "\xc3\xa9"
-    "112233", /* not ASCII */
+    ("\xc3\xa9"
+     "112233"), /* not ASCII; split so \xa9 ends the escape */
 };
 
 START_TEST(test_unhex_rejects)
