@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/if_packet.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <pcap/pcap.h>
@@ -11,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "np/be.h"
@@ -718,6 +721,31 @@ wire_capture_main(void *arg)
 }
 
 /*
+ * On a loopback interface the kernel hands a capture every packet twice,
+ * once going out and once coming in, and libpcap throws the outgoing copy
+ * away. Asking the kernel not to make that copy (PACKET_IGNORE_OUTGOING,
+ * Linux 4.20) halves what a capture costs the test there and counts the
+ * same; elsewhere, and where the kernel cannot, nothing changes.
+ */
+static void
+wire_skip_loop_copies(pcap_t *p, const char *ifname)
+{
+	struct ifreq ifr;
+	int fd, one = 1;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	if (ioctl(fd, SIOCGIFFLAGS, &ifr) == 0 &&
+	    (ifr.ifr_flags & IFF_LOOPBACK))
+		setsockopt(pcap_fileno(p), SOL_PACKET, PACKET_IGNORE_OUTGOING,
+			   &one, sizeof(one));
+	close(fd);
+}
+
+/*
  * Opens and activates a capture on cap->ifname with our options. Returns
  * 0; 1 when capture is not permitted here, with err holding a warning; or
  * -1 with err set. On anything but 0, cap->p is closed.
@@ -764,6 +792,7 @@ wire_pcap_open(struct wire_capture *cap, char *err)
 					 : pcap_statustostr(rc));
 		goto close_pcap;
 	}
+	wire_skip_loop_copies(cap->p, ifname);
 	return 0;
 close_pcap:
 	pcap_close(cap->p);
