@@ -18,14 +18,16 @@
 #include "np/sock.h"
 
 /* Sends len bytes in full; returns 0, or -1 with err set when the peer
- * stops taking them (see module_stalled). since is a recent clock_ns()
- * of the caller's: a call the kernel takes at once reads no clock. */
+ * stops taking them (see module_stalled). *since is a recent clock_ns()
+ * of the caller's, the time the wait is measured from: a call the kernel
+ * takes at once reads no clock, and after one that had to wait *since
+ * becomes its end, so the next call's wait is its own. */
 static int
-send_full(struct test_ctx *ctx, const char *buf, size_t len, uint64_t since)
+send_full(struct test_ctx *ctx, const char *buf, size_t len, uint64_t *since)
 {
 	ssize_t n;
 	int e;
-	int again = 0;
+	int again = 0, waited = 0;
 
 	while (len > 0) {
 		/* A message that takes more than one call may take long:
@@ -42,7 +44,8 @@ send_full(struct test_ctx *ctx, const char *buf, size_t len, uint64_t since)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			if (clock_ns() - since >= MODULE_IDLE_SEC * NS_PER_SEC)
+			waited = 1;
+			if (clock_ns() - *since >= MODULE_IDLE_SEC * NS_PER_SEC)
 				return err_set(ctx->err,
 					       "the peer stopped reading "
 					       "requests for %d s",
@@ -54,6 +57,8 @@ send_full(struct test_ctx *ctx, const char *buf, size_t len, uint64_t since)
 		errno = e;
 		return -1;
 	}
+	if (waited)
+		*since = clock_ns();
 	return 0;
 }
 
@@ -67,6 +72,7 @@ send_token_req(struct test_ctx *ctx, const char *req, size_t len)
 	struct iovec iov[2] = {{(void *)ctx->token, AUTH_TOKEN_LEN},
 			       {(void *)req, len}};
 	struct msghdr mh = {.msg_iov = iov, .msg_iovlen = 2};
+	uint64_t since;
 	size_t done;
 	ssize_t n;
 
@@ -78,13 +84,15 @@ send_token_req(struct test_ctx *ctx, const char *req, size_t len)
 			       strerror(errno));
 	done = n > 0 ? (size_t)n : 0;
 	if (done < AUTH_TOKEN_LEN) {
+		since = clock_ns();
 		if (send_full(ctx, (const char *)ctx->token + done,
-			      AUTH_TOKEN_LEN - done, clock_ns()) < 0)
+			      AUTH_TOKEN_LEN - done, &since) < 0)
 			return -1;
 		done = AUTH_TOKEN_LEN;
 	}
 	done -= AUTH_TOKEN_LEN;
-	return send_full(ctx, req + done, len - done, clock_ns());
+	since = clock_ns();
+	return send_full(ctx, req + done, len - done, &since);
 }
 
 /*
@@ -150,7 +158,7 @@ rr_client(struct test_ctx *ctx)
 	struct side_result *r = ctx->r;
 	size_t req = (size_t)p->req_size, rsp = (size_t)p->rsp_size;
 	int depth = p->burst + 1, head = 0, inflight = 0, rc;
-	uint64_t *stamp, now, sent = 0;
+	uint64_t *stamp, now, since, sent = 0;
 	int ending = 0;
 
 	/* The start time of each transaction in flight, oldest at head; a
@@ -164,12 +172,15 @@ rr_client(struct test_ctx *ctx)
 	 * next request, a few instructions before it is sent. */
 	now = clock_ns();
 	for (;;) {
+		/* Waits are measured from here, or from the end of a send
+		 * that had to wait (send_full). */
+		since = now;
 		if (*ctx->stop || (ctx->end_ns != 0 && now >= ctx->end_ns) ||
 		    (ctx->end_ns == 0 && sent >= (uint64_t)p->count))
 			ending = 1;
 		while (!ending && inflight < depth &&
 		       (ctx->end_ns != 0 || sent < (uint64_t)p->count)) {
-			if (send_full(ctx, ctx->buf, req, now) < 0)
+			if (send_full(ctx, ctx->buf, req, &since) < 0)
 				goto fail;
 			stamp[(head + inflight) % depth] = now;
 			inflight++;
@@ -180,7 +191,7 @@ rr_client(struct test_ctx *ctx)
 		if (inflight == 0)
 			break;
 		rc = recv_full(ctx, ctx->buf, rsp, &r->recv_calls,
-			       "kept the test going", now);
+			       "kept the test going", since);
 		if (rc == 1) {
 			err_set(ctx->err, "the peer closed the data "
 					  "connection during the test");
@@ -241,7 +252,7 @@ rr_server(struct test_ctx *ctx)
 				       "transactions of the test",
 				       (long long)p->count);
 		r->bytes_recv += req;
-		if (send_full(ctx, ctx->buf, rsp, now) < 0) {
+		if (send_full(ctx, ctx->buf, rsp, &now) < 0) {
 			if (legacy_end(ctx))
 				break;
 			return -1;
@@ -633,12 +644,13 @@ static int
 crr_exchange(struct test_ctx *ctx, size_t req, size_t rsp)
 {
 	struct side_result *r = ctx->r;
+	uint64_t since = clock_ns();
 	int rc;
 
 	/* The token goes first on every connection: it is part of each
 	 * timed transaction, as the connect is. */
 	rc = ctx->token != NULL ? send_token_req(ctx, ctx->buf, req)
-				: send_full(ctx, ctx->buf, req, clock_ns());
+				: send_full(ctx, ctx->buf, req, &since);
 	if (rc != 0)
 		return -1;
 	r->bytes_sent += req;
@@ -738,6 +750,7 @@ crr_serve_one(struct test_ctx *ctx, int fd, size_t req, size_t rsp)
 {
 	struct side_result *r = ctx->r;
 	char err[ERR_LEN];
+	uint64_t since;
 
 	if (sock_set_timeouts(fd, 1000, err) < 0)
 		return;
@@ -748,7 +761,8 @@ crr_serve_one(struct test_ctx *ctx, int fd, size_t req, size_t rsp)
 		      "kept sending requests", clock_ns()) != 0)
 		return;
 	r->bytes_recv += req;
-	if (send_full(ctx, ctx->buf, rsp, clock_ns()) != 0)
+	since = clock_ns();
+	if (send_full(ctx, ctx->buf, rsp, &since) != 0)
 		return;
 	r->bytes_sent += rsp;
 	r->send_calls++;

@@ -542,10 +542,10 @@ enum udp_rx_path { RX_RECV, RX_MMSG, RX_GRO };
  * for every wake-up. So once data flows the receiver drains the queue,
  * then naps a few microseconds off the socket before it looks again, and
  * blocks only when a nap brought nothing. The nap adapts to keep the
- * queue under half full, and stops for good (2.7's blocking reads) when
- * even the shortest nap fills it that far. Every datagram carries the
- * kernel's arrival stamp, so jitter and the elapsed time do not depend
- * on when it was read.
+ * queue under half full (udp_rx_nap); without SO_MEMINFO the receiver
+ * blocks at once, as 2.7's does. Every datagram carries the kernel's
+ * arrival stamp, so jitter and the elapsed time do not depend on when it
+ * was read.
  */
 enum udp_rx_wait { RX_BLOCK, RX_DRAIN, RX_NAPPED };
 #define RX_NAP_START 20000ULL /* ns */
@@ -570,6 +570,7 @@ struct udp_rx {
 	int stamped;	  /* the kernel stamps arrivals (SO_TIMESTAMPNS) */
 	enum udp_rx_wait wait;
 	uint64_t nap;	  /* ns; 0: block as soon as the queue is empty */
+	uint64_t nap_was; /* the nap before the last one lengthened it */
 	int slack;	  /* the thread's timer slack before the test */
 	uint64_t naps, nap_drops; /* naps, and those the socket dropped in */
 	int end;	  /* an end marker came */
@@ -720,6 +721,20 @@ udp_rx_take(struct udp_rx *rx, struct side_result *r, const char *p, size_t n)
 	}
 }
 
+/* The kernel stamps arrivals on CLOCK_REALTIME: when that clock was
+ * stepped (by more than a millisecond, far above the noise of reading
+ * the two clocks) since the offset to CLOCK_MONOTONIC was taken, take it
+ * again, so that a step moves at most the stamps of a few milliseconds. */
+static void
+rx_clock_step(struct udp_rx *rx)
+{
+	int64_t off = clock_real_ns() - (int64_t)clock_ns();
+	int64_t d = off - rx->real_off;
+
+	if (d > 1000000 || d < -1000000)
+		rx->real_off = off;
+}
+
 /* Reads a received message's control data: sets rx->at to the kernel's
  * arrival stamp (the read's time when there is none) and returns the
  * gso_size a UDP_GRO receive reports, or 0 when the buffer is one
@@ -741,7 +756,8 @@ rx_control(struct udp_rx *rx, struct msghdr *msg)
 			memcpy(&ts, CMSG_DATA(cm), sizeof(ts));
 			at = (int64_t)ts.tv_sec * (int64_t)NS_PER_SEC +
 			     ts.tv_nsec - rx->real_off;
-			/* A stamp from before a clock step is no time. */
+			/* A stamp after the read's own time is no time: the
+			 * realtime clock was stepped (rx_clock_step). */
 			if (at > 0 && (uint64_t)at <= rx->now)
 				rx->at = (uint64_t)at;
 		}
@@ -854,6 +870,9 @@ udp_rx_nap(int fd, struct udp_rx *rx)
 		if (rx->nap < RX_NAP_MIN)
 			rx->nap = RX_NAP_MIN;
 	} else if (4 * (uint64_t)used < size) {
+		/* Undone when the nap turns out to have brought nothing: a
+		 * pause in the flow is no reason for longer naps. */
+		rx->nap_was = rx->nap;
 		rx->nap += rx->nap / 4;
 		if (rx->nap > RX_NAP_MAX)
 			rx->nap = RX_NAP_MAX;
@@ -875,6 +894,8 @@ udp_rx_dry(int fd, struct udp_rx *rx)
 		}
 		/* fall through */
 	case RX_NAPPED:
+		if (rx->nap_was != 0 && rx->nap > rx->nap_was)
+			rx->nap = rx->nap_was;
 		rx->wait = RX_BLOCK;
 		return 1;
 	case RX_BLOCK:
@@ -904,6 +925,7 @@ udp_stream_recv(struct test_ctx *ctx)
 		    0)
 			goto fail;
 		if (rc == 0) {
+			rx.nap_was = 0;
 			rx.wait = RX_DRAIN;
 			if (rx.end)
 				stopping = 1;
@@ -939,6 +961,7 @@ udp_stream_recv(struct test_ctx *ctx)
 		if (!stopping && rx.now - check > 5000000) {
 			check = rx.now;
 			stopping = module_stop_requested(ctx);
+			rx_clock_step(&rx);
 		}
 	}
 	r->jitter = rx.jitter / 1e9;

@@ -19,6 +19,12 @@
 #include "np/be.h"
 #include "np/err.h"
 
+/* Linux 4.20's; older headers lack the name, and older kernels refuse
+ * the option, which is then simply not used. */
+#ifndef PACKET_IGNORE_OUTGOING
+#define PACKET_IGNORE_OUTGOING 23
+#endif
+
 /* Enough for Ethernet + VLAN + IPv6 + TCP with options: we never need the
  * payload, only the headers and the lengths they announce. */
 #define WIRE_SNAPLEN 128
@@ -892,8 +898,9 @@ wire_capture_stop(struct wire_capture *cap, struct wire_counts *c, char *err)
 	*c = cap->st.c;
 	c->linktype = cap->st.linktype;
 	c->dropped = 0;
-	/* Drops only: pcap_stats' packet count sees both copies of every
-	 * loopback packet, the callback's does not. */
+	/* Drops only: pcap_stats' packet count can see both copies of a
+	 * loopback packet (where PACKET_IGNORE_OUTGOING was refused), the
+	 * callback's does not. */
 	if (pcap_stats(cap->p, &ps) == 0 &&
 	    (uint64_t)ps.ps_drop + ps.ps_ifdrop > cap->drop_base)
 		c->dropped =
