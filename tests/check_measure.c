@@ -342,7 +342,7 @@ START_TEST(interim_json_stream)
 	static const char *const fields[] = {"value", "interval", "ending",
 					     "since_start"};
 	json_t *lines[8], *doc = NULL, *arr;
-	double sum = 0;
+	double sum = 0, covered = 0, counted = 0, total;
 	struct run r;
 	const char *p;
 	int n = 0, i, quiet;
@@ -389,13 +389,40 @@ START_TEST(interim_json_stream)
 				  near(num(a, "since_start"), 0.3 * (i + 1),
 				       0.05),
 			      "%.3f", num(a, "since_start"));
+		/* Under any load: the rate is the interval's count over its
+		 * length, and each interval starts where the last ended. */
+		ck_assert_msg(near(num(a, "value") * num(a, "interval"),
+				   num(a, "count"), 1e-9),
+			      "interim %d: %.6f/s over %.9f s is not its "
+			      "count %.0f",
+			      i, num(a, "value"), num(a, "interval"),
+			      num(a, "count"));
+		covered += num(a, "interval");
+		ck_assert_msg(fabs(num(a, "since_start") - covered) < 1e-6,
+			      "interim %d ends %.9f s in, its intervals sum "
+			      "to %.9f",
+			      i, num(a, "since_start"), covered);
 		sum += num(a, "value");
+		counted += num(a, "count");
 		json_decref(lines[i]);
 	}
-	ck_assert_msg(!quiet ||
-			  near(num(doc, "result.throughput"), sum / n, 0.10),
-		      "final %.2f, interim mean %.2f",
-		      num(doc, "result.throughput"), sum / n);
+	/* The intervals lie inside the test and hold no more transactions
+	 * than it did; the rest ran after the last boundary. */
+	total = num(doc, "result.throughput") * num(doc, "result.elapsed_s");
+	ck_assert_msg(covered <= num(doc, "result.elapsed_s"),
+		      "intervals cover %.6f s of a %.6f s test", covered,
+		      num(doc, "result.elapsed_s"));
+	ck_assert_msg(counted <= total + 0.5,
+		      "intervals count %.0f transactions, the test %.1f",
+		      counted, total);
+	/* The mean of the rates stands for the whole only when nothing
+	 * else ran before or during the test. */
+	if (quiet &&
+	    harness_stayed_quiet("interim_json_stream: final against mean"))
+		ck_assert_msg(near(num(doc, "result.throughput"), sum / n,
+				   0.10),
+			      "final %.2f, interim mean %.2f",
+			      num(doc, "result.throughput"), sum / n);
 	json_decref(doc);
 	free(r.out);
 }
