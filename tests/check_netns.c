@@ -490,9 +490,29 @@ netperf(const struct netns_env *e, const char *const *args,
 }
 
 /*
+ * netperf's loss against the kernel's counts: every datagram nftables
+ * dropped, and every one b's socket buffer overflowed (RcvbufErrors),
+ * except that up to three of the overflows may be the zero-length end
+ * markers (module_udp_end), which are not data: a receiver still behind
+ * at the end (seen under the sanitizers) overflows on them too.
+ */
+static void
+loss_accounted(unsigned long long lost, unsigned long long drops,
+	       unsigned long long overflow, const char *out)
+{
+	unsigned long long markers = overflow < 3 ? overflow : 3;
+
+	ck_assert_msg(lost <= drops + overflow &&
+			  lost + markers >= drops + overflow,
+		      "lost %llu, nft dropped %llu, RcvbufErrors +%llu: "
+		      "%.3000s",
+		      lost, drops, overflow, out);
+}
+
+/*
  * Every datagram netperf calls lost was dropped by nftables or by b's
  * full socket buffer, and nothing else: the two kernel counters add up to
- * netperf's figure exactly.
+ * netperf's figure exactly, end markers aside (loss_accounted).
  */
 START_TEST(udp_loss_matches_nftables)
 {
@@ -515,10 +535,7 @@ START_TEST(udp_loss_matches_nftables)
 	ck_assert_msg(f.lost_of == f.sent, "%.3000s", o.out);
 	ck_assert_msg(f.recv + f.lost == f.sent, "%.3000s", o.out);
 	ck_assert_msg(f.lost > 0, "%.3000s", o.out);
-	ck_assert_msg(
-	    f.lost == drops + overflow,
-	    "lost %llu, nft dropped %llu, RcvbufErrors +%llu: %.3000s", f.lost,
-	    drops, overflow, o.out);
+	loss_accounted(f.lost, drops, overflow, o.out);
 	/* RcvbufErrors are part of InErrors: no other error in between. */
 	ck_assert_msg(after.inerr - before.inerr == overflow,
 		      "InErrors +%llu, RcvbufErrors +%llu",
@@ -612,10 +629,7 @@ START_TEST(udp_token_echo_lost)
 	overflow = udp_loss_run(args, env.ns.b, "inet", &o, &f, &drops);
 	ck_assert_msg(nft_drops_in(env.ns.a, "inet") == 1,
 		      "the token's echo was not dropped once");
-	ck_assert_msg(
-	    f.lost == drops + overflow,
-	    "lost %llu, nft dropped %llu, RcvbufErrors +%llu: %.3000s", f.lost,
-	    drops, overflow, o.out);
+	loss_accounted(f.lost, drops, overflow, o.out);
 	ck_assert_msg(strstr(o.out, "duplicated: 0, out of order: 0,") != NULL,
 		      "%.3000s", o.out);
 }
@@ -635,10 +649,7 @@ START_TEST(udp_loss_exact_with_batch)
 
 	nft_drop(&env, 5);
 	overflow = udp_loss_run(args, env.ns.b, "inet", &o, &f, &drops);
-	ck_assert_msg(
-	    f.lost == drops + overflow,
-	    "lost %llu, nft dropped %llu, RcvbufErrors +%llu: %.3000s", f.lost,
-	    drops, overflow, o.out);
+	loss_accounted(f.lost, drops, overflow, o.out);
 	fast_figures_parse(o.out, &ff);
 	ck_assert_str_eq(ff.lpath, "sendmmsg");
 	ck_assert_str_eq(ff.rpath, "recvmmsg");
@@ -671,10 +682,7 @@ START_TEST(udp_loss_exact_with_gso)
 	     "tx-udp-segmentation", "off");
 	nft_drop(&env, 5);
 	overflow = udp_loss_run(args, env.ns.b, "inet", &o, &f, &drops);
-	ck_assert_msg(
-	    f.lost == drops + overflow,
-	    "lost %llu, nft dropped %llu, RcvbufErrors +%llu: %.3000s", f.lost,
-	    drops, overflow, o.out);
+	loss_accounted(f.lost, drops, overflow, o.out);
 	fast_figures_parse(o.out, &ff);
 	ck_assert_str_eq(ff.lpath, "gso");
 	ck_assert_msg(ff.ldgrams == f.sent && ff.lcalls * 8 < ff.ldgrams,
@@ -735,7 +743,8 @@ START_TEST(udp_loss_exact_with_gro)
 		fast_figures_parse(o.out, &ff);
 		ck_assert_str_eq(ff.rpath, "gro");
 		ck_assert_msg(ff.rdgrams == f.recv, "%.3000s", o.out);
-		ck_assert_msg(f.lost >= drops + overflow,
+		/* Up to three overflows may be the end markers. */
+		ck_assert_msg(f.lost + 3 >= drops + overflow,
 			      "lost %llu, nft dropped %llu, RcvbufErrors "
 			      "+%llu: %.3000s",
 			      f.lost, drops, overflow, o.out);
