@@ -18,6 +18,7 @@
 #include <math.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1439,6 +1440,24 @@ START_TEST(passphrase)
 }
 END_TEST
 
+/* Whether a UDP socket can bind 127.0.0.1:port now: 0 when something
+ * holds it. */
+static int
+udp_port_free(int port)
+{
+	struct sockaddr_in sin;
+	int fd = socket(AF_INET, SOCK_DGRAM, 0), ok;
+
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin.sin_port = htons((uint16_t)port);
+	ok = fd >= 0 && bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == 0;
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
 /* discard (TCP and UDP), echo and chargen at free loopback ports. */
 static void
 services_start(void)
@@ -1448,7 +1467,12 @@ services_start(void)
 	if (access("/usr/bin/socat", X_OK) != 0)
 		return;
 	for (int k = 0; k < SVC_N; k++) {
-		svc_port[k] = harness_free_port();
+		/* discard's port must be free for UDP as well as TCP. */
+		for (int tries = 0; tries < 20; tries++) {
+			svc_port[k] = harness_free_port();
+			if (k != SVC_DISCARD || udp_port_free(svc_port[k]))
+				break;
+		}
 		snprintf(svc_arg[k], sizeof(svc_arg[k]), ",%d", svc_port[k]);
 	}
 	snprintf(l[0], sizeof(l[0]),
@@ -1483,7 +1507,8 @@ services_start(void)
 				up++;
 			}
 		}
-		if (up == SVC_N) {
+		/* The UDP discard is up once its port is taken. */
+		if (up == SVC_N && !udp_port_free(svc_port[SVC_DISCARD])) {
 			services_up = 1;
 			return;
 		}
