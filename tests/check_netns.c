@@ -37,19 +37,6 @@ static struct netns_env env;
  * sweep after the test case finds what a crashed test left behind. */
 static pid_t runner;
 
-static void
-read_all(const char *path, char *buf, size_t cap)
-{
-	FILE *f = fopen(path, "r");
-	size_t n = 0;
-
-	if (f != NULL) {
-		n = fread(buf, 1, cap - 1, f);
-		fclose(f);
-	}
-	buf[n] = '\0';
-}
-
 /* In a child: die with the test process, so a failed or timed-out test
  * (Check's fork mode skips the checked teardown then) leaves nothing
  * running. ip netns exec execs, and the setting survives the exec. */
@@ -97,8 +84,8 @@ run(const char *const *argv, double timeout, struct harness_out *o)
 	close(errfd);
 	o->status = harness_wait_status(pid, start + timeout);
 	o->seconds = harness_now() - start;
-	read_all(outp, o->out, sizeof(o->out));
-	read_all(errp, o->err, sizeof(o->err));
+	harness_read_file(outp, o->out, sizeof(o->out));
+	harness_read_file(errp, o->err, sizeof(o->err));
 	unlink(outp);
 	unlink(errp);
 	return 0;
@@ -235,7 +222,7 @@ server_start(struct netns_env *e, char *why, size_t cap)
 	for (deadline = harness_now() + 5; harness_now() < deadline;) {
 		char *p;
 
-		read_all(e->log, text, sizeof(text));
+		harness_read_file(e->log, text, sizeof(text));
 		p = strstr(text, "port '");
 		if (p != NULL && sscanf(p, "port '%d'", &e->port) == 1) {
 			snprintf(e->port_text, sizeof(e->port_text), "%d",
@@ -247,7 +234,7 @@ server_start(struct netns_env *e, char *why, size_t cap)
 			break;
 		}
 	}
-	read_all(e->log, text, sizeof(text));
+	harness_read_file(e->log, text, sizeof(text));
 	snprintf(why, cap, "netserver did not start: %s", text);
 	return -1;
 }

@@ -762,19 +762,6 @@ static pid_t runner;
 /* The harness's assertion that a command succeeds, by a short name. */
 #define MUST HARNESS_MUST
 
-static void
-read_file(const char *path, char *buf, size_t cap)
-{
-	FILE *f = fopen(path, "r");
-	size_t n = 0;
-
-	if (f != NULL) {
-		n = fread(buf, 1, cap - 1, f);
-		fclose(f);
-	}
-	buf[n] = '\0';
-}
-
 /* Starts the relay with DELAY_US each way; waits for its "ready". */
 static void
 relay_start(struct line *l, int delay_us)
@@ -848,7 +835,7 @@ server_start(struct line *l)
 	for (double t = harness_now() + 5; harness_now() < t;) {
 		char *p;
 
-		read_file(l->log, text, sizeof(text));
+		harness_read_file(l->log, text, sizeof(text));
 		p = strstr(text, "port '");
 		if (p != NULL && sscanf(p, "port '%d'", &l->port) == 1) {
 			snprintf(l->port_text, sizeof(l->port_text), "%d",

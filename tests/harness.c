@@ -312,8 +312,8 @@ harness_fd_count(pid_t pid)
 	return n;
 }
 
-static void
-read_file(const char *path, char *buf, size_t cap)
+void
+harness_read_file(const char *path, char *buf, size_t cap)
 {
 	FILE *f = fopen(path, "r");
 	size_t n = 0;
@@ -401,8 +401,8 @@ harness_netperf(const char *const *args, double timeout, struct harness_out *o)
 		return -1;
 	o->status = harness_wait_status(pid, start + timeout);
 	o->seconds = harness_now() - start;
-	read_file(outp, o->out, sizeof(o->out));
-	read_file(errp, o->err, sizeof(o->err));
+	harness_read_file(outp, o->out, sizeof(o->out));
+	harness_read_file(errp, o->err, sizeof(o->err));
 	unlink(outp);
 	unlink(errp);
 	return 0;
@@ -601,7 +601,7 @@ harness_exec_capture(const char *const *argv, double timeout, char **out,
 	}
 	*out = slurp(outp);
 	if (cap > 0)
-		read_file(errp, err, cap);
+		harness_read_file(errp, err, cap);
 files:
 	if (outfd >= 0) {
 		close(outfd);

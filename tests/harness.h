@@ -144,6 +144,10 @@ int harness_wait_gone(pid_t pid, double timeout);
 /* A port on 127.0.0.1 that nothing listens on. */
 int harness_free_port(void);
 
+/* Reads up to cap - 1 bytes of the file at path into buf, NUL-ended;
+ * an empty string when it cannot be read. */
+void harness_read_file(const char *path, char *buf, size_t cap);
+
 /* Monotonic seconds. */
 double harness_now(void);
 
