@@ -293,7 +293,16 @@ udp_stream_table(FILE *out, const struct result *res,
 	const struct side_result *l = &res->side[RESULT_LOCAL].sum,
 				 *r = &res->side[RESULT_REMOTE].sum;
 	int cpu = cpu_wanted(res);
+	/* --bidir: both lines sum both directions, as the throughput
+	 * does: both hosts' sends, and both hosts' receives. */
+	unsigned long long sent = l->send_calls, errs = l->send_errors,
+			   got = r->recv_calls;
 
+	if (res->p.bidir) {
+		sent += r->send_calls;
+		errs += r->send_errors;
+		got += l->recv_calls;
+	}
 	if (o->headers && !cpu)
 		fprintf(
 		    out,
@@ -314,27 +323,21 @@ udp_stream_table(FILE *out, const struct result *res,
 	if (!cpu) {
 		fprintf(out,
 			"%6d  %6lld   %-7.2f   %7llu %6llu    %7.2f   %s\n",
-			l->sndbuf, (long long)l->send_size, l->elapsed,
-			(unsigned long long)l->send_calls,
-			(unsigned long long)l->send_errors, res->send_thruput,
-			brand(o));
+			l->sndbuf, (long long)l->send_size, l->elapsed, sent,
+			errs, res->send_thruput, brand(o));
 		fprintf(out, "%6d           %-7.2f   %7llu           %7.2f\n\n",
-			r->rcvbuf, r->elapsed,
-			(unsigned long long)r->recv_calls, res->thruput);
+			r->rcvbuf, r->elapsed, got, res->thruput);
 	} else {
 		fprintf(out,
 			"%6d  %6lld   %-7.2f   %7llu %6llu    %7.1f     "
 			"%-6.2f   %-6.3f %s\n",
-			l->sndbuf, (long long)l->send_size, l->elapsed,
-			(unsigned long long)l->send_calls,
-			(unsigned long long)l->send_errors, res->send_thruput,
-			res->side[RESULT_LOCAL].util,
+			l->sndbuf, (long long)l->send_size, l->elapsed, sent,
+			errs, res->send_thruput, res->side[RESULT_LOCAL].util,
 			res->side[RESULT_LOCAL].sd, brand(o));
 		fprintf(out,
 			"%6d           %-7.2f   %7llu           %7.1f     "
 			"%-6.2f   %-6.3f %s\n\n",
-			r->rcvbuf, r->elapsed,
-			(unsigned long long)r->recv_calls, res->thruput,
+			r->rcvbuf, r->elapsed, got, res->thruput,
 			res->side[RESULT_REMOTE].util,
 			res->side[RESULT_REMOTE].sd, brand(o));
 	}
@@ -349,7 +352,7 @@ udp_stream_table(FILE *out, const struct result *res,
 		    /* --bidir: both directions' datagrams */
 		    (unsigned long long)(res->p.bidir ? res->dir[0].sent +
 							    res->dir[1].sent
-						      : l->send_calls),
+						      : sent),
 		    res->loss_pct, (unsigned long long)res->dups,
 		    (unsigned long long)res->reordered, res->jitter * 1e3);
 	if (o->verbosity >= 2 && res->hist != NULL) {

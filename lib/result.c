@@ -98,14 +98,21 @@ bidir(struct result *res)
 	if (res->side[RESULT_LOCAL].stream == NULL ||
 	    res->side[RESULT_REMOTE].stream == NULL || n < 1)
 		return;
+	res->send_thruput = 0;
 	for (d = 0; d < 2; d++) {
 		struct result_dir *rd = &res->dir[d];
+		uint64_t tx_bytes = 0;
+		double tx_secs = 0;
 
 		for (i = d * n; i < (d + 1) * n; i++) {
 			/* Direction d is sent by side d. */
 			const struct side_result *tx = &res->side[d].stream[i];
 			const struct side_result *rx =
 			    &res->side[1 - d].stream[i];
+
+			tx_bytes += tx->bytes_sent;
+			if (tx->elapsed > tx_secs)
+				tx_secs = tx->elapsed;
 
 			rd->bytes += rx->bytes_recv;
 			rd->sent += tx->send_calls;
@@ -122,6 +129,10 @@ bidir(struct result *res)
 							 rd->elapsed,
 						     res->fmt)
 				  : 0;
+		/* The classic table's send line sums both hosts' senders. */
+		if (tx_secs > 0)
+			res->send_thruput += units_from_bytes(
+			    (double)tx_bytes / tx_secs, res->fmt);
 		if (module_has(res->m, MODULE_F_SEQ)) {
 			rd->lost = rd->got >= rd->sent ? 0 : rd->sent - rd->got;
 			rd->loss_pct = rd->sent ? 100.0 * (double)rd->lost /
@@ -301,10 +312,15 @@ result_stream_thruput(const struct result *res, int i)
 
 	switch (res->m->flow) {
 	case MODULE_TO_SERVER:
-		/* --bidir: the second half's receiver is netperf. */
-		if (module_stream_reversed(&res->p, i)) {
-			bytes = (double)l->bytes_recv;
-			secs = l->elapsed;
+		/* --bidir: the second half's receiver is netperf. Each
+		 * direction's streams divide by that direction's time, as
+		 * the Bidirectional table does, not by the side's, which
+		 * holds its senders of the other direction too. */
+		if (res->p.bidir) {
+			int d = module_stream_reversed(&res->p, i);
+
+			bytes = (double)(d ? l->bytes_recv : r->bytes_recv);
+			secs = res->dir[d].elapsed;
 			break;
 		}
 		bytes = (double)r->bytes_recv;

@@ -1120,6 +1120,43 @@ START_TEST(streams_udp_stream)
 END_TEST
 
 /*
+ * --bidir --streams 2: each stream's figure divides by its own
+ * direction's time, so the streams of a direction add up to that
+ * direction's throughput, and all four to the headline.
+ */
+START_TEST(streams_bidir_sum)
+{
+	static const char *const dir[2] = {"result.bidir.local_to_remote",
+					   "result.bidir.remote_to_local"};
+	char path[96];
+	json_t *doc;
+	double sum, all = 0;
+	int d, i;
+
+	RUN_JSON(doc, "-t", "TCP_STREAM", "-l", "1", "--bidir", "--streams",
+		 "2");
+	ck_assert_int_eq(json_array_size(harness_json_at(doc, "streams")), 4);
+	for (d = 0; d < 2; d++) {
+		sum = 0;
+		for (i = 2 * d; i < 2 * d + 2; i++) {
+			snprintf(path, sizeof(path), "streams.%d.throughput",
+				 i);
+			sum += num(doc, path);
+		}
+		snprintf(path, sizeof(path), "%s.throughput", dir[d]);
+		ck_assert_msg(near(sum, num(doc, path), 1e-9),
+			      "%s: streams sum to %.6f, the direction %.6f",
+			      dir[d], sum, num(doc, path));
+		all += sum;
+	}
+	ck_assert_msg(near(all, num(doc, "result.throughput"), 1e-9),
+		      "streams %.6f, headline %.6f", all,
+		      num(doc, "result.throughput"));
+	json_decref(doc);
+}
+END_TEST
+
+/*
  * -I 99,50 is met within 3 to 5 iterations. Both ends on one CPU: on a
  * small VM an unpinned TCP_RR moves between a same-CPU and a cross-CPU
  * rate, four times apart, which no interval can pin down. Other work on
@@ -1538,6 +1575,7 @@ measure_suite(void)
 	tcase_add_test(streams, streams_udp_rr);
 	tcase_add_test(streams, streams_tcp_crr);
 	tcase_add_test(streams, streams_udp_stream);
+	tcase_add_test(streams, streams_bidir_sum);
 	suite_add_tcase(s, streams);
 
 	tcase_add_checked_fixture(conf, setup, harness_teardown);

@@ -478,22 +478,33 @@ netperf(const struct netns_env *e, const char *const *args,
 
 /*
  * netperf's loss against the kernel's counts: every datagram nftables
- * dropped, and every one b's socket buffer overflowed (RcvbufErrors),
- * except that up to three of the overflows may be the zero-length end
- * markers (module_udp_end), which are not data: a receiver still behind
- * at the end (seen under the sanitizers) overflows on them too.
+ * dropped, and every one the receiving socket buffers overflowed
+ * (RcvbufErrors), except that up to three overflows a stream may be its
+ * zero-length end markers (module_udp_end), which are not data: a
+ * receiver still behind at the end (seen under the sanitizers) overflows
+ * on them too. what names the direction in the message.
  */
+static void
+loss_within(const char *what, int streams, unsigned long long lost,
+	    unsigned long long drops, unsigned long long overflow,
+	    const char *out)
+{
+	unsigned long long most = 3ULL * (unsigned long long)streams;
+	unsigned long long markers = overflow < most ? overflow : most;
+
+	ck_assert_msg(lost <= drops + overflow &&
+			  lost + markers >= drops + overflow,
+		      "%slost %llu, nft dropped %llu, RcvbufErrors +%llu: "
+		      "%.3000s",
+		      what, lost, drops, overflow, out);
+}
+
+/* The same for one stream. */
 static void
 loss_accounted(unsigned long long lost, unsigned long long drops,
 	       unsigned long long overflow, const char *out)
 {
-	unsigned long long markers = overflow < 3 ? overflow : 3;
-
-	ck_assert_msg(lost <= drops + overflow &&
-			  lost + markers >= drops + overflow,
-		      "lost %llu, nft dropped %llu, RcvbufErrors +%llu: "
-		      "%.3000s",
-		      lost, drops, overflow, out);
+	loss_within("", 1, lost, drops, overflow, out);
 }
 
 /*
@@ -1316,11 +1327,20 @@ bidir_run(const char *const *args, json_t **doc, struct harness_out *o,
 	}
 }
 
+/* Two streams each way, paced at 10 Mbit/s each (1250 datagrams a
+ * second), so the run is bounded by -l and not by the CPU; -m 1000 for
+ * data well above the token's length. */
+#define NETNS_BIDIR_ARGS                                                       \
+	"-t", "UDP_STREAM", "--bidir", "--streams", "2", "-l", "3", "--rate",  \
+	    "10M"
+#define BIDIR_STREAMS 2 /* each way, as NETNS_BIDIR_ARGS asks */
+
 /*
  * A direction's loss against the kernel's count and the rate of its rule:
- * exact, as one way, since each direction's senders count to the end and
- * its receivers drain their sockets past the end markers. pct is the
- * reported percentage, to within tol of lost over sent. The rule's share
+ * exact but for end markers (loss_within), as one way, since each
+ * direction's senders count to the end and its receivers drain their
+ * sockets past the end markers. pct is the reported percentage, to
+ * within tol of lost over sent. The rule's share
  * is what is held to its rate: a receiver the machine starves overflows
  * its socket buffer, a loss netperf rightly reports on top.
  */
@@ -1330,14 +1350,13 @@ bidir_loss_check(const char *dir, unsigned long long sent,
 		 const struct bidir_truth *t, int rule_pct, const char *out)
 {
 	double share = sent ? 100.0 * (double)t->drops / (double)sent : 0;
+	char what[64];
 
 	ck_assert_msg(sent > 3000, "%s: %llu datagrams sent: %.3000s", dir,
 		      sent, out);
 	ck_assert_msg(lost > 0, "%s: nothing lost: %.3000s", dir, out);
-	ck_assert_msg(lost == t->drops + t->overflow,
-		      "%s: lost %llu, nft dropped %llu, RcvbufErrors +%llu: "
-		      "%.3000s",
-		      dir, lost, t->drops, t->overflow, out);
+	snprintf(what, sizeof(what), "%s: ", dir);
+	loss_within(what, BIDIR_STREAMS, lost, t->drops, t->overflow, out);
 	ck_assert_msg(fabs(pct - 100.0 * (double)lost / (double)sent) <= tol,
 		      "%s: %llu of %llu is not %.2f %%: %.3000s", dir, lost,
 		      sent, pct, out);
@@ -1376,12 +1395,6 @@ bidir_json_check(json_t *doc, const char *key, const struct bidir_truth *t,
 	return pct;
 }
 
-/* Two streams each way, paced at 10 Mbit/s each (1250 datagrams a
- * second), so the run is bounded by -l and not by the CPU; -m 1000 for
- * data well above the token's length. */
-#define NETNS_BIDIR_ARGS                                                       \
-	"-t", "UDP_STREAM", "--bidir", "--streams", "2", "-l", "3", "--rate",  \
-	    "10M"
 
 /*
  * Each direction's loss in result.bidir is the drops of that
@@ -1485,6 +1498,56 @@ START_TEST(udp_bidir_loss_selectors)
 				 &t[d], rule_pct[d], o.out);
 	}
 	ck_assert_msg(p[0] < p[1], "%.3000s", o.out);
+}
+END_TEST
+
+/*
+ * The classic table sums both directions, as its throughput does: its
+ * send line counts both hosts' datagrams, its receive line both hosts'
+ * receipts, and the Lost line is their difference, each the sum of the
+ * Bidirectional table's rows; the loss is the kernel's, both ways.
+ */
+START_TEST(udp_bidir_classic_sums)
+{
+	const char *args[] = {NETNS_BIDIR_ARGS, "-v", "2", "--", "-m", "1000",
+			      NULL};
+	static const char *const row[2] = {"\nnetperf->netserver ",
+					   "\nnetserver->netperf "};
+	struct harness_out o;
+	struct bidir_truth t[2];
+	struct udp_figures f;
+	double v[2][8], mbps = 0;
+	unsigned long long sent = 0, got = 0;
+	const char *p;
+	int d;
+
+	bidir_drop(&env);
+	bidir_run(args, NULL, &o, t);
+	ck_assert_msg(udp_figures_parse(o.out, &f) == 0, "%.3000s", o.out);
+	for (d = 0; d < 2; d++) {
+		p = strstr(o.out, row[d]);
+		/* streams, elapsed, throughput, sent, received, lost, % */
+		ck_assert_msg(p != NULL &&
+				  harness_line_numbers(p + strlen(row[d]),
+						       v[d], 8) == 7,
+			      "no %s row: %.3000s", row[d] + 1, o.out);
+		mbps += v[d][2];
+		sent += (unsigned long long)v[d][3];
+		got += (unsigned long long)v[d][4];
+	}
+	ck_assert_msg(f.sent == sent && f.recv == got,
+		      "classic %llu sent, %llu received; the rows %llu, "
+		      "%llu: %.3000s",
+		      f.sent, f.recv, sent, got, o.out);
+	ck_assert_msg(f.lost_of == f.sent && f.recv + f.lost == f.sent,
+		      "%.3000s", o.out);
+	/* Each printed with two decimals. */
+	ck_assert_msg(fabs(f.rx_mbps - mbps) <= 0.02 + 1e-9,
+		      "classic %.2f, rows %.2f: %.3000s", f.rx_mbps, mbps,
+		      o.out);
+	loss_within("both ways: ", 2 * BIDIR_STREAMS, f.lost,
+		    t[0].drops + t[1].drops, t[0].overflow + t[1].overflow,
+		    o.out);
 }
 END_TEST
 
@@ -1602,6 +1665,7 @@ netns_suite(void)
 
 	tcase_add_test(bidir, udp_bidir_loss_matches_nftables);
 	tcase_add_test(bidir, udp_bidir_loss_selectors);
+	tcase_add_test(bidir, udp_bidir_classic_sums);
 	suite_add_tcase(s, bidir);
 
 	/* A case of its own, so CK_RUN_CASE=udp_crr runs just these. */

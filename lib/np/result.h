@@ -150,7 +150,8 @@ struct result {
 	double elapsed;	     /* of the side whose count is the headline */
 	double thruput;	     /* in units of fmt, per second */
 	double trans_rate;   /* transactions/s (RR) */
-	double send_thruput; /* UDP_STREAM: what netperf offered, fmt/s */
+	double send_thruput; /* UDP_STREAM: what netperf offered, fmt/s;
+			      * --bidir: what both hosts offered */
 	uint64_t lost;	     /* UDP_STREAM datagrams or UDP_RR transactions */
 	double loss_pct;     /* of those sent, 0..100 */
 	/* The receivers of the datagrams whose order and timing are
