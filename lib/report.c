@@ -646,6 +646,9 @@ bidir_table(FILE *out, const struct result *res)
 				(unsigned long long)rd->lost, rd->loss_pct);
 		fputc('\n', out);
 	}
+	/* As the classic tables, CPU figures only when -c or -C asked. */
+	if (!cpu_wanted(res))
+		return;
 	fprintf(
 	    out,
 	    "\nHost    CPU util %%  Service demand us/KB (both directions)\n"

@@ -721,6 +721,21 @@ START_TEST(bidir_loopback)
 	ck_assert_str_eq(v[3], "4");
 	free(out);
 
+	/* The per-host CPU table comes with -c or -C, not without. */
+	for (k = 0; k < 2; k++) {
+		const char *plain[] = {"-l", "0.3", "--bidir", NULL};
+		const char *cpu[] = {"-l", "0.3", "--bidir", "-c", NULL};
+		int has;
+
+		out = lo_netperf(k ? cpu : plain, err, sizeof(err));
+		has = strstr(out, "\nHost    CPU util %") != NULL;
+		ck_assert_msg(has == (int)k, "Host table %s -c:\n%s",
+			      k ? "missing with" : "printed without", out);
+		ck_assert_msg(strstr(out, "\nnetperf->netserver ") != NULL,
+			      "no Bidirectional table:\n%s", out);
+		free(out);
+	}
+
 	doc = lo_json(udp);
 	/* Paced at 20 Mbit/s each way: 2500 datagrams a second, each. */
 	ck_assert_double_gt(num(doc, "result.bidir.local_to_remote.sent"), 500);
