@@ -1458,6 +1458,26 @@ udp_port_free(int port)
 	return ok;
 }
 
+/* Whether some UDP socket is bound to port, by /proc/net/udp: read, not
+ * probed by binding, so it cannot race the service's own bind. */
+static int
+udp_port_bound(int port)
+{
+	FILE *f = fopen("/proc/net/udp", "r");
+	char line[256];
+	unsigned addr, p;
+	int found = 0;
+
+	if (f == NULL)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f) != NULL)
+		if (sscanf(line, " %*u: %8x:%4x", &addr, &p) == 2 &&
+		    (int)p == port)
+			found = 1;
+	fclose(f);
+	return found;
+}
+
 /* discard (TCP and UDP), echo and chargen at free loopback ports. */
 static void
 services_start(void)
@@ -1507,8 +1527,8 @@ services_start(void)
 				up++;
 			}
 		}
-		/* The UDP discard is up once its port is taken. */
-		if (up == SVC_N && !udp_port_free(svc_port[SVC_DISCARD])) {
+		/* The UDP discard is up once its port is bound. */
+		if (up == SVC_N && udp_port_bound(svc_port[SVC_DISCARD])) {
 			services_up = 1;
 			return;
 		}

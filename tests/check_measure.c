@@ -406,12 +406,10 @@ START_TEST(interim_json_stream)
 		counted += num(a, "count");
 		json_decref(lines[i]);
 	}
-	/* The intervals lie inside the test and hold no more transactions
-	 * than it did; the rest ran after the last boundary. */
+	/* The intervals hold no more transactions than the test did. (A
+	 * boundary the coordinator reaches late, after the streams ended,
+	 * is still reported, so the last may end after the test.) */
 	total = num(doc, "result.throughput") * num(doc, "result.elapsed_s");
-	ck_assert_msg(covered <= num(doc, "result.elapsed_s"),
-		      "intervals cover %.6f s of a %.6f s test", covered,
-		      num(doc, "result.elapsed_s"));
 	ck_assert_msg(counted <= total + 0.5,
 		      "intervals count %.0f transactions, the test %.1f",
 		      counted, total);
