@@ -155,6 +155,20 @@ stream_main(void *arg)
 	/* A reversed stream (--bidir) runs the half the peer would. */
 	job->rc = (run->is_server != ctx->reverse ? m->server : m->client)(ctx);
 	t1 = clock_ns();
+	/* Ended, unless the coordinator gave up on the peer first: then its
+	 * reason is the stream's, whatever the woken loop made of it. */
+	if (ctx->watched) {
+		int running = MODULE_WD_RUNNING;
+
+		if (!__atomic_compare_exchange_n(&ctx->wd_state, &running,
+						 MODULE_WD_DONE, 0,
+						 __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE)) {
+			snprintf(ctx->err, sizeof(ctx->err), "%s",
+				 ctx->wd_err);
+			job->rc = -1;
+		}
+	}
 	/* A loop that knows its interval better (a UDP receiver ends at its
 	 * last datagram, not when it noticed the end) has set it already. */
 	if (r->elapsed <= 0)
@@ -259,6 +273,70 @@ interim_tcpinfo(const struct module_run *run, struct tcpinfo *t)
 			tcpinfo_merge(t, &one);
 }
 
+/* Whether any stream is watched (test_ctx.watched). */
+static int
+any_watched(const struct module_run *run)
+{
+	for (int i = 0; i < run->n; i++)
+		if (run->ctx[i].watched)
+			return 1;
+	return 0;
+}
+
+/*
+ * The watch on a stream without socket time-outs, from the coordinator:
+ * the rules module_stalled and module_overtime apply in the loops, on the
+ * stream's progress (its calls and transactions). A stream whose peer
+ * broke them is marked, and its socket shut down so that the loop's
+ * blocked call returns.
+ */
+static void
+watch_stream(const struct module_run *run, struct test_ctx *c, uint64_t now)
+{
+	const struct side_result *r = c->r;
+	uint64_t seen, end = 0;
+	int running = MODULE_WD_RUNNING;
+
+	if (__atomic_load_n(&c->wd_state, __ATOMIC_ACQUIRE) !=
+	    MODULE_WD_RUNNING)
+		return;
+	seen = __atomic_load_n(&r->trans, __ATOMIC_RELAXED) +
+	       __atomic_load_n(&r->recv_calls, __ATOMIC_RELAXED) +
+	       __atomic_load_n(&r->send_calls, __ATOMIC_RELAXED);
+	if (seen != c->wd_seen || c->wd_at == 0) {
+		c->wd_seen = seen;
+		c->wd_at = now;
+	}
+	if (c->p->duration > 0)
+		end = run->start_ns + (uint64_t)(c->p->duration * 1e9);
+	if (end != 0 && now >= end && c->wd_at > end) {
+		if (now < end + MODULE_HARD_END_SEC * NS_PER_SEC)
+			return;
+		snprintf(c->wd_err, sizeof(c->wd_err),
+			 "the peer %s %d s past the end of the test",
+			 run->is_server ? "kept sending requests"
+					: "kept the test going",
+			 MODULE_HARD_END_SEC);
+	} else if (end != 0 && now >= end) {
+		if (now < end + MODULE_GRACE_SEC * NS_PER_SEC)
+			return;
+		snprintf(c->wd_err, sizeof(c->wd_err),
+			 "the peer stopped responding (nothing for %d s "
+			 "after the end of the test)",
+			 MODULE_GRACE_SEC);
+	} else {
+		if (now - c->wd_at < MODULE_IDLE_SEC * NS_PER_SEC)
+			return;
+		snprintf(c->wd_err, sizeof(c->wd_err),
+			 "the peer stopped responding (no progress for %d s)",
+			 MODULE_IDLE_SEC);
+	}
+	if (__atomic_compare_exchange_n(&c->wd_state, &running,
+					MODULE_WD_FIRED, 0, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE))
+		shutdown(c->fd, SHUT_RDWR);
+}
+
 /* Sleeps to the next interim boundary or until every stream is done;
  * returns 1 at a boundary, 0 when the streams finished. */
 static int
@@ -268,6 +346,9 @@ wait_boundary(struct module_run *run, uint64_t boundary)
 	uint64_t now, until;
 
 	for (;;) {
+		for (int i = 0; i < run->n; i++)
+			if (run->ctx[i].watched)
+				watch_stream(run, &run->ctx[i], clock_ns());
 		/* A boundary reached is reported even when the streams have
 		 * just ended: the last whole interval counts too. */
 		if (clock_ns() >= boundary)
@@ -374,7 +455,8 @@ coordinate(struct module_run *run)
 	uint64_t start = run->start_ns, boundary, step, prev_t, prev_c, now, c;
 	struct tcpinfo ti_prev, ti_now, ti_iv;
 
-	if (run->abort || (run->interim_sec <= 0 && run->on_stop == NULL))
+	if (run->abort || (run->interim_sec <= 0 && run->on_stop == NULL &&
+			   !any_watched(run)))
 		return;
 	step = run->interim_sec > 0 ? (uint64_t)(run->interim_sec * 1e9)
 				    : UINT64_MAX / 2;

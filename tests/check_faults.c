@@ -697,6 +697,55 @@ START_TEST(overtime)
 }
 END_TEST
 
+/*
+ * A client that freezes mid-TCP_RR (SIGSTOP): netserver's loop, blocked
+ * waiting for the next request with no socket time-out, is woken by its
+ * coordinator's watch once the grace past the test's end is over; the
+ * session ends with the reason logged, and the daemon serves on.
+ */
+START_TEST(client_freezes_mid_rr)
+{
+	const char *args[] = {"-H", "127.0.0.1", "-p", port_text,
+			      "-t", "TCP_RR",	 "-l", "2",	  NULL};
+	const char *want = "the peer stopped responding (nothing for 5 s "
+			   "after the end of the test)";
+	pid_t kids[4], np;
+	double t0, gone = -1;
+	int n = 0;
+
+	start(NULL);
+	np = harness_netperf_spawn(args);
+	ck_assert_int_gt(np, 0);
+	t0 = harness_now();
+	for (int i = 0; i < 100 && n == 0; i++) {
+		usleep(20000);
+		n = harness_server_children(&srv, kids, 4);
+	}
+	ck_assert_int_gt(n, 0);
+	usleep(500000);
+	kill(np, SIGSTOP);
+	/* 2 s of test, 5 s of grace, and slack for a loaded machine. */
+	while (harness_now() - t0 < 2 + 5 + 8) {
+		if (harness_server_children(&srv, kids, 4) == 0) {
+			gone = harness_now() - t0;
+			break;
+		}
+		usleep(50000);
+	}
+	kill(np, SIGKILL);
+	kill(np, SIGCONT);
+	waitpid(np, NULL, 0);
+	ck_assert_msg(gone > 0, "the session still ran %.0f s in",
+		      2.0 + 5 + 8);
+	ck_assert_msg(gone >= 2 + 5 - 0.5,
+		      "the session ended %.1f s in, before the grace was over",
+		      gone);
+	one_log_line(want);
+	serves_a_test("TCP_RR");
+	stop();
+}
+END_TEST
+
 static char key_path[64], wrong_path[64];
 
 /* Writes a key file of mode 0600; returns its contents' length. */
@@ -848,6 +897,7 @@ faults_suite(void)
 	tcase_add_test(lim, accept_deadline);
 	tcase_add_test(lim, wrong_tokens);
 	tcase_add_test(lim, overtime);
+	tcase_add_test(lim, client_freezes_mid_rr);
 	suite_add_tcase(s, lim);
 
 	tcase_add_checked_fixture(auth, setup_auth, teardown_auth);

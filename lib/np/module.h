@@ -232,7 +232,19 @@ struct test_ctx {
 	int reverse;
 	struct side_result *r;
 	char err[ERR_LEN];
+	/* The coordinator watches this stream for a silent peer in place of
+	 * socket time-outs, which arm a kernel timer at every blocking
+	 * wait (TCP_RR's every transaction): wd_state goes from
+	 * MODULE_WD_RUNNING to MODULE_WD_DONE when the loop ends, or to
+	 * MODULE_WD_FIRED when the coordinator gave up on the peer (wd_err
+	 * says why) and shut the socket down to wake the loop. */
+	int watched;
+	int wd_state;
+	uint64_t wd_seen, wd_at; /* the coordinator's: progress, and when */
+	char wd_err[ERR_LEN];
 };
+
+enum { MODULE_WD_RUNNING, MODULE_WD_DONE, MODULE_WD_FIRED };
 
 typedef int (*module_loop_fn)(struct test_ctx *ctx);
 

@@ -48,7 +48,8 @@ void streams_sizes(const struct test_module *m, int64_t send, int64_t recv,
 
 /*
  * Makes fd stream i's data socket for test p: TCP_NODELAY when asked, the
- * socket time-outs the loops rely on, the kernel's fast paths (which may
+ * socket time-outs the loops rely on (TCP_RR's none: the coordinator
+ * watches it, test_ctx.watched), the kernel's fast paths (which may
  * fail with err naming the option), and the context's links to p, the
  * counts, stop and the token (NULL for none). Returns 0, or -1 with err
  * set.
