@@ -1,6 +1,7 @@
 #include "np/module.h"
 
 #include <netinet/in.h>
+#include <linux/sockios.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <time.h>
 #include <sched.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 
 #include "np/auth.h"
 #include "np/clock.h"
@@ -141,6 +143,9 @@ stream_main(void *arg)
 	pthread_mutex_unlock(&run->lock);
 	if (bound < 0 || run->abort) {
 		job->rc = -1;
+		/* Not a stream to watch: it never ran. */
+		__atomic_store_n(&ctx->wd_state, MODULE_WD_DONE,
+				 __ATOMIC_RELEASE);
 		/* Counted as finished like any other ending: the interim
 		 * loop waits for every stream to be done. */
 		__atomic_add_fetch(&run->finished, 1, __ATOMIC_RELEASE);
@@ -294,19 +299,33 @@ static void
 watch_stream(const struct module_run *run, struct test_ctx *c, uint64_t now)
 {
 	const struct side_result *r = c->r;
-	uint64_t seen, end = 0;
-	int running = MODULE_WD_RUNNING;
+	uint64_t moved, trans, end = 0;
+	int running = MODULE_WD_RUNNING, outq = 0;
 
 	if (__atomic_load_n(&c->wd_state, __ATOMIC_ACQUIRE) !=
 	    MODULE_WD_RUNNING)
 		return;
-	seen = __atomic_load_n(&r->trans, __ATOMIC_RELAXED) +
-	       __atomic_load_n(&r->recv_calls, __ATOMIC_RELAXED) +
-	       __atomic_load_n(&r->send_calls, __ATOMIC_RELAXED);
-	if (seen != c->wd_seen || c->wd_at == 0) {
-		c->wd_seen = seen;
+	/* Bytes moving (a call returned, or the send queue changed as the
+	 * peer takes a long message), and whole transactions. */
+	if (ioctl(c->fd, SIOCOUTQ, &outq) < 0)
+		outq = 0;
+	moved = __atomic_load_n(&r->recv_calls, __ATOMIC_RELAXED) +
+		__atomic_load_n(&r->send_calls, __ATOMIC_RELAXED) +
+		(uint64_t)(unsigned)outq;
+	trans = __atomic_load_n(&r->trans, __ATOMIC_RELAXED);
+	if (c->wd_at == 0 || moved != c->wd_seen) {
+		c->wd_seen = moved;
+		c->wd_any_at = now;
+	}
+	if (c->wd_at == 0 || trans != c->wd_trans) {
+		c->wd_trans = trans;
 		c->wd_at = now;
 	}
+	/* As the loops did when a socket time-out of 1 s woke them: judged
+	 * only after a wait of 1 s in which nothing moved, by the time since
+	 * the last whole transaction. */
+	if (now - c->wd_any_at < NS_PER_SEC)
+		return;
 	if (c->p->duration > 0)
 		end = run->start_ns + (uint64_t)(c->p->duration * 1e9);
 	if (end != 0 && now >= end && c->wd_at > end) {
@@ -327,9 +346,16 @@ watch_stream(const struct module_run *run, struct test_ctx *c, uint64_t now)
 	} else {
 		if (now - c->wd_at < MODULE_IDLE_SEC * NS_PER_SEC)
 			return;
-		snprintf(c->wd_err, sizeof(c->wd_err),
-			 "the peer stopped responding (no progress for %d s)",
-			 MODULE_IDLE_SEC);
+		/* Data still queued: the peer stopped taking it. */
+		if (outq > 0)
+			snprintf(c->wd_err, sizeof(c->wd_err),
+				 "the peer stopped reading requests for %d s",
+				 MODULE_IDLE_SEC);
+		else
+			snprintf(c->wd_err, sizeof(c->wd_err),
+				 "the peer stopped responding (no progress "
+				 "for %d s)",
+				 MODULE_IDLE_SEC);
 	}
 	if (__atomic_compare_exchange_n(&c->wd_state, &running,
 					MODULE_WD_FIRED, 0, __ATOMIC_ACQ_REL,

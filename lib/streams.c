@@ -73,7 +73,7 @@ streams_open(struct streams *s, int i, int fd, const struct test_params *p,
 	 * this project's VMs): the coordinator watches it instead. */
 	c->watched = m->protocol == IPPROTO_TCP && module_is_rr(m) && !per_trans;
 	c->wd_state = MODULE_WD_RUNNING;
-	c->wd_seen = c->wd_at = 0;
+	c->wd_seen = c->wd_any_at = c->wd_trans = c->wd_at = 0;
 	/* netserver's UDP loops look for the client's "stop" when a
 	 * receive times out, so theirs is short. */
 	if ((m->protocol == IPPROTO_TCP && p->nodelay && !per_trans &&

@@ -240,7 +240,9 @@ struct test_ctx {
 	 * says why) and shut the socket down to wake the loop. */
 	int watched;
 	int wd_state;
-	uint64_t wd_seen, wd_at; /* the coordinator's: progress, and when */
+	/* The coordinator's: bytes moving (calls and the send queue) and
+	 * when they last did; transactions, and when they last grew. */
+	uint64_t wd_seen, wd_any_at, wd_trans, wd_at;
 	char wd_err[ERR_LEN];
 };
 
