@@ -288,10 +288,48 @@ any_watched(const struct module_run *run)
 	return 0;
 }
 
+/* module_overtime's rule for a test ending at end_ns (0: counted), with
+ * its message in err. */
+static int
+overtime_rule(uint64_t end_ns, uint64_t now, const char *what, char *err)
+{
+	if (end_ns == 0 || now < end_ns + MODULE_HARD_END_SEC * NS_PER_SEC)
+		return 0;
+	return err_set(err, "the peer %s %d s past the end of the test", what,
+		       MODULE_HARD_END_SEC);
+}
+
+/* module_stalled's rule, the same way: the loops apply it to their own
+ * context, the coordinator's watch to a stream it watches. */
+static int
+stall_rule(uint64_t end_ns, uint64_t now, uint64_t last_progress,
+	   const char *what, char *err)
+{
+	if (end_ns != 0 && now >= end_ns) {
+		/* A peer still busy after the end is not silent: it is held
+		 * to the hard end, and told what it did. */
+		if (last_progress > end_ns)
+			return overtime_rule(end_ns, now, what, err);
+		if (now >= end_ns + MODULE_GRACE_SEC * NS_PER_SEC)
+			return err_set(err,
+				       "the peer stopped responding "
+				       "(nothing for %d s after the "
+				       "end of the test)",
+				       MODULE_GRACE_SEC);
+		return 0;
+	}
+	if (now - last_progress >= MODULE_IDLE_SEC * NS_PER_SEC)
+		return err_set(err,
+			       "the peer stopped responding (no progress for "
+			       "%d s)",
+			       MODULE_IDLE_SEC);
+	return 0;
+}
+
 /*
  * The watch on a stream without socket time-outs, from the coordinator:
- * the rules module_stalled and module_overtime apply in the loops, on the
- * stream's progress (its calls and transactions). A stream whose peer
+ * stall_rule, as the loops apply it, on the stream's progress (its calls,
+ * send queue and transactions). A stream whose peer
  * broke them is marked, and its socket shut down so that the loop's
  * blocked call returns.
  */
@@ -328,35 +366,18 @@ watch_stream(const struct module_run *run, struct test_ctx *c, uint64_t now)
 		return;
 	if (c->p->duration > 0)
 		end = run->start_ns + (uint64_t)(c->p->duration * 1e9);
-	if (end != 0 && now >= end && c->wd_at > end) {
-		if (now < end + MODULE_HARD_END_SEC * NS_PER_SEC)
-			return;
+	/* Idle during the test with data still queued: the peer stopped
+	 * taking it, as send_full says. */
+	if (outq > 0 && (end == 0 || now < end) &&
+	    now - c->wd_at >= MODULE_IDLE_SEC * NS_PER_SEC)
 		snprintf(c->wd_err, sizeof(c->wd_err),
-			 "the peer %s %d s past the end of the test",
-			 run->is_server ? "kept sending requests"
-					: "kept the test going",
-			 MODULE_HARD_END_SEC);
-	} else if (end != 0 && now >= end) {
-		if (now < end + MODULE_GRACE_SEC * NS_PER_SEC)
-			return;
-		snprintf(c->wd_err, sizeof(c->wd_err),
-			 "the peer stopped responding (nothing for %d s "
-			 "after the end of the test)",
-			 MODULE_GRACE_SEC);
-	} else {
-		if (now - c->wd_at < MODULE_IDLE_SEC * NS_PER_SEC)
-			return;
-		/* Data still queued: the peer stopped taking it. */
-		if (outq > 0)
-			snprintf(c->wd_err, sizeof(c->wd_err),
-				 "the peer stopped reading requests for %d s",
-				 MODULE_IDLE_SEC);
-		else
-			snprintf(c->wd_err, sizeof(c->wd_err),
-				 "the peer stopped responding (no progress "
-				 "for %d s)",
-				 MODULE_IDLE_SEC);
-	}
+			 "the peer stopped reading requests for %d s",
+			 MODULE_IDLE_SEC);
+	else if (stall_rule(end, now, c->wd_at,
+			    run->is_server ? "kept sending requests"
+					   : "kept the test going",
+			    c->wd_err) == 0)
+		return;
 	if (__atomic_compare_exchange_n(&c->wd_state, &running,
 					MODULE_WD_FIRED, 0, __ATOMIC_ACQ_REL,
 					__ATOMIC_ACQUIRE))
@@ -596,35 +617,13 @@ int
 module_stalled(struct test_ctx *ctx, uint64_t now, uint64_t last_progress,
 	       const char *what)
 {
-	if (ctx->end_ns != 0 && now >= ctx->end_ns) {
-		/* A peer still busy after the end is not silent: it is held
-		 * to the hard end, and told what it did. */
-		if (last_progress > ctx->end_ns)
-			return module_overtime(ctx, now, what);
-		if (now >= ctx->end_ns + MODULE_GRACE_SEC * NS_PER_SEC)
-			return err_set(ctx->err,
-				       "the peer stopped responding "
-				       "(nothing for %d s after the "
-				       "end of the test)",
-				       MODULE_GRACE_SEC);
-		return 0;
-	}
-	if (now - last_progress >= MODULE_IDLE_SEC * NS_PER_SEC)
-		return err_set(ctx->err,
-			       "the peer stopped responding (no progress for "
-			       "%d s)",
-			       MODULE_IDLE_SEC);
-	return 0;
+	return stall_rule(ctx->end_ns, now, last_progress, what, ctx->err);
 }
 
 int
 module_overtime(struct test_ctx *ctx, uint64_t now, const char *what)
 {
-	if (ctx->end_ns == 0 ||
-	    now < ctx->end_ns + MODULE_HARD_END_SEC * NS_PER_SEC)
-		return 0;
-	return err_set(ctx->err, "the peer %s %d s past the end of the test",
-		       what, MODULE_HARD_END_SEC);
+	return overtime_rule(ctx->end_ns, now, what, ctx->err);
 }
 
 int
