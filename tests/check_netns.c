@@ -476,6 +476,10 @@ netperf(const struct netns_env *e, const char *const *args,
 		      o->status, o->seconds, o->out, o->err);
 }
 
+/* The zero-length datagrams each UDP_STREAM sender ends with
+ * (module_udp_end). */
+#define UDP_END_MARKERS 3
+
 /*
  * netperf's loss against the kernel's counts: every datagram nftables
  * dropped, and every one the receiving socket buffers overflowed
@@ -489,7 +493,8 @@ loss_within(const char *what, int streams, unsigned long long lost,
 	    unsigned long long drops, unsigned long long overflow,
 	    const char *out)
 {
-	unsigned long long most = 3ULL * (unsigned long long)streams;
+	unsigned long long most =
+	    (unsigned long long)UDP_END_MARKERS * (unsigned long long)streams;
 	unsigned long long markers = overflow < most ? overflow : most;
 
 	ck_assert_msg(lost <= drops + overflow &&
@@ -741,8 +746,8 @@ START_TEST(udp_loss_exact_with_gro)
 		fast_figures_parse(o.out, &ff);
 		ck_assert_str_eq(ff.rpath, "gro");
 		ck_assert_msg(ff.rdgrams == f.recv, "%.3000s", o.out);
-		/* Up to three overflows may be the end markers. */
-		ck_assert_msg(f.lost + 3 >= drops + overflow,
+		/* Up to UDP_END_MARKERS overflows may be the end markers. */
+		ck_assert_msg(f.lost + UDP_END_MARKERS >= drops + overflow,
 			      "lost %llu, nft dropped %llu, RcvbufErrors "
 			      "+%llu: %.3000s",
 			      f.lost, drops, overflow, o.out);
@@ -1340,9 +1345,9 @@ bidir_run(const char *const *args, json_t **doc, struct harness_out *o,
  * exact but for end markers (loss_within), as one way, since each
  * direction's senders count to the end and its receivers drain their
  * sockets past the end markers. pct is the reported percentage, to
- * within tol of lost over sent. The rule's share
- * is what is held to its rate: a receiver the machine starves overflows
- * its socket buffer, a loss netperf rightly reports on top.
+ * within tol of lost over sent. The rule's share is what is held to its
+ * rate: a receiver the machine starves overflows its socket buffer, a
+ * loss netperf rightly reports on top.
  */
 static void
 bidir_loss_check(const char *dir, unsigned long long sent,
@@ -1394,7 +1399,6 @@ bidir_json_check(json_t *doc, const char *key, const struct bidir_truth *t,
 	free(text);
 	return pct;
 }
-
 
 /*
  * Each direction's loss in result.bidir is the drops of that

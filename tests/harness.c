@@ -514,15 +514,28 @@ harness_free_port(void)
 {
 	struct sockaddr_in sin;
 	socklen_t len = sizeof(sin);
-	int fd = socket(AF_INET, SOCK_STREAM, 0), port;
+	int port = 0;
 
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	bind(fd, (struct sockaddr *)&sin, sizeof(sin));
-	getsockname(fd, (struct sockaddr *)&sin, &len);
-	port = ntohs(sin.sin_port);
-	close(fd);
+	/* A port the kernel picks for TCP, kept only if UDP can bind it
+	 * too: a test may serve both on one number (discard). */
+	for (int tries = 0; tries < 20; tries++) {
+		int fd = socket(AF_INET, SOCK_STREAM, 0), u, ok;
+
+		memset(&sin, 0, sizeof(sin));
+		sin.sin_family = AF_INET;
+		sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+		bind(fd, (struct sockaddr *)&sin, sizeof(sin));
+		getsockname(fd, (struct sockaddr *)&sin, &len);
+		port = ntohs(sin.sin_port);
+		close(fd);
+		u = socket(AF_INET, SOCK_DGRAM, 0);
+		ok = u >= 0 &&
+		     bind(u, (struct sockaddr *)&sin, sizeof(sin)) == 0;
+		if (u >= 0)
+			close(u);
+		if (ok)
+			break;
+	}
 	return port;
 }
 

@@ -141,7 +141,7 @@ long harness_recv_frame(int fd, char *buf, size_t cap, int timeout_ms);
  * seconds pass; returns 1 when it is gone. */
 int harness_wait_gone(pid_t pid, double timeout);
 
-/* A port on 127.0.0.1 that nothing listens on. */
+/* A port on 127.0.0.1 that nothing holds, for TCP or UDP. */
 int harness_free_port(void);
 
 /* Reads up to cap - 1 bytes of the file at path into buf, NUL-ended;
