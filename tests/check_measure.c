@@ -986,7 +986,9 @@ check_streams_table(const char *out, double headline)
 }
 
 /* The JSON of a --streams 4 run: four streams whose throughputs add up to
- * the aggregate, and whose counts add up to the sides' counts exactly. */
+ * the aggregate, and whose counts add up to the sides' counts exactly.
+ * rr is 0 for a stream test, 1 for a request/response one, 2 for one
+ * that began on a quiet machine. */
 static void
 check_streams_json(json_t *doc, int rr)
 {
@@ -994,6 +996,7 @@ check_streams_json(json_t *doc, int rr)
 					     "transactions"};
 	json_t *arr = harness_json_at(doc, "streams"), *s;
 	double x[4], total = num(doc, "result.throughput"), sum = 0, fair;
+	double rate_rt, timed;
 	char path[64];
 	size_t i;
 
@@ -1037,14 +1040,20 @@ check_streams_json(json_t *doc, int rr)
 	ck_assert_double_eq(num(doc, "latency_us.count"),
 			    num(doc, "local.counts.transactions"));
 	/* Four transactions are always in flight, one a stream, so by
-	 * Little's law each takes four over the aggregate rate: the round
-	 * trip netperf derives from the rate must say so, and agree with
-	 * the round trips it timed. */
-	ck_assert_msg(near(num(doc, "result.round_trip_latency_us"),
-			   num(doc, "latency_us.mean"), 0.25),
-		      "round trip %.2f us from the rate, %.2f us timed",
-		      num(doc, "result.round_trip_latency_us"),
-		      num(doc, "latency_us.mean"));
+	 * Little's law each stream's cycle takes four over the aggregate
+	 * rate: the round trip netperf derives from the rate. A cycle holds
+	 * the timed round trip and the stream's own time between two, so
+	 * under any load the derived figure is at least the timed mean; on
+	 * a machine that stayed quiet the gap is small and the two agree. */
+	rate_rt = num(doc, "result.round_trip_latency_us");
+	timed = num(doc, "latency_us.mean");
+	ck_assert_msg(rate_rt >= 0.9 * timed,
+		      "round trip %.2f us from the rate, %.2f us timed", rate_rt,
+		      timed);
+	if (rr > 1 && harness_stayed_quiet("--streams: rate against timed"))
+		ck_assert_msg(near(rate_rt, timed, 0.25),
+			      "round trip %.2f us from the rate, %.2f us timed",
+			      rate_rt, timed);
 }
 
 START_TEST(streams_tcp_stream)
@@ -1070,13 +1079,15 @@ streams_rr(const char *test)
 	json_t *doc;
 	struct run r;
 	double v[6];
+	int quiet;
 
 	RUN_OK(&r, "-t", test, "-l", "1", "--streams", "4");
 	data_numbers(r.out, 0, v, 6);
 	check_streams_table(r.out, v[5]);
 	free(r.out);
+	quiet = harness_quiet("--streams: rate against timed");
 	RUN_JSON(doc, "-t", test, "-l", "1", "--streams", "4");
-	check_streams_json(doc, 1);
+	check_streams_json(doc, 1 + quiet);
 	json_decref(doc);
 }
 
