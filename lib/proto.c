@@ -925,7 +925,7 @@ proto_wire_pack(const struct wire_report *w)
 
 	return json_pack(
 	    "{s:s, s:b, s:o, s:o, s:I, s:b, s:{s:I, s:I, s:I, s:I, s:I, "
-	    "s:I, s:I, s:I}, s:i, s:s, s:s}",
+	    "s:I, s:I, s:I}, s:i, s:s, s:s, s:b}",
 	    "ifname", w->ifname, "captured", w->captured, "out",
 	    dir_pack(&w->c.out), "in", dir_pack(&w->c.in), "dropped",
 	    (json_int_t)w->c.dropped, "have_ifstat", w->have_ifstat, "ifstat",
@@ -935,7 +935,7 @@ proto_wire_pack(const struct wire_report *w)
 	    (json_int_t)s->rx_dropped, "tx_dropped", (json_int_t)s->tx_dropped,
 	    "rx_errors", (json_int_t)s->rx_errors, "tx_errors",
 	    (json_int_t)s->tx_errors, "mtu", w->mtu, "offloads", w->offloads,
-	    "warning", w->warning);
+	    "warning", w->warning, "in_kernel", w->c.in_kernel);
 }
 
 int
@@ -969,6 +969,10 @@ proto_wire_unpack(const json_t *j, struct wire_report *w, char *err)
 	    proto_get_string(j, "warning", w->warning, sizeof(w->warning), err))
 		return -1;
 	w->mtu = (int)v;
+	/* Absent from a peer without the eBPF counter. */
+	if (json_object_get(j, "in_kernel") != NULL &&
+	    get_bool(j, "in_kernel", &w->c.in_kernel, err))
+		return -1;
 	return 0;
 }
 

@@ -393,6 +393,22 @@ udp_errs_read(const char *ns, struct udp_errs *u)
 		      "no Udp counters in: %.3000s", o.out);
 }
 
+/* The table nptest and its chain drops at hook (of family, in ns), for
+ * the rules that drop a test's packets. */
+static void
+nft_drops_chain(const char *ns, const char *family, const char *hook)
+{
+	struct harness_out o;
+	char type[96];
+
+	ck_assert_msg(have_tool("nft"),
+		      "nft not found: install nftables (scripts/deps)");
+	snprintf(type, sizeof(type), "{ type filter hook %s priority 0; }",
+		 hook);
+	MUST(o, ns, "nft", "add", "table", family, "nptest");
+	MUST(o, ns, "nft", "add", "chain", family, "nptest", "drops", type);
+}
+
 /*
  * Drops pct % of the UDP datagrams that carry data on their way into b's
  * sockets. Only datagrams longer than the 8-byte header: the test's
@@ -404,15 +420,10 @@ static void
 nft_drop_at(const char *ns, const char *family, const char *hook, int pct)
 {
 	struct harness_out o;
-	char p[8], type[96];
+	char p[8];
 
-	ck_assert_msg(have_tool("nft"),
-		      "nft not found: install nftables (scripts/deps)");
+	nft_drops_chain(ns, family, hook);
 	snprintf(p, sizeof(p), "%d", pct);
-	snprintf(type, sizeof(type), "{ type filter hook %s priority 0; }",
-		 hook);
-	MUST(o, ns, "nft", "add", "table", family, "nptest");
-	MUST(o, ns, "nft", "add", "chain", family, "nptest", "drops", type);
 	/* Only the test's data: not the zero-length end markers (UDP
 	 * length 8) nor the 16-byte token datagram (24), which netperf
 	 * resends until netserver echoes it and never counts as data. */
@@ -1011,16 +1022,25 @@ END_TEST
 /* Runs netperf --json inside a against netserver in b with args after
  * the host and port, and returns the document (it is larger than a
  * harness_out holds); fails the test unless it exits 0. */
+/* The same with one variable (NAME=value) in netperf's environment, or
+ * none when var is NULL. */
 static json_t *
-netperf_json(const struct netns_env *e, const char *const *args)
+netperf_json_env(const struct netns_env *e, const char *var,
+		 const char *const *args)
 {
-	const char *argv[48] = {"ip",	    "netns",	 "exec", e->ns.a,
-				NP_NETPERF, "--json",	 "-H",	 e->ns.addr_b,
-				"-p",	    e->port_text};
+	const char *argv[48] = {"ip", "netns", "exec", e->ns.a, "env"};
 	char *out, err[4096];
 	json_t *doc;
-	int n = 10, rc;
+	int n = 5, rc;
 
+	if (var != NULL)
+		argv[n++] = var;
+	argv[n++] = NP_NETPERF;
+	argv[n++] = "--json";
+	argv[n++] = "-H";
+	argv[n++] = e->ns.addr_b;
+	argv[n++] = "-p";
+	argv[n++] = e->port_text;
 	for (; *args != NULL && n < 47; args++)
 		argv[n++] = *args;
 	argv[n] = NULL;
@@ -1031,6 +1051,12 @@ netperf_json(const struct netns_env *e, const char *const *args)
 	ck_assert_msg(doc != NULL, "not JSON: %s", out);
 	free(out);
 	return doc;
+}
+
+static json_t *
+netperf_json(const struct netns_env *e, const char *const *args)
+{
+	return netperf_json_env(e, NULL, args);
 }
 
 /* A number the document must hold. */
@@ -1272,6 +1298,83 @@ START_TEST(wire_tcp_reordering)
 		      "netperf sent %.0f",
 		      rr, lr);
 	json_decref(doc);
+}
+END_TEST
+
+/* Drops about pct % of the TCP data segments into b, the control
+ * connection's aside. The rule is after b's capture, which sees them. */
+static void
+nft_drop_tcp_data(const struct netns_env *e, int pct)
+{
+	struct harness_out o;
+	char p[8];
+
+	nft_drops_chain(e->ns.b, "inet", "input");
+	snprintf(p, sizeof(p), "%d", pct);
+	MUST(o, e->ns.b, "nft", "add", "rule", "inet", "nptest", "drops",
+	     "tcp", "dport", "!=", e->port_text, "meta", "length", ">", "200",
+	     "numgen", "random", "mod", "100", "<", p, "counter", "drop");
+}
+
+/*
+ * Loss the test makes, counted both ways: by the eBPF counter, which
+ * hands each direction to the capture at its first segment out of
+ * order, and by the capture alone (NETPERF_WIRE_PCAP=1 on netperf's
+ * side). Each must find every segment TCP says it sent again, and the
+ * bytes of the test, once and for all, plus what was resent.
+ */
+START_TEST(wire_tcp_loss_both_counters)
+{
+	const char *args[] = {"-t", "TCP_STREAM", "-l",	    "1",
+			      "-T", "0,0",	  "--wire", NULL};
+	static const char *const vars[2] = {NULL, "NETPERF_WIRE_PCAP=1"};
+	double lp, rp, sent, lr, rr, tcp, mss;
+	unsigned long long before = 0, drops;
+	json_t *doc;
+	int i, lk, rk;
+
+	quiet_ipv6(&env);
+	nft_drop_tcp_data(&env, 2);
+	for (i = 0; i < 2; i++) {
+		doc = netperf_json_env(&env, vars[i], args);
+		check_captured(doc, &env);
+		drops = nft_drops(&env) - before;
+		before += drops;
+		lk = json_is_true(harness_json_at(doc, "local.wire.in_kernel"));
+		rk = json_is_true(harness_json_at(doc, "remote.wire.in_kernel"));
+		ck_assert_msg(lk == !i && rk,
+			      "run %d: the eBPF counter was%s used on "
+			      "netperf's side,%s on netserver's",
+			      i, lk ? "" : " not", rk ? "" : " not");
+		lp = wire_num(doc, "local.wire.out.payload");
+		rp = wire_num(doc, "remote.wire.in.payload");
+		sent = wire_num(doc, "local.counts.bytes_sent");
+		lr = wire_num(doc, "local.wire.out.retrans");
+		rr = wire_num(doc, "remote.wire.in.retrans");
+		tcp = wire_num(doc, "local.counts.retransmissions");
+		mss = wire_num(doc, "local.counts.mss");
+		ck_assert_double_eq(sent,
+				    wire_num(doc, "remote.counts.bytes_recv"));
+		ck_assert_msg(drops > 0 && tcp >= (double)drops,
+			      "run %d: nft dropped %llu, TCP resent %.0f", i,
+			      drops, tcp);
+		ck_assert_msg(lr == tcp,
+			      "run %d: capture %.0f retransmissions, "
+			      "TCP_INFO %.0f",
+			      i, lr, tcp);
+		ck_assert_msg(lp >= sent + lr && lp - sent <= lr * mss,
+			      "run %d: captured %.0f payload bytes, sent "
+			      "%.0f, %.0f segments again",
+			      i, lp, sent, lr);
+		/* b's capture is before the drops: it sees all a sent. */
+		ck_assert_msg(rp == lp, "run %d: b captured %.0f, a %.0f", i,
+			      rp, lp);
+		ck_assert_msg(rr > 0 && rr <= lr,
+			      "run %d: netserver's capture counted %.0f "
+			      "retransmissions, netperf sent %.0f",
+			      i, rr, lr);
+		json_decref(doc);
+	}
 }
 END_TEST
 
@@ -1665,6 +1768,7 @@ netns_suite(void)
 	tcase_add_test(tc, wire_udp_matches_veth);
 	tcase_add_test(tc, wire_tcp_payload_matches_app);
 	tcase_add_test(tc, wire_tcp_reordering);
+	tcase_add_test(tc, wire_tcp_loss_both_counters);
 	suite_add_tcase(s, tc);
 
 	tcase_add_test(bidir, udp_bidir_loss_matches_nftables);

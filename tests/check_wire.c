@@ -995,6 +995,10 @@ udp_socket(struct sockaddr_storage *addr)
 	return fd;
 }
 
+/*
+ * The same flow counted live on lo, by the eBPF counter (_i 0) and by
+ * the capture alone (_i 1, NETPERF_WIRE_PCAP=1): the same counts.
+ */
 START_TEST(test_live_loopback)
 {
 	struct sockaddr_storage sa, ra, oa;
@@ -1016,7 +1020,10 @@ START_TEST(test_live_loopback)
 	f.protocol = IPPROTO_UDP;
 	f.local = sa;
 	f.remote = ra;
+	if (_i == 1)
+		setenv("NETPERF_WIRE_PCAP", "1", 1);
 	rc = wire_capture_start(&cap, "lo", &f, err);
+	unsetenv("NETPERF_WIRE_PCAP");
 	if (rc == 1) {
 		harness_skip("live capture: %s", err);
 		goto close;
@@ -1049,6 +1056,8 @@ START_TEST(test_live_loopback)
 	 * 14-byte fake Ethernet header + 20 IPv4 + 8 UDP + 100 = 142.
 	 */
 	ck_assert_int_eq(c.linktype, DLT_EN10MB);
+	ck_assert_msg(c.in_kernel == !_i, "the eBPF counter was %s",
+		      c.in_kernel ? "used" : "not used");
 	dir_eq(&c.out, 50, 50 * (100 + 8 + 20 + 14), 5000, 0, 142);
 	dir_eq(&c.in, 0, 0, 0, 0, 0);
 	ck_assert_uint_eq(c.dropped, 0);
@@ -1118,7 +1127,7 @@ wire_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("live");
-	tcase_add_test(tc, test_live_loopback);
+	tcase_add_loop_test(tc, test_live_loopback, 0, 2);
 	tcase_add_test(tc, test_live_errors);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);

@@ -34,6 +34,7 @@ struct wire_counts {
 	struct wire_dir out, in;
 	uint64_t dropped; /* by the capture (pcap_stats), not the net */
 	int linktype;	  /* DLT_ of the capture */
+	int in_kernel;	  /* the eBPF counter counted the ordinary packets */
 };
 
 /* Writes the BPF filter that matches exactly flow f, both directions,

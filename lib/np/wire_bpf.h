@@ -1,0 +1,52 @@
+/*
+ * The wire counter in the kernel: an eBPF socket filter on a capture's
+ * packet socket that counts the flow's ordinary packets itself and hands
+ * the capture only those it must judge (lib/ebpf/wire_count.bpf.c).
+ */
+#ifndef NP_WIRE_BPF_H
+#define NP_WIRE_BPF_H
+
+#include <stdint.h>
+
+struct wire_bpf;
+
+/* The flow as the counter compares it; addresses in network order, IPv4
+ * in the first 4 bytes, ports in host order (remote 0 for any). */
+struct wire_bpf_flow {
+	int af; /* AF_INET or AF_INET6 */
+	int proto;
+	uint8_t laddr[16], raddr[16];
+	uint16_t lport, rport;
+	uint32_t snaplen;
+};
+
+/*
+ * Loads a counter for f and attaches it to packet socket fd in place of
+ * its filter. Returns 0 with *out set, or -1 with err set (no kernel
+ * support, no CAP_BPF): the socket's filter is then untouched.
+ */
+int wire_bpf_attach(int fd, const struct wire_bpf_flow *f,
+		    struct wire_bpf **out, char *err);
+
+/* The counts of one direction (0 out, 1 in), summed over the CPUs. */
+struct wire_bpf_counts {
+	uint64_t packets, bytes, payload;
+	uint32_t max_len;
+};
+
+/* Reads both directions' counts; returns 0, or -1 with err set. */
+int wire_bpf_read(const struct wire_bpf *b, struct wire_bpf_counts dir[2],
+		  char *err);
+
+/*
+ * Where the data of a TCP connection's direction had got to when the
+ * counter handed it to the capture: returns 1 with *next set, or 0 when
+ * it never did.
+ */
+int wire_bpf_handed(const struct wire_bpf *b, int side, uint16_t sport,
+		    uint16_t dport, uint32_t *next);
+
+/* Frees b; the socket keeps the program until it is closed. */
+void wire_bpf_free(struct wire_bpf *b);
+
+#endif
