@@ -869,17 +869,21 @@ wire_add_counter(const struct wire_bpf *b, struct wire_counts *c, char *err)
  * interface: on a busy one (lo under other tests) they filled the ring, and
  * the flow's own packets would then be dropped. None of them is the test's,
  * which has not started: empty the ring of them, and leave the drops they
- * caused out of the count.
+ * caused out of the count. Returns 0, or -1 with err set.
  */
-static void
-wire_capture_flush(struct wire_capture *cap)
+static int
+wire_capture_flush(struct wire_capture *cap, char *err)
 {
 	struct pcap_stat ps;
 
 	while (pcap_dispatch(cap->p, -1, wire_discard, NULL) > 0)
 		;
+	/* The same for what the kernel's counter took meanwhile. */
+	if (cap->st.bpf != NULL && wire_bpf_reset(cap->st.bpf, err) < 0)
+		return -1;
 	if (pcap_stats(cap->p, &ps) == 0)
 		cap->drop_base = (uint64_t)ps.ps_drop + ps.ps_ifdrop;
+	return 0;
 }
 
 int
@@ -922,7 +926,8 @@ wire_capture_start(struct wire_capture **capp, const char *ifname,
 			ifname);
 		goto close_pcap;
 	}
-	wire_capture_flush(cap);
+	if (wire_capture_flush(cap, err) < 0)
+		goto close_pcap;
 	rc = pthread_create(&cap->thread, NULL, wire_capture_main, cap);
 	if (rc != 0) {
 		err_set(err, "cannot capture on %s: cannot start thread: %s",

@@ -111,6 +111,26 @@ fail:
 }
 
 int
+wire_bpf_reset(const struct wire_bpf *b, char *err)
+{
+	struct wire_bpf_dir *v;
+	__u32 key;
+
+	v = calloc((size_t)b->ncpu, sizeof(*v));
+	if (v == NULL)
+		return err_set(err, "eBPF wire counter: out of memory");
+	for (key = 0; key < 2; key++)
+		if (bpf_map_update_elem(b->counts_fd, &key, v, BPF_ANY) < 0) {
+			err_set(err, "eBPF wire counter: cannot reset: %s",
+				strerror(errno));
+			free(v);
+			return -1;
+		}
+	free(v);
+	return 0;
+}
+
+int
 wire_bpf_read(const struct wire_bpf *b, struct wire_bpf_counts dir[2],
 	      char *err)
 {

@@ -34,6 +34,10 @@ struct wire_bpf_counts {
 	uint32_t max_len;
 };
 
+/* Sets both directions' counts to 0 (what came before the test is not
+ * its own); returns 0, or -1 with err set. */
+int wire_bpf_reset(const struct wire_bpf *b, char *err);
+
 /* Reads both directions' counts; returns 0, or -1 with err set. */
 int wire_bpf_read(const struct wire_bpf *b, struct wire_bpf_counts dir[2],
 		  char *err);
