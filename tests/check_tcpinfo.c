@@ -1080,15 +1080,53 @@ line_netperf(const struct line *l, const char *const *args)
 	return doc;
 }
 
-/* Fails unless the figure at path, in microseconds, is within 10 % of
- * 20 ms. */
+/* The latest of the figures a test found over 22 ms, if any. */
+struct late {
+	double us;
+	char what[64];
+};
+
+/*
+ * The figure at path (microseconds) must be within 10 % of 20 ms. Under
+ * 18 ms the line is broken and the test fails. Over 22 ms is noted in
+ * *l, for judge_late: load during the run delays the relay and both
+ * ends, which the pings before it could not see.
+ */
 static void
-near_20ms(json_t *doc, const char *path)
+near_20ms(json_t *doc, const char *path, struct late *l)
 {
 	double us = num(doc, path);
 
-	ck_assert_msg(us >= 18000 && us <= 22000,
-		      "%s is %.0f us, not within 10 %% of 20 ms", path, us);
+	ck_assert_msg(us >= 18000, "%s is %.0f us, under the line's 18-22 ms",
+		      path, us);
+	if (us > 22000 && us > l->us) {
+		l->us = us;
+		snprintf(l->what, sizeof(l->what), "%s", path);
+	}
+}
+
+/*
+ * A figure over 22 ms is a fault only if the line, pinged again, and the
+ * machine were still quiet after the run; otherwise test records a
+ * visible skip of the claim.
+ */
+static void
+judge_late(const struct line *ln, const struct late *l, const char *test)
+{
+	double min = 0, median = 0;
+	int got;
+
+	if (l->us <= 0)
+		return;
+	got = ping_pong(ln, &min, &median);
+	if (got >= PINGS - 2 && median < 21.0 &&
+	    harness_stayed_quiet(test))
+		ck_abort_msg("%s: %s is %.0f us, over 22 ms, on a line whose "
+			     "median round trip is %.3f ms",
+			     test, l->what, l->us, median);
+	harness_skip("%s: %s is %.0f us, over 22 ms, with the line's median "
+		     "round trip at %.3f ms (%d pings back) after the run",
+		     test, l->what, l->us, median, got);
 }
 
 /*
@@ -1102,6 +1140,7 @@ START_TEST(rtt_matches_delay_line)
 {
 	const char *args[] = {"-t", "TCP_RR", "-l", "2", NULL};
 	double min = 0, median = 0, rt;
+	struct late late = {0, ""};
 	json_t *doc;
 	int got;
 
@@ -1122,34 +1161,24 @@ START_TEST(rtt_matches_delay_line)
 		return;
 	}
 	doc = line_netperf(&line, args);
-	near_20ms(doc, "local.tcp_info.rtt_us");
-	near_20ms(doc, "local.tcp_info.min_rtt_us");
-	near_20ms(doc, "remote.tcp_info.rtt_us");
-	near_20ms(doc, "remote.tcp_info.min_rtt_us");
+	near_20ms(doc, "local.tcp_info.rtt_us", &late);
+	near_20ms(doc, "local.tcp_info.min_rtt_us", &late);
+	near_20ms(doc, "remote.tcp_info.rtt_us", &late);
+	near_20ms(doc, "remote.tcp_info.min_rtt_us", &late);
 	/* min_rtt is the least sample; srtt cannot be far below it. */
 	ck_assert_double_ge(num(doc, "local.tcp_info.rtt_us"),
 			    0.95 * num(doc, "local.tcp_info.min_rtt_us"));
 	rt = num(doc, "result.round_trip_latency_us");
 	ck_assert_msg(rt >= 20000, "RT_LATENCY %.0f us, under the line's 20 ms",
 		      rt);
-	/* Over 22 ms is a fault only if the line and the machine were
-	 * still quiet afterwards: load during the run delays the relay
-	 * and both ends, which the pings before it could not see. */
-	if (rt > 22000) {
-		got = ping_pong(&line, &min, &median);
-		if (got >= PINGS - 2 && median < 21.0 &&
-		    harness_stayed_quiet("rtt_matches_delay_line: RT_LATENCY"))
-			ck_abort_msg("RT_LATENCY %.0f us, over 22 ms, on a line "
-				     "whose median round trip is %.3f ms",
-				     rt, median);
-		harness_skip("rtt_matches_delay_line: RT_LATENCY %.0f us, "
-			     "over 22 ms, with the line's median round trip "
-			     "at %.3f ms (%d pings back) after the run",
-			     rt, median, got);
+	if (rt > 22000 && rt > late.us) {
+		late.us = rt;
+		snprintf(late.what, sizeof(late.what), "RT_LATENCY");
 	}
 	/* No loss on the line: nothing to retransmit. */
 	ck_assert_double_eq(num(doc, "local.tcp_info.retrans"), 0);
 	json_decref(doc);
+	judge_late(&line, &late, "rtt_matches_delay_line");
 }
 END_TEST
 
@@ -1162,6 +1191,7 @@ START_TEST(remote_interim_rtt)
 {
 	const char *args[] = {"-t", "TCP_RR", "-l", "2", "-D", "0.5", NULL};
 	double min = 0, median = 0;
+	struct late late = {0, ""};
 	json_t *doc, *list;
 	size_t i, with = 0;
 	char path[64];
@@ -1183,14 +1213,15 @@ START_TEST(remote_interim_rtt)
 			continue;
 		snprintf(path, sizeof(path),
 			 "interim.%zu.remote_tcp_info.rtt_us", i);
-		near_20ms(doc, path);
+		near_20ms(doc, path, &late);
 		with++;
 	}
 	ck_assert_msg(with >= 3,
 		      "%zu of %zu intervals have netserver's figures", with,
 		      json_array_size(list));
-	near_20ms(doc, "remote.tcp_info.rtt_us");
+	near_20ms(doc, "remote.tcp_info.rtt_us", &late);
 	json_decref(doc);
+	judge_late(&line, &late, "remote_interim_rtt");
 }
 END_TEST
 
@@ -1238,6 +1269,7 @@ START_TEST(retrans_match_drops)
 	const char *args[] = {"-l", "3", "--", "-s", "64K", "-S", "64K",
 			      NULL};
 	double retrans, lr;
+	struct late late = {0, ""};
 	unsigned long long drops;
 	json_t *doc;
 
@@ -1257,8 +1289,9 @@ START_TEST(retrans_match_drops)
 			    (double)drops * 100);
 	lr = num(doc, "local.counts.retransmissions");
 	ck_assert_double_eq(lr, retrans);
-	near_20ms(doc, "local.tcp_info.min_rtt_us");
+	near_20ms(doc, "local.tcp_info.min_rtt_us", &late);
 	json_decref(doc);
+	judge_late(&line, &late, "retrans_match_drops");
 }
 END_TEST
 
