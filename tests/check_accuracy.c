@@ -5,6 +5,8 @@
  */
 #include <jansson.h>
 #include <math.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -12,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -257,12 +260,106 @@ END_TEST
  * CPU on loopback: five 1 s runs. */
 #define RR_RSD_LIMIT 15.0
 
+/* How much the machine's own ping-pong may vary over the same five runs
+ * for netperf's variation to be netperf's. */
+#define RR_MACHINE_RSD_LIMIT 7.5
+
+static double
+rsd(const double *x, int n)
+{
+	double mean = 0, var = 0;
+	int i;
+
+	for (i = 0; i < n; i++)
+		mean += x[i] / n;
+	for (i = 0; i < n; i++)
+		var += (x[i] - mean) * (x[i] - mean) / (n - 1);
+	return mean > 0 ? 100 * sqrt(var) / mean : 0;
+}
+
+static void
+pin_cpu0(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	ck_assert_int_eq(pthread_setaffinity_np(pthread_self(), sizeof(set),
+						&set),
+			 0);
+}
+
+/* The echo end of machine_rr: answers each byte until the peer closes. */
+static void *
+echo_main(void *arg)
+{
+	int fd = *(int *)arg;
+	char c;
+
+	pin_cpu0();
+	while (recv(fd, &c, 1, 0) == 1 && send(fd, &c, 1, 0) == 1)
+		;
+	return NULL;
+}
+
+/*
+ * What this machine does without netperf, at the moment: a plain 1-byte
+ * TCP ping-pong over loopback for secs, both ends on CPU 0 as -T 0,0
+ * puts them. Returns transactions a second.
+ */
+static double
+machine_rr(double secs)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	socklen_t alen = sizeof(a);
+	int l, c, e, one = 1;
+	cpu_set_t saved;
+	pthread_t echo;
+	double start, end;
+	long n = 0;
+	char b = 'x';
+
+	ck_assert_int_eq(pthread_getaffinity_np(pthread_self(), sizeof(saved),
+						&saved),
+			 0);
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	l = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_ge(l, 0);
+	ck_assert_int_eq(bind(l, (struct sockaddr *)&a, sizeof(a)), 0);
+	ck_assert_int_eq(listen(l, 1), 0);
+	ck_assert_int_eq(getsockname(l, (struct sockaddr *)&a, &alen), 0);
+	c = socket(AF_INET, SOCK_STREAM, 0);
+	ck_assert_int_ge(c, 0);
+	ck_assert_int_eq(connect(c, (struct sockaddr *)&a, sizeof(a)), 0);
+	e = accept(l, NULL, NULL);
+	ck_assert_int_ge(e, 0);
+	setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(e, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	ck_assert_int_eq(pthread_create(&echo, NULL, echo_main, &e), 0);
+	pin_cpu0();
+	start = harness_now();
+	end = start + secs;
+	do {
+		/* A batch between clock reads keeps the clock out of it. */
+		for (int i = 0; i < 100; i++, n++)
+			ck_assert(send(c, &b, 1, 0) == 1 &&
+				  recv(c, &b, 1, 0) == 1);
+	} while (harness_now() < end);
+	end = harness_now();
+	close(c);
+	pthread_join(echo, NULL);
+	close(e);
+	close(l);
+	pthread_setaffinity_np(pthread_self(), sizeof(saved), &saved);
+	return (double)n / (end - start);
+}
+
 START_TEST(rr_repeatable)
 {
 	const char *args[] = {"-H", "127.0.0.1", "-p",	   harness_port,
 			      "-t", "TCP_RR",	 "-l",	   "1",
 			      "-T", "0,0",	 "--json", NULL};
-	double x[5], mean = 0, var = 0;
+	double x[5], m[5];
 
 	if (!harness_quiet("rr_repeatable"))
 		return;
@@ -272,16 +369,24 @@ START_TEST(rr_repeatable)
 		x[i] = num(doc, "result.throughput");
 		ck_assert_double_gt(x[i], 0);
 		json_decref(doc);
-		mean += x[i] / 5;
+		m[i] = machine_rr(0.3);
 	}
 	if (!harness_stayed_quiet("rr_repeatable"))
 		return;
-	for (int i = 0; i < 5; i++)
-		var += (x[i] - mean) * (x[i] - mean) / 4;
-	ck_assert_msg(100 * sqrt(var) / mean < RR_RSD_LIMIT,
+	/* A VM's host can slow all it runs by a fifth from one second to
+	 * the next with the guest idle (seen: 49448 then 38610 a second);
+	 * the machine's own ping-pong, after each run, tells. */
+	if (rsd(m, 5) >= RR_MACHINE_RSD_LIMIT) {
+		harness_skip("rr_repeatable: a plain ping-pong varied by %.1f "
+			     "%% itself over the runs (%.0f %.0f %.0f %.0f "
+			     "%.0f a second)",
+			     rsd(m, 5), m[0], m[1], m[2], m[3], m[4]);
+		return;
+	}
+	ck_assert_msg(rsd(x, 5) < RR_RSD_LIMIT,
 		      "TCP_RR -T 0,0 varied by %.1f %% (runs %.0f %.0f %.0f "
-		      "%.0f %.0f)",
-		      100 * sqrt(var) / mean, x[0], x[1], x[2], x[3], x[4]);
+		      "%.0f %.0f), a plain ping-pong by %.1f %%",
+		      rsd(x, 5), x[0], x[1], x[2], x[3], x[4], rsd(m, 5));
 }
 END_TEST
 
