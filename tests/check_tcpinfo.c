@@ -1106,24 +1106,32 @@ near_20ms(json_t *doc, const char *path, struct late *l)
 }
 
 /*
- * A figure over 22 ms is a fault only if the line, pinged again, and the
- * machine were still quiet after the run; otherwise test records a
- * visible skip of the claim.
+ * A figure over 22 ms: the line itself, relay included, takes a little
+ * more than the 20 ms it holds (its pings' median, before the run, was
+ * before_ms; 0 when not pinged), so the figure is held to 10 % over what
+ * the line measured before and, pinged again, after. Over that it is a
+ * fault only if the line and the machine were still quiet after the run;
+ * otherwise test records a visible skip of the claim.
  */
 static void
-judge_late(const struct line *ln, const struct late *l, const char *test)
+judge_late(const struct line *ln, const struct late *l, double before_ms,
+	   const char *test)
 {
-	double min = 0, median = 0;
+	double min = 0, median = 0, limit;
 	int got;
 
 	if (l->us <= 0)
 		return;
 	got = ping_pong(ln, &min, &median);
+	limit = 1100 * (median > before_ms ? median : before_ms);
+	if (got >= PINGS - 2 && l->us <= limit)
+		return;
 	if (got >= PINGS - 2 && median < 21.0 &&
 	    harness_stayed_quiet(test))
-		ck_abort_msg("%s: %s is %.0f us, over 22 ms, on a line whose "
-			     "median round trip is %.3f ms",
-			     test, l->what, l->us, median);
+		ck_abort_msg("%s: %s is %.0f us, over 22 ms and 10 %% over "
+			     "the line, whose median round trip is %.3f ms "
+			     "(%.3f before the run)",
+			     test, l->what, l->us, median, before_ms);
 	harness_skip("%s: %s is %.0f us, over 22 ms, with the line's median "
 		     "round trip at %.3f ms (%d pings back) after the run",
 		     test, l->what, l->us, median, got);
@@ -1132,7 +1140,8 @@ judge_late(const struct line *ln, const struct late *l, const char *test)
 /*
  * The line first proves itself with a ping-pong of its own: each round
  * trip at least the 20 ms it holds, the median under 21 ms. Then TCP_RR
- * over it: srtt and min_rtt on both ends within 10 % of 20 ms (the
+ * over it: srtt and min_rtt on both ends within 10 % of 20 ms, or of the
+ * line's own round trip as pinged, relay included (the
  * transactions ride the requests and answers, so nothing but the line's
  * delay is in them), and netperf's own RT_LATENCY agrees.
  */
@@ -1178,7 +1187,7 @@ START_TEST(rtt_matches_delay_line)
 	/* No loss on the line: nothing to retransmit. */
 	ck_assert_double_eq(num(doc, "local.tcp_info.retrans"), 0);
 	json_decref(doc);
-	judge_late(&line, &late, "rtt_matches_delay_line");
+	judge_late(&line, &late, median, "rtt_matches_delay_line");
 }
 END_TEST
 
@@ -1221,7 +1230,7 @@ START_TEST(remote_interim_rtt)
 		      json_array_size(list));
 	near_20ms(doc, "remote.tcp_info.rtt_us", &late);
 	json_decref(doc);
-	judge_late(&line, &late, "remote_interim_rtt");
+	judge_late(&line, &late, median, "remote_interim_rtt");
 }
 END_TEST
 
@@ -1291,7 +1300,7 @@ START_TEST(retrans_match_drops)
 	ck_assert_double_eq(lr, retrans);
 	near_20ms(doc, "local.tcp_info.min_rtt_us", &late);
 	json_decref(doc);
-	judge_late(&line, &late, "retrans_match_drops");
+	judge_late(&line, &late, 0, "retrans_match_drops");
 }
 END_TEST
 
