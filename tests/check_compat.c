@@ -1071,9 +1071,14 @@ shape_of(const char *text, unsigned diffs, unsigned flags, struct shape *s,
 			l->n = 3;
 			snprintf(l->a[2].word, sizeof(l->a[2].word), "<addr>");
 		}
-		if ((diffs & DIFF_NOT_BUILT) &&
-		    (strstr(l->text, "how to get dirty") != NULL ||
-		     strstr(l->text, "is not compiled in") != NULL)) {
+		/* 2.7's own complaint when its end-of-test alarm comes
+		 * after the loop already stopped (a late signal on a busy
+		 * machine, seen in CI); not part of its output format. */
+		if (strncmp(l->text, "catcher: timer popped with times_up",
+			    35) == 0 ||
+		    ((diffs & DIFF_NOT_BUILT) &&
+		     (strstr(l->text, "how to get dirty") != NULL ||
+		      strstr(l->text, "is not compiled in") != NULL))) {
 			s->n--;
 			p = e ? e + 1 : p + len;
 			continue;
