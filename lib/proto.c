@@ -925,7 +925,7 @@ proto_wire_pack(const struct wire_report *w)
 
 	return json_pack(
 	    "{s:s, s:b, s:o, s:o, s:I, s:b, s:{s:I, s:I, s:I, s:I, s:I, "
-	    "s:I, s:I, s:I}, s:i, s:s, s:s, s:b}",
+	    "s:I, s:I, s:I}, s:i, s:s, s:s, s:b, s:s}",
 	    "ifname", w->ifname, "captured", w->captured, "out",
 	    dir_pack(&w->c.out), "in", dir_pack(&w->c.in), "dropped",
 	    (json_int_t)w->c.dropped, "have_ifstat", w->have_ifstat, "ifstat",
@@ -935,7 +935,8 @@ proto_wire_pack(const struct wire_report *w)
 	    (json_int_t)s->rx_dropped, "tx_dropped", (json_int_t)s->tx_dropped,
 	    "rx_errors", (json_int_t)s->rx_errors, "tx_errors",
 	    (json_int_t)s->tx_errors, "mtu", w->mtu, "offloads", w->offloads,
-	    "warning", w->warning, "in_kernel", w->c.in_kernel);
+	    "warning", w->warning, "in_kernel", w->c.in_kernel, "counter",
+	    wire_counter_name(w->c.counter));
 }
 
 int
@@ -973,6 +974,20 @@ proto_wire_unpack(const json_t *j, struct wire_report *w, char *err)
 	if (json_object_get(j, "in_kernel") != NULL &&
 	    get_bool(j, "in_kernel", &w->c.in_kernel, err))
 		return -1;
+	/* Absent from a peer before the tc counter: its in_kernel says
+	 * whether its capture's socket had the counter. */
+	w->c.counter = w->c.in_kernel ? WIRE_BY_SOCKET : WIRE_BY_CAPTURE;
+	if (json_object_get(j, "counter") != NULL) {
+		char name[16];
+		int k;
+
+		if (proto_get_string(j, "counter", name, sizeof(name), err))
+			return -1;
+		k = wire_counter_of(name);
+		if (k < 0 || (k != WIRE_BY_CAPTURE) != (w->c.in_kernel != 0))
+			return err_set(err, "field \"counter\" is malformed");
+		w->c.counter = k;
+	}
 	return 0;
 }
 

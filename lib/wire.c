@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <linux/if_packet.h>
 #include <net/if.h>
+#include <net/if_arp.h>
 #include <netinet/in.h>
 #include <pcap/pcap.h>
 #include <poll.h>
@@ -14,6 +15,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "np/be.h"
@@ -103,7 +105,7 @@ struct wire_state {
 };
 
 struct wire_capture {
-	pcap_t *p;
+	pcap_t *p; /* NULL when the counter sits at the tc hook */
 	pthread_t thread;
 	atomic_int stop;
 	int failed;
@@ -112,6 +114,9 @@ struct wire_capture {
 	struct wire_state st;
 	/* Drops counted before the flow's filter was in place. */
 	uint64_t drop_base;
+	/* Set up, not yet counting: what the tc counter hands on is
+	 * dropped. */
+	int flushing;
 };
 
 static int
@@ -687,6 +692,31 @@ close_pcap:
  * block: batching them keeps the capture thread from waking per packet. */
 #define WIRE_BLOCK_MS 50
 
+/* How often the reader of the tc counter's ring looks at it: the counter
+ * does not wake it, so that no packet costs the test a wake-up. */
+#define WIRE_TC_READ_MS 10
+
+/* The thread of a counter at the tc hook: reads its ring every few
+ * milliseconds until told to stop, then once more. */
+static void *
+wire_tc_main(void *arg)
+{
+	struct wire_capture *cap = arg;
+	struct timespec nap = {0, WIRE_TC_READ_MS * 1000000L};
+	int stop;
+
+	do {
+		stop = atomic_load(&cap->stop);
+		if (!stop)
+			nanosleep(&nap, NULL);
+		if (wire_bpf_take(cap->st.bpf, cap->err) < 0) {
+			cap->failed = 1;
+			return NULL;
+		}
+	} while (!stop);
+	return NULL;
+}
+
 /* Counts until told to stop, then takes what is left in the ring. */
 static void *
 wire_capture_main(void *arg)
@@ -813,47 +843,124 @@ close_pcap:
 	return -1;
 }
 
+/* Whether the environment says NAME=anything but 0. */
+static int
+wire_env_set(const char *name)
+{
+	const char *env = getenv(name);
+
+	return env != NULL && env[0] != '\0' && strcmp(env, "0") != 0;
+}
+
+/* The flow as the eBPF counter compares it. */
+static void
+wire_bpf_flow_of(const struct wire_match *m, struct wire_bpf_flow *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->af = m->af;
+	f->proto = m->proto;
+	memcpy(f->laddr, m->local.addr, sizeof(f->laddr));
+	memcpy(f->raddr, m->remote.addr, sizeof(f->raddr));
+	f->lport = m->local.port;
+	f->rport = m->remote.port;
+	f->snaplen = WIRE_SNAPLEN;
+}
+
 /*
- * Lets the kernel count the flow's ordinary packets (lib/ebpf): the ring
- * then gets only what the capture must judge itself, and a packet the
- * counter keeps costs the test no copy. The counter reads Ethernet
- * framing only. NETPERF_WIRE_PCAP set to anything but 0, or a kernel
- * that refuses the program (no CAP_BPF), leaves every packet to the
- * capture, which counts the same.
+ * Lets the kernel count the flow's ordinary packets (lib/ebpf) on the
+ * capture's socket: the ring then gets only what the capture must judge
+ * itself, and a packet the counter keeps costs the test no copy. The
+ * counter reads Ethernet framing only. NETPERF_WIRE_PCAP set to anything
+ * but 0, or a kernel that refuses the program (no CAP_BPF), leaves every
+ * packet to the capture, which counts the same.
  */
 static void
 wire_use_counter(struct wire_capture *cap)
 {
-	const struct wire_match *m = &cap->st.m;
-	const char *env = getenv("NETPERF_WIRE_PCAP");
 	struct wire_bpf_flow f;
 	char err[ERR_LEN];
 
-	if (cap->st.linktype != DLT_EN10MB ||
-	    (env != NULL && env[0] != '\0' && strcmp(env, "0") != 0))
+	if (cap->st.linktype != DLT_EN10MB || wire_env_set("NETPERF_WIRE_PCAP"))
 		return;
-	memset(&f, 0, sizeof(f));
-	f.af = m->af;
-	f.proto = m->proto;
-	memcpy(f.laddr, m->local.addr, sizeof(f.laddr));
-	memcpy(f.raddr, m->remote.addr, sizeof(f.raddr));
-	f.lport = m->local.port;
-	f.rport = m->remote.port;
-	f.snaplen = WIRE_SNAPLEN;
+	wire_bpf_flow_of(&cap->st.m, &f);
 	if (wire_bpf_attach(pcap_fileno(cap->p), &f, &cap->st.bpf, err) < 0)
 		cap->st.bpf = NULL;
 }
 
-/* Adds what the kernel's counter kept from the capture to c. */
+/* Hands a packet from the tc counter's ring to the count, or, while the
+ * capture is being set up, drops it as wire_discard does. */
+static void
+wire_tc_take(void *ctx, const uint8_t *data, uint32_t caplen, uint32_t len)
+{
+	struct wire_capture *cap = ctx;
+
+	if (!cap->flushing)
+		wire_account(&cap->st, data, caplen, len);
+}
+
+/*
+ * Puts the counter at a loopback interface's tc hook with no packet socket
+ * at all: the kernel then hands no packet to a capture, which on a 1-byte
+ * TCP_RR over loopback is most of what --wire cost. Every packet on lo
+ * passes its way in, so that way alone is watched, as
+ * PACKET_IGNORE_OUTGOING has the capture do. Not elsewhere: on the way out
+ * the tc hook sees a packet before the qdisc, which may still drop it, and
+ * a capture sees only what the driver was given. Returns 0, or -1 when
+ * the capture must count instead (not loopback, no tcx in the kernel, no
+ * CAP_BPF, NETPERF_WIRE_PCAP or NETPERF_WIRE_TC=0 set).
+ */
+static int
+wire_tc_open(struct wire_capture *cap)
+{
+	const char *tc = getenv("NETPERF_WIRE_TC");
+	struct wire_bpf_flow f;
+	struct ifreq ifr;
+	char err[ERR_LEN];
+	int fd, loop, ifindex;
+
+	if (wire_env_set("NETPERF_WIRE_PCAP") ||
+	    (tc != NULL && strcmp(tc, "0") == 0))
+		return -1;
+	ifindex = (int)if_nametoindex(cap->ifname);
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (ifindex == 0 || fd < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", cap->ifname);
+	/* lo's framing is Ethernet's, with zero addresses. */
+	loop = ioctl(fd, SIOCGIFHWADDR, &ifr) == 0 &&
+	       ifr.ifr_hwaddr.sa_family == ARPHRD_LOOPBACK &&
+	       ioctl(fd, SIOCGIFFLAGS, &ifr) == 0 &&
+	       (ifr.ifr_flags & IFF_LOOPBACK);
+	close(fd);
+	if (!loop)
+		return -1;
+	wire_bpf_flow_of(&cap->st.m, &f);
+	if (wire_bpf_attach_tc(ifindex, &f, wire_tc_take, cap, &cap->st.bpf,
+			       err) < 0) {
+		cap->st.bpf = NULL;
+		return -1;
+	}
+	cap->st.linktype = DLT_EN10MB;
+	return 0;
+}
+
+/* Adds what the kernel's counter kept from the capture to c, and what it
+ * could not hand on to c's drops. */
 static int
 wire_add_counter(const struct wire_bpf *b, struct wire_counts *c, char *err)
 {
 	struct wire_bpf_counts k[2];
 	struct wire_dir *d[2] = {&c->out, &c->in};
+	uint64_t lost;
 	int i;
 
-	if (wire_bpf_read(b, k, err) < 0)
+	if (wire_bpf_read(b, k, &lost, err) < 0)
 		return -1;
+	c->dropped += lost;
 	for (i = 0; i < 2; i++) {
 		d[i]->packets += k[i].packets;
 		d[i]->bytes += k[i].bytes;
@@ -886,11 +993,53 @@ wire_capture_flush(struct wire_capture *cap, char *err)
 	return 0;
 }
 
+/*
+ * Opens the capture of cap->ifname with the flow's filter, and the
+ * counter on its socket where it can. Returns 0; 1 when capture is not
+ * permitted here, with err holding a warning; or -1 with err set.
+ */
+static int
+wire_pcap_start(struct wire_capture *cap, const struct wire_flow *f,
+		char *err)
+{
+	char errbuf[PCAP_ERRBUF_SIZE] = "";
+	int rc;
+
+	rc = wire_pcap_open(cap, err);
+	if (rc != 0) {
+		cap->p = NULL; /* closed there */
+		return rc;
+	}
+	cap->st.linktype = pcap_datalink(cap->p);
+	if (wire_set_filter(cap->p, f, err) < 0)
+		return -1;
+	wire_use_counter(cap);
+	/* pcap_breakloop cannot be trusted to wake a blocked read, so the
+	 * thread polls with a timeout and checks a flag instead. */
+	if (pcap_setnonblock(cap->p, 1, errbuf) < 0)
+		return err_set(err, "cannot capture on %s: %s", cap->ifname,
+			       errbuf);
+	if (pcap_get_selectable_fd(cap->p) < 0)
+		return err_set(err,
+			       "cannot capture on %s: no selectable descriptor",
+			       cap->ifname);
+	return wire_capture_flush(cap, err);
+}
+
+/* Frees cap and what it holds, its thread not started or ended. */
+static void
+wire_capture_free(struct wire_capture *cap)
+{
+	if (cap->p != NULL)
+		pcap_close(cap->p);
+	wire_bpf_free(cap->st.bpf);
+	free(cap);
+}
+
 int
 wire_capture_start(struct wire_capture **capp, const char *ifname,
 		   const struct wire_flow *f, char *err)
 {
-	char errbuf[PCAP_ERRBUF_SIZE] = "";
 	struct wire_capture *cap;
 	int rc;
 
@@ -904,44 +1053,42 @@ wire_capture_start(struct wire_capture **capp, const char *ifname,
 			       ifname);
 	atomic_init(&cap->stop, 0);
 	snprintf(cap->ifname, sizeof(cap->ifname), "%s", ifname);
-	if (wire_match_init(f, &cap->st.m, err) < 0)
-		goto free_cap;
-	rc = wire_pcap_open(cap, err);
-	if (rc != 0) {
+	if (wire_match_init(f, &cap->st.m, err) < 0) {
 		free(cap);
-		return rc;
+		return -1;
 	}
-	cap->st.linktype = pcap_datalink(cap->p);
-	if (wire_set_filter(cap->p, f, err) < 0)
-		goto close_pcap;
-	wire_use_counter(cap);
-	/* pcap_breakloop cannot be trusted to wake a blocked read, so the
-	 * thread polls with a timeout and checks a flag instead. */
-	if (pcap_setnonblock(cap->p, 1, errbuf) < 0) {
-		err_set(err, "cannot capture on %s: %s", ifname, errbuf);
-		goto close_pcap;
+	if (wire_tc_open(cap) == 0) {
+		/* What came before the test is not its own. */
+		cap->flushing = 1;
+		rc = wire_bpf_take(cap->st.bpf, err) < 0 ||
+				     wire_bpf_reset(cap->st.bpf, err) < 0
+			 ? -1
+			 : 0;
+		cap->flushing = 0;
+	} else {
+		rc = wire_pcap_start(cap, f, err);
 	}
-	if (pcap_get_selectable_fd(cap->p) < 0) {
-		err_set(err, "cannot capture on %s: no selectable descriptor",
-			ifname);
-		goto close_pcap;
+	if (rc == 1) {
+		free(cap);
+		return 1;
 	}
-	if (wire_capture_flush(cap, err) < 0)
-		goto close_pcap;
-	rc = pthread_create(&cap->thread, NULL, wire_capture_main, cap);
-	if (rc != 0) {
-		err_set(err, "cannot capture on %s: cannot start thread: %s",
-			ifname, strerror(rc));
-		goto close_pcap;
+	if (rc == 0) {
+		rc = pthread_create(&cap->thread, NULL,
+				    cap->p == NULL ? wire_tc_main
+						   : wire_capture_main,
+				    cap);
+		if (rc != 0)
+			rc = err_set(err,
+				     "cannot capture on %s: cannot start "
+				     "thread: %s",
+				     ifname, strerror(rc));
+	}
+	if (rc < 0) {
+		wire_capture_free(cap);
+		return -1;
 	}
 	*capp = cap;
 	return 0;
-close_pcap:
-	pcap_close(cap->p);
-	wire_bpf_free(cap->st.bpf);
-free_cap:
-	free(cap);
-	return -1;
 }
 
 /* Tells cap's thread to take what is left and end; it does not wait. */
@@ -967,11 +1114,14 @@ wire_capture_stop(struct wire_capture *cap, struct wire_counts *c, char *err)
 	/* Drops only: pcap_stats' packet count can see both copies of a
 	 * loopback packet (where PACKET_IGNORE_OUTGOING was refused), the
 	 * callback's does not. */
-	if (pcap_stats(cap->p, &ps) == 0 &&
+	if (cap->p != NULL && pcap_stats(cap->p, &ps) == 0 &&
 	    (uint64_t)ps.ps_drop + ps.ps_ifdrop > cap->drop_base)
 		c->dropped =
 		    (uint64_t)ps.ps_drop + ps.ps_ifdrop - cap->drop_base;
 	c->in_kernel = cap->st.bpf != NULL;
+	c->counter = cap->st.bpf == NULL ? WIRE_BY_CAPTURE
+		     : cap->p == NULL	 ? WIRE_BY_TC
+					 : WIRE_BY_SOCKET;
 	if (cap->failed) {
 		err_set(err, "%s", cap->err);
 		rc = -1;
@@ -979,10 +1129,33 @@ wire_capture_stop(struct wire_capture *cap, struct wire_counts *c, char *err)
 		   wire_add_counter(cap->st.bpf, c, err) < 0) {
 		rc = -1;
 	}
-	pcap_close(cap->p);
-	wire_bpf_free(cap->st.bpf);
-	free(cap);
+	wire_capture_free(cap);
 	return rc;
+}
+
+static const char *const wire_counter_names[] = {
+    [WIRE_BY_CAPTURE] = "capture",
+    [WIRE_BY_SOCKET] = "socket",
+    [WIRE_BY_TC] = "tc",
+};
+
+const char *
+wire_counter_name(int counter)
+{
+	if (counter < WIRE_BY_CAPTURE || counter > WIRE_BY_TC)
+		return "capture";
+	return wire_counter_names[counter];
+}
+
+int
+wire_counter_of(const char *name)
+{
+	int i;
+
+	for (i = WIRE_BY_CAPTURE; i <= WIRE_BY_TC; i++)
+		if (strcmp(name, wire_counter_names[i]) == 0)
+			return i;
+	return -1;
 }
 
 void
@@ -1054,7 +1227,9 @@ wire_session_stop(struct wire_session *ws, struct wire_report *w)
 	struct iface_stat after;
 	struct wire_counts c;
 	char err[ERR_LEN];
-	int i, kernel = 1; /* every capture's counter was in the kernel */
+	/* every capture's counter was in the kernel; the cheapest counter
+	 * that every capture had */
+	int i, kernel = 1, counter = WIRE_BY_TC;
 
 	/* Each thread takes up to 300 ms to drain its ring after the flag:
 	 * tell them all first, so 70 streams wait 300 ms, not 21 s. */
@@ -1086,8 +1261,11 @@ wire_session_stop(struct wire_session *ws, struct wire_report *w)
 		w->c.dropped += c.dropped;
 		w->c.linktype = c.linktype;
 		kernel &= c.in_kernel;
+		if (c.counter < counter)
+			counter = c.counter;
 	}
 	w->c.in_kernel = w->captured && kernel;
+	w->c.counter = w->captured ? counter : WIRE_BY_CAPTURE;
 	free(ws->cap);
 	ws->cap = NULL;
 	ws->ncap = 0;

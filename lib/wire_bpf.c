@@ -18,8 +18,14 @@
 
 struct wire_bpf {
 	struct bpf_object *obj;
-	int counts_fd, seqs_fd;
+	int counts_fd, seqs_fd, ring_fd;
 	int ncpu;
+	/* At the tc hook: the link that holds the program there, and the
+	 * reader of the packets it hands on. */
+	int link_fd;
+	struct ring_buffer *ring;
+	wire_bpf_hand_fn hand;
+	void *hand_ctx;
 };
 
 /* libbpf talks to stderr unless told not to; a counter that cannot load
@@ -48,18 +54,25 @@ wire_bpf_map_fd(struct bpf_object *obj, const char *name)
 	return m == NULL ? -1 : bpf_map__fd(m);
 }
 
-int
-wire_bpf_attach(int fd, const struct wire_bpf_flow *f, struct wire_bpf **out,
-		char *err)
+/* Linux 6.6's tcx attach point on the way in; older headers lack the
+ * name. */
+#define WIRE_BPF_TCX_INGRESS 46
+
+/*
+ * Loads the counter for f with only program prog_name in it, and fills
+ * its table of the flow. Returns b, or NULL with err set.
+ */
+static struct wire_bpf *
+wire_bpf_load(const struct wire_bpf_flow *f, const char *prog_name,
+	      int *prog_fd, char *err)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct wire_bpf_conf conf;
-	struct bpf_program *prog;
+	struct bpf_program *prog, *p;
 	struct wire_bpf *b;
 	__u32 zero = 0;
-	int rc, pfd, conf_fd;
+	int rc, conf_fd;
 
-	*out = NULL;
 	pthread_once(&once, wire_bpf_quiet_libbpf);
 	memset(&conf, 0, sizeof(conf));
 	conf.af = f->af == AF_INET6 ? 6 : 4;
@@ -70,12 +83,16 @@ wire_bpf_attach(int fd, const struct wire_bpf_flow *f, struct wire_bpf **out,
 	memcpy(conf.laddr, f->laddr, sizeof(conf.laddr));
 	memcpy(conf.raddr, f->raddr, sizeof(conf.raddr));
 	b = calloc(1, sizeof(*b));
-	if (b == NULL)
-		return err_set(err, "eBPF wire counter: out of memory");
+	if (b == NULL) {
+		err_set(err, "eBPF wire counter: out of memory");
+		return NULL;
+	}
+	b->link_fd = -1;
 	b->ncpu = libbpf_num_possible_cpus();
 	if (b->ncpu < 1) {
 		free(b);
-		return err_set(err, "eBPF wire counter: cannot count CPUs");
+		err_set(err, "eBPF wire counter: cannot count CPUs");
+		return NULL;
 	}
 	b->obj =
 	    bpf_object__open_mem(wire_count_obj, sizeof(wire_count_obj), NULL);
@@ -83,31 +100,122 @@ wire_bpf_attach(int fd, const struct wire_bpf_flow *f, struct wire_bpf **out,
 		rc = -errno;
 		goto fail;
 	}
-	rc = bpf_object__load(b->obj);
-	if (rc < 0)
-		goto fail;
-	prog = bpf_object__find_program_by_name(b->obj, "wire_count");
-	conf_fd = wire_bpf_map_fd(b->obj, "conf");
-	b->counts_fd = wire_bpf_map_fd(b->obj, "counts");
-	b->seqs_fd = wire_bpf_map_fd(b->obj, "seqs");
-	if (prog == NULL || conf_fd < 0 || b->counts_fd < 0 || b->seqs_fd < 0) {
+	prog = bpf_object__find_program_by_name(b->obj, prog_name);
+	if (prog == NULL) {
 		rc = -ENOENT;
 		goto fail;
 	}
-	pfd = bpf_program__fd(prog);
-	if (bpf_map_update_elem(conf_fd, &zero, &conf, BPF_ANY) < 0 ||
-	    setsockopt(fd, SOL_SOCKET, SO_ATTACH_BPF, &pfd, sizeof(pfd)) < 0) {
+	/* The other program would be checked and loaded for nothing. */
+	bpf_object__for_each_program(p, b->obj)
+		bpf_program__set_autoload(p, p == prog);
+	rc = bpf_object__load(b->obj);
+	if (rc < 0)
+		goto fail;
+	conf_fd = wire_bpf_map_fd(b->obj, "conf");
+	b->counts_fd = wire_bpf_map_fd(b->obj, "counts");
+	b->seqs_fd = wire_bpf_map_fd(b->obj, "seqs");
+	b->ring_fd = wire_bpf_map_fd(b->obj, "handed");
+	if (conf_fd < 0 || b->counts_fd < 0 || b->seqs_fd < 0 ||
+	    b->ring_fd < 0) {
+		rc = -ENOENT;
+		goto fail;
+	}
+	*prog_fd = bpf_program__fd(prog);
+	if (bpf_map_update_elem(conf_fd, &zero, &conf, BPF_ANY) < 0) {
 		rc = -errno;
 		goto fail;
 	}
-	*out = b;
-	return 0;
+	return b;
 fail:
 	err_set(err, "the kernel refused the eBPF wire counter: %s",
 		strerror(-rc));
-	bpf_object__close(b->obj);
-	free(b);
-	return -1;
+	wire_bpf_free(b);
+	return NULL;
+}
+
+int
+wire_bpf_attach(int fd, const struct wire_bpf_flow *f, struct wire_bpf **out,
+		char *err)
+{
+	struct wire_bpf *b;
+	int pfd;
+
+	*out = NULL;
+	b = wire_bpf_load(f, "wire_count", &pfd, err);
+	if (b == NULL)
+		return -1;
+	if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_BPF, &pfd, sizeof(pfd)) < 0) {
+		err_set(err, "the kernel refused the eBPF wire counter: %s",
+			strerror(errno));
+		wire_bpf_free(b);
+		return -1;
+	}
+	*out = b;
+	return 0;
+}
+
+/* The ring's reader calls this for each record: one packet handed on. */
+static int
+wire_bpf_record(void *ctx, void *data, size_t size)
+{
+	const struct wire_bpf_rec *r = data;
+	struct wire_bpf *b = ctx;
+
+	if (size < sizeof(*r) || r->caplen > WIRE_BPF_SNAP)
+		return 0;
+	b->hand(b->hand_ctx, r->data, r->caplen, r->len);
+	return 0;
+}
+
+int
+wire_bpf_attach_tc(int ifindex, const struct wire_bpf_flow *f,
+		   wire_bpf_hand_fn hand, void *ctx, struct wire_bpf **out,
+		   char *err)
+{
+	struct wire_bpf *b;
+	int pfd;
+
+	*out = NULL;
+	b = wire_bpf_load(f, "wire_count_tc", &pfd, err);
+	if (b == NULL)
+		return -1;
+	b->hand = hand;
+	b->hand_ctx = ctx;
+	b->ring = ring_buffer__new(b->ring_fd, wire_bpf_record, b, NULL);
+	if (b->ring == NULL) {
+		err_set(err, "eBPF wire counter: cannot read its ring: %s",
+			strerror(errno));
+		wire_bpf_free(b);
+		return -1;
+	}
+	/* A link, not a pinned program: it goes with the last descriptor,
+	 * so a netperf that dies leaves nothing on the interface. */
+	b->link_fd = bpf_link_create(
+	    pfd, ifindex, (enum bpf_attach_type)WIRE_BPF_TCX_INGRESS, NULL);
+	if (b->link_fd < 0) {
+		err_set(err,
+			"the kernel refused the eBPF wire counter at the tc "
+			"hook: %s",
+			strerror(-b->link_fd));
+		wire_bpf_free(b);
+		return -1;
+	}
+	*out = b;
+	return 0;
+}
+
+int
+wire_bpf_take(struct wire_bpf *b, char *err)
+{
+	int n;
+
+	if (b->ring == NULL)
+		return 0;
+	n = ring_buffer__consume(b->ring);
+	if (n < 0)
+		return err_set(err, "eBPF wire counter: cannot read its ring: %s",
+			       strerror(-n));
+	return n;
 }
 
 int
@@ -119,7 +227,7 @@ wire_bpf_reset(const struct wire_bpf *b, char *err)
 	v = calloc((size_t)b->ncpu, sizeof(*v));
 	if (v == NULL)
 		return err_set(err, "eBPF wire counter: out of memory");
-	for (key = 0; key < 2; key++)
+	for (key = 0; key < WIRE_BPF_NCOUNTS; key++)
 		if (bpf_map_update_elem(b->counts_fd, &key, v, BPF_ANY) < 0) {
 			err_set(err, "eBPF wire counter: cannot reset: %s",
 				strerror(errno));
@@ -132,7 +240,7 @@ wire_bpf_reset(const struct wire_bpf *b, char *err)
 
 int
 wire_bpf_read(const struct wire_bpf *b, struct wire_bpf_counts dir[2],
-	      char *err)
+	      uint64_t *lost, char *err)
 {
 	struct wire_bpf_dir *v;
 	__u32 key;
@@ -142,7 +250,8 @@ wire_bpf_read(const struct wire_bpf *b, struct wire_bpf_counts dir[2],
 	if (v == NULL)
 		return err_set(err, "eBPF wire counter: out of memory");
 	memset(dir, 0, 2 * sizeof(*dir));
-	for (key = 0; key < 2; key++) {
+	*lost = 0;
+	for (key = 0; key < WIRE_BPF_NCOUNTS; key++) {
 		if (bpf_map_lookup_elem(b->counts_fd, &key, v) < 0) {
 			err_set(err, "eBPF wire counter: cannot read: %s",
 				strerror(errno));
@@ -150,6 +259,10 @@ wire_bpf_read(const struct wire_bpf *b, struct wire_bpf_counts dir[2],
 			return -1;
 		}
 		for (i = 0; i < b->ncpu; i++) {
+			if (key == WIRE_BPF_LOST) {
+				*lost += v[i].packets;
+				continue;
+			}
 			dir[key].packets += v[i].packets;
 			dir[key].bytes += v[i].bytes;
 			dir[key].payload += v[i].payload;
@@ -184,6 +297,9 @@ wire_bpf_free(struct wire_bpf *b)
 {
 	if (b == NULL)
 		return;
+	if (b->link_fd >= 0)
+		close(b->link_fd);
+	ring_buffer__free(b->ring);
 	bpf_object__close(b->obj);
 	free(b);
 }

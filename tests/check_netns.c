@@ -1025,10 +1025,10 @@ END_TEST
 /* The same with one variable (NAME=value) in netperf's environment, or
  * none when var is NULL. */
 static json_t *
-netperf_json_env(const struct netns_env *e, const char *var,
-		 const char *const *args)
+netperf_json_in(const struct netns_env *e, const char *ns, const char *var,
+		const char *const *args)
 {
-	const char *argv[48] = {"ip", "netns", "exec", e->ns.a, "env"};
+	const char *argv[48] = {"ip", "netns", "exec", ns, "env"};
 	char *out, err[4096];
 	json_t *doc;
 	int n = 5, rc;
@@ -1051,6 +1051,14 @@ netperf_json_env(const struct netns_env *e, const char *var,
 	ck_assert_msg(doc != NULL, "not JSON: %s", out);
 	free(out);
 	return doc;
+}
+
+/* The same from a, across the veth. */
+static json_t *
+netperf_json_env(const struct netns_env *e, const char *var,
+		 const char *const *args)
+{
+	return netperf_json_in(e, e->ns.a, var, args);
 }
 
 static json_t *
@@ -1375,6 +1383,10 @@ START_TEST(wire_tcp_loss_both_counters)
 			      "run %d: the eBPF counter was%s used on "
 			      "netperf's side,%s on netserver's",
 			      i, lk ? "" : " not", rk ? "" : " not");
+		/* Not a loopback interface: the capture's socket. */
+		ck_assert_str_eq(json_string_value(harness_json_at(
+				     doc, "remote.wire.counter")),
+				 "socket");
 		tcp_wire_of(doc, &w);
 		ck_assert_msg(drops > 0 && w.tcp >= (double)drops,
 			      "run %d: nft dropped %llu, TCP resent %.0f", i,
@@ -1387,6 +1399,64 @@ START_TEST(wire_tcp_loss_both_counters)
 			      i, w.rp, w.lp);
 		ck_assert_msg(w.rr > 0, "run %d: b counted no retransmission",
 			      i);
+		json_decref(doc);
+	}
+}
+END_TEST
+
+/*
+ * The same loss over b's own lo (netperf in b, to b's address), where
+ * each side's eBPF counter sits at lo's tc hook with no packet socket and
+ * hands its reader, through a ring, every data segment of a direction
+ * from its first one out of order on. netserver's counter is there in
+ * every run, netperf's too in run 0; with NETPERF_WIRE_TC=0 netperf's
+ * is on its capture's socket (run 1), and with NETPERF_WIRE_PCAP=1 its
+ * capture counts alone (run 2). Both ends see every packet on its way
+ * in, before the drop rule, and count the same.
+ */
+START_TEST(wire_tcp_loss_loopback_counters)
+{
+	const char *args[] = {"-t", "TCP_STREAM", "-l",	    "1",
+			      "-T", "0,0",	  "--wire", NULL};
+	static const char *const vars[3] = {NULL, "NETPERF_WIRE_TC=0",
+					    "NETPERF_WIRE_PCAP=1"};
+	static const char *const want[3] = {"tc", "socket", "capture"};
+	unsigned long long before = 0, drops;
+	struct tcp_wire w;
+	const char *lc, *rc;
+	json_t *doc;
+	int i;
+
+	nft_drop_tcp_data(&env, 2);
+	for (i = 0; i < 3; i++) {
+		doc = netperf_json_in(&env, env.ns.b, vars[i], args);
+		drops = nft_drops(&env) - before;
+		before += drops;
+		ck_assert_str_eq(json_string_value(harness_json_at(
+				     doc, "local.wire.ifname")),
+				 "lo");
+		lc = json_string_value(
+		    harness_json_at(doc, "local.wire.counter"));
+		rc = json_string_value(
+		    harness_json_at(doc, "remote.wire.counter"));
+		ck_assert_msg(lc != NULL && rc != NULL &&
+				  strcmp(lc, want[i]) == 0 &&
+				  strcmp(rc, "tc") == 0,
+			      "run %d: counted by %s and %s, not %s and tc",
+			      i, lc ? lc : "(none)", rc ? rc : "(none)",
+			      want[i]);
+		tcp_wire_of(doc, &w);
+		ck_assert_msg(drops > 0 && w.tcp >= (double)drops,
+			      "run %d: nft dropped %llu, TCP resent %.0f", i,
+			      drops, w.tcp);
+		check_tcp_resent(&w, i);
+		ck_assert_double_ge(w.lp, w.sent + w.lr);
+		ck_assert_msg(w.rp == w.lp && w.rr == w.lr,
+			      "run %d: netserver counted %.0f bytes and %.0f "
+			      "retransmissions, netperf %.0f and %.0f",
+			      i, w.rp, w.rr, w.lp, w.lr);
+		ck_assert_uint_eq(
+		    (unsigned long long)wire_num(doc, "local.wire.dropped"), 0);
 		json_decref(doc);
 	}
 }
@@ -1783,6 +1853,7 @@ netns_suite(void)
 	tcase_add_test(tc, wire_tcp_payload_matches_app);
 	tcase_add_test(tc, wire_tcp_reordering);
 	tcase_add_test(tc, wire_tcp_loss_both_counters);
+	tcase_add_test(tc, wire_tcp_loss_loopback_counters);
 	suite_add_tcase(s, tc);
 
 	tcase_add_test(bidir, udp_bidir_loss_matches_nftables);

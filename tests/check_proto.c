@@ -17,6 +17,7 @@
 #include "np/server.h"
 #include "np/session.h"
 #include "np/stats.h"
+#include "np/wire.h"
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -637,6 +638,60 @@ START_TEST(test_request_optional_fields)
 	ck_assert_str_eq(out.cpu_bind, "");
 	ck_assert_int_eq(out.wire, 0);
 	ck_assert_int_eq(out.burst, in.burst);
+	json_decref(msg);
+}
+END_TEST
+
+/*
+ * A side's wire object: where its packets were counted travels as
+ * "counter", read back exactly; a peer without it is read from
+ * "in_kernel"; a name nobody sends, or one that contradicts "in_kernel",
+ * is refused.
+ */
+START_TEST(test_wire_counter)
+{
+	static const int all[] = {WIRE_BY_CAPTURE, WIRE_BY_SOCKET, WIRE_BY_TC};
+	struct wire_report in, out;
+	char err[ERR_LEN] = "";
+	json_t *msg;
+	size_t i;
+
+	for (i = 0; i < sizeof(all) / sizeof(all[0]); i++) {
+		memset(&in, 0, sizeof(in));
+		in.enabled = in.captured = 1;
+		snprintf(in.ifname, sizeof(in.ifname), "lo");
+		in.c.counter = all[i];
+		in.c.in_kernel = all[i] != WIRE_BY_CAPTURE;
+		in.c.out.packets = 7;
+		msg = proto_wire_pack(&in);
+		ck_assert_msg(proto_wire_unpack(msg, &out, err) == 0, "%s", err);
+		ck_assert_int_eq(out.c.counter, all[i]);
+		ck_assert_int_eq(out.c.in_kernel, in.c.in_kernel);
+		ck_assert_uint_eq(out.c.out.packets, 7);
+		/* From a netserver before the field. */
+		ck_assert_int_eq(json_object_del(msg, "counter"), 0);
+		ck_assert_int_eq(proto_wire_unpack(msg, &out, err), 0);
+		ck_assert_int_eq(out.c.counter, in.c.in_kernel
+						    ? WIRE_BY_SOCKET
+						    : WIRE_BY_CAPTURE);
+		json_decref(msg);
+	}
+	in.c.counter = WIRE_BY_TC;
+	in.c.in_kernel = 1;
+	msg = proto_wire_pack(&in);
+	ck_assert_int_eq(
+	    json_object_set_new(msg, "counter", json_string("netmap")), 0);
+	ck_assert_int_eq(proto_wire_unpack(msg, &out, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "counter"));
+	ck_assert_int_eq(json_object_set_new(msg, "counter", json_integer(2)),
+			 0);
+	ck_assert_int_eq(proto_wire_unpack(msg, &out, err), -1);
+	ck_assert_int_eq(json_object_set_new(msg, "counter", json_string("tc")),
+			 0);
+	ck_assert_int_eq(json_object_set_new(msg, "in_kernel", json_false()),
+			 0);
+	ck_assert_int_eq(proto_wire_unpack(msg, &out, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "counter"));
 	json_decref(msg);
 }
 END_TEST
@@ -1566,6 +1621,7 @@ proto_suite(void)
 	tcase_add_test(tc, test_request_round_trip);
 	tcase_add_test(tc, test_request_round_trip_defaults);
 	tcase_add_test(tc, test_request_optional_fields);
+	tcase_add_test(tc, test_wire_counter);
 	tcase_add_loop_test(tc, test_request_missing_field, 0,
 			    N(request_fields));
 	tcase_add_loop_test(tc, test_request_rejects, 0, N(bad_requests));

@@ -996,8 +996,10 @@ udp_socket(struct sockaddr_storage *addr)
 }
 
 /*
- * The same flow counted live on lo, by the eBPF counter (_i 0) and by
- * the capture alone (_i 1, NETPERF_WIRE_PCAP=1): the same counts.
+ * The same flow counted live on lo by each counter: the eBPF counter at
+ * lo's tc hook (_i 0), the capture alone (_i 1, NETPERF_WIRE_PCAP=1) and
+ * the eBPF counter on the capture's socket (_i 2, NETPERF_WIRE_TC=0).
+ * The same counts.
  */
 START_TEST(test_live_loopback)
 {
@@ -1022,8 +1024,11 @@ START_TEST(test_live_loopback)
 	f.remote = ra;
 	if (_i == 1)
 		setenv("NETPERF_WIRE_PCAP", "1", 1);
+	if (_i == 2)
+		setenv("NETPERF_WIRE_TC", "0", 1);
 	rc = wire_capture_start(&cap, "lo", &f, err);
 	unsetenv("NETPERF_WIRE_PCAP");
+	unsetenv("NETPERF_WIRE_TC");
 	if (rc == 1) {
 		harness_skip("live capture: %s", err);
 		goto close;
@@ -1056,8 +1061,16 @@ START_TEST(test_live_loopback)
 	 * 14-byte fake Ethernet header + 20 IPv4 + 8 UDP + 100 = 142.
 	 */
 	ck_assert_int_eq(c.linktype, DLT_EN10MB);
-	ck_assert_msg(c.in_kernel == !_i, "the eBPF counter was %s",
-		      c.in_kernel ? "used" : "not used");
+	{
+		static const int want[3] = {WIRE_BY_TC, WIRE_BY_CAPTURE,
+					    WIRE_BY_SOCKET};
+
+		ck_assert_msg(c.counter == want[_i] &&
+				  c.in_kernel == (want[_i] != WIRE_BY_CAPTURE),
+			      "counted by %s, not %s",
+			      wire_counter_name(c.counter),
+			      wire_counter_name(want[_i]));
+	}
 	dir_eq(&c.out, 50, 50 * (100 + 8 + 20 + 14), 5000, 0, 142);
 	dir_eq(&c.in, 0, 0, 0, 0, 0);
 	ck_assert_uint_eq(c.dropped, 0);
@@ -1127,7 +1140,7 @@ wire_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("live");
-	tcase_add_loop_test(tc, test_live_loopback, 0, 2);
+	tcase_add_loop_test(tc, test_live_loopback, 0, 3);
 	tcase_add_test(tc, test_live_errors);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);

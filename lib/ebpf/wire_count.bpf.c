@@ -19,6 +19,11 @@
  *     packets cut short.
  *
  * Everything else (other flows, other protocols) is refused uncounted.
+ *
+ * The same judge runs at a loopback interface's tc hook (wire_count_tc),
+ * where no packet socket is open at all: there it hands what the capture
+ * would have judged to a ring that wire.c reads, and lets every packet go
+ * on untouched.
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -38,7 +43,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 2);
+	__uint(max_entries, WIRE_BPF_NCOUNTS);
 	__type(key, __u32);
 	__type(value, struct wire_bpf_dir);
 } counts SEC(".maps");
@@ -50,8 +55,18 @@ struct {
 	__type(value, __u64);
 } seqs SEC(".maps");
 
+/* What the tc program hands the reader: the packets the capture would
+ * have judged. */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, WIRE_BPF_RING);
+} handed SEC(".maps");
+
 /* Not counted here, not the capture's either. */
 #define REFUSE 0
+
+/* tcx's "go on to the next program" (TC_ACT_UNSPEC in older headers). */
+#define WIRE_TCX_NEXT (-1)
 
 static __always_inline int
 same_addr(const __u8 *a, const __u8 *b, int words)
@@ -108,60 +123,66 @@ in_order(int side, __u16 sport, __u16 dport, __u32 seq, __u32 len)
 	return 0;
 }
 
-SEC("socket")
-int
-wire_count(struct __sk_buff *skb)
+/* What the judge made of a packet. */
+enum wire_verdict {
+	WIRE_NOT_OURS, /* another flow or protocol: not counted */
+	WIRE_COUNTED,  /* counted here */
+	WIRE_HANDED,   /* the capture's, to parse and judge */
+};
+
+/*
+ * Counts skb if it is one of the flow's ordinary packets, or says it is
+ * another flow's or one the capture must judge. skb's data starts at its
+ * Ethernet header, on a packet socket and at the tc hooks alike.
+ */
+static __always_inline enum wire_verdict
+wire_judge(struct __sk_buff *skb, const struct wire_bpf_conf *c)
 {
-	__u32 zero = 0, side_key, len = skb->len, nlen, tot, ihl, l4len;
-	__u32 payload, doff, seq = 0, pass;
-	const struct wire_bpf_conf *c;
+	__u32 side_key, len = skb->len, nlen, tot, ihl, l4len;
+	__u32 payload, doff, seq = 0;
 	struct wire_bpf_dir *d;
 	__u8 ip[40], l4[14];
 	__u16 type, sport, dport;
 	int side, words;
 
-	c = bpf_map_lookup_elem(&conf, &zero);
-	if (c == 0)
-		return REFUSE;
-	pass = c->snaplen;
 	if (bpf_skb_load_bytes(skb, 12, &type, 2) < 0 || len < ETH_HLEN)
-		return pass;
+		return WIRE_HANDED;
 	type = bpf_ntohs(type);
 	if (type == ETH_P_8021Q || type == ETH_P_8021AD || type == 0x9100)
-		return pass;
+		return WIRE_HANDED;
 	nlen = len - ETH_HLEN;
 	if (type == ETH_P_IP && c->af == 4) {
 		if (bpf_skb_load_bytes(skb, ETH_HLEN, ip, 20) < 0)
-			return pass;
+			return WIRE_HANDED;
 		if (ip[0] >> 4 != 4 || ip[9] != c->proto)
-			return REFUSE;
+			return WIRE_NOT_OURS;
 		ihl = (__u32)(ip[0] & 0x0f) * 4;
 		tot = (__u32)ip[2] << 8 | ip[3];
 		/* TSO and BIG TCP super-packets: the length seen. */
 		if (tot == 0 || tot > nlen)
 			tot = nlen;
 		if (ihl < 20 || tot < ihl || (ip[6] & 0x3f) || ip[7])
-			return pass; /* options cut short, or a fragment */
+			return WIRE_HANDED; /* options cut short, a fragment */
 		words = 1;
 		l4len = tot - ihl;
 		if (bpf_skb_load_bytes(skb, ETH_HLEN + (ihl & 0x3c), l4,
 				       sizeof(l4)) < 0 &&
 		    bpf_skb_load_bytes(skb, ETH_HLEN + (ihl & 0x3c), l4, 8) < 0)
-			return pass;
+			return WIRE_HANDED;
 		side = side_of(c, ip + 12, ip + 16, *(__u16 *)l4,
 			       *(__u16 *)(l4 + 2), words);
 	} else if (type == ETH_P_IPV6 && c->af == 6) {
 		if (bpf_skb_load_bytes(skb, ETH_HLEN, ip, 40) < 0)
-			return pass;
+			return WIRE_HANDED;
 		if (ip[0] >> 4 != 6 || nlen < 40)
-			return pass;
+			return WIRE_HANDED;
 		if (ip[6] != c->proto) {
 			/* Extension headers the capture walks; anything
 			 * else is another protocol. */
 			if (ip[6] == 0 || ip[6] == 43 || ip[6] == 44 ||
 			    ip[6] == 51 || ip[6] == 60)
-				return pass;
-			return REFUSE;
+				return WIRE_HANDED;
+			return WIRE_NOT_OURS;
 		}
 		tot = (__u32)ip[4] << 8 | ip[5];
 		if (tot == 0 || tot > nlen - 40)
@@ -171,27 +192,27 @@ wire_count(struct __sk_buff *skb)
 		if (bpf_skb_load_bytes(skb, ETH_HLEN + 40, l4, sizeof(l4)) <
 			0 &&
 		    bpf_skb_load_bytes(skb, ETH_HLEN + 40, l4, 8) < 0)
-			return pass;
+			return WIRE_HANDED;
 		side = side_of(c, ip + 8, ip + 24, *(__u16 *)l4,
 			       *(__u16 *)(l4 + 2), words);
 	} else {
-		return REFUSE;
+		return WIRE_NOT_OURS;
 	}
 	if (side < 0)
-		return REFUSE;
+		return WIRE_NOT_OURS;
 	if (l4len < 4)
-		return pass;
+		return WIRE_HANDED;
 	if (c->proto == IPPROTO_UDP) {
 		payload = l4len >= 8 ? l4len - 8 : 0;
 		/* netperf's zero-length end markers are not the test's. */
 		if (payload == 0)
-			return REFUSE;
+			return WIRE_NOT_OURS;
 	} else {
 		if (l4len < 14)
-			return pass;
+			return WIRE_HANDED;
 		doff = (__u32)(l4[12] >> 4) * 4;
 		if (doff < 20)
-			return pass;
+			return WIRE_HANDED;
 		payload = l4len >= doff ? l4len - doff : 0;
 		seq = (__u32)l4[4] << 24 | (__u32)l4[5] << 16 |
 		      (__u32)l4[6] << 8 | l4[7];
@@ -200,7 +221,7 @@ wire_count(struct __sk_buff *skb)
 	dport = bpf_ntohs(*(__u16 *)(l4 + 2));
 	if (c->proto == IPPROTO_TCP && payload > 0 &&
 	    !in_order(side, sport, dport, seq, payload))
-		return pass;
+		return WIRE_HANDED;
 	/* A tag the kernel took into metadata is put back by libpcap, and
 	 * counted in the length it reports. */
 	if (skb->vlan_present)
@@ -208,13 +229,71 @@ wire_count(struct __sk_buff *skb)
 	side_key = side;
 	d = bpf_map_lookup_elem(&counts, &side_key);
 	if (d == 0)
-		return pass;
+		return WIRE_HANDED;
 	d->packets++;
 	d->bytes += len;
 	d->payload += payload;
 	if (len > d->max_len)
 		d->max_len = len;
-	return REFUSE;
+	return WIRE_COUNTED;
+}
+
+/* On a capture's packet socket: what it returns is what the capture
+ * keeps of the packet, none of one counted here. */
+SEC("socket")
+int
+wire_count(struct __sk_buff *skb)
+{
+	const struct wire_bpf_conf *c;
+	__u32 zero = 0;
+
+	c = bpf_map_lookup_elem(&conf, &zero);
+	if (c == 0)
+		return REFUSE;
+	return wire_judge(skb, c) == WIRE_HANDED ? c->snaplen : REFUSE;
+}
+
+/* A packet handed on from the tc hook, as the capture would have seen it:
+ * its length (a tag in metadata counted, as libpcap counts it) and its
+ * first bytes. */
+static __always_inline void
+wire_hand(struct __sk_buff *skb)
+{
+	struct wire_bpf_rec *r;
+	struct wire_bpf_dir *d;
+	__u32 key = WIRE_BPF_LOST, caplen = skb->len;
+
+	r = bpf_ringbuf_reserve(&handed, sizeof(*r), 0);
+	if (r == 0) {
+		d = bpf_map_lookup_elem(&counts, &key);
+		if (d != 0)
+			d->packets++;
+		return;
+	}
+	if (caplen > WIRE_BPF_SNAP)
+		caplen = WIRE_BPF_SNAP;
+	r->len = skb->len + (skb->vlan_present ? 4 : 0);
+	r->caplen = caplen;
+	if (caplen > 0 && bpf_skb_load_bytes(skb, 0, r->data, caplen) < 0)
+		r->caplen = 0;
+	/* The reader looks every few milliseconds; waking it for each
+	 * packet would cost the test a wake-up a packet. */
+	bpf_ringbuf_submit(r, BPF_RB_NO_WAKEUP);
+}
+
+/* At an interface's tc hook (tcx): no packet socket on the path at all.
+ * The packet always goes on, to the next program or the stack. */
+SEC("tc")
+int
+wire_count_tc(struct __sk_buff *skb)
+{
+	const struct wire_bpf_conf *c;
+	__u32 zero = 0;
+
+	c = bpf_map_lookup_elem(&conf, &zero);
+	if (c != 0 && wire_judge(skb, c) == WIRE_HANDED)
+		wire_hand(skb);
+	return WIRE_TCX_NEXT;
 }
 
 /* What the kernel asks of every program; none of the helpers used here

@@ -26,6 +26,26 @@ struct wire_bpf_conf {
 	__u8 raddr[16];
 };
 
+/* The entries of the counts table: a direction each (0 out, 1 in), then
+ * the packets the tc program could not hand on (ring full) in packets. */
+#define WIRE_BPF_LOST 2
+#define WIRE_BPF_NCOUNTS 3
+
+/* What the tc program keeps of a packet it hands on: Ethernet + VLAN +
+ * IPv6 + TCP with options, as the capture's snap length. */
+#define WIRE_BPF_SNAP 128
+
+/* The hand-over ring's size in bytes: a power of two pages, room for
+ * some 27,000 packets between two reads. */
+#define WIRE_BPF_RING (4 << 20)
+
+/* One packet handed on from the tc hook. */
+struct wire_bpf_rec {
+	__u32 len;    /* on the wire, a tag in metadata counted */
+	__u32 caplen; /* of data kept, 0 when it could not be read */
+	__u8 data[WIRE_BPF_SNAP];
+};
+
 /* One direction's counts, one copy per CPU. */
 struct wire_bpf_dir {
 	__u64 packets;

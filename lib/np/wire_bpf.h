@@ -28,6 +28,26 @@ struct wire_bpf_flow {
 int wire_bpf_attach(int fd, const struct wire_bpf_flow *f,
 		    struct wire_bpf **out, char *err);
 
+/* Takes one packet handed on by the counter at the tc hook: its first
+ * caplen bytes, from the Ethernet header, and its length. */
+typedef void (*wire_bpf_hand_fn)(void *ctx, const uint8_t *data,
+				 uint32_t caplen, uint32_t len);
+
+/*
+ * Loads a counter for f and links it to interface ifindex's tc hook on the
+ * way in (tcx, Linux 6.6). No packet socket is then on the path; what the
+ * capture would have judged is handed to hand(ctx, ...) from
+ * wire_bpf_take. The link goes with b (or the process). Returns 0 with
+ * *out set, or -1 with err set.
+ */
+int wire_bpf_attach_tc(int ifindex, const struct wire_bpf_flow *f,
+		       wire_bpf_hand_fn hand, void *ctx, struct wire_bpf **out,
+		       char *err);
+
+/* Hands on what the tc counter has handed over since the last call (none
+ * on a socket filter); returns how many, or -1 with err set. */
+int wire_bpf_take(struct wire_bpf *b, char *err);
+
 /* The counts of one direction (0 out, 1 in), summed over the CPUs. */
 struct wire_bpf_counts {
 	uint64_t packets, bytes, payload;
@@ -38,9 +58,10 @@ struct wire_bpf_counts {
  * its own); returns 0, or -1 with err set. */
 int wire_bpf_reset(const struct wire_bpf *b, char *err);
 
-/* Reads both directions' counts; returns 0, or -1 with err set. */
+/* Reads both directions' counts, and in *lost the packets the tc counter
+ * could not hand on (its ring full); returns 0, or -1 with err set. */
 int wire_bpf_read(const struct wire_bpf *b, struct wire_bpf_counts dir[2],
-		  char *err);
+		  uint64_t *lost, char *err);
 
 /*
  * Where the data of a TCP connection's direction had got to when the
@@ -50,7 +71,8 @@ int wire_bpf_read(const struct wire_bpf *b, struct wire_bpf_counts dir[2],
 int wire_bpf_handed(const struct wire_bpf *b, int side, uint16_t sport,
 		    uint16_t dport, uint32_t *next);
 
-/* Frees b; the socket keeps the program until it is closed. */
+/* Frees b and takes it off the tc hook; a socket keeps the program until
+ * it is closed. */
 void wire_bpf_free(struct wire_bpf *b);
 
 #endif
