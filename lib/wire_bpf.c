@@ -69,6 +69,7 @@ wire_bpf_load(const struct wire_bpf_flow *f, const char *prog_name,
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct wire_bpf_conf conf;
 	struct bpf_program *prog, *p;
+	struct bpf_map *ring;
 	struct wire_bpf *b;
 	__u32 zero = 0;
 	int rc, conf_fd;
@@ -105,9 +106,16 @@ wire_bpf_load(const struct wire_bpf_flow *f, const char *prog_name,
 		rc = -ENOENT;
 		goto fail;
 	}
-	/* The other program would be checked and loaded for nothing. */
+	/* The other program would be checked and loaded for nothing, and
+	 * a socket's counter hands nothing through the ring: one page. */
 	bpf_object__for_each_program(p, b->obj)
 		bpf_program__set_autoload(p, p == prog);
+	if (strcmp(prog_name, "wire_count") == 0) {
+		ring = bpf_object__find_map_by_name(b->obj, "handed");
+		if (ring != NULL)
+			bpf_map__set_max_entries(ring,
+						 (__u32)sysconf(_SC_PAGESIZE));
+	}
 	rc = bpf_object__load(b->obj);
 	if (rc < 0)
 		goto fail;

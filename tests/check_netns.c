@@ -1338,6 +1338,24 @@ START_TEST(wire_tcp_reordering)
 }
 END_TEST
 
+/*
+ * A TCP_STREAM --wire run (run, in the messages) over a path that
+ * dropped drops of its data segments: TCP resent at least those, the
+ * captures counted as check_tcp_resent says, and netperf's saw every byte
+ * sent and, for each segment resent, a byte more at least. Fills w.
+ */
+static void
+check_tcp_loss(json_t *doc, unsigned long long drops, int run,
+	       struct tcp_wire *w)
+{
+	tcp_wire_of(doc, w);
+	ck_assert_msg(drops > 0 && w->tcp >= (double)drops,
+		      "run %d: nft dropped %llu, TCP resent %.0f", run, drops,
+		      w->tcp);
+	check_tcp_resent(w, run);
+	ck_assert_double_ge(w->lp, w->sent + w->lr);
+}
+
 /* Drops about pct % of the TCP data segments into b, the control
  * connection's aside. The rule is after b's capture, which sees them. */
 static void
@@ -1387,14 +1405,8 @@ START_TEST(wire_tcp_loss_both_counters)
 		ck_assert_str_eq(json_string_value(harness_json_at(
 				     doc, "remote.wire.counter")),
 				 "socket");
-		tcp_wire_of(doc, &w);
-		ck_assert_msg(drops > 0 && w.tcp >= (double)drops,
-			      "run %d: nft dropped %llu, TCP resent %.0f", i,
-			      drops, w.tcp);
-		check_tcp_resent(&w, i);
-		/* Each segment resent carries a byte at least, and b's
-		 * capture, before the drops, sees all that a sent. */
-		ck_assert_double_ge(w.lp, w.sent + w.lr);
+		check_tcp_loss(doc, drops, i, &w);
+		/* b's capture, before the drops, sees all that a sent. */
 		ck_assert_msg(w.rp == w.lp, "run %d: b captured %.0f, a %.0f",
 			      i, w.rp, w.lp);
 		ck_assert_msg(w.rr > 0, "run %d: b counted no retransmission",
@@ -1445,12 +1457,7 @@ START_TEST(wire_tcp_loss_loopback_counters)
 			      "run %d: counted by %s and %s, not %s and tc",
 			      i, lc ? lc : "(none)", rc ? rc : "(none)",
 			      want[i]);
-		tcp_wire_of(doc, &w);
-		ck_assert_msg(drops > 0 && w.tcp >= (double)drops,
-			      "run %d: nft dropped %llu, TCP resent %.0f", i,
-			      drops, w.tcp);
-		check_tcp_resent(&w, i);
-		ck_assert_double_ge(w.lp, w.sent + w.lr);
+		check_tcp_loss(doc, drops, i, &w);
 		ck_assert_msg(w.rp == w.lp && w.rr == w.lr,
 			      "run %d: netserver counted %.0f bytes and %.0f "
 			      "retransmissions, netperf %.0f and %.0f",

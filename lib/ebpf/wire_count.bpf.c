@@ -123,6 +123,15 @@ in_order(int side, __u16 sport, __u16 dport, __u32 seq, __u32 len)
 	return 0;
 }
 
+/* The flow this counter counts, as the loader wrote it. */
+static __always_inline const struct wire_bpf_conf *
+the_flow(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&conf, &zero);
+}
+
 /* What the judge made of a packet. */
 enum wire_verdict {
 	WIRE_NOT_OURS, /* another flow or protocol: not counted */
@@ -244,10 +253,8 @@ SEC("socket")
 int
 wire_count(struct __sk_buff *skb)
 {
-	const struct wire_bpf_conf *c;
-	__u32 zero = 0;
+	const struct wire_bpf_conf *c = the_flow();
 
-	c = bpf_map_lookup_elem(&conf, &zero);
 	if (c == 0)
 		return REFUSE;
 	return wire_judge(skb, c) == WIRE_HANDED ? c->snaplen : REFUSE;
@@ -287,10 +294,8 @@ SEC("tc")
 int
 wire_count_tc(struct __sk_buff *skb)
 {
-	const struct wire_bpf_conf *c;
-	__u32 zero = 0;
+	const struct wire_bpf_conf *c = the_flow();
 
-	c = bpf_map_lookup_elem(&conf, &zero);
 	if (c != 0 && wire_judge(skb, c) == WIRE_HANDED)
 		wire_hand(skb);
 	return WIRE_TCX_NEXT;

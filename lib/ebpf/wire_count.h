@@ -36,8 +36,8 @@ struct wire_bpf_conf {
 #define WIRE_BPF_SNAP 128
 
 /* The hand-over ring's size in bytes: a power of two pages, room for
- * some 27,000 packets between two reads. */
-#define WIRE_BPF_RING (4 << 20)
+ * some 7,000 packets between two reads (10 ms). */
+#define WIRE_BPF_RING (1 << 20)
 
 /* One packet handed on from the tc hook. */
 struct wire_bpf_rec {
