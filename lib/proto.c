@@ -974,8 +974,9 @@ proto_wire_unpack(const json_t *j, struct wire_report *w, char *err)
 	if (json_object_get(j, "in_kernel") != NULL &&
 	    get_bool(j, "in_kernel", &w->c.in_kernel, err))
 		return -1;
-	/* Absent from a peer before the tc counter: its in_kernel says
-	 * whether its capture's socket had the counter. */
+	/* Absent from a peer before the tc counter, and a name from a later
+	 * one that this side does not know: its in_kernel says whether its
+	 * capture's socket had the counter. */
 	w->c.counter = w->c.in_kernel ? WIRE_BY_SOCKET : WIRE_BY_CAPTURE;
 	if (json_object_get(j, "counter") != NULL) {
 		char name[16];
@@ -984,9 +985,12 @@ proto_wire_unpack(const json_t *j, struct wire_report *w, char *err)
 		if (proto_get_string(j, "counter", name, sizeof(name), err))
 			return -1;
 		k = wire_counter_of(name);
-		if (k < 0 || (k != WIRE_BY_CAPTURE) != (w->c.in_kernel != 0))
-			return err_set(err, "field \"counter\" is malformed");
-		w->c.counter = k;
+		if (k >= 0 && (k != WIRE_BY_CAPTURE) != (w->c.in_kernel != 0))
+			return err_set(err, "field \"counter\" says %s, "
+					    "\"in_kernel\" the opposite",
+				       name);
+		if (k >= 0)
+			w->c.counter = k;
 	}
 	return 0;
 }

@@ -1108,6 +1108,13 @@ wire_capture_stop(struct wire_capture *cap, struct wire_counts *c, char *err)
 		return err_set(err, "wire: no capture to stop");
 	wire_capture_signal(cap);
 	pthread_join(cap->thread, NULL);
+	/* The tc counter stays on its hook until here: what it handed over
+	 * after the thread's last read is taken now, off the hook. */
+	if (cap->p == NULL && cap->st.bpf != NULL && !cap->failed) {
+		wire_bpf_detach(cap->st.bpf);
+		if (wire_bpf_take(cap->st.bpf, cap->err) < 0)
+			cap->failed = 1;
+	}
 	*c = cap->st.c;
 	c->linktype = cap->st.linktype;
 	c->dropped = 0;
@@ -1227,8 +1234,8 @@ wire_session_stop(struct wire_session *ws, struct wire_report *w)
 	struct iface_stat after;
 	struct wire_counts c;
 	char err[ERR_LEN];
-	/* every capture's counter was in the kernel; the cheapest counter
-	 * that every capture had */
+	/* every capture's counter was in the kernel; the costliest counter
+	 * any capture had (the lowest enum wire_counter) */
 	int i, kernel = 1, counter = WIRE_BY_TC;
 
 	/* Each thread takes up to 300 ms to drain its ring after the flag:

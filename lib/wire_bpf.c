@@ -54,9 +54,10 @@ wire_bpf_map_fd(struct bpf_object *obj, const char *name)
 	return m == NULL ? -1 : bpf_map__fd(m);
 }
 
-/* Linux 6.6's tcx attach point on the way in; older headers lack the
- * name. */
+/* Linux 6.6's tcx attach point on the way in, and the flag that puts a
+ * program before the others there; older headers lack the names. */
 #define WIRE_BPF_TCX_INGRESS 46
+#define WIRE_BPF_F_BEFORE (1U << 3)
 
 /*
  * Loads the counter for f with only program prog_name in it, and fills
@@ -198,8 +199,12 @@ wire_bpf_attach_tc(int ifindex, const struct wire_bpf_flow *f,
 	}
 	/* A link, not a pinned program: it goes with the last descriptor,
 	 * so a netperf that dies leaves nothing on the interface. */
+	/* First on the hook, so that a program another tool put there
+	 * cannot drop or redirect a packet before it is counted, as none
+	 * can before a packet socket sees it. */
+	LIBBPF_OPTS(bpf_link_create_opts, opts, .flags = WIRE_BPF_F_BEFORE);
 	b->link_fd = bpf_link_create(
-	    pfd, ifindex, (enum bpf_attach_type)WIRE_BPF_TCX_INGRESS, NULL);
+	    pfd, ifindex, (enum bpf_attach_type)WIRE_BPF_TCX_INGRESS, &opts);
 	if (b->link_fd < 0) {
 		err_set(err,
 			"the kernel refused the eBPF wire counter at the tc "
@@ -210,6 +215,15 @@ wire_bpf_attach_tc(int ifindex, const struct wire_bpf_flow *f,
 	}
 	*out = b;
 	return 0;
+}
+
+void
+wire_bpf_detach(struct wire_bpf *b)
+{
+	if (b->link_fd >= 0) {
+		close(b->link_fd);
+		b->link_fd = -1;
+	}
 }
 
 int

@@ -644,9 +644,10 @@ END_TEST
 
 /*
  * A side's wire object: where its packets were counted travels as
- * "counter", read back exactly; a peer without it is read from
- * "in_kernel"; a name nobody sends, or one that contradicts "in_kernel",
- * is refused.
+ * "counter", read back exactly; a peer without it, or with a name this
+ * side does not know, is read from "in_kernel"; a value that is no
+ * string, too long, or a known name that contradicts "in_kernel", is
+ * refused.
  */
 START_TEST(test_wire_counter)
 {
@@ -680,11 +681,16 @@ START_TEST(test_wire_counter)
 	in.c.in_kernel = 1;
 	msg = proto_wire_pack(&in);
 	ck_assert_int_eq(
-	    json_object_set_new(msg, "counter", json_string("netmap")), 0);
-	ck_assert_int_eq(proto_wire_unpack(msg, &out, err), -1);
-	ck_assert_ptr_nonnull(strstr(err, "counter"));
+	    json_object_set_new(msg, "counter", json_string("xdp")), 0);
+	ck_assert_msg(proto_wire_unpack(msg, &out, err) == 0, "%s", err);
+	ck_assert_int_eq(out.c.counter, WIRE_BY_SOCKET);
 	ck_assert_int_eq(json_object_set_new(msg, "counter", json_integer(2)),
 			 0);
+	ck_assert_int_eq(proto_wire_unpack(msg, &out, err), -1);
+	ck_assert_int_eq(
+	    json_object_set_new(msg, "counter",
+				json_string("a-counter-name-too-long")),
+	    0);
 	ck_assert_int_eq(proto_wire_unpack(msg, &out, err), -1);
 	ck_assert_int_eq(json_object_set_new(msg, "counter", json_string("tc")),
 			 0);

@@ -151,6 +151,9 @@ void harness_read_file(const char *path, char *buf, size_t cap);
 /* Monotonic seconds. */
 double harness_now(void);
 
+/* Whether the running kernel's release is at least major.minor. */
+int harness_kernel_at_least(int major, int minor);
+
 /* Helpers for the measurement suites (check_measure, check_netns). */
 
 #include <jansson.h>

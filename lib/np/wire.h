@@ -30,7 +30,8 @@ struct wire_dir {
 	uint32_t max_len;	/* largest packet seen, to spot offloads */
 };
 
-/* Who counted the ordinary packets, from the cheapest way up. */
+/* Who counted the ordinary packets, from the costliest way to the
+ * cheapest. */
 enum wire_counter {
 	WIRE_BY_CAPTURE = 0, /* libpcap's capture, every packet */
 	WIRE_BY_SOCKET = 1,  /* the eBPF counter on the capture's socket */
@@ -39,14 +40,16 @@ enum wire_counter {
 
 struct wire_counts {
 	struct wire_dir out, in;
-	uint64_t dropped; /* by the capture (pcap_stats), not the net */
+	uint64_t dropped; /* by the capture (pcap_stats) or, at the tc hook,
+			     for want of room in its ring; not the net */
 	int linktype;	  /* DLT_ of the capture */
 	int in_kernel;	  /* the eBPF counter counted the ordinary packets */
 	int counter;	  /* enum wire_counter */
 };
 
 /* The counter's name in the JSON and the protocol: "tc", "socket" or
- * "capture"; wire_counter_of reads one back (-1 when unknown). */
+ * "capture"; wire_counter_of reads one back (-1 when it is none of
+ * them). */
 const char *wire_counter_name(int counter);
 int wire_counter_of(const char *name);
 

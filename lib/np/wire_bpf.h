@@ -44,6 +44,10 @@ int wire_bpf_attach_tc(int ifindex, const struct wire_bpf_flow *f,
 		       wire_bpf_hand_fn hand, void *ctx, struct wire_bpf **out,
 		       char *err);
 
+/* Takes the tc counter off its hook (nothing on a socket filter): no
+ * packet is counted or handed over after it. */
+void wire_bpf_detach(struct wire_bpf *b);
+
 /* Hands on what the tc counter has handed over since the last call (none
  * on a socket filter); returns how many, or -1 with err set. */
 int wire_bpf_take(struct wire_bpf *b, char *err);
