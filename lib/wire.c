@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <linux/if_packet.h>
 #include <net/if.h>
-#include <net/if_arp.h>
 #include <netinet/in.h>
 #include <pcap/pcap.h>
 #include <poll.h>
@@ -764,6 +763,25 @@ wire_capture_main(void *arg)
 	return NULL;
 }
 
+/* Whether ifname is a loopback interface (lo, whose framing is
+ * Ethernet's with zero addresses); 0 when that cannot be told. */
+static int
+wire_is_loopback(const char *ifname)
+{
+	struct ifreq ifr;
+	int fd, loop;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
+	loop = ioctl(fd, SIOCGIFFLAGS, &ifr) == 0 &&
+	       (ifr.ifr_flags & IFF_LOOPBACK);
+	close(fd);
+	return loop;
+}
+
 /*
  * On a loopback interface the kernel hands a capture every packet twice,
  * once going out and once coming in, and libpcap throws the outgoing copy
@@ -774,19 +792,11 @@ wire_capture_main(void *arg)
 static void
 wire_skip_loop_copies(pcap_t *p, const char *ifname)
 {
-	struct ifreq ifr;
-	int fd, one = 1;
+	int one = 1;
 
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return;
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
-	if (ioctl(fd, SIOCGIFFLAGS, &ifr) == 0 &&
-	    (ifr.ifr_flags & IFF_LOOPBACK))
+	if (wire_is_loopback(ifname))
 		setsockopt(pcap_fileno(p), SOL_PACKET, PACKET_IGNORE_OUTGOING,
 			   &one, sizeof(one));
-	close(fd);
 }
 
 /*
@@ -914,29 +924,14 @@ wire_tc_open(struct wire_capture *cap)
 {
 	const char *tc = getenv("NETPERF_WIRE_TC");
 	struct wire_bpf_flow f;
-	struct ifreq ifr;
 	char err[ERR_LEN];
-	int fd, loop, ifindex;
+	int ifindex;
 
 	if (wire_env_set("NETPERF_WIRE_PCAP") ||
 	    (tc != NULL && strcmp(tc, "0") == 0))
 		return -1;
 	ifindex = (int)if_nametoindex(cap->ifname);
-	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (ifindex == 0 || fd < 0) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	memset(&ifr, 0, sizeof(ifr));
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", cap->ifname);
-	/* lo's framing is Ethernet's, with zero addresses. */
-	loop = ioctl(fd, SIOCGIFHWADDR, &ifr) == 0 &&
-	       ifr.ifr_hwaddr.sa_family == ARPHRD_LOOPBACK &&
-	       ioctl(fd, SIOCGIFFLAGS, &ifr) == 0 &&
-	       (ifr.ifr_flags & IFF_LOOPBACK);
-	close(fd);
-	if (!loop)
+	if (ifindex == 0 || !wire_is_loopback(cap->ifname))
 		return -1;
 	wire_bpf_flow_of(&cap->st.m, &f);
 	if (wire_bpf_attach_tc(ifindex, &f, wire_tc_take, cap, &cap->st.bpf,
@@ -1125,10 +1120,10 @@ wire_capture_stop(struct wire_capture *cap, struct wire_counts *c, char *err)
 	    (uint64_t)ps.ps_drop + ps.ps_ifdrop > cap->drop_base)
 		c->dropped =
 		    (uint64_t)ps.ps_drop + ps.ps_ifdrop - cap->drop_base;
-	c->in_kernel = cap->st.bpf != NULL;
 	c->counter = cap->st.bpf == NULL ? WIRE_BY_CAPTURE
 		     : cap->p == NULL	 ? WIRE_BY_TC
 					 : WIRE_BY_SOCKET;
+	c->in_kernel = c->counter != WIRE_BY_CAPTURE;
 	if (cap->failed) {
 		err_set(err, "%s", cap->err);
 		rc = -1;
@@ -1234,9 +1229,9 @@ wire_session_stop(struct wire_session *ws, struct wire_report *w)
 	struct iface_stat after;
 	struct wire_counts c;
 	char err[ERR_LEN];
-	/* every capture's counter was in the kernel; the costliest counter
-	 * any capture had (the lowest enum wire_counter) */
-	int i, kernel = 1, counter = WIRE_BY_TC;
+	/* the costliest counter any capture had (the lowest enum
+	 * wire_counter): in the kernel only if every one's was */
+	int i, counter = WIRE_BY_TC;
 
 	/* Each thread takes up to 300 ms to drain its ring after the flag:
 	 * tell them all first, so 70 streams wait 300 ms, not 21 s. */
@@ -1267,12 +1262,11 @@ wire_session_stop(struct wire_session *ws, struct wire_report *w)
 			w->c.in.max_len = c.in.max_len;
 		w->c.dropped += c.dropped;
 		w->c.linktype = c.linktype;
-		kernel &= c.in_kernel;
 		if (c.counter < counter)
 			counter = c.counter;
 	}
-	w->c.in_kernel = w->captured && kernel;
 	w->c.counter = w->captured ? counter : WIRE_BY_CAPTURE;
+	w->c.in_kernel = w->c.counter != WIRE_BY_CAPTURE;
 	free(ws->cap);
 	ws->cap = NULL;
 	ws->ncap = 0;

@@ -60,12 +60,13 @@ wire_bpf_map_fd(struct bpf_object *obj, const char *name)
 #define WIRE_BPF_F_BEFORE (1U << 3)
 
 /*
- * Loads the counter for f with only program prog_name in it, and fills
- * its table of the flow. Returns b, or NULL with err set.
+ * Loads the counter for f with only program prog_name in it and a
+ * hand-over ring of ring_bytes (a power of two pages), and fills its table
+ * of the flow. Returns b, or NULL with err set.
  */
 static struct wire_bpf *
 wire_bpf_load(const struct wire_bpf_flow *f, const char *prog_name,
-	      int *prog_fd, char *err)
+	      __u32 ring_bytes, int *prog_fd, char *err)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct wire_bpf_conf conf;
@@ -107,16 +108,12 @@ wire_bpf_load(const struct wire_bpf_flow *f, const char *prog_name,
 		rc = -ENOENT;
 		goto fail;
 	}
-	/* The other program would be checked and loaded for nothing, and
-	 * a socket's counter hands nothing through the ring: one page. */
+	/* The other program would be checked and loaded for nothing. */
 	bpf_object__for_each_program(p, b->obj)
 		bpf_program__set_autoload(p, p == prog);
-	if (strcmp(prog_name, "wire_count") == 0) {
-		ring = bpf_object__find_map_by_name(b->obj, "handed");
-		if (ring != NULL)
-			bpf_map__set_max_entries(ring,
-						 (__u32)sysconf(_SC_PAGESIZE));
-	}
+	ring = bpf_object__find_map_by_name(b->obj, "handed");
+	if (ring != NULL)
+		bpf_map__set_max_entries(ring, ring_bytes);
 	rc = bpf_object__load(b->obj);
 	if (rc < 0)
 		goto fail;
@@ -150,7 +147,9 @@ wire_bpf_attach(int fd, const struct wire_bpf_flow *f, struct wire_bpf **out,
 	int pfd;
 
 	*out = NULL;
-	b = wire_bpf_load(f, "wire_count", &pfd, err);
+	/* A socket's counter hands nothing through the ring: one page. */
+	b = wire_bpf_load(f, "wire_count", (__u32)sysconf(_SC_PAGESIZE), &pfd,
+			  err);
 	if (b == NULL)
 		return -1;
 	if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_BPF, &pfd, sizeof(pfd)) < 0) {
@@ -185,7 +184,7 @@ wire_bpf_attach_tc(int ifindex, const struct wire_bpf_flow *f,
 	int pfd;
 
 	*out = NULL;
-	b = wire_bpf_load(f, "wire_count_tc", &pfd, err);
+	b = wire_bpf_load(f, "wire_count_tc", WIRE_BPF_RING, &pfd, err);
 	if (b == NULL)
 		return -1;
 	b->hand = hand;
@@ -198,10 +197,10 @@ wire_bpf_attach_tc(int ifindex, const struct wire_bpf_flow *f,
 		return -1;
 	}
 	/* A link, not a pinned program: it goes with the last descriptor,
-	 * so a netperf that dies leaves nothing on the interface. */
-	/* First on the hook, so that a program another tool put there
-	 * cannot drop or redirect a packet before it is counted, as none
-	 * can before a packet socket sees it. */
+	 * so a netperf that dies leaves nothing on the interface. First on
+	 * the hook, so that a program another tool put there cannot drop or
+	 * redirect a packet before it is counted, as none can before a
+	 * packet socket sees it. */
 	LIBBPF_OPTS(bpf_link_create_opts, opts, .flags = WIRE_BPF_F_BEFORE);
 	b->link_fd = bpf_link_create(
 	    pfd, ifindex, (enum bpf_attach_type)WIRE_BPF_TCX_INGRESS, &opts);
@@ -319,8 +318,7 @@ wire_bpf_free(struct wire_bpf *b)
 {
 	if (b == NULL)
 		return;
-	if (b->link_fd >= 0)
-		close(b->link_fd);
+	wire_bpf_detach(b);
 	ring_buffer__free(b->ring);
 	bpf_object__close(b->obj);
 	free(b);
