@@ -952,27 +952,39 @@ cmp_double(const void *a, const void *b)
 }
 
 #define PINGS 25
+/* Pings while a test runs: back to back, so that one is always on the
+ * line, at most this many. */
+#define PINGS_DURING 400
+
+/* A ping-pong under way: the echo in b, the pinger in a, and the pipe
+ * its round trips (ms, as doubles) come back on. */
+struct pings {
+	pid_t echo, pinger;
+	int rfd;
+	int count;
+};
 
 /*
- * The delay line's round trip, measured without netperf: a UDP echo in b
- * and PINGS sequential pings from a, each timed on CLOCK_MONOTONIC. Fills
- * min and median in milliseconds; returns the pings answered.
+ * Starts the delay line's round trip measured without netperf: a UDP echo
+ * in b and up to count sequential pings from a, each timed on
+ * CLOCK_MONOTONIC, the last sent before secs have passed. Both ends stop
+ * by themselves: the pinger at count or secs, the echo after count
+ * answers or 1 s of silence.
  */
-static int
-ping_pong(const struct line *l, double *min, double *median)
+static void
+pings_start(const struct line *l, struct pings *p, int count, double secs)
 {
 	struct sockaddr_in sa;
 	socklen_t len = sizeof(sa);
 	struct timeval tv = {1, 0};
-	double rtt[PINGS];
-	int pp[2], rp[2], fd, got = 0, i;
-	pid_t echo, pinger;
+	int pp[2], rp[2], fd, i;
 	ssize_t n;
 
+	p->count = count;
 	ck_assert_int_eq(pipe(pp), 0);
 	ck_assert_int_eq(pipe(rp), 0);
-	echo = fork();
-	if (echo == 0) {
+	p->echo = fork();
+	if (p->echo == 0) {
 		char buf[64];
 
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -987,8 +999,7 @@ ping_pong(const struct line *l, double *min, double *median)
 		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 		if (write(pp[1], &sa.sin_port, sizeof(sa.sin_port)) < 0)
 			_exit(1);
-		/* Bounded: PINGS answers, or 1 s of silence. */
-		for (i = 0; i < PINGS; i++) {
+		for (i = 0; i < count; i++) {
 			struct sockaddr_in from;
 			socklen_t flen = sizeof(from);
 
@@ -1001,12 +1012,15 @@ ping_pong(const struct line *l, double *min, double *median)
 		}
 		_exit(0);
 	}
-	ck_assert_int_gt(echo, 0);
+	ck_assert_int_gt(p->echo, 0);
 	ck_assert_int_eq(read(pp[0], &sa.sin_port, sizeof(sa.sin_port)),
 			 sizeof(sa.sin_port));
-	pinger = fork();
-	if (pinger == 0) {
+	close(pp[0]);
+	close(pp[1]);
+	p->pinger = fork();
+	if (p->pinger == 0) {
 		struct timespec t0, t1;
+		double end = harness_now() + secs;
 		char buf[64];
 
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -1017,7 +1031,7 @@ ping_pong(const struct line *l, double *min, double *median)
 		    connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
 			_exit(1);
 		setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-		for (i = 0; i < PINGS; i++) {
+		for (i = 0; i < count && harness_now() < end; i++) {
 			double ms;
 
 			snprintf(buf, sizeof(buf), "ping %d", i);
@@ -1035,24 +1049,49 @@ ping_pong(const struct line *l, double *min, double *median)
 		}
 		_exit(0);
 	}
-	ck_assert_int_gt(pinger, 0);
+	ck_assert_int_gt(p->pinger, 0);
 	close(rp[1]);
-	while (got < PINGS &&
-	       read(rp[0], &rtt[got], sizeof(rtt[0])) == sizeof(rtt[0]))
+	p->rfd = rp[0];
+}
+
+/* Collects what pings_start began: fills min, median and max in ms;
+ * returns the pings answered. */
+static int
+pings_end(struct pings *p, double *min, double *median, double *max)
+{
+	double rtt[PINGS_DURING];
+	int got = 0;
+
+	ck_assert_int_le(p->count, PINGS_DURING);
+	while (got < p->count &&
+	       read(p->rfd, &rtt[got], sizeof(rtt[0])) == sizeof(rtt[0]))
 		got++;
-	close(rp[0]);
-	close(pp[0]);
-	close(pp[1]);
-	harness_wait_status(pinger, harness_now() + 10);
-	harness_wait_status(echo, harness_now() + 10);
+	close(p->rfd);
+	harness_wait_status(p->pinger, harness_now() + 10);
+	harness_wait_status(p->echo, harness_now() + 10);
 	if (got == 0)
 		return 0;
 	qsort(rtt, (size_t)got, sizeof(rtt[0]), cmp_double);
 	*min = rtt[0];
 	*median = rtt[got / 2];
-	fprintf(stderr, "delay line: %d pings, min %.3f ms, median %.3f ms\n",
-		got, *min, *median);
+	*max = rtt[got - 1];
+	fprintf(stderr,
+		"delay line: %d pings, min %.3f ms, median %.3f ms, "
+		"max %.3f ms\n",
+		got, *min, *median, *max);
 	return got;
+}
+
+/* PINGS pings before a test: fills min and median in ms; returns the
+ * pings answered. */
+static int
+ping_pong(const struct line *l, double *min, double *median)
+{
+	struct pings p;
+	double max = 0;
+
+	pings_start(l, &p, PINGS, 30);
+	return pings_end(&p, min, median, &max);
 }
 
 /* netperf in a against netserver in b, --json, args after host/port;
@@ -1105,36 +1144,54 @@ near_20ms(json_t *doc, const char *path, struct late *l)
 	}
 }
 
+/* The line's round trips while a test ran, from pings_end. */
+struct during {
+	int got;
+	double min, median, max;
+};
+
+/* line_netperf, with the line pinged back to back for the secs the test
+ * runs; fills d. */
+static json_t *
+line_netperf_pinged(const struct line *l, const char *const *args,
+		    double secs, struct during *d)
+{
+	struct pings p;
+	json_t *doc;
+
+	pings_start(l, &p, PINGS_DURING, secs);
+	doc = line_netperf(l, args);
+	d->got = pings_end(&p, &d->min, &d->median, &d->max);
+	return doc;
+}
+
 /*
- * A figure over 22 ms: the line itself, relay included, takes a little
- * more than the 20 ms it holds (its pings' median, before the run, was
- * before_ms; 0 when not pinged), so the figure is held to 10 % over what
- * the line measured before and, pinged again, after. Over that it is a
- * fault only if the line and the machine were still quiet after the run;
- * otherwise test records a visible skip of the claim.
+ * A figure over 22 ms: load on the machine can slow the relay and the
+ * kernel's delivery on the line, and then the line itself takes more
+ * than the 20 ms it holds. The pings that ran beside the test measured
+ * the line as it was: a figure within 10 % of their median passes; one
+ * within 10 % of the slowest of them is a visible skip, since the line
+ * was that slow for a while and which while the figure saw cannot be
+ * told; one over that the line never showed is a fault.
  */
 static void
-judge_late(const struct line *ln, const struct late *l, double before_ms,
-	   const char *test)
+judge_late(const struct late *l, const struct during *d, const char *test)
 {
-	double min = 0, median = 0, limit;
-	int got;
-
-	if (l->us <= 0)
+	ck_assert_msg(d->got >= 10,
+		      "%s: only %d pings came back over the line while the "
+		      "test ran",
+		      test, d->got);
+	if (l->us <= 0 || l->us <= 1100 * d->median)
 		return;
-	got = ping_pong(ln, &min, &median);
-	limit = 1100 * (median > before_ms ? median : before_ms);
-	if (got >= PINGS - 2 && l->us <= limit)
-		return;
-	if (got >= PINGS - 2 && median < 21.0 &&
-	    harness_stayed_quiet(test))
+	if (l->us > 1100 * d->max)
 		ck_abort_msg("%s: %s is %.0f us, over 22 ms and 10 %% over "
-			     "the line, whose median round trip is %.3f ms "
-			     "(%.3f before the run)",
-			     test, l->what, l->us, median, before_ms);
-	harness_skip("%s: %s is %.0f us, over 22 ms, with the line's median "
-		     "round trip at %.3f ms (%d pings back) after the run",
-		     test, l->what, l->us, median, got);
+			     "every round trip pinged on the line while the "
+			     "test ran (%d, median %.3f ms, max %.3f ms)",
+			     test, l->what, l->us, d->got, d->median, d->max);
+	harness_skip("%s: %s is %.0f us, over 22 ms; the line's round trips "
+		     "pinged while the test ran had a median of %.3f ms and "
+		     "reached %.3f ms: the machine slowed the line",
+		     test, l->what, l->us, d->median, d->max);
 }
 
 /*
@@ -1150,6 +1207,7 @@ START_TEST(rtt_matches_delay_line)
 	const char *args[] = {"-t", "TCP_RR", "-l", "2", NULL};
 	double min = 0, median = 0, rt;
 	struct late late = {0, ""};
+	struct during during;
 	json_t *doc;
 	int got;
 
@@ -1169,7 +1227,7 @@ START_TEST(rtt_matches_delay_line)
 			     median);
 		return;
 	}
-	doc = line_netperf(&line, args);
+	doc = line_netperf_pinged(&line, args, 2, &during);
 	near_20ms(doc, "local.tcp_info.rtt_us", &late);
 	near_20ms(doc, "local.tcp_info.min_rtt_us", &late);
 	near_20ms(doc, "remote.tcp_info.rtt_us", &late);
@@ -1187,7 +1245,7 @@ START_TEST(rtt_matches_delay_line)
 	/* No loss on the line: nothing to retransmit. */
 	ck_assert_double_eq(num(doc, "local.tcp_info.retrans"), 0);
 	json_decref(doc);
-	judge_late(&line, &late, median, "rtt_matches_delay_line");
+	judge_late(&late, &during, "rtt_matches_delay_line");
 }
 END_TEST
 
@@ -1201,6 +1259,7 @@ START_TEST(remote_interim_rtt)
 	const char *args[] = {"-t", "TCP_RR", "-l", "2", "-D", "0.5", NULL};
 	double min = 0, median = 0;
 	struct late late = {0, ""};
+	struct during during;
 	json_t *doc, *list;
 	size_t i, with = 0;
 	char path[64];
@@ -1213,7 +1272,7 @@ START_TEST(remote_interim_rtt)
 			     median);
 		return;
 	}
-	doc = line_netperf(&line, args);
+	doc = line_netperf_pinged(&line, args, 2, &during);
 	list = harness_json_at(doc, "interim");
 	ck_assert_msg(json_is_array(list), "no interim array");
 	for (i = 0; i < json_array_size(list); i++) {
@@ -1230,7 +1289,7 @@ START_TEST(remote_interim_rtt)
 		      json_array_size(list));
 	near_20ms(doc, "remote.tcp_info.rtt_us", &late);
 	json_decref(doc);
-	judge_late(&line, &late, median, "remote_interim_rtt");
+	judge_late(&late, &during, "remote_interim_rtt");
 }
 END_TEST
 
@@ -1279,11 +1338,12 @@ START_TEST(retrans_match_drops)
 			      NULL};
 	double retrans, lr;
 	struct late late = {0, ""};
+	struct during during;
 	unsigned long long drops;
 	json_t *doc;
 
 	nft_loss(&line);
-	doc = line_netperf(&line, args);
+	doc = line_netperf_pinged(&line, args, 3, &during);
 	drops = nft_drops(&line);
 	retrans = num(doc, "local.tcp_info.retrans");
 	ck_assert_double_eq(num(doc, "local.counts.bytes_sent"),
@@ -1300,7 +1360,7 @@ START_TEST(retrans_match_drops)
 	ck_assert_double_eq(lr, retrans);
 	near_20ms(doc, "local.tcp_info.min_rtt_us", &late);
 	json_decref(doc);
-	judge_late(&line, &late, 0, "retrans_match_drops");
+	judge_late(&late, &during, "retrans_match_drops");
 }
 END_TEST
 
