@@ -538,6 +538,10 @@ pidfile_write(const char *path, char *err)
 /* The write end of the pipe the detached daemon reports its start on. */
 static int ready_fd = -1;
 
+/* The standard error netserver was started with, kept for announce:
+ * --log and --syslog take stderr over before netserver is ready. */
+static int announce_fd = -1;
+
 /*
  * Detaches: the process that started stays until the daemon says it is
  * ready (pidfile written, privileges dropped), so its exit status tells
@@ -794,8 +798,8 @@ install_signals(void)
 	return 0;
 }
 
-/* Listens, says so, and makes room for the children; returns the
- * listening socket with *port set, or -1 after saying why not. */
+/* Listens and makes room for the children; returns the listening socket
+ * with *port set, or -1 after saying why not. */
 static int
 start_listening(const struct netserver_opts *o, const struct server_limits *lim,
 		int *port)
@@ -810,11 +814,7 @@ start_listening(const struct netserver_opts *o, const struct server_limits *lim,
 		return -1;
 	}
 	*port = sock_local_port(lfd);
-	fprintf(stderr,
-		"Starting netserver with host '%s' port '%d' and family %s\n",
-		o->listen[0] ? o->listen : "IN(6)ADDR_ANY", *port,
-		sock_family_name(o->family));
-	fflush(stderr);
+	announce_fd = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, STDERR_FILENO + 1);
 	children = calloc((size_t)lim->max_sessions, sizeof(*children));
 	limited = mmap(NULL, LIMITED_KINDS * sizeof(*limited),
 		       PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -832,8 +832,30 @@ struct drop_to {
 	gid_t gid;
 };
 
-/* Logging, detaching, the pidfile and the drop of privileges, then the
- * word that the daemon is ready; returns 0, or an exit status. */
+/* netserver 2.7's line, which scripts read the port from, on the
+ * original stderr. */
+static void
+announce(const struct netserver_opts *o, int port)
+{
+	int fd = announce_fd >= 0 ? announce_fd : STDERR_FILENO;
+
+	if (dprintf(fd,
+		    "Starting netserver with host '%s' port '%d' and family "
+		    "%s\n",
+		    o->listen[0] ? o->listen : "IN(6)ADDR_ANY", port,
+		    sock_family_name(o->family)) < 0)
+		log_line(0, "cannot announce the port: %s", strerror(errno));
+	if (announce_fd >= 0)
+		close(announce_fd);
+	announce_fd = -1;
+}
+
+/*
+ * Logging, detaching, the pidfile and the drop of privileges, then the
+ * word that the daemon is ready; returns 0, or an exit status. The port
+ * is announced only then, so that whoever reads it finds the pidfile
+ * written; a daemon's first process leaves after that.
+ */
 static int
 become_daemon(const struct netserver_opts *o, const struct drop_to *d, int port,
 	      int have_key)
@@ -865,6 +887,7 @@ become_daemon(const struct netserver_opts *o, const struct drop_to *d, int port,
 			 NP_VERSION, o->listen[0] ? o->listen : "any address",
 			 port, have_key ? ", authentication required" : "",
 			 o->allow.n > 0 ? ", allow-list on" : "");
+	announce(o, port);
 	daemon_ready();
 	return 0;
 }
