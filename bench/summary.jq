@@ -5,10 +5,7 @@
 # holds what bench/run knew about the run (kept as .meta in the result, so
 # bench/run --report can recompute everything from a result file).
 
-def median:
-  sort | if length == 0 then null
-         elif length % 2 == 1 then .[(length - 1) / 2]
-         else (.[length / 2 - 1] + .[length / 2]) / 2 end;
+include "stats";
 
 def field($f): if $f == "value" then .value else .raw[$f] end;
 
