@@ -151,6 +151,13 @@ window_check(const json_t *doc, const struct window *w, long ncpu)
 	return 100.0 * outer / (double)(w->ot1 - w->ot0);
 }
 
+/* The kernel's machine-wide utilisation in the inner window, percent. */
+static double
+inner_util(const struct window *w)
+{
+	return 100.0 * (double)(w->ib1 - w->ib0) / (double)(w->it1 - w->it0);
+}
+
 /* A process that spins on one CPU until killed. */
 static pid_t
 busy_on(int cpu)
@@ -205,11 +212,16 @@ START_TEST(busy_cpu_reads_100)
 		      "the busy CPU read %.2f %%, not 100 within 3 points", u1);
 	all = num(doc, "local.cpu.util");
 	kernel = window_check(doc, &w, ncpu);
+	/* The outer window also holds netperf's start and end, when the
+	 * busy loop ran but little else: inside the test the kernel's
+	 * figure is the one to set beside netperf's. */
+	kernel = fmax(kernel, inner_util(&w));
 	/* Machine-wide: one CPU of ncpu busy, the rest near idle (the test
 	 * itself costs a point or two): 100 / ncpu, within 3 points below
 	 * and 6 above; checked only when the kernel, too, saw nothing else
-	 * (right after a build its files are still being written back). */
-	if (quiet && kernel > want + 6) {
+	 * (right after a build its files are still being written back, and
+	 * CI's machine runs other work), with a point to spare. */
+	if (quiet && kernel > want + 5) {
 		harness_skip("busy_cpu_reads_100: the machine-wide figure not "
 			     "checked, the kernel saw %.1f %% busy, more than "
 			     "the busy loop and the test",
@@ -240,7 +252,8 @@ START_TEST(idle_machine_reads_idle)
 		return;
 	doc = run_windowed(args, &w);
 	all = num(doc, "local.cpu.util");
-	kernel = window_check(doc, &w, sysconf(_SC_NPROCESSORS_ONLN));
+	kernel = fmax(window_check(doc, &w, sysconf(_SC_NPROCESSORS_ONLN)),
+		      inner_util(&w));
 	if (kernel >= 2.0) {
 		harness_skip("idle_machine_reads_idle: not checked, the kernel "
 			     "saw the machine %.1f %% busy around the test",
