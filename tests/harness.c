@@ -122,6 +122,20 @@ harness_stayed_quiet(const char *what)
 	return quiet_for(what, 0.5, "after");
 }
 
+int
+harness_once_more(int *tries, const char *fmt, ...)
+{
+	va_list ap;
+
+	if ((*tries)++ > 0)
+		return 0;
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("; once more\n", stderr);
+	return 1;
+}
+
 double
 harness_machine_busy(double seconds)
 {

@@ -44,6 +44,16 @@ int harness_quiet(const char *what);
  */
 int harness_stayed_quiet(const char *what);
 
+/*
+ * Whether a timing claim that just failed on a quiet machine gets one more
+ * run: the first time (*tries counts them, start it at 0), says so on
+ * stderr with the failure (printf format) and returns 1; after that
+ * returns 0, and the caller fails. For a claim a short stall inside the
+ * run can break, which no look before or after it sees.
+ */
+int harness_once_more(int *tries, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
 /* Starts socat with args (up to 10, NULL-ended), its output to
  * /dev/null, as a service a test talks to; returns its PID (the child
  * exits 127 when there is no socat), or -1 when fork fails. */
