@@ -25,6 +25,15 @@ void harness_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * machine measure it first. */
 double harness_machine_busy(double seconds);
 
+/* 1 in a build under AddressSanitizer (SANITIZE=ON), which runs several
+ * times slower: a claim about rates that only the machine's speed can
+ * break is checked in the plain build. */
+#ifdef __SANITIZE_ADDRESS__
+#define HARNESS_SANITIZED 1
+#else
+#define HARNESS_SANITIZED 0
+#endif
+
 /* The busiest a machine may be, in percent, and still count as quiet. */
 #define HARNESS_QUIET_LIMIT 1.0
 
