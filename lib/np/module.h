@@ -206,12 +206,11 @@ struct test_ctx {
 	 * connection; UDP's may come again, and is never data. NULL for
 	 * none. */
 	const unsigned char *token;
-	/* Scratch of buflen bytes, aligned and offset as asked; mem is what
-	 * to free. With a ring (-W) it holds width copies, stride apart. */
 	/* The peer speaks netperf 2.7's protocol: its datagrams carry none
 	 * of our sequence tags or headers, and it echoes none. */
 	int untagged;
-	/* Scratch of buflen bytes. */
+	/* Scratch of buflen bytes, aligned and offset as asked; mem is what
+	 * to free. With a ring (-W) it holds width copies, stride apart. */
 	char *buf;
 	size_t buflen;
 	void *mem;
