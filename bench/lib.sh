@@ -23,7 +23,8 @@ build_targets() {
 
 # start_netserver LOG [VAR=VALUE...] [-- OPTION...]: starts a foreground
 # netserver on 127.0.0.1 and a port of the kernel's choosing, with the
-# environment assignments and extra options given, its stderr in LOG;
+# environment assignments and extra options given, under the command in
+# the array WRAP if set (e.g. setpriv), its stderr in LOG;
 # adds it to PIDS and sets PORT to its port once it has announced it
 # (netserver announces only when ready to serve), or dies after 5 s.
 start_netserver() {
@@ -34,7 +35,8 @@ start_netserver() {
 		shift
 	done
 	[ $# -gt 0 ] && shift
-	env "${envs[@]}" "$NETSERVER" -D -L 127.0.0.1 -p 0 "$@" 2>"$log" &
+	env "${envs[@]}" ${WRAP[@]+"${WRAP[@]}"} "$NETSERVER" -D -L 127.0.0.1 \
+		-p 0 "$@" 2>"$log" &
 	p=$!
 	PIDS+=("$p")
 	PORT=""
