@@ -18,8 +18,11 @@
 
 struct wire_bpf {
 	struct bpf_object *obj;
-	int counts_fd, seqs_fd, ring_fd;
+	int counts_fd, seqs_fd, seq1_fd, ring_fd;
 	int ncpu;
+	/* Both ports known: the program keeps the sequence words in seq1,
+	 * a direction each, not in the table seqs. */
+	int one_flow;
 	/* At the tc hook: the link that holds the program there, and the
 	 * reader of the packets it hands on. */
 	int link_fd;
@@ -120,9 +123,11 @@ wire_bpf_load(const struct wire_bpf_flow *f, const char *prog_name,
 	conf_fd = wire_bpf_map_fd(b->obj, "conf");
 	b->counts_fd = wire_bpf_map_fd(b->obj, "counts");
 	b->seqs_fd = wire_bpf_map_fd(b->obj, "seqs");
+	b->seq1_fd = wire_bpf_map_fd(b->obj, "seq1");
 	b->ring_fd = wire_bpf_map_fd(b->obj, "handed");
+	b->one_flow = conf.rport != 0;
 	if (conf_fd < 0 || b->counts_fd < 0 || b->seqs_fd < 0 ||
-	    b->ring_fd < 0) {
+	    b->seq1_fd < 0 || b->ring_fd < 0) {
 		rc = -ENOENT;
 		goto fail;
 	}
@@ -300,14 +305,19 @@ wire_bpf_handed(const struct wire_bpf *b, int side, uint16_t sport,
 		uint16_t dport, uint32_t *next)
 {
 	struct wire_bpf_key key;
+	__u32 k = (__u32)side;
 	__u64 w;
+	int rc;
 
 	memset(&key, 0, sizeof(key));
 	key.side = (__u32)side;
 	key.sport = sport;
 	key.dport = dport;
-	if (bpf_map_lookup_elem(b->seqs_fd, &key, &w) < 0 ||
-	    !(w & WIRE_BPF_HANDED))
+	/* The one connection of a flow with both ports known: the ports
+	 * are the flow's own, so the direction alone finds its word. */
+	rc = b->one_flow ? bpf_map_lookup_elem(b->seq1_fd, &k, &w)
+			 : bpf_map_lookup_elem(b->seqs_fd, &key, &w);
+	if (rc < 0 || !(w & WIRE_BPF_HANDED))
 		return 0;
 	*next = (uint32_t)w;
 	return 1;

@@ -55,6 +55,18 @@ struct {
 	__type(value, __u64);
 } seqs SEC(".maps");
 
+/* The sequence words of a flow with both ports known, which is one
+ * connection: a word for each direction, WIRE_BPF_SEEN set in it once
+ * the direction's first segment has been seen. This runs for every data
+ * segment, and an array's lookup is a few instructions where the hash
+ * table's hashes the key and walks a bucket. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, __u64);
+} seq1 SEC(".maps");
+
 /* What the tc program hands the reader: the packets the capture would
  * have judged. */
 struct {
@@ -98,29 +110,67 @@ side_of(const struct wire_bpf_conf *c, const __u8 *src, const __u8 *dst,
  * Whether a data segment of seq..seq+len is the next one of its direction,
  * advancing the direction if so. The first segment seen only sets where
  * the data has got to, as in the capture; a connection the table has no
- * room for is counted and never judged, as there.
+ * room for is counted and never judged, as there. A flow with both ports
+ * known keeps its words in seq1, any other in the table seqs.
  */
 static __always_inline int
-in_order(int side, __u16 sport, __u16 dport, __u32 seq, __u32 len)
+in_order(const struct wire_bpf_conf *c, int side, __u16 sport, __u16 dport,
+	 __u32 seq, __u32 len)
 {
 	struct wire_bpf_key key = {
 	    .side = side, .sport = sport, .dport = dport};
-	__u64 next = (__u32)(seq + len), cur, *w;
+	__u64 next = (__u32)(seq + len) | WIRE_BPF_SEEN, cur, *w;
+	__u32 k = side;
 
-	w = bpf_map_lookup_elem(&seqs, &key);
-	if (w == 0) {
-		if (bpf_map_update_elem(&seqs, &key, &next, BPF_NOEXIST) == 0)
-			return 1;
-		w = bpf_map_lookup_elem(&seqs, &key);
+	if (c->rport != 0) {
+		w = bpf_map_lookup_elem(&seq1, &k);
 		if (w == 0)
 			return 1;
+		cur = *(volatile __u64 *)w;
+		if (!(cur & WIRE_BPF_SEEN)) {
+			if (__sync_val_compare_and_swap(w, cur, next) == cur)
+				return 1;
+			cur = *(volatile __u64 *)w; /* another CPU's first */
+		}
+	} else {
+		w = bpf_map_lookup_elem(&seqs, &key);
+		if (w == 0) {
+			if (bpf_map_update_elem(&seqs, &key, &next,
+						BPF_NOEXIST) == 0)
+				return 1;
+			w = bpf_map_lookup_elem(&seqs, &key);
+			if (w == 0)
+				return 1;
+		}
+		cur = *(volatile __u64 *)w;
 	}
-	cur = *(volatile __u64 *)w;
 	if (!(cur & WIRE_BPF_HANDED) && (__u32)cur == seq &&
 	    __sync_val_compare_and_swap(w, cur, next) == cur)
 		return 1;
 	__sync_fetch_and_or(w, WIRE_BPF_HANDED);
 	return 0;
+}
+
+/*
+ * Copies len bytes at off of skb's packet to dst; returns 0, or < 0 when
+ * the packet has no such bytes. direct (a constant where it is inlined)
+ * says the program may read the packet in place, as tc programs may: a
+ * bounds check and a copy where the helper is a call. Where the headers
+ * are not in the packet's first buffer, the helper reads them.
+ */
+static __always_inline int
+load(struct __sk_buff *skb, __u32 off, void *dst, __u32 len, int direct)
+{
+	if (direct) {
+		void *data = (void *)(long)skb->data;
+		void *end = (void *)(long)skb->data_end;
+
+		if (off <= 128 && data + off + len <= end) {
+			__builtin_memcpy(dst, data + off, len);
+			return 0;
+		}
+	}
+	return bpf_skb_load_bytes(skb, off, dst, len);
 }
 
 /* The flow this counter counts, as the loader wrote it. */
@@ -145,7 +195,7 @@ enum wire_verdict {
  * Ethernet header, on a packet socket and at the tc hooks alike.
  */
 static __always_inline enum wire_verdict
-wire_judge(struct __sk_buff *skb, const struct wire_bpf_conf *c)
+wire_judge(struct __sk_buff *skb, const struct wire_bpf_conf *c, int direct)
 {
 	__u32 side_key, len = skb->len, nlen, tot, ihl, l4len;
 	__u32 payload, doff, seq = 0;
@@ -154,14 +204,14 @@ wire_judge(struct __sk_buff *skb, const struct wire_bpf_conf *c)
 	__u16 type, sport, dport;
 	int side, words;
 
-	if (bpf_skb_load_bytes(skb, 12, &type, 2) < 0 || len < ETH_HLEN)
+	if (load(skb, 12, &type, 2, direct) < 0 || len < ETH_HLEN)
 		return WIRE_HANDED;
 	type = bpf_ntohs(type);
 	if (type == ETH_P_8021Q || type == ETH_P_8021AD || type == 0x9100)
 		return WIRE_HANDED;
 	nlen = len - ETH_HLEN;
 	if (type == ETH_P_IP && c->af == 4) {
-		if (bpf_skb_load_bytes(skb, ETH_HLEN, ip, 20) < 0)
+		if (load(skb, ETH_HLEN, ip, 20, direct) < 0)
 			return WIRE_HANDED;
 		if (ip[0] >> 4 != 4 || ip[9] != c->proto)
 			return WIRE_NOT_OURS;
@@ -174,14 +224,14 @@ wire_judge(struct __sk_buff *skb, const struct wire_bpf_conf *c)
 			return WIRE_HANDED; /* options cut short, a fragment */
 		words = 1;
 		l4len = tot - ihl;
-		if (bpf_skb_load_bytes(skb, ETH_HLEN + (ihl & 0x3c), l4,
-				       sizeof(l4)) < 0 &&
-		    bpf_skb_load_bytes(skb, ETH_HLEN + (ihl & 0x3c), l4, 8) < 0)
+		if (load(skb, ETH_HLEN + (ihl & 0x3c), l4, sizeof(l4),
+			 direct) < 0 &&
+		    load(skb, ETH_HLEN + (ihl & 0x3c), l4, 8, direct) < 0)
 			return WIRE_HANDED;
 		side = side_of(c, ip + 12, ip + 16, *(__u16 *)l4,
 			       *(__u16 *)(l4 + 2), words);
 	} else if (type == ETH_P_IPV6 && c->af == 6) {
-		if (bpf_skb_load_bytes(skb, ETH_HLEN, ip, 40) < 0)
+		if (load(skb, ETH_HLEN, ip, 40, direct) < 0)
 			return WIRE_HANDED;
 		if (ip[0] >> 4 != 6 || nlen < 40)
 			return WIRE_HANDED;
@@ -198,9 +248,8 @@ wire_judge(struct __sk_buff *skb, const struct wire_bpf_conf *c)
 			tot = nlen - 40;
 		words = 4;
 		l4len = tot;
-		if (bpf_skb_load_bytes(skb, ETH_HLEN + 40, l4, sizeof(l4)) <
-			0 &&
-		    bpf_skb_load_bytes(skb, ETH_HLEN + 40, l4, 8) < 0)
+		if (load(skb, ETH_HLEN + 40, l4, sizeof(l4), direct) < 0 &&
+		    load(skb, ETH_HLEN + 40, l4, 8, direct) < 0)
 			return WIRE_HANDED;
 		side = side_of(c, ip + 8, ip + 24, *(__u16 *)l4,
 			       *(__u16 *)(l4 + 2), words);
@@ -229,7 +278,7 @@ wire_judge(struct __sk_buff *skb, const struct wire_bpf_conf *c)
 	sport = bpf_ntohs(*(__u16 *)l4);
 	dport = bpf_ntohs(*(__u16 *)(l4 + 2));
 	if (c->proto == IPPROTO_TCP && payload > 0 &&
-	    !in_order(side, sport, dport, seq, payload))
+	    !in_order(c, side, sport, dport, seq, payload))
 		return WIRE_HANDED;
 	/* A tag the kernel took into metadata is put back by libpcap, and
 	 * counted in the length it reports. */
@@ -257,7 +306,7 @@ wire_count(struct __sk_buff *skb)
 
 	if (c == 0)
 		return REFUSE;
-	return wire_judge(skb, c) == WIRE_HANDED ? c->snaplen : REFUSE;
+	return wire_judge(skb, c, 0) == WIRE_HANDED ? c->snaplen : REFUSE;
 }
 
 /* A packet handed on from the tc hook, as the capture would have seen it:
@@ -296,7 +345,7 @@ wire_count_tc(struct __sk_buff *skb)
 {
 	const struct wire_bpf_conf *c = the_flow();
 
-	if (c != 0 && wire_judge(skb, c) == WIRE_HANDED)
+	if (c != 0 && wire_judge(skb, c, 1) == WIRE_HANDED)
 		wire_hand(skb);
 	return WIRE_TCX_NEXT;
 }

@@ -15,6 +15,11 @@
  * connection's direction has been handed to the capture for good. */
 #define WIRE_BPF_HANDED (1ULL << 32)
 
+/* In a sequence word: its direction's first segment has been seen, so
+ * the low 32 bits say where its data has got to. The words of the hash
+ * table have it from the start; seq1's start at zero. */
+#define WIRE_BPF_SEEN (1ULL << 33)
+
 /* The flow, as wire_match has it; addresses and ports in network order. */
 struct wire_bpf_conf {
 	__u32 af;	/* 4 or 6 */
