@@ -74,10 +74,9 @@ wire_bpf_load(const struct wire_bpf_flow *f, const char *prog_name,
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct wire_bpf_conf conf;
 	struct bpf_program *prog, *p;
-	struct bpf_map *ring;
+	struct bpf_map *ring, *m;
 	struct wire_bpf *b;
-	__u32 zero = 0;
-	int rc, conf_fd;
+	int rc;
 
 	pthread_once(&once, wire_bpf_quiet_libbpf);
 	memset(&conf, 0, sizeof(conf));
@@ -117,25 +116,36 @@ wire_bpf_load(const struct wire_bpf_flow *f, const char *prog_name,
 	ring = bpf_object__find_map_by_name(b->obj, "handed");
 	if (ring != NULL)
 		bpf_map__set_max_entries(ring, ring_bytes);
+	/* The flow is the program's only constant: it is the whole of its
+	 * read-only data, which the kernel freezes before it checks the
+	 * program. */
+	rc = -ENOENT;
+	bpf_object__for_each_map(m, b->obj)
+		if (bpf_map__is_internal(m) &&
+		    strstr(bpf_map__name(m), ".rodata") != NULL)
+			rc = bpf_map__set_initial_value(m, &conf, sizeof(conf));
+	if (rc < 0) {
+		err_set(err,
+			"eBPF wire counter: its read-only data is not the "
+			"flow (%s)",
+			strerror(-rc));
+		wire_bpf_free(b);
+		return NULL;
+	}
 	rc = bpf_object__load(b->obj);
 	if (rc < 0)
 		goto fail;
-	conf_fd = wire_bpf_map_fd(b->obj, "conf");
 	b->counts_fd = wire_bpf_map_fd(b->obj, "counts");
 	b->seqs_fd = wire_bpf_map_fd(b->obj, "seqs");
 	b->seq1_fd = wire_bpf_map_fd(b->obj, "seq1");
 	b->ring_fd = wire_bpf_map_fd(b->obj, "handed");
 	b->one_flow = conf.rport != 0;
-	if (conf_fd < 0 || b->counts_fd < 0 || b->seqs_fd < 0 ||
-	    b->seq1_fd < 0 || b->ring_fd < 0) {
+	if (b->counts_fd < 0 || b->seqs_fd < 0 || b->seq1_fd < 0 ||
+	    b->ring_fd < 0) {
 		rc = -ENOENT;
 		goto fail;
 	}
 	*prog_fd = bpf_program__fd(prog);
-	if (bpf_map_update_elem(conf_fd, &zero, &conf, BPF_ANY) < 0) {
-		rc = -errno;
-		goto fail;
-	}
 	return b;
 fail:
 	err_set(err, "the kernel refused the eBPF wire counter: %s",

@@ -34,12 +34,11 @@
 
 #include "ebpf/wire_count.h"
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct wire_bpf_conf);
-} conf SEC(".maps");
+/* The flow this counter counts, written by the loader before the kernel
+ * checks the program. The kernel then knows it for a constant and drops
+ * the code of the other family, protocol and sequence table, so the code
+ * a packet runs through is shorter and denser. */
+const volatile struct wire_bpf_conf flow = {};
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -81,9 +80,10 @@ struct {
 #define WIRE_TCX_NEXT (-1)
 
 static __always_inline int
-same_addr(const __u8 *a, const __u8 *b, int words)
+same_addr(const __u8 *a, const volatile __u8 *b, int words)
 {
-	const __u32 *x = (const __u32 *)a, *y = (const __u32 *)b;
+	const __u32 *x = (const __u32 *)a;
+	const volatile __u32 *y = (const volatile __u32 *)b;
 	int i;
 
 	for (i = 0; i < words; i++)
@@ -94,8 +94,8 @@ same_addr(const __u8 *a, const __u8 *b, int words)
 
 /* The direction of a packet from src:sport to dst:dport, or -1. */
 static __always_inline int
-side_of(const struct wire_bpf_conf *c, const __u8 *src, const __u8 *dst,
-	__u16 sport, __u16 dport, int words)
+side_of(const volatile struct wire_bpf_conf *c, const __u8 *src,
+	const __u8 *dst, __u16 sport, __u16 dport, int words)
 {
 	if (sport == c->lport && (c->rport == 0 || dport == c->rport) &&
 	    same_addr(src, c->laddr, words) && same_addr(dst, c->raddr, words))
@@ -114,8 +114,8 @@ side_of(const struct wire_bpf_conf *c, const __u8 *src, const __u8 *dst,
  * known keeps its words in seq1, any other in the table seqs.
  */
 static __always_inline int
-in_order(const struct wire_bpf_conf *c, int side, __u16 sport, __u16 dport,
-	 __u32 seq, __u32 len)
+in_order(const volatile struct wire_bpf_conf *c, int side, __u16 sport,
+	 __u16 dport, __u32 seq, __u32 len)
 {
 	struct wire_bpf_key key = {
 	    .side = side, .sport = sport, .dport = dport};
@@ -173,15 +173,6 @@ load(struct __sk_buff *skb, __u32 off, void *dst, __u32 len, int direct)
 	return bpf_skb_load_bytes(skb, off, dst, len);
 }
 
-/* The flow this counter counts, as the loader wrote it. */
-static __always_inline const struct wire_bpf_conf *
-the_flow(void)
-{
-	__u32 zero = 0;
-
-	return bpf_map_lookup_elem(&conf, &zero);
-}
-
 /* What the judge made of a packet. */
 enum wire_verdict {
 	WIRE_NOT_OURS, /* another flow or protocol: not counted */
@@ -195,7 +186,8 @@ enum wire_verdict {
  * Ethernet header, on a packet socket and at the tc hooks alike.
  */
 static __always_inline enum wire_verdict
-wire_judge(struct __sk_buff *skb, const struct wire_bpf_conf *c, int direct)
+wire_judge(struct __sk_buff *skb, const volatile struct wire_bpf_conf *c,
+	   int direct)
 {
 	__u32 side_key, len = skb->len, nlen, tot, ihl, l4len;
 	__u32 payload, doff, seq = 0;
@@ -302,11 +294,7 @@ SEC("socket")
 int
 wire_count(struct __sk_buff *skb)
 {
-	const struct wire_bpf_conf *c = the_flow();
-
-	if (c == 0)
-		return REFUSE;
-	return wire_judge(skb, c, 0) == WIRE_HANDED ? c->snaplen : REFUSE;
+	return wire_judge(skb, &flow, 0) == WIRE_HANDED ? flow.snaplen : REFUSE;
 }
 
 /* A packet handed on from the tc hook, as the capture would have seen it:
@@ -343,9 +331,7 @@ SEC("tc")
 int
 wire_count_tc(struct __sk_buff *skb)
 {
-	const struct wire_bpf_conf *c = the_flow();
-
-	if (c != 0 && wire_judge(skb, c, 1) == WIRE_HANDED)
+	if (wire_judge(skb, &flow, 1) == WIRE_HANDED)
 		wire_hand(skb);
 	return WIRE_TCX_NEXT;
 }
