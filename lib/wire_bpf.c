@@ -18,7 +18,7 @@
 
 struct wire_bpf {
 	struct bpf_object *obj;
-	int counts_fd, seqs_fd, seq1_fd, ring_fd;
+	int counts_fd, lost_fd, seqs_fd, seq1_fd, ring_fd;
 	int ncpu;
 	/* Both ports known: the program keeps the sequence words in seq1,
 	 * a direction each, not in the table seqs. */
@@ -74,7 +74,7 @@ wire_bpf_load(const struct wire_bpf_flow *f, const char *prog_name,
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct wire_bpf_conf conf;
 	struct bpf_program *prog, *p;
-	struct bpf_map *ring, *m;
+	struct bpf_map *ring, *counts, *m;
 	struct wire_bpf *b;
 	int rc;
 
@@ -116,6 +116,10 @@ wire_bpf_load(const struct wire_bpf_flow *f, const char *prog_name,
 	ring = bpf_object__find_map_by_name(b->obj, "handed");
 	if (ring != NULL)
 		bpf_map__set_max_entries(ring, ring_bytes);
+	/* An entry for each CPU the program may run on. */
+	counts = bpf_object__find_map_by_name(b->obj, "counts");
+	if (counts != NULL)
+		bpf_map__set_max_entries(counts, (__u32)b->ncpu);
 	/* The flow is the program's only constant: it is the whole of its
 	 * read-only data, which the kernel freezes before it checks the
 	 * program. */
@@ -136,12 +140,13 @@ wire_bpf_load(const struct wire_bpf_flow *f, const char *prog_name,
 	if (rc < 0)
 		goto fail;
 	b->counts_fd = wire_bpf_map_fd(b->obj, "counts");
+	b->lost_fd = wire_bpf_map_fd(b->obj, "lost");
 	b->seqs_fd = wire_bpf_map_fd(b->obj, "seqs");
 	b->seq1_fd = wire_bpf_map_fd(b->obj, "seq1");
 	b->ring_fd = wire_bpf_map_fd(b->obj, "handed");
 	b->one_flow = conf.rport != 0;
-	if (b->counts_fd < 0 || b->seqs_fd < 0 || b->seq1_fd < 0 ||
-	    b->ring_fd < 0) {
+	if (b->counts_fd < 0 || b->lost_fd < 0 || b->seqs_fd < 0 ||
+	    b->seq1_fd < 0 || b->ring_fd < 0) {
 		rc = -ENOENT;
 		goto fail;
 	}
@@ -257,57 +262,50 @@ wire_bpf_take(struct wire_bpf *b, char *err)
 int
 wire_bpf_reset(const struct wire_bpf *b, char *err)
 {
-	struct wire_bpf_dir *v;
+	struct wire_bpf_cpu v;
 	__u32 key;
+	__u64 zero = 0;
 
-	v = calloc((size_t)b->ncpu, sizeof(*v));
-	if (v == NULL)
-		return err_set(err, "eBPF wire counter: out of memory");
-	for (key = 0; key < WIRE_BPF_NCOUNTS; key++)
-		if (bpf_map_update_elem(b->counts_fd, &key, v, BPF_ANY) < 0) {
-			err_set(err, "eBPF wire counter: cannot reset: %s",
-				strerror(errno));
-			free(v);
-			return -1;
-		}
-	free(v);
+	memset(&v, 0, sizeof(v));
+	for (key = 0; key < (__u32)b->ncpu; key++)
+		if (bpf_map_update_elem(b->counts_fd, &key, &v, BPF_ANY) < 0)
+			goto fail;
+	key = 0;
+	if (bpf_map_update_elem(b->lost_fd, &key, &zero, BPF_ANY) < 0)
+		goto fail;
 	return 0;
+fail:
+	return err_set(err, "eBPF wire counter: cannot reset: %s",
+		       strerror(errno));
 }
 
 int
 wire_bpf_read(const struct wire_bpf *b, struct wire_bpf_counts dir[2],
 	      uint64_t *lost, char *err)
 {
-	struct wire_bpf_dir *v;
+	struct wire_bpf_cpu v;
 	__u32 key;
 	int i;
 
-	v = calloc((size_t)b->ncpu, sizeof(*v));
-	if (v == NULL)
-		return err_set(err, "eBPF wire counter: out of memory");
 	memset(dir, 0, 2 * sizeof(*dir));
-	*lost = 0;
-	for (key = 0; key < WIRE_BPF_NCOUNTS; key++) {
-		if (bpf_map_lookup_elem(b->counts_fd, &key, v) < 0) {
-			err_set(err, "eBPF wire counter: cannot read: %s",
-				strerror(errno));
-			free(v);
-			return -1;
-		}
-		for (i = 0; i < b->ncpu; i++) {
-			if (key == WIRE_BPF_LOST) {
-				*lost += v[i].packets;
-				continue;
-			}
-			dir[key].packets += v[i].packets;
-			dir[key].bytes += v[i].bytes;
-			dir[key].payload += v[i].payload;
-			if (v[i].max_len > dir[key].max_len)
-				dir[key].max_len = (uint32_t)v[i].max_len;
+	for (key = 0; key < (__u32)b->ncpu; key++) {
+		if (bpf_map_lookup_elem(b->counts_fd, &key, &v) < 0)
+			goto fail;
+		for (i = 0; i < 2; i++) {
+			dir[i].packets += v.dir[i].packets;
+			dir[i].bytes += v.dir[i].bytes;
+			dir[i].payload += v.dir[i].payload;
+			if (v.dir[i].max_len > dir[i].max_len)
+				dir[i].max_len = (uint32_t)v.dir[i].max_len;
 		}
 	}
-	free(v);
+	key = 0;
+	if (bpf_map_lookup_elem(b->lost_fd, &key, lost) < 0)
+		goto fail;
 	return 0;
+fail:
+	return err_set(err, "eBPF wire counter: cannot read: %s",
+		       strerror(errno));
 }
 
 int

@@ -31,11 +31,6 @@ struct wire_bpf_conf {
 	__u8 raddr[16];
 };
 
-/* The entries of the counts table: a direction each (0 out, 1 in), then
- * the packets the tc program could not hand on (ring full) in packets. */
-#define WIRE_BPF_LOST 2
-#define WIRE_BPF_NCOUNTS 3
-
 /* What the tc program keeps of a packet it hands on: Ethernet + VLAN +
  * IPv6 + TCP with options, as the capture's snap length. */
 #define WIRE_BPF_SNAP 128
@@ -51,12 +46,18 @@ struct wire_bpf_rec {
 	__u8 data[WIRE_BPF_SNAP];
 };
 
-/* One direction's counts, one copy per CPU. */
+/* One direction's counts. */
 struct wire_bpf_dir {
 	__u64 packets;
 	__u64 bytes;
 	__u64 payload;
 	__u64 max_len;
+};
+
+/* One CPU's counts, a direction each (0 out, 1 in): 64 bytes, one cache
+ * line of the counts table, which only that CPU writes. */
+struct wire_bpf_cpu {
+	struct wire_bpf_dir dir[2];
 };
 
 /* A TCP connection's direction in the sequence table; ports in host
