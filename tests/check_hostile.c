@@ -176,19 +176,14 @@ log_refused(const char *path, const char *why)
 	const char *argv[] = {NP_NETSERVER, "-D",    "-p", "0", "-L",
 			      "127.0.0.1",  "--log", path, NULL};
 	char err[1024], *out = NULL;
-	const char *p, *nl = NULL;
 	double t0 = harness_now();
-	int rc, lines = 0;
+	int rc, lines;
 
 	rc = harness_exec_capture(argv, 5, &out, err, sizeof(err));
 	free(out);
 	ck_assert_double_lt(harness_now() - t0, 3);
 	ck_assert_msg(rc > 0, "netserver exited %d: %s", rc, err);
-	for (p = err; *p != '\0'; p = *nl != '\0' ? nl + 1 : nl) {
-		nl = strchrnul(p, '\n');
-		if (memmem(p, (size_t)(nl - p), why, strlen(why)) != NULL)
-			lines++;
-	}
+	lines = harness_text_count(err, why);
 	ck_assert_msg(lines == 1, "'%s' in %d lines: %s", why, lines, err);
 	ck_assert_msg(strstr(err, "Starting netserver") == NULL, "%s", err);
 }

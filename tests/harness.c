@@ -763,17 +763,33 @@ harness_proc_uid(pid_t pid)
 }
 
 int
+harness_text_count(const char *text, const char *needle)
+{
+	const char *p, *nl;
+	int n = 0;
+
+	for (p = text; *p != '\0'; p = *nl != '\0' ? nl + 1 : nl) {
+		nl = strchrnul(p, '\n');
+		if (memmem(p, (size_t)(nl - p), needle, strlen(needle)) != NULL)
+			n++;
+	}
+	return n;
+}
+
+int
 harness_log_count(const char *path, const char *needle)
 {
-	char line[2048];
-	int n = 0;
+	char *text = NULL;
+	size_t len = 0;
 	FILE *f = fopen(path, "r");
+	int n = 0;
 
 	if (f == NULL)
 		return -1;
-	while (fgets(line, sizeof(line), f) != NULL)
-		if (strstr(line, needle) != NULL)
-			n++;
+	/* The whole file (logs hold no NUL), however long its lines. */
+	if (getdelim(&text, &len, '\0', f) > 0)
+		n = harness_text_count(text, needle);
+	free(text);
 	fclose(f);
 	return n;
 }

@@ -212,6 +212,9 @@ char harness_proc_state(pid_t pid);
 /* A process's real uid from /proc/PID/status, or -1 when it is gone. */
 long harness_proc_uid(pid_t pid);
 
+/* Counts the lines of text that contain needle. */
+int harness_text_count(const char *text, const char *needle);
+
 /* Counts the lines of file path that contain needle; -1 when it cannot
  * be read. */
 int harness_log_count(const char *path, const char *needle);
