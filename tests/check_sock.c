@@ -1,4 +1,8 @@
-/* Tests for lib/sock: the sockets netserver binds for a test's data. */
+/*
+ * Tests for lib/sock: the sockets netserver binds for a test's data.
+ * A check that cannot run here says why (harness_skip) and the suite
+ * exits 77, CTest's skip, never a pass.
+ */
 #include "harness.h"
 
 #include <netinet/in.h>
