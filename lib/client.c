@@ -19,6 +19,7 @@
 #include "np/session.h"
 #include "np/streams.h"
 #include "np/sock.h"
+#include "np/wire.h"
 
 /* Milliseconds to wait for a connection to netserver. */
 #define CLIENT_CONNECT_MS 5000
@@ -556,6 +557,10 @@ read_results(const json_t *msg, struct result *res, char *err)
 		return -1;
 	if (wire != NULL && proto_wire_unpack(wire, &r->wire, err) < 0)
 		return -1;
+	if (r->wire.shared && !res->p.wire_share)
+		return err_set(err, "netserver's wire figures say netperf "
+				    "counted for it, which it did not offer");
+	wire_report_mirror(&r->wire, &res->side[RESULT_LOCAL].wire);
 	if (place != NULL && proto_place_unpack(place, &r->place, err) < 0)
 		return -1;
 	if (plat != NULL && proto_platform_unpack(plat, &r->platform, err) < 0)
@@ -864,6 +869,9 @@ test_negotiate(struct client_run *t, char *err)
 		res->p.interim = t->c->interim_sec;
 	interim_peer_init(&t->peer, t->c->ctl, res->p.interim > 0, n,
 			  res->p.interim);
+	res->p.wire_share = res->p.wire &&
+			    !module_has(t->m, MODULE_F_PER_TRANS) &&
+			    wire_share_offer(t->o->wire_if);
 	t->asked = clock_ns();
 	if (session_send_new(t->c->ctl, proto_request_pack(&res->p),
 			     SESSION_TIMEOUT_MS, err) < 0)

@@ -244,6 +244,8 @@ proto_request_pack(const struct test_params *p)
 		json_object_set_new(o, "streams", json_integer(p->streams));
 		json_object_set_new(o, "cpu_bind", json_string(p->cpu_bind));
 		json_object_set_new(o, "wire", json_boolean(p->wire));
+		json_object_set_new(o, "wire_share",
+				    json_boolean(p->wire_share));
 		json_object_set_new(o, "sockopts", sockopts_pack(&p->rx));
 		json_object_set_new(
 		    o, "buffers",
@@ -369,6 +371,7 @@ request_later(const json_t *msg, struct test_params *p, char *err)
 	    opt_double(msg, "rate", 0, 1e15, &p->rate, err) ||
 	    opt_int32(msg, "streams", 1, 4096, &p->streams, err) ||
 	    opt_bool(msg, "wire", &p->wire, err) ||
+	    opt_bool(msg, "wire_share", &p->wire_share, err) ||
 	    /* batch 0 or 1: a call a datagram. */
 	    opt_int32(msg, "batch", 0, 1024, &p->batch, err) ||
 	    opt_bool(msg, "udp_gso", &p->udp_gso, err) ||
@@ -925,7 +928,7 @@ proto_wire_pack(const struct wire_report *w)
 
 	return json_pack(
 	    "{s:s, s:b, s:o, s:o, s:I, s:b, s:{s:I, s:I, s:I, s:I, s:I, "
-	    "s:I, s:I, s:I}, s:i, s:s, s:s, s:b, s:s}",
+	    "s:I, s:I, s:I}, s:i, s:s, s:s, s:b, s:s, s:b}",
 	    "ifname", w->ifname, "captured", w->captured, "out",
 	    dir_pack(&w->c.out), "in", dir_pack(&w->c.in), "dropped",
 	    (json_int_t)w->c.dropped, "have_ifstat", w->have_ifstat, "ifstat",
@@ -936,7 +939,7 @@ proto_wire_pack(const struct wire_report *w)
 	    "rx_errors", (json_int_t)s->rx_errors, "tx_errors",
 	    (json_int_t)s->tx_errors, "mtu", w->mtu, "offloads", w->offloads,
 	    "warning", w->warning, "in_kernel", w->c.in_kernel, "counter",
-	    wire_counter_name(w->c.counter));
+	    wire_counter_name(w->c.counter), "shared", w->shared);
 }
 
 int
@@ -970,9 +973,12 @@ proto_wire_unpack(const json_t *j, struct wire_report *w, char *err)
 	    proto_get_string(j, "warning", w->warning, sizeof(w->warning), err))
 		return -1;
 	w->mtu = (int)v;
-	/* Absent from a peer without the eBPF counter. */
-	if (json_object_get(j, "in_kernel") != NULL &&
-	    get_bool(j, "in_kernel", &w->c.in_kernel, err))
+	/* Absent from a peer without the eBPF counter, or without shared
+	 * counts. */
+	if ((json_object_get(j, "in_kernel") != NULL &&
+	     get_bool(j, "in_kernel", &w->c.in_kernel, err)) ||
+	    (json_object_get(j, "shared") != NULL &&
+	     get_bool(j, "shared", &w->shared, err)))
 		return -1;
 	/* Absent from a peer before the tc counter, and a name from a later
 	 * one that this side does not know: its in_kernel says whether its

@@ -502,6 +502,11 @@ wire_side(FILE *out, const char *side, const struct wire_report *w, double secs)
 			i->packets ? (double)i->bytes / (double)i->packets : 0,
 			(unsigned long long)o->retrans,
 			(unsigned long long)i->retrans);
+		if (w->shared)
+			fprintf(out,
+				"        counted once for both ends: netperf's "
+				"counter on %s, out and in swapped\n",
+				w->ifname);
 		if (w->c.dropped)
 			fprintf(out,
 				"        warning: the capture dropped %llu "

@@ -748,7 +748,12 @@ serve_wire(struct serve *sv)
 		set_port(&flows[nf].local, sv->set.ports[i]);
 		nf++;
 	}
-	wire_session_start(&sv->ws, &sv->wr, NULL, flows, nf);
+	/* Where the client is on this host's loopback interface and its
+	 * counter counts every packet of the flow there, a second counter
+	 * would count them again (wire_share_offer). */
+	if (!sv->p.wire_share ||
+	    !wire_session_share(&sv->ws, &sv->wr, flows, nf))
+		wire_session_start(&sv->ws, &sv->wr, NULL, flows, nf);
 	free(flows);
 	/* CRR's session has no flows, and nothing to stop. */
 	sv->wire_on = !module_has(sv->m, MODULE_F_PER_TRANS);

@@ -1160,6 +1160,31 @@ wire_counter_of(const char *name)
 	return -1;
 }
 
+/* The interface of a session (ifname, or the route's to f's remote end),
+ * its MTU, offloads and counters at the start; returns 0, or -1 with
+ * w->warning set. */
+static int
+session_iface(struct wire_session *ws, struct wire_report *w,
+	      const char *ifname, const struct wire_flow *f)
+{
+	char err[ERR_LEN];
+
+	if (ifname != NULL && ifname[0] != '\0')
+		snprintf(w->ifname, sizeof(w->ifname), "%s", ifname);
+	else if (iface_route((const struct sockaddr *)&f->remote, w->ifname,
+			     err) < 0) {
+		snprintf(w->warning, sizeof(w->warning), "%s", err);
+		return -1;
+	}
+	w->mtu = iface_mtu(w->ifname);
+	iface_offloads(w->ifname, w->offloads, sizeof(w->offloads));
+	/* The interface's window encloses the capture's, so the NIC never
+	 * shows fewer packets than were captured. */
+	if (iface_stat_read(w->ifname, &ws->before, err) == 0)
+		w->have_ifstat = 1;
+	return 0;
+}
+
 void
 wire_session_start(struct wire_session *ws, struct wire_report *w,
 		   const char *ifname, const struct wire_flow *flows, int n)
@@ -1175,19 +1200,8 @@ wire_session_start(struct wire_session *ws, struct wire_report *w,
 			 "a new one per transaction)");
 		return;
 	}
-	if (ifname != NULL && ifname[0] != '\0')
-		snprintf(w->ifname, sizeof(w->ifname), "%s", ifname);
-	else if (iface_route((const struct sockaddr *)&flows[0].remote,
-			     w->ifname, err) < 0) {
-		snprintf(w->warning, sizeof(w->warning), "%s", err);
+	if (session_iface(ws, w, ifname, &flows[0]) < 0)
 		return;
-	}
-	w->mtu = iface_mtu(w->ifname);
-	iface_offloads(w->ifname, w->offloads, sizeof(w->offloads));
-	/* The interface's window encloses the capture's, so the NIC never
-	 * shows fewer packets than were captured. */
-	if (iface_stat_read(w->ifname, &ws->before, err) == 0)
-		w->have_ifstat = 1;
 	ws->cap = calloc((size_t)n, sizeof(*ws->cap));
 	if (ws->cap == NULL)
 		return;
@@ -1199,6 +1213,69 @@ wire_session_start(struct wire_session *ws, struct wire_report *w,
 		}
 		ws->ncap++;
 	}
+}
+
+/*
+ * Counting on loopback, where both ends' packets pass one interface: each
+ * end's counter would see every packet of the flow, and on a 1-byte
+ * TCP_RR the second counter is about half of what --wire costs (bench/wire,
+ * tc against tc-both). netperf offers to count for both; netserver takes
+ * the offer only where its own route says loopback too.
+ */
+int
+wire_share_offer(const char *ifname)
+{
+	const char *env = getenv("NETPERF_WIRE_SHARE");
+	int fd;
+
+	if (env != NULL && strcmp(env, "0") == 0)
+		return 0;
+	if (ifname != NULL && ifname[0] != '\0' && !wire_is_loopback(ifname))
+		return 0;
+	fd = socket(AF_PACKET, SOCK_RAW | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+int
+wire_session_share(struct wire_session *ws, struct wire_report *w,
+		   const struct wire_flow *flows, int n)
+{
+	char ifname[IF_NAMESIZE], err[ERR_LEN];
+
+	if (n < 1 ||
+	    iface_route((const struct sockaddr *)&flows[0].remote, ifname,
+			err) < 0 ||
+	    !wire_is_loopback(ifname))
+		return 0;
+	memset(ws, 0, sizeof(*ws));
+	w->enabled = 1;
+	w->shared = 1;
+	session_iface(ws, w, ifname, &flows[0]);
+	return 1;
+}
+
+void
+wire_report_mirror(struct wire_report *remote, const struct wire_report *local)
+{
+	if (!remote->shared)
+		return;
+	if (!local->captured || strcmp(local->ifname, remote->ifname) != 0) {
+		snprintf(remote->warning, sizeof(remote->warning),
+			 "netserver left the count to netperf's counter on "
+			 "%s, which %s",
+			 remote->ifname,
+			 !local->captured ? "counted nothing"
+					  : "counted another interface");
+		remote->captured = 0;
+		return;
+	}
+	remote->captured = 1;
+	remote->c = local->c;
+	remote->c.out = local->c.in;
+	remote->c.in = local->c.out;
 }
 
 int

@@ -435,6 +435,52 @@ START_TEST(implausible_results)
 }
 END_TEST
 
+/* A wire object from netserver, its "shared" as given. */
+#define WIRE_DIR                                                               \
+	"{\"packets\":0,\"bytes\":0,\"payload\":0,\"retrans\":0,"              \
+	"\"max_len\":0}"
+#define WIRE_SHARED(b)                                                         \
+	",\"wire\":{\"ifname\":\"lo\",\"captured\":false,\"out\":" WIRE_DIR    \
+	",\"in\":" WIRE_DIR ",\"dropped\":0,\"have_ifstat\":false,"            \
+	"\"ifstat\":{\"rx_packets\":0,\"tx_packets\":0,\"rx_bytes\":0,"        \
+	"\"tx_bytes\":0,\"rx_dropped\":0,\"tx_dropped\":0,\"rx_errors\":0,"    \
+	"\"tx_errors\":0},\"mtu\":-1,\"offloads\":\"\",\"warning\":\"\","      \
+	"\"shared\":" b "}"
+
+/* A netserver may leave its wire count to netperf only when netperf
+ * offered it (--wire, both on loopback): one that says it did otherwise
+ * is refused, and the same results without the claim are printed. */
+START_TEST(unoffered_shared_wire)
+{
+	static const struct fake_say claims[] = {
+	    {NULL, 0, 0, WIRE_SHARED("false")},
+	    {NULL, 0, 0, WIRE_SHARED("true")},
+	};
+	struct harness_out o;
+	struct fake f;
+	char port[16];
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		const char *args[] = {"-H", "127.0.0.1",  "-p", port, "-t",
+				      "TCP_STREAM", "-l", "-100000", NULL};
+
+		fake_start(&f, FAKE_RESULTS);
+		f.say = &claims[i];
+		snprintf(port, sizeof(port), "%d", f.port);
+		ck_assert_int_eq(harness_netperf(args, 20, &o), 0);
+		fake_join(&f);
+		if (i == 0) {
+			ck_assert_msg(o.status == 0, "refused: %s", o.err);
+			continue;
+		}
+		one_error_line(&o, "netperf: netserver's wire figures say "
+				   "netperf counted for it, which it did not "
+				   "offer");
+	}
+}
+END_TEST
+
 /* True when text has no byte outside printable ASCII but newlines. */
 static int
 printable(const char *text)
@@ -1196,6 +1242,7 @@ hostile_suite(void)
 	tcase_add_test(fakes, maerts_never_stops);
 	tcase_add_test(fakes, stream_drain_flood);
 	tcase_add_test(fakes, implausible_results);
+	tcase_add_test(fakes, unoffered_shared_wire);
 	tcase_add_test(fakes, server_strings_escaped);
 	tcase_add_test(fakes, maerts_more_than_asked);
 	tcase_add_test(fakes, result_checks);

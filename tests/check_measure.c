@@ -1322,11 +1322,37 @@ wire_row(const char *out, const char *side, struct wire_row *w)
 }
 
 /*
+ * Both ends on lo: netperf's counter counts for netserver too unless
+ * NETPERF_WIRE_SHARE=0 (shared 0), when netserver counts with its own,
+ * which the tests then hold against netperf's.
+ */
+static void
+wire_share(int shared)
+{
+	if (shared)
+		unsetenv("NETPERF_WIRE_SHARE");
+	else
+		setenv("NETPERF_WIRE_SHARE", "0", 1);
+}
+
+/* The remote row's note says whether netperf's count stood for it. */
+static void
+wire_shared_note(const char *out, int shared)
+{
+	int has = strstr(out, "counted once for both ends: netperf's counter "
+			      "on lo") != NULL;
+
+	ck_assert_msg(has == shared, "shared %d, but the note is %s:\n%s",
+		      shared, has ? "there" : "missing", out);
+}
+
+/*
  * UDP_STREAM of 1000-byte datagrams on lo: each is one packet of 1000 +
  * 8 + 20 + 14 bytes, counted once on the way out by netperf's capture
- * and once on the way in by netserver's. The sender's three zero-length
- * end markers cross the wire too; a capture may count them (42 bytes
- * each) or leave them out, but all the bytes must be accounted for.
+ * and once on the way in by netserver's (_i 0), or by netperf's for both
+ * (_i 1). The sender's three zero-length end markers cross the wire too;
+ * a capture may count them (42 bytes each) or leave them out, but all the
+ * bytes must be accounted for.
  */
 START_TEST(wire_udp_loopback)
 {
@@ -1337,8 +1363,11 @@ START_TEST(wire_udp_loopback)
 
 	if (no_capture("wire_udp_loopback"))
 		return;
+	wire_share(_i);
 	RUN_OK(&r, "-t", "UDP_STREAM", "-l", "1", "--rate", "20M", "--wire",
 	       "--", "-m", "1000");
+	wire_share(1);
+	wire_shared_note(r.out, _i);
 	data_numbers(r.out, 0, v, 6);
 	sent = (unsigned long long)v[3];
 	ck_assert_double_eq(v[1], 1000);
@@ -1368,7 +1397,8 @@ END_TEST
 
 /*
  * More UDP streams than the 64 flows netserver once had room for: its
- * capture must see every stream's packets, as netperf's does.
+ * capture (its own: NETPERF_WIRE_SHARE=0) must see every stream's
+ * packets, as netperf's does.
  */
 START_TEST(wire_udp_many_streams)
 {
@@ -1381,6 +1411,7 @@ START_TEST(wire_udp_many_streams)
 
 	if (no_capture("wire_udp_many_streams"))
 		return;
+	wire_share(0);
 	ck_assert_int_eq(harness_server_start(&many, extra), 0);
 	snprintf(port, sizeof(port), "%d", many.port);
 	{
@@ -1392,6 +1423,7 @@ START_TEST(wire_udp_many_streams)
 		rc = harness_exec_capture(argv, MEAS_RUN_TIMEOUT, &out, err,
 					  sizeof(err));
 	}
+	wire_share(1);
 	harness_server_stop(&many);
 	ck_assert_msg(rc == 0, "netperf exited %d: %s", rc, err);
 	doc = harness_json_parse(out);
@@ -1422,20 +1454,40 @@ START_TEST(wire_udp_many_streams)
 END_TEST
 
 /*
- * TCP_STREAM on lo: the payload both captures saw is the same, and it
- * is what netperf sent and netserver received, plus any segment TCP sent
- * twice (on lo, a tail loss probe now and then).
+ * TCP_STREAM on lo: the payload both captures saw (_i 0), or netperf's
+ * for both (_i 1), is the same, and it is what netperf sent and
+ * netserver received, plus any segment TCP sent twice (on lo, a tail
+ * loss probe now and then).
  */
 START_TEST(wire_tcp_loopback)
 {
+	static const char *const dirs[] = {"packets", "bytes", "payload",
+					   "retrans", "max_len"};
 	double lp, rp, ls, rr, retrans;
+	char lpath[64], rpath[64];
 	json_t *doc;
+	size_t i;
 
 	if (no_capture("wire_tcp_loopback"))
 		return;
+	wire_share(_i);
 	RUN_JSON(doc, "-t", "TCP_STREAM", "-l", "1", "-T", "0,0", "--wire");
+	wire_share(1);
 	ck_assert(json_is_true(harness_json_at(doc, "local.wire.captured")));
 	ck_assert(json_is_true(harness_json_at(doc, "remote.wire.captured")));
+	ck_assert(json_is_false(harness_json_at(doc, "local.wire.shared")));
+	ck_assert(json_is_boolean(harness_json_at(doc, "remote.wire.shared")) &&
+		  json_is_true(harness_json_at(doc, "remote.wire.shared")) ==
+		      (_i == 1));
+	/* Shared: netserver's figures are netperf's, out and in swapped. */
+	for (i = 0; _i == 1 && i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		snprintf(lpath, sizeof(lpath), "local.wire.out.%s", dirs[i]);
+		snprintf(rpath, sizeof(rpath), "remote.wire.in.%s", dirs[i]);
+		ck_assert_double_eq(num(doc, lpath), num(doc, rpath));
+		snprintf(lpath, sizeof(lpath), "local.wire.in.%s", dirs[i]);
+		snprintf(rpath, sizeof(rpath), "remote.wire.out.%s", dirs[i]);
+		ck_assert_double_eq(num(doc, lpath), num(doc, rpath));
+	}
 	ck_assert_str_eq(str(doc, "local.wire.ifname"), "lo");
 	lp = num(doc, "local.wire.out.payload");
 	rp = num(doc, "remote.wire.in.payload");
@@ -1467,9 +1519,9 @@ START_TEST(wire_tcp_loopback)
 END_TEST
 
 /*
- * Two streams into one netserver listener: its capture holds both flows,
- * each with its own sequence numbers, and must not take one flow's data
- * for a retransmission of the other's.
+ * Two streams into one netserver listener: its capture (its own, as
+ * above) holds both flows, each with its own sequence numbers, and must
+ * not take one flow's data for a retransmission of the other's.
  */
 START_TEST(wire_streams_retrans)
 {
@@ -1478,8 +1530,10 @@ START_TEST(wire_streams_retrans)
 
 	if (no_capture("wire_streams_retrans"))
 		return;
+	wire_share(0);
 	RUN_JSON(doc, "-t", "TCP_STREAM", "-l", "1", "-T", "0,0", "--streams",
 		 "2", "--wire");
+	wire_share(1);
 	ck_assert_double_eq(num(doc, "local.wire.out.payload"),
 			    num(doc, "remote.wire.in.payload"));
 	lr = num(doc, "local.wire.out.retrans");
@@ -1621,9 +1675,9 @@ measure_suite(void)
 
 	tcase_add_checked_fixture(wire, setup, harness_teardown);
 	tcase_set_timeout(wire, 60);
-	tcase_add_test(wire, wire_udp_loopback);
+	tcase_add_loop_test(wire, wire_udp_loopback, 0, 2);
 	tcase_add_test(wire, wire_udp_many_streams);
-	tcase_add_test(wire, wire_tcp_loopback);
+	tcase_add_loop_test(wire, wire_tcp_loopback, 0, 2);
 	tcase_add_test(wire, wire_streams_retrans);
 	tcase_add_test(wire, udp_loss_bounds);
 	suite_add_tcase(s, wire);

@@ -1445,7 +1445,9 @@ END_TEST
  * every run, netperf's too in run 0; with NETPERF_WIRE_TC=0 netperf's
  * is on its capture's socket (run 1), and with NETPERF_WIRE_PCAP=1 its
  * capture counts alone (run 2). Both ends see every packet on its way
- * in, before the drop rule, and count the same.
+ * in, before the drop rule, and count the same. NETPERF_WIRE_SHARE=0
+ * throughout: each end counts with its own counter, not netperf's for
+ * both.
  */
 START_TEST(wire_tcp_loss_loopback_counters)
 {
@@ -1463,6 +1465,7 @@ START_TEST(wire_tcp_loss_loopback_counters)
 	/* Before Linux 6.6 there is no tcx: the socket's. */
 	tc = harness_kernel_at_least(6, 6) ? "tc" : "socket";
 	nft_drop_tcp_data(&env, 2);
+	setenv("NETPERF_WIRE_SHARE", "0", 1);
 	for (i = 0; i < 3; i++) {
 		doc = netperf_json_in(&env, env.ns.b, vars[i], args);
 		drops = nft_drops(&env) - before;
@@ -1490,8 +1493,11 @@ START_TEST(wire_tcp_loss_loopback_counters)
 			      i, w.rp, w.rr, w.lp, w.lr);
 		ck_assert_uint_eq(
 		    (unsigned long long)wire_num(doc, "local.wire.dropped"), 0);
+		ck_assert(
+		    json_is_false(harness_json_at(doc, "remote.wire.shared")));
 		json_decref(doc);
 	}
+	unsetenv("NETPERF_WIRE_SHARE");
 }
 END_TEST
 

@@ -510,6 +510,7 @@ request_sample(struct test_params *p)
 	p->streams = 3;
 	snprintf(p->cpu_bind, sizeof(p->cpu_bind), "core:1");
 	p->wire = 1;
+	p->wire_share = 1;
 	p->start_at_ns = INT64_C(1767225600123456789);
 }
 
@@ -538,6 +539,7 @@ assert_params_eq(const struct test_params *a, const struct test_params *b)
 	ck_assert_int_eq(a->streams, b->streams);
 	ck_assert_str_eq(a->cpu_bind, b->cpu_bind);
 	ck_assert_int_eq(a->wire, b->wire);
+	ck_assert_int_eq(a->wire_share, b->wire_share);
 	ck_assert_int_eq(a->start_at_ns, b->start_at_ns);
 }
 
@@ -631,12 +633,14 @@ START_TEST(test_request_optional_fields)
 	ck_assert_int_eq(json_object_del(msg, "streams"), 0);
 	ck_assert_int_eq(json_object_del(msg, "cpu_bind"), 0);
 	ck_assert_int_eq(json_object_del(msg, "wire"), 0);
+	ck_assert_int_eq(json_object_del(msg, "wire_share"), 0);
 	ck_assert_int_eq(proto_request_unpack(msg, &out, err), 0);
 	ck_assert_double_eq(out.rto, 0);
 	ck_assert_double_eq(out.rate, 0);
 	ck_assert_int_eq(out.streams, 1);
 	ck_assert_str_eq(out.cpu_bind, "");
 	ck_assert_int_eq(out.wire, 0);
+	ck_assert_int_eq(out.wire_share, 0);
 	ck_assert_int_eq(out.burst, in.burst);
 	json_decref(msg);
 }
@@ -698,6 +702,21 @@ START_TEST(test_wire_counter)
 			 0);
 	ck_assert_int_eq(proto_wire_unpack(msg, &out, err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "counter"));
+	json_decref(msg);
+
+	/* "shared": read back; absent (a netserver before it) is not
+	 * shared; anything but a boolean is refused. */
+	in.shared = 1;
+	msg = proto_wire_pack(&in);
+	ck_assert_msg(proto_wire_unpack(msg, &out, err) == 0, "%s", err);
+	ck_assert_int_eq(out.shared, 1);
+	ck_assert_int_eq(json_object_del(msg, "shared"), 0);
+	ck_assert_msg(proto_wire_unpack(msg, &out, err) == 0, "%s", err);
+	ck_assert_int_eq(out.shared, 0);
+	ck_assert_int_eq(json_object_set_new(msg, "shared", json_integer(1)),
+			 0);
+	ck_assert_int_eq(proto_wire_unpack(msg, &out, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "shared"));
 	json_decref(msg);
 }
 END_TEST

@@ -124,6 +124,9 @@ struct test_params {
 	char cpu_bind[64];
 	/* Both sides count the data flow's packets on the wire, --wire. */
 	int wire;
+	/* --wire: netperf offers to count for netserver too, where both
+	 * are on one loopback interface (wire_share_offer). */
+	int wire_share;
 	/* netperf 2.7's data socket options for netperf's sockets (lx)
 	 * and netserver's (rx); rx travels in the request. */
 	struct sock_extra lx, rx;

@@ -92,6 +92,11 @@ struct wire_report {
 	int mtu;
 	char offloads[64]; /* "tso gso gro" when on */
 	char warning[256]; /* why something is missing */
+	/* netserver's side: both ends are on one loopback interface, where
+	 * netperf's counter sees every packet of the flow, so netserver
+	 * counted nothing and netperf's counts stand for its too (out and
+	 * in swapped; wire_report_mirror). */
+	int shared;
 };
 
 /* The captures of one test's data connections. */
@@ -121,5 +126,32 @@ int wire_flow_of(int fd, int protocol, int any_peer_port, struct wire_flow *f);
 
 /* Stops the captures and fills w with the counts over the interval. */
 void wire_session_stop(struct wire_session *ws, struct wire_report *w);
+
+/*
+ * netperf's offer to count for netserver too, should both be on one
+ * loopback interface (netserver decides that, by its route to the
+ * client): whether this process may capture (a packet socket opens,
+ * which the tc counter's fallback needs), ifname (--wire=IF) is NULL, ""
+ * or a loopback interface, and NETPERF_WIRE_SHARE is not 0.
+ */
+int wire_share_offer(const char *ifname);
+
+/*
+ * netserver's side of a shared count: when the interface that carries
+ * traffic to flows[0]'s remote end is a loopback one, notes it and its
+ * counters, counts nothing, sets w->shared and returns 1 (stop it with
+ * wire_session_stop as any); otherwise returns 0 and does nothing.
+ */
+int wire_session_share(struct wire_session *ws, struct wire_report *w,
+		       const struct wire_flow *flows, int n);
+
+/*
+ * netperf's side: fills remote (which netserver marked shared) from
+ * local, the count of the same interface, out and in swapped. Where
+ * local counted nothing, or on another interface, remote says why in
+ * its warning.
+ */
+void wire_report_mirror(struct wire_report *remote,
+			const struct wire_report *local);
 
 #endif
