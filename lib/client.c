@@ -560,7 +560,6 @@ read_results(const json_t *msg, struct result *res, char *err)
 	if (r->wire.shared && !res->p.wire_share)
 		return err_set(err, "netserver's wire figures say netperf "
 				    "counted for it, which it did not offer");
-	wire_report_mirror(&r->wire, &res->side[RESULT_LOCAL].wire);
 	if (place != NULL && proto_place_unpack(place, &r->place, err) < 0)
 		return -1;
 	if (plat != NULL && proto_platform_unpack(plat, &r->platform, err) < 0)
@@ -999,6 +998,53 @@ test_run(struct client_run *t, char *err)
 	return 0;
 }
 
+static int
+port_cmp(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/*
+ * netserver left its wire count to netperf's counter (both on one
+ * loopback interface): netperf's counts stand for its, out and in
+ * swapped, if its data connections' client ports (peer_ports in msg's
+ * wire) are netperf's own, lports[0..n-1], in any order. Two hosts
+ * joined by a tunnel (ssh -L, a port forward) each see the other on lo,
+ * but not the same connections; then netserver's side is left uncounted,
+ * and says why.
+ */
+static void
+mirror_wire(struct result *res, const json_t *msg, int *lports, int n)
+{
+	struct wire_report *rw = &res->side[RESULT_REMOTE].wire;
+	json_t *pp = json_object_get(json_object_get(msg, "wire"),
+				     "peer_ports");
+	int *theirs = NULL, same = 0, i;
+
+	if (!rw->shared)
+		return;
+	if (lports != NULL && json_is_array(pp) &&
+	    json_array_size(pp) == (size_t)n &&
+	    (theirs = calloc((size_t)n, sizeof(*theirs))) != NULL) {
+		for (i = 0; i < n; i++)
+			theirs[i] = (int)json_integer_value(
+			    json_array_get(pp, (size_t)i));
+		qsort(theirs, (size_t)n, sizeof(*theirs), port_cmp);
+		qsort(lports, (size_t)n, sizeof(*lports), port_cmp);
+		same = memcmp(theirs, lports, (size_t)n * sizeof(*theirs)) == 0;
+		free(theirs);
+	}
+	if (!same) {
+		rw->captured = 0;
+		snprintf(rw->warning, sizeof(rw->warning),
+			 "netserver left the count to netperf, but its data "
+			 "connections are not netperf's (a tunnel?): not "
+			 "counted");
+		return;
+	}
+	wire_report_mirror(rw, &res->side[RESULT_LOCAL].wire);
+}
+
 /* This side's sums, netserver's results checked against them, and this
  * host's platform record. */
 static int
@@ -1007,9 +1053,14 @@ test_collect(struct client_run *t, char *err)
 	struct result *res = t->res;
 	struct result_place *rp = &res->side[RESULT_LOCAL].place;
 	json_t *msg = NULL;
-	int i, prc, rc = -1;
+	int *lports = NULL, i, prc, rc = -1;
 
+	/* A shared wire count is checked against these (mirror_wire). */
+	if (res->p.wire_share)
+		lports = calloc((size_t)t->set.n, sizeof(*lports));
 	for (i = 0; i < t->set.n; i++) {
+		if (lports != NULL)
+			lports[i] = sock_local_port(t->set.fds[i]);
 		close(t->set.fds[i]);
 		t->set.fds[i] = -1;
 		if (t->set.ctx[i].hist != NULL)
@@ -1030,9 +1081,11 @@ test_collect(struct client_run *t, char *err)
 	    result_check_remote(res, (double)(clock_ns() - t->asked) / 1e9,
 				err) < 0)
 		goto out;
+	mirror_wire(res, msg, lports, t->set.n);
 	collect_platform(t->c, res, &t->dp);
 	rc = 0;
 out:
+	free(lports);
 	json_decref(msg);
 	return rc;
 }

@@ -553,9 +553,11 @@ wire_table(FILE *out, const struct result *res)
 		     "                          out         in           out "
 		     "          in         out         in   out     in     "
 		     "out     in\n");
+	/* Shared counts are netperf's, over netperf's time. */
 	for (i = 0; i < RESULT_NSIDES; i++)
 		wire_side(out, result_side_name(i), &res->side[i].wire,
-			  res->side[i].sum.elapsed);
+			  res->side[res->side[i].wire.shared ? RESULT_LOCAL : i]
+			      .sum.elapsed);
 }
 
 /*

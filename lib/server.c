@@ -565,6 +565,9 @@ struct serve {
 	struct wire_session ws;
 	struct wire_report wr;
 	int wire_on;
+	/* netperf counts for this side (wr.shared): the data connections'
+	 * client ports, read while they are connected. */
+	int *wire_ports, nwire_ports;
 	json_t *plat;
 	struct module_run run;
 	/* -D: the interim reports sent, dropped (the client was not
@@ -734,7 +737,7 @@ static void
 serve_wire(struct serve *sv)
 {
 	struct wire_flow *flows = NULL;
-	int i, nf = 0;
+	int i, nf = 0, port;
 
 	if (!sv->p.wire)
 		return;
@@ -754,9 +757,33 @@ serve_wire(struct serve *sv)
 	if (!sv->p.wire_share ||
 	    !wire_session_share(&sv->ws, &sv->wr, flows, nf))
 		wire_session_start(&sv->ws, &sv->wr, NULL, flows, nf);
+	else if ((sv->wire_ports = calloc((size_t)sv->set.n,
+					  sizeof(*sv->wire_ports))) != NULL)
+		for (i = 0; i < sv->set.n; i++)
+			if (sv->set.fds[i] >= 0 &&
+			    (port = sock_peer_port(sv->set.fds[i])) > 0)
+				sv->wire_ports[sv->nwire_ports++] = port;
 	free(flows);
 	/* CRR's session has no flows, and nothing to stop. */
 	sv->wire_on = !module_has(sv->m, MODULE_F_PER_TRANS);
+}
+
+/* The wire figures for the results; when netperf counted for this side,
+ * with the client ports of the data connections, by which netperf knows
+ * they are its own and not another host's come through a tunnel. */
+static json_t *
+serve_wire_pack(const struct serve *sv)
+{
+	json_t *w = proto_wire_pack(&sv->wr), *ports;
+	int i;
+
+	if (w == NULL || !sv->wr.shared)
+		return w;
+	ports = json_array();
+	for (i = 0; ports != NULL && i < sv->nwire_ports; i++)
+		json_array_append_new(ports, json_integer(sv->wire_ports[i]));
+	json_object_set_new(w, "peer_ports", ports);
+	return w;
 }
 
 /*
@@ -875,7 +902,7 @@ serve_report(struct serve *sv, char *err)
 		json_object_set_new(res, "platform", sv->plat);
 	sv->plat = NULL;
 	if (sv->p.wire)
-		json_object_set_new(res, "wire", proto_wire_pack(&sv->wr));
+		json_object_set_new(res, "wire", serve_wire_pack(sv));
 	if (sv->p.streams > 1) {
 		list = json_array();
 		for (i = 0; i < sv->p.streams; i++)
@@ -904,6 +931,7 @@ serve_free(struct serve *sv)
 		if (sv->lfds[i] >= 0)
 			close(sv->lfds[i]);
 	free(sv->lfds);
+	free(sv->wire_ports);
 	streams_free(&sv->set, sv->shared);
 }
 

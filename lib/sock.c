@@ -290,16 +290,30 @@ sock_addr_text(const struct sockaddr *sa, char *buf)
 	}
 }
 
-int
-sock_local_port(int fd)
+/* The port of a socket's own end (getsockname) or its peer's
+ * (getpeername); -1 on error. */
+static int
+end_port(int fd, int (*get)(int, struct sockaddr *, socklen_t *))
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
 	char text[SOCK_ADDR_LEN];
 
-	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
+	if (get(fd, (struct sockaddr *)&ss, &len) < 0)
 		return -1;
 	return sock_addr_text((struct sockaddr *)&ss, text);
+}
+
+int
+sock_local_port(int fd)
+{
+	return end_port(fd, getsockname);
+}
+
+int
+sock_peer_port(int fd)
+{
+	return end_port(fd, getpeername);
 }
 
 const char *

@@ -1265,10 +1265,11 @@ wire_report_mirror(struct wire_report *remote, const struct wire_report *local)
 	if (!local->captured || strcmp(local->ifname, remote->ifname) != 0) {
 		snprintf(remote->warning, sizeof(remote->warning),
 			 "netserver left the count to netperf's counter on "
-			 "%s, which %s",
+			 "%s, which %s%s%.120s",
 			 remote->ifname,
 			 !local->captured ? "counted nothing"
-					  : "counted another interface");
+					  : "counted another interface",
+			 local->warning[0] != '\0' ? ": " : "", local->warning);
 		remote->captured = 0;
 		return;
 	}
@@ -1276,6 +1277,11 @@ wire_report_mirror(struct wire_report *remote, const struct wire_report *local)
 	remote->c = local->c;
 	remote->c.out = local->c.in;
 	remote->c.in = local->c.out;
+	/* What netperf's count lacks, netserver's lacks too. */
+	if (local->warning[0] != '\0')
+		snprintf(remote->warning, sizeof(remote->warning),
+			 "netperf's counter, which counted for both: %.200s",
+			 local->warning);
 }
 
 int

@@ -53,13 +53,18 @@ run_mode() {
 			fail=1
 		fi
 	done
-	# As root, --wire: netserver's capture and its eBPF counter.
-	if [ "$(id -u)" -eq 0 ] &&
-		! "$netperf" -H 127.0.0.1 -p "$port" -t TCP_RR -l 1 --wire \
-			>/dev/null 2>"$dir/np.err"; then
-		echo "TCP_RR --wire against netserver $*: $(cat "$dir/np.err")"
-		fail=1
-	fi
+	# As root, --wire: netserver's capture and its eBPF counter (each end
+	# its own), then netserver's side of netperf's count for both.
+	for share in 0 1; do
+		if [ "$(id -u)" -eq 0 ] &&
+			! NETPERF_WIRE_SHARE=$share "$netperf" -H 127.0.0.1 \
+				-p "$port" -t TCP_RR -l 1 --wire \
+				>/dev/null 2>"$dir/np.err"; then
+			echo "TCP_RR --wire (NETPERF_WIRE_SHARE=$share) against" \
+				"netserver $*: $(cat "$dir/np.err")"
+			fail=1
+		fi
+	done
 	kill -TERM $vpid
 	wait $vpid
 	status=$?

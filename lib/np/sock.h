@@ -103,6 +103,9 @@ int sock_addr_text(const struct sockaddr *sa, char *buf);
 /* The local port a socket is bound to; -1 on error. */
 int sock_local_port(int fd);
 
+/* The port of a connected socket's peer; -1 on error. */
+int sock_peer_port(int fd);
+
 /* The interface that holds local address addr (the one a connection's
  * traffic uses); fills ifname (IF_NAMESIZE bytes) and returns 0, or -1
  * with err set. */
