@@ -1546,6 +1546,62 @@ START_TEST(wire_streams_retrans)
 }
 END_TEST
 
+/*
+ * netserver.8's promise for -u: a netserver that dropped to nobody cannot
+ * capture, yet a root netperf on the same lo counts for it (_i 1), its
+ * figures netperf's mirrored; with NETPERF_WIRE_SHARE=0 (_i 0) it says it
+ * cannot capture.
+ */
+START_TEST(wire_shared_unprivileged_server)
+{
+	const char *extra[] = {"-u", "nobody", NULL};
+	struct harness_server low;
+	char port[16], err[4096], *out = NULL;
+	json_t *doc, *warning;
+	int rc;
+
+	if (no_capture("wire_shared_unprivileged_server"))
+		return;
+	ck_assert_int_eq(harness_server_start(&low, extra), 0);
+	snprintf(port, sizeof(port), "%d", low.port);
+	wire_share(_i);
+	{
+		const char *argv[] = {NP_NETPERF, "-H",	 "127.0.0.1", "-p",
+				      port,	  "--json", "-t",	 "TCP_RR",
+				      "-l",	  "1",	    "--wire",	 NULL};
+
+		rc = harness_exec_capture(argv, MEAS_RUN_TIMEOUT, &out, err,
+					  sizeof(err));
+	}
+	wire_share(1);
+	harness_server_stop(&low);
+	ck_assert_msg(rc == 0, "netperf exited %d: %s", rc, err);
+	doc = harness_json_parse(out);
+	ck_assert_msg(doc != NULL, "not JSON: %s", out);
+	free(out);
+	ck_assert(json_is_true(harness_json_at(doc, "local.wire.captured")));
+	ck_assert(json_is_true(harness_json_at(doc, "remote.wire.captured")) ==
+		  (_i == 1));
+	ck_assert(json_is_true(harness_json_at(doc, "remote.wire.shared")) ==
+		  (_i == 1));
+	if (_i == 1) {
+		ck_assert_double_gt(num(doc, "remote.wire.in.packets"), 0);
+		ck_assert_double_eq(num(doc, "remote.wire.in.packets"),
+				    num(doc, "local.wire.out.packets"));
+	} else {
+		warning = harness_json_at(doc, "remote.wire.warning");
+		ck_assert_msg(json_is_string(warning) &&
+				  strstr(json_string_value(warning),
+					 "CAP_NET_RAW") != NULL,
+			      "netserver as nobody said: %s",
+			      json_is_string(warning)
+				  ? json_string_value(warning)
+				  : "(nothing)");
+	}
+	json_decref(doc);
+}
+END_TEST
+
 /* A UDP flood: whatever is lost, "Lost: L of N" has 0 <= L <= N, the
  * received count is the rest, and the percentage is L / N. */
 START_TEST(udp_loss_bounds)
@@ -1679,6 +1735,7 @@ measure_suite(void)
 	tcase_add_test(wire, wire_udp_many_streams);
 	tcase_add_loop_test(wire, wire_tcp_loopback, 0, 2);
 	tcase_add_test(wire, wire_streams_retrans);
+	tcase_add_loop_test(wire, wire_shared_unprivileged_server, 0, 2);
 	tcase_add_test(wire, udp_loss_bounds);
 	suite_add_tcase(s, wire);
 	return s;
