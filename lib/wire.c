@@ -862,6 +862,15 @@ wire_env_set(const char *name)
 	return env != NULL && env[0] != '\0' && strcmp(env, "0") != 0;
 }
 
+/* Whether the environment says NAME=0: a default switched off. */
+static int
+wire_env_off(const char *name)
+{
+	const char *env = getenv(name);
+
+	return env != NULL && strcmp(env, "0") == 0;
+}
+
 /* The flow as the eBPF counter compares it. */
 static void
 wire_bpf_flow_of(const struct wire_match *m, struct wire_bpf_flow *f)
@@ -922,13 +931,12 @@ wire_tc_take(void *ctx, const uint8_t *data, uint32_t caplen, uint32_t len)
 static int
 wire_tc_open(struct wire_capture *cap)
 {
-	const char *tc = getenv("NETPERF_WIRE_TC");
 	struct wire_bpf_flow f;
 	char err[ERR_LEN];
 	int ifindex;
 
 	if (wire_env_set("NETPERF_WIRE_PCAP") ||
-	    (tc != NULL && strcmp(tc, "0") == 0))
+	    wire_env_off("NETPERF_WIRE_TC"))
 		return -1;
 	ifindex = (int)if_nametoindex(cap->ifname);
 	if (ifindex == 0 || !wire_is_loopback(cap->ifname))
@@ -1225,10 +1233,9 @@ wire_session_start(struct wire_session *ws, struct wire_report *w,
 int
 wire_share_offer(const char *ifname)
 {
-	const char *env = getenv("NETPERF_WIRE_SHARE");
 	int fd;
 
-	if (env != NULL && strcmp(env, "0") == 0)
+	if (wire_env_off("NETPERF_WIRE_SHARE"))
 		return 0;
 	if (ifname != NULL && ifname[0] != '\0' && !wire_is_loopback(ifname))
 		return 0;
