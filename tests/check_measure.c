@@ -1395,6 +1395,35 @@ START_TEST(wire_udp_loopback)
 }
 END_TEST
 
+/* Runs netperf --json with args (NULL-ended) against a netserver of its
+ * own, started with extra and stopped before anything is checked, and
+ * returns the parsed document. */
+static json_t *
+json_from_own_server(const char *const *extra, const char *const *args)
+{
+	const char *argv[32] = {NP_NETPERF, "-H", "127.0.0.1", "-p", NULL,
+				"--json"};
+	struct harness_server own;
+	char port[16], err[4096], *out = NULL;
+	json_t *doc;
+	int n = 6, rc;
+
+	ck_assert_int_eq(harness_server_start(&own, extra), 0);
+	snprintf(port, sizeof(port), "%d", own.port);
+	argv[4] = port;
+	while (n < 31 && *args != NULL)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	rc = harness_exec_capture(argv, MEAS_RUN_TIMEOUT, &out, err,
+				  sizeof(err));
+	harness_server_stop(&own);
+	ck_assert_msg(rc == 0, "netperf exited %d: %s", rc, err);
+	doc = harness_json_parse(out);
+	ck_assert_msg(doc != NULL, "not JSON: %s", out);
+	free(out);
+	return doc;
+}
+
 /*
  * More UDP streams than the 64 flows netserver once had room for: its
  * capture (its own: NETPERF_WIRE_SHARE=0) must see every stream's
@@ -1403,32 +1432,18 @@ END_TEST
 START_TEST(wire_udp_many_streams)
 {
 	const char *extra[] = {"--max-streams", "80", NULL};
-	struct harness_server many;
-	char port[16], err[4096], *out = NULL;
+	const char *args[] = {"-t",	   "UDP_STREAM", "-l",	   "1",
+			      "--streams", "70",	 "--rate", "7M",
+			      "--wire",	   "--",	 "-m",	   "100",
+			      NULL};
 	double lin, rin;
 	json_t *doc;
-	int rc;
 
 	if (no_capture("wire_udp_many_streams"))
 		return;
 	wire_share(0);
-	ck_assert_int_eq(harness_server_start(&many, extra), 0);
-	snprintf(port, sizeof(port), "%d", many.port);
-	{
-		const char *argv[] = {NP_NETPERF, "-H", "127.0.0.1", "-p", port,
-				      "--json", "-t", "UDP_STREAM", "-l", "1",
-				      "--streams", "70", "--rate", "7M",
-				      "--wire", "--", "-m", "100", NULL};
-
-		rc = harness_exec_capture(argv, MEAS_RUN_TIMEOUT, &out, err,
-					  sizeof(err));
-	}
+	doc = json_from_own_server(extra, args);
 	wire_share(1);
-	harness_server_stop(&many);
-	ck_assert_msg(rc == 0, "netperf exited %d: %s", rc, err);
-	doc = harness_json_parse(out);
-	ck_assert_msg(doc != NULL, "not JSON: %s", out);
-	free(out);
 	lin = num(doc, "local.wire.out.packets");
 	rin = num(doc, "remote.wire.in.packets");
 	ck_assert_msg(lin > 0, "netperf's capture saw nothing");
@@ -1555,30 +1570,14 @@ END_TEST
 START_TEST(wire_shared_unprivileged_server)
 {
 	const char *extra[] = {"-u", "nobody", NULL};
-	struct harness_server low;
-	char port[16], err[4096], *out = NULL;
+	const char *args[] = {"-t", "TCP_RR", "-l", "1", "--wire", NULL};
 	json_t *doc, *warning;
-	int rc;
 
 	if (no_capture("wire_shared_unprivileged_server"))
 		return;
-	ck_assert_int_eq(harness_server_start(&low, extra), 0);
-	snprintf(port, sizeof(port), "%d", low.port);
 	wire_share(_i);
-	{
-		const char *argv[] = {NP_NETPERF, "-H",	 "127.0.0.1", "-p",
-				      port,	  "--json", "-t",	 "TCP_RR",
-				      "-l",	  "1",	    "--wire",	 NULL};
-
-		rc = harness_exec_capture(argv, MEAS_RUN_TIMEOUT, &out, err,
-					  sizeof(err));
-	}
+	doc = json_from_own_server(extra, args);
 	wire_share(1);
-	harness_server_stop(&low);
-	ck_assert_msg(rc == 0, "netperf exited %d: %s", rc, err);
-	doc = harness_json_parse(out);
-	ck_assert_msg(doc != NULL, "not JSON: %s", out);
-	free(out);
 	ck_assert(json_is_true(harness_json_at(doc, "local.wire.captured")));
 	ck_assert(json_is_true(harness_json_at(doc, "remote.wire.captured")) ==
 		  (_i == 1));
