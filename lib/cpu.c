@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -454,4 +455,26 @@ cpu_count(void)
 	if (n > INT_MAX)
 		return INT_MAX;
 	return (int)n;
+}
+
+int64_t
+cpu_run_delay_ns(void)
+{
+	char buf[96];
+	unsigned long long run, wait;
+	ssize_t n;
+	int fd;
+
+	/* "on-CPU ns, waiting ns, slices": one short read. */
+	fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if (sscanf(buf, "%llu %llu", &run, &wait) != 2 || wait > INT64_MAX)
+		return -1;
+	return (int64_t)wait;
 }

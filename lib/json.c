@@ -586,8 +586,20 @@ json_interims(const struct result *res, int *bad)
 	return a;
 }
 
+/* Of a side's scheduled start, the ns its thread waited for a CPU after
+ * waking (null when not scheduled, or not known). */
+static json_t *
+cpu_wait(const struct result *res, const struct side_result *s)
+{
+	return res->p.start_at_ns > 0 && s->wall_start_ns > 0 &&
+			       s->start_cpu_wait_ns >= 0
+		   ? json_integer((json_int_t)s->start_cpu_wait_ns)
+		   : json_null();
+}
+
 /* When the measured interval was scheduled to start, and when each side
- * began and ended it, on each host's CLOCK_REALTIME. */
+ * began and ended it, on each host's CLOCK_REALTIME; how long each waited
+ * for a CPU at that start. */
 static json_t *
 json_timing(const struct result *res, int *bad)
 {
@@ -605,6 +617,10 @@ json_timing(const struct result *res, int *bad)
 	     jns(res->side[RESULT_REMOTE].sum.wall_start_ns), bad);
 	jput(o, "remote_end_ns", jns(res->side[RESULT_REMOTE].sum.wall_end_ns),
 	     bad);
+	jput(o, "start_cpu_wait_ns",
+	     cpu_wait(res, &res->side[RESULT_LOCAL].sum), bad);
+	jput(o, "remote_start_cpu_wait_ns",
+	     cpu_wait(res, &res->side[RESULT_REMOTE].sum), bad);
 	return o;
 }
 

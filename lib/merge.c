@@ -93,6 +93,21 @@ jint_at(const json_t *doc, const char *path, int64_t dflt, int64_t *out,
 	return 0;
 }
 
+/* A start's wait for a CPU at path in ns, -1 when absent or null (an
+ * older netperf, or a start not scheduled). */
+static int
+jwait_at(const json_t *doc, const char *path, int64_t *out, const char *name,
+	 char *err)
+{
+	int present;
+
+	if (jint_at(doc, path, 0, out, &present, name, err) < 0)
+		return -1;
+	if (!present)
+		*out = -1;
+	return 0;
+}
+
 /* A finite number at path; -1 with err set when absent or not one. */
 static int
 jnum_at(const json_t *doc, const char *path, double *out, const char *name,
@@ -497,6 +512,9 @@ parse_result_timing(const json_t *doc, struct merge_run *r, int64_t *rstart,
 		0 ||
 	    jint_at(doc, "timing/remote_end_ns", 0, rend, NULL, name, err) < 0)
 		return -1;
+	if (jwait_at(doc, "timing/start_cpu_wait_ns", &r->cpu_wait_ns, name,
+		     err) < 0)
+		return -1;
 	if (r->start_ns == 0 || r->end_ns < r->start_ns)
 		return err_set(err,
 			       "%s: no start and end times (written by an "
@@ -628,6 +646,7 @@ parse_state_input(const json_t *e, size_t i, struct merge *one,
 		0 ||
 	    jint_at(e, "start_ns", 0, &r.start_ns, NULL, name, err) < 0 ||
 	    jint_at(e, "end_ns", 0, &r.end_ns, NULL, name, err) < 0 ||
+	    jwait_at(e, "start_cpu_wait_ns", &r.cpu_wait_ns, name, err) < 0 ||
 	    jnum_at(e, "throughput", &r.thruput, name, err) < 0)
 		return err[0]
 			   ? -1
@@ -897,7 +916,7 @@ merge_figures(const struct merge *m, struct merge_figures *f, char *err)
 	memset(f, 0, sizeof(*f));
 	if (m->nruns == 0)
 		return err_set(err, "nothing to merge: no run succeeded");
-	f->late_max_s = -1;
+	f->late_max_s = f->late_wait_s = -1;
 	f->first_start_ns = m->runs[0].start_ns;
 	f->last_start_ns = m->runs[m->nruns - 1].start_ns;
 	f->scheduled_ns = m->runs[0].scheduled_ns;
@@ -915,8 +934,13 @@ merge_figures(const struct merge *m, struct merge_figures *f, char *err)
 			double late =
 			    (double)(r->start_ns - r->scheduled_ns) / 1e9;
 
-			if (late > f->late_max_s)
+			if (late > f->late_max_s) {
 				f->late_max_s = late;
+				f->late_wait_s =
+				    r->cpu_wait_ns >= 0
+					? (double)r->cpu_wait_ns / 1e9
+					: -1;
+			}
 		}
 	}
 	if (!sched_same)
@@ -1023,6 +1047,10 @@ merge_doc_timing(const struct merge_figures *f, double max_skew_s)
 	json_object_set_new(o, "late_max_ms",
 			    f->late_max_s > -1 ? json_real(f->late_max_s * 1e3)
 					       : json_null());
+	json_object_set_new(o, "late_max_cpu_wait_ms",
+			    f->late_max_s > -1 && f->late_wait_s >= 0
+				? json_real(f->late_wait_s * 1e3)
+				: json_null());
 	return o;
 }
 
@@ -1119,6 +1147,10 @@ merge_doc_input(const struct merge_run *r)
 		       "start_ns", (json_int_t)r->start_ns, "end_ns",
 		       (json_int_t)r->end_ns, "throughput", r->thruput,
 		       "samples", s);
+	json_object_set_new(in, "start_cpu_wait_ns",
+			    r->cpu_wait_ns >= 0
+				? json_integer((json_int_t)r->cpu_wait_ns)
+				: json_null());
 	json_object_set(in, "local_platform",
 			r->platform[0] ? r->platform[0] : json_null());
 	json_object_set(in, "remote_platform",
@@ -1168,6 +1200,7 @@ merge_json(const struct merge *m, const struct merge_figures *f,
 	X(WINDOW_TIME, "seconds every run was active")                         \
 	X(START_SKEW, "last actual start minus first, ms")                     \
 	X(START_LATE_MAX, "latest start after its schedule, ms")               \
+	X(START_LATE_CPU_WAIT, "of that run's lateness, ms waiting for a CPU") \
 	X(START_SCHEDULED, "the scheduled start, UTC ns")                      \
 	X(START_FIRST, "first actual start, UTC ns")                           \
 	X(START_LAST, "last actual start, UTC ns")                             \
@@ -1404,6 +1437,12 @@ ms_value(const struct merge *m, const struct merge_figures *f, int id, char *b,
 		else
 			snprintf(b, cap, "-1");
 		break;
+	case MS_START_LATE_CPU_WAIT:
+		put_opt(b, cap, 3,
+			f->late_max_s > -1 && f->late_wait_s >= 0
+			    ? f->late_wait_s * 1e3
+			    : -1);
+		break;
 	case MS_SD_UNITS:
 		snprintf(b, cap, "%s", m->sd_units);
 		break;
@@ -1488,7 +1527,12 @@ merge_print_table(FILE *out, const struct merge *m,
 			f->window_note);
 	fprintf(out, "Start skew                   %14.3f ms (limit %.3f ms)\n",
 		f->skew_s * 1e3, max_skew_s * 1e3);
-	if (f->late_max_s > -1)
+	if (f->late_max_s > -1 && f->late_wait_s >= 0)
+		fprintf(out,
+			"Latest start after schedule  %14.3f ms (%.3f ms of "
+			"it waiting for a CPU)\n",
+			f->late_max_s * 1e3, f->late_wait_s * 1e3);
+	else if (f->late_max_s > -1)
 		fprintf(out, "Latest start after schedule  %14.3f ms\n",
 			f->late_max_s * 1e3);
 	for (i = 0; i < 2; i++) {

@@ -182,6 +182,7 @@ stream_main(void *arg)
 	 * time, so a clock step during the test cannot bend the interval. */
 	r->wall_start_ns = run->wall_start_ns;
 	r->wall_end_ns = run->wall_start_ns + (int64_t)(t1 - t0);
+	r->start_cpu_wait_ns = run->start_cpu_wait_ns;
 	r->cpu_id =
 	    run->topo != NULL ? topo_current_cpu(run->topo) : sched_getcpu();
 	if (ctx->fd >= 0)
@@ -424,14 +425,17 @@ wait_boundary(struct module_run *run, uint64_t boundary)
  * Sleeps until CLOCK_REALTIME reaches at (TIMER_ABSTIME, so the wake-up
  * is exact whatever the scheduling delay of the call), in slices of at
  * most 100 ms to notice a stop request. Returns 0 at the time, or -1 with
- * err set when stopped first.
+ * err set when stopped first. *delay0 is the thread's run-queue wait
+ * (cpu_run_delay_ns) just before its last sleep, so that the wait added
+ * after it is what the scheduler cost the wake-up.
  */
 static int
-wait_start_at(struct module_run *run, int64_t at, char *err)
+wait_start_at(struct module_run *run, int64_t at, int64_t *delay0, char *err)
 {
 	struct timespec ts;
 	int64_t now, until;
 
+	*delay0 = cpu_run_delay_ns();
 	for (;;) {
 		now = clock_real_ns();
 		if (now >= at)
@@ -443,6 +447,7 @@ wait_start_at(struct module_run *run, int64_t at, char *err)
 		until = at - now > 100000000 ? now + 100000000 : at;
 		ts.tv_sec = (time_t)(until / (int64_t)NS_PER_SEC);
 		ts.tv_nsec = (long)(until % (int64_t)NS_PER_SEC);
+		*delay0 = cpu_run_delay_ns();
 		clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL);
 	}
 }
@@ -479,13 +484,20 @@ start_streams(struct module_run *run, struct stream_job *jobs,
 static void
 open_gate(struct module_run *run, struct cpu_sample *before, char *err)
 {
+	int64_t delay0 = -1, delay1;
+
 	if (!run->abort && run->start_at_ns > 0 &&
-	    wait_start_at(run, run->start_at_ns, err) < 0)
+	    wait_start_at(run, run->start_at_ns, &delay0, err) < 0)
 		run->abort = 1;
 	if (!run->abort && run->measure_cpu && cpu_sample_read(before, err) < 0)
 		run->abort = 1;
 	run->start_ns = clock_ns();
 	run->wall_start_ns = clock_real_ns();
+	/* How much of a late start was the wake-up's wait for a CPU: what
+	 * a busy host costs, as against clocks that disagree. */
+	delay1 = delay0 >= 0 ? cpu_run_delay_ns() : -1;
+	run->start_cpu_wait_ns =
+	    delay1 >= delay0 && delay0 >= 0 ? delay1 - delay0 : -1;
 	pthread_mutex_lock(&run->lock);
 	run->go = 1;
 	pthread_cond_broadcast(&run->cond);

@@ -619,7 +619,8 @@ field_unpack(const json_t *obj, const struct side_field *f,
 }
 
 /* Reads every field that travels where from obj; optional ones only when
- * present, so results from an older netserver still read. */
+ * present, so results from an older netserver still read. An absent one
+ * reads as -1 (unknown) where its range has it, else as 0. */
 static int
 fields_unpack(const json_t *obj, enum side_wire where, struct side_result *r,
 	      char *err)
@@ -631,8 +632,11 @@ fields_unpack(const json_t *obj, enum side_wire where, struct side_result *r,
 		f = &side_fields[i];
 		if (f->where != where)
 			continue;
-		if (where == SIDE_OPT && json_object_get(obj, f->wire) == NULL)
+		if (where == SIDE_OPT && json_object_get(obj, f->wire) == NULL) {
+			if (f->min < 0)
+				side_set_int(r, f, -1);
 			continue;
+		}
 		if (field_unpack(obj, f, r, err) < 0)
 			return -1;
 	}

@@ -845,10 +845,23 @@ merge_output(const struct merge_opts *o, const struct merge *m,
 		*warn = 1;
 	}
 	if (f->late_max_s > o->max_skew) {
-		fprintf(stderr,
-			"netperf: warning: a run started %.3f ms after its "
-			"scheduled time (clocks apart, or a slow host?)\n",
-			f->late_max_s * 1e3);
+		/* Its own wait for a CPU tells a busy host from clocks that
+		 * disagree; it is known only from a netperf that reports it. */
+		if (f->late_wait_s >= 0)
+			fprintf(stderr,
+				"netperf: warning: a run started %.3f ms after "
+				"its scheduled time, %.3f ms of it waiting for "
+				"a CPU (%s)\n",
+				f->late_max_s * 1e3, f->late_wait_s * 1e3,
+				f->late_wait_s > f->late_max_s / 2
+				    ? "a busy host"
+				    : "clocks apart, or a slow host?");
+		else
+			fprintf(stderr,
+				"netperf: warning: a run started %.3f ms after "
+				"its scheduled time (clocks apart, or a slow "
+				"host?)\n",
+				f->late_max_s * 1e3);
 		*warn = 1;
 	}
 	if (o->json) {

@@ -2,7 +2,9 @@
 
 #include "harness.h"
 
+#include <errno.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -451,6 +453,49 @@ START_TEST(window_and_skew)
 	ck_assert_double_eq_tol(f.thruput_sum, 160.0, 1e-12);
 	ck_assert_double_eq_tol(f.skew_s, 2.0, 1e-12);
 	ck_assert_double_eq_tol(f.late_max_s, 2.0, 1e-12);
+	/* Neither says how long it waited for a CPU. */
+	ck_assert_double_eq(f.late_wait_s, -1);
+	merge_free(&m);
+
+	/* The latest run's wait for a CPU is given with its lateness, and
+	 * a merged document carries it to the next merge; an earlier
+	 * run's wait is not the latest's. */
+	json_object_set_new(json_object_get(da, "timing"), "start_cpu_wait_ns",
+			    json_integer(7));
+	json_object_set_new(json_object_get(db, "timing"), "start_cpu_wait_ns",
+			    json_integer(1500000000));
+	merge_init(&m);
+	add_ok(&m, da, "a");
+	add_ok(&m, db, "b");
+	ck_assert_int_eq(merge_figures(&m, &f, err), 0);
+	ck_assert_double_eq_tol(f.late_wait_s, 1.5, 1e-12);
+	{
+		char *t = state_text(&m);
+		json_t *again = reparse(t);
+		struct merge m2;
+		struct merge_figures f2;
+
+		ck_assert_double_eq_tol(
+		    json_number_value(json_object_get(
+			json_object_get(again, "timing"),
+			"late_max_cpu_wait_ms")),
+		    1500.0, 1e-9);
+		merge_init(&m2);
+		add_ok(&m2, again, "merged");
+		ck_assert_int_eq(merge_figures(&m2, &f2, err), 0);
+		ck_assert_double_eq_tol(f2.late_wait_s, 1.5, 1e-12);
+		merge_free(&m2);
+		json_decref(again);
+		free(t);
+	}
+	merge_free(&m);
+	json_object_set_new(json_object_get(db, "timing"), "start_cpu_wait_ns",
+			    json_null());
+	merge_init(&m);
+	add_ok(&m, da, "a");
+	add_ok(&m, db, "b");
+	ck_assert_int_eq(merge_figures(&m, &f, err), 0);
+	ck_assert_double_eq(f.late_wait_s, -1);
 	merge_free(&m);
 
 	/* Without samples from every run there is no window, and it says
@@ -611,6 +656,13 @@ teardown(void)
 	harness_server_stop(&srv);
 }
 
+/* Whether the kernel counts a thread's wait for a CPU. */
+static int
+have_schedstat(void)
+{
+	return access("/proc/thread-self/schedstat", R_OK) == 0;
+}
+
 static int64_t
 real_ns(void)
 {
@@ -620,24 +672,49 @@ real_ns(void)
 	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-/* Runs argv with stdout into path and stderr into path.err; returns its
- * PID. */
+/* Runs argv with stdout into path and stderr into path.err, on CPU cpu
+ * alone when it is not negative; returns its PID. */
 static pid_t
-spawn_to(const char *const *argv, const char *path)
+spawn_on(const char *const *argv, const char *path, int cpu)
 {
 	pid_t pid = fork();
 
 	if (pid == 0) {
 		char epath[256];
 		FILE *f = freopen(path, "w", stdout);
+		cpu_set_t set;
 
 		snprintf(epath, sizeof(epath), "%s.err", path);
 		if (f == NULL || freopen(epath, "w", stderr) == NULL)
+			_exit(127);
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		if (cpu >= 0 && sched_setaffinity(0, sizeof(set), &set) < 0)
 			_exit(127);
 		execv(argv[0], (char *const *)argv);
 		_exit(127);
 	}
 	return pid;
+}
+
+static pid_t
+spawn_to(const char *const *argv, const char *path)
+{
+	return spawn_on(argv, path, -1);
+}
+
+/* A file's text (at most cap - 1 bytes; "" when it cannot be read). */
+static void
+read_text(const char *path, char *buf, size_t cap)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = 0;
+
+	if (f != NULL) {
+		n = fread(buf, 1, cap - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
 }
 
 /* Three clients scheduled at one moment: each starts at it (never
@@ -648,7 +725,7 @@ START_TEST(three_clients_one_start)
 	char port[16], at[64], path[3][64], *out = NULL, errbuf[4096];
 	char val[64];
 	int64_t sched, before;
-	double tsum = 0;
+	double tsum = 0, smin = 1e30, smax = 0;
 	long long lsum = 0, rsum = 0, bsum = 0;
 	pid_t pids[3];
 	int i, st;
@@ -674,24 +751,17 @@ START_TEST(three_clients_one_start)
 	}
 	for (i = 0; i < 3; i++) {
 		int rc = harness_wait_status(pids[i], harness_now() + 30);
-		char epath[256], msg[512] = "";
-		FILE *ef;
+		char epath[256], msg[512];
 
 		snprintf(epath, sizeof(epath), "%s.err", path[i]);
-		ef = fopen(epath, "r");
-		if (ef != NULL) {
-			size_t n = fread(msg, 1, sizeof(msg) - 1, ef);
-
-			msg[n] = '\0';
-			fclose(ef);
-		}
+		read_text(epath, msg, sizeof(msg));
 		unlink(epath);
 		ck_assert_msg(rc == 0, "client %d: status %d: %s", i, rc, msg);
 	}
 	for (i = 0; i < 3; i++) {
 		const char *cat[] = {"cat", path[i], NULL};
 		json_t *d;
-		double start, rstart, rel;
+		double start, rstart, rel, wait, own;
 
 		ck_assert_int_eq(
 		    harness_exec_capture(cat, 5, &out, errbuf, sizeof(errbuf)),
@@ -708,6 +778,23 @@ START_TEST(three_clients_one_start)
 		ck_assert_msg(start >= (double)sched &&
 				  start < (double)sched + 2e8,
 			      "start %.0f sched %lld", start, (long long)sched);
+		/* Late by little more than the scheduler made it wait for a
+		 * CPU (the kernel's count): other work on this machine can
+		 * delay a wake-up by tens of ms, netperf itself should not.
+		 * The wait may be a few us over the lateness: it is read
+		 * after the stamp. */
+		smin = fmin(smin, start);
+		smax = fmax(smax, start);
+		wait = harness_json_num(d, "timing.start_cpu_wait_ns");
+		own = start - (double)sched - wait;
+		if (!have_schedstat())
+			harness_skip("no /proc/thread-self/schedstat: a late "
+				     "start's wait for a CPU is unknown");
+		else
+			ck_assert_msg(wait >= 0 && own > -1e6 && own < 2e7,
+			      "start %.3f ms late, %.3f ms of it waiting for a "
+			      "CPU",
+			      (start - (double)sched) / 1e6, wait / 1e6);
 		ck_assert_msg(rstart >= (double)sched &&
 				  rstart < (double)sched + 2e8,
 			      "remote start %.0f sched %lld (%+.3f ms)", rstart,
@@ -774,8 +861,11 @@ START_TEST(three_clients_one_start)
 	ck_assert_double_gt(atof(val), 0);
 	harness_keyval(out, "LOCAL_SD", val, sizeof(val));
 	ck_assert_double_gt(atof(val), 0);
+	/* The skew is the files' own: each start was checked above. */
 	harness_keyval(out, "START_SKEW", val, sizeof(val));
-	ck_assert_msg(atof(val) >= 0 && atof(val) < 20, "skew %s ms", val);
+	ck_assert_msg(fabs(atof(val) - (smax - smin) / 1e6) < 0.001,
+		      "skew %s ms, the files %.6f ms", val,
+		      (smax - smin) / 1e6);
 	free(out);
 	/* Each run's platform records (h16's) are carried through as they
 	 * were, side by side. */
@@ -919,6 +1009,174 @@ START_TEST(failed_client_is_counted)
 }
 END_TEST
 
+/* The first CPU this process may run on. */
+static int
+first_cpu(void)
+{
+	cpu_set_t set;
+	int i;
+
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		for (i = 0; i < CPU_SETSIZE; i++)
+			if (CPU_ISSET(i, &set))
+				return i;
+	return 0;
+}
+
+/*
+ * Forks a real-time hog on cpu that spins from 5 ms before at (CLOCK_-
+ * REALTIME ns) to ms after it, then exits; nothing else of normal
+ * priority runs on that CPU meanwhile. Returns its PID once it holds its
+ * priority, or -1 with why set when it cannot have it.
+ */
+static pid_t
+rt_hog(int cpu, int64_t at, int ms, char *why, size_t cap)
+{
+	int fds[2];
+	char ok = 0;
+	pid_t pid;
+
+	if (pipe(fds) < 0) {
+		snprintf(why, cap, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	pid = fork();
+	if (pid == 0) {
+		struct sched_param sp = {.sched_priority = 10};
+		struct timespec ts, now;
+		cpu_set_t set;
+		int64_t spin_ns, end;
+
+		close(fds[0]);
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		ok = sched_setaffinity(0, sizeof(set), &set) == 0 &&
+		     sched_setscheduler(0, SCHED_FIFO, &sp) == 0;
+		if (write(fds[1], &ok, 1) != 1 || !ok)
+			_exit(1);
+		close(fds[1]);
+		ts.tv_sec = (time_t)((at - 5000000) / 1000000000);
+		ts.tv_nsec = (long)((at - 5000000) % 1000000000);
+		clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL);
+		/* Bounded on the monotonic clock too, whatever the wall
+		 * clock does. */
+		spin_ns = at + (int64_t)ms * 1000000 - real_ns();
+		if (spin_ns > (int64_t)(ms + 10) * 1000000)
+			spin_ns = (int64_t)(ms + 10) * 1000000;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		end = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec + spin_ns;
+		do
+			clock_gettime(CLOCK_MONOTONIC, &now);
+		while ((int64_t)now.tv_sec * 1000000000 + now.tv_nsec < end);
+		_exit(0);
+	}
+	close(fds[1]);
+	if (pid < 0 || read(fds[0], &ok, 1) != 1 || !ok) {
+		snprintf(why, cap, "cannot run a real-time hog on CPU %d "
+				   "(needs CAP_SYS_NICE)", cpu);
+		if (pid > 0)
+			harness_wait_status(pid, harness_now() + 5);
+		close(fds[0]);
+		return -1;
+	}
+	close(fds[0]);
+	return pid;
+}
+
+/* A start held up by a busy CPU says so: netperf wakes at its time on a
+ * CPU that a real-time hog holds for 50 ms; the kernel's count of its
+ * wait is nearly all of its lateness, and the merge puts the warning on
+ * the busy host, not on the clocks. */
+START_TEST(late_start_waits_for_cpu)
+{
+	char port[16], at[64], path[64], why[160], val[64], msg[512];
+	char epath[96], *out = NULL, errbuf[4096];
+	int64_t sched;
+	double start, wait, late;
+	pid_t hog, pid;
+	int cpu = first_cpu(), rc;
+	json_t *d;
+
+	if (!have_schedstat()) {
+		harness_skip("no /proc/thread-self/schedstat: a late start's "
+			     "wait for a CPU is unknown");
+		return;
+	}
+	snprintf(port, sizeof(port), "%d", srv.port);
+	/* Ahead by enough for netperf to set up on a loaded machine. */
+	sched = real_ns() + INT64_C(3000000000);
+	snprintf(at, sizeof(at), "%lld.%09lld", (long long)(sched / 1000000000),
+		 (long long)(sched % 1000000000));
+	hog = rt_hog(cpu, sched, 50, why, sizeof(why));
+	if (hog < 0) {
+		harness_skip("%s", why);
+		return;
+	}
+	snprintf(path, sizeof(path), "/tmp/np_mlate_%d.json", (int)getpid());
+	snprintf(epath, sizeof(epath), "%s.err", path);
+	{
+		const char *argv[] = {NP_NETPERF, "-H",	      "127.0.0.1",
+				      "-p",	  port,	      "-t",
+				      "TCP_RR",	  "-l",	      "0.5",
+				      "--json",	  "--start-at", at,
+				      NULL};
+
+		pid = spawn_on(argv, path, cpu);
+	}
+	ck_assert_int_gt(pid, 0);
+	rc = harness_wait_status(pid, harness_now() + 30);
+	ck_assert_int_eq(harness_wait_status(hog, harness_now() + 10), 0);
+	read_text(epath, msg, sizeof(msg));
+	unlink(epath);
+	ck_assert_msg(rc == 0, "netperf: status %d: %s", rc, msg);
+	{
+		const char *cat[] = {"cat", path, NULL};
+
+		ck_assert_int_eq(
+		    harness_exec_capture(cat, 5, &out, errbuf, sizeof(errbuf)),
+		    0);
+	}
+	d = harness_json_parse(out);
+	free(out);
+	ck_assert_ptr_nonnull(d);
+	start = harness_json_num(d, "timing.start_actual_ns");
+	wait = harness_json_num(d, "timing.start_cpu_wait_ns");
+	late = start - (double)sched;
+	json_decref(d);
+	/* The hog held the CPU for 50 ms from the moment netperf woke. */
+	ck_assert_msg(wait >= 4e7 && wait < late + 2e6 && late - wait < 1e7,
+		      "%.3f ms late, %.3f ms of it waiting for a CPU",
+		      late / 1e6, wait / 1e6);
+	{
+		const char *argv[] = {NP_NETPERF,
+				      "--merge",
+				      path,
+				      "--max-skew",
+				      "0.01",
+				      "--",
+				      "-k",
+				      "START_LATE_MAX,START_LATE_CPU_WAIT",
+				      NULL};
+
+		rc = harness_exec_capture(argv, 10, &out, errbuf,
+					  sizeof(errbuf));
+	}
+	/* Status 3: the warning of a late start. */
+	ck_assert_msg(rc == 3, "merge: status %d: %s", rc, errbuf);
+	ck_assert_msg(strstr(errbuf, "of it waiting for a CPU (a busy host)"),
+		      "%s", errbuf);
+	ck_assert_int_eq(harness_keyval(out, "START_LATE_CPU_WAIT", val,
+					sizeof(val)),
+			 0);
+	ck_assert_double_eq_tol(atof(val), wait / 1e6, 0.0011);
+	ck_assert_int_eq(
+	    harness_keyval(out, "START_LATE_MAX", val, sizeof(val)), 0);
+	ck_assert_double_eq_tol(atof(val), late / 1e6, 0.0011);
+	free(out);
+	unlink(path);
+}
+END_TEST
+
 /* A scheduled start in the past, or too far ahead, is refused at once. */
 START_TEST(start_at_refused)
 {
@@ -969,6 +1227,7 @@ merge_suite(void)
 	tcase_add_checked_fixture(live, setup, teardown);
 	tcase_set_timeout(live, 60);
 	tcase_add_test(live, three_clients_one_start);
+	tcase_add_test(live, late_start_waits_for_cpu);
 	tcase_add_test(live, failed_client_is_counted);
 	tcase_add_test(live, start_at_refused);
 	suite_add_tcase(s, live);

@@ -987,6 +987,7 @@ result_sample(struct side_result *r, int with_cpu)
 	r->jitter = 0.000123;
 	r->wall_start_ns = INT64_C(1767225600123456789);
 	r->wall_end_ns = INT64_C(1767225610123987654);
+	r->start_cpu_wait_ns = 20787000;
 	if (!with_cpu)
 		return;
 	r->cpu_measured = 1;
@@ -1032,6 +1033,7 @@ assert_result_eq(const struct side_result *a, const struct side_result *b)
 	ck_assert_double_eq(a->jitter, b->jitter);
 	ck_assert_int_eq(a->wall_start_ns, b->wall_start_ns);
 	ck_assert_int_eq(a->wall_end_ns, b->wall_end_ns);
+	ck_assert_int_eq(a->start_cpu_wait_ns, b->start_cpu_wait_ns);
 	ck_assert_int_eq(a->cpu_measured, b->cpu_measured);
 	if (!a->cpu_measured) {
 		ck_assert_ptr_null(b->cpu.per);
@@ -1094,6 +1096,7 @@ START_TEST(test_result_round_trip_no_cpu)
 	in.mss = -1;
 	in.sndbuf = -1;
 	in.cpu_id = -1;
+	in.start_cpu_wait_ns = -1;
 	msg = proto_result_pack(&in);
 	ck_assert_ptr_null(json_object_get(msg, "cpu"));
 	back = wire(msg);
@@ -1102,6 +1105,13 @@ START_TEST(test_result_round_trip_no_cpu)
 	assert_result_eq(&in, &out);
 	ck_assert_int_eq(out.cpu_measured, 0);
 	json_decref(back);
+	/* A netserver before start_cpu_wait_ns sends none: unknown (-1),
+	 * never a wait of 0; optional counters absent read as 0. */
+	ck_assert_int_eq(json_object_del(msg, "start_cpu_wait_ns"), 0);
+	ck_assert_int_eq(json_object_del(msg, "dups"), 0);
+	result_ok(msg, &out);
+	ck_assert_int_eq(out.start_cpu_wait_ns, -1);
+	ck_assert_uint_eq(out.dups, 0);
 	json_decref(msg);
 }
 END_TEST
@@ -1128,6 +1138,8 @@ static const struct result_mutation bad_results[] = {
     {"lost", "\"0\""},
     {"jitter", "-0.001"},
     {"jitter", "1e7"},
+    {"start_cpu_wait_ns", "-2"},
+    {"start_cpu_wait_ns", "0.5"},
     {"cpu", "[]"},
     {"cpu", "1"},
     {"cpu.ncpu", "-1"},

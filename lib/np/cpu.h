@@ -79,4 +79,11 @@ double cpu_service_demand(double util_pct, int ncpu, double units_per_sec);
 /* The number of online CPUs from sysconf; at least 1. */
 int cpu_count(void);
 
+/*
+ * The calling thread's time spent runnable but waiting for a CPU, in ns,
+ * as the scheduler counts it (/proc/thread-self/schedstat, second field);
+ * -1 when the kernel does not keep it.
+ */
+int64_t cpu_run_delay_ns(void);
+
 #endif

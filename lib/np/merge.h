@@ -37,6 +37,9 @@ struct merge_run {
 	char local_host[MERGE_NAME_LEN], remote_host[MERGE_NAME_LEN];
 	int64_t scheduled_ns;	  /* --start-at, 0 when not scheduled */
 	int64_t start_ns, end_ns; /* netperf's actual start and end */
+	/* Of a scheduled start, ns netperf waited for a CPU after waking
+	 * (timing/start_cpu_wait_ns); -1 unknown. */
+	int64_t cpu_wait_ns;
 	double thruput;
 	int nsamples;
 	struct merge_sample *samples;
@@ -98,6 +101,7 @@ struct merge_figures {
 	int64_t first_start_ns, last_start_ns, last_end_ns;
 	int64_t scheduled_ns; /* the one scheduled start, 0 when none */
 	double late_max_s;    /* latest start after its schedule, -1 */
+	double late_wait_s;   /* of it, waiting for a CPU; -1 unknown */
 	double cpu_s[2];      /* CPU seconds per role, -1 unmeasured */
 	double sd[2];	      /* service demand per role, -1 unmeasured */
 	struct result_latency lat;

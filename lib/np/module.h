@@ -353,6 +353,9 @@ struct module_run {
 	 * at once), and the CLOCK_REALTIME ns at which it opened. */
 	int64_t start_at_ns;
 	int64_t wall_start_ns;
+	/* ns the gate's thread waited for a CPU between its last sleep
+	 * for start_at_ns and wall_start_ns; -1 without start_at_ns. */
+	int64_t start_cpu_wait_ns;
 };
 
 /*

@@ -151,6 +151,11 @@ enum side_merge { SIDE_SUM, SIDE_MAX, SIDE_EARLIEST, SIDE_FIRST };
 	  NULL, SIDE_JPLAIN, SIDE_EARLIEST, NULL, NULL)                        \
 	X(wall_end_ns, SIDE_I64, "wall_end_ns", SIDE_OPT, 0, INT64_MAX, NULL,  \
 	  SIDE_JPLAIN, SIDE_MAX, NULL, NULL)                                   \
+	/* Of a --start-at start, the ns its thread waited for a CPU after     \
+	 * the wake-up (schedstat's run delay); -1 when not scheduled or not   \
+	 * kept by the kernel, and when an older peer sends none. */           \
+	X(start_cpu_wait_ns, SIDE_I64, "start_cpu_wait_ns", SIDE_OPT, -1,      \
+	  INT64_MAX, NULL, SIDE_JPLAIN, SIDE_MAX, NULL, NULL)                  \
 	/* TCP_CONGESTION of the data socket at the end, "" for UDP. */        \
 	X(cong, SIDE_STR, "cong", SIDE_OPT, 0, 0, NULL, SIDE_JPLAIN,           \
 	  SIDE_FIRST, "LOCAL_CONG_CONTROL", "REMOTE_CONG_CONTROL")
