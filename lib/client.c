@@ -729,6 +729,23 @@ local_interim(void *arg, double count, double secs, double since_start,
 	c->on_interim(c->arg, count, secs, since_start, tcpi, NULL);
 }
 
+/* --start-at: set up in time or not at all; a late start would be a run
+ * out of step with the others, reported as if it were not. Returns 1
+ * with err set when the time has passed. */
+static int
+start_at_missed(const struct result *res, char *err)
+{
+	int64_t now = clock_real_ns();
+
+	if (res->p.start_at_ns <= 0 || now < res->p.start_at_ns)
+		return 0;
+	err_set(err,
+		"--start-at: the scheduled start passed %.3f s before the "
+		"test was set up",
+		(double)(now - res->p.start_at_ns) / 1e9);
+	return 1;
+}
+
 /* netperf's side of a run of n streams in ctx, placed by places (or
  * not, when NULL), with -D's interim reports. */
 static void
@@ -964,14 +981,8 @@ test_run(struct client_run *t, char *err)
 	if (prc < 0)
 		return -1;
 	json_decref(go);
-	/* --start-at: set up in time or not at all; a late start would be
-	 * a run out of step with the others, reported as if it were not. */
-	if (res->p.start_at_ns > 0 && clock_real_ns() >= res->p.start_at_ns)
-		return err_set(
-		    err,
-		    "--start-at: the scheduled start passed %.3f s before the "
-		    "test was set up",
-		    (double)(clock_real_ns() - res->p.start_at_ns) / 1e9);
+	if (start_at_missed(res, err))
+		return -1;
 	t->run.start_at_ns = res->p.start_at_ns;
 	run_setup(&t->run, t->c, t->o, t->m, t->set.n, t->set.ctx,
 		  t->set.places);
@@ -1357,6 +1368,9 @@ run_untagged(struct client *c, const struct netperf_opts *o,
 	if (res->hist != NULL && stream_hist(ctx, err) < 0)
 		return -1;
 	run_setup(&run, c, o, res->m, 1, ctx, set->places);
+	if (start_at_missed(res, err))
+		return -1;
+	run.start_at_ns = res->p.start_at_ns;
 	if (module_run_all(&run, err) < 0)
 		return -1;
 	close(fd);
@@ -1512,6 +1526,11 @@ legacy_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	if (res->p.wire)
 		return err_set(err, "--wire: a 2.7 netserver counts no "
 				    "packets");
+	/* 2.7's netserver starts its CPU account and its timer as soon as
+	 * it answers the request, so the wait would be in its figures. */
+	if (res->p.start_at_ns > 0)
+		return err_set(err, "--start-at: a 2.7 netserver cannot wait "
+				    "for a scheduled start");
 	if (legacy_cpu_word(o, &word, err) < 0 ||
 	    legacy_request_of(o, res, &q, err) < 0)
 		return -1;

@@ -474,7 +474,10 @@ cpu_run_delay_ns(void)
 	if (n <= 0)
 		return -1;
 	buf[n] = '\0';
-	if (sscanf(buf, "%llu %llu", &run, &wait) != 2 || wait > INT64_MAX)
+	/* A kernel that keeps no count shows "0 0 0"; a running thread has
+	 * always run. */
+	if (sscanf(buf, "%llu %llu", &run, &wait) != 2 || run == 0 ||
+	    wait > INT64_MAX)
 		return -1;
 	return (int64_t)wait;
 }

@@ -491,11 +491,12 @@ open_gate(struct module_run *run, struct cpu_sample *before, char *err)
 		run->abort = 1;
 	if (!run->abort && run->measure_cpu && cpu_sample_read(before, err) < 0)
 		run->abort = 1;
+	/* How much of a late start was the wake-up's wait for a CPU: what
+	 * a busy host costs, as against clocks that disagree. Read before
+	 * the stamps, so that it is all inside the lateness. */
+	delay1 = delay0 >= 0 ? cpu_run_delay_ns() : -1;
 	run->start_ns = clock_ns();
 	run->wall_start_ns = clock_real_ns();
-	/* How much of a late start was the wake-up's wait for a CPU: what
-	 * a busy host costs, as against clocks that disagree. */
-	delay1 = delay0 >= 0 ? cpu_run_delay_ns() : -1;
 	run->start_cpu_wait_ns =
 	    delay1 >= delay0 && delay0 >= 0 ? delay1 - delay0 : -1;
 	pthread_mutex_lock(&run->lock);

@@ -14,6 +14,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -441,6 +442,51 @@ keyval(const struct harness_out *o, const char *key)
 	return strtod(v, NULL);
 }
 
+/* -N keeps --start-at as it does with a netserver: the measured
+ * interval begins at the time, not before, and the start's wait for a
+ * CPU is reported. */
+static void
+nocontrol_start_at(const char *listen, int port)
+{
+	const char *a[] = {listen, "PIPE", NULL};
+	char pflag[24], at[32];
+	const char *args[] = {"-N",	    "-H", "127.0.0.1", "-t",
+			      "TCP_RR",	    "-l", "0.5",       "--json",
+			      "--start-at", at,	  "--",	       "-P",
+			      pflag,	    NULL};
+	struct harness_out *o = malloc(sizeof(*o));
+	struct timespec ts;
+	json_t *doc;
+	double sched, start;
+	pid_t s;
+
+	ck_assert_ptr_nonnull(o);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	/* Whole seconds, 2 to 3 ahead: time to set up on a loaded machine. */
+	snprintf(at, sizeof(at), "%lld", (long long)ts.tv_sec + 3);
+	sched = (double)(ts.tv_sec + 3) * 1e9;
+	snprintf(pflag, sizeof(pflag), ",%d", port);
+	s = harness_socat(a);
+	ck_assert_msg(port_bound("tcp", port), "socat did not listen");
+	ck_assert_int_eq(harness_netperf(args, 30, o), 0);
+	socat_stop(s);
+	ck_assert_msg(o->status == 0, "-N --start-at: exit %d: %s", o->status,
+		      o->err);
+	doc = harness_json_parse(o->out);
+	ck_assert_ptr_nonnull(doc);
+	start = harness_json_num(doc, "timing.start_actual_ns");
+	ck_assert_double_eq(harness_json_num(doc, "timing.start_scheduled_ns"),
+			    sched);
+	ck_assert_msg(start >= sched && start < sched + 2e8,
+		      "started %+.3f ms from the schedule",
+		      (start - sched) / 1e6);
+	if (access("/proc/thread-self/schedstat", R_OK) == 0)
+		ck_assert_double_ge(
+		    harness_json_num(doc, "timing.start_cpu_wait_ns"), 0);
+	json_decref(doc);
+	free(o);
+}
+
 /*
  * -N, no control connection: each test against the standard service
  * 2.7 picks for it, here socat on a port of its own. Ground truth for
@@ -493,6 +539,7 @@ START_TEST(no_control_services)
 	socat_stop(s);
 	ck_assert_double_gt(keyval(&o, "THROUGHPUT"), 100);
 	ck_assert_double_eq(keyval(&o, "RESPONSE_SIZE"), 1);
+	nocontrol_start_at(listen, p);
 
 	/* chargen sends for ever: netperf ends its own interval. */
 	{

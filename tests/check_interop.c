@@ -322,11 +322,14 @@ START_TEST(ours_to_ref_refused)
 	static const char *const extra[][2] = {{"--streams", "2"},
 					       {"--wire", NULL},
 					       {"-T", "0,core:0"},
+					       {"--start-at", "+5"},
 					       {NULL, NULL}};
 	static const char *const test[] = {"TCP_STREAM", "TCP_STREAM",
-					   "TCP_STREAM", "UDP_CRR"};
+					   "TCP_STREAM", "TCP_STREAM",
+					   "UDP_CRR"};
 	static const char *const want[] = {
 	    "--streams", "--wire", "-T",
+	    "--start-at: a 2.7 netserver cannot wait",
 	    "UDP_CRR: a 2.7 netserver has no such test"};
 	struct harness_server ref;
 	char port_text[16];
@@ -779,7 +782,7 @@ interop_suite(void)
 	tcase_add_test(tc, ours_to_ref_detected);
 	tcase_add_test(tc, ours_to_ref_passphrase);
 	tcase_add_test(tc, ours_to_ref_demo_iterations);
-	tcase_add_loop_test(tc, ours_to_ref_refused, 0, 4);
+	tcase_add_loop_test(tc, ours_to_ref_refused, 0, 5);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("2.7 to ours");

@@ -1116,6 +1116,29 @@ START_TEST(test_result_round_trip_no_cpu)
 }
 END_TEST
 
+/* Streams merge start_cpu_wait_ns as one value for the run: unknown
+ * (-1) in every stream stays unknown in the sum, never a wait of 0. */
+START_TEST(test_merge_unknown_wait)
+{
+	struct side_result a, b, sum;
+
+	memset(&a, 0, sizeof(a));
+	memset(&sum, 0, sizeof(sum));
+	a.start_cpu_wait_ns = -1;
+	a.bytes_sent = 10;
+	b = a;
+	side_merge(&sum, &a, 1);
+	side_merge(&sum, &b, 0);
+	ck_assert_int_eq(sum.start_cpu_wait_ns, -1);
+	ck_assert_uint_eq(sum.bytes_sent, 20);
+	a.start_cpu_wait_ns = b.start_cpu_wait_ns = 1234;
+	memset(&sum, 0, sizeof(sum));
+	side_merge(&sum, &a, 1);
+	side_merge(&sum, &b, 0);
+	ck_assert_int_eq(sum.start_cpu_wait_ns, 1234);
+}
+END_TEST
+
 /* A result with a cpu block, then one field of it (or of the message)
  * replaced; path "cpu.x" or "cpu.per.1.x" reaches inside. */
 struct result_mutation {
@@ -1672,6 +1695,7 @@ proto_suite(void)
 	tc = tcase_create("results");
 	tcase_add_test(tc, test_result_round_trip_cpu);
 	tcase_add_test(tc, test_result_round_trip_no_cpu);
+	tcase_add_test(tc, test_merge_unknown_wait);
 	tcase_add_loop_test(tc, test_result_rejects, 0, N(bad_results));
 	suite_add_tcase(s, tc);
 

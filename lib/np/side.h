@@ -153,9 +153,10 @@ enum side_merge { SIDE_SUM, SIDE_MAX, SIDE_EARLIEST, SIDE_FIRST };
 	  SIDE_JPLAIN, SIDE_MAX, NULL, NULL)                                   \
 	/* Of a --start-at start, the ns its thread waited for a CPU after     \
 	 * the wake-up (schedstat's run delay); -1 when not scheduled or not   \
-	 * kept by the kernel, and when an older peer sends none. */           \
+	 * kept by the kernel, and when an older peer sends none. One value    \
+	 * for the run, so the first stream's (a sum from 0 would lose -1). */ \
 	X(start_cpu_wait_ns, SIDE_I64, "start_cpu_wait_ns", SIDE_OPT, -1,      \
-	  INT64_MAX, NULL, SIDE_JPLAIN, SIDE_MAX, NULL, NULL)                  \
+	  INT64_MAX, NULL, SIDE_JPLAIN, SIDE_FIRST, NULL, NULL)                \
 	/* TCP_CONGESTION of the data socket at the end, "" for UDP. */        \
 	X(cong, SIDE_STR, "cong", SIDE_OPT, 0, 0, NULL, SIDE_JPLAIN,           \
 	  SIDE_FIRST, "LOCAL_CONG_CONTROL", "REMOTE_CONG_CONTROL")
