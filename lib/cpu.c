@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "np/err.h"
+#include "np/file.h"
 
 /* No machine has this many CPUs; a larger N is a corrupt line, and taking it
  * at its word would make us calloc gigabytes. */
@@ -462,18 +463,11 @@ cpu_run_delay_ns(void)
 {
 	char buf[96];
 	unsigned long long run, wait;
-	ssize_t n;
-	int fd;
 
-	/* "on-CPU ns, waiting ns, slices": one short read. */
-	fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	/* "on-CPU ns, waiting ns, slices". */
+	if (file_read_small("/proc/thread-self/schedstat", buf, sizeof(buf)) <=
+	    0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
 	/* A kernel that keeps no count shows "0 0 0"; a running thread has
 	 * always run. */
 	if (sscanf(buf, "%llu %llu", &run, &wait) != 2 || run == 0 ||

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "np/err.h"
+#include "np/file.h"
 
 /* An interface name that is safe to put in a /sys path and an ifreq. */
 static int
@@ -37,17 +38,9 @@ iface_read_u64(const char *path, uint64_t *v)
 {
 	char buf[64];
 	char *end;
-	ssize_t n;
-	int fd;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (file_read_small(path, buf, sizeof(buf)) <= 0)
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
 	errno = 0;
 	*v = strtoull(buf, &end, 10);
 	if (errno != 0 || end == buf || (*end != '\n' && *end != '\0'))

@@ -28,6 +28,7 @@
 
 #include "np/cpu.h"
 #include "np/err.h"
+#include "np/file.h"
 #include "np/iface.h"
 
 #ifndef NP_BUILD
@@ -510,29 +511,6 @@ platform_vulnerable_text(const struct platform *p, char *buf, size_t cap)
 		snprintf(buf, cap, "none");
 }
 
-/* Reads a small file into buf (NUL-terminated); returns its length, or
- * -1 when it cannot be read. */
-static ssize_t
-read_text(const char *path, char *buf, size_t cap)
-{
-	ssize_t n, got = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	while ((size_t)got + 1 < cap) {
-		n = read(fd, buf + got, cap - 1 - (size_t)got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += n;
-	}
-	close(fd);
-	buf[got] = '\0';
-	return got;
-}
-
 /* A one-line file's value, trimmed, into out; "" when unreadable. */
 static void
 read_line(const char *path, char *out, size_t cap)
@@ -540,7 +518,7 @@ read_line(const char *path, char *out, size_t cap)
 	char buf[512];
 
 	out[0] = '\0';
-	if (read_text(path, buf, sizeof(buf)) > 0)
+	if (file_read_small(path, buf, sizeof(buf)) > 0)
 		trimmed(buf, strlen(buf), out, cap);
 }
 
@@ -552,20 +530,20 @@ collect_cpu(struct platform *p)
 	int hv;
 
 	p->ncpu = cpu_count();
-	if (read_text("/sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq",
+	if (file_read_small("/sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq",
 		      v, sizeof(v)) > 0)
 		p->cpu_mhz = platform_parse_khz(v);
-	if (read_text("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq",
+	if (file_read_small("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq",
 		      v, sizeof(v)) > 0)
 		p->cpu_max_mhz = platform_parse_khz(v);
 	read_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor",
 		  p->governor, sizeof(p->governor));
-	if (read_text("/sys/devices/system/cpu/smt/active", v, sizeof(v)) > 0)
+	if (file_read_small("/sys/devices/system/cpu/smt/active", v, sizeof(v)) > 0)
 		p->smt = v[0] == '1' ? 1 : v[0] == '0' ? 0 : -1;
 	read_line("/sys/devices/system/cpu/smt/control", p->smt_control,
 		  sizeof(p->smt_control));
 	hv = 0;
-	if (read_text("/proc/cpuinfo", text, sizeof(text)) > 0)
+	if (file_read_small("/proc/cpuinfo", text, sizeof(text)) > 0)
 		hv = platform_parse_cpuinfo(text, p);
 	p->hypervisor[0] = '\0';
 #if defined(__x86_64__) || defined(__i386__)
@@ -614,7 +592,7 @@ collect_kernel(struct platform *p)
 		snprintf(p->version, sizeof(p->version), "%s", u.version);
 		snprintf(p->machine, sizeof(p->machine), "%s", u.machine);
 	}
-	if (read_text("/proc/cmdline", text, sizeof(text)) > 0)
+	if (file_read_small("/proc/cmdline", text, sizeof(text)) > 0)
 		platform_parse_cmdline(text, p->cmdline_mitigations,
 				       sizeof(p->cmdline_mitigations));
 	d = opendir(vdir);
@@ -667,15 +645,15 @@ collect_machine(struct platform *p, struct topo *topo)
 	if (topo != NULL)
 		p->numa_nodes = topo_numa_count(topo);
 	if (p->numa_nodes < 1 &&
-	    read_text("/sys/devices/system/node/online", v, sizeof(v)) > 0)
+	    file_read_small("/sys/devices/system/node/online", v, sizeof(v)) > 0)
 		p->numa_nodes = platform_cpulist_count(v);
 	/* pid 1's environment names systemd-nspawn and friends; only root
 	 * may read it, and the cgroup and marker files serve otherwise. */
-	n = read_text("/proc/1/environ", env, sizeof(env));
+	n = file_read_small("/proc/1/environ", env, sizeof(env));
 	for (ssize_t i = 0; n > 0 && i < n; i += (ssize_t)strlen(env + i) + 1)
 		if (strncmp(env + i, "container=", 10) == 0)
 			envc = env + i + 10;
-	if (read_text("/proc/1/cgroup", cgroup, sizeof(cgroup)) < 0)
+	if (file_read_small("/proc/1/cgroup", cgroup, sizeof(cgroup)) < 0)
 		cgroup[0] = '\0';
 	platform_container_of(cgroup, stat("/.dockerenv", &st) == 0,
 			      stat("/run/.containerenv", &st) == 0, envc,
@@ -759,7 +737,7 @@ collect_irqs(struct platform_nic *n)
 		n->nirqs++;
 		snprintf(path, sizeof(path), "/proc/irq/%s/smp_affinity_list",
 			 de->d_name);
-		if (read_text(path, v, sizeof(v)) > 0)
+		if (file_read_small(path, v, sizeof(v)) > 0)
 			platform_cpulist_union(n->irq_cpus, sizeof(n->irq_cpus),
 					       v);
 	}
@@ -768,14 +746,14 @@ collect_irqs(struct platform_nic *n)
 		return;
 	}
 	snprintf(path, sizeof(path), "/sys/class/net/%s/device/irq", n->name);
-	if (read_text(path, v, sizeof(v)) > 0 && atoi(v) > 0) {
+	if (file_read_small(path, v, sizeof(v)) > 0 && atoi(v) > 0) {
 		char irq[16];
 
 		snprintf(irq, sizeof(irq), "%d", atoi(v));
 		n->nirqs = 1;
 		snprintf(path, sizeof(path), "/proc/irq/%s/smp_affinity_list",
 			 irq);
-		if (read_text(path, v, sizeof(v)) > 0)
+		if (file_read_small(path, v, sizeof(v)) > 0)
 			platform_cpulist_union(n->irq_cpus, sizeof(n->irq_cpus),
 					       v);
 	}
@@ -799,7 +777,7 @@ platform_slot_of(const char *slots_dir, const char *pci, char *out,
 			continue;
 		snprintf(path, sizeof(path), "%s/%s/address", slots_dir,
 			 e->d_name);
-		if (read_text(path, addr, sizeof(addr)) <= 0)
+		if (file_read_small(path, addr, sizeof(addr)) <= 0)
 			continue;
 		addr[strcspn(addr, " \t\r\n")] = '\0';
 		len = strlen(addr);
@@ -839,24 +817,24 @@ collect_nic(struct platform_nic *n)
 	int fd;
 
 	snprintf(path, sizeof(path), "/sys/class/net/%s/speed", n->name);
-	if (read_text(path, v, sizeof(v)) > 0 && atoi(v) > 0)
+	if (file_read_small(path, v, sizeof(v)) > 0 && atoi(v) > 0)
 		n->speed_mbps = atoi(v);
 	n->mtu = iface_mtu(n->name);
 	snprintf(path, sizeof(path), "/sys/class/net/%s/device/vendor",
 		 n->name);
-	if (read_text(path, v, sizeof(v)) > 0)
+	if (file_read_small(path, v, sizeof(v)) > 0)
 		n->vendor = platform_parse_hex(v);
 	snprintf(path, sizeof(path), "/sys/class/net/%s/device/device",
 		 n->name);
-	if (read_text(path, v, sizeof(v)) > 0)
+	if (file_read_small(path, v, sizeof(v)) > 0)
 		n->device = platform_parse_hex(v);
 	snprintf(path, sizeof(path),
 		 "/sys/class/net/%s/device/subsystem_vendor", n->name);
-	if (read_text(path, v, sizeof(v)) > 0)
+	if (file_read_small(path, v, sizeof(v)) > 0)
 		n->subvendor = platform_parse_hex(v);
 	snprintf(path, sizeof(path),
 		 "/sys/class/net/%s/device/subsystem_device", n->name);
-	if (read_text(path, v, sizeof(v)) > 0)
+	if (file_read_small(path, v, sizeof(v)) > 0)
 		n->subdevice = platform_parse_hex(v);
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (fd < 0)

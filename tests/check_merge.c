@@ -705,18 +705,16 @@ spawn_to(const char *const *argv, const char *path)
 	return spawn_on(argv, path, -1);
 }
 
-/* A file's text (at most cap - 1 bytes; "" when it cannot be read). */
-static void
-read_text(const char *path, char *buf, size_t cap)
+/* A result file netperf wrote, parsed; fails the test when it is not
+ * one JSON document. */
+static json_t *
+load_doc(const char *path)
 {
-	FILE *f = fopen(path, "r");
-	size_t n = 0;
+	json_error_t je;
+	json_t *d = json_load_file(path, 0, &je);
 
-	if (f != NULL) {
-		n = fread(buf, 1, cap - 1, f);
-		fclose(f);
-	}
-	buf[n] = '\0';
+	ck_assert_msg(d != NULL, "%s: %s", path, je.text);
+	return d;
 }
 
 /* Three clients scheduled at one moment: each starts at it (never
@@ -757,21 +755,14 @@ START_TEST(three_clients_one_start)
 		char epath[256], msg[512];
 
 		snprintf(epath, sizeof(epath), "%s.err", path[i]);
-		read_text(epath, msg, sizeof(msg));
+		harness_read_file(epath, msg, sizeof(msg));
 		unlink(epath);
 		ck_assert_msg(rc == 0, "client %d: status %d: %s", i, rc, msg);
 	}
 	for (i = 0; i < 3; i++) {
-		const char *cat[] = {"cat", path[i], NULL};
-		json_t *d;
+		json_t *d = load_doc(path[i]);
 		double start, rstart, rel, wait, own;
 
-		ck_assert_int_eq(
-		    harness_exec_capture(cat, 5, &out, errbuf, sizeof(errbuf)),
-		    0);
-		d = harness_json_parse(out);
-		free(out);
-		ck_assert_ptr_nonnull(d);
 		ck_assert_double_eq(
 		    harness_json_num(d, "timing.start_scheduled_ns"),
 		    (double)sched);
@@ -875,7 +866,6 @@ START_TEST(three_clients_one_start)
 	{
 		const char *argv[] = {NP_NETPERF, "--merge", path[0], "--json",
 				      NULL};
-		const char *cat[] = {"cat", path[0], NULL};
 		json_t *m, *d;
 
 		st = harness_exec_capture(argv, 10, &out, errbuf,
@@ -883,13 +873,8 @@ START_TEST(three_clients_one_start)
 		ck_assert_msg(st == 0 || st == 3, "merge --json: %d", st);
 		m = harness_json_parse(out);
 		free(out);
-		ck_assert_int_eq(
-		    harness_exec_capture(cat, 5, &out, errbuf, sizeof(errbuf)),
-		    0);
-		d = harness_json_parse(out);
-		free(out);
+		d = load_doc(path[0]);
 		ck_assert_ptr_nonnull(m);
-		ck_assert_ptr_nonnull(d);
 		ck_assert(json_is_object(harness_json_at(d, "local.platform")));
 		ck_assert(
 		    json_equal(harness_json_at(m, "inputs.0.local_platform"),
@@ -1129,20 +1114,11 @@ START_TEST(late_start_waits_for_cpu)
 	ck_assert_int_gt(pid, 0);
 	rc = harness_wait_status(pid, harness_now() + 30);
 	ck_assert_int_eq(harness_wait_status(hog, harness_now() + 10), 0);
-	read_text(epath, msg, sizeof(msg));
+	harness_read_file(epath, msg, sizeof(msg));
 	unlink(epath);
 	ck_assert_msg(rc == 0, "netperf: status %d: %s", rc, msg);
-	{
-		const char *cat[] = {"cat", path, NULL};
-
-		ck_assert_int_eq(
-		    harness_exec_capture(cat, 5, &out, errbuf, sizeof(errbuf)),
-		    0);
-	}
-	d = harness_json_parse(out);
-	free(out);
-	ck_assert_ptr_nonnull(d);
 	/* The merge below reads the file; it is removed whatever it finds. */
+	d = load_doc(path);
 	start = harness_json_num(d, "timing.start_actual_ns");
 	wait = harness_json_num(d, "timing.start_cpu_wait_ns");
 	late = start - (double)sched;
