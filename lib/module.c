@@ -499,6 +499,11 @@ open_gate(struct module_run *run, struct cpu_sample *before, char *err)
 	run->wall_start_ns = clock_real_ns();
 	run->start_cpu_wait_ns =
 	    delay1 >= delay0 && delay0 >= 0 ? delay1 - delay0 : -1;
+	/* A wait that began before the time (woken from an earlier slice
+	 * while the CPU was taken) delayed the start by no more than the
+	 * lateness: that is the part which counts. */
+	if (run->start_cpu_wait_ns > run->wall_start_ns - run->start_at_ns)
+		run->start_cpu_wait_ns = run->wall_start_ns - run->start_at_ns;
 	pthread_mutex_lock(&run->lock);
 	run->go = 1;
 	pthread_cond_broadcast(&run->cond);

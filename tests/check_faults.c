@@ -722,6 +722,11 @@ START_TEST(client_freezes_mid_rr)
 		n = harness_server_children(&srv, kids, 4);
 	}
 	ck_assert_int_gt(n, 0);
+	/* Mid-test: once the child holds the data connection (a loaded
+	 * machine may take a while to set the test up), and a moment more. */
+	for (int i = 0; i < 250 && !harness_has_data_conn(kids[0], srv.port);
+	     i++)
+		usleep(20000);
 	usleep(500000);
 	kill(np, SIGSTOP);
 	/* 2 s of test, 5 s of grace, and slack for a loaded machine. */

@@ -709,7 +709,10 @@ START_TEST(crr_silent_connection_does_not_stall)
 	 * the same transactions. */
 	fprintf(stderr, "TCP_CRR: %d transactions in 1.5 s beside a silent "
 			"connection\n", trans);
-	ck_assert_msg(trans >= 1000, "%d transactions in 1.5 s", trans);
+	/* A stalled loop answers none; 13000-18000 is usual, with or
+	 * without the sanitizers, so a floor far below that holds on a
+	 * loaded machine too. */
+	ck_assert_msg(trans >= 200, "%d transactions in 1.5 s", trans);
 	ck_assert_int_eq(json_integer_value(json_object_get(res, "trans")),
 			 trans);
 	json_decref(res);

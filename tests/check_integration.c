@@ -114,6 +114,7 @@ START_TEST(udp_stream)
 	unsigned long long lost, of;
 	struct harness_out o;
 	const char *line2;
+	int quiet = harness_quiet("udp_stream: the paced rate to 2 %");
 
 	ck_assert_int_eq(harness_netperf(args, 30, &o), 0);
 	ck_assert_msg(o.status == 0, "%s", o.err);
@@ -126,9 +127,16 @@ START_TEST(udp_stream)
 				&recvd[5]),
 			 6);
 	ck_assert_double_eq(sent[1], 1000);
-	/* Paced at 20 Mbit/s of payload: 2500 datagrams in a second. */
-	ck_assert_double_eq_tol(sent[3], 2500, 50);
-	ck_assert_double_eq_tol(sent[5], 20, 0.5);
+	/* Paced at 20 Mbit/s of payload: 2500 datagrams in a second, never
+	 * more; as close below as the machine lets the sender keep up (a
+	 * stall at the end of the second loses what was due in it). */
+	ck_assert_double_le(sent[3], 2550);
+	ck_assert_double_le(sent[5], 20.5);
+	ck_assert_double_ge(sent[3], 1250);
+	if (quiet) {
+		ck_assert_double_eq_tol(sent[3], 2500, 50);
+		ck_assert_double_eq_tol(sent[5], 20, 0.5);
+	}
 	ck_assert_double_le(recvd[2], sent[3]);
 	ck_assert_int_eq(
 	    sscanf(strstr(o.out, "Lost: "), "Lost: %llu of %llu", &lost, &of),
@@ -899,45 +907,6 @@ children_after(double timeout)
 	return n;
 }
 
-/* Whether process pid holds an established TCP connection other than
- * the control connection: the data connection of its test, from
- * /proc/net/tcp's lines for the inodes of its sockets. */
-static int
-has_data_conn(pid_t pid)
-{
-	char path[64], link[64], line[256];
-	unsigned long inodes[64], ino;
-	unsigned lport, state;
-	int n = 0, found = 0;
-	FILE *f;
-
-	for (int fd = 0; fd < 256 && n < 64; fd++) {
-		ssize_t len;
-
-		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
-		len = readlink(path, link, sizeof(link) - 1);
-		if (len <= 0)
-			continue;
-		link[len] = '\0';
-		if (sscanf(link, "socket:[%lu]", &ino) == 1)
-			inodes[n++] = ino;
-	}
-	f = fopen("/proc/net/tcp", "r");
-	if (f == NULL)
-		return 0;
-	while (!found && fgets(line, sizeof(line), f) != NULL) {
-		if (sscanf(line, "%*d: %*x:%x %*x:%*x %x %*s %*s %*s %*s %*s "
-				 "%lu",
-			   &lport, &state, &ino) != 3 ||
-		    state != 1 || lport == (unsigned)atoi(harness_port))
-			continue;
-		for (int i = 0; i < n && !found; i++)
-			found = inodes[i] == ino;
-	}
-	fclose(f);
-	return found;
-}
-
 START_TEST(server_stops_mid_test)
 {
 	const char *args[] = {"-H",	"127.0.0.1", "-p", harness_port, "-t",
@@ -961,7 +930,7 @@ START_TEST(server_stops_mid_test)
 		/* Mid-test: once the child holds the data connection (a
 		 * loaded machine may take a while to set the test up), and
 		 * a moment more. */
-		for (int i = 0; i < 250 && m > 0 && !has_data_conn(k[0]); i++)
+		for (int i = 0; i < 250 && m > 0 && !harness_has_data_conn(k[0], harness_srv.port); i++)
 			usleep(20000);
 		usleep(300000);
 		if (m > 0)

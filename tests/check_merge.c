@@ -775,14 +775,13 @@ START_TEST(three_clients_one_start)
 		/* Late by little more than the scheduler made it wait for a
 		 * CPU (the kernel's count): other work on this machine can
 		 * delay a wake-up by tens of ms, netperf itself should not.
-		 * The wait is read before the stamp, so it is within the
-		 * lateness, but for what it held up before the last sleep. */
+		 * The wait is at most the lateness. */
 		smin = fmin(smin, start);
 		smax = fmax(smax, start);
 		wait = harness_json_num(d, "timing.start_cpu_wait_ns");
 		own = start - (double)sched - wait;
 		if (schedstat)
-			ck_assert_msg(wait >= 0 && own > -1e6 && own < 2e7,
+			ck_assert_msg(wait >= 0 && own >= 0 && own < 2e7,
 			      "start %.3f ms late, %.3f ms of it waiting for a "
 			      "CPU",
 			      (start - (double)sched) / 1e6, wait / 1e6);
@@ -1012,7 +1011,7 @@ first_cpu(void)
 }
 
 /*
- * Forks a real-time hog on cpu that spins from 5 ms before at (CLOCK_-
+ * Forks a real-time hog on cpu that spins from 20 ms before at (CLOCK_-
  * REALTIME ns) to ms after it, then exits; nothing else of normal
  * priority runs on that CPU meanwhile. Returns its PID once it holds its
  * priority, or -1 with why set when it cannot have it.
@@ -1043,14 +1042,14 @@ rt_hog(int cpu, int64_t at, int ms, char *why, size_t cap)
 		if (write(fds[1], &ok, 1) != 1 || !ok)
 			_exit(1);
 		close(fds[1]);
-		ts.tv_sec = (time_t)((at - 5000000) / 1000000000);
-		ts.tv_nsec = (long)((at - 5000000) % 1000000000);
+		ts.tv_sec = (time_t)((at - 20000000) / 1000000000);
+		ts.tv_nsec = (long)((at - 20000000) % 1000000000);
 		clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &ts, NULL);
 		/* Bounded on the monotonic clock too, whatever the wall
 		 * clock does. */
 		spin_ns = at + (int64_t)ms * 1000000 - real_ns();
-		if (spin_ns > (int64_t)(ms + 10) * 1000000)
-			spin_ns = (int64_t)(ms + 10) * 1000000;
+		if (spin_ns > (int64_t)(ms + 25) * 1000000)
+			spin_ns = (int64_t)(ms + 25) * 1000000;
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		end = (int64_t)now.tv_sec * 1000000000 + now.tv_nsec + spin_ns;
 		do
@@ -1124,7 +1123,7 @@ START_TEST(late_start_waits_for_cpu)
 	late = start - (double)sched;
 	json_decref(d);
 	/* The hog held the CPU for 50 ms from the moment netperf woke. */
-	ck_assert_msg(wait >= 4e7 && wait < late + 2e6 && late - wait < 1e7,
+	ck_assert_msg(wait >= 4e7 && wait <= late && late - wait < 1e7,
 		      "%.3f ms late, %.3f ms of it waiting for a CPU",
 		      late / 1e6, wait / 1e6);
 	{

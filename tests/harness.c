@@ -996,3 +996,39 @@ harness_netns_possible(void)
 	harness_cmd(out, sizeof(out), "ip", "netns", "del", name, NULL);
 	return 1;
 }
+
+int
+harness_has_data_conn(pid_t pid, int ctl_port)
+{
+	char path[64], link[64], line[256];
+	unsigned long inodes[64], ino;
+	unsigned lport, state;
+	int n = 0, found = 0;
+	FILE *f;
+
+	for (int fd = 0; fd < 256 && n < 64; fd++) {
+		ssize_t len;
+
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
+		len = readlink(path, link, sizeof(link) - 1);
+		if (len <= 0)
+			continue;
+		link[len] = '\0';
+		if (sscanf(link, "socket:[%lu]", &ino) == 1)
+			inodes[n++] = ino;
+	}
+	f = fopen("/proc/net/tcp", "r");
+	if (f == NULL)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f) != NULL) {
+		if (sscanf(line, "%*d: %*x:%x %*x:%*x %x %*s %*s %*s %*s %*s "
+				 "%lu",
+			   &lport, &state, &ino) != 3 ||
+		    state != 1 || lport == (unsigned)ctl_port)
+			continue;
+		for (int i = 0; i < n && !found; i++)
+			found = inodes[i] == ino;
+	}
+	fclose(f);
+	return found;
+}

@@ -63,6 +63,11 @@ int harness_stayed_quiet(const char *what);
 int harness_once_more(int *tries, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Whether process pid holds an established TCP connection other than
+ * one to ctl_port (the control connection): a test's data connection,
+ * from /proc/net/tcp's lines for the inodes of its sockets. */
+int harness_has_data_conn(pid_t pid, int ctl_port);
+
 /* Starts socat with args (up to 10, NULL-ended), its output to
  * /dev/null, as a service a test talks to; returns its PID (the child
  * exits 127 when there is no socat), or -1 when fork fails. */

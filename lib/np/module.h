@@ -354,7 +354,8 @@ struct module_run {
 	int64_t start_at_ns;
 	int64_t wall_start_ns;
 	/* ns the gate's thread waited for a CPU between its last sleep
-	 * for start_at_ns and wall_start_ns; -1 without start_at_ns. */
+	 * for start_at_ns and wall_start_ns, at most the lateness; -1
+	 * without start_at_ns. */
 	int64_t start_cpu_wait_ns;
 };
 
