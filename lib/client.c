@@ -1028,8 +1028,8 @@ static void
 mirror_wire(struct result *res, const json_t *msg, int *lports, int n)
 {
 	struct wire_report *rw = &res->side[RESULT_REMOTE].wire;
-	json_t *pp = json_object_get(json_object_get(msg, "wire"),
-				     "peer_ports");
+	json_t *pp =
+	    json_object_get(json_object_get(msg, "wire"), "peer_ports");
 	int *theirs = NULL, same = 0, i;
 
 	if (!rw->shared)

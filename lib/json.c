@@ -592,7 +592,7 @@ static json_t *
 cpu_wait(const struct result *res, const struct side_result *s)
 {
 	return res->p.start_at_ns > 0 && s->wall_start_ns > 0 &&
-			       s->start_cpu_wait_ns >= 0
+		       s->start_cpu_wait_ns >= 0
 		   ? json_integer((json_int_t)s->start_cpu_wait_ns)
 		   : json_null();
 }

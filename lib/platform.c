@@ -530,15 +530,18 @@ collect_cpu(struct platform *p)
 	int hv;
 
 	p->ncpu = cpu_count();
-	if (file_read_small("/sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq",
-		      v, sizeof(v)) > 0)
+	if (file_read_small(
+		"/sys/devices/system/cpu/cpu0/cpufreq/scaling_cur_freq", v,
+		sizeof(v)) > 0)
 		p->cpu_mhz = platform_parse_khz(v);
-	if (file_read_small("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq",
-		      v, sizeof(v)) > 0)
+	if (file_read_small(
+		"/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq", v,
+		sizeof(v)) > 0)
 		p->cpu_max_mhz = platform_parse_khz(v);
 	read_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor",
 		  p->governor, sizeof(p->governor));
-	if (file_read_small("/sys/devices/system/cpu/smt/active", v, sizeof(v)) > 0)
+	if (file_read_small("/sys/devices/system/cpu/smt/active", v,
+			    sizeof(v)) > 0)
 		p->smt = v[0] == '1' ? 1 : v[0] == '0' ? 0 : -1;
 	read_line("/sys/devices/system/cpu/smt/control", p->smt_control,
 		  sizeof(p->smt_control));
@@ -645,7 +648,8 @@ collect_machine(struct platform *p, struct topo *topo)
 	if (topo != NULL)
 		p->numa_nodes = topo_numa_count(topo);
 	if (p->numa_nodes < 1 &&
-	    file_read_small("/sys/devices/system/node/online", v, sizeof(v)) > 0)
+	    file_read_small("/sys/devices/system/node/online", v, sizeof(v)) >
+		0)
 		p->numa_nodes = platform_cpulist_count(v);
 	/* pid 1's environment names systemd-nspawn and friends; only root
 	 * may read it, and the cgroup and marker files serve otherwise. */

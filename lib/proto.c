@@ -632,7 +632,8 @@ fields_unpack(const json_t *obj, enum side_wire where, struct side_result *r,
 		f = &side_fields[i];
 		if (f->where != where)
 			continue;
-		if (where == SIDE_OPT && json_object_get(obj, f->wire) == NULL) {
+		if (where == SIDE_OPT &&
+		    json_object_get(obj, f->wire) == NULL) {
 			if (f->min < 0)
 				side_set_int(r, f, -1);
 			continue;

@@ -531,8 +531,8 @@ START_TEST(offered_shared_wire)
 		return;
 	}
 	for (i = 0; i < 2; i++) {
-		const char *args[] = {"-H",	    "127.0.0.1", "-p", port,
-				      "-t",	    "TCP_STREAM", "-l", "-100000",
+		const char *args[] = {"-H",	"127.0.0.1",  "-p", port,
+				      "-t",	"TCP_STREAM", "-l", "-100000",
 				      "--wire", NULL};
 
 		fake_start(&f, FAKE_RESULTS);

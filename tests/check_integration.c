@@ -458,10 +458,9 @@ nocontrol_start_at(const char *listen, int port)
 {
 	const char *a[] = {listen, "PIPE", NULL};
 	char pflag[24], at[32];
-	const char *args[] = {"-N",	    "-H", "127.0.0.1", "-t",
-			      "TCP_RR",	    "-l", "0.5",       "--json",
-			      "--start-at", at,	  "--",	       "-P",
-			      pflag,	    NULL};
+	const char *args[] = {"-N", "-H",  "127.0.0.1", "-t",	      "TCP_RR",
+			      "-l", "0.5", "--json",	"--start-at", at,
+			      "--", "-P",  pflag,	NULL};
 	struct harness_out *o = malloc(sizeof(*o));
 	struct timespec ts;
 	json_t *doc;
@@ -930,7 +929,9 @@ START_TEST(server_stops_mid_test)
 		/* Mid-test: once the child holds the data connection (a
 		 * loaded machine may take a while to set the test up), and
 		 * a moment more. */
-		for (int i = 0; i < 250 && m > 0 && !harness_has_data_conn(k[0], harness_srv.port); i++)
+		for (int i = 0; i < 250 && m > 0 &&
+				!harness_has_data_conn(k[0], harness_srv.port);
+		     i++)
 			usleep(20000);
 		usleep(300000);
 		if (m > 0)

@@ -324,9 +324,8 @@ START_TEST(ours_to_ref_refused)
 					       {"-T", "0,core:0"},
 					       {"--start-at", "+5"},
 					       {NULL, NULL}};
-	static const char *const test[] = {"TCP_STREAM", "TCP_STREAM",
-					   "TCP_STREAM", "TCP_STREAM",
-					   "UDP_CRR"};
+	static const char *const test[] = {
+	    "TCP_STREAM", "TCP_STREAM", "TCP_STREAM", "TCP_STREAM", "UDP_CRR"};
 	static const char *const want[] = {
 	    "--streams", "--wire", "-T",
 	    "--start-at: a 2.7 netserver cannot wait",

@@ -1401,8 +1401,8 @@ END_TEST
 static json_t *
 json_from_own_server(const char *const *extra, const char *const *args)
 {
-	const char *argv[32] = {NP_NETPERF, "-H", "127.0.0.1", "-p", NULL,
-				"--json"};
+	const char *argv[32] = {NP_NETPERF, "-H", "127.0.0.1",
+				"-p",	    NULL, "--json"};
 	struct harness_server own;
 	char port[16], err[4096], *out = NULL;
 	json_t *doc;
@@ -1432,10 +1432,9 @@ json_from_own_server(const char *const *extra, const char *const *args)
 START_TEST(wire_udp_many_streams)
 {
 	const char *extra[] = {"--max-streams", "80", NULL};
-	const char *args[] = {"-t",	   "UDP_STREAM", "-l",	   "1",
-			      "--streams", "70",	 "--rate", "7M",
-			      "--wire",	   "--",	 "-m",	   "100",
-			      NULL};
+	const char *args[] = {"-t", "UDP_STREAM", "-l", "1",	  "--streams",
+			      "70", "--rate",	  "7M", "--wire", "--",
+			      "-m", "100",	  NULL};
 	double lin, rin;
 	json_t *doc;
 

@@ -475,11 +475,10 @@ START_TEST(window_and_skew)
 		struct merge m2;
 		struct merge_figures f2;
 
-		ck_assert_double_eq_tol(
-		    json_number_value(json_object_get(
-			json_object_get(again, "timing"),
-			"late_max_cpu_wait_ms")),
-		    1500.0, 1e-9);
+		ck_assert_double_eq_tol(json_number_value(json_object_get(
+					    json_object_get(again, "timing"),
+					    "late_max_cpu_wait_ms")),
+					1500.0, 1e-9);
 		merge_init(&m2);
 		add_ok(&m2, again, "merged");
 		ck_assert_int_eq(merge_figures(&m2, &f2, err), 0);
@@ -781,10 +780,11 @@ START_TEST(three_clients_one_start)
 		wait = harness_json_num(d, "timing.start_cpu_wait_ns");
 		own = start - (double)sched - wait;
 		if (schedstat)
-			ck_assert_msg(wait >= 0 && own >= 0 && own < 2e7,
-			      "start %.3f ms late, %.3f ms of it waiting for a "
-			      "CPU",
-			      (start - (double)sched) / 1e6, wait / 1e6);
+			ck_assert_msg(
+			    wait >= 0 && own >= 0 && own < 2e7,
+			    "start %.3f ms late, %.3f ms of it waiting for a "
+			    "CPU",
+			    (start - (double)sched) / 1e6, wait / 1e6);
 		ck_assert_msg(rstart >= (double)sched &&
 				  rstart < (double)sched + 2e8,
 			      "remote start %.0f sched %lld (%+.3f ms)", rstart,
@@ -1059,8 +1059,10 @@ rt_hog(int cpu, int64_t at, int ms, char *why, size_t cap)
 	}
 	close(fds[1]);
 	if (pid < 0 || read(fds[0], &ok, 1) != 1 || !ok) {
-		snprintf(why, cap, "cannot run a real-time hog on CPU %d "
-				   "(needs CAP_SYS_NICE)", cpu);
+		snprintf(why, cap,
+			 "cannot run a real-time hog on CPU %d "
+			 "(needs CAP_SYS_NICE)",
+			 cpu);
 		if (pid > 0)
 			harness_wait_status(pid, harness_now() + 5);
 		close(fds[0]);
@@ -1102,10 +1104,9 @@ START_TEST(late_start_waits_for_cpu)
 	snprintf(path, sizeof(path), "/tmp/np_mlate_%d.json", (int)getpid());
 	snprintf(epath, sizeof(epath), "%s.err", path);
 	{
-		const char *argv[] = {NP_NETPERF, "-H",	      "127.0.0.1",
-				      "-p",	  port,	      "-t",
-				      "TCP_RR",	  "-l",	      "0.5",
-				      "--json",	  "--start-at", at,
+		const char *argv[] = {NP_NETPERF, "-H",	    "127.0.0.1",  "-p",
+				      port,	  "-t",	    "TCP_RR",	  "-l",
+				      "0.5",	  "--json", "--start-at", at,
 				      NULL};
 
 		pid = spawn_on(argv, path, cpu);
@@ -1127,15 +1128,12 @@ START_TEST(late_start_waits_for_cpu)
 		      "%.3f ms late, %.3f ms of it waiting for a CPU",
 		      late / 1e6, wait / 1e6);
 	{
-		const char *argv[] = {NP_NETPERF,
-				      "--merge",
-				      path,
-				      "--max-skew",
-				      "0.01",
-				      "--",
-				      "-k",
-				      "START_LATE_MAX,START_LATE_CPU_WAIT",
-				      NULL};
+		const char *argv[] = {
+		    NP_NETPERF, "--merge",
+		    path,	"--max-skew",
+		    "0.01",	"--",
+		    "-k",	"START_LATE_MAX,START_LATE_CPU_WAIT",
+		    NULL};
 
 		rc = harness_exec_capture(argv, 10, &out, errbuf,
 					  sizeof(errbuf));
@@ -1145,9 +1143,8 @@ START_TEST(late_start_waits_for_cpu)
 	ck_assert_msg(rc == 3, "merge: status %d: %s", rc, errbuf);
 	ck_assert_msg(strstr(errbuf, "of it waiting for a CPU (a busy host)"),
 		      "%s", errbuf);
-	ck_assert_int_eq(harness_keyval(out, "START_LATE_CPU_WAIT", val,
-					sizeof(val)),
-			 0);
+	ck_assert_int_eq(
+	    harness_keyval(out, "START_LATE_CPU_WAIT", val, sizeof(val)), 0);
 	ck_assert_double_eq_tol(atof(val), wait / 1e6, 0.0011);
 	ck_assert_int_eq(
 	    harness_keyval(out, "START_LATE_MAX", val, sizeof(val)), 0);

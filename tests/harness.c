@@ -1021,8 +1021,9 @@ harness_has_data_conn(pid_t pid, int ctl_port)
 	if (f == NULL)
 		return 0;
 	while (!found && fgets(line, sizeof(line), f) != NULL) {
-		if (sscanf(line, "%*d: %*x:%x %*x:%*x %x %*s %*s %*s %*s %*s "
-				 "%lu",
+		if (sscanf(line,
+			   "%*d: %*x:%x %*x:%*x %x %*s %*s %*s %*s %*s "
+			   "%lu",
 			   &lport, &state, &ino) != 3 ||
 		    state != 1 || lport == (unsigned)ctl_port)
 			continue;
