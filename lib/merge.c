@@ -1527,14 +1527,14 @@ merge_print_table(FILE *out, const struct merge *m,
 			f->window_note);
 	fprintf(out, "Start skew                   %14.3f ms (limit %.3f ms)\n",
 		f->skew_s * 1e3, max_skew_s * 1e3);
-	if (f->late_max_s > -1 && f->late_wait_s >= 0)
-		fprintf(out,
-			"Latest start after schedule  %14.3f ms (%.3f ms of "
-			"it waiting for a CPU)\n",
-			f->late_max_s * 1e3, f->late_wait_s * 1e3);
-	else if (f->late_max_s > -1)
-		fprintf(out, "Latest start after schedule  %14.3f ms\n",
+	if (f->late_max_s > -1) {
+		fprintf(out, "Latest start after schedule  %14.3f ms",
 			f->late_max_s * 1e3);
+		if (f->late_wait_s >= 0)
+			fprintf(out, " (%.3f ms of it waiting for a CPU)",
+				f->late_wait_s * 1e3);
+		fputc('\n', out);
+	}
 	for (i = 0; i < 2; i++) {
 		if (f->sd[i] >= 0)
 			fprintf(out,

@@ -847,21 +847,18 @@ merge_output(const struct merge_opts *o, const struct merge *m,
 	if (f->late_max_s > o->max_skew) {
 		/* Its own wait for a CPU tells a busy host from clocks that
 		 * disagree; it is known only from a netperf that reports it. */
+		char waited[64] = "";
+		int busy = f->late_wait_s > f->late_max_s / 2;
+
 		if (f->late_wait_s >= 0)
-			fprintf(stderr,
-				"netperf: warning: a run started %.3f ms after "
-				"its scheduled time, %.3f ms of it waiting for "
-				"a CPU (%s)\n",
-				f->late_max_s * 1e3, f->late_wait_s * 1e3,
-				f->late_wait_s > f->late_max_s / 2
-				    ? "a busy host"
-				    : "clocks apart, or a slow host?");
-		else
-			fprintf(stderr,
-				"netperf: warning: a run started %.3f ms after "
-				"its scheduled time (clocks apart, or a slow "
-				"host?)\n",
-				f->late_max_s * 1e3);
+			snprintf(waited, sizeof(waited),
+				 ", %.3f ms of it waiting for a CPU",
+				 f->late_wait_s * 1e3);
+		fprintf(stderr,
+			"netperf: warning: a run started %.3f ms after its "
+			"scheduled time%s (%s)\n",
+			f->late_max_s * 1e3, waited,
+			busy ? "a busy host" : "clocks apart, or a slow host?");
 		*warn = 1;
 	}
 	if (o->json) {
