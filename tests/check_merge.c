@@ -655,13 +655,6 @@ teardown(void)
 	harness_server_stop(&srv);
 }
 
-/* Whether the kernel counts a thread's wait for a CPU. */
-static int
-have_schedstat(void)
-{
-	return access("/proc/thread-self/schedstat", R_OK) == 0;
-}
-
 static int64_t
 real_ns(void)
 {
@@ -724,7 +717,7 @@ START_TEST(three_clients_one_start)
 	char port[16], at[64], path[3][64], *out = NULL, errbuf[4096];
 	char val[64];
 	int64_t sched, before;
-	int schedstat = have_schedstat();
+	int schedstat = harness_have_schedstat();
 	double tsum = 0, smin = 1e30, smax = 0;
 	long long lsum = 0, rsum = 0, bsum = 0;
 	pid_t pids[3];
@@ -1086,7 +1079,7 @@ START_TEST(late_start_waits_for_cpu)
 	int cpu = first_cpu(), rc;
 	json_t *d;
 
-	if (!have_schedstat()) {
+	if (!harness_have_schedstat()) {
 		harness_skip("no /proc/thread-self/schedstat: a late start's "
 			     "wait for a CPU is unknown");
 		return;

@@ -1033,3 +1033,9 @@ harness_has_data_conn(pid_t pid, int ctl_port)
 	fclose(f);
 	return found;
 }
+
+int
+harness_have_schedstat(void)
+{
+	return access("/proc/thread-self/schedstat", R_OK) == 0;
+}

@@ -63,6 +63,10 @@ int harness_stayed_quiet(const char *what);
 int harness_once_more(int *tries, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+/* Whether the kernel counts a thread's wait for a CPU
+ * (/proc/thread-self/schedstat), which a --start-at start reports. */
+int harness_have_schedstat(void);
+
 /* Whether process pid holds an established TCP connection other than
  * one to ctl_port (the control connection): a test's data connection,
  * from /proc/net/tcp's lines for the inodes of its sockets. */
