@@ -933,7 +933,7 @@ proto_wire_pack(const struct wire_report *w)
 
 	return json_pack(
 	    "{s:s, s:b, s:o, s:o, s:I, s:b, s:{s:I, s:I, s:I, s:I, s:I, "
-	    "s:I, s:I, s:I}, s:i, s:s, s:s, s:b, s:s, s:b}",
+	    "s:I, s:I, s:I}, s:i, s:s, s:s, s:b, s:s, s:b, s:o}",
 	    "ifname", w->ifname, "captured", w->captured, "out",
 	    dir_pack(&w->c.out), "in", dir_pack(&w->c.in), "dropped",
 	    (json_int_t)w->c.dropped, "have_ifstat", w->have_ifstat, "ifstat",
@@ -944,7 +944,9 @@ proto_wire_pack(const struct wire_report *w)
 	    "rx_errors", (json_int_t)s->rx_errors, "tx_errors",
 	    (json_int_t)s->tx_errors, "mtu", w->mtu, "offloads", w->offloads,
 	    "warning", w->warning, "in_kernel", w->c.in_kernel, "counter",
-	    wire_counter_name(w->c.counter), "shared", w->shared);
+	    wire_counter_name(w->c.counter), "shared", w->shared, "handed",
+	    w->captured && w->c.handed >= 0 ? json_integer(w->c.handed)
+					    : json_null());
 }
 
 int
@@ -953,6 +955,7 @@ proto_wire_unpack(const json_t *j, struct wire_report *w, char *err)
 	struct iface_stat *s = &w->ifstat;
 	json_t *is = json_object_get(j, "ifstat");
 	int64_t v = 0;
+	uint64_t u;
 
 	memset(w, 0, sizeof(*w));
 	w->enabled = 1;
@@ -978,6 +981,14 @@ proto_wire_unpack(const json_t *j, struct wire_report *w, char *err)
 	    proto_get_string(j, "warning", w->warning, sizeof(w->warning), err))
 		return -1;
 	w->mtu = (int)v;
+	/* Absent or null from a peer that does not say. */
+	w->c.handed = -1;
+	if (!json_is_null(json_object_get(j, "handed")) &&
+	    json_object_get(j, "handed") != NULL) {
+		if (get_u64(j, "handed", &u, err))
+			return -1;
+		w->c.handed = (int64_t)u;
+	}
 	/* Absent from a peer without the eBPF counter, or without shared
 	 * counts. */
 	if ((json_object_get(j, "in_kernel") != NULL &&

@@ -87,6 +87,9 @@ struct wire_seq {
 	int used, side;
 	uint16_t sport, dport;
 	uint32_t hi_end;
+	/* The segments the kernel's judge handed over in this direction
+	 * that have been taken here (see wire_bpf_hand_back). */
+	uint32_t judged;
 	int nholes;
 	uint32_t hole_lo[WIRE_HOLES], hole_hi[WIRE_HOLES]; /* [lo, hi) */
 };
@@ -101,6 +104,9 @@ struct wire_state {
 	 * what it counted is not in c, and a connection it handed over
 	 * starts from where it had got to. */
 	struct wire_bpf *bpf;
+	/* A segment the judge handed over was dropped unjudged (while the
+	 * capture was set up): no direction is given back to it. */
+	int keep;
 };
 
 struct wire_capture {
@@ -470,15 +476,12 @@ hole_fill(struct wire_seq *s, int h, uint32_t lo, uint32_t hi)
  * segment filling it would count as a retransmission.
  */
 static void
-wire_seq_account(struct wire_state *st, int side, const struct wire_pkt *k,
-		 struct wire_dir *d)
+wire_seq_judge(struct wire_state *st, struct wire_seq *s, int side,
+	       const struct wire_pkt *k, struct wire_dir *d)
 {
-	struct wire_seq *s = wire_seq_find(st, side, k->sport, k->dport);
 	uint32_t lo = k->seq, hi = k->seq + k->payload;
 	int h;
 
-	if (s == NULL)
-		return;
 	if (s->used == 1) {
 		s->used = 2;
 		if (st->bpf == NULL || !wire_bpf_handed(st->bpf, side, k->sport,
@@ -519,10 +522,34 @@ wire_seq_account(struct wire_state *st, int side, const struct wire_pkt *k,
 	d->retrans_bytes += k->payload;
 }
 
+/*
+ * Judges a data segment in its direction's sequence. judged says the
+ * kernel's judge handed it over: once every gap is filled and every such
+ * segment taken, the direction goes back to the kernel, which then counts
+ * in-order segments again, and a later hand-over starts afresh from where
+ * its word says the data had got to.
+ */
+static void
+wire_seq_account(struct wire_state *st, int side, const struct wire_pkt *k,
+		 struct wire_dir *d, int judged)
+{
+	struct wire_seq *s = wire_seq_find(st, side, k->sport, k->dport);
+
+	if (s == NULL)
+		return;
+	wire_seq_judge(st, s, side, k, d);
+	if (!judged)
+		return;
+	s->judged++;
+	if (s->nholes == 0 && !st->keep &&
+	    wire_bpf_hand_back(st->bpf, side, s->judged, s->hi_end))
+		s->used = 1;
+}
+
 /* The data path: parse, attribute, count. No allocation, no output. */
 static void
 wire_account(struct wire_state *st, const uint8_t *buf, uint32_t caplen,
-	     uint32_t len)
+	     uint32_t len, int judged)
 {
 	struct wire_pkt k;
 	struct wire_dir *d;
@@ -545,7 +572,7 @@ wire_account(struct wire_state *st, const uint8_t *buf, uint32_t caplen,
 		d->max_len = len;
 	if (!k.has_seq || k.payload == 0)
 		return;
-	wire_seq_account(st, side, &k, d);
+	wire_seq_account(st, side, &k, d, judged);
 }
 
 /* Takes a packet that arrived before the filter was set, and counts
@@ -561,7 +588,7 @@ wire_discard(u_char *user, const struct pcap_pkthdr *h, const u_char *bytes)
 static void
 wire_callback(u_char *user, const struct pcap_pkthdr *h, const u_char *bytes)
 {
-	wire_account((struct wire_state *)user, bytes, h->caplen, h->len);
+	wire_account((struct wire_state *)user, bytes, h->caplen, h->len, 0);
 }
 
 static int
@@ -681,6 +708,7 @@ wire_count_file(const char *path, const struct wire_flow *f,
 	*c = st.c;
 	c->dropped = 0;
 	c->linktype = st.linktype;
+	c->handed = (int64_t)(c->out.packets + c->in.packets);
 	rc = 0;
 close_pcap:
 	pcap_close(p);
@@ -909,12 +937,15 @@ wire_use_counter(struct wire_capture *cap)
 /* Hands a packet from the tc counter's ring to the count, or, while the
  * capture is being set up, drops it as wire_discard does. */
 static void
-wire_tc_take(void *ctx, const uint8_t *data, uint32_t caplen, uint32_t len)
+wire_tc_take(void *ctx, const uint8_t *data, uint32_t caplen, uint32_t len,
+	     int judged)
 {
 	struct wire_capture *cap = ctx;
 
 	if (!cap->flushing)
-		wire_account(&cap->st, data, caplen, len);
+		wire_account(&cap->st, data, caplen, len, judged);
+	else if (judged)
+		cap->st.keep = 1;
 }
 
 /*
@@ -1121,6 +1152,8 @@ wire_capture_stop(struct wire_capture *cap, struct wire_counts *c, char *err)
 	*c = cap->st.c;
 	c->linktype = cap->st.linktype;
 	c->dropped = 0;
+	/* What the kernel's counter counted is added below. */
+	c->handed = (int64_t)(c->out.packets + c->in.packets);
 	/* Drops only: pcap_stats' packet count can see both copies of a
 	 * loopback packet (where PACKET_IGNORE_OUTGOING was refused), the
 	 * callback's does not. */
@@ -1351,6 +1384,7 @@ wire_session_stop(struct wire_session *ws, struct wire_report *w)
 		if (c.in.max_len > w->c.in.max_len)
 			w->c.in.max_len = c.in.max_len;
 		w->c.dropped += c.dropped;
+		w->c.handed += c.handed;
 		w->c.linktype = c.linktype;
 		if (c.counter < counter)
 			counter = c.counter;

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -29,6 +30,10 @@ struct wire_bpf {
 	struct ring_buffer *ring;
 	wire_bpf_hand_fn hand;
 	void *hand_ctx;
+	/* seq1 mapped, so that the reader can give a direction back (tc,
+	 * one connection only); NULL elsewhere. */
+	uint64_t *seq1;
+	size_t seq1_len;
 };
 
 /* libbpf talks to stderr unless told not to; a counter that cannot load
@@ -191,7 +196,7 @@ wire_bpf_record(void *ctx, void *data, size_t size)
 
 	if (size < sizeof(*r) || r->caplen > WIRE_BPF_SNAP)
 		return 0;
-	b->hand(b->hand_ctx, r->data, r->caplen, r->len);
+	b->hand(b->hand_ctx, r->data, r->caplen, r->len, r->judged != 0);
 	return 0;
 }
 
@@ -215,6 +220,22 @@ wire_bpf_attach_tc(int ifindex, const struct wire_bpf_flow *f,
 			strerror(errno));
 		wire_bpf_free(b);
 		return -1;
+	}
+	if (b->one_flow) {
+		void *m;
+
+		b->seq1_len = (size_t)sysconf(_SC_PAGESIZE);
+		m = mmap(NULL, b->seq1_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+			 b->seq1_fd, 0);
+		if (m == MAP_FAILED) {
+			err_set(err,
+				"eBPF wire counter: cannot map its sequence "
+				"words: %s",
+				strerror(errno));
+			wire_bpf_free(b);
+			return -1;
+		}
+		b->seq1 = m;
 	}
 	/* A link, not a pinned program: it goes with the last descriptor,
 	 * so a netperf that dies leaves nothing on the interface. First on
@@ -323,12 +344,37 @@ wire_bpf_handed(const struct wire_bpf *b, int side, uint16_t sport,
 	key.dport = dport;
 	/* The one connection of a flow with both ports known: the ports
 	 * are the flow's own, so the direction alone finds its word. */
-	rc = b->one_flow ? bpf_map_lookup_elem(b->seq1_fd, &k, &w)
-			 : bpf_map_lookup_elem(b->seqs_fd, &key, &w);
+	if (b->seq1 != NULL) {
+		w = __atomic_load_n(&b->seq1[side & 1], __ATOMIC_ACQUIRE);
+		rc = 0;
+	} else if (b->one_flow) {
+		rc = bpf_map_lookup_elem(b->seq1_fd, &k, &w);
+	} else {
+		rc = bpf_map_lookup_elem(b->seqs_fd, &key, &w);
+	}
 	if (rc < 0 || !(w & WIRE_BPF_HANDED))
 		return 0;
 	*next = (uint32_t)w;
 	return 1;
+}
+
+int
+wire_bpf_hand_back(struct wire_bpf *b, int side, uint32_t judged, uint32_t next)
+{
+	uint64_t w, back;
+
+	if (b->seq1 == NULL)
+		return 0;
+	w = __atomic_load_n(&b->seq1[side & 1], __ATOMIC_ACQUIRE);
+	if (!(w & WIRE_BPF_HANDED) || (w & WIRE_BPF_KEPT) ||
+	    ((uint32_t)(w >> WIRE_BPF_HAND_SHIFT) ^ judged) &
+		WIRE_BPF_HAND_MASK)
+		return 0;
+	/* A segment judged since the read changed the word's count, and
+	 * then the swap fails: the direction stays here. */
+	back = (w & ~(0xffffffffULL | WIRE_BPF_HANDED)) | next;
+	return __atomic_compare_exchange_n(&b->seq1[side & 1], &w, back, 0,
+					   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
 }
 
 void
@@ -337,6 +383,8 @@ wire_bpf_free(struct wire_bpf *b)
 	if (b == NULL)
 		return;
 	wire_bpf_detach(b);
+	if (b->seq1 != NULL)
+		munmap(b->seq1, b->seq1_len);
 	ring_buffer__free(b->ring);
 	bpf_object__close(b->obj);
 	free(b);

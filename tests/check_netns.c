@@ -1502,6 +1502,66 @@ START_TEST(wire_tcp_loss_loopback_counters)
 END_TEST
 
 /*
+ * One data segment lost over b's own lo (the 300th, counted by nftables'
+ * numgen), one CPU for both ends so that nothing else is out of order.
+ * netperf's tc counter hands its direction over at the gap, and gives it
+ * back once the resent segment has filled it: it hands over a few
+ * segments, not the rest of the test. netserver's counter, which tells
+ * connections apart by its table and so never gives one back, hands over
+ * every data segment from the gap on. Both judge the same packets: the
+ * same retransmission, as TCP_INFO counts it.
+ */
+START_TEST(wire_tc_gives_back)
+{
+	const char *args[] = {"-t", "TCP_STREAM", "-l",	    "1",
+			      "-T", "0,0",	  "--wire", NULL};
+	struct harness_out o;
+	double mine, theirs, data;
+	unsigned long long drops;
+	struct tcp_wire w;
+	json_t *doc;
+
+	if (!harness_kernel_at_least(6, 6)) {
+		harness_skip("wire_tc_gives_back: no tcx before Linux 6.6");
+		return;
+	}
+	nft_drops_chain(env.ns.b, "inet", "input");
+	MUST(o, env.ns.b, "nft", "add", "rule", "inet", "nptest", "drops",
+	     "tcp", "dport", "!=", env.port_text, "tcp", "sport",
+	     "!=", env.port_text, "meta", "length", ">", "200", "numgen", "inc",
+	     "mod", "1000000000", "==", "300", "counter", "drop");
+	setenv("NETPERF_WIRE_SHARE", "0", 1);
+	doc = netperf_json_in(&env, env.ns.b, NULL, args);
+	unsetenv("NETPERF_WIRE_SHARE");
+	ck_assert_str_eq(
+	    json_string_value(harness_json_at(doc, "local.wire.counter")),
+	    "tc");
+	ck_assert_str_eq(
+	    json_string_value(harness_json_at(doc, "remote.wire.counter")),
+	    "tc");
+	drops = nft_drops(&env);
+	ck_assert_msg(drops == 1, "nft dropped %llu segments, not one", drops);
+	check_tcp_loss(doc, drops, 1, 0, &w);
+	ck_assert_msg(w.rr == w.lr && w.rp == w.lp,
+		      "netserver counted %.0f bytes and %.0f retransmissions, "
+		      "netperf %.0f and %.0f",
+		      w.rp, w.rr, w.lp, w.lr);
+	mine = wire_num(doc, "local.wire.handed");
+	theirs = wire_num(doc, "remote.wire.handed");
+	data = wire_num(doc, "local.wire.out.packets");
+	fprintf(stderr,
+		"wire_tc_gives_back: %.0f data segments; netperf's counter "
+		"handed over %.0f packets, netserver's %.0f\n",
+		data, mine, theirs);
+	ck_assert_msg(mine >= 1 && mine < data / 10 && theirs > data / 2,
+		      "of %.0f data segments, netperf's counter handed over "
+		      "%.0f, netserver's %.0f",
+		      data, mine, theirs);
+	json_decref(doc);
+}
+END_TEST
+
+/*
  * --bidir UDP_STREAM: what netperf sends is dropped at one rate on its
  * way into b, what netserver sends at another on its way into a, so each
  * direction has losses of its own to account for.
@@ -1893,6 +1953,7 @@ netns_suite(void)
 	tcase_add_test(tc, wire_tcp_reordering);
 	tcase_add_test(tc, wire_tcp_loss_both_counters);
 	tcase_add_test(tc, wire_tcp_loss_loopback_counters);
+	tcase_add_test(tc, wire_tc_gives_back);
 	suite_add_tcase(s, tc);
 
 	tcase_add_test(bidir, udp_bidir_loss_matches_nftables);

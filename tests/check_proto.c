@@ -718,6 +718,32 @@ START_TEST(test_wire_counter)
 	ck_assert_int_eq(proto_wire_unpack(msg, &out, err), -1);
 	ck_assert_ptr_nonnull(strstr(err, "shared"));
 	json_decref(msg);
+
+	/* "handed": read back; absent or null (a netserver before it, or
+	 * one that counted nothing) is unknown, never 0; anything but a
+	 * count is refused. */
+	in.shared = 0;
+	in.c.handed = 5;
+	msg = proto_wire_pack(&in);
+	ck_assert_msg(proto_wire_unpack(msg, &out, err) == 0, "%s", err);
+	ck_assert_int_eq(out.c.handed, 5);
+	ck_assert_int_eq(json_object_del(msg, "handed"), 0);
+	ck_assert_msg(proto_wire_unpack(msg, &out, err) == 0, "%s", err);
+	ck_assert_int_eq(out.c.handed, -1);
+	json_decref(msg);
+	in.captured = 0;
+	msg = proto_wire_pack(&in);
+	ck_assert(json_is_null(json_object_get(msg, "handed")));
+	ck_assert_msg(proto_wire_unpack(msg, &out, err) == 0, "%s", err);
+	ck_assert_int_eq(out.c.handed, -1);
+	ck_assert_int_eq(json_object_set_new(msg, "handed", json_integer(-2)),
+			 0);
+	ck_assert_int_eq(proto_wire_unpack(msg, &out, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "handed"));
+	ck_assert_int_eq(json_object_set_new(msg, "handed", json_string("5")),
+			 0);
+	ck_assert_int_eq(proto_wire_unpack(msg, &out, err), -1);
+	json_decref(msg);
 }
 END_TEST
 

@@ -13,7 +13,10 @@
  *   - a TCP segment that does not start where its direction's data ended
  *     (a retransmission, a late or early segment), and from then on every
  *     data segment of that direction: the sequence word records the end
- *     at the moment of the hand-over, which the capture starts from;
+ *     at the moment of the hand-over, which the capture starts from. At
+ *     the tc hook the capture gives the direction back once it has filled
+ *     every gap and judged every segment handed to it (wire_bpf_hand_back);
+ *     on a packet socket it keeps it;
  *   - anything this parser does not read to the end: VLAN tags left in
  *     the frame, IPv6 extension headers, fragments, odd header lengths,
  *     packets cut short.
@@ -75,9 +78,11 @@ struct {
  * connection: a word for each direction, WIRE_BPF_SEEN set in it once
  * the direction's first segment has been seen. This runs for every data
  * segment, and an array's lookup is a few instructions where the hash
- * table's hashes the key and walks a bucket. */
+ * table's hashes the key and walks a bucket. Mappable: the capture gives
+ * a direction back with a compare-and-swap of its own. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 2);
 	__type(key, __u32);
 	__type(value, __u64);
@@ -123,49 +128,71 @@ side_of(const volatile struct wire_bpf_conf *c, const __u8 *src,
 	return -1;
 }
 
+/* What the judge made of a data segment. */
+enum wire_order {
+	WIRE_NEXT,   /* the next one of its direction, counted here */
+	WIRE_JUDGED, /* handed over, counted in the word */
+	WIRE_KEPT,   /* handed over, the direction the capture's for good */
+};
+
 /*
- * Whether a data segment of seq..seq+len is the next one of its direction,
- * advancing the direction if so. The first segment seen only sets where
- * the data has got to, as in the capture; a connection the table has no
- * room for is counted and never judged, as there. A flow with both ports
- * known keeps its words in seq1, any other in the table seqs.
+ * Judges a data segment of seq..seq+len: the next one of its direction
+ * advances the word; any other, or any while the direction is the
+ * capture's, is handed over and counted in the word, in one
+ * compare-and-swap, so that the capture can tell when none is still on
+ * its way to it. The first segment seen only sets where the data has got
+ * to, as in the capture; a connection the table has no room for is
+ * counted and never judged, as there. A flow with both ports known keeps
+ * its words in seq1, any other in the table seqs.
  */
-static __always_inline int
+static __always_inline enum wire_order
 in_order(const volatile struct wire_bpf_conf *c, int side, __u16 sport,
 	 __u16 dport, __u32 seq, __u32 len)
 {
 	struct wire_bpf_key key = {
 	    .side = side, .sport = sport, .dport = dport};
-	__u64 next = (__u32)(seq + len) | WIRE_BPF_SEEN, cur, *w;
+	__u64 first = (__u32)(seq + len) | WIRE_BPF_SEEN, cur, old, next, *w;
 	__u32 k = side;
+	int i;
 
 	if (c->rport != 0) {
 		w = bpf_map_lookup_elem(&seq1, &k);
 		if (w == 0)
-			return 1;
+			return WIRE_NEXT;
 		cur = *(volatile __u64 *)w;
 		if (!(cur & WIRE_BPF_SEEN)) {
-			if (__sync_val_compare_and_swap(w, cur, next) == cur)
-				return 1;
-			cur = *(volatile __u64 *)w; /* another CPU's first */
+			old = __sync_val_compare_and_swap(w, cur, first);
+			if (old == cur)
+				return WIRE_NEXT;
+			cur = old; /* another CPU's first */
 		}
 	} else {
 		w = bpf_map_lookup_elem(&seqs, &key);
 		if (w == 0) {
-			if (bpf_map_update_elem(&seqs, &key, &next,
+			if (bpf_map_update_elem(&seqs, &key, &first,
 						BPF_NOEXIST) == 0)
-				return 1;
+				return WIRE_NEXT;
 			w = bpf_map_lookup_elem(&seqs, &key);
 			if (w == 0)
-				return 1;
+				return WIRE_NEXT;
 		}
 		cur = *(volatile __u64 *)w;
 	}
-	if (!(cur & WIRE_BPF_HANDED) && (__u32)cur == seq &&
-	    __sync_val_compare_and_swap(w, cur, next) == cur)
-		return 1;
-	__sync_fetch_and_or(w, WIRE_BPF_HANDED);
-	return 0;
+	/* Each try fails only when another CPU changed the word between
+	 * the read and the swap. */
+#pragma unroll
+	for (i = 0; i < 4; i++) {
+		if (!(cur & WIRE_BPF_HANDED) && (__u32)cur == seq)
+			next = (cur & ~0xffffffffULL) | (__u32)(seq + len);
+		else
+			next = (cur | WIRE_BPF_HANDED) + WIRE_BPF_HAND_ONE;
+		old = __sync_val_compare_and_swap(w, cur, next);
+		if (old == cur)
+			return next & WIRE_BPF_HANDED ? WIRE_JUDGED : WIRE_NEXT;
+		cur = old;
+	}
+	__sync_fetch_and_or(w, WIRE_BPF_HANDED | WIRE_BPF_KEPT);
+	return WIRE_KEPT;
 }
 
 /*
@@ -192,9 +219,10 @@ load(struct __sk_buff *skb, __u32 off, void *dst, __u32 len, int direct)
 
 /* What the judge made of a packet. */
 enum wire_verdict {
-	WIRE_NOT_OURS, /* another flow or protocol: not counted */
-	WIRE_COUNTED,  /* counted here */
-	WIRE_HANDED,   /* the capture's, to parse and judge */
+	WIRE_NOT_OURS,	    /* another flow or protocol: not counted */
+	WIRE_COUNTED,	    /* counted here */
+	WIRE_HANDED,	    /* the capture's, to parse and judge */
+	WIRE_HANDED_JUDGED, /* the same, counted in its sequence word */
 };
 
 /*
@@ -212,6 +240,7 @@ wire_judge(struct __sk_buff *skb, const volatile struct wire_bpf_conf *c,
 	struct wire_bpf_dir *d;
 	__u8 ip[40], l4[14];
 	__u16 type, sport, dport;
+	enum wire_order order;
 	int side, words;
 
 	if (load(skb, 12, &type, 2, direct) < 0 || len < ETH_HLEN)
@@ -287,9 +316,13 @@ wire_judge(struct __sk_buff *skb, const volatile struct wire_bpf_conf *c,
 	}
 	sport = bpf_ntohs(*(__u16 *)l4);
 	dport = bpf_ntohs(*(__u16 *)(l4 + 2));
-	if (c->proto == IPPROTO_TCP && payload > 0 &&
-	    !in_order(c, side, sport, dport, seq, payload))
-		return WIRE_HANDED;
+	if (c->proto == IPPROTO_TCP && payload > 0) {
+		order = in_order(c, side, sport, dport, seq, payload);
+		if (order == WIRE_JUDGED)
+			return WIRE_HANDED_JUDGED;
+		if (order == WIRE_KEPT)
+			return WIRE_HANDED;
+	}
 	/* A tag the kernel took into metadata is put back by libpcap, and
 	 * counted in the length it reports. */
 	if (skb->vlan_present)
@@ -313,14 +346,17 @@ SEC("socket")
 int
 wire_count(struct __sk_buff *skb)
 {
-	return wire_judge(skb, &flow, 0) == WIRE_HANDED ? flow.snaplen : REFUSE;
+	enum wire_verdict v = wire_judge(skb, &flow, 0);
+
+	return v == WIRE_HANDED || v == WIRE_HANDED_JUDGED ? flow.snaplen
+							   : REFUSE;
 }
 
 /* A packet handed on from the tc hook, as the capture would have seen it:
  * its length (a tag in metadata counted, as libpcap counts it) and its
  * first bytes. */
 static __always_inline void
-wire_hand(struct __sk_buff *skb)
+wire_hand(struct __sk_buff *skb, __u32 judged)
 {
 	struct wire_bpf_rec *r;
 	__u32 zero = 0, caplen = skb->len;
@@ -337,6 +373,8 @@ wire_hand(struct __sk_buff *skb)
 		caplen = WIRE_BPF_SNAP;
 	r->len = skb->len + (skb->vlan_present ? 4 : 0);
 	r->caplen = caplen;
+	r->judged = judged;
+	r->pad = 0;
 	if (caplen > 0 && bpf_skb_load_bytes(skb, 0, r->data, caplen) < 0)
 		r->caplen = 0;
 	/* The reader looks every few milliseconds; waking it for each
@@ -350,8 +388,10 @@ SEC("tc")
 int
 wire_count_tc(struct __sk_buff *skb)
 {
-	if (wire_judge(skb, &flow, 1) == WIRE_HANDED)
-		wire_hand(skb);
+	enum wire_verdict v = wire_judge(skb, &flow, 1);
+
+	if (v == WIRE_HANDED || v == WIRE_HANDED_JUDGED)
+		wire_hand(skb, v == WIRE_HANDED_JUDGED);
 	return WIRE_TCX_NEXT;
 }
 

@@ -12,13 +12,30 @@
 #define WIRE_BPF_FLOWS 128
 
 /* In a sequence word, above the 32 bits of the next byte expected: the
- * connection's direction has been handed to the capture for good. */
+ * connection's direction is the capture's to judge. The low 32 bits
+ * then say where its data had got to at the hand-over. */
 #define WIRE_BPF_HANDED (1ULL << 32)
 
 /* In a sequence word: its direction's first segment has been seen, so
  * the low 32 bits say where its data has got to. The words of the hash
  * table have it from the start; seq1's start at zero. */
 #define WIRE_BPF_SEEN (1ULL << 33)
+
+/* In a sequence word: the direction is the capture's for good, because
+ * a hand-over could not be counted (see WIRE_BPF_HAND_ONE). */
+#define WIRE_BPF_KEPT (1ULL << 34)
+
+/*
+ * The top 29 bits of a sequence word count the data segments the judge
+ * handed over in its direction, in the same compare-and-swap that decided
+ * each. The capture counts those it has taken (wire_bpf_rec.judged), and
+ * gives the direction back to the kernel only when the two agree and it
+ * has no gap open: then no segment judged against the word is still on
+ * its way to it. The count wraps; only its 29 bits are compared.
+ */
+#define WIRE_BPF_HAND_SHIFT 35
+#define WIRE_BPF_HAND_ONE (1ULL << WIRE_BPF_HAND_SHIFT)
+#define WIRE_BPF_HAND_MASK ((1U << (64 - WIRE_BPF_HAND_SHIFT)) - 1)
 
 /* The flow, as wire_match has it; addresses and ports in network order. */
 struct wire_bpf_conf {
@@ -43,6 +60,8 @@ struct wire_bpf_conf {
 struct wire_bpf_rec {
 	__u32 len;    /* on the wire, a tag in metadata counted */
 	__u32 caplen; /* of data kept, 0 when it could not be read */
+	__u32 judged; /* counted in its direction's sequence word */
+	__u32 pad;
 	__u8 data[WIRE_BPF_SNAP];
 };
 

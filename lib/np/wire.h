@@ -45,6 +45,10 @@ struct wire_counts {
 	int linktype;	  /* DLT_ of the capture */
 	int in_kernel;	  /* the eBPF counter counted the ordinary packets */
 	int counter;	  /* enum wire_counter */
+	/* The packets user space parsed and judged itself: those the eBPF
+	 * counter handed on, or all of them without it; -1 when the peer
+	 * did not say. */
+	int64_t handed;
 };
 
 /* The counter's name in the JSON and the protocol: "tc", "socket" or

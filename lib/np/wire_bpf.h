@@ -29,9 +29,11 @@ int wire_bpf_attach(int fd, const struct wire_bpf_flow *f,
 		    struct wire_bpf **out, char *err);
 
 /* Takes one packet handed on by the counter at the tc hook: its first
- * caplen bytes, from the Ethernet header, and its length. */
+ * caplen bytes, from the Ethernet header, and its length. judged is 1
+ * when the counter's judge handed it over, a TCP data segment counted in
+ * its direction's sequence word (see wire_bpf_hand_back). */
 typedef void (*wire_bpf_hand_fn)(void *ctx, const uint8_t *data,
-				 uint32_t caplen, uint32_t len);
+				 uint32_t caplen, uint32_t len, int judged);
 
 /*
  * Loads a counter for f and links it to interface ifindex's tc hook on the
@@ -74,6 +76,18 @@ int wire_bpf_read(const struct wire_bpf *b, struct wire_bpf_counts dir[2],
  */
 int wire_bpf_handed(const struct wire_bpf *b, int side, uint16_t sport,
 		    uint16_t dport, uint32_t *next);
+
+/*
+ * Gives a direction (0 out, 1 in) of the tc counter's one connection back
+ * to the kernel's judge, its data having got to next. The caller has no
+ * gap open in it and has taken judged of the segments the judge handed
+ * over in it. Returns 1 when the direction is the kernel's again, or 0
+ * when it stays the caller's: a segment is still on its way, the
+ * hand-over could not be counted, or the counter cannot give back (on a
+ * socket, or for more than one connection).
+ */
+int wire_bpf_hand_back(struct wire_bpf *b, int side, uint32_t judged,
+		       uint32_t next);
 
 /* Frees b and takes it off the tc hook; a socket keeps the program until
  * it is closed. */
