@@ -87,8 +87,10 @@ struct wire_seq {
 	int used, side;
 	uint16_t sport, dport;
 	uint32_t hi_end;
-	/* The segments the kernel's judge handed over in this direction
-	 * that have been taken here (see wire_bpf_hand_back). */
+	/* The kernel's counter's word for it, once looked up, and the
+	 * segments its judge handed over in it that have been taken here
+	 * (see wire_bpf_give_back). */
+	uint64_t *word;
 	uint32_t judged;
 	int nholes;
 	uint32_t hole_lo[WIRE_HOLES], hole_hi[WIRE_HOLES]; /* [lo, hi) */
@@ -101,8 +103,9 @@ struct wire_state {
 	struct wire_counts c;
 	struct wire_seq seq[WIRE_FLOWS];
 	/* The counter in the kernel, when it took the socket's filter:
-	 * what it counted is not in c, and a connection it handed over
-	 * starts from where it had got to. */
+	 * what it counted is not in c, a connection it handed over
+	 * starts from where it had got to, and goes back to it once
+	 * judged. */
 	struct wire_bpf *bpf;
 	/* A segment the judge handed over was dropped unjudged (while the
 	 * capture was set up): no direction is given back to it. */
@@ -484,8 +487,10 @@ wire_seq_judge(struct wire_state *st, struct wire_seq *s, int side,
 
 	if (s->used == 1) {
 		s->used = 2;
-		if (st->bpf == NULL || !wire_bpf_handed(st->bpf, side, k->sport,
-							k->dport, &s->hi_end)) {
+		if (st->bpf != NULL && s->word == NULL)
+			s->word =
+			    wire_bpf_word(st->bpf, side, k->sport, k->dport);
+		if (s->word == NULL || !wire_bpf_handed(s->word, &s->hi_end)) {
 			s->hi_end = hi;
 			return;
 		}
@@ -541,8 +546,10 @@ wire_seq_account(struct wire_state *st, int side, const struct wire_pkt *k,
 	if (!judged)
 		return;
 	s->judged++;
-	if (s->nholes == 0 && !st->keep &&
-	    wire_bpf_hand_back(st->bpf, side, s->judged, s->hi_end))
+	if (s->word == NULL)
+		s->word = wire_bpf_word(st->bpf, side, k->sport, k->dport);
+	if (s->nholes == 0 && !st->keep && s->word != NULL &&
+	    wire_bpf_give_back(s->word, s->judged, s->hi_end))
 		s->used = 1;
 }
 
@@ -585,6 +592,9 @@ wire_discard(u_char *user, const struct pcap_pkthdr *h, const u_char *bytes)
 	(void)bytes;
 }
 
+/* A capture's packet: the counter on its socket, if any, does not say
+ * which it counted in a sequence word, so none is judged (no direction
+ * goes back to it). */
 static void
 wire_callback(u_char *user, const struct pcap_pkthdr *h, const u_char *bytes)
 {

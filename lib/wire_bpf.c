@@ -19,10 +19,10 @@
 
 struct wire_bpf {
 	struct bpf_object *obj;
-	int counts_fd, lost_fd, seqs_fd, seq1_fd, ring_fd;
+	int counts_fd, lost_fd, seqs_fd, words_fd, ring_fd;
 	int ncpu;
-	/* Both ports known: the program keeps the sequence words in seq1,
-	 * a direction each, not in the table seqs. */
+	/* Both ports known: the program finds the sequence words by
+	 * direction alone, not in the table seqs. */
 	int one_flow;
 	/* At the tc hook: the link that holds the program there, and the
 	 * reader of the packets it hands on. */
@@ -30,10 +30,10 @@ struct wire_bpf {
 	struct ring_buffer *ring;
 	wire_bpf_hand_fn hand;
 	void *hand_ctx;
-	/* seq1 mapped, so that the reader can give a direction back (tc,
-	 * one connection only); NULL elsewhere. */
-	uint64_t *seq1;
-	size_t seq1_len;
+	/* The sequence words, mapped: the capture reads where a direction
+	 * was handed over and gives it back here. */
+	uint64_t *words;
+	size_t words_len;
 };
 
 /* libbpf talks to stderr unless told not to; a counter that cannot load
@@ -81,6 +81,7 @@ wire_bpf_load(const struct wire_bpf_flow *f, const char *prog_name,
 	struct bpf_program *prog, *p;
 	struct bpf_map *ring, *counts, *m;
 	struct wire_bpf *b;
+	void *words;
 	int rc;
 
 	pthread_once(&once, wire_bpf_quiet_libbpf);
@@ -147,14 +148,24 @@ wire_bpf_load(const struct wire_bpf_flow *f, const char *prog_name,
 	b->counts_fd = wire_bpf_map_fd(b->obj, "counts");
 	b->lost_fd = wire_bpf_map_fd(b->obj, "lost");
 	b->seqs_fd = wire_bpf_map_fd(b->obj, "seqs");
-	b->seq1_fd = wire_bpf_map_fd(b->obj, "seq1");
+	b->words_fd = wire_bpf_map_fd(b->obj, "words");
 	b->ring_fd = wire_bpf_map_fd(b->obj, "handed");
 	b->one_flow = conf.rport != 0;
 	if (b->counts_fd < 0 || b->lost_fd < 0 || b->seqs_fd < 0 ||
-	    b->seq1_fd < 0 || b->ring_fd < 0) {
+	    b->words_fd < 0 || b->ring_fd < 0) {
 		rc = -ENOENT;
 		goto fail;
 	}
+	b->words_len = (size_t)sysconf(_SC_PAGESIZE);
+	while (b->words_len < WIRE_BPF_WORDS * sizeof(uint64_t))
+		b->words_len *= 2;
+	words = mmap(NULL, b->words_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+		     b->words_fd, 0);
+	if (words == MAP_FAILED) {
+		rc = -errno;
+		goto fail;
+	}
+	b->words = words;
 	*prog_fd = bpf_program__fd(prog);
 	return b;
 fail:
@@ -220,22 +231,6 @@ wire_bpf_attach_tc(int ifindex, const struct wire_bpf_flow *f,
 			strerror(errno));
 		wire_bpf_free(b);
 		return -1;
-	}
-	if (b->one_flow) {
-		void *m;
-
-		b->seq1_len = (size_t)sysconf(_SC_PAGESIZE);
-		m = mmap(NULL, b->seq1_len, PROT_READ | PROT_WRITE, MAP_SHARED,
-			 b->seq1_fd, 0);
-		if (m == MAP_FAILED) {
-			err_set(err,
-				"eBPF wire counter: cannot map its sequence "
-				"words: %s",
-				strerror(errno));
-			wire_bpf_free(b);
-			return -1;
-		}
-		b->seq1 = m;
 	}
 	/* A link, not a pinned program: it goes with the last descriptor,
 	 * so a netperf that dies leaves nothing on the interface. First on
@@ -329,52 +324,52 @@ fail:
 		       strerror(errno));
 }
 
-int
-wire_bpf_handed(const struct wire_bpf *b, int side, uint16_t sport,
-		uint16_t dport, uint32_t *next)
+uint64_t *
+wire_bpf_word(const struct wire_bpf *b, int side, uint16_t sport,
+	      uint16_t dport)
 {
 	struct wire_bpf_key key;
-	__u32 k = (__u32)side;
-	__u64 w;
-	int rc;
+	__u32 slot;
 
+	/* The one connection of a flow with both ports known: the ports
+	 * are the flow's own, so the direction alone finds its word. */
+	if (b->one_flow)
+		return &b->words[side & 1];
 	memset(&key, 0, sizeof(key));
 	key.side = (__u32)side;
 	key.sport = sport;
 	key.dport = dport;
-	/* The one connection of a flow with both ports known: the ports
-	 * are the flow's own, so the direction alone finds its word. */
-	if (b->seq1 != NULL) {
-		w = __atomic_load_n(&b->seq1[side & 1], __ATOMIC_ACQUIRE);
-		rc = 0;
-	} else if (b->one_flow) {
-		rc = bpf_map_lookup_elem(b->seq1_fd, &k, &w);
-	} else {
-		rc = bpf_map_lookup_elem(b->seqs_fd, &key, &w);
-	}
-	if (rc < 0 || !(w & WIRE_BPF_HANDED))
+	if (bpf_map_lookup_elem(b->seqs_fd, &key, &slot) < 0 ||
+	    slot < WIRE_BPF_WORD0 || slot >= WIRE_BPF_WORDS)
+		return NULL;
+	return &b->words[slot];
+}
+
+int
+wire_bpf_handed(const uint64_t *word, uint32_t *next)
+{
+	uint64_t w = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+
+	if (!(w & WIRE_BPF_HANDED))
 		return 0;
 	*next = (uint32_t)w;
 	return 1;
 }
 
 int
-wire_bpf_hand_back(struct wire_bpf *b, int side, uint32_t judged, uint32_t next)
+wire_bpf_give_back(uint64_t *word, uint32_t judged, uint32_t next)
 {
-	uint64_t w, back;
+	uint64_t w = __atomic_load_n(word, __ATOMIC_ACQUIRE), back;
 
-	if (b->seq1 == NULL)
-		return 0;
-	w = __atomic_load_n(&b->seq1[side & 1], __ATOMIC_ACQUIRE);
 	if (!(w & WIRE_BPF_HANDED) || (w & WIRE_BPF_KEPT) ||
 	    ((uint32_t)(w >> WIRE_BPF_HAND_SHIFT) ^ judged) &
 		WIRE_BPF_HAND_MASK)
 		return 0;
 	/* A segment judged since the read changed the word's count, and
-	 * then the swap fails: the direction stays here. */
+	 * then the swap fails: the direction stays with the caller. */
 	back = (w & ~(0xffffffffULL | WIRE_BPF_HANDED)) | next;
-	return __atomic_compare_exchange_n(&b->seq1[side & 1], &w, back, 0,
-					   __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+	return __atomic_compare_exchange_n(word, &w, back, 0, __ATOMIC_ACQ_REL,
+					   __ATOMIC_ACQUIRE);
 }
 
 void
@@ -383,8 +378,8 @@ wire_bpf_free(struct wire_bpf *b)
 	if (b == NULL)
 		return;
 	wire_bpf_detach(b);
-	if (b->seq1 != NULL)
-		munmap(b->seq1, b->seq1_len);
+	if (b->words != NULL)
+		munmap(b->words, b->words_len);
 	ring_buffer__free(b->ring);
 	bpf_object__close(b->obj);
 	free(b);

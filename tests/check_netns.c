@@ -1503,21 +1503,23 @@ END_TEST
 
 /*
  * One data segment lost over b's own lo (the 300th, counted by nftables'
- * numgen), one CPU for both ends so that nothing else is out of order.
- * netperf's tc counter hands its direction over at the gap, and gives it
- * back once the resent segment has filled it: it hands over a few
- * segments, not the rest of the test. netserver's counter, which tells
- * connections apart by its table and so never gives one back, hands over
- * every data segment from the gap on. Both judge the same packets: the
- * same retransmission, as TCP_INFO counts it.
+ * numgen), each end counting with its own eBPF counter at lo's tc hook:
+ * netperf's finds the connection's words by direction, netserver's by its
+ * table. One CPU for both ends, so that nothing else comes out of order.
+ * TCP resends the segment, and both counters judge the same packets as
+ * the same retransmission, as TCP_INFO counts it. Each hands over the
+ * segments from the gap until its capture has judged them, and then takes
+ * the direction back: a few segments, not the rest of the test, which is
+ * what a counter hands over when a direction stays the capture's to the
+ * end (as on a packet socket, whose capture is always behind it).
  */
 START_TEST(wire_tc_gives_back)
 {
 	const char *args[] = {"-t", "TCP_STREAM", "-l",	    "1",
 			      "-T", "0,0",	  "--wire", NULL};
-	struct harness_out o;
 	double mine, theirs, data;
 	unsigned long long drops;
+	struct harness_out o;
 	struct tcp_wire w;
 	json_t *doc;
 
@@ -1553,7 +1555,8 @@ START_TEST(wire_tc_gives_back)
 		"wire_tc_gives_back: %.0f data segments; netperf's counter "
 		"handed over %.0f packets, netserver's %.0f\n",
 		data, mine, theirs);
-	ck_assert_msg(mine >= 1 && mine < data / 10 && theirs > data / 2,
+	ck_assert_msg(mine >= 1 && mine < data / 10 && theirs >= 1 &&
+			  theirs < data / 10,
 		      "of %.0f data segments, netperf's counter handed over "
 		      "%.0f, netserver's %.0f",
 		      data, mine, theirs);

@@ -15,8 +15,10 @@
  *     data segment of that direction: the sequence word records the end
  *     at the moment of the hand-over, which the capture starts from. At
  *     the tc hook the capture gives the direction back once it has filled
- *     every gap and judged every segment handed to it (wire_bpf_hand_back);
- *     on a packet socket it keeps it;
+ *     every gap and judged every segment handed to it (wire_bpf_give_back).
+ *     A packet socket's capture reads the packets a block at a time, up to
+ *     50 ms after the counter handed them over, and so never catches up
+ *     with it while data flows: there the direction stays the capture's;
  *   - anything this parser does not read to the end: VLAN tags left in
  *     the frame, IPv6 extension headers, fragments, odd header lengths,
  *     packets cut short.
@@ -67,26 +69,28 @@ struct {
 	__type(value, __u64);
 } lost SEC(".maps");
 
+/* The table of the directions of a flow with a port unknown (netserver's,
+ * for all the client's connections): the slot in words of each. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, WIRE_BPF_FLOWS);
 	__type(key, struct wire_bpf_key);
-	__type(value, __u64);
+	__type(value, __u32);
 } seqs SEC(".maps");
 
-/* The sequence words of a flow with both ports known, which is one
- * connection: a word for each direction, WIRE_BPF_SEEN set in it once
- * the direction's first segment has been seen. This runs for every data
- * segment, and an array's lookup is a few instructions where the hash
+/* The sequence words (wire_count.h says where each is), WIRE_BPF_SEEN set
+ * in one once its direction's first segment has been seen. This runs for
+ * every data segment, and a one-connection flow's words are found by
+ * direction alone: an array's lookup is a few instructions where the hash
  * table's hashes the key and walks a bucket. Mappable: the capture gives
  * a direction back with a compare-and-swap of its own. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 2);
+	__uint(max_entries, WIRE_BPF_WORDS);
 	__type(key, __u32);
 	__type(value, __u64);
-} seq1 SEC(".maps");
+} words SEC(".maps");
 
 /* What the tc program hands the reader: the packets the capture would
  * have judged. */
@@ -142,8 +146,7 @@ enum wire_order {
  * compare-and-swap, so that the capture can tell when none is still on
  * its way to it. The first segment seen only sets where the data has got
  * to, as in the capture; a connection the table has no room for is
- * counted and never judged, as there. A flow with both ports known keeps
- * its words in seq1, any other in the table seqs.
+ * counted and never judged, as there.
  */
 static __always_inline enum wire_order
 in_order(const volatile struct wire_bpf_conf *c, int side, __u16 sport,
@@ -152,31 +155,42 @@ in_order(const volatile struct wire_bpf_conf *c, int side, __u16 sport,
 	struct wire_bpf_key key = {
 	    .side = side, .sport = sport, .dport = dport};
 	__u64 first = (__u32)(seq + len) | WIRE_BPF_SEEN, cur, old, next, *w;
-	__u32 k = side;
+	__u32 k = side, *slot;
+	__u64 *n, taken;
 	int i;
 
-	if (c->rport != 0) {
-		w = bpf_map_lookup_elem(&seq1, &k);
-		if (w == 0)
+	if (c->rport == 0) {
+		slot = bpf_map_lookup_elem(&seqs, &key);
+		if (slot != 0) {
+			k = *slot;
+		} else {
+			k = WIRE_BPF_WORD_NEXT;
+			n = bpf_map_lookup_elem(&words, &k);
+			if (n == 0)
+				return WIRE_NEXT;
+			taken = __sync_fetch_and_add(n, 1);
+			/* No room: counted, never judged. */
+			if (taken >= WIRE_BPF_WORDS - WIRE_BPF_WORD0)
+				return WIRE_NEXT;
+			k = (__u32)taken + WIRE_BPF_WORD0;
+			if (bpf_map_update_elem(&seqs, &key, &k, BPF_NOEXIST)) {
+				/* Another CPU's slot, or a full table. */
+				slot = bpf_map_lookup_elem(&seqs, &key);
+				if (slot == 0)
+					return WIRE_NEXT;
+				k = *slot;
+			}
+		}
+	}
+	w = bpf_map_lookup_elem(&words, &k);
+	if (w == 0)
+		return WIRE_NEXT;
+	cur = *(volatile __u64 *)w;
+	if (!(cur & WIRE_BPF_SEEN)) {
+		old = __sync_val_compare_and_swap(w, cur, first);
+		if (old == cur)
 			return WIRE_NEXT;
-		cur = *(volatile __u64 *)w;
-		if (!(cur & WIRE_BPF_SEEN)) {
-			old = __sync_val_compare_and_swap(w, cur, first);
-			if (old == cur)
-				return WIRE_NEXT;
-			cur = old; /* another CPU's first */
-		}
-	} else {
-		w = bpf_map_lookup_elem(&seqs, &key);
-		if (w == 0) {
-			if (bpf_map_update_elem(&seqs, &key, &first,
-						BPF_NOEXIST) == 0)
-				return WIRE_NEXT;
-			w = bpf_map_lookup_elem(&seqs, &key);
-			if (w == 0)
-				return WIRE_NEXT;
-		}
-		cur = *(volatile __u64 *)w;
+		cur = old; /* another CPU's first */
 	}
 	/* Each try fails only when another CPU changed the word between
 	 * the read and the swap. */

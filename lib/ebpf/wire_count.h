@@ -8,8 +8,19 @@
 
 #include <linux/types.h>
 
-/* The connections one counter tells apart, as the capture's table. */
+/* The connections' directions one counter tells apart, as the capture's
+ * table. */
 #define WIRE_BPF_FLOWS 128
+
+/*
+ * The sequence words, in one mappable array: a one-connection flow's two
+ * (a direction each) first, then the next free slot, then the table's
+ * words, room for each of its entries twice over (two CPUs that meet a
+ * new direction at once each take a slot, and one goes unused).
+ */
+#define WIRE_BPF_WORD_NEXT 2
+#define WIRE_BPF_WORD0 3
+#define WIRE_BPF_WORDS (WIRE_BPF_WORD0 + 2 * WIRE_BPF_FLOWS)
 
 /* In a sequence word, above the 32 bits of the next byte expected: the
  * connection's direction is the capture's to judge. The low 32 bits
@@ -17,8 +28,8 @@
 #define WIRE_BPF_HANDED (1ULL << 32)
 
 /* In a sequence word: its direction's first segment has been seen, so
- * the low 32 bits say where its data has got to. The words of the hash
- * table have it from the start; seq1's start at zero. */
+ * the low 32 bits say where its data has got to. Every word starts at
+ * zero. */
 #define WIRE_BPF_SEEN (1ULL << 33)
 
 /* In a sequence word: the direction is the capture's for good, because

@@ -70,24 +70,26 @@ int wire_bpf_read(const struct wire_bpf *b, struct wire_bpf_counts dir[2],
 		  uint64_t *lost, char *err);
 
 /*
- * Where the data of a TCP connection's direction had got to when the
- * counter handed it to the capture: returns 1 with *next set, or 0 when
- * it never did.
+ * The sequence word of a TCP connection's direction (0 out, 1 in), in
+ * the counter's mapping of its words; NULL when the counter has none for
+ * it (its table was full).
  */
-int wire_bpf_handed(const struct wire_bpf *b, int side, uint16_t sport,
-		    uint16_t dport, uint32_t *next);
+uint64_t *wire_bpf_word(const struct wire_bpf *b, int side, uint16_t sport,
+			uint16_t dport);
+
+/* Where the direction's data had got to when the counter handed it over:
+ * returns 1 with *next set, or 0 when the direction is the counter's. */
+int wire_bpf_handed(const uint64_t *word, uint32_t *next);
 
 /*
- * Gives a direction (0 out, 1 in) of the tc counter's one connection back
- * to the kernel's judge, its data having got to next. The caller has no
- * gap open in it and has taken judged of the segments the judge handed
- * over in it. Returns 1 when the direction is the kernel's again, or 0
- * when it stays the caller's: a segment is still on its way, the
- * hand-over could not be counted, or the counter cannot give back (on a
- * socket, or for more than one connection).
+ * Gives a direction handed over back to the counter, its data having got
+ * to next. The caller has no gap open in it and has taken judged of the
+ * segments the counter's judge handed over in it (see wire_bpf_hand_fn:
+ * only the tc counter says which). Returns 1 when the direction is the
+ * counter's again, or 0 when it stays the caller's: a segment is still on its
+ * way, or a hand-over could not be counted.
  */
-int wire_bpf_hand_back(struct wire_bpf *b, int side, uint32_t judged,
-		       uint32_t next);
+int wire_bpf_give_back(uint64_t *word, uint32_t judged, uint32_t next);
 
 /* Frees b and takes it off the tc hook; a socket keeps the program until
  * it is closed. */
