@@ -31,7 +31,7 @@ int wire_bpf_attach(int fd, const struct wire_bpf_flow *f,
 /* Takes one packet handed on by the counter at the tc hook: its first
  * caplen bytes, from the Ethernet header, and its length. judged is 1
  * when the counter's judge handed it over, a TCP data segment counted in
- * its direction's sequence word (see wire_bpf_hand_back). */
+ * its direction's sequence word (see wire_bpf_give_back). */
 typedef void (*wire_bpf_hand_fn)(void *ctx, const uint8_t *data,
 				 uint32_t caplen, uint32_t len, int judged);
 
