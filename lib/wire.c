@@ -92,6 +92,10 @@ struct wire_seq {
 	 * (see wire_bpf_give_back). */
 	uint64_t *word;
 	uint32_t judged;
+	/* New data seen here while the direction was the kernel's (in a
+	 * packet it handed over for its form, not its place): [lo, hi). */
+	int early;
+	uint32_t early_lo, early_hi;
 	int nholes;
 	uint32_t hole_lo[WIRE_HOLES], hole_hi[WIRE_HOLES]; /* [lo, hi) */
 };
@@ -107,9 +111,6 @@ struct wire_state {
 	 * starts from where it had got to, and goes back to it once
 	 * judged. */
 	struct wire_bpf *bpf;
-	/* A segment the judge handed over was dropped unjudged (while the
-	 * capture was set up): no direction is given back to it. */
-	int keep;
 };
 
 struct wire_capture {
@@ -473,6 +474,32 @@ hole_fill(struct wire_seq *s, int h, uint32_t lo, uint32_t hi)
 }
 
 /*
+ * A data segment of a direction the kernel's counter is judging itself,
+ * handed over for its form (a tag left in the frame, an extension
+ * header), not its place. Its data below where the kernel's count has got
+ * to (at, when seen) was seen: a retransmission. Its new data is
+ * remembered, so that should the kernel hand the direction over where that
+ * data began (it did not count it), the capture starts from its end.
+ */
+static void
+wire_seq_kernels(struct wire_seq *s, const struct wire_pkt *k,
+		 struct wire_dir *d, int seen, uint32_t at)
+{
+	uint32_t lo = k->seq, hi = k->seq + k->payload;
+
+	if (seen && seq_before(lo, at)) {
+		d->retrans++;
+		d->retrans_bytes += (seq_before(at, hi) ? at : hi) - lo;
+		if (!seq_before(at, hi))
+			return;
+		lo = at;
+	}
+	s->early = 1;
+	s->early_lo = lo;
+	s->early_hi = hi;
+}
+
+/*
  * A segment carrying data already seen is a retransmission; one that
  * fills a gap left by a later segment arrived out of order. The gaps
  * remembered are bounded; the oldest is forgotten first, after which a
@@ -486,14 +513,26 @@ wire_seq_judge(struct wire_state *st, struct wire_seq *s, int side,
 	int h;
 
 	if (s->used == 1) {
-		s->used = 2;
+		uint32_t at = 0;
+		int w = -1;
+
 		if (st->bpf != NULL && s->word == NULL)
 			s->word =
 			    wire_bpf_word(st->bpf, side, k->sport, k->dport);
-		if (s->word == NULL || !wire_bpf_handed(s->word, &s->hi_end)) {
+		if (s->word != NULL)
+			w = wire_bpf_handed(s->word, &at);
+		if (s->word != NULL && w <= 0) {
+			wire_seq_kernels(s, k, d, w == 0, at);
+			return;
+		}
+		s->used = 2;
+		if (s->word == NULL) {
 			s->hi_end = hi;
 			return;
 		}
+		/* Handed over where new data seen here began: from its end. */
+		s->hi_end = s->early && s->early_lo == at ? s->early_hi : at;
+		s->early = 0;
 	}
 	if (seq_before(s->hi_end, hi)) {
 		if (seq_before(s->hi_end, lo)) {
@@ -548,7 +587,7 @@ wire_seq_account(struct wire_state *st, int side, const struct wire_pkt *k,
 	s->judged++;
 	if (s->word == NULL)
 		s->word = wire_bpf_word(st->bpf, side, k->sport, k->dport);
-	if (s->nholes == 0 && !st->keep && s->word != NULL &&
+	if (s->nholes == 0 && s->word != NULL &&
 	    wire_bpf_give_back(s->word, s->judged, s->hi_end))
 		s->used = 1;
 }
@@ -952,10 +991,10 @@ wire_tc_take(void *ctx, const uint8_t *data, uint32_t caplen, uint32_t len,
 {
 	struct wire_capture *cap = ctx;
 
+	/* A segment the judge handed over and counted, dropped here, leaves
+	 * its direction's count short: it is never given back. */
 	if (!cap->flushing)
 		wire_account(&cap->st, data, caplen, len, judged);
-	else if (judged)
-		cap->st.keep = 1;
 }
 
 /*

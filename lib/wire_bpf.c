@@ -350,10 +350,10 @@ wire_bpf_handed(const uint64_t *word, uint32_t *next)
 {
 	uint64_t w = __atomic_load_n(word, __ATOMIC_ACQUIRE);
 
-	if (!(w & WIRE_BPF_HANDED))
-		return 0;
+	if (!(w & (WIRE_BPF_HANDED | WIRE_BPF_SEEN)))
+		return -1;
 	*next = (uint32_t)w;
-	return 1;
+	return (w & WIRE_BPF_HANDED) != 0;
 }
 
 int

@@ -16,9 +16,9 @@
  *     at the moment of the hand-over, which the capture starts from. At
  *     the tc hook the capture gives the direction back once it has filled
  *     every gap and judged every segment handed to it (wire_bpf_give_back).
- *     A packet socket's capture reads the packets a block at a time, up to
- *     50 ms after the counter handed them over, and so never catches up
- *     with it while data flows: there the direction stays the capture's;
+ *     A packet socket's capture never gives one back (it reads the packets
+ *     a block at a time, up to 50 ms after they were handed over, and
+ *     while data flows would never catch up with the word's count);
  *   - anything this parser does not read to the end: VLAN tags left in
  *     the frame, IPv6 extension headers, fragments, odd header lengths,
  *     packets cut short.

@@ -15,8 +15,9 @@
 /*
  * The sequence words, in one mappable array: a one-connection flow's two
  * (a direction each) first, then the next free slot, then the table's
- * words, room for each of its entries twice over (two CPUs that meet a
- * new direction at once each take a slot, and one goes unused).
+ * words, room for each of its entries twice over (CPUs that meet a new
+ * direction at once each take a slot, and all but one go unused; once
+ * the slots are gone, a new direction is counted and never judged).
  */
 #define WIRE_BPF_WORD_NEXT 2
 #define WIRE_BPF_WORD0 3

@@ -78,7 +78,8 @@ uint64_t *wire_bpf_word(const struct wire_bpf *b, int side, uint16_t sport,
 			uint16_t dport);
 
 /* Where the direction's data had got to when the counter handed it over:
- * returns 1 with *next set, or 0 when the direction is the counter's. */
+ * returns 1 with *next set; 0 when the direction is the counter's, with
+ * *next where its data has got to; -1 when it has seen none of it. */
 int wire_bpf_handed(const uint64_t *word, uint32_t *next);
 
 /*
