@@ -1380,50 +1380,60 @@ check_tcp_loss(json_t *doc, unsigned long long drops, double least, int run,
  * (dropped, and a warning): its thread was not scheduled in time to empty
  * its ring, which on a busy two-CPU machine happens now and then. Such a
  * run is set aside, with the drops nftables made during it (*before), and
- * made again, three times in all at most.
+ * made once more (harness_once_more).
  */
 static json_t *
 wire_loss_run(const struct netns_env *e, const char *ns, const char *var,
 	      const char *const *args, unsigned long long *before)
 {
-	double ld = 0, rd = 0;
+	double ld, rd;
 	json_t *doc;
-	int tries;
+	int tries = 0;
 
-	for (tries = 0; tries < 3; tries++) {
+	for (;;) {
 		doc = netperf_json_in(e, ns, var, args);
 		ld = wire_num(doc, "local.wire.dropped");
 		rd = wire_num(doc, "remote.wire.dropped");
 		if (ld == 0 && rd == 0)
 			return doc;
-		fprintf(stderr,
-			"the captures dropped %.0f and %.0f packets (a busy "
-			"machine): running it again\n",
-			ld, rd);
-		*before = nft_drops(e);
 		json_decref(doc);
+		ck_assert_msg(harness_once_more(&tries,
+						"the captures dropped %.0f "
+						"and %.0f packets (a busy "
+						"machine)",
+						ld, rd),
+			      "the captures dropped %.0f and %.0f packets, "
+			      "in a second run too",
+			      ld, rd);
+		*before = nft_drops(e);
 	}
-	ck_abort_msg("the captures dropped packets in each of 3 runs (%.0f "
-		     "and %.0f in the last)",
-		     ld, rd);
-	return NULL;
 }
 
-/* Drops about pct % of the TCP data segments into b, the control
- * connection's aside both ways (over b's own lo netserver's answers come
- * in too). The rule is after b's capture, which sees them. */
+/* Drops the TCP data segments into b that nftables' numgen gen, mod mod,
+ * says op val of, the control connection's aside both ways (over b's own
+ * lo netserver's answers come in too). The rule is after b's capture,
+ * which sees them. */
+static void
+nft_drop_tcp_numgen(const struct netns_env *e, const char *gen, const char *mod,
+		    const char *op, const char *val)
+{
+	struct harness_out o;
+
+	nft_drops_chain(e->ns.b, "inet", "input");
+	MUST(o, e->ns.b, "nft", "add", "rule", "inet", "nptest", "drops", "tcp",
+	     "dport", "!=", e->port_text, "tcp", "sport", "!=", e->port_text,
+	     "meta", "length", ">", "200", "numgen", gen, "mod", mod, op, val,
+	     "counter", "drop");
+}
+
+/* Drops about pct % of the TCP data segments into b, at random. */
 static void
 nft_drop_tcp_data(const struct netns_env *e, int pct)
 {
-	struct harness_out o;
 	char p[8];
 
-	nft_drops_chain(e->ns.b, "inet", "input");
 	snprintf(p, sizeof(p), "%d", pct);
-	MUST(o, e->ns.b, "nft", "add", "rule", "inet", "nptest", "drops",
-	     "tcp", "dport", "!=", e->port_text, "tcp", "sport", "!=",
-	     e->port_text, "meta", "length", ">", "200", "numgen", "random",
-	     "mod", "100", "<", p, "counter", "drop");
+	nft_drop_tcp_numgen(e, "random", "100", "<", p);
 }
 
 /*
@@ -1554,7 +1564,6 @@ START_TEST(wire_tc_gives_back)
 			      "-T", "0,0",	  "--wire", NULL};
 	double mine, theirs, data;
 	unsigned long long drops;
-	struct harness_out o;
 	struct tcp_wire w;
 	json_t *doc;
 
@@ -1562,11 +1571,7 @@ START_TEST(wire_tc_gives_back)
 		harness_skip("wire_tc_gives_back: no tcx before Linux 6.6");
 		return;
 	}
-	nft_drops_chain(env.ns.b, "inet", "input");
-	MUST(o, env.ns.b, "nft", "add", "rule", "inet", "nptest", "drops",
-	     "tcp", "dport", "!=", env.port_text, "tcp", "sport",
-	     "!=", env.port_text, "meta", "length", ">", "200", "numgen", "inc",
-	     "mod", "1000000000", "==", "300", "counter", "drop");
+	nft_drop_tcp_numgen(&env, "inc", "1000000000", "==", "300");
 	setenv("NETPERF_WIRE_SHARE", "0", 1);
 	doc = netperf_json_in(&env, env.ns.b, NULL, args);
 	unsetenv("NETPERF_WIRE_SHARE");
