@@ -954,6 +954,7 @@ proto_wire_unpack(const json_t *j, struct wire_report *w, char *err)
 {
 	struct iface_stat *s = &w->ifstat;
 	json_t *is = json_object_get(j, "ifstat");
+	json_t *h = json_object_get(j, "handed");
 	int64_t v = 0;
 	uint64_t u;
 
@@ -983,8 +984,7 @@ proto_wire_unpack(const json_t *j, struct wire_report *w, char *err)
 	w->mtu = (int)v;
 	/* Absent or null from a peer that does not say. */
 	w->c.handed = -1;
-	if (!json_is_null(json_object_get(j, "handed")) &&
-	    json_object_get(j, "handed") != NULL) {
+	if (h != NULL && !json_is_null(h)) {
 		if (get_u64(j, "handed", &u, err))
 			return -1;
 		w->c.handed = (int64_t)u;

@@ -473,6 +473,17 @@ hole_fill(struct wire_seq *s, int h, uint32_t lo, uint32_t hi)
 	}
 }
 
+/* The kernel's counter's word for a direction, looked up once found
+ * (NULL without a counter, or when its table had no room). */
+static uint64_t *
+wire_seq_word(struct wire_state *st, struct wire_seq *s, int side,
+	      const struct wire_pkt *k)
+{
+	if (s->word == NULL && st->bpf != NULL)
+		s->word = wire_bpf_word(st->bpf, side, k->sport, k->dport);
+	return s->word;
+}
+
 /*
  * A data segment of a direction the kernel's counter is judging itself,
  * handed over for its form (a tag left in the frame, an extension
@@ -516,10 +527,7 @@ wire_seq_judge(struct wire_state *st, struct wire_seq *s, int side,
 		uint32_t at = 0;
 		int w = -1;
 
-		if (st->bpf != NULL && s->word == NULL)
-			s->word =
-			    wire_bpf_word(st->bpf, side, k->sport, k->dport);
-		if (s->word != NULL)
+		if (wire_seq_word(st, s, side, k) != NULL)
 			w = wire_bpf_handed(s->word, &at);
 		if (s->word != NULL && w <= 0) {
 			wire_seq_kernels(s, k, d, w == 0, at);
@@ -585,9 +593,7 @@ wire_seq_account(struct wire_state *st, int side, const struct wire_pkt *k,
 	if (!judged)
 		return;
 	s->judged++;
-	if (s->word == NULL)
-		s->word = wire_bpf_word(st->bpf, side, k->sport, k->dport);
-	if (s->nholes == 0 && s->word != NULL &&
+	if (s->nholes == 0 && wire_seq_word(st, s, side, k) != NULL &&
 	    wire_bpf_give_back(s->word, s->judged, s->hi_end))
 		s->used = 1;
 }
