@@ -1,7 +1,8 @@
 /*
  * Sweeps: parsing and rendering as units, and against a real netserver a
- * three-point sweep matches three separate runs, the plot is a real
- * SVG/PNG, and -G sets the MSS both kernels report.
+ * three-point sweep matches three separate runs, a streams sweep runs
+ * that many streams, the plot is a real SVG/PNG, and -G sets the MSS
+ * both kernels report.
  */
 #include <math.h>
 #include <stdio.h>
@@ -195,6 +196,70 @@ START_TEST(sweep_matches_runs)
 }
 END_TEST
 
+/* --sweep streams=: each point runs that many streams, each paced at
+ * 20 Mbit/s, so the aggregate is N x 20 where the machine keeps up; one
+ * paced stream can never pass 20.6, so a point above (N - 1) x 20.6
+ * ran N. -c -C: every point has both CPU figures and service demands,
+ * and the plot draws them on its second axis. */
+START_TEST(sweep_streams_adds_streams)
+{
+	const char *args[] = {"-H",	 "127.0.0.1",
+			      "-p",	 harness_port,
+			      "-t",	 "UDP_STREAM",
+			      "-l",	 "1",
+			      "-c",	 "-C",
+			      "--rate",	 "20M",
+			      "--sweep", "streams=1,2,4",
+			      "--plot",	 "/tmp/np-sweep-streams.svg",
+			      "--",	 "-m",
+			      "1400",	 NULL};
+	static const int n[] = {1, 2, 4};
+	struct harness_out o;
+	int quiet;
+
+	quiet = harness_quiet("sweep_streams_adds_streams: paced streams");
+	unlink("/tmp/np-sweep-streams.svg");
+	ck_assert_int_eq(harness_netperf(args, 60, &o), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ck_assert_ptr_nonnull(strstr(o.out, "streams "));
+	for (int i = 0; i < 3; i++) {
+		char key[16];
+		double v[5];
+		const char *p;
+
+		snprintf(key, sizeof(key), "\n%-10d ", n[i]);
+		p = strstr(o.out, key);
+		ck_assert_msg(p != NULL, "no row for %d: %s", n[i], o.out);
+		ck_assert_int_eq(sscanf(p + strlen(key), "%lf %lf %lf %lf %lf",
+					&v[0], &v[1], &v[2], &v[3], &v[4]),
+				 5);
+		ck_assert_msg(v[0] < n[i] * 20.6, "%d streams: %.2f", n[i],
+			      v[0]);
+		ck_assert_msg(v[0] > (n[i] - 1) * 20.6, "%d streams: %.2f",
+			      n[i], v[0]);
+		ck_assert(!quiet || fabs(v[0] - n[i] * 20) < n[i] * 0.6);
+		/* Both CPU figures and service demands were measured. */
+		for (int k = 1; k < 5; k++)
+			ck_assert_msg(v[k] > 0, "%d streams: column %d is %g",
+				      n[i], k + 1, v[k]);
+	}
+	if (access("/usr/bin/gnuplot", X_OK) == 0) {
+		FILE *f = fopen("/tmp/np-sweep-streams.svg", "r");
+		static char svg[262144];
+		size_t len;
+
+		ck_assert_ptr_nonnull(f);
+		len = fread(svg, 1, sizeof(svg) - 1, f);
+		fclose(f);
+		svg[len] = '\0';
+		ck_assert_ptr_nonnull(strstr(svg, "<svg"));
+		ck_assert_ptr_nonnull(strstr(svg, "service demand"));
+		ck_assert_ptr_nonnull(strstr(svg, "parallel streams"));
+	}
+	unlink("/tmp/np-sweep-streams.svg");
+}
+END_TEST
+
 START_TEST(sweep_failed_point_goes_on)
 {
 	const char *args[] = {"-H",	 "127.0.0.1",	"-p", harness_port,
@@ -265,6 +330,7 @@ sweep_suite(void)
 	tcase_add_checked_fixture(live, harness_setup, harness_teardown);
 	tcase_set_timeout(live, 120);
 	tcase_add_test(live, sweep_matches_runs);
+	tcase_add_test(live, sweep_streams_adds_streams);
 	tcase_add_test(live, sweep_failed_point_goes_on);
 	tcase_add_test(live, plot_without_sweep);
 	tcase_add_test(live, mss_on_both_ends);
