@@ -820,7 +820,8 @@ test_interim(void *arg, double count, double secs, double since_start,
 	if (wait > 200000000)
 		wait = 200000000;
 	if (t->peer.asked)
-		remote = interim_peer_match(&t->peer, wait, t->stop);
+		remote = interim_peer_match(&t->peer, t->run.interim_k, wait,
+					    t->stop);
 	t->c->on_interim(t->c->arg, count, secs, since_start, tcpi, remote);
 }
 

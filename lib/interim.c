@@ -88,12 +88,14 @@ interim_drain(struct interim_peer *ip)
 }
 
 const struct tcpinfo *
-interim_peer_match(struct interim_peer *ip, uint64_t wait_ns,
+interim_peer_match(struct interim_peer *ip, int64_t n, uint64_t wait_ns,
 		   volatile sig_atomic_t *stop)
 {
 	uint64_t deadline = clock_ns() + wait_ns;
-	int64_t want = ip->local;
+	int64_t want = n;
 	int slot = (int)(want % INTERIM_RING), found = 0;
+
+	ip->local = n;
 
 	for (;;) {
 		interim_drain(ip);
@@ -107,7 +109,7 @@ interim_peer_match(struct interim_peer *ip, uint64_t wait_ns,
 		/* A report in the making: look again in a millisecond. */
 		nanosleep(&(struct timespec){0, 1000000}, NULL);
 	}
-	ip->local++;
+	ip->local = n + 1;
 	if (!found)
 		return NULL;
 	ip->found = ip->ring[slot].t;

@@ -143,6 +143,7 @@ stream_main(void *arg)
 	pthread_mutex_unlock(&run->lock);
 	if (bound < 0 || run->abort) {
 		job->rc = -1;
+		__atomic_store_n(&ctx->done_ns, clock_ns(), __ATOMIC_RELEASE);
 		/* Not a stream to watch: it never ran. */
 		__atomic_store_n(&ctx->wd_state, MODULE_WD_DONE,
 				 __ATOMIC_RELEASE);
@@ -160,6 +161,7 @@ stream_main(void *arg)
 	/* A reversed stream (--bidir) runs the half the peer would. */
 	job->rc = (run->is_server != ctx->reverse ? m->server : m->client)(ctx);
 	t1 = clock_ns();
+	__atomic_store_n(&ctx->done_ns, t1, __ATOMIC_RELEASE);
 	/* Ended, unless the coordinator gave up on the peer first: then its
 	 * reason is the stream's, whatever the woken loop made of it. */
 	if (ctx->watched) {
@@ -385,6 +387,21 @@ watch_stream(const struct module_run *run, struct test_ctx *c, uint64_t now)
 		shutdown(c->fd, SHUT_RDWR);
 }
 
+/* Whether some stream was still running at the boundary: the interval
+ * ending there is then one of the test's. */
+static int
+running_at(const struct module_run *run, uint64_t boundary)
+{
+	for (int i = 0; i < run->n; i++) {
+		uint64_t done =
+		    __atomic_load_n(&run->ctx[i].done_ns, __ATOMIC_ACQUIRE);
+
+		if (done == 0 || done >= boundary)
+			return 1;
+	}
+	return 0;
+}
+
 /* Sleeps to the next interim boundary or until every stream is done;
  * returns 1 at a boundary, 0 when the streams finished. */
 static int
@@ -397,10 +414,11 @@ wait_boundary(struct module_run *run, uint64_t boundary)
 		for (int i = 0; i < run->n; i++)
 			if (run->ctx[i].watched)
 				watch_stream(run, &run->ctx[i], clock_ns());
-		/* A boundary reached is reported even when the streams have
-		 * just ended: the last whole interval counts too. */
+		/* A boundary reached is reported when the streams ended at
+		 * or after it (the last whole interval counts too), never
+		 * when they all ended before it. */
 		if (clock_ns() >= boundary)
-			return 1;
+			return running_at(run, boundary);
 		if (__atomic_load_n(&run->finished, __ATOMIC_ACQUIRE) == run->n)
 			return 0;
 		/* Ctrl-C: tell the peer once, so a test it drives (MAERTS)
@@ -412,7 +430,7 @@ wait_boundary(struct module_run *run, uint64_t boundary)
 		}
 		now = clock_ns();
 		if (now >= boundary)
-			return 1;
+			return running_at(run, boundary);
 		/* Wake at the boundary, or within 50 ms to notice the end. */
 		until = boundary - now > 50000000 ? now + 50000000 : boundary;
 		ts.tv_sec = (time_t)(until / NS_PER_SEC);
@@ -529,8 +547,8 @@ coordinate(struct module_run *run)
 	prev_c = 0;
 	/* The connections are new: their counters start at zero. */
 	tcpinfo_clear(&ti_prev);
-	for (boundary = start + step; wait_boundary(run, boundary);
-	     boundary += step) {
+	run->interim_k = 0;
+	for (boundary = start + step; wait_boundary(run, boundary);) {
 		/* Boundaries are start + k * step, so intervals never drift
 		 * with the time it takes to report one. */
 		now = clock_ns();
@@ -544,6 +562,13 @@ coordinate(struct module_run *run)
 		prev_t = now;
 		prev_c = c;
 		ti_prev = ti_now;
+		/* Boundaries already past (an interval shorter than a
+		 * report takes) go into the next interval, rather than
+		 * each being reported as an interval of next to nothing. */
+		do {
+			boundary += step;
+			run->interim_k++;
+		} while (boundary <= clock_ns());
 	}
 	/* A last partial interval is not reported: every interim figure
 	 * covers exactly one interval, and the final result covers them

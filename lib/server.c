@@ -798,12 +798,14 @@ serve_interim(void *arg, double count, double secs, double since_start,
 	      const struct tcpinfo *tcpi)
 {
 	struct serve *sv = arg;
-	struct proto_interim iv = {
-	    .n = sv->interim_n++, .interval = secs, .since_start = since_start};
+	struct proto_interim iv = {.n = sv->run.interim_k,
+				   .interval = secs,
+				   .since_start = since_start};
 	json_t *msg;
 	int rc;
 
 	(void)count;
+	sv->interim_n++;
 	if (tcpi == NULL || sv->interim_failed)
 		return;
 	iv.tcpi = *tcpi;

@@ -406,9 +406,7 @@ START_TEST(interim_json_stream)
 		counted += num(a, "count");
 		json_decref(lines[i]);
 	}
-	/* The intervals hold no more transactions than the test did. (A
-	 * boundary the coordinator reaches late, after the streams ended,
-	 * is still reported, so the last may end after the test.) */
+	/* The intervals hold no more transactions than the test did. */
 	total = num(doc, "result.throughput") * num(doc, "result.elapsed_s");
 	ck_assert_msg(counted <= total + 0.5,
 		      "intervals count %.0f transactions, the test %.1f",
@@ -423,6 +421,52 @@ START_TEST(interim_json_stream)
 			      num(doc, "result.throughput"), sum / n);
 	json_decref(doc);
 	free(r.out);
+}
+END_TEST
+
+/* Each interim of a -D step's --json run ends past a boundary of its
+ * own (their numbers climb: a boundary already past when the coordinator
+ * is ready is merged into the next, never reported as an interval of
+ * nothing), and none ends at a boundary after netperf's stream did. */
+static void
+check_boundaries(json_t *doc, double step, const char *what)
+{
+	json_t *arr = harness_json_at(doc, "interim");
+	double elapsed = num(doc, "local.counts.elapsed_s");
+	long prev = 0;
+
+	ck_assert_msg(json_array_size(arr) > 0, "%s: no interims", what);
+	for (size_t i = 0; i < json_array_size(arr); i++) {
+		json_t *a = json_array_get(arr, i);
+		double end = num(a, "since_start");
+		long k = (long)floor(end / step + 1e-9);
+
+		ck_assert_msg(k > prev,
+			      "%s: interim %zu ends %.9f s in, at boundary "
+			      "%ld, as the one before did",
+			      what, i, end, k);
+		ck_assert_msg(k * step <= elapsed + 1e-6,
+			      "%s: interim %zu ends at boundary %ld (%.3f s), "
+			      "after the stream ended at %.6f s",
+			      what, i, k, k * step, elapsed);
+		prev = k;
+	}
+}
+
+START_TEST(interim_short_steps)
+{
+	json_t *doc;
+
+	/* The boundary 20 ms after the end came in about half the runs of
+	 * 1 s when it was still reported. */
+	for (int i = 0; i < 3; i++) {
+		RUN_JSON(doc, "-t", "TCP_STREAM", "-l", "1", "-D", "0.02");
+		check_boundaries(doc, 0.02, "TCP_STREAM -D 0.02");
+		json_decref(doc);
+	}
+	RUN_JSON(doc, "-t", "TCP_RR", "-l", "1", "-D", "0.001");
+	check_boundaries(doc, 0.001, "TCP_RR -D 0.001");
+	json_decref(doc);
 }
 END_TEST
 
@@ -1691,6 +1735,7 @@ measure_suite(void)
 	tcase_add_test(interim, interim_keyval);
 	tcase_add_test(interim, interim_csv);
 	tcase_add_test(interim, interim_json_stream);
+	tcase_add_test(interim, interim_short_steps);
 	suite_add_tcase(s, interim);
 
 	tcase_add_checked_fixture(out, setup, harness_teardown);

@@ -52,11 +52,12 @@ void interim_peer_init(struct interim_peer *ip, int fd, int asked, int streams,
 		       double interval);
 
 /*
- * netserver's report for netperf's next interval, waiting for it at most
- * wait_ns (or until *stop); NULL when it did not come, or reading failed
- * (ip->failed, ip->err). Never reads anything but whole interim messages.
+ * netserver's report for netperf's interval n (the boundary's number,
+ * module_run's interim_k), waiting for it at most wait_ns (or until
+ * *stop); NULL when it did not come, or reading failed (ip->failed,
+ * ip->err). Never reads anything but whole interim messages.
  */
-const struct tcpinfo *interim_peer_match(struct interim_peer *ip,
+const struct tcpinfo *interim_peer_match(struct interim_peer *ip, int64_t n,
 					 uint64_t wait_ns,
 					 volatile sig_atomic_t *stop);
 

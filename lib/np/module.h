@@ -220,6 +220,9 @@ struct test_ctx {
 	size_t stride;
 	int width, slot;
 	const struct module_bufs *bufs;
+	/* When the loop ended (CLOCK_MONOTONIC), 0 while it runs: no
+	 * interim boundary after every stream's end is reported. */
+	uint64_t done_ns;
 	/* -w/-b pacing: the next interval's start, and sends left in it. */
 	uint64_t pace_next;
 	int pace_left;
@@ -332,8 +335,12 @@ struct module_run {
 	/* Interim reports: every interim_sec seconds on exact boundaries,
 	 * on_interim gets the count moved (bytes or transactions), the
 	 * seconds it took, the seconds since the start, and the streams'
-	 * TCP_INFO over the interval (NULL when there is none). */
+	 * TCP_INFO over the interval (NULL when there is none). A boundary
+	 * the coordinator was too late for is merged into the next, so
+	 * interim_k, the number of the boundary being reported (0 for the
+	 * first, start + interim_sec), may skip; both ends number alike. */
 	double interim_sec;
+	int64_t interim_k;
 	void (*on_interim)(void *arg, double count, double secs,
 			   double since_start, const struct tcpinfo *tcpi);
 	void *arg;
