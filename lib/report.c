@@ -687,7 +687,7 @@ report_classic(FILE *out, const struct result *res, const struct report_opts *o)
 		streams_table(out, res);
 	if (o->headers)
 		fast_lines(out, res);
-	if (res->p.bidir)
+	if (o->headers && res->p.bidir)
 		bidir_table(out, res);
 	if (o->verbosity >= 2) {
 		placement(out, res);

@@ -84,7 +84,11 @@ streams_open(struct streams *s, int i, int fd, const struct test_params *p,
 								  : 1000,
 			       err) < 0))
 		return -1;
-	return per_trans ? 0 : fast_setup(m, p, fd, s->is_server, c->r, err);
+	/* A reversed --bidir stream runs the peer's half, so its data path
+	 * is the peer's too. */
+	return per_trans ? 0
+			 : fast_setup(m, p, fd, s->is_server != c->reverse,
+				      c->r, err);
 }
 
 size_t

@@ -236,6 +236,15 @@ num(json_t *doc, const char *path)
 	return v;
 }
 
+static const char *
+str(json_t *doc, const char *path)
+{
+	json_t *v = harness_json_at(doc, path);
+
+	ck_assert_msg(json_is_string(v), "%s is missing or not a string", path);
+	return json_string_value(v);
+}
+
 /* Both ends report their connection; the counters agree with the ones
  * the test already had, and UDP has none. */
 START_TEST(json_both_ends)
@@ -721,10 +730,13 @@ START_TEST(bidir_loopback)
 	ck_assert_str_eq(v[3], "4");
 	free(out);
 
-	/* The per-host CPU table comes with -c or -C, not without. */
+	/* The per-host CPU table comes with -c or -C, not without; -P 0
+	 * leaves both tables out, as it does the streams table. */
 	for (k = 0; k < 2; k++) {
 		const char *plain[] = {"-l", "0.3", "--bidir", NULL};
 		const char *cpu[] = {"-l", "0.3", "--bidir", "-c", NULL};
+		const char *quiet[] = {"-l", "0.3", "--bidir", "-c",
+				       "-P", "0",   NULL};
 		int has;
 
 		out = lo_netperf(k ? cpu : plain, err, sizeof(err));
@@ -734,6 +746,34 @@ START_TEST(bidir_loopback)
 		ck_assert_msg(strstr(out, "\nnetperf->netserver ") != NULL,
 			      "no Bidirectional table:\n%s", out);
 		free(out);
+		out = lo_netperf(quiet, err, sizeof(err));
+		ck_assert_msg(strstr(out, "Host") == NULL &&
+				  strstr(out, "Bidirectional") == NULL &&
+				  strstr(out, "netperf->") == NULL,
+			      "-P 0 printed a table:\n%s", out);
+		free(out);
+	}
+
+	/* Each direction's paths are its own sender's and receiver's:
+	 * netserver sends the second stream with sendmmsg, netperf
+	 * receives it with recvmmsg, and the calls say so. */
+	{
+		const char *mm[] = {"--json", "-t",	 "UDP_STREAM", "-l",
+				    "0.3",    "--bidir", "--batch",    "4",
+				    "--",     "-m",	 "1000",       NULL};
+
+		doc = lo_json(mm);
+		ck_assert_str_eq(str(doc, "streams.0.local.data_path"),
+				 "sendmmsg");
+		ck_assert_str_eq(str(doc, "streams.0.remote.data_path"),
+				 "recvmmsg");
+		ck_assert_str_eq(str(doc, "streams.1.local.data_path"),
+				 "recvmmsg");
+		ck_assert_str_eq(str(doc, "streams.1.remote.data_path"),
+				 "sendmmsg");
+		ck_assert_double_gt(num(doc, "streams.1.local.recv_calls"), 0);
+		ck_assert_double_eq(num(doc, "streams.1.local.send_calls"), 0);
+		json_decref(doc);
 	}
 
 	doc = lo_json(udp);

@@ -29,7 +29,9 @@ int fast_check(const struct test_module *m, const struct test_params *p,
 
 /*
  * Sets this side's fast-path socket options on fd and records in r the
- * path its loop takes. Call once r->send_size is known. Returns 0, or -1
+ * path its loop takes; is_server says whose half of the test the loop
+ * runs (a reversed --bidir stream runs the peer's). Call once
+ * r->send_size is known. Returns 0, or -1
  * with err as "--udp-gso: the kernel refused UDP_SEGMENT (EINVAL)".
  */
 int fast_setup(const struct test_module *m, const struct test_params *p, int fd,
