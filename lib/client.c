@@ -1509,6 +1509,34 @@ legacy_results(struct client *c, const struct netperf_opts *o,
 	return 0;
 }
 
+/* What a 2.7 netserver cannot do on its side: an option that asks it to
+ * is refused, not dropped with a figure that looks like one. Returns 0,
+ * or -1 with err set. */
+static int
+legacy_refuses(const struct result *res, char *err)
+{
+	const struct test_params *p = &res->p;
+	/* Whether netserver sends the data. */
+	int tx = res->m->flow == MODULE_TO_CLIENT;
+
+	if (p->bidir)
+		return err_set(err, "--bidir: a 2.7 netserver runs one "
+				    "direction");
+	if (p->batch > 1)
+		return err_set(err, "--batch: a 2.7 netserver receives a "
+				    "datagram a call");
+	if (p->udp_gro)
+		return err_set(err, "--udp-gro: a 2.7 netserver does not set "
+				    "UDP_GRO");
+	if (p->busy_poll > 0)
+		return err_set(err, "--busy-poll: a 2.7 netserver does not "
+				    "set SO_BUSY_POLL");
+	if (p->zerocopy && tx)
+		return err_set(err, "--zerocopy: a 2.7 netserver does not "
+				    "send with MSG_ZEROCOPY");
+	return 0;
+}
+
 static int
 legacy_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	    volatile sig_atomic_t *stop, char *err)
@@ -1521,6 +1549,8 @@ legacy_test(struct client *c, const struct netperf_opts *o, struct result *res,
 
 	memset(&set, 0, sizeof(set));
 	res->legacy = 1;
+	if (legacy_refuses(res, err) < 0)
+		return -1;
 	if (res->p.streams > 1)
 		return err_set(err, "--streams: a 2.7 netserver runs one "
 				    "stream");

@@ -319,17 +319,27 @@ END_TEST
  * a test 2.7 does not have. */
 START_TEST(ours_to_ref_refused)
 {
-	static const char *const extra[][2] = {{"--streams", "2"},
-					       {"--wire", NULL},
-					       {"-T", "0,core:0"},
-					       {"--start-at", "+5"},
-					       {NULL, NULL}};
+	static const char *const extra[][2] = {
+	    {"--streams", "2"},	  {"--wire", NULL},    {"-T", "0,core:0"},
+	    {"--start-at", "+5"}, {NULL, NULL},	       {"--bidir", NULL},
+	    {"--batch", "4"},	  {"--udp-gro", NULL}, {"--busy-poll", "50"},
+	    {"--zerocopy", NULL}};
 	static const char *const test[] = {
-	    "TCP_STREAM", "TCP_STREAM", "TCP_STREAM", "TCP_STREAM", "UDP_CRR"};
+	    "TCP_STREAM", "TCP_STREAM", "TCP_STREAM", "TCP_STREAM",
+	    "UDP_CRR",	  "TCP_STREAM", "UDP_STREAM", "UDP_STREAM",
+	    "TCP_RR",	  "TCP_MAERTS"};
+	/* What netserver would do on its side, a 2.7 one cannot. */
 	static const char *const want[] = {
-	    "--streams", "--wire", "-T",
+	    "--streams",
+	    "--wire",
+	    "-T",
 	    "--start-at: a 2.7 netserver cannot wait",
-	    "UDP_CRR: a 2.7 netserver has no such test"};
+	    "UDP_CRR: a 2.7 netserver has no such test",
+	    "--bidir: a 2.7 netserver runs one direction",
+	    "--batch: a 2.7 netserver receives a datagram a call",
+	    "--udp-gro: a 2.7 netserver does not set UDP_GRO",
+	    "--busy-poll: a 2.7 netserver does not set SO_BUSY_POLL",
+	    "--zerocopy: a 2.7 netserver does not send with MSG_ZEROCOPY"};
 	struct harness_server ref;
 	char port_text[16];
 	const char *args[] = {"--legacy", "-H", "127.0.0.1", "-p", port_text,
@@ -781,7 +791,7 @@ interop_suite(void)
 	tcase_add_test(tc, ours_to_ref_detected);
 	tcase_add_test(tc, ours_to_ref_passphrase);
 	tcase_add_test(tc, ours_to_ref_demo_iterations);
-	tcase_add_loop_test(tc, ours_to_ref_refused, 0, 5);
+	tcase_add_loop_test(tc, ours_to_ref_refused, 0, 10);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("2.7 to ours");
