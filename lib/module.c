@@ -36,9 +36,15 @@ static const struct module_layout layout_rr = {
 static const struct module_layout layout_udp_rr = {
     MODULE_TABLE_RR, MODULE_SINGLE_BRANDED, MODULE_V2_HISTOGRAM, 1, 1, "  ",
     "Histogram of request/reponse times."};
-/* TCP_CRR: no burst, no method letters, no brand, the alignments alone. */
+/* TCP_CRR: no burst, no method letters, no brand, the alignments alone,
+ * and UDP_RR's wider -c -C line. */
 static const struct module_layout layout_crr = {
-    MODULE_TABLE_RR, MODULE_SINGLE_BARE, MODULE_V2_ALIGNMENT, 0, 0, "",
+    MODULE_TABLE_RR,
+    MODULE_SINGLE_BARE,
+    MODULE_V2_ALIGNMENT,
+    0,
+    0,
+    "  ",
     "Histogram of request/response times"};
 
 #define TCP SOCK_STREAM, IPPROTO_TCP

@@ -45,10 +45,15 @@ cpu_wanted(const struct result *res)
 	       res->side[RESULT_REMOTE].cpu_wanted;
 }
 
+/* -B's text, on the data line with -P 0 of the tests 2.7 brands (not
+ * UDP_STREAM, not TCP_CRR). */
 static const char *
-brand(const struct report_opts *o)
+brand(const struct result *res, const struct report_opts *o)
 {
-	return o->headers == 0 && o->brand != NULL ? o->brand : "";
+	return o->headers == 0 && o->brand != NULL &&
+		       res->m->layout->single == MODULE_SINGLE_BRANDED
+		   ? o->brand
+		   : "";
 }
 
 /* -v 2's block under a stream table: calls, sizes per call, the MSS and
@@ -144,7 +149,7 @@ stream_table(FILE *out, const struct result *res, const struct report_opts *o)
 			result_cpu_method(res, RESULT_REMOTE));
 	if (!cpu)
 		fprintf(out, "%6d %6d %6d    %-6.2f   %7.2f   %s\n", rbuf, sbuf,
-			msg, res->elapsed, res->thruput, brand(o));
+			msg, res->elapsed, res->thruput, brand(res, o));
 	else
 		fprintf(out,
 			"%6d %6d %6d    %-6.2f     %7.2f   %-6.2f   %-6.2f   "
@@ -153,7 +158,7 @@ stream_table(FILE *out, const struct result *res, const struct report_opts *o)
 			res->side[RESULT_LOCAL].util,
 			res->side[RESULT_REMOTE].util,
 			res->side[RESULT_LOCAL].sd, res->side[RESULT_REMOTE].sd,
-			brand(o));
+			brand(res, o));
 	if (o->verbosity >= 2)
 		stream_verbose(out, res);
 }
@@ -163,6 +168,10 @@ stream_table(FILE *out, const struct result *res, const struct report_opts *o)
 static void
 rr_title(FILE *out, const struct result *res, int cpu, int trans)
 {
+	/* 2.7's TCP_CRR -c -C title has no method letters, and reads as
+	 * transactions whatever -f says (its figures follow -f). */
+	int methods = res->m->layout->title_methods, tr = trans || !methods;
+
 	if (!cpu && trans)
 		fprintf(out, "Local /Remote\n"
 			     "Socket Size   Request  Resp.   Elapsed  Trans.\n"
@@ -178,23 +187,20 @@ rr_title(FILE *out, const struct result *res, int cpu, int trans)
 			"bytes  Bytes  bytes    bytes   secs.    %s/sec   \n\n",
 			units_label(res->fmt));
 	if (cpu)
-		fprintf(
-		    out,
-		    "Local /Remote\n"
-		    "Socket Size   Request Resp.  Elapsed %-8.8s CPU    "
-		    "CPU    S.dem   S.dem\n"
-		    "Send   Recv   Size    Size   Time    %-8.8s local  "
-		    "remote local   remote\n"
-		    "bytes  bytes  bytes   bytes  secs.   %-8.8s %% %c    "
-		    "%% %c    %s   %s\n\n",
-		    trans ? "Trans." : "Tput", trans ? "Rate" : "",
-		    trans ? "per sec" : units_label(res->fmt),
-		    /* 2.7's TCP_CRR title has no method letters */
-		    res->m->layout->title_methods ? result_cpu_method(res, RESULT_LOCAL)
-						  : ' ',
-		    res->m->layout->title_methods ? result_cpu_method(res, RESULT_REMOTE)
-						  : ' ',
-		    result_sd_units(res), result_sd_units(res));
+		fprintf(out,
+			"Local /Remote\n"
+			"Socket Size   Request Resp.  Elapsed %-8.8s CPU    "
+			"CPU    S.dem   S.dem\n"
+			"Send   Recv   Size    Size   Time    %-8.8s local  "
+			"remote local   remote\n"
+			"bytes  bytes  bytes   bytes  secs.   %-8.8s %% %c    "
+			"%% %c    %s   %s\n\n",
+			tr ? "Trans." : "Tput",
+			tr ? "Rate" : units_label(res->fmt), "per sec",
+			methods ? result_cpu_method(res, RESULT_LOCAL) : ' ',
+			methods ? result_cpu_method(res, RESULT_REMOTE) : ' ',
+			tr ? "us/Tr" : result_sd_units(res),
+			tr ? "us/Tr" : result_sd_units(res));
 }
 
 /* -v 2's block under the table, which differs per test in 2.7: UDP_RR
@@ -260,18 +266,22 @@ rr_table(FILE *out, const struct result *res, const struct report_opts *o)
 		fprintf(out, "%-6d %-6d %-6lld   %-6lld  %-6.2f   %7.2f   %s\n",
 			l->sndbuf, l->rcvbuf, (long long)res->p.req_size,
 			(long long)res->p.rsp_size, res->elapsed, res->thruput,
-			brand(o));
+			brand(res, o));
 	else
 		fprintf(out,
 			"%-6d %-6d %-6lld  %-6lld %-6.2f  %-6.2f %s %-6.2f "
-			"%-6.2f %-6.3f  %-6.3f %s\n",
+			"%-6.2f %-6.3f  %-6.3f%s%s\n",
 			l->sndbuf, l->rcvbuf, (long long)res->p.req_size,
 			(long long)res->p.rsp_size, res->elapsed, res->thruput,
-			/* netperf's UDP_RR line has 3 spaces here, TCP's 1 */
+			/* netperf's UDP_RR and TCP_CRR lines have 3 spaces
+			 * here, TCP_RR's 1 */
 			res->m->layout->cpu_gap, res->side[RESULT_LOCAL].util,
 			res->side[RESULT_REMOTE].util,
 			res->side[RESULT_LOCAL].sd, res->side[RESULT_REMOTE].sd,
-			brand(o));
+			/* and TCP_CRR's ends at the last figure */
+			res->m->layout->single == MODULE_SINGLE_BRANDED ? " "
+									: "",
+			brand(res, o));
 	fprintf(out, "%-6d %-6d\n", r->sndbuf, r->rcvbuf);
 	if (module_has(res->m, MODULE_F_RETRY) && o->headers &&
 	    o->verbosity >= 2)
@@ -321,25 +331,24 @@ udp_stream_table(FILE *out, const struct result *res,
 			units_label(res->fmt), result_cpu_method(res, RESULT_LOCAL),
 			result_cpu_method(res, RESULT_REMOTE));
 	if (!cpu) {
-		fprintf(out,
-			"%6d  %6lld   %-7.2f   %7llu %6llu    %7.2f   %s\n",
+		fprintf(out, "%6d  %6lld   %-7.2f   %7llu %6llu    %7.2f\n",
 			l->sndbuf, (long long)l->send_size, l->elapsed, sent,
-			errs, res->send_thruput, brand(o));
+			errs, res->send_thruput);
 		fprintf(out, "%6d           %-7.2f   %7llu           %7.2f\n\n",
 			r->rcvbuf, r->elapsed, got, res->thruput);
 	} else {
 		fprintf(out,
 			"%6d  %6lld   %-7.2f   %7llu %6llu    %7.1f     "
-			"%-6.2f   %-6.3f %s\n",
+			"%-6.2f   %-6.3f\n",
 			l->sndbuf, (long long)l->send_size, l->elapsed, sent,
 			errs, res->send_thruput, res->side[RESULT_LOCAL].util,
-			res->side[RESULT_LOCAL].sd, brand(o));
+			res->side[RESULT_LOCAL].sd);
 		fprintf(out,
 			"%6d           %-7.2f   %7llu           %7.1f     "
-			"%-6.2f   %-6.3f %s\n\n",
+			"%-6.2f   %-6.3f\n\n",
 			r->rcvbuf, r->elapsed, got, res->thruput,
 			res->side[RESULT_REMOTE].util,
-			res->side[RESULT_REMOTE].sd, brand(o));
+			res->side[RESULT_REMOTE].sd);
 	}
 	/* Not in 2.7's table: only at -v 2 (and in the selectors); with
 	 * -N no one counted what arrived. */
@@ -579,13 +588,14 @@ single_figure(FILE *out, const struct result *res, const struct report_opts *o)
 		if (style != MODULE_SINGLE_BRANDED)
 			fprintf(out, "%7.2f\n", res->thruput);
 		else
-			fprintf(out, "%7.2f %s\n", res->thruput, brand(o));
+			fprintf(out, "%7.2f %s\n", res->thruput, brand(res, o));
 	} else if (style == MODULE_SINGLE_BARE) {
 		fprintf(out, "%6.3f\n", sd);
 	} else if (style == MODULE_SINGLE_LOCAL) {
 		fprintf(out, "%6.2f %c\n", sd, result_cpu_method(res, RESULT_LOCAL));
 	} else {
-		fprintf(out, "%6.3f %c %s\n", sd, result_cpu_method(res, side), brand(o));
+		fprintf(out, "%6.3f %c %s\n", sd, result_cpu_method(res, side),
+			brand(res, o));
 	}
 }
 
