@@ -477,7 +477,7 @@ udp_stream_send(struct test_ctx *ctx)
 	struct udp_tx tx;
 	ssize_t n;
 	char *buf;
-	int want, e;
+	int want, e, one = 0;
 
 	if (udp_tx_init(ctx, &tx) < 0) {
 		udp_tx_free(&tx);
@@ -493,7 +493,8 @@ udp_stream_send(struct test_ctx *ctx)
 		if (ctx->end_ns != 0 ? now >= ctx->end_ns
 				     : r->bytes_sent >= left)
 			break;
-		want = udp_want(ctx, &tx, left);
+		want = one ? 1 : udp_want(ctx, &tx, left);
+		one = 0;
 		if (gap != 0) {
 			if (now < next) {
 				sleep_until(next);
@@ -516,6 +517,15 @@ udp_stream_send(struct test_ctx *ctx)
 			progress = now;
 			if (ctx->hist != NULL)
 				stats_hist_add(ctx->hist, now - then);
+			/* sendmmsg stops at a failed message and returns the
+			 * ones before it, and the error is lost: when the peer
+			 * refuses each datagram (ICMP, which loopback delivers
+			 * at once), every batch would end at its second message
+			 * with no error ever seen. One datagram alone next lets
+			 * its refusal reach the next batch's first message,
+			 * which sendmmsg does report. */
+			if (n < want)
+				one = 1;
 			continue;
 		}
 		if (udp_send_failed(ctx, &tx, e, now, progress) < 0)

@@ -5,6 +5,8 @@
  * exits 77, CTest's skip, never a pass.
  */
 #include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -608,6 +610,41 @@ START_TEST(no_control_default_port)
 }
 END_TEST
 
+/* -N at a UDP port where nothing listens: the kernel refuses each
+ * datagram (ICMP port unreachable), and every send path says so and
+ * stops, sendmmsg's included, whose short returns hide the error. */
+START_TEST(no_control_udp_refused)
+{
+	static const char *const paths[][2] = {
+	    {"--batch", "1"}, {"--batch", "4"}, {"--batch", "64"}};
+	struct sockaddr_in a = {.sin_family = AF_INET,
+				.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t alen = sizeof(a);
+	struct harness_out o;
+	char pflag[24];
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	/* A port the kernel just gave out, closed again: nothing on it. */
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &alen), 0);
+	close(fd);
+	snprintf(pflag, sizeof(pflag), ",%d", ntohs(a.sin_port));
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		const char *args[] = {
+		    "-N", "-H",	 "127.0.0.1", "-t",	   "UDP_STREAM",
+		    "-l", "2",	 paths[i][0], paths[i][1], "--",
+		    "-P", pflag, "-m",	      "1000",	   NULL};
+
+		ck_assert_int_eq(harness_netperf(args, 30, &o), 0);
+		ck_assert_msg(o.status == 1, "%s %s: exit %d: %s", paths[i][0],
+			      paths[i][1], o.status, o.out);
+		ck_assert_msg(strstr(o.err, "Connection refused") != NULL,
+			      "%s %s: %s", paths[i][0], paths[i][1], o.err);
+	}
+}
+END_TEST
+
 /* -N and what needs netserver: one line naming it, status 2. */
 START_TEST(no_control_refusals)
 {
@@ -1065,6 +1102,7 @@ integration_suite(void)
 	tcase_add_test(bad, client_vanishes_mid_test);
 	tcase_add_test(bad, no_control_services);
 	tcase_add_test(bad, no_control_refusals);
+	tcase_add_test(bad, no_control_udp_refused);
 	tcase_add_test(bad, no_control_default_port);
 	suite_add_tcase(s, bad);
 	return s;
