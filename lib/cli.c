@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -147,8 +148,13 @@ interim_arg(const char *arg, struct netperf_opts *o, char *err)
 	double d;
 
 	if (units_split_pair(arg, a, b, sizeof(a), err) < 0 ||
-	    units_parse_double(a, -86400, 86400, &d, why) < 0)
+	    units_parse_double(a, -INFINITY, INFINITY, &d, why) < 0)
 		return err_set(err, "-D: \"%s\" is not an interval in seconds",
+			       arg);
+	if (fabs(d) > 86400)
+		return err_set(err,
+			       "-D: \"%s\" is over a day (86400 s), the "
+			       "longest interval",
 			       arg);
 	if (d < 0)
 		d = -d;
@@ -1191,6 +1197,11 @@ check_test(struct netperf_opts *o, const struct test_module *m, char *err)
 	    (o->req_size > m->rr_max || o->rsp_size > m->rr_max))
 		return err_set(err, "-r: %s datagrams carry at most %lld bytes",
 			       m->name, (long long)m->rr_max);
+	if (strncmp(o->sweep, "streams=", 8) == 0 && o->streams > 1)
+		return err_set(err,
+			       "--sweep streams= sets the streams of each "
+			       "run: not with --streams %d",
+			       o->streams);
 	if (o->ldata_port != 0 && o->streams > 1)
 		return err_set(err,
 			       "-P: one local data port cannot serve %d "

@@ -59,6 +59,14 @@ fast_check(const struct test_module *m, const struct test_params *p, char *err)
 	if (p->zerocopy &&
 	    applies(m, MODULE_F_TCP_BULK, "--zerocopy", err) < 0)
 		return -1;
+	/* -I asks for write(2), which none of these paths makes. */
+	if (p->use_write && (p->zerocopy || p->batch > 1 || p->udp_gso))
+		return err_set(err,
+			       "-I sends with write(2): not with %s, "
+			       "which sends its own way",
+			       p->zerocopy    ? "--zerocopy"
+			       : p->batch > 1 ? "--batch"
+					      : "--udp-gso");
 	if (p->splice && !module_has(m, MODULE_F_TCP_BULK)) {
 		char names[128];
 

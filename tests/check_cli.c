@@ -702,6 +702,13 @@ static const struct bad_case bad_netperf[] = {
     {"-t UDP_STREAM -- -m 65508", "-m"},
     {"-t UDP_RR -- -r 65508", "-r"},
     {"-t UDP_RR -- -r 1,65508", "-r"},
+    {"-D 86401", "-D: \"86401\" is over a day"},
+    {"-D abc", "-D"},
+    {"-D 0.0005", "shorter than 1 ms"},
+    {"--sweep streams=1,2 --streams 4", "--sweep streams= sets"},
+    {"--zerocopy -- -I", "-I sends with write(2): not with --zerocopy"},
+    {"-t UDP_STREAM --batch 4 -- -I", "not with --batch"},
+    {"-t UDP_STREAM --udp-gso -- -I", "not with --udp-gso"},
 };
 
 START_TEST(test_netperf_rejects)
