@@ -1,6 +1,8 @@
 #include "np/sweep.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -236,7 +238,7 @@ sweep_data(FILE *out, const struct sweep *s, const struct sweep_point *pts)
 /* Runs gnuplot on script, with no shell in between; returns its exit
  * status, 127 when it cannot be run. */
 static int
-run_gnuplot(const char *script)
+run_gnuplot(const char *script, int errfd)
 {
 	int status;
 	pid_t pid = fork();
@@ -244,6 +246,8 @@ run_gnuplot(const char *script)
 	if (pid < 0)
 		return 127;
 	if (pid == 0) {
+		if (errfd >= 0)
+			dup2(errfd, STDERR_FILENO);
 		execlp("gnuplot", "gnuplot", script, (char *)NULL);
 		_exit(127);
 	}
@@ -261,19 +265,72 @@ sweep_plot_check(const char *path, char *err)
 	if (ext == NULL || (strcmp(ext, ".svg") != 0 && strcmp(ext, ".png")))
 		return err_set(err, "--plot: \"%s\" must end in .svg or .png",
 			       path);
+	/* The name goes into gnuplot's script between single quotes. */
+	if (strpbrk(path, "'\n") != NULL)
+		return err_set(err, "--plot: a file name with a quote or a "
+				    "newline in it is not taken");
+	/* Before the sweep runs: the file, or else its directory, must be
+	 * writable. */
+	if (access(path, F_OK) == 0) {
+		if (access(path, W_OK) != 0)
+			return err_set(err, "--plot: cannot write %s: %s", path,
+				       strerror(errno));
+	} else {
+		char dir[4096];
+		const char *slash = strrchr(path, '/');
+
+		snprintf(dir, sizeof(dir), "%.*s",
+			 slash == NULL	 ? 1
+			 : slash == path ? 1
+					 : (int)(slash - path),
+			 slash == NULL ? "." : path);
+		if (access(dir, W_OK | X_OK) != 0)
+			return err_set(err, "--plot: cannot write %s: %s", path,
+				       strerror(errno));
+	}
 	return 0;
+}
+
+/* The last line gnuplot wrote to fd (its standard error), into line. */
+static void
+last_line(int fd, char *line, size_t cap)
+{
+	char buf[4096];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	char *p, *end;
+
+	line[0] = '\0';
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	end = buf + strlen(buf);
+	while (end > buf && isspace((unsigned char)end[-1]))
+		*--end = '\0';
+	p = strrchr(buf, '\n');
+	p = p != NULL ? p + 1 : buf;
+	while (isspace((unsigned char)*p))
+		p++;
+	snprintf(line, cap, "%s", p);
 }
 
 int
 sweep_gnuplot(const char *path, const char *body, char *err)
 {
-	char script[] = "/tmp/np-plot-XXXXXX";
+	char script[] = "/tmp/np-plot-XXXXXX", errs[] = "/tmp/np-plot-XXXXXX";
+	char why[200];
 	const char *ext = strrchr(path, '.');
-	int sfd, rc;
+	int sfd, efd, rc, existed;
 	FILE *f;
 
 	if (sweep_plot_check(path, err) < 0)
 		return -1;
+	/* Where the picture cannot go, say so before gnuplot does. */
+	existed = access(path, F_OK) == 0;
+	sfd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+	if (sfd < 0)
+		return err_set(err, "--plot: cannot write %s: %s", path,
+			       strerror(errno));
+	close(sfd);
 	sfd = mkstemp(script);
 	if (sfd < 0)
 		return err_set(err, "--plot: %s", strerror(errno));
@@ -291,14 +348,27 @@ sweep_gnuplot(const char *path, const char *body, char *err)
 		unlink(script);
 		return err_set(err, "--plot: cannot write the script");
 	}
-	rc = run_gnuplot(script);
+	/* gnuplot's complaints, which name the script, are kept for one
+	 * line of the error rather than printed. */
+	efd = mkstemp(errs);
+	if (efd >= 0)
+		unlink(errs);
+	rc = run_gnuplot(script, efd);
 	unlink(script);
+	why[0] = '\0';
+	if (efd >= 0) {
+		last_line(efd, why, sizeof(why));
+		close(efd);
+	}
+	if (rc != 0 && !existed)
+		unlink(path);
 	if (rc == 127)
 		return err_set(err, "--plot needs gnuplot: apt-get install "
 				    "gnuplot-nox"),
 		       1;
 	if (rc != 0)
-		return err_set(err, "--plot: gnuplot failed (exit %d)", rc);
+		return err_set(err, "--plot: gnuplot failed (exit %d)%s%s", rc,
+			       why[0] ? ": " : "", why);
 	return 0;
 }
 

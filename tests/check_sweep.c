@@ -290,6 +290,35 @@ START_TEST(plot_without_sweep)
 }
 END_TEST
 
+/* A plot that cannot be written, or whose name would break gnuplot's
+ * quoting, is a usage error in one line, before anything runs. */
+START_TEST(plot_bad_paths)
+{
+	static const char *const paths[] = {"/nonexistent/dir/x.svg",
+					    "/tmp/a'b.svg", "/tmp/x.pdf"};
+	static const char *const want[] = {
+	    "netperf: --plot: cannot write /nonexistent/dir/x.svg: No such "
+	    "file or directory\n",
+	    "netperf: --plot: a file name with a quote or a newline in it is "
+	    "not taken\n",
+	    "netperf: --plot: \"/tmp/x.pdf\" must end in .svg or .png\n"};
+
+	for (int i = 0; i < 3; i++) {
+		const char *args[] = {
+		    "-H",     "127.0.0.1", "-p",  harness_port, "-t",
+		    "TCP_RR", "-l",	   "0.2", "--sweep",	"r=1,2",
+		    "--plot", paths[i],	   NULL};
+		struct harness_out o;
+
+		ck_assert_int_eq(harness_netperf(args, 30, &o), 0);
+		ck_assert_int_eq(o.status, 2);
+		ck_assert_str_eq(o.out, "");
+		ck_assert_msg(strncmp(o.err, want[i], strlen(want[i])) == 0,
+			      "%s", o.err);
+	}
+}
+END_TEST
+
 START_TEST(mss_on_both_ends)
 {
 	const char *args[] = {"-H",	    "127.0.0.1", "-p",	harness_port, "-t",
@@ -333,6 +362,7 @@ sweep_suite(void)
 	tcase_add_test(live, sweep_streams_adds_streams);
 	tcase_add_test(live, sweep_failed_point_goes_on);
 	tcase_add_test(live, plot_without_sweep);
+	tcase_add_test(live, plot_bad_paths);
 	tcase_add_test(live, mss_on_both_ends);
 	suite_add_tcase(s, live);
 	return s;
