@@ -209,7 +209,9 @@ confidence_arg(const char *arg, struct netperf_opts *o, char *err)
 				    "are supported");
 	}
 	o->conf_level = (int)v;
-	o->conf_width = 5;
+	/* As 2.7's break_args: "-I 95" sets the width to 95 too; "-I 95,"
+	 * keeps the default 5. */
+	o->conf_width = strchr(arg, ',') == NULL ? (double)v : 5;
 	if (b[0] != '\0') {
 		if (units_parse_double(b, 0.01, 100, &w, why) < 0)
 			return err_set(err, "-I: %s", why);

@@ -401,6 +401,18 @@ START_TEST(test_misc_global)
 
 	netperf_ok("-d -d", &o);
 	ck_assert_int_eq(o.debug, 2);
+
+	/* -I as 2.7's break_args: one value sets both, so "-I 95" asks for
+	 * a 95 % wide interval (checked against Debian's 2.7.0:
+	 * CONFIDENCE_INTERVAL=95.000000); "95," keeps the width of 5. */
+	netperf_ok("-I 95", &o);
+	ck_assert_int_eq(o.conf_level, 95);
+	ck_assert_double_eq(o.conf_width, 95);
+	netperf_ok("-I 99,", &o);
+	ck_assert_int_eq(o.conf_level, 99);
+	ck_assert_double_eq(o.conf_width, 5);
+	netperf_ok("-I 99,2.5", &o);
+	ck_assert_double_eq(o.conf_width, 2.5);
 }
 END_TEST
 
