@@ -842,9 +842,9 @@ place_streams_here(struct client *c, struct result *res, struct streams *set,
 		return -1;
 	first = &set->places[0];
 	snprintf(rp->requested, sizeof(rp->requested), "%s", c->cpu_bind);
-	snprintf(rp->cpus, sizeof(rp->cpus), "%s", first->cpus);
-	rp->numa = first->numa;
-	rp->nic_local = first->nic_local;
+	/* Several streams: every CPU they were bound to. */
+	topo_places_describe(c->topo, set->places, set->n, rp->cpus,
+			     sizeof(rp->cpus), &rp->numa, &rp->nic_local);
 	snprintf(rp->note, sizeof(rp->note), "%s", first->note);
 	return 0;
 }

@@ -105,6 +105,9 @@ stream_verbose(FILE *out, const struct result *res)
 		    8, 8, 0, 0, (unsigned long long)rx->bytes_recv,
 		    per_recv, (unsigned long long)rx->recv_calls,
 		    per_send, (unsigned long long)tx->send_calls);
+	if (res->p.bidir)
+		fprintf(out, "(--bidir: the block above counts netperf->"
+			     "netserver only)\n");
 	fprintf(out, "\nMaximum\nSegment\nSize (bytes)\n%6d\n\n\n",
 		l->mss);
 	if (res->hist != NULL) {
@@ -377,19 +380,24 @@ streams_table(FILE *out, const struct result *res)
 	const char *units = module_is_rr(res->m) && res->fmt == 'x'
 				? "Trans"
 				: units_label(res->fmt);
+	double sum = 0;
 	int i;
 
 	fprintf(out,
 		"\nStream  Throughput    Local CPU  Remote CPU\n"
 		"        %s/s\n",
 		units);
-	for (i = 0; i < res->nstreams; i++)
+	for (i = 0; i < res->nstreams; i++) {
 		fprintf(out, "%-6d  %10.2f    %-9d  %-9d\n", i,
 			result_stream_thruput(res, i),
 			res->side[RESULT_LOCAL].stream[i].cpu_id,
 			res->side[RESULT_REMOTE].stream[i].cpu_id);
-	fprintf(out, "Sum     %10.2f    Jain's fairness index %.4f\n",
-		res->thruput, res->fairness);
+		sum += result_stream_thruput(res, i);
+	}
+	/* The rows' own sum: the headline, but for -i's runs, whose
+	 * headline is their mean and whose rows are the last run's. */
+	fprintf(out, "Sum     %10.2f    Jain's fairness index %.4f\n", sum,
+		res->fairness);
 }
 
 static void

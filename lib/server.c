@@ -352,10 +352,9 @@ place_streams(struct server_state *st, const struct test_params *p, int ctl,
 		memset(&base, 0, sizeof(base));
 	}
 	snprintf(rp->requested, sizeof(rp->requested), "%s", p->cpu_bind);
-	snprintf(rp->cpus, sizeof(rp->cpus), "%s",
-		 p->streams == 1 ? places[0].cpus : base.cpus);
-	rp->numa = p->streams == 1 ? places[0].numa : base.numa;
-	rp->nic_local = p->streams == 1 ? places[0].nic_local : base.nic_local;
+	/* Every CPU the streams were bound to. */
+	topo_places_describe(&st->topo, places, p->streams, rp->cpus,
+			     sizeof(rp->cpus), &rp->numa, &rp->nic_local);
 	snprintf(rp->note, sizeof(rp->note), "%s",
 		 p->streams == 1 ? places[0].note : base.note);
 	topo_place_free(&base);

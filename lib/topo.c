@@ -179,6 +179,36 @@ topo_describe(struct topo *t, struct topo_place *p)
 	p->numa = topo_set_numa(t, p->set);
 }
 
+void
+topo_places_describe(struct topo *t, const struct topo_place *pl, int n,
+		     char *cpus, size_t cap, int *numa, int *nic_local)
+{
+	hwloc_bitmap_t all = hwloc_bitmap_alloc();
+	int any = 0, local = 1;
+
+	cpus[0] = '\0';
+	*numa = -1;
+	*nic_local = -1;
+	if (all == NULL)
+		return;
+	for (int i = 0; i < n; i++) {
+		if (pl[i].set == NULL)
+			continue;
+		hwloc_bitmap_or(all, all, pl[i].set);
+		any = 1;
+		if (pl[i].nic_local == 0)
+			local = 0;
+		else if (pl[i].nic_local < 0 && local == 1)
+			local = -1;
+	}
+	if (any) {
+		topo_list(cpus, cap, all);
+		*numa = topo_set_numa(t, all);
+		*nic_local = local;
+	}
+	hwloc_bitmap_free(all);
+}
+
 /* A Linux CPU number: the PU with that os_index. */
 static int
 topo_resolve_cpu(struct topo *t, const char *spec, struct topo_place *p,

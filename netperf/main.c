@@ -357,8 +357,9 @@ setup_client(struct client *c, const struct netperf_opts *o, struct topo *topo,
 	if (c->detected && !o->legacy)
 		fprintf(stderr, "netperf: netserver did not answer our hello; "
 				"speaking netperf 2.7's protocol\n");
-	/* --streams N: the topology places one stream a CPU, -T or not. */
-	if (o->lcpu[0] == '\0' && o->streams > 1) {
+	/* --streams N (and --bidir's two or more): the topology places one
+	 * stream a CPU, -T or not, as netserver does its own. */
+	if (o->lcpu[0] == '\0' && (o->streams > 1 || o->bidir)) {
 		if (!*have_topo) {
 			if (topo_load(topo, NULL, NULL, err) < 0) {
 				client_close(c);

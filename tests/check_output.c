@@ -1505,6 +1505,52 @@ START_TEST(test_interim_tcp_sides)
 }
 END_TEST
 
+/* doc/output.md's count of the selectors is the table's: the names the
+ * '?' list prints, and of them the TCP_INFO ones. */
+START_TEST(test_selector_count_documented)
+{
+	char path[1100], line[512], *list = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&list, &len), *doc;
+	int names = 0, tcp = 0, said_all = -1, said_tcp = -1;
+
+	ck_assert_ptr_nonnull(f);
+	select_list_names(f);
+	fclose(f);
+	for (char *p = strtok(list, "\n"); p != NULL; p = strtok(NULL, "\n")) {
+		names++;
+		if (strncmp(p, "LOCAL_TCP_", 10) == 0 ||
+		    strncmp(p, "REMOTE_TCP_", 11) == 0)
+			tcp++;
+	}
+	free(list);
+	snprintf(path, sizeof(path), "%s/doc/output.md", NP_SOURCE_DIR);
+	doc = fopen(path, "r");
+	ck_assert_msg(doc != NULL, "%s", path);
+	while (fgets(line, sizeof(line), doc) != NULL) {
+		const char *p = strstr(line, " selectors in all");
+
+		if (p != NULL && said_all < 0)
+			ck_assert_int_eq(sscanf(line, "%d", &said_all), 1);
+		p = strstr(line, " of them the TCP_INFO");
+		if (p != NULL) {
+			while (p > line && p[-1] != ' ')
+				p--;
+			ck_assert_int_eq(sscanf(p, "%d", &said_tcp), 1);
+		}
+	}
+	fclose(doc);
+	ck_assert_msg(said_all == names,
+		      "output.md says %d selectors, the "
+		      "table has %d",
+		      said_all, names);
+	ck_assert_msg(said_tcp == tcp,
+		      "output.md says %d TCP_INFO "
+		      "selectors, the table has %d",
+		      said_tcp, tcp);
+}
+END_TEST
+
 static Suite *
 output_suite(void)
 {
@@ -1530,6 +1576,7 @@ output_suite(void)
 	tcase_add_test(tc, test_all_agree_with_json);
 	tcase_add_test(tc, test_unmeasured_cpu);
 	tcase_add_test(tc, test_stream_and_udp_agree);
+	tcase_add_test(tc, test_selector_count_documented);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -54,6 +54,15 @@ int topo_resolve(struct topo *t, const char *spec, const char *ifname,
 void topo_place_free(struct topo_place *p);
 
 /*
+ * Several streams' places taken together: the union of their CPUs as a
+ * list into cpus ("" when none is bound), its NUMA node (-1 if several
+ * or none), and whether all are on the NIC's side (1), any is not (0),
+ * or it is not known (-1).
+ */
+void topo_places_describe(struct topo *t, const struct topo_place *pl, int n,
+			  char *cpus, size_t cap, int *numa, int *nic_local);
+
+/*
  * Chooses the CPU for stream i of n within base (or the whole machine when
  * base->set is NULL): one PU of each core in turn, round-robin over cores
  * before using a core's second thread. Fills out with that single CPU.
