@@ -1283,6 +1283,12 @@ cli_netperf_parse(int argc, char **argv, struct netperf_opts *o, char *err)
 		return -1;
 	if (o->want_help || o->want_version)
 		return 0;
+	/* 2.7's LOC_CPU is no test: it prints a rate and ignores every
+	 * other argument. */
+	if (strcmp(o->test, "LOC_CPU") == 0) {
+		o->want_loc_cpu = 1;
+		return 0;
+	}
 	if (strcmp(o->test, "OMNI") == 0 && omni_module(o, err) < 0)
 		return -1;
 	m = module_find(o->test);

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "np/auth.h"
 #include "np/cli.h"
@@ -978,6 +979,19 @@ informational(const struct netperf_opts *o)
 	if (o->want_version) {
 		/* 2.7's shape, which scripts match, with our version. */
 		printf("Netperf version %s\n", NP_VERSION);
+		return EXIT_SUCCESS;
+	}
+	if (o->want_loc_cpu) {
+		/* 2.7's "CPU rate" on Linux is what its /proc/stat method
+		 * calibrates to: the tick rate of /proc/stat's counts
+		 * (sysconf(_SC_CLK_TCK)), printed without a newline, so
+		 * that scripts pass it back with -c, which ignores it. */
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		printf("%g", (double)sysconf(_SC_CLK_TCK));
+		if (o->verbosity > 1)
+			printf("\nThere %s %ld local %s\n",
+			       n > 1 ? "are" : "is", n, n > 1 ? "cpus" : "cpu");
 		return EXIT_SUCCESS;
 	}
 	if (o->output_mode != 0 && strcmp(o->output_arg, "?") == 0) {

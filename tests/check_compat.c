@@ -310,6 +310,10 @@ static const struct compat_case cases[] = {
      {"-t", "TCP_CRR", "-l", "-1000", "-P", "0", "-B", "run8"},
      0,
      CASE_NO_RATIO},
+    /* LOC_CPU: 2.7's local CPU rate, /proc/stat's tick rate, no newline;
+     * -v 2 adds the number of CPUs. */
+    {"loc_cpu", {"-t", "LOC_CPU"}, 0, 0},
+    {"loc_cpu_v2", {"-t", "loc_cpu", "-v", "2", "-l", "5"}, 0, 0},
     /* Units, -f. */
     {"fmt_K", {"-t", "TCP_STREAM", "-l", "-30000000", "-f", "K"}, 0, 0},
     {"fmt_g", {"-t", "TCP_MAERTS", "-l", "1", "-f", "g"}, 0, 0},

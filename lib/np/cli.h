@@ -34,6 +34,8 @@ struct netperf_opts {
 	int family;		   /* -4, -6 */
 	int debug;		   /* -d */
 	int want_help, want_version;
+	/* -t LOC_CPU: print what 2.7 called the local CPU rate, and stop. */
+	int want_loc_cpu;
 	/* Set with an error that 2.7 treats as a usage error (exit 1): an
 	 * unknown option, a missing value, an unknown test. */
 	int usage_error;
