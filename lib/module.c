@@ -617,6 +617,9 @@ module_run_all(struct module_run *run, char *err)
 	run->ready = 0;
 	run->go = 0;
 	run->cpu_measured = 0;
+	/* No loop has ended yet, whoever set the contexts up. */
+	for (i = 0; i < run->n; i++)
+		run->ctx[i].done_ns = 0;
 	pthread_mutex_init(&run->lock, NULL);
 	pthread_cond_init(&run->cond, NULL);
 	jobs = calloc((size_t)run->n, sizeof(*jobs));

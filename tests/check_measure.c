@@ -468,6 +468,21 @@ START_TEST(interim_short_steps)
 	RUN_JSON(doc, "-t", "TCP_RR", "-l", "1", "-D", "0.001");
 	check_boundaries(doc, 0.001, "TCP_RR -D 0.001");
 	json_decref(doc);
+	/* Every run of -i reports its intervals, not only the first (a
+	 * stream's end time must not carry over): 4 a run, 3 at least. */
+	{
+		struct run r;
+		int lines = 0;
+
+		RUN_OK(&r, "-t", "TCP_RR", "-l", "1", "-i", "3,3", "-D",
+		       "0.25");
+		for (const char *p = r.out; (p = strstr(p, "Interim result:"));
+		     p++)
+			lines++;
+		ck_assert_msg(lines >= 9, "%d interim lines in 3 runs:\n%s",
+			      lines, r.out);
+		free(r.out);
+	}
 }
 END_TEST
 
