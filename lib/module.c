@@ -31,10 +31,15 @@ static const struct module_layout layout_datagrams = {
 static const struct module_layout layout_rr = {
     MODULE_TABLE_RR, MODULE_SINGLE_BRANDED, MODULE_V2_BLOCKS, 1, 1, "",
     "Histogram of request/response times"};
-/* UDP_RR's -c -C line has two more spaces, and its histogram title 2.7's
- * typo. */
+/* UDP_RR's -c -C line has one more space after the rate, and its
+ * histogram title 2.7's typo. */
 static const struct module_layout layout_udp_rr = {
-    MODULE_TABLE_RR, MODULE_SINGLE_BRANDED, MODULE_V2_HISTOGRAM, 1, 1, "  ",
+    MODULE_TABLE_RR,
+    MODULE_SINGLE_BRANDED,
+    MODULE_V2_HISTOGRAM,
+    1,
+    1,
+    " ",
     "Histogram of request/reponse times."};
 /* TCP_CRR: no burst, no method letters, no brand, the alignments alone,
  * and UDP_RR's wider -c -C line. */
@@ -44,7 +49,7 @@ static const struct module_layout layout_crr = {
     MODULE_V2_ALIGNMENT,
     0,
     0,
-    "  ",
+    " ",
     "Histogram of request/response times"};
 
 #define TCP SOCK_STREAM, IPPROTO_TCP

@@ -277,7 +277,7 @@ rr_table(FILE *out, const struct result *res, const struct report_opts *o)
 			l->sndbuf, l->rcvbuf, (long long)res->p.req_size,
 			(long long)res->p.rsp_size, res->elapsed, res->thruput,
 			/* netperf's UDP_RR and TCP_CRR lines have 3 spaces
-			 * here, TCP_RR's 1 */
+			 * after the rate, TCP_RR's 2 */
 			res->m->layout->cpu_gap, res->side[RESULT_LOCAL].util,
 			res->side[RESULT_REMOTE].util,
 			res->side[RESULT_LOCAL].sd, res->side[RESULT_REMOTE].sd,
