@@ -173,19 +173,27 @@ iterations_arg(const char *arg, struct netperf_opts *o, char *err)
 	char a[32], b[32], why[ERR_LEN];
 	int64_t v;
 
-	if (units_split_pair(arg, a, b, sizeof(a), err) < 0 || a[0] == '\0')
+	/* As 2.7's netsh.c: break_args ("-i 10" sets both), a max below
+	 * the min raised to it, then each held to 3..30, silently. */
+	if (units_split_pair(arg, a, b, sizeof(a), err) < 0 ||
+	    (a[0] == '\0' && b[0] == '\0'))
 		return err_set(err, "-i: \"%s\" is not max[,min]", arg);
-	if (units_parse_int(a, 1, 30, &v, why) < 0)
-		return err_set(err, "-i: %s", why);
-	o->iter_max = (int)v;
-	o->iter_min = o->iter_max < 3 ? o->iter_max : 3;
+	if (a[0] != '\0') {
+		if (units_parse_int(a, 0, INT32_MAX, &v, why) < 0)
+			return err_set(err, "-i: %s", why);
+		o->iter_max = (int)v;
+		if (strchr(arg, ',') == NULL)
+			o->iter_min = o->iter_max;
+	}
 	if (b[0] != '\0') {
-		if (units_parse_int(b, 1, 30, &v, why) < 0)
+		if (units_parse_int(b, 0, INT32_MAX, &v, why) < 0)
 			return err_set(err, "-i: %s", why);
 		o->iter_min = (int)v;
 	}
-	if (o->iter_min > o->iter_max)
-		o->iter_min = o->iter_max;
+	if (o->iter_max < o->iter_min)
+		o->iter_max = o->iter_min;
+	o->iter_max = o->iter_max < 3 ? 3 : o->iter_max > 30 ? 30 : o->iter_max;
+	o->iter_min = o->iter_min < 3 ? 3 : o->iter_min > 30 ? 30 : o->iter_min;
 	if (o->conf_level == 0) {
 		o->conf_level = 99;
 		o->conf_width = 5;

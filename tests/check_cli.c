@@ -413,6 +413,26 @@ START_TEST(test_misc_global)
 	ck_assert_double_eq(o.conf_width, 5);
 	netperf_ok("-I 99,2.5", &o);
 	ck_assert_double_eq(o.conf_width, 2.5);
+
+	/* -i as 2.7's netsh.c: one value sets both, a max below the min is
+	 * raised to it, then each is held to 3..30. */
+	{
+		static const struct {
+			const char *line;
+			int max, min;
+		} iv[] = {{"-i 10", 10, 10},  {"-i 10,", 10, 3},
+			  {"-i 50,1", 30, 3}, {"-i 1", 3, 3},
+			  {"-i ,5", 5, 5},    {"-i 2,1", 3, 3},
+			  {"-i 5,8", 8, 8},   {"-i 0", 3, 3}};
+
+		for (size_t i = 0; i < sizeof(iv) / sizeof(iv[0]); i++) {
+			netperf_ok(iv[i].line, &o);
+			ck_assert_msg(
+			    o.iter_max == iv[i].max && o.iter_min == iv[i].min,
+			    "%s: %d,%d", iv[i].line, o.iter_max, o.iter_min);
+			ck_assert_int_eq(o.conf_level, 99);
+		}
+	}
 }
 END_TEST
 
@@ -714,6 +734,8 @@ static const struct bad_case bad_netperf[] = {
     {"-t UDP_STREAM -- -m 65508", "-m"},
     {"-t UDP_RR -- -r 65508", "-r"},
     {"-t UDP_RR -- -r 1,65508", "-r"},
+    {"-i abc", "-i"},
+    {"-i ,", "-i"},
     {"-D 86401", "-D: \"86401\" is over a day"},
     {"-D abc", "-D"},
     {"-D 0.0005", "shorter than 1 ms"},
