@@ -274,9 +274,9 @@ START_TEST(ours_to_ref_demo_iterations)
 {
 	struct harness_server ref;
 	char port_text[16];
-	const char *args[] = {"--legacy", "-H", "127.0.0.1", "-p", port_text,
-			      "-t", "TCP_RR", "-l", "1", "-D", "0.3", "-i",
-			      "2,2", NULL};
+	const char *args[] = {
+	    "--legacy", "-H", "127.0.0.1", "-p",  port_text, "-t",  "TCP_RR",
+	    "-l",	"1",  "-D",	   "0.3", "-i",	     "3,3", NULL};
 
 	ck_assert_int_eq(ref_server_start(&ref, NULL, NULL), 0);
 	snprintf(port_text, sizeof(port_text), "%d", ref.port);
