@@ -165,16 +165,21 @@ interim_arg(const char *arg, struct netperf_opts *o, char *err)
 	return 0;
 }
 
-/* -i max[,min]: 1..30 each; netperf clamps to 3..30 silently, a value
- * outside 1..30 is an error here. */
+/* A run count of -i held to 2.7's 3..30. */
+static int
+runs_held(int v)
+{
+	return v < 3 ? 3 : v > 30 ? 30 : v;
+}
+
+/* -i max[,min], as 2.7's netsh.c: break_args ("-i 10" sets both), a max
+ * below the min raised to it, then each held to 3..30, silently. */
 static int
 iterations_arg(const char *arg, struct netperf_opts *o, char *err)
 {
 	char a[32], b[32], why[ERR_LEN];
 	int64_t v;
 
-	/* As 2.7's netsh.c: break_args ("-i 10" sets both), a max below
-	 * the min raised to it, then each held to 3..30, silently. */
 	if (units_split_pair(arg, a, b, sizeof(a), err) < 0 ||
 	    (a[0] == '\0' && b[0] == '\0'))
 		return err_set(err, "-i: \"%s\" is not max[,min]", arg);
@@ -192,8 +197,8 @@ iterations_arg(const char *arg, struct netperf_opts *o, char *err)
 	}
 	if (o->iter_max < o->iter_min)
 		o->iter_max = o->iter_min;
-	o->iter_max = o->iter_max < 3 ? 3 : o->iter_max > 30 ? 30 : o->iter_max;
-	o->iter_min = o->iter_min < 3 ? 3 : o->iter_min > 30 ? 30 : o->iter_min;
+	o->iter_max = runs_held(o->iter_max);
+	o->iter_min = runs_held(o->iter_min);
 	if (o->conf_level == 0) {
 		o->conf_level = 99;
 		o->conf_width = 5;

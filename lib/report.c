@@ -388,11 +388,12 @@ streams_table(FILE *out, const struct result *res)
 		"        %s/s\n",
 		units);
 	for (i = 0; i < res->nstreams; i++) {
-		fprintf(out, "%-6d  %10.2f    %-9d  %-9d\n", i,
-			result_stream_thruput(res, i),
+		double x = result_stream_thruput(res, i);
+
+		fprintf(out, "%-6d  %10.2f    %-9d  %-9d\n", i, x,
 			res->side[RESULT_LOCAL].stream[i].cpu_id,
 			res->side[RESULT_REMOTE].stream[i].cpu_id);
-		sum += result_stream_thruput(res, i);
+		sum += x;
 	}
 	/* The rows' own sum: the headline, but for -i's runs, whose
 	 * headline is their mean and whose rows are the last run's. */

@@ -2,7 +2,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -322,15 +321,10 @@ sweep_gnuplot(const char *path, const char *body, char *err)
 	int sfd, efd, rc, existed;
 	FILE *f;
 
+	/* Where the picture cannot go, say so before gnuplot does. */
 	if (sweep_plot_check(path, err) < 0)
 		return -1;
-	/* Where the picture cannot go, say so before gnuplot does. */
 	existed = access(path, F_OK) == 0;
-	sfd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	if (sfd < 0)
-		return err_set(err, "--plot: cannot write %s: %s", path,
-			       strerror(errno));
-	close(sfd);
 	sfd = mkstemp(script);
 	if (sfd < 0)
 		return err_set(err, "--plot: %s", strerror(errno));
