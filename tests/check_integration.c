@@ -5,8 +5,6 @@
  * exits 77, CTest's skip, never a pass.
  */
 #include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -617,19 +615,10 @@ START_TEST(no_control_udp_refused)
 {
 	static const char *const paths[][2] = {
 	    {"--batch", "1"}, {"--batch", "4"}, {"--batch", "64"}};
-	struct sockaddr_in a = {.sin_family = AF_INET,
-				.sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	socklen_t alen = sizeof(a);
 	struct harness_out o;
 	char pflag[24];
-	int fd = socket(AF_INET, SOCK_DGRAM, 0);
 
-	/* A port the kernel just gave out, closed again: nothing on it. */
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
-	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &alen), 0);
-	close(fd);
-	snprintf(pflag, sizeof(pflag), ",%d", ntohs(a.sin_port));
+	snprintf(pflag, sizeof(pflag), ",%d", harness_free_port());
 	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
 		const char *args[] = {
 		    "-N", "-H",	 "127.0.0.1", "-t",	   "UDP_STREAM",

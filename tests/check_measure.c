@@ -1127,21 +1127,19 @@ rate_agrees(json_t *doc, char *why, size_t len)
 	return near(rate_rt, timed, 0.25);
 }
 
-/* The CPUs this process may run on, as hwloc lists them ("0-1,4"). */
+/* A set of CPUs as hwloc lists them ("0-1,4"). */
 static void
-allowed_cpus(char *out, size_t cap)
+cpu_list(const cpu_set_t *set, char *out, size_t cap)
 {
-	cpu_set_t set;
 	size_t k = 0;
 
 	out[0] = '\0';
-	ck_assert_int_eq(sched_getaffinity(0, sizeof(set), &set), 0);
 	for (int c = 0; c < CPU_SETSIZE && k < cap; c++) {
 		int end = c;
 
-		if (!CPU_ISSET(c, &set))
+		if (!CPU_ISSET(c, set))
 			continue;
-		while (end + 1 < CPU_SETSIZE && CPU_ISSET(end + 1, &set))
+		while (end + 1 < CPU_SETSIZE && CPU_ISSET(end + 1, set))
 			end++;
 		k += (size_t)snprintf(out + k, cap - k, k ? ",%d" : "%d", c);
 		if (end > c)
@@ -1162,8 +1160,9 @@ check_streams_placed(json_t *doc, int n)
 	int ncpu = 0;
 	cpu_set_t set;
 
-	allowed_cpus(want, sizeof(want));
+	/* The CPUs this process may run on. */
 	ck_assert_int_eq(sched_getaffinity(0, sizeof(set), &set), 0);
+	cpu_list(&set, want, sizeof(want));
 	ncpu = CPU_COUNT(&set);
 	for (int s = 0; s < 2; s++) {
 		snprintf(path, sizeof(path), "%s.placement.cpus", side[s]);
