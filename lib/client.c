@@ -48,6 +48,17 @@ peer_text(char *s, size_t cap)
 	escape_str(s, cap, raw);
 }
 
+/* Makes the strings of netserver's figures (its data path, its
+ * congestion control) printable, in place. */
+static void
+peer_side(struct side_result *r)
+{
+	for (int i = 0; i < SIDE_NFIELDS; i++)
+		if (side_fields[i].kind == SIDE_STR)
+			peer_text(side_str_buf(r, &side_fields[i]),
+				  SIDE_STR_LEN);
+}
+
 /* What netserver says of its host; absent fields stay empty. */
 static void
 read_env(const json_t *msg, struct result_env *e)
@@ -564,6 +575,10 @@ read_results(const json_t *msg, struct result *res, char *err)
 		return -1;
 	if (plat != NULL && proto_platform_unpack(plat, &r->platform, err) < 0)
 		return -1;
+	/* Every text netserver sent is escaped here, where it enters, so
+	 * that no output form (-k, -v 2, the tables, JSON) prints it raw. */
+	proto_platform_escape(&r->platform);
+	peer_side(&r->sum);
 	peer_text(r->wire.ifname, sizeof(r->wire.ifname));
 	peer_text(r->wire.offloads, sizeof(r->wire.offloads));
 	peer_text(r->wire.warning, sizeof(r->wire.warning));
@@ -582,6 +597,7 @@ read_results(const json_t *msg, struct result *res, char *err)
 				json_array_get(streams, (size_t)i),
 				&r->stream[i], err) < 0)
 				return -1;
+			peer_side(&r->stream[i]);
 		}
 	}
 	return 0;

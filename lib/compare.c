@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "np/escape.h"
 #include "np/stats.h"
 #include "np/sweep.h"
 
@@ -934,19 +935,16 @@ compare_json(const struct compare_report *r)
 	return doc;
 }
 
-int
-compare_plot(const char *path, const struct compare_report *r, char *err)
+void
+compare_plot_script(FILE *f, const struct compare_report *r)
 {
-	char *body = NULL;
-	size_t len = 0;
 	int cols = r->nrows < 3 ? r->nrows : 3;
-	int rows = (r->nrows + cols - 1) / cols, rc;
-	FILE *f = open_memstream(&body, &len);
+	int rows = cols > 0 ? (r->nrows + cols - 1) / cols : 0;
+	char text[ESCAPE_LEN], q[ESCAPE_GNUPLOT_LEN];
 
-	if (f == NULL)
-		return err_set(err, "--plot: out of memory");
 	/* One panel a figure: OLD and NEW side by side, each mean a box
-	 * with its 95 % interval as an error bar. */
+	 * with its 95 % interval as an error bar. The names and units came
+	 * from the files, so they go in only as quoted literals. */
 	for (int i = 0; i < r->nrows; i++) {
 		const struct compare_row *row = &r->row[i];
 
@@ -955,27 +953,42 @@ compare_plot(const char *path, const struct compare_report *r, char *err)
 			i, row->mean_old, isnan(row->ci_old) ? 0 : row->ci_old,
 			row->mean_new, isnan(row->ci_new) ? 0 : row->ci_new);
 	}
+	snprintf(text, sizeof(text), "%s: OLD against NEW (95%% intervals)",
+		 r->test);
 	fprintf(f,
-		"set multiplot layout %d,%d title '%s: OLD against NEW "
-		"(95%% intervals)'\n"
+		"set multiplot layout %d,%d title %s\n"
 		"set style fill solid 0.5\n"
 		"set boxwidth 0.6\n"
 		"set xrange [-0.7:1.7]\n"
 		"set yrange [0:*]\n"
 		"set grid ytics\n"
 		"unset key\n",
-		rows, cols, r->test);
+		rows, cols, escape_gnuplot(q, sizeof(q), text));
 	for (int i = 0; i < r->nrows; i++) {
 		const struct compare_row *row = &r->row[i];
 
+		snprintf(text, sizeof(text), "%s (%s)%s", row->name, row->units,
+			 row->significant ? "" : ", not significant");
 		fprintf(f,
-			"set title '%s (%s)%s'\n"
+			"set title %s\n"
 			"plot $f%d using 1:3:xtic(2) with boxes, '' using "
 			"1:3:4 with yerrorbars lw 2\n",
-			row->name, row->units,
-			row->significant ? "" : ", not significant", i);
+			escape_gnuplot(q, sizeof(q), text), i);
 	}
 	fputs("unset multiplot\n", f);
+}
+
+int
+compare_plot(const char *path, const struct compare_report *r, char *err)
+{
+	char *body = NULL;
+	size_t len = 0;
+	int rc;
+	FILE *f = open_memstream(&body, &len);
+
+	if (f == NULL)
+		return err_set(err, "--plot: out of memory");
+	compare_plot_script(f, r);
 	if (fclose(f) != 0 || body == NULL) {
 		free(body);
 		return err_set(err, "--plot: out of memory");

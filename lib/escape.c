@@ -70,6 +70,45 @@ escape_str(char *dst, size_t cap, const char *src)
 }
 
 char *
+escape_gnuplot(char *dst, size_t cap, const char *src)
+{
+	/* Where the text may end: before the closing quote and the NUL,
+	 * at most ESCAPE_MAX characters past the opening quote. */
+	size_t max = cap - 2 < ESCAPE_MAX + 1 ? cap - 2 : ESCAPE_MAX + 1;
+	size_t out = 1, keep = 1, n;
+	const unsigned char *p;
+	char e[5];
+
+	dst[0] = '\'';
+	for (p = (const unsigned char *)(src ? src : ""); *p != '\0'; p++) {
+		if (*p == '\'') {
+			memcpy(e, "''", 2);
+			n = 2;
+		} else if (*p == '`') {
+			memcpy(e, "\\x60", 4);
+			n = 4;
+		} else {
+			n = escape_byte(*p, e);
+		}
+		if (out + n > max)
+			break;
+		memcpy(dst + out, e, n);
+		out += n;
+		if (out + 3 <= max)
+			keep = out;
+	}
+	if (*p != '\0') {
+		out = keep;
+		n = max - out < 3 ? max - out : 3;
+		memcpy(dst + out, "...", n);
+		out += n;
+	}
+	dst[out++] = '\'';
+	dst[out] = '\0';
+	return dst;
+}
+
+char *
 escape_line(char *s)
 {
 	unsigned char *p;

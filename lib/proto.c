@@ -1140,6 +1140,45 @@ proto_platform_pack(const struct platform *p)
 	return o;
 }
 
+/* Escapes s (cap bytes) in place as escape_str does when it holds a byte
+ * that needs it (one outside printable ASCII, or a backslash, so that
+ * what was escaped stays unambiguous); a plain text is left whole, however
+ * long. */
+static void
+escape_field(char *s, size_t cap)
+{
+	char raw[1024];
+	size_t n = strnlen(s, cap), i;
+
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] < 0x20 || (unsigned char)s[i] >= 0x7f ||
+		    s[i] == '\\')
+			break;
+	if (i == n)
+		return;
+	snprintf(raw, sizeof(raw), "%.*s", (int)n, s);
+	escape_str(s, cap, raw);
+}
+
+void
+proto_platform_escape(struct platform *p)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(pf_fields) / sizeof(pf_fields[0]); i++) {
+		const struct pf_field *f = &pf_fields[i];
+
+		if (f->kind == PF_STR)
+			escape_field((f->nic ? (char *)&p->nic : (char *)p) +
+					 f->off,
+				     f->cap);
+	}
+	for (i = 0; i < (size_t)p->nvulns && i < PLATFORM_MAX_VULNS; i++) {
+		escape_field(p->vuln[i].name, sizeof(p->vuln[i].name));
+		escape_field(p->vuln[i].state, sizeof(p->vuln[i].state));
+	}
+}
+
 int
 proto_platform_unpack(const json_t *j, struct platform *p, char *err)
 {

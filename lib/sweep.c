@@ -2,12 +2,15 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "np/err.h"
+#include "np/escape.h"
+#include "np/file.h"
 #include "np/module.h"
 #include "np/units.h"
 
@@ -234,10 +237,11 @@ sweep_data(FILE *out, const struct sweep *s, const struct sweep_point *pts)
 				pts[i].res.side[RESULT_REMOTE].sd);
 }
 
-/* Runs gnuplot on script, with no shell in between; returns its exit
- * status, 127 when it cannot be run. */
+/* Runs gnuplot on script, with no shell in between, its standard output
+ * (where the picture goes) on outfd; returns its exit status, 127 when it
+ * cannot be run. */
 static int
-run_gnuplot(const char *script, int errfd)
+run_gnuplot(const char *script, int outfd, int errfd)
 {
 	int status;
 	pid_t pid = fork();
@@ -245,6 +249,8 @@ run_gnuplot(const char *script, int errfd)
 	if (pid < 0)
 		return 127;
 	if (pid == 0) {
+		if (dup2(outfd, STDOUT_FILENO) < 0)
+			_exit(126);
 		if (errfd >= 0)
 			dup2(errfd, STDERR_FILENO);
 		execlp("gnuplot", "gnuplot", script, (char *)NULL);
@@ -260,33 +266,15 @@ int
 sweep_plot_check(const char *path, char *err)
 {
 	const char *ext = strrchr(path, '.');
+	char why[ERR_LEN];
 
 	if (ext == NULL || (strcmp(ext, ".svg") != 0 && strcmp(ext, ".png")))
 		return err_set(err, "--plot: \"%s\" must end in .svg or .png",
 			       path);
-	/* The name goes into gnuplot's script between single quotes. */
-	if (strpbrk(path, "'\n") != NULL)
-		return err_set(err, "--plot: a file name with a quote or a "
-				    "newline in it is not taken");
-	/* Before the sweep runs: the file, or else its directory, must be
-	 * writable. */
-	if (access(path, F_OK) == 0) {
-		if (access(path, W_OK) != 0)
-			return err_set(err, "--plot: cannot write %s: %s", path,
-				       strerror(errno));
-	} else {
-		char dir[4096];
-		const char *slash = strrchr(path, '/');
-
-		snprintf(dir, sizeof(dir), "%.*s",
-			 slash == NULL	 ? 1
-			 : slash == path ? 1
-					 : (int)(slash - path),
-			 slash == NULL ? "." : path);
-		if (access(dir, W_OK | X_OK) != 0)
-			return err_set(err, "--plot: cannot write %s: %s", path,
-				       strerror(errno));
-	}
+	/* Before the sweep runs: no link in the way, and a directory the
+	 * picture can be renamed into. */
+	if (file_replace_check(path, why) < 0)
+		return err_set(err, "--plot: %s", why);
 	return 0;
 }
 
@@ -310,21 +298,27 @@ last_line(int fd, char *line, size_t cap)
 	while (isspace((unsigned char)*p))
 		p++;
 	snprintf(line, cap, "%s", p);
+	escape_line(line);
 }
 
+/*
+ * The picture is drawn into a new file beside path, on gnuplot's standard
+ * output, and renamed over path only when gnuplot succeeded: gnuplot never
+ * opens path itself, so a symbolic link planted there is neither followed
+ * nor written through, and a failed plot leaves what was there.
+ */
 int
 sweep_gnuplot(const char *path, const char *body, char *err)
 {
 	char script[] = "/tmp/np-plot-XXXXXX", errs[] = "/tmp/np-plot-XXXXXX";
-	char why[200];
+	char why[200], tmp[PATH_MAX], ferr[ERR_LEN];
 	const char *ext = strrchr(path, '.');
-	int sfd, efd, rc, existed;
+	int sfd, efd, ofd, rc;
 	FILE *f;
 
 	/* Where the picture cannot go, say so before gnuplot does. */
 	if (sweep_plot_check(path, err) < 0)
 		return -1;
-	existed = access(path, F_OK) == 0;
 	sfd = mkstemp(script);
 	if (sfd < 0)
 		return err_set(err, "--plot: %s", strerror(errno));
@@ -336,33 +330,104 @@ sweep_gnuplot(const char *path, const char *body, char *err)
 	}
 	fprintf(f,
 		"set terminal %s size 900,540 noenhanced\n"
-		"set output '%s'\n%s",
-		strcmp(ext, ".svg") == 0 ? "svg dynamic" : "png", path, body);
+		"set output\n%s",
+		strcmp(ext, ".svg") == 0 ? "svg dynamic" : "png", body);
 	if (fclose(f) != 0) {
 		unlink(script);
 		return err_set(err, "--plot: cannot write the script");
+	}
+	ofd = file_replace_open(path, tmp, sizeof(tmp), ferr);
+	if (ofd < 0) {
+		unlink(script);
+		return err_set(err, "--plot: %s", ferr);
 	}
 	/* gnuplot's complaints, which name the script, are kept for one
 	 * line of the error rather than printed. */
 	efd = mkstemp(errs);
 	if (efd >= 0)
 		unlink(errs);
-	rc = run_gnuplot(script, efd);
+	rc = run_gnuplot(script, ofd, efd);
 	unlink(script);
 	why[0] = '\0';
 	if (efd >= 0) {
 		last_line(efd, why, sizeof(why));
 		close(efd);
 	}
-	if (rc != 0 && !existed)
-		unlink(path);
-	if (rc == 127)
-		return err_set(err, "--plot needs gnuplot: apt-get install "
-				    "gnuplot-nox"),
-		       1;
-	if (rc != 0)
+	if (rc == 0 && close(ofd) < 0) {
+		rc = -1;
+		snprintf(why, sizeof(why), "%s", strerror(errno));
+	} else if (rc != 0) {
+		close(ofd);
+	}
+	if (rc != 0) {
+		unlink(tmp);
+		if (rc == 127)
+			return err_set(err, "--plot needs gnuplot: apt-get "
+					    "install gnuplot-nox"),
+			       1;
+		if (rc < 0)
+			return err_set(err, "--plot: cannot write %s: %s", path,
+				       why);
 		return err_set(err, "--plot: gnuplot failed (exit %d)%s%s", rc,
 			       why[0] ? ": " : "", why);
+	}
+	if (file_replace_commit(tmp, path, ferr) < 0)
+		return err_set(err, "--plot: %s", ferr);
+	return 0;
+}
+
+int
+sweep_plot_script(FILE *f, const struct sweep *s, const struct sweep_point *pts)
+{
+	const struct result *first = NULL;
+	char text[ESCAPE_LEN], q[3][ESCAPE_GNUPLOT_LEN];
+	int i, sd;
+
+	for (i = 0; i < s->n && first == NULL; i++)
+		if (pts[i].ok)
+			first = &pts[i].res;
+	if (first == NULL)
+		return -1;
+	sd = first->side[RESULT_LOCAL].sd >= 0 ||
+	     first->side[RESULT_REMOTE].sd >= 0;
+	/* The points inline, numbers only, so no file of ours is named. */
+	fputs("$sweep << EOD\n", f);
+	sweep_data(f, s, pts);
+	fputs("EOD\n", f);
+	snprintf(text, sizeof(text), "%s: %s against %s", first->m->name,
+		 module_is_rr(first->m) && first->fmt == 'x' ? "transactions/s"
+							     : "throughput",
+		 s->param);
+	escape_gnuplot(q[0], sizeof(q[0]), text);
+	escape_gnuplot(q[1], sizeof(q[1]), param_text(s->param));
+	snprintf(text, sizeof(text), "%s/s", units_of(first));
+	escape_gnuplot(q[2], sizeof(q[2]), text);
+	fprintf(f,
+		"set title %s\n"
+		"set xlabel %s\n"
+		"set ylabel %s\n"
+		"set logscale x 2\n"
+		"set grid\n"
+		"set key top left\n",
+		q[0], q[1], q[2]);
+	if (sd) {
+		snprintf(text, sizeof(text), "service demand, %s",
+			 result_sd_units(first));
+		fprintf(f,
+			"set y2label %s\n"
+			"set y2tics\n"
+			"set ytics nomirror\n"
+			"plot $sweep using 1:2 with linespoints title "
+			"'throughput' axes x1y1, '' using 1:($3 < 0 ? 1/0 : "
+			"$3) with linespoints title 'local SD' axes x1y2, '' "
+			"using 1:($4 < 0 ? 1/0 : $4) with linespoints title "
+			"'remote SD' axes x1y2\n",
+			escape_gnuplot(q[0], sizeof(q[0]), text));
+	} else {
+		fputs("plot $sweep using 1:2 with linespoints title "
+		      "'throughput'\n",
+		      f);
+	}
 	return 0;
 }
 
@@ -370,64 +435,24 @@ int
 sweep_plot(const char *path, const struct sweep *s,
 	   const struct sweep_point *pts, char *err)
 {
-	char data[] = "/tmp/np-sweep-XXXXXX";
-	const struct result *first = NULL;
 	char *body = NULL;
 	size_t blen = 0;
-	int dfd, rc, i, sd = 0;
+	int rc;
 	FILE *f;
 
-	for (i = 0; i < s->n && first == NULL; i++)
-		if (pts[i].ok)
-			first = &pts[i].res;
-	if (first == NULL)
-		return err_set(err, "--plot: no point succeeded");
-	if (sweep_plot_check(path, err) < 0)
-		return -1;
-	sd = first->side[RESULT_LOCAL].sd >= 0 ||
-	     first->side[RESULT_REMOTE].sd >= 0;
-	dfd = mkstemp(data);
-	if (dfd < 0)
-		return err_set(err, "--plot: %s", strerror(errno));
-	f = fdopen(dfd, "w");
-	sweep_data(f, s, pts);
-	fclose(f);
 	f = open_memstream(&body, &blen);
-	if (f == NULL) {
-		unlink(data);
+	if (f == NULL)
+		return err_set(err, "--plot: out of memory");
+	rc = sweep_plot_script(f, s, pts);
+	if (fclose(f) != 0 || body == NULL) {
+		free(body);
 		return err_set(err, "--plot: out of memory");
 	}
-	fprintf(f,
-		"set title '%s: %s against %s'\n"
-		"set xlabel '%s'\n"
-		"set ylabel '%s/s'\n"
-		"set logscale x 2\n"
-		"set grid\n"
-		"set key top left\n",
-		first->m->name,
-		module_is_rr(first->m) && first->fmt == 'x' ? "transactions/s"
-							    : "throughput",
-		s->param, param_text(s->param), units_of(first));
-	if (sd)
-		fprintf(f,
-			"set y2label 'service demand, %s'\n"
-			"set y2tics\n"
-			"set ytics nomirror\n"
-			"plot '%s' using 1:2 with linespoints title "
-			"'throughput' axes x1y1, '' using 1:($3 < 0 ? 1/0 : "
-			"$3) with linespoints title 'local SD' axes x1y2, '' "
-			"using 1:($4 < 0 ? 1/0 : $4) with linespoints title "
-			"'remote SD' axes x1y2\n",
-			result_sd_units(first), data);
-	else
-		fprintf(f,
-			"plot '%s' using 1:2 with linespoints title "
-			"'throughput'\n",
-			data);
-	fclose(f);
-	rc = body != NULL ? sweep_gnuplot(path, body, err)
-			  : err_set(err, "--plot: out of memory");
+	if (rc < 0) {
+		free(body);
+		return err_set(err, "--plot: no point succeeded");
+	}
+	rc = sweep_gnuplot(path, body, err);
 	free(body);
-	unlink(data);
 	return rc;
 }

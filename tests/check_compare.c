@@ -15,8 +15,10 @@
 
 #include "np/compare.h"
 #include "np/err.h"
+#include "np/file.h"
 #include "harness.h"
 #include "np/stats.h"
+#include "plot_lint.h"
 
 /*
  * The reference values below were not computed by this code. The R
@@ -566,6 +568,223 @@ mean_of(json_t *row, const char *side)
 	    json_object_get(json_object_get(row, side), "mean"));
 }
 
+/* The issue's file: its test name closes gnuplot's quote and runs id. */
+#define HOSTILE_DOC                                                            \
+	"{\"schema\":\"netperf-result\",\"test\":\"x';system('id>pwn');#\","   \
+	"\"result\":{\"throughput\":1,\"throughput_units\":\"Trans/s\"},"      \
+	"\"iterations\":[{\"throughput\":1},{\"throughput\":2},"               \
+	"{\"throughput\":3}]}\n"
+
+/* The script of r, into buf (cap bytes). */
+static void
+plot_script_of(const struct compare_report *r, char *buf, size_t cap)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	ck_assert_ptr_nonnull(f);
+	compare_plot_script(f, r);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_uint_lt(len, cap);
+	memcpy(buf, text, len + 1);
+	free(text);
+}
+
+/* Whatever the files' names and units hold, the plot's script keeps them
+ * inside its strings: the same script, strings aside, as plain ones
+ * give. */
+START_TEST(test_plot_script_quotes)
+{
+	static const char *const texts[] = {"x';system('id>pwn');#",
+					    "a'\nsystem('id')\n#",
+					    "`id`",
+					    "'",
+					    "\"\\'\x1b[2J\x07",
+					    "@x ''"};
+	static char a[16384], b[16384], sa[16384], sb[16384];
+	struct compare_report r, plain;
+	char why[128];
+
+	memset(&plain, 0, sizeof(plain));
+	snprintf(plain.test, sizeof(plain.test), "t");
+	plain.nrows = 4;
+	for (int i = 0; i < plain.nrows; i++) {
+		snprintf(plain.row[i].name, sizeof(plain.row[i].name), "n");
+		snprintf(plain.row[i].units, sizeof(plain.row[i].units), "u");
+		plain.row[i].mean_old = i;
+		plain.row[i].mean_new = i ? NAN : INFINITY;
+		plain.row[i].ci_old = NAN;
+		plain.row[i].ci_new = -1e300;
+		plain.row[i].significant = i & 1;
+	}
+	plot_script_of(&plain, b, sizeof(b));
+	ck_assert_msg(plot_lint(b, sb, sizeof(sb), why, sizeof(why)) == NULL,
+		      "%s\n%s", why, b);
+	for (size_t t = 0; t < sizeof(texts) / sizeof(texts[0]); t++) {
+		r = plain;
+		snprintf(r.test, sizeof(r.test), "%s", texts[t]);
+		for (int i = 0; i < r.nrows; i++) {
+			snprintf(r.row[i].name, sizeof(r.row[i].name), "%s",
+				 texts[(t + 1) % 6]);
+			snprintf(r.row[i].units, sizeof(r.row[i].units), "%s",
+				 texts[(t + (size_t)i) % 6]);
+		}
+		plot_script_of(&r, a, sizeof(a));
+		ck_assert_msg(plot_lint(a, sa, sizeof(sa), why, sizeof(why)) ==
+				  NULL,
+			      "%s\n%s", why, a);
+		ck_assert_msg(strcmp(sa, sb) == 0,
+			      "a text left its string:\n%s", a);
+	}
+}
+END_TEST
+
+/* The attack itself, through netperf and gnuplot: nothing runs, the name
+ * is drawn as text, and a file name with a quote in it is fine now that
+ * no name goes into the script. */
+START_TEST(test_plot_injection)
+{
+	static const char *const names[] = {"c.svg", "it's.svg"};
+	char dir[] = "/tmp/check_compare_XXXXXX";
+	struct harness_out o;
+	struct stat st;
+
+	if (access("/usr/bin/gnuplot", X_OK) != 0) {
+		harness_skip(
+		    "gnuplot is not installed (test_plot_script_quotes "
+		    "checks the script without it)");
+		return;
+	}
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(chdir(dir), 0);
+	write_file("o.json", HOSTILE_DOC);
+	for (int i = 0; i < 2; i++) {
+		const char *args[] = {"--compare", "o.json", "o.json",
+				      "--plot",	   names[i], NULL};
+		char svg[8192] = "";
+		FILE *f;
+
+		ck_assert_int_eq(harness_netperf(args, 30, &o), 0);
+		ck_assert_msg(stat("pwn", &st) != 0,
+			      "the test name ran a command through gnuplot");
+		ck_assert_msg(o.status == 0, "status %d: %s", o.status, o.err);
+		f = fopen(names[i], "r");
+		ck_assert_ptr_nonnull(f);
+		ck_assert_uint_gt(fread(svg, 1, sizeof(svg) - 1, f), 0);
+		fclose(f);
+		ck_assert_ptr_nonnull(strstr(svg, "<svg"));
+		unlink(names[i]);
+	}
+	unlink("o.json");
+	ck_assert_int_eq(chdir("/"), 0);
+	rmdir(dir);
+}
+END_TEST
+
+/* A link planted where the plot goes is refused in one line and nothing
+ * is written through it: not the file it points to, nor the file a
+ * dangling one names; a FIFO is refused too. */
+START_TEST(test_plot_symlink)
+{
+	char dir[] = "/tmp/check_compare_XXXXXX", doc[128], victim[128];
+	char link[128], gone[128], want[300], buf[64] = "";
+	struct harness_out o;
+	struct stat st;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(doc, sizeof(doc), "%s/o.json", dir);
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	snprintf(link, sizeof(link), "%s/c.svg", dir);
+	snprintf(gone, sizeof(gone), "%s/created", dir);
+	write_doc(doc, doc_of("TCP_RR", "Trans/s", base, sd_a, 5, "performance",
+			      "0"));
+	write_file(victim, "precious\n");
+	for (int i = 0; i < 3; i++) {
+		const char *args[] = {"--compare", doc,	 doc,
+				      "--plot",	   link, NULL};
+
+		unlink(link);
+		if (i == 0)
+			ck_assert_int_eq(symlink(victim, link), 0);
+		else if (i == 1)
+			ck_assert_int_eq(symlink(gone, link), 0);
+		else
+			ck_assert_int_eq(mkfifo(link, 0600), 0);
+		ck_assert_int_eq(harness_netperf(args, 30, &o), 0);
+		snprintf(want, sizeof(want),
+			 i < 2 ? "netperf: --plot: %s is a symbolic link: "
+				 "refusing to write through it\n"
+			       : "netperf: --plot: %s is not a regular file: "
+				 "refusing it\n",
+			 link);
+		ck_assert_str_eq(o.err, want);
+		ck_assert_int_eq(o.status, 2);
+		ck_assert_str_eq(o.out, "");
+	}
+	f = fopen(victim, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	ck_assert_str_eq(buf, "precious\n");
+	ck_assert_int_ne(stat(gone, &st), 0);
+	unlink(link);
+	unlink(victim);
+	unlink(doc);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
+/* A link that appears at the name while gnuplot draws (after netperf's
+ * first look) is refused before the rename and the drawing removed; the
+ * file it points to keeps what it had. */
+START_TEST(test_replace_late_link)
+{
+	char dir[] = "/tmp/check_compare_XXXXXX", path[128], victim[128];
+	char tmp[4096], err[ERR_LEN], want[300], buf[64] = "";
+	struct stat st;
+	FILE *f;
+	int fd;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/p.svg", dir);
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	write_file(victim, "precious\n");
+	fd = file_replace_open(path, tmp, sizeof(tmp), err);
+	ck_assert_msg(fd >= 0, "%s", err);
+	ck_assert_int_eq(strncmp(tmp, dir, strlen(dir)), 0);
+	ck_assert_int_eq(write(fd, "<svg/>\n", 7), 7);
+	close(fd);
+	ck_assert_int_eq(symlink(victim, path), 0);
+	ck_assert_int_eq(file_replace_commit(tmp, path, err), -1);
+	snprintf(want, sizeof(want),
+		 "%s is a symbolic link: refusing to write through it", path);
+	ck_assert_str_eq(err, want);
+	ck_assert_int_ne(lstat(tmp, &st), 0);
+	f = fopen(victim, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	ck_assert_str_eq(buf, "precious\n");
+	/* A regular file there is replaced, keeping its permissions. */
+	unlink(path);
+	write_file(path, "old\n");
+	ck_assert_int_eq(chmod(path, 0640), 0);
+	fd = file_replace_open(path, tmp, sizeof(tmp), err);
+	ck_assert_msg(fd >= 0, "%s", err);
+	ck_assert_int_eq(write(fd, "new\n", 4), 4);
+	close(fd);
+	ck_assert_int_eq(file_replace_commit(tmp, path, err), 0);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert_int_eq(st.st_mode & 0777, 0640);
+	ck_assert_int_eq(st.st_size, 4);
+	unlink(path);
+	unlink(victim);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 START_TEST(test_real_runs)
 {
 	static struct harness_out o;
@@ -705,6 +924,10 @@ compare_suite(void)
 	tcase_add_test(cmp, test_compare_mismatch);
 	tcase_add_test(cmp, test_parse_text);
 	tcase_add_test(cmp, test_command);
+	tcase_add_test(cmp, test_plot_script_quotes);
+	tcase_add_test(cmp, test_plot_injection);
+	tcase_add_test(cmp, test_plot_symlink);
+	tcase_add_test(cmp, test_replace_late_link);
 	tcase_set_timeout(cmp, 60);
 	suite_add_tcase(s, cmp);
 	tcase_add_test(real, test_real_runs);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "np/escape.h"
+#include "plot_lint.h"
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -162,6 +163,67 @@ START_TEST(test_escape_str_and_line)
 }
 END_TEST
 
+/* Text for a gnuplot script: one single-quoted literal that keeps every
+ * quote, newline and backquote inside it. */
+START_TEST(test_escape_gnuplot)
+{
+	static const struct {
+		const char *in, *want;
+	} g[] = {
+	    {"throughput", "'throughput'"},
+	    {"", "''"},
+	    {NULL, "''"},
+	    {"it's", "'it''s'"},
+	    {"x';system('id>pwn');#", "'x'';system(''id>pwn'');#'"},
+	    {"'", "''''"},
+	    {"a`id`b", "'a\\x60id\\x60b'"},
+	    {"l1\nl2 \x1b[2J\x07", "'l1\\nl2 \\x1b[2J\\x07'"},
+	    {"back\\slash @x", "'back\\\\slash @x'"},
+	};
+	char out[ESCAPE_GNUPLOT_LEN], script[ESCAPE_GNUPLOT_LEN + 16];
+	char why[64];
+
+	for (int i = 0; i < N(g); i++) {
+		ck_assert_str_eq(escape_gnuplot(out, sizeof(out), g[i].in),
+				 g[i].want);
+		snprintf(script, sizeof(script), "set title %s\n", out);
+		ck_assert_msg(plot_lint(script, NULL, 0, why, sizeof(why)) ==
+				  NULL,
+			      "%s: %s", script, why);
+	}
+}
+END_TEST
+
+/* A long text is cut inside the quotes, never between the two quotes of
+ * a doubled one, and a small buffer still gets a whole literal. */
+START_TEST(test_escape_gnuplot_cap)
+{
+	char in[1000], out[ESCAPE_GNUPLOT_LEN], script[ESCAPE_GNUPLOT_LEN + 8];
+	char why[64];
+	size_t len;
+
+	for (int odd = 0; odd < 2; odd++) {
+		memset(in, '\'', sizeof(in));
+		in[0] = odd ? 'a' : '\'';
+		in[sizeof(in) - 1] = '\0';
+		escape_gnuplot(out, sizeof(out), in);
+		len = strlen(out);
+		ck_assert_uint_le(len, ESCAPE_MAX + 2);
+		ck_assert_str_eq(out + len - 4, "...'");
+		snprintf(script, sizeof(script), "%s\n", out);
+		ck_assert_msg(plot_lint(script, NULL, 0, why, sizeof(why)) ==
+				  NULL,
+			      "%s: %s", out, why);
+	}
+	memset(in, 'q', sizeof(in));
+	in[sizeof(in) - 1] = '\0';
+	ck_assert_str_eq(escape_gnuplot(out, 8, in), "'qq...'");
+	ck_assert_str_eq(escape_gnuplot(out, 3, in), "''");
+	ck_assert_str_eq(escape_gnuplot(out, 6, "'''"), "'...'");
+	ck_assert_str_eq(escape_gnuplot(out, 7, "''"), "''''''");
+}
+END_TEST
+
 static Suite *
 escape_suite(void)
 {
@@ -173,6 +235,8 @@ escape_suite(void)
 	tcase_add_test(tc, test_escape_cap);
 	tcase_add_test(tc, test_escape_small_cap);
 	tcase_add_test(tc, test_escape_str_and_line);
+	tcase_add_test(tc, test_escape_gnuplot);
+	tcase_add_test(tc, test_escape_gnuplot_cap);
 	suite_add_tcase(s, tc);
 	return s;
 }

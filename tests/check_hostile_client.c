@@ -608,6 +608,82 @@ START_TEST(server_strings_escaped)
 }
 END_TEST
 
+/* The strings of netserver's platform record and of its figures (its
+ * congestion control) reach -k's lines and the JSON escaped: no ESC or
+ * BEL, no line a newline forged, and the JSON still parses, holding the
+ * escaped text (cut, marked "...", where it outgrows its field). */
+#define PLATFORM_HOSTILE                                                       \
+	",\"cong\":\"c\\u001b\\nnetperf: x\","                                 \
+	"\"platform\":{\"system_model\":\"M\\u001b]0;pwn\\u0007\","            \
+	"\"system_vendor\":\"V\\nnetperf: forged vendor\","                    \
+	"\"cpu_model\":\"C\\u0007\\r\\u009b\","                                \
+	"\"interface\":{\"driver\":\"d\\u001b[31m\\nnetperf: forged driver\","  \
+	"\"qdisc\":\"q\\\\x1b\"},"                                             \
+	"\"vulnerabilities\":{\"spectre\\u001b[2J\":\"Vulnerable\\u0007\\n"    \
+	"netperf: forged vuln\"}}"
+
+START_TEST(platform_strings_escaped)
+{
+	static const struct fake_say say = {NULL, 0, 0, PLATFORM_HOSTILE};
+	static const char *const want[] = {
+	    "REMOTE_SYSTEM_MODEL=M\\x1b]0;pwn\\x07\n",
+	    "REMOTE_SYSTEM_VENDOR=V\\nnetperf: forged vendor\n",
+	    "REMOTE_DRIVER_NAME=d\\x1b[31m\\nnetperf: forged d...\n",
+	    "REMOTE_QDISC=q\\\\x1b\n",
+	    "REMOTE_CONG_CONTROL=c\\x1b\\nnetpe...\n",
+	    "REMOTE_VULNERABLE=spectre\\x1b[2J",
+	};
+	struct harness_out o;
+	struct fake f;
+	char port[16];
+	const char *k[] = {"-H", "127.0.0.1", "-p", port, "-t", "TCP_STREAM",
+			   "-l", "-100000", "--", "-k",
+			   "REMOTE_SYSTEM_MODEL,REMOTE_SYSTEM_VENDOR,"
+			   "REMOTE_DRIVER_NAME,REMOTE_QDISC,REMOTE_CONG_CONTROL,"
+			   "REMOTE_VULNERABLE",
+			   NULL};
+	const char *js[] = {"-H", "127.0.0.1",  "-p", port,	 "-t",
+			    "TCP_STREAM", "-l", "-100000", "--json", NULL};
+	json_error_t je;
+	json_t *doc, *pl;
+
+	fake_start(&f, FAKE_RESULTS);
+	f.say = &say;
+	snprintf(port, sizeof(port), "%d", f.port);
+	ck_assert_int_eq(harness_netperf(k, 20, &o), 0);
+	fake_join(&f);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ck_assert_msg(printable(o.out), "raw bytes reached stdout: %s", o.out);
+	ck_assert_msg(printable(o.err), "raw bytes reached stderr: %s", o.err);
+	ck_assert_msg(strstr(o.out, "\nnetperf:") == NULL &&
+			  strncmp(o.out, "netperf:", 8) != 0,
+		      "a forged line: %s", o.out);
+	ck_assert_msg(strstr(o.err, "forged") == NULL, "%s", o.err);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		ck_assert_msg(strstr(o.out, want[i]) != NULL,
+			      "no \"%s\" in: %s", want[i], o.out);
+
+	fake_start(&f, FAKE_RESULTS);
+	f.say = &say;
+	snprintf(port, sizeof(port), "%d", f.port);
+	ck_assert_int_eq(harness_netperf(js, 20, &o), 0);
+	fake_join(&f);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ck_assert_msg(printable(o.out), "raw bytes reached stdout: %s", o.out);
+	doc = json_loads(o.out, 0, &je);
+	ck_assert_msg(doc != NULL, "not JSON (%s): %s", je.text, o.out);
+	pl = json_object_get(json_object_get(doc, "remote"), "platform");
+	ck_assert_msg(pl != NULL, "no remote platform: %s", o.out);
+	ck_assert_str_eq(
+	    json_string_value(json_object_get(pl, "system_model")),
+	    "M\\x1b]0;pwn\\x07");
+	ck_assert_str_eq(json_string_value(json_object_get(
+			     json_object_get(pl, "interface"), "driver")),
+			 "d\\x1b[31m\\nnetperf: forged d...");
+	json_decref(doc);
+}
+END_TEST
+
 /* A counted TCP_MAERTS from a netserver that sends more than asked. */
 START_TEST(maerts_more_than_asked)
 {
@@ -1312,6 +1388,7 @@ hostile_suite(void)
 	tcase_add_test(fakes, unoffered_shared_wire);
 	tcase_add_test(fakes, offered_shared_wire);
 	tcase_add_test(fakes, server_strings_escaped);
+	tcase_add_test(fakes, platform_strings_escaped);
 	tcase_add_test(fakes, maerts_more_than_asked);
 	tcase_add_test(fakes, result_checks);
 	tcase_add_test(fakes, interim_reports);

@@ -8,10 +8,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness.h"
 #include "np/sweep.h"
+#include "plot_lint.h"
 
 START_TEST(parse_good)
 {
@@ -117,6 +119,54 @@ START_TEST(table_and_csv)
 	ck_assert_ptr_nonnull(strstr(buf,
 				     "\n2K,2048,,,,,,,,,,,\"netserver: gone, "
 				     "\"\"bye\"\"\"\n"));
+	free(buf);
+}
+END_TEST
+
+/* The plot's script holds its texts only inside strings, whatever they
+ * are, and its numbers (NaN and infinity among them) only as data. */
+START_TEST(plot_script_quotes)
+{
+	static char a[16384], b[16384], sa[16384], sb[16384];
+	static struct sweep_point pts[3];
+	static const double odd[] = {NAN, INFINITY, -1e308};
+	struct sweep s, plain;
+	char err[ERR_LEN], why[128], *buf;
+	size_t len;
+	FILE *f;
+
+	memset(pts, 0, sizeof(pts));
+	ck_assert_int_eq(sweep_parse("r=1,2,3", &plain, err), 0);
+	for (int i = 0; i < 3; i++) {
+		pts[i].ok = i != 1;
+		pts[i].res.m = module_find("TCP_RR");
+		pts[i].res.fmt = 'x';
+		pts[i].res.thruput = odd[i];
+		pts[i].res.side[RESULT_LOCAL].sd = i;
+		pts[i].res.side[RESULT_REMOTE].sd = odd[(i + 1) % 3];
+	}
+	s = plain;
+	snprintf(s.param, sizeof(s.param), "r';system('id')");
+	for (int k = 0; k < 2; k++) {
+		f = open_memstream(&buf, &len);
+		ck_assert_int_eq(sweep_plot_script(f, k ? &s : &plain, pts), 0);
+		fclose(f);
+		ck_assert_uint_lt(len, sizeof(a));
+		memcpy(k ? a : b, buf, len + 1);
+		free(buf);
+	}
+	ck_assert_msg(plot_lint(b, sb, sizeof(sb), why, sizeof(why)) == NULL,
+		      "%s\n%s", why, b);
+	ck_assert_msg(plot_lint(a, sa, sizeof(sa), why, sizeof(why)) == NULL,
+		      "%s\n%s", why, a);
+	ck_assert_msg(strcmp(sa, sb) == 0, "a text left its string:\n%s", a);
+	ck_assert_ptr_nonnull(strstr(a, "'TCP_RR: transactions/s against "
+					"r'';system(''id'')'"));
+	/* No point succeeded: no script. */
+	pts[0].ok = pts[2].ok = 0;
+	f = open_memstream(&buf, &len);
+	ck_assert_int_eq(sweep_plot_script(f, &s, pts), -1);
+	fclose(f);
 	free(buf);
 }
 END_TEST
@@ -290,19 +340,30 @@ START_TEST(plot_without_sweep)
 }
 END_TEST
 
-/* A plot that cannot be written, or whose name would break gnuplot's
- * quoting, is a usage error in one line, before anything runs. */
+/* A plot that cannot be written, or whose name is a symbolic link (here
+ * a dangling one, whose target must not appear), is a usage error in one
+ * line, before anything runs. */
 START_TEST(plot_bad_paths)
 {
-	static const char *const paths[] = {"/nonexistent/dir/x.svg",
-					    "/tmp/a'b.svg", "/tmp/x.pdf"};
-	static const char *const want[] = {
-	    "netperf: --plot: cannot write /nonexistent/dir/x.svg: No such "
-	    "file or directory\n",
-	    "netperf: --plot: a file name with a quote or a newline in it is "
-	    "not taken\n",
-	    "netperf: --plot: \"/tmp/x.pdf\" must end in .svg or .png\n"};
+	char dir[] = "/tmp/check_sweep_XXXXXX", link[64], gone[64];
+	const char *const paths[] = {"/nonexistent/dir/x.svg", link,
+				     "/tmp/x.pdf"};
+	char want[3][200];
+	struct stat st;
 
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(link, sizeof(link), "%s/x.svg", dir);
+	snprintf(gone, sizeof(gone), "%s/created", dir);
+	ck_assert_int_eq(symlink(gone, link), 0);
+	snprintf(want[0], sizeof(want[0]),
+		 "netperf: --plot: cannot write /nonexistent/dir/x.svg: No "
+		 "such file or directory\n");
+	snprintf(want[1], sizeof(want[1]),
+		 "netperf: --plot: %s is a symbolic link: refusing to write "
+		 "through it\n",
+		 link);
+	snprintf(want[2], sizeof(want[2]),
+		 "netperf: --plot: \"/tmp/x.pdf\" must end in .svg or .png\n");
 	for (int i = 0; i < 3; i++) {
 		const char *args[] = {
 		    "-H",     "127.0.0.1", "-p",  harness_port, "-t",
@@ -313,9 +374,11 @@ START_TEST(plot_bad_paths)
 		ck_assert_int_eq(harness_netperf(args, 30, &o), 0);
 		ck_assert_int_eq(o.status, 2);
 		ck_assert_str_eq(o.out, "");
-		ck_assert_msg(strncmp(o.err, want[i], strlen(want[i])) == 0,
-			      "%s", o.err);
+		ck_assert_str_eq(o.err, want[i]);
 	}
+	ck_assert_int_ne(stat(gone, &st), 0);
+	unlink(link);
+	ck_assert_int_eq(rmdir(dir), 0);
 }
 END_TEST
 
@@ -355,6 +418,7 @@ sweep_suite(void)
 	tcase_add_test(unit, parse_bad);
 	tcase_add_test(unit, check_and_apply);
 	tcase_add_test(unit, table_and_csv);
+	tcase_add_test(unit, plot_script_quotes);
 	suite_add_tcase(s, unit);
 	tcase_add_checked_fixture(live, harness_setup, harness_teardown);
 	tcase_set_timeout(live, 120);

@@ -122,6 +122,10 @@ void compare_print(FILE *out, const struct compare_report *r);
  * without memory. */
 json_t *compare_json(const struct compare_report *r);
 
+/* Writes the gnuplot commands compare_plot draws with, data inline and
+ * every text from the files a quoted literal (escape_gnuplot). */
+void compare_plot_script(FILE *f, const struct compare_report *r);
+
 /* Draws each figure's two means with their intervals into path (.svg
  * or .png) with gnuplot; returns 0, 1 without gnuplot, or -1 with err. */
 int compare_plot(const char *path, const struct compare_report *r, char *err);

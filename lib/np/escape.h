@@ -24,6 +24,22 @@ char *escape_peer(char *dst, size_t cap, const char *src, size_t len);
 /* escape_peer over the NUL-terminated src ("" for NULL); returns dst. */
 char *escape_str(char *dst, size_t cap, const char *src);
 
+/* A buffer that holds any escape_gnuplot output: ESCAPE_MAX characters
+ * between the quotes, the quotes and the NUL. */
+#define ESCAPE_GNUPLOT_LEN (ESCAPE_MAX + 3)
+
+/*
+ * Writes src ("" for NULL) into dst (cap >= 3 bytes) as one gnuplot
+ * single-quoted string literal, quotes included, for a plot's script: what
+ * escape_peer makes of it (so no control byte, no newline), with a quote
+ * doubled, gnuplot's one escape between single quotes, and a backquote as
+ * \x60 (gnuplot substitutes commands in backquotes outside them); at most
+ * ESCAPE_MAX characters between the quotes, a cut marked by "...". Text from a
+ * file, a peer or the command line reaches a script only through this. Returns
+ * dst.
+ */
+char *escape_gnuplot(char *dst, size_t cap, const char *src);
+
 /* Replaces, in place, every byte of s outside printable ASCII with '?':
  * the last defence of a line about to be logged. Returns s. */
 char *escape_line(char *s);

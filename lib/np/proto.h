@@ -117,6 +117,11 @@ json_t *proto_platform_pack(const struct platform *p);
  * set. */
 int proto_platform_unpack(const json_t *j, struct platform *p, char *err);
 
+/* Makes every string of a record a peer sent printable, in place: one
+ * with a byte outside printable ASCII or a backslash becomes escape_str's
+ * form (\xNN), bounded by its field; a plain one stays whole. */
+void proto_platform_escape(struct platform *p);
+
 /* Reads an integer field in [min, max]; returns 0, or -1 with err set. */
 int proto_get_int(const json_t *obj, const char *key, int64_t min, int64_t max,
 		  int64_t *out, char *err);

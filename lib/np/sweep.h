@@ -56,9 +56,16 @@ void sweep_csv(FILE *out, const struct sweep *s, const struct sweep_point *pts,
 void sweep_data(FILE *out, const struct sweep *s,
 		const struct sweep_point *pts);
 
-/* Checks a plot file name before any test runs; returns 0, or -1 with
- * err set. */
+/* Checks a plot file name before any test runs: .svg or .png, not a
+ * symbolic link or other than a regular file, in a writable directory
+ * (file_replace_check); returns 0, or -1 with err set. */
 int sweep_plot_check(const char *path, char *err);
+
+/* Writes the gnuplot commands that sweep_plot draws with, data inline,
+ * every text in them a quoted literal (escape_gnuplot); returns 0, or -1
+ * when no point succeeded. */
+int sweep_plot_script(FILE *f, const struct sweep *s,
+		      const struct sweep_point *pts);
 
 /*
  * Draws the figure and the service demand against the swept value into
@@ -69,10 +76,13 @@ int sweep_plot(const char *path, const struct sweep *s,
 	       const struct sweep_point *pts, char *err);
 
 /*
- * Runs gnuplot on body (its commands, data inline or in files it names)
- * after the terminal and output lines for path (.svg or .png), with no
- * shell in between: the plotting every --plot shares. Returns 0; 1 when
- * gnuplot is not installed (err says what to install); -1 with err set.
+ * Runs gnuplot on body (its commands, data inline, any text in them made
+ * with escape_gnuplot) after the terminal line for path (.svg or .png),
+ * with no shell in between: the plotting every --plot shares. The picture
+ * goes to a new file beside path, renamed over it once gnuplot succeeded
+ * (file_replace_open): a symbolic link at path is refused, never
+ * followed. Returns 0; 1 when gnuplot is not installed (err says what to
+ * install); -1 with err set.
  */
 int sweep_gnuplot(const char *path, const char *body, char *err);
 
