@@ -819,7 +819,7 @@ static const struct opt global_opts[] = {
     {0, "max-skew", required_argument, "SECS",
      "--merge: warn above this start skew (0.01)", NULL, OPT_ELSEWHERE,
      .to = 0},
-    {0, "completion", required_argument, "bash|zsh",
+    {0, "completion", required_argument, "bash",
      "print a shell completion script (alone)", NULL, OPT_ELSEWHERE,
      .to = 0},
 };

@@ -1152,8 +1152,8 @@ run_completion(int argc, char **argv)
 	else if (strcmp(argv[1], "--completion") == 0 && argc == 3)
 		shell = argv[2];
 	if (shell == NULL) {
-		fprintf(stderr, "netperf: --completion takes a shell (bash "
-				"or zsh) and nothing else\n");
+		fprintf(stderr, "netperf: --completion takes a shell (bash) "
+				"and nothing else\n");
 		return 2;
 	}
 	if (complete_script(stdout, shell, err) < 0) {

@@ -9,9 +9,8 @@
 #include <stdio.h>
 
 /*
- * Writes a completion script for shell ("bash" or "zsh", the latter
- * through zsh's bashcompinit) to out. Returns 0, or -1 with err set for a
- * shell it cannot serve.
+ * Writes a completion script for shell (only "bash" so far) to out.
+ * Returns 0, or -1 with err set for a shell it cannot serve.
  */
 int complete_script(FILE *out, const char *shell, char *err);
 
