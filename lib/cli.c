@@ -819,6 +819,9 @@ static const struct opt global_opts[] = {
     {0, "max-skew", required_argument, "SECS",
      "--merge: warn above this start skew (0.01)", NULL, OPT_ELSEWHERE,
      .to = 0},
+    {0, "completion", required_argument, "bash",
+     "print a shell completion script (alone)", NULL, OPT_ELSEWHERE,
+     .to = 0},
 };
 
 const struct opt_table cli_netperf_options = {
@@ -1532,6 +1535,11 @@ static const struct opt netserver_opts[] = {
      NULL, OPT_PATH, .to = NS(log), .len = CLI_PATH_LEN},
     {0, "syslog", no_argument, NULL, "log to syslog, facility daemon", NULL,
      OPT_FLAG, .to = NS(syslog)},
+    {0, "metrics", required_argument, "[ADDR:]PORT",
+     "serve Prometheus metrics at /metrics there\n"
+     "(127.0.0.1 when only a port is given)",
+     NULL, OPT_STRING, .to = NS(metrics),
+     .len = sizeof(((struct netserver_opts *)0)->metrics)},
     {'u', "user", required_argument, "USER",
      "drop to USER after binding (as root)", NULL, OPT_FN, .fn = s_user},
     {0, "auth-file", required_argument, "FILE",

@@ -28,6 +28,7 @@ struct server_state {
 	struct topo topo;
 	int topo_loaded;
 	struct guard guard;
+	const struct server_limits *lim;
 };
 
 static int session_loop(struct server_state *st, int ctl,
@@ -54,6 +55,21 @@ server_limits_default(struct server_limits *lim)
 	lim->max_session_time = 7200;
 	lim->ipv6_prefix = 64;
 	lim->allow_low_ports = 0;
+	lim->report = NULL;
+}
+
+void
+server_report(const struct server_limits *lim, enum metrics_kind kind,
+	      const char *test, uint64_t bytes, uint64_t transactions,
+	      int streams, enum metrics_refusal refusal)
+{
+	struct metrics_event ev;
+
+	if (lim->report == NULL)
+		return;
+	metrics_event_make(&ev, kind, test, bytes, transactions, streams,
+			   refusal);
+	lim->report(&ev);
 }
 
 static int
@@ -574,6 +590,7 @@ struct serve {
 	 * failed. */
 	int interim_n, interim_dropped, interim_failed;
 	char interim_err[ERR_LEN];
+	int started; /* the streams ran: --metrics counts the test */
 };
 
 /* The request read and checked, the streams allocated and placed, the
@@ -851,6 +868,9 @@ serve_run(struct serve *sv, char *err)
 		sv->p.streams, sv->p.streams > 1 ? "s" : "", sv->p.duration);
 	guard_test_deadline(&sv->st->guard, sv->lim->max_duration,
 			    sv->p.start_at_ns);
+	server_report(sv->lim, METRICS_EV_TEST_START, sv->m->name, 0, 0,
+		      sv->p.streams, 0);
+	sv->started = 1;
 	rc = module_run_all(run, err);
 	if (sv->wire_on) {
 		wire_session_stop(&sv->ws, &sv->wr);
@@ -966,6 +986,20 @@ serve_test(struct server_state *st, int ctl, const json_t *req,
 	}
 	if (rc == SERVE_OK)
 		rc = serve_report(&sv, err);
+	/* Once a test, never from its loops: what it moved, and its
+	 * streams no longer running. */
+	if (sv.started) {
+		uint64_t bytes = 0, trans = 0;
+
+		for (int i = 0; i < sv.run.n; i++) {
+			const struct side_result *r = sv.run.ctx[i].r;
+
+			bytes += r->bytes_sent + r->bytes_recv;
+			trans += r->trans;
+		}
+		server_report(lim, METRICS_EV_TEST_END, sv.m->name, bytes,
+			      trans, sv.p.streams, 0);
+	}
 	if (rc == SERVE_TELL) {
 		cut_reason(st, err);
 		send_error(ctl, err);
@@ -1037,7 +1071,11 @@ server_session(int ctl, const struct server_limits *lim,
 		send_error(ctl, err);
 		return -1;
 	}
+	st.lim = lim;
 	rc = session_loop(&st, ctl, lim, key, log, stop, err);
+	if (guard_cause_of(&st.guard) == GUARD_OVERTIME ||
+	    guard_cause_of(&st.guard) == GUARD_LIFETIME)
+		server_report(lim, METRICS_EV_CUT, NULL, 0, 0, 0, 0);
 	guard_finish(&st.guard);
 	if (st.topo_loaded)
 		topo_free(&st.topo);
@@ -1153,6 +1191,8 @@ read_hello(struct server_state *st, int ctl, int hello_ms, char *err)
 	}
 	json_decref(msg);
 	if (ver != PROTO_VERSION) {
+		server_report(st->lim, METRICS_EV_REFUSED, NULL, 0, 0, 0,
+			      METRICS_REFUSED_VERSION);
 		err_set(err,
 			"protocol version %lld is not supported (this "
 			"netserver speaks %d)",

@@ -11,6 +11,7 @@
 #include "np/merge.h"
 #include "np/clock.h"
 #include "np/compare.h"
+#include "np/complete.h"
 #include "np/escape.h"
 #include "np/select.h"
 #include "np/json.h"
@@ -1138,6 +1139,30 @@ out:
 	return rc;
 }
 
+/* --completion SHELL, alone on the command line: the completion script
+ * for netperf and netserver, from their option tables. */
+static int
+run_completion(int argc, char **argv)
+{
+	const char *shell = NULL;
+	char err[ERR_LEN];
+
+	if (strncmp(argv[1], "--completion=", 13) == 0 && argc == 2)
+		shell = argv[1] + 13;
+	else if (strcmp(argv[1], "--completion") == 0 && argc == 3)
+		shell = argv[2];
+	if (shell == NULL) {
+		fprintf(stderr, "netperf: --completion takes a shell (bash) "
+				"and nothing else\n");
+		return 2;
+	}
+	if (complete_script(stdout, shell, err) < 0) {
+		fprintf(stderr, "netperf: %s\n", err);
+		return 2;
+	}
+	return fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1147,6 +1172,8 @@ main(int argc, char **argv)
 	char err[ERR_LEN];
 	int rc;
 
+	if (argc >= 2 && strncmp(argv[1], "--completion", 12) == 0)
+		return run_completion(argc, argv);
 	if (compare_wanted(argc, argv))
 		return run_compare(argc, argv);
 	if (cli_is_merge(argc, argv))

@@ -24,6 +24,7 @@
 #include "np/clock.h"
 #include "np/err.h"
 #include "np/escape.h"
+#include "np/metrics.h"
 #include "np/proto.h"
 #include "np/server.h"
 #include "np/session.h"
@@ -42,6 +43,11 @@ static volatile sig_atomic_t stop_requested, reopen_requested;
 /* The self-pipe SIGCHLD writes to, so the parent's poll wakes as soon as
  * a session ends and its child is reaped at once, not on a tick. */
 static int child_pipe[2] = {-1, -1};
+/* --metrics: the counts, the endpoint, and the pipe on which children
+ * send their events (written without blocking; read by the parent). */
+static struct metrics counts;
+static struct metrics_server metrics_srv = {.lfd = -1};
+static int event_pipe[2] = {-1, -1};
 static int debug_level;
 static int use_syslog;
 static char log_path[PATH_MAX];
@@ -199,8 +205,11 @@ serve(int fd, const char *who, const struct server_limits *lim,
 
 	log_line(1, "control connection from %s", who);
 	rc = server_session(fd, lim, key, log_line, &stop_requested, err);
-	if (rc == SERVER_AUTH_FAILED)
+	if (rc == SERVER_AUTH_FAILED) {
+		server_report(lim, METRICS_EV_REFUSED, NULL, 0, 0, 0,
+			      METRICS_REFUSED_AUTH);
 		limited_line(LIMITED_AUTH, "client %s: %s", who, err);
+	}
 	else if (rc < 0)
 		log_line(0, "client %s: %s", who, err);
 	else
@@ -213,6 +222,7 @@ serve(int fd, const char *who, const struct server_limits *lim,
 struct child {
 	pid_t pid;
 	unsigned char addr[16];
+	int streams; /* its test's running data connections (--metrics) */
 };
 static struct child *children;
 static int nchildren;
@@ -247,6 +257,47 @@ sessions_from(const unsigned char addr[16])
 		if (memcmp(children[i].addr, addr, 16) == 0)
 			n++;
 	return n;
+}
+
+/* The data connections of every session's running test. */
+static int
+streams_running(void)
+{
+	int i, n = 0;
+
+	for (i = 0; i < nchildren; i++)
+		n += children[i].streams;
+	return n;
+}
+
+/* A child's event, onto the parent's pipe in one write; dropped when the
+ * pipe is full (the parent has fallen behind by hundreds). */
+static void
+report_event(const struct metrics_event *ev)
+{
+	if (event_pipe[1] >= 0)
+		(void)!write(event_pipe[1], ev, sizeof(*ev));
+}
+
+/* Takes every event the children have sent into the counts. */
+static void
+events_drain(void)
+{
+	struct metrics_event ev;
+	ssize_t n;
+	pid_t pid;
+	int delta, i;
+
+	while ((n = read(event_pipe[0], &ev, sizeof(ev))) > 0) {
+		if (metrics_apply(&counts, &ev, (size_t)n, &pid, &delta) < 0)
+			continue;
+		for (i = 0; i < nchildren; i++)
+			if (children[i].pid == pid) {
+				children[i].streams += delta;
+				if (children[i].streams < 0)
+					children[i].streams = 0;
+			}
+	}
 }
 
 struct refused {
@@ -331,10 +382,12 @@ accept_one(int lfd, const struct netserver_opts *o,
 	if (!acl_allows(&o->allow, (struct sockaddr *)&peer)) {
 		snprintf(why, sizeof(why),
 			 "your address %s is not allowed by this server", who);
+		counts.refused[METRICS_REFUSED_ALLOW]++;
 		refuse(fd, who, why);
 		return;
 	}
 	if (o->nofork) {
+		counts.accepted++;
 		serve(fd, who, lim, key);
 		return;
 	}
@@ -346,6 +399,7 @@ accept_one(int lfd, const struct netserver_opts *o,
 			 "this server is busy: its limit of %d concurrent "
 			 "sessions is reached",
 			 lim->max_sessions);
+		counts.refused[METRICS_REFUSED_BUSY]++;
 		refuse(fd, who, why);
 		return;
 	}
@@ -354,6 +408,7 @@ accept_one(int lfd, const struct netserver_opts *o,
 			 "this server's limit of %d concurrent sessions from "
 			 "%s is reached",
 			 lim->max_per_addr, net);
+		counts.refused[METRICS_REFUSED_PER_ADDR]++;
 		refuse(fd, who, why);
 		return;
 	}
@@ -370,6 +425,9 @@ accept_one(int lfd, const struct netserver_opts *o,
 		signal(SIGCHLD, SIG_DFL);
 		close(child_pipe[0]);
 		close(child_pipe[1]);
+		if (event_pipe[0] >= 0)
+			close(event_pipe[0]);
+		metrics_server_close(&metrics_srv);
 		/* SIGTERM and SIGINT keep the parent's handler: the
 		 * session's guard sees the flag, cuts the session and the
 		 * client is told. A log reopen is the parent's business. */
@@ -379,7 +437,9 @@ accept_one(int lfd, const struct netserver_opts *o,
 	}
 	children[nchildren].pid = pid;
 	memcpy(children[nchildren].addr, addr, sizeof(addr));
+	children[nchildren].streams = 0;
 	nchildren++;
+	counts.accepted++;
 	close(fd);
 }
 
@@ -892,14 +952,38 @@ become_daemon(const struct netserver_opts *o, const struct drop_to *d, int port,
 	return 0;
 }
 
+/* --metrics: the endpoint and the children's event pipe, before the
+ * daemon detaches, so that a port in use is said on stderr. Returns 0, or
+ * -1 after saying why not. */
+static int
+start_metrics(const struct netserver_opts *o, struct server_limits *lim)
+{
+	char err[ERR_LEN];
+
+	if (o->metrics[0] == '\0')
+		return 0;
+	if (metrics_server_open(&metrics_srv, o->metrics, err) < 0) {
+		fprintf(stderr, "netserver: %s\n", err);
+		return -1;
+	}
+	if (pipe2(event_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+		fprintf(stderr, "netserver: --metrics: pipe: %s\n",
+			strerror(errno));
+		return -1;
+	}
+	metrics_init(&counts, clock_wall());
+	lim->report = report_event;
+	return 0;
+}
+
 /* The parent's loop: new clients, ended children and refused clients
  * lingering, until SIGTERM or SIGINT. */
 static void
 serve_loop(int lfd, const struct netserver_opts *o,
 	   const struct server_limits *lim, const struct auth_key *key)
 {
-	struct pollfd pfd[2 + LINGER_MAX];
-	int i, n;
+	struct pollfd pfd[3 + LINGER_MAX + 1 + METRICS_CONN_MAX];
+	int i, n, ev_at = -1, m_at = -1, m_n = 0;
 
 	while (!stop_requested) {
 		uint64_t now;
@@ -921,16 +1005,37 @@ serve_loop(int lfd, const struct netserver_opts *o,
 			pfd[2 + i].revents = 0;
 		}
 		n = nlinger;
+		if (event_pipe[0] >= 0) {
+			ev_at = 2 + n;
+			pfd[ev_at].fd = event_pipe[0];
+			pfd[ev_at].events = POLLIN;
+			pfd[ev_at].revents = 0;
+			m_at = ev_at + 1;
+			m_n = metrics_server_fds(&metrics_srv, &pfd[m_at]);
+		}
 		/* Children are reaped when their SIGCHLD wakes the poll;
 		 * the timeout only lets lingerers go. */
-		if (poll(pfd, (nfds_t)(2 + n), n > 0 ? 100 : 1000) < 0)
-			pfd[0].revents = pfd[1].revents = 0;
+		if (poll(pfd, (nfds_t)(2 + n + (ev_at >= 0 ? 1 + m_n : 0)),
+			 n > 0 || m_n > 1 ? 100 : 1000) < 0)
+			for (i = 0; i < 2 + n + (ev_at >= 0 ? 1 + m_n : 0); i++)
+				pfd[i].revents = 0;
 		for (i = 0; i < LIMITED_KINDS; i++)
 			limited_flush(i, clock_ns() / NS_PER_SEC);
+		/* A child's last events are in the pipe before its
+		 * SIGCHLD: they are read first, so its streams are known
+		 * before it is forgotten. */
+		if (ev_at >= 0 && pfd[ev_at].revents != 0)
+			events_drain();
 		if (pfd[1].revents & POLLIN) {
 			child_pipe_drain();
+			if (ev_at >= 0)
+				events_drain();
 			reap();
 		}
+		if (ev_at >= 0)
+			metrics_server_step(&metrics_srv, &pfd[m_at], m_n,
+					    &o->allow, &counts, nchildren,
+					    streams_running());
 		now = clock_ns();
 		/* Backwards: linger_drop moves the last entry into i. */
 		for (i = n - 1; i >= 0; i--)
@@ -946,6 +1051,7 @@ static void
 stop_serving(int lfd)
 {
 	close(lfd);
+	metrics_server_close(&metrics_srv);
 	while (nlinger > 0)
 		linger_drop(nlinger - 1);
 	log_line(1, "stopping; %d children", nchildren);
@@ -1001,11 +1107,14 @@ main(int argc, char **argv)
 	if (install_signals() != 0)
 		return EXIT_FAILURE;
 	lfd = start_listening(&o, &lim, &port);
-	if (lfd < 0)
+	if (lfd < 0 || start_metrics(&o, &lim) < 0)
 		return EXIT_FAILURE;
 	rc = become_daemon(&o, &d, port, have_key);
 	if (rc != 0)
 		return rc;
+	if (metrics_srv.lfd >= 0)
+		log_line(0, "metrics served at /metrics on port %d",
+			 metrics_srv.port);
 	serve_loop(lfd, &o, &lim, have_key ? &key : NULL);
 	stop_serving(lfd);
 	explicit_bzero(&key, sizeof(key));

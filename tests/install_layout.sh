@@ -10,13 +10,23 @@ prefix=$(mktemp -d /tmp/np-install-XXXXXX)
 trap 'rm -rf "$prefix"' EXIT
 "$cmake" --install "$build" --prefix "$prefix" >/dev/null
 for f in bin/netperf sbin/netserver share/man/man1/netperf.1 \
-	share/man/man8/netserver.8 lib/systemd/system/netserver.service; do
+	share/man/man8/netserver.8 lib/systemd/system/netserver.service \
+	share/bash-completion/completions/netperf \
+	share/bash-completion/completions/netserver; do
 	if [ ! -f "$prefix/$f" ]; then
 		echo "not installed: $f"
 		exit 1
 	fi
 done
 "$prefix/sbin/netserver" -V
+# The installed completion registers both programs with bash.
+for cmd in netperf netserver; do
+	bash --norc -c ". '$prefix/share/bash-completion/completions/$cmd' &&
+		complete -p netperf && complete -p netserver" >/dev/null || {
+		echo "completion for $cmd does not register both programs"
+		exit 1
+	}
+done
 unit=$prefix/lib/systemd/system/netserver.service
 for want in '^ExecStart=/.*/sbin/netserver -D$' '^DynamicUser=yes$' \
 	'^NoNewPrivileges=yes$' '^ProtectSystem=strict$' \

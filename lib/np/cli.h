@@ -187,6 +187,8 @@ struct netserver_opts {
 	char log[CLI_PATH_LEN];
 	int syslog;
 	char user[64];
+	/* --metrics [ADDRESS:]PORT: the Prometheus endpoint; "" = none. */
+	char metrics[CLI_HOST_LEN];
 	/* Access: --auth-file or -Z passphrase (the key is derived from
 	 * it), --allow (repeatable; empty allows all). */
 	char auth_file[CLI_PATH_LEN];

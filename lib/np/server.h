@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 
 #include "np/auth.h"
+#include "np/metrics.h"
 #include "np/module.h"
 
 /* What this server allows, whatever a client asks. */
@@ -29,7 +30,15 @@ struct server_limits {
 	double max_session_time; /* a session's whole life, seconds */
 	int ipv6_prefix;	 /* IPv6 clients counted per this prefix */
 	int allow_low_ports;	 /* data ports below 1024 may be asked for */
+	/* --metrics: where a session tells the parent what it did, once a
+	 * test (server_report); NULL for nowhere. */
+	void (*report)(const struct metrics_event *ev);
 };
+
+/* Hands an event to lim->report when there is one. */
+void server_report(const struct server_limits *lim, enum metrics_kind kind,
+		   const char *test, uint64_t bytes, uint64_t transactions,
+		   int streams, enum metrics_refusal refusal);
 
 /* server_session's answer when the client failed to authenticate. */
 #define SERVER_AUTH_FAILED (-2)
