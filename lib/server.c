@@ -54,6 +54,7 @@ server_limits_default(struct server_limits *lim)
 	lim->max_session_time = 7200;
 	lim->ipv6_prefix = 64;
 	lim->allow_low_ports = 0;
+	lim->max_start_ahead = 300;
 }
 
 static int
@@ -134,14 +135,17 @@ server_check_request(const struct test_params *p,
 			       "test count %lld exceeds this server's limit of "
 			       "%lld",
 			       (long long)p->count, (long long)lim->max_count);
-	/* A start further ahead than the client may schedule one (an hour,
-	 * plus a minute for clocks apart) would hold a session idle. */
+	/* A scheduled start holds a session slot until it comes: a start
+	 * far ahead would hold it idle. */
 	if (p->start_at_ns > 0 &&
-	    p->start_at_ns >
-		clock_real_ns() + (int64_t)3660 * (int64_t)NS_PER_SEC)
+	    (double)(p->start_at_ns - clock_real_ns()) >
+		lim->max_start_ahead * 1e9)
 		return err_set(err,
-			       "the scheduled start is more than an hour "
-			       "ahead of this server's clock");
+			       "the scheduled start is %.0f s ahead of this "
+			       "server's clock, past its limit of %.0f s "
+			       "(--max-start-ahead)",
+			       (double)(p->start_at_ns - clock_real_ns()) / 1e9,
+			       lim->max_start_ahead);
 	if (p->streams > lim->max_streams)
 		return err_set(err,
 			       "%d streams exceed this server's limit of %d",

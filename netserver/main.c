@@ -684,6 +684,8 @@ set_limits(const struct netserver_opts *o, struct server_limits *lim)
 	if (o->ipv6_prefix > 0)
 		lim->ipv6_prefix = o->ipv6_prefix;
 	lim->allow_low_ports = o->allow_privileged_ports;
+	if (o->max_start_ahead > 0)
+		lim->max_start_ahead = o->max_start_ahead;
 }
 
 /* -u USER: the uid and gid to drop to, and whether to (as root); returns

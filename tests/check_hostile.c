@@ -1150,6 +1150,124 @@ START_TEST(ipv6_counted_per_prefix)
 }
 END_TEST
 
+/* A TCP_STREAM request that starts at CLOCK_REALTIME + ahead seconds. */
+static void
+scheduled_request(char *buf, size_t cap, double ahead)
+{
+	struct timespec ts;
+	long long at;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	at = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec +
+	     (long long)(ahead * 1e9);
+	snprintf(buf, cap,
+		 REQ("\"test\":\"TCP_STREAM\",\"start_at_ns\":%lld"), at);
+}
+
+/*
+ * Clients that schedule a start minutes ahead, get "go" and close: their
+ * sessions used to wait for the time with the slot held, so two of them
+ * locked a --max-sessions 2 server out. The wait watches the control
+ * connection now: their slots come free at once and a third client is
+ * served.
+ */
+START_TEST(abandoned_scheduled_starts_free_their_slots)
+{
+	const char *extra[] = {"--max-sessions", "2", NULL};
+	struct harness_server s;
+	unsigned char token[AUTH_TOKEN_LEN];
+	char req[1024], buf[4096];
+	int fd, d, port;
+	double t0;
+
+	ck_assert_int_eq(harness_server_start(&s, extra), 0);
+	for (int i = 0; i < 2; i++) {
+		fd = hello(s.port);
+		scheduled_request(req, sizeof(req), 200);
+		ready_for(fd, req, &port, token);
+		d = connect_to(port);
+		ck_assert_int_eq(harness_send(d, token, sizeof(token)), 0);
+		ck_assert_int_gt(
+		    harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+		ck_assert_msg(strstr(buf, "\"go\"") != NULL, "reply: %s", buf);
+		close(d);
+		close(fd);
+	}
+	/* Both slots were taken while they waited; now both are free. */
+	t0 = harness_now();
+	for (;;) {
+		fd = harness_connect(s.port);
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(harness_send_json(fd, HELLO), 0);
+		ck_assert_int_gt(
+		    harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+		close(fd);
+		if (strstr(buf, "\"hello\"") != NULL ||
+		    harness_now() - t0 > 2)
+			break;
+		usleep(50000);
+	}
+	ck_assert_msg(strstr(buf, "\"hello\"") != NULL,
+		      "a third client not served %.1f s after two scheduled "
+		      "starts were abandoned: %s",
+		      harness_now() - t0, buf);
+	ck_assert_int_eq(
+	    wait_lines(s.log,
+		       "closed its control connection before the scheduled "
+		       "start",
+		       2),
+	    2);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
+/* A start further ahead than --max-start-ahead is refused, and netperf
+ * prints why in one line; one within it is taken. */
+START_TEST(start_too_far_ahead_refused)
+{
+	const char *extra[] = {"--max-start-ahead", "20", NULL};
+	const char *args[] = {"-H",	    "127.0.0.1",  "-p", harness_port,
+			      "--start-at", "+60",	  "-l", "1",
+			      NULL};
+	struct harness_server s;
+	struct harness_out *o = calloc(1, sizeof(*o));
+	unsigned char token[AUTH_TOKEN_LEN];
+	char req[1024], buf[4096], *nl;
+	int fd, port;
+
+	ck_assert_ptr_nonnull(o);
+	ck_assert_int_eq(harness_server_start(&s, extra), 0);
+	snprintf(harness_port, sizeof(harness_port), "%d", s.port);
+	ck_assert_int_eq(harness_netperf(args, 20, o), 0);
+	ck_assert_int_ne(o->status, 0);
+	ck_assert_msg(strstr(o->err, "the scheduled start is 6") != NULL &&
+			  strstr(o->err, "past its limit of 20 s "
+					 "(--max-start-ahead)") != NULL,
+		      "stderr: %s", o->err);
+	/* One line, and netperf's. */
+	nl = strchr(o->err, '\n');
+	ck_assert_msg(strncmp(o->err, "netperf: ", 9) == 0 && nl != NULL &&
+			  nl[1] == '\0',
+		      "stderr: %s", o->err);
+	/* The default is 300 s. */
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
+	fd = hello(s.port);
+	scheduled_request(req, sizeof(req), 310);
+	ck_assert_int_eq(harness_send_json(fd, req), 0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+	ck_assert_msg(strstr(buf, "past its limit of 300 s") != NULL,
+		      "reply: %s", buf);
+	close(fd);
+	fd = hello(s.port);
+	scheduled_request(req, sizeof(req), 290);
+	ready_for(fd, req, &port, token);
+	close(fd);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+	free(o);
+}
+END_TEST
+
 /* Sums the counts of the summary lines "N more WHAT in the last second"
  * in the log at path. */
 static long
@@ -1294,6 +1412,8 @@ hostile_suite(void)
 	tcase_add_test(tc, ipv6_counted_per_prefix);
 	tcase_add_test(tc, refusals_rate_limited);
 	tcase_add_test(tc, auth_failures_rate_limited);
+	tcase_add_test(tc, abandoned_scheduled_starts_free_their_slots);
+	tcase_add_test(tc, start_too_far_ahead_refused);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("reaping");

@@ -29,6 +29,7 @@ struct server_limits {
 	double max_session_time; /* a session's whole life, seconds */
 	int ipv6_prefix;	 /* IPv6 clients counted per this prefix */
 	int allow_low_ports;	 /* data ports below 1024 may be asked for */
+	double max_start_ahead;	 /* how far ahead a start may be set, s */
 };
 
 /* server_session's answer when the client failed to authenticate. */
@@ -43,7 +44,7 @@ typedef void (*server_log_fn)(int level, const char *fmt, ...)
 
 /* Fills the defaults: an hour, 64 MiB messages, 256 MiB buffers, 64
  * sessions, 16 from one address, 256 MiB of data buffers a session, a
- * 5 s hello, two hours a session... */
+ * 5 s hello, two hours a session, starts at most 300 s ahead... */
 void server_limits_default(struct server_limits *lim);
 
 /* Checks a decoded request against the limits and the module table;
