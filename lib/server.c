@@ -28,6 +28,7 @@ struct server_state {
 	struct topo topo;
 	int topo_loaded;
 	struct guard guard;
+	server_auth_fn on_auth;
 };
 
 static int session_loop(struct server_state *st, int ctl,
@@ -1014,13 +1015,14 @@ first_bytes_legacy(int ctl, int timeout_ms, volatile sig_atomic_t *stop)
 int
 server_session(int ctl, const struct server_limits *lim,
 	       const struct auth_key *key, server_log_fn log,
-	       volatile sig_atomic_t *stop, char *err)
+	       server_auth_fn on_auth, volatile sig_atomic_t *stop, char *err)
 {
 	struct server_state st;
 	char why[ERR_LEN];
 	int rc, hello_ms;
 
 	memset(&st, 0, sizeof(st));
+	st.on_auth = on_auth;
 	/* Control messages are small and often follow one another (ready,
 	 * then go): Nagle would hold the second for the client's delayed
 	 * ACK. Best effort. */
@@ -1078,12 +1080,14 @@ add_env(json_t *msg)
  * holds the key with HMAC(key, "netperf client v1" | snonce | cnonce), and
  * netserver answers with its own proof under another label, so each side
  * knows the other holds the key and neither proof can be replayed to the
- * other side or into another session. Returns 0, or -1 with err saying
- * why for the log (the client is only told "authentication failed").
+ * other side or into another session. Returns 0; -2 with err saying why
+ * for the log when the client sent credentials that were wrong (a guess,
+ * which netserver's back-off counts); or -1 with err when it sent none
+ * (the client is only told "authentication failed").
  */
 static int
 authenticate(int ctl, const struct auth_key *key, const unsigned char *snonce,
-	     int idle_ms, char *err)
+	     int idle_ms, server_auth_fn on_auth, char *err)
 {
 	unsigned char cnonce[AUTH_NONCE_LEN], proof[AUTH_MAC_LEN];
 	unsigned char want[AUTH_MAC_LEN];
@@ -1108,12 +1112,21 @@ authenticate(int ctl, const struct auth_key *key, const unsigned char *snonce,
 	rc = get_hex(msg, "cnonce", cnonce, sizeof(cnonce)) < 0 ||
 	     get_hex(msg, "proof", proof, sizeof(proof)) < 0;
 	json_decref(msg);
+	if (rc) {
+		err_set(err, "authentication failed: malformed credentials");
+	} else {
+		auth_proof(key, "netperf client v1", snonce, cnonce, want);
+		if (!auth_equal(proof, want, sizeof(want))) {
+			err_set(err, "authentication failed: wrong key");
+			rc = 1;
+		}
+	}
+	/* Told before the client hears the verdict, so that its next
+	 * guess already meets the back-off. */
+	if (on_auth != NULL)
+		on_auth(!rc);
 	if (rc)
-		return err_set(err, "authentication failed: malformed "
-				    "credentials");
-	auth_proof(key, "netperf client v1", snonce, cnonce, want);
-	if (!auth_equal(proof, want, sizeof(want)))
-		return err_set(err, "authentication failed: wrong key");
+		return -2;
 	auth_proof(key, "netserver v1", snonce, cnonce, want);
 	auth_hex(want, sizeof(want), hex);
 	ok = json_pack("{s:s, s:s}", "type", "auth_ok", "proof", hex);
@@ -1176,6 +1189,7 @@ greet(struct server_state *st, int ctl, const struct auth_key *key,
 	unsigned char snonce[AUTH_NONCE_LEN];
 	char hex[2 * AUTH_NONCE_LEN + 1], why[ERR_LEN];
 	json_t *hello;
+	int rc;
 
 	hello = json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version",
 			  PROTO_VERSION, "program", "netserver",
@@ -1194,7 +1208,10 @@ greet(struct server_state *st, int ctl, const struct auth_key *key,
 	}
 	if (session_send_new(ctl, hello, SESSION_TIMEOUT_MS, err) < 0)
 		return -1;
-	if (key == NULL || authenticate(ctl, key, snonce, hello_ms, err) == 0)
+	if (key == NULL)
+		return 0;
+	rc = authenticate(ctl, key, snonce, hello_ms, st->on_auth, err);
+	if (rc == 0)
 		return 0;
 	if (cut_reason(st, why)) {
 		send_error(ctl, why);

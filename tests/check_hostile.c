@@ -1322,6 +1322,34 @@ START_TEST(refusals_rate_limited)
 }
 END_TEST
 
+/* Connects to 127.0.0.1:port from the address src; returns it. */
+static int
+connect_from(const char *src, int port)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(inet_pton(AF_INET, src, &a.sin_addr), 1);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	ck_assert_int_eq(inet_pton(AF_INET, "127.0.0.1", &a.sin_addr), 1);
+	a.sin_port = htons((uint16_t)port);
+	ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	return fd;
+}
+
+/* Says hello from src; the answer's text goes to buf. Returns the
+ * connection. */
+static int
+hello_from(const char *src, int port, char *buf, size_t cap)
+{
+	int fd = connect_from(src, port);
+
+	ck_assert_int_eq(harness_send_json(fd, HELLO), 0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, cap, 5000), 0);
+	return fd;
+}
+
 /* Likewise for failed authentications, which the children log. */
 START_TEST(auth_failures_rate_limited)
 {
@@ -1342,8 +1370,13 @@ START_TEST(auth_failures_rate_limited)
 	close(fd);
 	ck_assert_int_eq(harness_server_start(&s, extra), 0);
 	t0 = harness_now();
+	/* Each from an address of its own: one address that fails is
+	 * refused for a while (auth_guessing_backs_off). */
 	for (int i = 0; i < 30; i++) {
-		fd = hello(s.port);
+		char src[32];
+
+		snprintf(src, sizeof(src), "127.0.1.%d", 10 + i);
+		fd = hello_from(src, s.port, buf, sizeof(buf));
 		ck_assert_int_eq(harness_send_json(fd, auth), 0);
 		ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000),
 				 0);
@@ -1363,6 +1396,113 @@ START_TEST(auth_failures_rate_limited)
 			 30);
 	ck_assert_int_eq(harness_server_stop(&s), 0);
 	unlink(key);
+}
+END_TEST
+
+/* Answers the challenge in hello (its text) with a proof under key,
+ * right or spoilt; returns the server's reply in buf. */
+static void
+prove(int fd, const char *hello_text, const struct auth_key *key, int right,
+      char *buf, size_t cap)
+{
+	unsigned char snonce[AUTH_NONCE_LEN], cnonce[AUTH_NONCE_LEN];
+	unsigned char mac[AUTH_MAC_LEN];
+	char cn[2 * AUTH_NONCE_LEN + 1], pr[2 * AUTH_MAC_LEN + 1], msg[512];
+	json_t *h = json_loads(hello_text, 0, NULL);
+
+	ck_assert_ptr_nonnull(h);
+	ck_assert_int_eq(auth_unhex(json_string_value(json_object_get(h, "nonce")),
+				    snonce, sizeof(snonce)),
+			 0);
+	json_decref(h);
+	memset(cnonce, 7, sizeof(cnonce));
+	auth_proof(key, "netperf client v1", snonce, cnonce, mac);
+	if (!right)
+		mac[0] ^= 1;
+	auth_hex(cnonce, sizeof(cnonce), cn);
+	auth_hex(mac, sizeof(mac), pr);
+	snprintf(msg, sizeof(msg),
+		 "{\"type\":\"auth\",\"cnonce\":\"%s\",\"proof\":\"%s\"}", cn,
+		 pr);
+	ck_assert_int_eq(harness_send_json(fd, msg), 0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, cap, 5000), 0);
+}
+
+/*
+ * Online guessing of the key: one address that sends wrong proofs as fast
+ * as it can had about 100 checked a second. After each failure it is
+ * refused, at once and without a fork, for 1 s, then 2, 4... so in 4 s of
+ * trying only a handful of its proofs are checked. A client with the key
+ * from another address is served all the while, and the back-off is
+ * logged, rate-limited.
+ */
+START_TEST(auth_guessing_backs_off)
+{
+	char path[] = "/tmp/np-hostile-key-XXXXXX";
+	const char *extra[] = {"--auth-file", path, NULL};
+	struct harness_server s;
+	struct auth_key key;
+	char buf[4096], err[256];
+	int fd, checked = 0, refused = 0, tries = 0;
+	double t0, slowest = 0, t;
+
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "a key of twenty bytes\n", 22), 22);
+	close(fd);
+	ck_assert_int_eq(auth_key_load(path, &key, err), 0);
+	ck_assert_int_eq(harness_server_start(&s, extra), 0);
+	t0 = harness_now();
+	while (harness_now() - t0 < 4 && tries < 5000) {
+		tries++;
+		t = harness_now();
+		fd = hello_from("127.0.0.1", s.port, buf, sizeof(buf));
+		if (strstr(buf, "\"hello\"") != NULL) {
+			prove(fd, buf, &key, 0, buf, sizeof(buf));
+			ck_assert_msg(strstr(buf, "authentication failed") !=
+					  NULL,
+				      "reply: %s", buf);
+			checked++;
+		} else {
+			ck_assert_msg(strstr(buf, "too many failed "
+						  "authentications from "
+						  "127.0.0.1: try again in") !=
+					  NULL,
+				      "reply: %s", buf);
+			refused++;
+			if (harness_now() - t > slowest)
+				slowest = harness_now() - t;
+		}
+		close(fd);
+		/* Meanwhile, the right key from another address. */
+		if (tries % 50 == 1) {
+			fd = hello_from("127.0.0.2", s.port, buf, sizeof(buf));
+			ck_assert_msg(strstr(buf, "\"hello\"") != NULL,
+				      "reply: %s", buf);
+			prove(fd, buf, &key, 1, buf, sizeof(buf));
+			ck_assert_msg(strstr(buf, "\"auth_ok\"") != NULL,
+				      "reply: %s", buf);
+			close(fd);
+		}
+	}
+	fprintf(stderr,
+		"auth back-off: %d tries in 4 s, %d proofs checked, %d "
+		"refused\n",
+		tries, checked, refused);
+	/* Checked at 0, 1, 3 s (and 7, past the window); one more for a
+	 * slow machine. */
+	ck_assert_msg(checked >= 2 && checked <= 4, "%d proofs checked in 4 s",
+		      checked);
+	ck_assert_int_gt(refused, 10 * checked);
+	/* Refused by the parent, without the hello timeout or a fork. */
+	ck_assert_double_lt(slowest, 0.5);
+	ck_assert_int_ge(wait_lines(s.log, "127.0.0.1: 2 failed "
+					   "authentications in a row; "
+					   "refusing it for 2 s",
+				    1),
+			 1);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+	unlink(path);
 }
 END_TEST
 
@@ -1412,6 +1552,7 @@ hostile_suite(void)
 	tcase_add_test(tc, ipv6_counted_per_prefix);
 	tcase_add_test(tc, refusals_rate_limited);
 	tcase_add_test(tc, auth_failures_rate_limited);
+	tcase_add_test(tc, auth_guessing_backs_off);
 	tcase_add_test(tc, abandoned_scheduled_starts_free_their_slots);
 	tcase_add_test(tc, start_too_far_ahead_refused);
 	suite_add_tcase(s, tc);

@@ -38,6 +38,10 @@ struct server_limits {
 /* What a child tells its client when SIGTERM ends the session. */
 #define SERVER_SHUTDOWN_TEXT "netserver is shutting down"
 
+/* Told whether a client's credentials were right (1) or wrong (0), once
+ * they are checked and before the client is answered. */
+typedef void (*server_auth_fn)(int ok);
+
 /* Logs one line; level 0 always, higher only under -d. */
 typedef void (*server_log_fn)(int level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -57,13 +61,15 @@ int server_check_request(const struct test_params *p,
  * away: handshake (with the challenge-response when key is not NULL),
  * then any number of tests. When *stop becomes nonzero (SIGTERM), or a
  * test runs past lim->max_duration, the session is cut within a tenth of
- * a second and the client told why. Returns 0 on a clean end,
+ * a second and the client told why. on_auth (or NULL) hears the verdict
+ * on the client's credentials. Returns 0 on a clean end,
  * SERVER_AUTH_FAILED with err set when the client did not prove the key,
  * or -1 with err set (the client was also told where possible).
  */
 int server_session(int ctl, const struct server_limits *lim,
 		   const struct auth_key *key, server_log_fn log,
-		   volatile sig_atomic_t *stop, char *err);
+		   server_auth_fn on_auth, volatile sig_atomic_t *stop,
+		   char *err);
 
 /*
  * Serves a control connection whose first bytes are netperf 2.7's
