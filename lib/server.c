@@ -275,11 +275,34 @@ accept_data(struct admit *a, uint64_t deadline, int timeout_ms, char *err)
 }
 
 /*
+ * Empties the queue of a UDP data socket just connected to its client.
+ * connect() only filters what arrives after it: datagrams from anyone
+ * that came in behind the token are still queued, and the loop would
+ * count them as the test's (or end at an empty one). Nothing queued now
+ * is data either way, since the client sends none before it hears the
+ * token's echo: what is not the token again from the client is another
+ * sender's, and all of it goes. Bounded by what the queue can hold.
+ */
+static void
+drain_datagrams(int fd)
+{
+	unsigned char junk[1];
+	int i;
+
+	for (i = 0; i < 1000000; i++)
+		if (recv(fd, junk, sizeof(junk), MSG_DONTWAIT | MSG_TRUNC) <
+			0 &&
+		    errno != EINTR && errno != ECONNREFUSED)
+			break;
+}
+
+/*
  * UDP has no accept: wait for a datagram that holds exactly the test's
  * token, from the control client's host, and connect the socket to its
  * sender, so nobody else's datagrams are counted. Everything before it is
- * dropped. The token is echoed, which tells the client that the test may
- * start (it sends the token again until it hears the echo).
+ * dropped, and so is everything queued behind it. The token is echoed,
+ * which tells the client that the test may start (it sends the token
+ * again until it hears the echo).
  */
 static int
 await_datagram(int fd, int ctl, const unsigned char *token, uint64_t deadline,
@@ -310,6 +333,7 @@ await_datagram(int fd, int ctl, const unsigned char *token, uint64_t deadline,
 	}
 	if (connect(fd, (struct sockaddr *)&from, len) < 0)
 		return err_set(err, "connect: %s", strerror(errno));
+	drain_datagrams(fd);
 	send(fd, token, AUTH_TOKEN_LEN, MSG_DONTWAIT);
 	return 0;
 }

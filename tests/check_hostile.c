@@ -883,6 +883,158 @@ START_TEST(udp_crr_hostile_datagrams)
 }
 END_TEST
 
+/* The kernel's count of datagrams it dropped for want of room on the
+ * UDP socket bound to 127.0.0.1:port (/proc/net/udp), -1 when none. */
+static long
+udp_kernel_drops(int port)
+{
+	char line[512], want[32];
+	FILE *f = fopen("/proc/net/udp", "r");
+	long drops = -1;
+	char *last;
+
+	ck_assert_ptr_nonnull(f);
+	snprintf(want, sizeof(want), "0100007F:%04X ", port);
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (strstr(line, want) == NULL)
+			continue;
+		last = strrchr(line, ' ');
+		if (last != NULL)
+			drops = strtol(last + 1, NULL, 10);
+	}
+	fclose(f);
+	return drops;
+}
+
+/* Sends n datagrams of 64 bytes to 127.0.0.1:port from src, each
+ * starting with a sequence number as ours do (0 up), and one empty one
+ * last: what another host could have in flight. */
+static void
+udp_junk(const char *src, int port, int n)
+{
+	struct sockaddr_in to = {.sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)port)};
+	struct sockaddr_in from = {.sin_family = AF_INET};
+	unsigned char d[64];
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(inet_pton(AF_INET, src, &from.sin_addr), 1);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&from, sizeof(from)), 0);
+	ck_assert_int_eq(inet_pton(AF_INET, "127.0.0.1", &to.sin_addr), 1);
+	memset(d, 0, sizeof(d));
+	for (int i = 0; i <= n; i++) {
+		d[7] = (unsigned char)i;
+		ck_assert_int_ge(sendto(fd, d, i < n ? sizeof(d) : 0, 0,
+					(struct sockaddr *)&to, sizeof(to)),
+				 0);
+	}
+	close(fd);
+}
+
+/* Writes v big-endian into p. */
+static void
+put_be64(unsigned char *p, uint64_t v)
+{
+	for (int i = 7; i >= 0; i--, v >>= 8)
+		p[i] = (unsigned char)v;
+}
+
+/*
+ * Datagrams from other hosts that land behind the client's token, before
+ * netserver connects its UDP socket to the client, were counted as the
+ * test's (1000 sent, 1012-1218 counted), and an empty one ended the loop.
+ * The landing is made certain: netserver's child is stopped while the
+ * token and then 40 datagrams and an empty one from two other addresses
+ * are queued, and let go. The counts stay exact: UDP_RR's transactions
+ * are the 200 this client made; UDP_STREAM's datagrams are the 1000 it
+ * sent, less those the kernel says it dropped, with no duplicates and
+ * none out of order.
+ */
+START_TEST(udp_setup_flood_not_counted)
+{
+	int stream = _i == 1;
+	struct harness_server s;
+	unsigned char token[AUTH_TOKEN_LEN], d[64];
+	char buf[8192];
+	int fd, u, port, made = 0;
+	long drops = 0;
+	pid_t kid;
+	json_t *res;
+
+	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
+	fd = hello(s.port);
+	ck_assert_int_eq(harness_server_children(&s, &kid, 1), 1);
+	ready_for(fd,
+		  stream ? REQ("\"test\":\"UDP_STREAM\"")
+			 : REQ("\"test\":\"UDP_RR\""),
+		  &port, token);
+	ck_assert_int_eq(kill(kid, SIGSTOP), 0);
+	for (int i = 0; i < 200 && harness_proc_state(kid) != 'T'; i++)
+		usleep(5000);
+	ck_assert_int_eq(harness_proc_state(kid), 'T');
+	u = udp_to(NULL, port, 2000);
+	ck_assert_int_eq(send(u, token, sizeof(token), 0), AUTH_TOKEN_LEN);
+	udp_junk("127.0.0.2", port, 20);
+	udp_junk("127.0.0.3", port, 20);
+	ck_assert_int_eq(kill(kid, SIGCONT), 0);
+	ck_assert_int_eq(recv(u, buf, sizeof(buf), 0), AUTH_TOKEN_LEN);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+	ck_assert_msg(strstr(buf, "\"go\"") != NULL, "reply: %s", buf);
+	if (stream) {
+		memset(d, 'x', sizeof(d));
+		for (int i = 0; i < 1000; i++) {
+			put_be64(d, (uint64_t)i);
+			put_be64(d + 8, (uint64_t)(harness_now() * 1e9));
+			ck_assert_int_eq(send(u, d, sizeof(d), 0), sizeof(d));
+			made++;
+			if (i % 20 == 19)
+				usleep(500);
+		}
+		/* What the loop has not taken yet stays queued: the
+		 * kernel's drops are final once the sends are done. */
+		usleep(200000);
+		drops = udp_kernel_drops(port);
+		ck_assert_int_ge(drops, 0);
+		ck_assert_int_eq(send(u, d, 0, 0), 0);
+	} else {
+		struct timeval tv = {0, 500000};
+
+		setsockopt(u, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		for (int i = 0; i < 200; i++) {
+			if (send(u, "q", 1, 0) != 1 ||
+			    recv(u, buf, sizeof(buf), 0) != 1)
+				break;
+			made++;
+		}
+		ck_assert_int_eq(made, 200);
+	}
+	ck_assert_int_eq(harness_send_json(fd, "{\"type\":\"stop\"}"), 0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 8000), 0);
+	res = json_loads(buf, 0, NULL);
+	ck_assert_msg(res != NULL && strstr(buf, "\"results\"") != NULL,
+		      "reply: %s", buf);
+	if (stream) {
+		ck_assert_msg(json_integer_value(json_object_get(
+				  res, "recv_calls")) == made - drops &&
+				  json_integer_value(
+				      json_object_get(res, "dups")) == 0 &&
+				  json_integer_value(json_object_get(
+				      res, "reordered")) == 0,
+			      "%d sent, the kernel dropped %ld: %s", made,
+			      drops, buf);
+	} else {
+		ck_assert_msg(json_integer_value(json_object_get(
+				  res, "trans")) == made,
+			      "%d transactions made: %s", made, buf);
+	}
+	json_decref(res);
+	close(u);
+	close(fd);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
 /* Two streams, one connected late: the wait for both ends at one
  * deadline from "ready", not at a new one per stream. */
 START_TEST(accept_has_one_deadline)
@@ -1542,6 +1694,7 @@ hostile_suite(void)
 	tcase_add_test(tc, silent_connections_do_not_stop_a_test);
 	tcase_add_test(tc, crr_silent_connection_does_not_stall);
 	tcase_add_test(tc, udp_crr_hostile_datagrams);
+	tcase_add_loop_test(tc, udp_setup_flood_not_counted, 0, 2);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("lockout");
