@@ -138,9 +138,8 @@ server_check_request(const struct test_params *p,
 			       (long long)p->count, (long long)lim->max_count);
 	/* A scheduled start holds a session slot until it comes: a start
 	 * far ahead would hold it idle. */
-	if (p->start_at_ns > 0 &&
-	    (double)(p->start_at_ns - clock_real_ns()) >
-		lim->max_start_ahead * 1e9)
+	if (p->start_at_ns > 0 && (double)(p->start_at_ns - clock_real_ns()) >
+				      lim->max_start_ahead * 1e9)
 		return err_set(err,
 			       "the scheduled start is %.0f s ahead of this "
 			       "server's clock, past its limit of %.0f s "
@@ -287,13 +286,14 @@ static void
 drain_datagrams(int fd)
 {
 	unsigned char junk[1];
+	ssize_t n;
 	int i;
 
-	for (i = 0; i < 1000000; i++)
-		if (recv(fd, junk, sizeof(junk), MSG_DONTWAIT | MSG_TRUNC) <
-			0 &&
-		    errno != EINTR && errno != ECONNREFUSED)
+	for (i = 0; i < 1000000; i++) {
+		n = recv(fd, junk, sizeof(junk), MSG_DONTWAIT | MSG_TRUNC);
+		if (n < 0 && errno != EINTR && errno != ECONNREFUSED)
 			break;
+	}
 }
 
 /*

@@ -149,8 +149,7 @@ struct limited {
 };
 static struct limited *limited;
 static const char *const limited_what[LIMITED_KINDS] = {
-    "clients refused", "clients failed authentication",
-    "addresses backed off"};
+    "clients refused", "clients failed authentication", "addresses backed off"};
 
 /* Logs the summary of what kind k held back, when its second is over. */
 static void

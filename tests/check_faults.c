@@ -818,10 +818,11 @@ START_TEST(auth_wrong_or_no_key)
 			       "1",  "--auth",	  wrong_path, NULL};
 	/* Each from an address of its own: an address that sent a wrong
 	 * proof is refused for a while (netserver's back-off). */
-	const char *none[] = {"-H", "127.0.0.1", "-p", port_text, "-l",
+	const char *none[] = {"-H", "127.0.0.1", "-p",	      port_text, "-l",
 			      "1",  "-L",	 "127.0.0.3", NULL};
-	const char *wrong_env[] = {"-H", "127.0.0.1", "-p", port_text, "-l",
-				   "1",	 "-L",	      "127.0.0.2", NULL};
+	const char *wrong_env[] = {"-H",      "127.0.0.1", "-p",
+				   port_text, "-l",	   "1",
+				   "-L",      "127.0.0.2", NULL};
 	struct harness_out o;
 
 	run_np(wrong, &o);

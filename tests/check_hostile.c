@@ -1015,18 +1015,17 @@ START_TEST(udp_setup_flood_not_counted)
 	ck_assert_msg(res != NULL && strstr(buf, "\"results\"") != NULL,
 		      "reply: %s", buf);
 	if (stream) {
-		ck_assert_msg(json_integer_value(json_object_get(
-				  res, "recv_calls")) == made - drops &&
-				  json_integer_value(
-				      json_object_get(res, "dups")) == 0 &&
-				  json_integer_value(json_object_get(
-				      res, "reordered")) == 0,
-			      "%d sent, the kernel dropped %ld: %s", made,
-			      drops, buf);
+		ck_assert_msg(
+		    json_integer_value(json_object_get(res, "recv_calls")) ==
+			    made - drops &&
+			json_integer_value(json_object_get(res, "dups")) == 0 &&
+			json_integer_value(json_object_get(res, "reordered")) ==
+			    0,
+		    "%d sent, the kernel dropped %ld: %s", made, drops, buf);
 	} else {
-		ck_assert_msg(json_integer_value(json_object_get(
-				  res, "trans")) == made,
-			      "%d transactions made: %s", made, buf);
+		ck_assert_msg(
+		    json_integer_value(json_object_get(res, "trans")) == made,
+		    "%d transactions made: %s", made, buf);
 	}
 	json_decref(res);
 	close(u);
@@ -1312,8 +1311,8 @@ scheduled_request(char *buf, size_t cap, double ahead)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	at = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec +
 	     (long long)(ahead * 1e9);
-	snprintf(buf, cap,
-		 REQ("\"test\":\"TCP_STREAM\",\"start_at_ns\":%lld"), at);
+	snprintf(buf, cap, REQ("\"test\":\"TCP_STREAM\",\"start_at_ns\":%lld"),
+		 at);
 }
 
 /*
@@ -1339,8 +1338,8 @@ START_TEST(abandoned_scheduled_starts_free_their_slots)
 		ready_for(fd, req, &port, token);
 		d = connect_to(port);
 		ck_assert_int_eq(harness_send(d, token, sizeof(token)), 0);
-		ck_assert_int_gt(
-		    harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+		ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000),
+				 0);
 		ck_assert_msg(strstr(buf, "\"go\"") != NULL, "reply: %s", buf);
 		close(d);
 		close(fd);
@@ -1351,11 +1350,10 @@ START_TEST(abandoned_scheduled_starts_free_their_slots)
 		fd = harness_connect(s.port);
 		ck_assert_int_ge(fd, 0);
 		ck_assert_int_eq(harness_send_json(fd, HELLO), 0);
-		ck_assert_int_gt(
-		    harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+		ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000),
+				 0);
 		close(fd);
-		if (strstr(buf, "\"hello\"") != NULL ||
-		    harness_now() - t0 > 2)
+		if (strstr(buf, "\"hello\"") != NULL || harness_now() - t0 > 2)
 			break;
 		usleep(50000);
 	}
@@ -1378,9 +1376,9 @@ END_TEST
 START_TEST(start_too_far_ahead_refused)
 {
 	const char *extra[] = {"--max-start-ahead", "20", NULL};
-	const char *args[] = {"-H",	    "127.0.0.1",  "-p", harness_port,
-			      "--start-at", "+60",	  "-l", "1",
-			      NULL};
+	const char *args[] = {"-H",	    "127.0.0.1",  "-p",
+			      harness_port, "--start-at", "+60",
+			      "-l",	    "1",	  NULL};
 	struct harness_server s;
 	struct harness_out *o = calloc(1, sizeof(*o));
 	unsigned char token[AUTH_TOKEN_LEN];
@@ -1563,9 +1561,10 @@ prove(int fd, const char *hello_text, const struct auth_key *key, int right,
 	json_t *h = json_loads(hello_text, 0, NULL);
 
 	ck_assert_ptr_nonnull(h);
-	ck_assert_int_eq(auth_unhex(json_string_value(json_object_get(h, "nonce")),
-				    snonce, sizeof(snonce)),
-			 0);
+	ck_assert_int_eq(
+	    auth_unhex(json_string_value(json_object_get(h, "nonce")), snonce,
+		       sizeof(snonce)),
+	    0);
 	json_decref(h);
 	memset(cnonce, 7, sizeof(cnonce));
 	auth_proof(key, "netperf client v1", snonce, cnonce, mac);
@@ -1616,10 +1615,10 @@ START_TEST(auth_guessing_backs_off)
 				      "reply: %s", buf);
 			checked++;
 		} else {
-			ck_assert_msg(strstr(buf, "too many failed "
-						  "authentications from "
-						  "127.0.0.1: try again in") !=
-					  NULL,
+			ck_assert_msg(strstr(buf,
+					     "too many failed "
+					     "authentications from "
+					     "127.0.0.1: try again in") != NULL,
 				      "reply: %s", buf);
 			refused++;
 			if (harness_now() - t > slowest)
@@ -1648,9 +1647,10 @@ START_TEST(auth_guessing_backs_off)
 	ck_assert_int_gt(refused, 10 * checked);
 	/* Refused by the parent, without the hello timeout or a fork. */
 	ck_assert_double_lt(slowest, 0.5);
-	ck_assert_int_ge(wait_lines(s.log, "127.0.0.1: 2 failed "
-					   "authentications in a row; "
-					   "refusing it for 2 s",
+	ck_assert_int_ge(wait_lines(s.log,
+				    "127.0.0.1: 2 failed "
+				    "authentications in a row; "
+				    "refusing it for 2 s",
 				    1),
 			 1);
 	ck_assert_int_eq(harness_server_stop(&s), 0);
