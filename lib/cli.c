@@ -1591,6 +1591,9 @@ static const struct opt netserver_opts[] = {
     {0, "accept-timeout", required_argument, "SECS",
      "wait for the data connection (10)", NULL, OPT_DOUBLE,
      .to = NS(accept_timeout), .min = 0.1, .max = 3600},
+    {0, "max-start-ahead", required_argument, "SECS",
+     "furthest ahead a --start-at may be (300)", NULL, OPT_DOUBLE,
+     .to = NS(max_start_ahead), .min = 1, .max = 3600},
 };
 
 const struct opt_table cli_netserver_options = {

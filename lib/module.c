@@ -3,6 +3,7 @@
 #include <netinet/in.h>
 #include <linux/sockios.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -450,19 +451,37 @@ wait_boundary(struct module_run *run, uint64_t boundary)
 	}
 }
 
+/* netserver: whether the client has closed (or reset) the control
+ * connection, waiting up to ms for it. Only the hang-up is watched, not
+ * the data: a "stop" sent early is the loops' to read. */
+static int
+control_closed(int ctl, int ms)
+{
+	struct pollfd pfd = {.fd = ctl, .events = POLLRDHUP};
+
+	if (poll(&pfd, 1, ms) <= 0)
+		return 0;
+	return (pfd.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL)) != 0;
+}
+
 /*
  * Sleeps until CLOCK_REALTIME reaches at (TIMER_ABSTIME, so the wake-up
  * is exact whatever the scheduling delay of the call), in slices of at
- * most 100 ms to notice a stop request. Returns 0 at the time, or -1 with
- * err set when stopped first. *delay0 is the thread's run-queue wait
- * (cpu_run_delay_ns) just before its last sleep, so that the wait added
- * after it is what the scheduler cost the wake-up.
+ * most 100 ms to notice a stop request. On netserver's side the control
+ * connection is watched all along: a client that schedules a start and
+ * goes away must not hold its session slot until the time comes.
+ * Returns 0 at the time, or -1 with err set when stopped first. *delay0
+ * is the thread's run-queue wait (cpu_run_delay_ns) just before its last
+ * sleep, so that the wait added after it is what the scheduler cost the
+ * wake-up.
  */
 static int
 wait_start_at(struct module_run *run, int64_t at, int64_t *delay0, char *err)
 {
+	int ctl = run->n > 0 ? run->ctx[0].ctl : -1;
 	struct timespec ts;
 	int64_t now, until;
+	int far;
 
 	*delay0 = cpu_run_delay_ns();
 	for (;;) {
@@ -473,6 +492,16 @@ wait_start_at(struct module_run *run, int64_t at, int64_t *delay0, char *err)
 		    *run->ctx[0].stop)
 			return err_set(err, "interrupted before the scheduled "
 					    "start");
+		/* Far from the time, a slice is spent in poll on the
+		 * control connection; the last ones sleep to the exact
+		 * moment. */
+		far = ctl >= 0 && at - now > 200000000;
+		if (ctl >= 0 && control_closed(ctl, far ? 100 : 0))
+			return err_set(err, "the client closed its control "
+					    "connection before the scheduled "
+					    "start");
+		if (far)
+			continue;
 		until = at - now > 100000000 ? now + 100000000 : at;
 		ts.tv_sec = (time_t)(until / (int64_t)NS_PER_SEC);
 		ts.tv_nsec = (long)(until % (int64_t)NS_PER_SEC);

@@ -29,6 +29,7 @@ struct server_state {
 	int topo_loaded;
 	struct guard guard;
 	const struct server_limits *lim;
+	server_auth_fn on_auth;
 };
 
 static int session_loop(struct server_state *st, int ctl,
@@ -55,6 +56,7 @@ server_limits_default(struct server_limits *lim)
 	lim->max_session_time = 7200;
 	lim->ipv6_prefix = 64;
 	lim->allow_low_ports = 0;
+	lim->max_start_ahead = 300;
 	lim->report = NULL;
 }
 
@@ -150,14 +152,16 @@ server_check_request(const struct test_params *p,
 			       "test count %lld exceeds this server's limit of "
 			       "%lld",
 			       (long long)p->count, (long long)lim->max_count);
-	/* A start further ahead than the client may schedule one (an hour,
-	 * plus a minute for clocks apart) would hold a session idle. */
-	if (p->start_at_ns > 0 &&
-	    p->start_at_ns >
-		clock_real_ns() + (int64_t)3660 * (int64_t)NS_PER_SEC)
+	/* A scheduled start holds a session slot until it comes: a start
+	 * far ahead would hold it idle. */
+	if (p->start_at_ns > 0 && (double)(p->start_at_ns - clock_real_ns()) >
+				      lim->max_start_ahead * 1e9)
 		return err_set(err,
-			       "the scheduled start is more than an hour "
-			       "ahead of this server's clock");
+			       "the scheduled start is %.0f s ahead of this "
+			       "server's clock, past its limit of %.0f s "
+			       "(--max-start-ahead)",
+			       (double)(p->start_at_ns - clock_real_ns()) / 1e9,
+			       lim->max_start_ahead);
 	if (p->streams > lim->max_streams)
 		return err_set(err,
 			       "%d streams exceed this server's limit of %d",
@@ -286,11 +290,35 @@ accept_data(struct admit *a, uint64_t deadline, int timeout_ms, char *err)
 }
 
 /*
+ * Empties the queue of a UDP data socket just connected to its client.
+ * connect() only filters what arrives after it: datagrams from anyone
+ * that came in behind the token are still queued, and the loop would
+ * count them as the test's (or end at an empty one). Nothing queued now
+ * is data either way, since the client sends none before it hears the
+ * token's echo: what is not the token again from the client is another
+ * sender's, and all of it goes. Bounded by what the queue can hold.
+ */
+static void
+drain_datagrams(int fd)
+{
+	unsigned char junk[1];
+	ssize_t n;
+	int i;
+
+	for (i = 0; i < 1000000; i++) {
+		n = recv(fd, junk, sizeof(junk), MSG_DONTWAIT | MSG_TRUNC);
+		if (n < 0 && errno != EINTR && errno != ECONNREFUSED)
+			break;
+	}
+}
+
+/*
  * UDP has no accept: wait for a datagram that holds exactly the test's
  * token, from the control client's host, and connect the socket to its
  * sender, so nobody else's datagrams are counted. Everything before it is
- * dropped. The token is echoed, which tells the client that the test may
- * start (it sends the token again until it hears the echo).
+ * dropped, and so is everything queued behind it. The token is echoed,
+ * which tells the client that the test may start (it sends the token
+ * again until it hears the echo).
  */
 static int
 await_datagram(int fd, int ctl, const unsigned char *token, uint64_t deadline,
@@ -321,6 +349,7 @@ await_datagram(int fd, int ctl, const unsigned char *token, uint64_t deadline,
 	}
 	if (connect(fd, (struct sockaddr *)&from, len) < 0)
 		return err_set(err, "connect: %s", strerror(errno));
+	drain_datagrams(fd);
 	send(fd, token, AUTH_TOKEN_LEN, MSG_DONTWAIT);
 	return 0;
 }
@@ -1044,13 +1073,14 @@ first_bytes_legacy(int ctl, int timeout_ms, volatile sig_atomic_t *stop)
 int
 server_session(int ctl, const struct server_limits *lim,
 	       const struct auth_key *key, server_log_fn log,
-	       volatile sig_atomic_t *stop, char *err)
+	       server_auth_fn on_auth, volatile sig_atomic_t *stop, char *err)
 {
 	struct server_state st;
 	char why[ERR_LEN];
 	int rc, hello_ms;
 
 	memset(&st, 0, sizeof(st));
+	st.on_auth = on_auth;
 	/* Control messages are small and often follow one another (ready,
 	 * then go): Nagle would hold the second for the client's delayed
 	 * ACK. Best effort. */
@@ -1112,12 +1142,14 @@ add_env(json_t *msg)
  * holds the key with HMAC(key, "netperf client v1" | snonce | cnonce), and
  * netserver answers with its own proof under another label, so each side
  * knows the other holds the key and neither proof can be replayed to the
- * other side or into another session. Returns 0, or -1 with err saying
- * why for the log (the client is only told "authentication failed").
+ * other side or into another session. Returns 0; -2 with err saying why
+ * for the log when the client sent credentials that were wrong (a guess,
+ * which netserver's back-off counts); or -1 with err when it sent none
+ * (the client is only told "authentication failed").
  */
 static int
 authenticate(int ctl, const struct auth_key *key, const unsigned char *snonce,
-	     int idle_ms, char *err)
+	     int idle_ms, server_auth_fn on_auth, char *err)
 {
 	unsigned char cnonce[AUTH_NONCE_LEN], proof[AUTH_MAC_LEN];
 	unsigned char want[AUTH_MAC_LEN];
@@ -1142,12 +1174,21 @@ authenticate(int ctl, const struct auth_key *key, const unsigned char *snonce,
 	rc = get_hex(msg, "cnonce", cnonce, sizeof(cnonce)) < 0 ||
 	     get_hex(msg, "proof", proof, sizeof(proof)) < 0;
 	json_decref(msg);
+	if (rc) {
+		err_set(err, "authentication failed: malformed credentials");
+	} else {
+		auth_proof(key, "netperf client v1", snonce, cnonce, want);
+		if (!auth_equal(proof, want, sizeof(want))) {
+			err_set(err, "authentication failed: wrong key");
+			rc = 1;
+		}
+	}
+	/* Told before the client hears the verdict, so that its next
+	 * guess already meets the back-off. */
+	if (on_auth != NULL)
+		on_auth(!rc);
 	if (rc)
-		return err_set(err, "authentication failed: malformed "
-				    "credentials");
-	auth_proof(key, "netperf client v1", snonce, cnonce, want);
-	if (!auth_equal(proof, want, sizeof(want)))
-		return err_set(err, "authentication failed: wrong key");
+		return -2;
 	auth_proof(key, "netserver v1", snonce, cnonce, want);
 	auth_hex(want, sizeof(want), hex);
 	ok = json_pack("{s:s, s:s}", "type", "auth_ok", "proof", hex);
@@ -1212,6 +1253,7 @@ greet(struct server_state *st, int ctl, const struct auth_key *key,
 	unsigned char snonce[AUTH_NONCE_LEN];
 	char hex[2 * AUTH_NONCE_LEN + 1], why[ERR_LEN];
 	json_t *hello;
+	int rc;
 
 	hello = json_pack("{s:s, s:i, s:s, s:s}", "type", "hello", "version",
 			  PROTO_VERSION, "program", "netserver",
@@ -1230,7 +1272,10 @@ greet(struct server_state *st, int ctl, const struct auth_key *key,
 	}
 	if (session_send_new(ctl, hello, SESSION_TIMEOUT_MS, err) < 0)
 		return -1;
-	if (key == NULL || authenticate(ctl, key, snonce, hello_ms, err) == 0)
+	if (key == NULL)
+		return 0;
+	rc = authenticate(ctl, key, snonce, hello_ms, st->on_auth, err);
+	if (rc == 0)
 		return 0;
 	if (cut_reason(st, why)) {
 		send_error(ctl, why);

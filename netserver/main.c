@@ -38,6 +38,15 @@
  * LINGER_MS. */
 #define LINGER_MAX 64
 #define LINGER_MS 2000
+/* The back-off after failed authentications: an address (an IPv6
+ * network, counted as --max-per-address counts it) is refused for
+ * BACKOFF_FIRST_MS after a failure, twice as long after each further
+ * one, at most BACKOFF_CAP_MS; a success clears it, and an address quiet
+ * for BACKOFF_FORGET_S past its refusal is forgotten. */
+#define BACKOFF_MAX 4096
+#define BACKOFF_FIRST_MS 1000
+#define BACKOFF_CAP_MS 60000
+#define BACKOFF_FORGET_S 600
 
 static volatile sig_atomic_t stop_requested, reopen_requested;
 /* The self-pipe SIGCHLD writes to, so the parent's poll wakes as soon as
@@ -48,6 +57,10 @@ static int child_pipe[2] = {-1, -1};
 static struct metrics counts;
 static struct metrics_server metrics_srv = {.lfd = -1};
 static int event_pipe[2] = {-1, -1};
+/* The pipe the children report their clients' authentications on, to
+ * the parent, which keeps the back-off; each report is one write of a
+ * struct auth_report, so reports never interleave. */
+static int report_pipe[2] = {-1, -1};
 static int debug_level;
 static int use_syslog;
 static char log_path[PATH_MAX];
@@ -133,7 +146,7 @@ log_line(int level, const char *fmt, ...)
  * and summed up in one line once the second is over. The counters live in memory shared with
  * the children, which log their own sessions' failed authentications.
  */
-enum { LIMITED_REFUSAL, LIMITED_AUTH, LIMITED_KINDS };
+enum { LIMITED_REFUSAL, LIMITED_AUTH, LIMITED_BACKOFF, LIMITED_KINDS };
 #define LIMITED_BURST 3
 struct limited {
 	uint64_t second; /* the window of the last line logged */
@@ -142,7 +155,7 @@ struct limited {
 };
 static struct limited *limited;
 static const char *const limited_what[LIMITED_KINDS] = {
-    "clients refused", "clients failed authentication"};
+    "clients refused", "clients failed authentication", "addresses backed off"};
 
 /* Logs the summary of what kind k held back, when its second is over. */
 static void
@@ -194,23 +207,48 @@ limited_line(int k, const char *fmt, ...)
 	log_line(0, "%s", line);
 }
 
+/* What a child tells the parent of its client's credentials. */
+struct auth_report {
+	unsigned char addr[16]; /* the client, as the parent counts it */
+	unsigned char ok;
+};
+
+/* The client this process serves, for its report. */
+static unsigned char serving_addr[16];
+
+/* server_session's on_auth: the verdict, to the parent's back-off, before
+ * the client hears it. A full pipe (a parent that cannot keep up) loses
+ * the report rather than holding the session. */
+static void
+report_auth(int ok)
+{
+	struct auth_report r;
+
+	memcpy(r.addr, serving_addr, sizeof(r.addr));
+	r.ok = (unsigned char)(ok != 0);
+	if (write(report_pipe[1], &r, sizeof(r)) < 0) {
+		/* lost: see above */
+	}
+}
+
 /* Serves one control connection in this process. */
 static void
-serve(int fd, const char *who, const struct server_limits *lim,
-      const struct auth_key *key)
+serve(int fd, const char *who, const unsigned char addr[16],
+      const struct server_limits *lim, const struct auth_key *key)
 {
 	char err[ERR_LEN];
 
 	int rc;
 
 	log_line(1, "control connection from %s", who);
-	rc = server_session(fd, lim, key, log_line, &stop_requested, err);
+	memcpy(serving_addr, addr, sizeof(serving_addr));
+	rc = server_session(fd, lim, key, log_line, report_auth,
+			    &stop_requested, err);
 	if (rc == SERVER_AUTH_FAILED) {
 		server_report(lim, METRICS_EV_REFUSED, NULL, 0, 0, 0,
 			      METRICS_REFUSED_AUTH);
 		limited_line(LIMITED_AUTH, "client %s: %s", who, err);
-	}
-	else if (rc < 0)
+	} else if (rc < 0)
 		log_line(0, "client %s: %s", who, err);
 	else
 		log_line(1, "client %s done", who);
@@ -300,6 +338,111 @@ events_drain(void)
 	}
 }
 
+/* An address that failed to authenticate: how often in a row, and until
+ * when (CLOCK_MONOTONIC ns) it is refused. */
+struct backoff {
+	unsigned char addr[16];
+	int fails;
+	uint64_t until;
+};
+static struct backoff backoffs[BACKOFF_MAX];
+static int nbackoff;
+
+/* The entry of addr, or NULL; entries long past their refusal go. */
+static struct backoff *
+backoff_find(const unsigned char addr[16], uint64_t now)
+{
+	int i;
+
+	for (i = 0; i < nbackoff; i++) {
+		if (memcmp(backoffs[i].addr, addr, 16) != 0)
+			continue;
+		if (now > backoffs[i].until + BACKOFF_FORGET_S * NS_PER_SEC) {
+			backoffs[i] = backoffs[--nbackoff];
+			return NULL;
+		}
+		return &backoffs[i];
+	}
+	return NULL;
+}
+
+/* A new entry for addr: a free one, or the one whose refusal ended
+ * first (the least to lose), when all are taken. */
+static struct backoff *
+backoff_new(const unsigned char addr[16])
+{
+	struct backoff *b = &backoffs[0];
+	int i;
+
+	if (nbackoff < BACKOFF_MAX) {
+		b = &backoffs[nbackoff++];
+	} else {
+		for (i = 1; i < nbackoff; i++)
+			if (backoffs[i].until < b->until)
+				b = &backoffs[i];
+	}
+	memset(b, 0, sizeof(*b));
+	memcpy(b->addr, addr, 16);
+	return b;
+}
+
+/* Takes one child's report: a failure doubles the address's refusal, a
+ * success clears it. */
+static void
+backoff_note(const struct auth_report *r, int ipv6_prefix)
+{
+	uint64_t now = clock_ns(), ms;
+	struct backoff *b = backoff_find(r->addr, now);
+	char net[ACL_ADDR_LEN];
+	int shift;
+
+	if (r->ok) {
+		if (b != NULL)
+			*b = backoffs[--nbackoff];
+		return;
+	}
+	if (b == NULL)
+		b = backoff_new(r->addr);
+	if (b->fails < INT_MAX)
+		b->fails++;
+	shift = b->fails - 1 < 16 ? b->fails - 1 : 16;
+	ms = (uint64_t)BACKOFF_FIRST_MS << shift;
+	if (ms > BACKOFF_CAP_MS)
+		ms = BACKOFF_CAP_MS;
+	b->until = now + ms * 1000000;
+	acl_key_text(r->addr, ipv6_prefix, net);
+	limited_line(LIMITED_BACKOFF,
+		     "%s: %d failed authentication%s in a row; refusing it "
+		     "for %llu s",
+		     net, b->fails, b->fails > 1 ? "s" : "",
+		     (unsigned long long)((ms + 999) / 1000));
+}
+
+/* Reads every report the children have written so far. */
+static void
+backoff_drain(int ipv6_prefix)
+{
+	struct auth_report r[64];
+	ssize_t n;
+	int i;
+
+	while ((n = read(report_pipe[0], r, sizeof(r))) > 0)
+		for (i = 0; i < n / (ssize_t)sizeof(r[0]); i++)
+			backoff_note(&r[i], ipv6_prefix);
+}
+
+/* The whole seconds addr is still refused for, 0 when it is not. */
+static int
+backoff_left(const unsigned char addr[16])
+{
+	uint64_t now = clock_ns();
+	struct backoff *b = backoff_find(addr, now);
+
+	if (b == NULL || now >= b->until)
+		return 0;
+	return (int)((b->until - now + NS_PER_SEC - 1) / NS_PER_SEC);
+}
+
 struct refused {
 	int fd;
 	uint64_t until;
@@ -367,7 +510,7 @@ accept_one(int lfd, const struct netserver_opts *o,
 	unsigned char addr[16];
 	char who[ACL_ADDR_LEN], net[ACL_ADDR_LEN], why[ERR_LEN];
 	pid_t pid;
-	int fd, i;
+	int fd, i, left;
 
 	fd = accept4(lfd, (struct sockaddr *)&peer, &len, SOCK_CLOEXEC);
 	if (fd < 0)
@@ -386,9 +529,21 @@ accept_one(int lfd, const struct netserver_opts *o,
 		refuse(fd, who, why);
 		return;
 	}
+	/* The verdicts on every proof checked so far, the last one
+	 * included: its client may only just have heard it. */
+	backoff_drain(lim->ipv6_prefix);
+	if ((left = backoff_left(addr)) > 0) {
+		snprintf(why, sizeof(why),
+			 "too many failed authentications from %s: try again "
+			 "in %d s",
+			 net, left);
+		counts.refused[METRICS_REFUSED_AUTH]++;
+		refuse(fd, who, why);
+		return;
+	}
 	if (o->nofork) {
 		counts.accepted++;
-		serve(fd, who, lim, key);
+		serve(fd, who, addr, lim, key);
 		return;
 	}
 	/* A session that has just ended no longer counts, even when its
@@ -428,11 +583,12 @@ accept_one(int lfd, const struct netserver_opts *o,
 		if (event_pipe[0] >= 0)
 			close(event_pipe[0]);
 		metrics_server_close(&metrics_srv);
+		close(report_pipe[0]);
 		/* SIGTERM and SIGINT keep the parent's handler: the
 		 * session's guard sees the flag, cuts the session and the
 		 * client is told. A log reopen is the parent's business. */
 		signal(SIGHUP, SIG_IGN);
-		serve(fd, who, lim, key);
+		serve(fd, who, addr, lim, key);
 		_exit(EXIT_SUCCESS);
 	}
 	children[nchildren].pid = pid;
@@ -744,6 +900,8 @@ set_limits(const struct netserver_opts *o, struct server_limits *lim)
 	if (o->ipv6_prefix > 0)
 		lim->ipv6_prefix = o->ipv6_prefix;
 	lim->allow_low_ports = o->allow_privileged_ports;
+	if (o->max_start_ahead > 0)
+		lim->max_start_ahead = o->max_start_ahead;
 }
 
 /* -u USER: the uid and gid to drop to, and whether to (as root); returns
@@ -848,7 +1006,8 @@ install_signals(void)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	if (pipe2(child_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
+	if (pipe2(child_pipe, O_CLOEXEC | O_NONBLOCK) < 0 ||
+	    pipe2(report_pipe, O_CLOEXEC | O_NONBLOCK) < 0) {
 		fprintf(stderr, "netserver: pipe: %s\n", strerror(errno));
 		return EXIT_FAILURE;
 	}
@@ -999,14 +1158,17 @@ serve_loop(int lfd, const struct netserver_opts *o,
 		pfd[1].fd = child_pipe[0];
 		pfd[1].events = POLLIN;
 		pfd[1].revents = 0;
+		pfd[2].fd = report_pipe[0];
+		pfd[2].events = POLLIN;
+		pfd[2].revents = 0;
 		for (i = 0; i < nlinger; i++) {
-			pfd[2 + i].fd = lingering[i].fd;
-			pfd[2 + i].events = POLLIN;
-			pfd[2 + i].revents = 0;
+			pfd[3 + i].fd = lingering[i].fd;
+			pfd[3 + i].events = POLLIN;
+			pfd[3 + i].revents = 0;
 		}
 		n = nlinger;
 		if (event_pipe[0] >= 0) {
-			ev_at = 2 + n;
+			ev_at = 3 + n;
 			pfd[ev_at].fd = event_pipe[0];
 			pfd[ev_at].events = POLLIN;
 			pfd[ev_at].revents = 0;
@@ -1015,9 +1177,9 @@ serve_loop(int lfd, const struct netserver_opts *o,
 		}
 		/* Children are reaped when their SIGCHLD wakes the poll;
 		 * the timeout only lets lingerers go. */
-		if (poll(pfd, (nfds_t)(2 + n + (ev_at >= 0 ? 1 + m_n : 0)),
+		if (poll(pfd, (nfds_t)(3 + n + (ev_at >= 0 ? 1 + m_n : 0)),
 			 n > 0 || m_n > 1 ? 100 : 1000) < 0)
-			for (i = 0; i < 2 + n + (ev_at >= 0 ? 1 + m_n : 0); i++)
+			for (i = 0; i < 3 + n + (ev_at >= 0 ? 1 + m_n : 0); i++)
 				pfd[i].revents = 0;
 		for (i = 0; i < LIMITED_KINDS; i++)
 			limited_flush(i, clock_ns() / NS_PER_SEC);
@@ -1032,6 +1194,8 @@ serve_loop(int lfd, const struct netserver_opts *o,
 				events_drain();
 			reap();
 		}
+		if (pfd[2].revents & POLLIN)
+			backoff_drain(lim->ipv6_prefix);
 		if (ev_at >= 0)
 			metrics_server_step(&metrics_srv, &pfd[m_at], m_n,
 					    &o->allow, &counts, nchildren,
@@ -1039,7 +1203,7 @@ serve_loop(int lfd, const struct netserver_opts *o,
 		now = clock_ns();
 		/* Backwards: linger_drop moves the last entry into i. */
 		for (i = n - 1; i >= 0; i--)
-			linger_step(i, pfd[2 + i].revents, now);
+			linger_step(i, pfd[3 + i].revents, now);
 		if (pfd[0].revents & POLLIN)
 			accept_one(lfd, o, lim, key);
 	}

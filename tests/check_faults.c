@@ -816,8 +816,13 @@ START_TEST(auth_wrong_or_no_key)
 {
 	const char *wrong[] = {"-H", "127.0.0.1", "-p",	      port_text, "-l",
 			       "1",  "--auth",	  wrong_path, NULL};
-	const char *none[] = {"-H", "127.0.0.1", "-p", port_text,
-			      "-l", "1",	 NULL};
+	/* Each from an address of its own: an address that sent a wrong
+	 * proof is refused for a while (netserver's back-off). */
+	const char *none[] = {"-H", "127.0.0.1", "-p",	      port_text, "-l",
+			      "1",  "-L",	 "127.0.0.3", NULL};
+	const char *wrong_env[] = {"-H",      "127.0.0.1", "-p",
+				   port_text, "-l",	   "1",
+				   "-L",      "127.0.0.2", NULL};
 	struct harness_out o;
 
 	run_np(wrong, &o);
@@ -825,7 +830,7 @@ START_TEST(auth_wrong_or_no_key)
 	ck_assert_int_eq(o.status, 1);
 	one_log_line("client 127.0.0.1: authentication failed: wrong key");
 	setenv("NETPERF_AUTH_KEY", "incorrect horse battery staple", 1);
-	run_np(none, &o);
+	run_np(wrong_env, &o);
 	unsetenv("NETPERF_AUTH_KEY");
 	ck_assert_str_eq(o.err, "netperf: authentication failed: wrong key\n");
 	run_np(none, &o);

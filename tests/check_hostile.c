@@ -883,6 +883,157 @@ START_TEST(udp_crr_hostile_datagrams)
 }
 END_TEST
 
+/* The kernel's count of datagrams it dropped for want of room on the
+ * UDP socket bound to 127.0.0.1:port (/proc/net/udp), -1 when none. */
+static long
+udp_kernel_drops(int port)
+{
+	char line[512], want[32];
+	FILE *f = fopen("/proc/net/udp", "r");
+	long drops = -1;
+	char *last;
+
+	ck_assert_ptr_nonnull(f);
+	snprintf(want, sizeof(want), "0100007F:%04X ", port);
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (strstr(line, want) == NULL)
+			continue;
+		last = strrchr(line, ' ');
+		if (last != NULL)
+			drops = strtol(last + 1, NULL, 10);
+	}
+	fclose(f);
+	return drops;
+}
+
+/* Sends n datagrams of 64 bytes to 127.0.0.1:port from src, each
+ * starting with a sequence number as ours do (0 up), and one empty one
+ * last: what another host could have in flight. */
+static void
+udp_junk(const char *src, int port, int n)
+{
+	struct sockaddr_in to = {.sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)port)};
+	struct sockaddr_in from = {.sin_family = AF_INET};
+	unsigned char d[64];
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(inet_pton(AF_INET, src, &from.sin_addr), 1);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&from, sizeof(from)), 0);
+	ck_assert_int_eq(inet_pton(AF_INET, "127.0.0.1", &to.sin_addr), 1);
+	memset(d, 0, sizeof(d));
+	for (int i = 0; i <= n; i++) {
+		d[7] = (unsigned char)i;
+		ck_assert_int_ge(sendto(fd, d, i < n ? sizeof(d) : 0, 0,
+					(struct sockaddr *)&to, sizeof(to)),
+				 0);
+	}
+	close(fd);
+}
+
+/* Writes v big-endian into p. */
+static void
+put_be64(unsigned char *p, uint64_t v)
+{
+	for (int i = 7; i >= 0; i--, v >>= 8)
+		p[i] = (unsigned char)v;
+}
+
+/*
+ * Datagrams from other hosts that land behind the client's token, before
+ * netserver connects its UDP socket to the client, were counted as the
+ * test's (1000 sent, 1012-1218 counted), and an empty one ended the loop.
+ * The landing is made certain: netserver's child is stopped while the
+ * token and then 40 datagrams and an empty one from two other addresses
+ * are queued, and let go. The counts stay exact: UDP_RR's transactions
+ * are the 200 this client made; UDP_STREAM's datagrams are the 1000 it
+ * sent, less those the kernel says it dropped, with no duplicates and
+ * none out of order.
+ */
+START_TEST(udp_setup_flood_not_counted)
+{
+	int stream = _i == 1;
+	struct harness_server s;
+	unsigned char token[AUTH_TOKEN_LEN], d[64];
+	char buf[8192];
+	int fd, u, port, made = 0;
+	long drops = 0;
+	pid_t kid;
+	json_t *res;
+
+	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
+	fd = hello(s.port);
+	ck_assert_int_eq(harness_server_children(&s, &kid, 1), 1);
+	ready_for(fd,
+		  stream ? REQ("\"test\":\"UDP_STREAM\"")
+			 : REQ("\"test\":\"UDP_RR\""),
+		  &port, token);
+	ck_assert_int_eq(kill(kid, SIGSTOP), 0);
+	for (int i = 0; i < 200 && harness_proc_state(kid) != 'T'; i++)
+		usleep(5000);
+	ck_assert_int_eq(harness_proc_state(kid), 'T');
+	u = udp_to(NULL, port, 2000);
+	ck_assert_int_eq(send(u, token, sizeof(token), 0), AUTH_TOKEN_LEN);
+	udp_junk("127.0.0.2", port, 20);
+	udp_junk("127.0.0.3", port, 20);
+	ck_assert_int_eq(kill(kid, SIGCONT), 0);
+	ck_assert_int_eq(recv(u, buf, sizeof(buf), 0), AUTH_TOKEN_LEN);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+	ck_assert_msg(strstr(buf, "\"go\"") != NULL, "reply: %s", buf);
+	if (stream) {
+		memset(d, 'x', sizeof(d));
+		for (int i = 0; i < 1000; i++) {
+			put_be64(d, (uint64_t)i);
+			put_be64(d + 8, (uint64_t)(harness_now() * 1e9));
+			ck_assert_int_eq(send(u, d, sizeof(d), 0), sizeof(d));
+			made++;
+			if (i % 20 == 19)
+				usleep(500);
+		}
+		/* What the loop has not taken yet stays queued: the
+		 * kernel's drops are final once the sends are done. */
+		usleep(200000);
+		drops = udp_kernel_drops(port);
+		ck_assert_int_ge(drops, 0);
+		ck_assert_int_eq(send(u, d, 0, 0), 0);
+	} else {
+		struct timeval tv = {0, 500000};
+
+		setsockopt(u, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+		for (int i = 0; i < 200; i++) {
+			if (send(u, "q", 1, 0) != 1 ||
+			    recv(u, buf, sizeof(buf), 0) != 1)
+				break;
+			made++;
+		}
+		ck_assert_int_eq(made, 200);
+	}
+	ck_assert_int_eq(harness_send_json(fd, "{\"type\":\"stop\"}"), 0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 8000), 0);
+	res = json_loads(buf, 0, NULL);
+	ck_assert_msg(res != NULL && strstr(buf, "\"results\"") != NULL,
+		      "reply: %s", buf);
+	if (stream) {
+		ck_assert_msg(
+		    json_integer_value(json_object_get(res, "recv_calls")) ==
+			    made - drops &&
+			json_integer_value(json_object_get(res, "dups")) == 0 &&
+			json_integer_value(json_object_get(res, "reordered")) ==
+			    0,
+		    "%d sent, the kernel dropped %ld: %s", made, drops, buf);
+	} else {
+		ck_assert_msg(
+		    json_integer_value(json_object_get(res, "trans")) == made,
+		    "%d transactions made: %s", made, buf);
+	}
+	json_decref(res);
+	close(u);
+	close(fd);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
 /* Two streams, one connected late: the wait for both ends at one
  * deadline from "ready", not at a new one per stream. */
 START_TEST(accept_has_one_deadline)
@@ -1150,6 +1301,123 @@ START_TEST(ipv6_counted_per_prefix)
 }
 END_TEST
 
+/* A TCP_STREAM request that starts at CLOCK_REALTIME + ahead seconds. */
+static void
+scheduled_request(char *buf, size_t cap, double ahead)
+{
+	struct timespec ts;
+	long long at;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	at = (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec +
+	     (long long)(ahead * 1e9);
+	snprintf(buf, cap, REQ("\"test\":\"TCP_STREAM\",\"start_at_ns\":%lld"),
+		 at);
+}
+
+/*
+ * Clients that schedule a start minutes ahead, get "go" and close: their
+ * sessions used to wait for the time with the slot held, so two of them
+ * locked a --max-sessions 2 server out. The wait watches the control
+ * connection now: their slots come free at once and a third client is
+ * served.
+ */
+START_TEST(abandoned_scheduled_starts_free_their_slots)
+{
+	const char *extra[] = {"--max-sessions", "2", NULL};
+	struct harness_server s;
+	unsigned char token[AUTH_TOKEN_LEN];
+	char req[1024], buf[4096];
+	int fd, d, port;
+	double t0;
+
+	ck_assert_int_eq(harness_server_start(&s, extra), 0);
+	for (int i = 0; i < 2; i++) {
+		fd = hello(s.port);
+		scheduled_request(req, sizeof(req), 200);
+		ready_for(fd, req, &port, token);
+		d = connect_to(port);
+		ck_assert_int_eq(harness_send(d, token, sizeof(token)), 0);
+		ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000),
+				 0);
+		ck_assert_msg(strstr(buf, "\"go\"") != NULL, "reply: %s", buf);
+		close(d);
+		close(fd);
+	}
+	/* Both slots were taken while they waited; now both are free. */
+	t0 = harness_now();
+	for (;;) {
+		fd = harness_connect(s.port);
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(harness_send_json(fd, HELLO), 0);
+		ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000),
+				 0);
+		close(fd);
+		if (strstr(buf, "\"hello\"") != NULL || harness_now() - t0 > 2)
+			break;
+		usleep(50000);
+	}
+	ck_assert_msg(strstr(buf, "\"hello\"") != NULL,
+		      "a third client not served %.1f s after two scheduled "
+		      "starts were abandoned: %s",
+		      harness_now() - t0, buf);
+	ck_assert_int_eq(
+	    wait_lines(s.log,
+		       "closed its control connection before the scheduled "
+		       "start",
+		       2),
+	    2);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
+/* A start further ahead than --max-start-ahead is refused, and netperf
+ * prints why in one line; one within it is taken. */
+START_TEST(start_too_far_ahead_refused)
+{
+	const char *extra[] = {"--max-start-ahead", "20", NULL};
+	const char *args[] = {"-H",	    "127.0.0.1",  "-p",
+			      harness_port, "--start-at", "+60",
+			      "-l",	    "1",	  NULL};
+	struct harness_server s;
+	struct harness_out *o = calloc(1, sizeof(*o));
+	unsigned char token[AUTH_TOKEN_LEN];
+	char req[1024], buf[4096], *nl;
+	int fd, port;
+
+	ck_assert_ptr_nonnull(o);
+	ck_assert_int_eq(harness_server_start(&s, extra), 0);
+	snprintf(harness_port, sizeof(harness_port), "%d", s.port);
+	ck_assert_int_eq(harness_netperf(args, 20, o), 0);
+	ck_assert_int_ne(o->status, 0);
+	ck_assert_msg(strstr(o->err, "the scheduled start is 6") != NULL &&
+			  strstr(o->err, "past its limit of 20 s "
+					 "(--max-start-ahead)") != NULL,
+		      "stderr: %s", o->err);
+	/* One line, and netperf's. */
+	nl = strchr(o->err, '\n');
+	ck_assert_msg(strncmp(o->err, "netperf: ", 9) == 0 && nl != NULL &&
+			  nl[1] == '\0',
+		      "stderr: %s", o->err);
+	/* The default is 300 s. */
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
+	fd = hello(s.port);
+	scheduled_request(req, sizeof(req), 310);
+	ck_assert_int_eq(harness_send_json(fd, req), 0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+	ck_assert_msg(strstr(buf, "past its limit of 300 s") != NULL,
+		      "reply: %s", buf);
+	close(fd);
+	fd = hello(s.port);
+	scheduled_request(req, sizeof(req), 290);
+	ready_for(fd, req, &port, token);
+	close(fd);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+	free(o);
+}
+END_TEST
+
 /* Sums the counts of the summary lines "N more WHAT in the last second"
  * in the log at path. */
 static long
@@ -1204,6 +1472,34 @@ START_TEST(refusals_rate_limited)
 }
 END_TEST
 
+/* Connects to 127.0.0.1:port from the address src; returns it. */
+static int
+connect_from(const char *src, int port)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET};
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(inet_pton(AF_INET, src, &a.sin_addr), 1);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	ck_assert_int_eq(inet_pton(AF_INET, "127.0.0.1", &a.sin_addr), 1);
+	a.sin_port = htons((uint16_t)port);
+	ck_assert_int_eq(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	return fd;
+}
+
+/* Says hello from src; the answer's text goes to buf. Returns the
+ * connection. */
+static int
+hello_from(const char *src, int port, char *buf, size_t cap)
+{
+	int fd = connect_from(src, port);
+
+	ck_assert_int_eq(harness_send_json(fd, HELLO), 0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, cap, 5000), 0);
+	return fd;
+}
+
 /* Likewise for failed authentications, which the children log. */
 START_TEST(auth_failures_rate_limited)
 {
@@ -1224,8 +1520,13 @@ START_TEST(auth_failures_rate_limited)
 	close(fd);
 	ck_assert_int_eq(harness_server_start(&s, extra), 0);
 	t0 = harness_now();
+	/* Each from an address of its own: one address that fails is
+	 * refused for a while (auth_guessing_backs_off). */
 	for (int i = 0; i < 30; i++) {
-		fd = hello(s.port);
+		char src[32];
+
+		snprintf(src, sizeof(src), "127.0.1.%d", 10 + i);
+		fd = hello_from(src, s.port, buf, sizeof(buf));
 		ck_assert_int_eq(harness_send_json(fd, auth), 0);
 		ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000),
 				 0);
@@ -1245,6 +1546,115 @@ START_TEST(auth_failures_rate_limited)
 			 30);
 	ck_assert_int_eq(harness_server_stop(&s), 0);
 	unlink(key);
+}
+END_TEST
+
+/* Answers the challenge in hello (its text) with a proof under key,
+ * right or spoilt; returns the server's reply in buf. */
+static void
+prove(int fd, const char *hello_text, const struct auth_key *key, int right,
+      char *buf, size_t cap)
+{
+	unsigned char snonce[AUTH_NONCE_LEN], cnonce[AUTH_NONCE_LEN];
+	unsigned char mac[AUTH_MAC_LEN];
+	char cn[2 * AUTH_NONCE_LEN + 1], pr[2 * AUTH_MAC_LEN + 1], msg[512];
+	json_t *h = json_loads(hello_text, 0, NULL);
+
+	ck_assert_ptr_nonnull(h);
+	ck_assert_int_eq(
+	    auth_unhex(json_string_value(json_object_get(h, "nonce")), snonce,
+		       sizeof(snonce)),
+	    0);
+	json_decref(h);
+	memset(cnonce, 7, sizeof(cnonce));
+	auth_proof(key, "netperf client v1", snonce, cnonce, mac);
+	if (!right)
+		mac[0] ^= 1;
+	auth_hex(cnonce, sizeof(cnonce), cn);
+	auth_hex(mac, sizeof(mac), pr);
+	snprintf(msg, sizeof(msg),
+		 "{\"type\":\"auth\",\"cnonce\":\"%s\",\"proof\":\"%s\"}", cn,
+		 pr);
+	ck_assert_int_eq(harness_send_json(fd, msg), 0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, cap, 5000), 0);
+}
+
+/*
+ * Online guessing of the key: one address that sends wrong proofs as fast
+ * as it can had about 100 checked a second. After each failure it is
+ * refused, at once and without a fork, for 1 s, then 2, 4... so in 4 s of
+ * trying only a handful of its proofs are checked. A client with the key
+ * from another address is served all the while, and the back-off is
+ * logged, rate-limited.
+ */
+START_TEST(auth_guessing_backs_off)
+{
+	char path[] = "/tmp/np-hostile-key-XXXXXX";
+	const char *extra[] = {"--auth-file", path, NULL};
+	struct harness_server s;
+	struct auth_key key;
+	char buf[4096], err[256];
+	int fd, checked = 0, refused = 0, tries = 0;
+	double t0, slowest = 0, t;
+
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "a key of twenty bytes\n", 22), 22);
+	close(fd);
+	ck_assert_int_eq(auth_key_load(path, &key, err), 0);
+	ck_assert_int_eq(harness_server_start(&s, extra), 0);
+	t0 = harness_now();
+	while (harness_now() - t0 < 4 && tries < 5000) {
+		tries++;
+		t = harness_now();
+		fd = hello_from("127.0.0.1", s.port, buf, sizeof(buf));
+		if (strstr(buf, "\"hello\"") != NULL) {
+			prove(fd, buf, &key, 0, buf, sizeof(buf));
+			ck_assert_msg(strstr(buf, "authentication failed") !=
+					  NULL,
+				      "reply: %s", buf);
+			checked++;
+		} else {
+			ck_assert_msg(strstr(buf,
+					     "too many failed "
+					     "authentications from "
+					     "127.0.0.1: try again in") != NULL,
+				      "reply: %s", buf);
+			refused++;
+			if (harness_now() - t > slowest)
+				slowest = harness_now() - t;
+		}
+		close(fd);
+		/* Meanwhile, the right key from another address. */
+		if (tries % 50 == 1) {
+			fd = hello_from("127.0.0.2", s.port, buf, sizeof(buf));
+			ck_assert_msg(strstr(buf, "\"hello\"") != NULL,
+				      "reply: %s", buf);
+			prove(fd, buf, &key, 1, buf, sizeof(buf));
+			ck_assert_msg(strstr(buf, "\"auth_ok\"") != NULL,
+				      "reply: %s", buf);
+			close(fd);
+		}
+	}
+	fprintf(stderr,
+		"auth back-off: %d tries in 4 s, %d proofs checked, %d "
+		"refused\n",
+		tries, checked, refused);
+	/* Checked at 0, 1, 3 s (and 7, past the window); one more for a
+	 * slow machine. */
+	ck_assert_msg(checked >= 2 && checked <= 4, "%d proofs checked in 4 s",
+		      checked);
+	ck_assert_int_gt(refused, 10 * checked);
+	/* Refused by the parent, without the hello timeout or a fork. */
+	ck_assert_double_lt(slowest, 0.5);
+	ck_assert_int_ge(wait_lines(s.log,
+				    "127.0.0.1: 2 failed "
+				    "authentications in a row; "
+				    "refusing it for 2 s",
+				    1),
+			 1);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+	unlink(path);
 }
 END_TEST
 
@@ -1284,6 +1694,7 @@ hostile_suite(void)
 	tcase_add_test(tc, silent_connections_do_not_stop_a_test);
 	tcase_add_test(tc, crr_silent_connection_does_not_stall);
 	tcase_add_test(tc, udp_crr_hostile_datagrams);
+	tcase_add_loop_test(tc, udp_setup_flood_not_counted, 0, 2);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("lockout");
@@ -1294,6 +1705,9 @@ hostile_suite(void)
 	tcase_add_test(tc, ipv6_counted_per_prefix);
 	tcase_add_test(tc, refusals_rate_limited);
 	tcase_add_test(tc, auth_failures_rate_limited);
+	tcase_add_test(tc, auth_guessing_backs_off);
+	tcase_add_test(tc, abandoned_scheduled_starts_free_their_slots);
+	tcase_add_test(tc, start_too_far_ahead_refused);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("reaping");

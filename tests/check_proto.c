@@ -915,7 +915,8 @@ START_TEST(test_request_no_limit)
 END_TEST
 
 /* A scheduled start travels exactly, and netserver refuses one further
- * ahead than netperf may ask for (an hour, plus a minute for clocks). */
+ * ahead than its --max-start-ahead (300 s unless set), since the session
+ * holds its slot while it waits. */
 START_TEST(test_request_start_at_limit)
 {
 	struct server_limits lim;
@@ -934,11 +935,17 @@ START_TEST(test_request_start_at_limit)
 	in.rate = 0;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	now = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-	in.start_at_ns = now + INT64_C(3600) * 1000000000;
+	in.start_at_ns = now + INT64_C(290) * 1000000000;
 	ck_assert_msg(server_check_request(&in, &lim, err) == 0, "%s", err);
-	in.start_at_ns = now + INT64_C(3700) * 1000000000;
+	in.start_at_ns = now + INT64_C(310) * 1000000000;
 	ck_assert_int_eq(server_check_request(&in, &lim, err), -1);
-	ck_assert_ptr_nonnull(strstr(err, "more than an hour ahead"));
+	ck_assert_ptr_nonnull(
+	    strstr(err, "past its limit of 300 s (--max-start-ahead)"));
+	lim.max_start_ahead = 3600;
+	in.start_at_ns = now + INT64_C(3500) * 1000000000;
+	ck_assert_msg(server_check_request(&in, &lim, err) == 0, "%s", err);
+	in.start_at_ns = INT64_MAX;
+	ck_assert_int_eq(server_check_request(&in, &lim, err), -1);
 }
 END_TEST
 

@@ -207,6 +207,7 @@ struct netserver_opts {
 	double max_session_time;	 /* --max-session-time secs */
 	int ipv6_prefix;		 /* --ipv6-prefix bits */
 	int allow_privileged_ports;	 /* --allow-privileged-ports */
+	double max_start_ahead;		 /* --max-start-ahead secs */
 };
 
 /* Parses netserver's argv into o; returns 0, or -1 with err set. */

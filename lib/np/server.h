@@ -30,6 +30,7 @@ struct server_limits {
 	double max_session_time; /* a session's whole life, seconds */
 	int ipv6_prefix;	 /* IPv6 clients counted per this prefix */
 	int allow_low_ports;	 /* data ports below 1024 may be asked for */
+	double max_start_ahead;	 /* how far ahead a start may be set, s */
 	/* --metrics: where a session tells the parent what it did, once a
 	 * test (server_report); NULL for nowhere. */
 	void (*report)(const struct metrics_event *ev);
@@ -46,13 +47,17 @@ void server_report(const struct server_limits *lim, enum metrics_kind kind,
 /* What a child tells its client when SIGTERM ends the session. */
 #define SERVER_SHUTDOWN_TEXT "netserver is shutting down"
 
+/* Told whether a client's credentials were right (1) or wrong (0), once
+ * they are checked and before the client is answered. */
+typedef void (*server_auth_fn)(int ok);
+
 /* Logs one line; level 0 always, higher only under -d. */
 typedef void (*server_log_fn)(int level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
 /* Fills the defaults: an hour, 64 MiB messages, 256 MiB buffers, 64
  * sessions, 16 from one address, 256 MiB of data buffers a session, a
- * 5 s hello, two hours a session... */
+ * 5 s hello, two hours a session, starts at most 300 s ahead... */
 void server_limits_default(struct server_limits *lim);
 
 /* Checks a decoded request against the limits and the module table;
@@ -65,13 +70,15 @@ int server_check_request(const struct test_params *p,
  * away: handshake (with the challenge-response when key is not NULL),
  * then any number of tests. When *stop becomes nonzero (SIGTERM), or a
  * test runs past lim->max_duration, the session is cut within a tenth of
- * a second and the client told why. Returns 0 on a clean end,
+ * a second and the client told why. on_auth (or NULL) hears the verdict
+ * on the client's credentials. Returns 0 on a clean end,
  * SERVER_AUTH_FAILED with err set when the client did not prove the key,
  * or -1 with err set (the client was also told where possible).
  */
 int server_session(int ctl, const struct server_limits *lim,
 		   const struct auth_key *key, server_log_fn log,
-		   volatile sig_atomic_t *stop, char *err);
+		   server_auth_fn on_auth, volatile sig_atomic_t *stop,
+		   char *err);
 
 /*
  * Serves a control connection whose first bytes are netperf 2.7's
