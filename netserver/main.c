@@ -499,84 +499,42 @@ linger_step(int i, short revents, uint64_t now)
 		linger_drop(i);
 }
 
-/* Accepts one control connection: refused here, served here (-f), or
- * handed to a new child. */
-static void
-accept_one(int lfd, const struct netserver_opts *o,
-	   const struct server_limits *lim, const struct auth_key *key)
-{
-	struct sockaddr_storage peer;
-	socklen_t len = sizeof(peer);
+/* A client that came while a session limit was reached. It waits up to
+ * LIMIT_GRACE_MS for a session to end, since a client that has just had
+ * its results may already be back for its next test while its last
+ * session's child is still on its way out; then it is refused. */
+struct waiter {
+	int fd;
+	uint64_t until;
 	unsigned char addr[16];
-	char who[ACL_ADDR_LEN], net[ACL_ADDR_LEN], why[ERR_LEN];
-	pid_t pid;
-	int fd, i, left;
+	char who[ACL_ADDR_LEN], net[ACL_ADDR_LEN];
+};
+#define WAIT_MAX 16
+#define LIMIT_GRACE_MS 300
+static struct waiter waiting[WAIT_MAX];
+static int nwaiting;
 
-	fd = accept4(lfd, (struct sockaddr *)&peer, &len, SOCK_CLOEXEC);
-	if (fd < 0)
-		return;
-	acl_addr_text((struct sockaddr *)&peer, who);
-	memset(addr, 0, sizeof(addr));
-	acl_addr_key((struct sockaddr *)&peer, addr);
-	/* One host usually holds a whole IPv6 /64: counted per address,
-	 * it would have endless slots. */
-	acl_key_prefix(addr, lim->ipv6_prefix);
-	acl_key_text(addr, lim->ipv6_prefix, net);
-	if (!acl_allows(&o->allow, (struct sockaddr *)&peer)) {
-		snprintf(why, sizeof(why),
-			 "your address %s is not allowed by this server", who);
-		counts.refused[METRICS_REFUSED_ALLOW]++;
-		refuse(fd, who, why);
-		return;
-	}
-	/* The verdicts on every proof checked so far, the last one
-	 * included: its client may only just have heard it. */
-	backoff_drain(lim->ipv6_prefix);
-	if ((left = backoff_left(addr)) > 0) {
-		snprintf(why, sizeof(why),
-			 "too many failed authentications from %s: try again "
-			 "in %d s",
-			 net, left);
-		counts.refused[METRICS_REFUSED_AUTH]++;
-		refuse(fd, who, why);
-		return;
-	}
-	if (o->nofork) {
-		counts.accepted++;
-		serve(fd, who, addr, lim, key);
-		return;
-	}
-	/* A session that has just ended no longer counts, even when its
-	 * SIGCHLD is still on its way. */
-	reap();
-	if (nchildren >= lim->max_sessions) {
-		snprintf(why, sizeof(why),
-			 "this server is busy: its limit of %d concurrent "
-			 "sessions is reached",
-			 lim->max_sessions);
-		counts.refused[METRICS_REFUSED_BUSY]++;
-		refuse(fd, who, why);
-		return;
-	}
-	if (sessions_from(addr) >= lim->max_per_addr) {
-		snprintf(why, sizeof(why),
-			 "this server's limit of %d concurrent sessions from "
-			 "%s is reached",
-			 lim->max_per_addr, net);
-		counts.refused[METRICS_REFUSED_PER_ADDR]++;
-		refuse(fd, who, why);
-		return;
-	}
+/* Forks a session for w's client; the child serves it and exits. */
+static void
+start_session(int lfd, const struct waiter *w,
+	      const struct server_limits *lim, const struct auth_key *key)
+{
+	pid_t pid;
+	int i;
+
 	pid = fork();
 	if (pid < 0) {
 		log_line(0, "fork: %s", strerror(errno));
-		close(fd);
+		close(w->fd);
 		return;
 	}
 	if (pid == 0) {
 		close(lfd);
 		for (i = 0; i < nlinger; i++)
 			close(lingering[i].fd);
+		for (i = 0; i < nwaiting; i++)
+			if (waiting[i].fd != w->fd)
+				close(waiting[i].fd);
 		signal(SIGCHLD, SIG_DFL);
 		close(child_pipe[0]);
 		close(child_pipe[1]);
@@ -588,15 +546,129 @@ accept_one(int lfd, const struct netserver_opts *o,
 		 * session's guard sees the flag, cuts the session and the
 		 * client is told. A log reopen is the parent's business. */
 		signal(SIGHUP, SIG_IGN);
-		serve(fd, who, addr, lim, key);
+		serve(w->fd, w->who, w->addr, lim, key);
 		_exit(EXIT_SUCCESS);
 	}
 	children[nchildren].pid = pid;
-	memcpy(children[nchildren].addr, addr, sizeof(addr));
+	memcpy(children[nchildren].addr, w->addr, sizeof(w->addr));
 	children[nchildren].streams = 0;
 	nchildren++;
 	counts.accepted++;
-	close(fd);
+	close(w->fd);
+}
+
+/* Starts w's session when the limits allow it now. Otherwise, when final,
+ * refuses it naming the limit; returns 1 when w is done with, 0 when it
+ * is to wait. */
+static int
+admit_or_wait(int lfd, const struct waiter *w, int final,
+	      const struct server_limits *lim, const struct auth_key *key)
+{
+	char why[ERR_LEN];
+
+	/* A session that has just ended no longer counts, even when its
+	 * SIGCHLD is still on its way. */
+	reap();
+	if (nchildren < lim->max_sessions &&
+	    sessions_from(w->addr) < lim->max_per_addr) {
+		start_session(lfd, w, lim, key);
+		return 1;
+	}
+	if (!final)
+		return 0;
+	if (nchildren >= lim->max_sessions) {
+		snprintf(why, sizeof(why),
+			 "this server is busy: its limit of %d concurrent "
+			 "sessions is reached",
+			 lim->max_sessions);
+		counts.refused[METRICS_REFUSED_BUSY]++;
+	} else {
+		snprintf(why, sizeof(why),
+			 "this server's limit of %d concurrent sessions from "
+			 "%s is reached",
+			 lim->max_per_addr, w->net);
+		counts.refused[METRICS_REFUSED_PER_ADDR]++;
+	}
+	refuse(w->fd, w->who, why);
+	return 1;
+}
+
+/* The waiting clients: started when a session has ended, refused at
+ * their deadline (or all at once with final, at the end). */
+static void
+waiting_step(int lfd, const struct server_limits *lim,
+	     const struct auth_key *key, int final)
+{
+	uint64_t now = clock_ns();
+	int i;
+
+	/* In order of arrival: the first to come gets the first slot. */
+	for (i = 0; i < nwaiting;) {
+		if (admit_or_wait(lfd, &waiting[i],
+				  final || now >= waiting[i].until, lim, key)) {
+			memmove(&waiting[i], &waiting[i + 1],
+				(size_t)(nwaiting - i - 1) * sizeof(*waiting));
+			nwaiting--;
+		} else {
+			i++;
+		}
+	}
+}
+
+/* Accepts one control connection: refused here, served here (-f), or
+ * handed to a new child, at once or after a short wait for a slot. */
+static void
+accept_one(int lfd, const struct netserver_opts *o,
+	   const struct server_limits *lim, const struct auth_key *key)
+{
+	struct sockaddr_storage peer;
+	socklen_t len = sizeof(peer);
+	struct waiter w;
+	char why[ERR_LEN];
+	int left;
+
+	memset(&w, 0, sizeof(w));
+	w.fd = accept4(lfd, (struct sockaddr *)&peer, &len, SOCK_CLOEXEC);
+	if (w.fd < 0)
+		return;
+	acl_addr_text((struct sockaddr *)&peer, w.who);
+	acl_addr_key((struct sockaddr *)&peer, w.addr);
+	/* One host usually holds a whole IPv6 /64: counted per address,
+	 * it would have endless slots. */
+	acl_key_prefix(w.addr, lim->ipv6_prefix);
+	acl_key_text(w.addr, lim->ipv6_prefix, w.net);
+	if (!acl_allows(&o->allow, (struct sockaddr *)&peer)) {
+		snprintf(why, sizeof(why),
+			 "your address %s is not allowed by this server",
+			 w.who);
+		counts.refused[METRICS_REFUSED_ALLOW]++;
+		refuse(w.fd, w.who, why);
+		return;
+	}
+	/* The verdicts on every proof checked so far, the last one
+	 * included: its client may only just have heard it. */
+	backoff_drain(lim->ipv6_prefix);
+	if ((left = backoff_left(w.addr)) > 0) {
+		snprintf(why, sizeof(why),
+			 "too many failed authentications from %s: try again "
+			 "in %d s",
+			 w.net, left);
+		counts.refused[METRICS_REFUSED_AUTH]++;
+		refuse(w.fd, w.who, why);
+		return;
+	}
+	if (o->nofork) {
+		counts.accepted++;
+		serve(w.fd, w.who, w.addr, lim, key);
+		return;
+	}
+	/* Those already waiting go first; with no room to wait, the
+	 * verdict is now. */
+	waiting_step(lfd, lim, key, 0);
+	if (admit_or_wait(lfd, &w, nwaiting == WAIT_MAX, lim, key))
+		return;
+	w.until = clock_ns() + LIMIT_GRACE_MS * 1000000ULL;
+	waiting[nwaiting++] = w;
 }
 
 /* Makes path absolute against the working directory, since a daemon
@@ -1176,9 +1248,11 @@ serve_loop(int lfd, const struct netserver_opts *o,
 			m_n = metrics_server_fds(&metrics_srv, &pfd[m_at]);
 		}
 		/* Children are reaped when their SIGCHLD wakes the poll;
-		 * the timeout only lets lingerers go. */
+		 * the timeout lets lingerers and waiters go. */
 		if (poll(pfd, (nfds_t)(3 + n + (ev_at >= 0 ? 1 + m_n : 0)),
-			 n > 0 || m_n > 1 ? 100 : 1000) < 0)
+			 nwaiting > 0		  ? 20
+			 : n > 0 || m_n > 1 ? 100
+					      : 1000) < 0)
 			for (i = 0; i < 3 + n + (ev_at >= 0 ? 1 + m_n : 0); i++)
 				pfd[i].revents = 0;
 		for (i = 0; i < LIMITED_KINDS; i++)
@@ -1204,9 +1278,14 @@ serve_loop(int lfd, const struct netserver_opts *o,
 		/* Backwards: linger_drop moves the last entry into i. */
 		for (i = n - 1; i >= 0; i--)
 			linger_step(i, pfd[3 + i].revents, now);
+		waiting_step(lfd, lim, key, 0);
 		if (pfd[0].revents & POLLIN)
 			accept_one(lfd, o, lim, key);
 	}
+	/* Those still waiting for a slot are told why they get none. */
+	for (i = 0; i < nwaiting; i++)
+		refuse(waiting[i].fd, waiting[i].who, SERVER_SHUTDOWN_TEXT);
+	nwaiting = 0;
 }
 
 /* After the loop: the listener, lingerers and children go, then the

@@ -512,6 +512,36 @@ START_TEST(max_sessions)
 }
 END_TEST
 
+/*
+ * A client that comes back for its next test while its last session's
+ * child is still on its way out is served, not told the server is busy:
+ * at the limit, a newcomer waits a moment for a slot. Here the slot is
+ * held by a session that ends 100 ms after netperf connects.
+ */
+START_TEST(max_sessions_waits_for_an_ending_session)
+{
+	const char *extra[] = {"--max-sessions", "1", NULL};
+	const char *args[] = {"-H",	"127.0.0.1", "-p", port_text, "-t",
+			      "TCP_RR", "-l",	     "0.2", "-P", "0",
+			      "-v",	"0",	     NULL};
+	pid_t np;
+	int a, status;
+
+	start(extra);
+	a = harness_connect(srv.port);
+	hello(a);
+	np = harness_netperf_spawn(args);
+	ck_assert_int_gt(np, 0);
+	usleep(100000);
+	ck_assert_int_eq(harness_send_json(a, "{\"type\":\"bye\"}"), 0);
+	close(a);
+	status = harness_wait_status(np, harness_now() + 20);
+	ck_assert_msg(status == 0, "netperf exited %d while a slot was "
+			      "coming free", status);
+	stop();
+}
+END_TEST
+
 START_TEST(max_per_address)
 {
 	const char *extra[] = {"--max-per-address", "1", NULL};
@@ -901,6 +931,7 @@ faults_suite(void)
 
 	tcase_set_timeout(lim, 60);
 	tcase_add_test(lim, max_sessions);
+	tcase_add_test(lim, max_sessions_waits_for_an_ending_session);
 	tcase_add_test(lim, max_per_address);
 	tcase_add_test(lim, allow_list);
 	tcase_add_test(lim, test_limits);
