@@ -567,7 +567,7 @@ legacy_request_params(const struct legacy_omni_request *r,
 	if (tcp && rr)
 		name = crr ? "TCP_CRR" : "TCP_RR";
 	else if (crr)
-		name = NULL;
+		name = tcp && r->direction == 0 ? "TCP_CC" : NULL;
 	else if (tcp)
 		name = r->direction == LEGACY_RECV ? "TCP_STREAM" : "TCP_MAERTS";
 	else if (rr)
