@@ -40,6 +40,10 @@
 static char sel_file[64];
 #define SEL_FILE sel_file
 
+/* TCP_SENDFILE's -F files, written by main: one large enough for any
+ * ring, one smaller than the least (two sends of 16 KB). */
+static char sf_big[64], sf_small[64];
+
 /* The reference's bin directory, and the two servers' control ports:
  * on 127.0.0.1, and on ::1 for the IPv6 cases (when loopback has it). */
 static char ref_bin[1024];
@@ -357,6 +361,58 @@ static const struct compat_case cases[] = {
     {"v2_tcp_crr",
      {"-t", "TCP_CRR", "-l", "-1000", "-v", "2"},
      DIFF_HISTOGRAM | DIFF_V2_EXTRAS,
+     0},
+    /* 2.7's classic tests: TCP_CC (TCP_CRR's table), TCP_MSS and
+     * TCP_SENDFILE (TCP_STREAM's), none MIGRATED. TCP_CC's remote CPU is
+     * inflated by 2.7's padded timer as TCP_CRR's. */
+    {"tcp_cc", {"-t", "TCP_CC", "-l", "-1000"}, 0, 0},
+    {"tcp_cc_cpu", {"-t", "TCP_CC", "-l", "1", "-c", "-C"}, 0, CASE_NO_RATIO},
+    {"sfm_tcp_cc",
+     {"-t", "TCP_CC", "-l", "-1000", "-P", "0", "-v", "0"},
+     0,
+     0},
+    {"sfm_tcp_cc_c",
+     {"-t", "TCP_CC", "-l", "-1000", "-P", "0", "-v", "0", "-c"},
+     0,
+     0},
+    /* 2.7 neither brands TCP_CC nor gives it -f's units. */
+    {"brand_tcp_cc",
+     {"-t", "TCP_CC", "-l", "-1000", "-P", "0", "-B", "run8", "-f", "m"},
+     0,
+     0},
+    {"v2_tcp_cc",
+     {"-t", "TCP_CC", "-l", "-1000", "-v", "2"},
+     DIFF_HISTOGRAM | DIFF_V2_EXTRAS,
+     0},
+    {"tcp_mss", {"-t", "TCP_MSS"}, 0, 0},
+    {"tcp_mss_v0_cpu", {"-t", "TCP_MSS", "-v", "0", "-c", "-C"}, 0, 0},
+    {"tcp_mss_v2", {"-t", "TCP_MSS", "-v", "2"}, DIFF_HISTOGRAM, 0},
+    {"brand_tcp_mss", {"-t", "TCP_MSS", "-P", "0", "-B", "run8"}, 0, 0},
+    {"tcp_sendfile", {"-t", "TCP_SENDFILE", "-l", "1"}, 0, 0},
+    {"tcp_sendfile_cpu",
+     {"-t", "TCP_SENDFILE", "-l", "1", "-c", "-C", "-F", sf_big},
+     0,
+     0},
+    {"sfm_tcp_sendfile",
+     {"-t", "TCP_SENDFILE", "-l", "-30000000", "-P", "0", "-v", "0", "-B",
+      "run8"},
+     0,
+     0},
+    {"sfm_tcp_sendfile_c",
+     {"-t", "TCP_SENDFILE", "-l", "-30000000", "-P", "0", "-v", "0", "-c",
+      "-F", sf_big, "--", "-m", "8192"},
+     0,
+     0},
+    /* Timed: a count ends exactly here ("3e+07" bytes), past it in
+     * 2.7 ("3.002e+07"), which the exponent form shows. */
+    {"v2_tcp_sendfile",
+     {"-t", "TCP_SENDFILE", "-l", "1", "-v", "2", "-F", sf_big},
+     DIFF_HISTOGRAM | DIFF_V2_EXTRAS,
+     0},
+    /* A file smaller than the ring: the banner, then an error. */
+    {"tcp_sendfile_small",
+     {"-t", "TCP_SENDFILE", "-l", "1", "-F", sf_small},
+     DIFF_ERROR_TEXT,
      0},
     /* Interim results, -D. */
     {"interim_rr", {"-t", "TCP_RR", "-l", "1", "-D", "0.3"}, 0, CASE_REPEATS},
@@ -991,6 +1047,21 @@ number_of(const char *s, int *decimals, double *v)
 		if (p == q)
 			return 0;
 		*decimals = (int)(p - q);
+	}
+	/* %g's exponent form (2.7's classic byte counts), a shape of its
+	 * own. */
+	if (*p == 'e' || *p == 'E') {
+		const char *q;
+
+		p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		q = p;
+		while (isdigit((unsigned char)*p))
+			p++;
+		if (p == q)
+			return 0;
+		*decimals += 100;
 	}
 	if (*p != '\0')
 		return 0;
@@ -1876,6 +1947,20 @@ compat_suite(void)
 	return s;
 }
 
+/* Writes n bytes of text to path; returns 0, or -1. */
+static int
+write_file(const char *path, size_t n)
+{
+	FILE *f = fopen(path, "w");
+	size_t i;
+
+	if (f == NULL)
+		return -1;
+	for (i = 0; i < n; i++)
+		fputc("netperf\n"[i % 8], f);
+	return fclose(f) == 0 ? 0 : -1;
+}
+
 int
 main(void)
 {
@@ -1910,6 +1995,14 @@ main(void)
 		      f);
 		fclose(f);
 	}
+	snprintf(sf_big, sizeof(sf_big), "/tmp/np-compat-sf-%d",
+		 (int)getpid());
+	snprintf(sf_small, sizeof(sf_small), "/tmp/np-compat-sf-small-%d",
+		 (int)getpid());
+	if (write_file(sf_big, 4 << 20) < 0 || write_file(sf_small, 1000) < 0) {
+		rc = 1;
+		goto out;
+	}
 	if (harness_server_start(&our_server, NULL) < 0) {
 		fprintf(stderr, "check_compat: our netserver did not start\n");
 		rc = 1;
@@ -1923,6 +2016,8 @@ out:
 	if (our_server6.pid > 0)
 		harness_server_stop(&our_server6);
 	unlink(SEL_FILE);
+	unlink(sf_big);
+	unlink(sf_small);
 	stop_reference_server(ref_server);
 	stop_reference_server(ref_server6);
 	return rc;
