@@ -220,13 +220,13 @@ sendfile_open(struct test_ctx *ctx, size_t size, int width, off_t off)
 		if (st.st_size < need) {
 			close(fd);
 			return err_set(ctx->err,
-				       "-F: %s holds %lld bytes, but "
-				       "TCP_SENDFILE sends from %d slots of "
-				       "%zu bytes (-W, or the send buffer over "
-				       "the send size, plus one) after an "
-				       "offset of %lld: it needs %lld",
-				       path, (long long)st.st_size, width, size,
-				       (long long)off, (long long)need);
+				       "-F: %s is too small: %lld bytes, where "
+				       "TCP_SENDFILE needs %lld (%d sends of "
+				       "%zu bytes, -W or the send buffer over "
+				       "-m plus one, from offset %lld)",
+				       path, (long long)st.st_size,
+				       (long long)need, width, size,
+				       (long long)off);
 		}
 		return fd;
 	}
