@@ -217,6 +217,13 @@ sendfile_open(struct test_ctx *ctx, size_t size, int width, off_t off)
 			return err_set(ctx->err, "-F: cannot stat %s: %s",
 				       path, strerror(errno));
 		}
+		if (!S_ISREG(st.st_mode)) {
+			close(fd);
+			return err_set(ctx->err,
+				       "-F: %s is not a regular file, which "
+				       "TCP_SENDFILE needs",
+				       path);
+		}
 		if (st.st_size < need) {
 			close(fd);
 			return err_set(ctx->err,
