@@ -73,8 +73,7 @@ static const struct module_layout layout_cc = {
     "Histogram of request/response times",
     1};
 static const struct module_layout layout_mss = {
-    MODULE_TABLE_MSS, MODULE_SINGLE_BRANDED, MODULE_V2_BLOCKS, 0, 0, "", "",
-    1};
+    MODULE_TABLE_MSS, MODULE_SINGLE_BRANDED, MODULE_V2_BLOCKS, 0, 0, "", "", 1};
 
 #define TCP SOCK_STREAM, IPPROTO_TCP
 #define UDP SOCK_DGRAM, IPPROTO_UDP
@@ -110,11 +109,10 @@ const struct test_module module_table[] = {
      "needs netserver to close each connection; a standard service does "
      "not",
      &layout_cc, cc_client, cc_server},
-    {"TCP_MSS", "TCP MSS TEST", TCP, MODULE_TO_SERVER, MODULE_BYTES, 0, 0, 0,
-     0, 9, NULL, &layout_mss, mss_client, stream_recv},
-    {"TCP_SENDFILE", "TCP SENDFILE TEST", TCP, MODULE_TO_SERVER,
-     MODULE_BYTES, 0, 0, 0, 0, 9, NULL, &layout_sendfile, sendfile_send,
-     stream_recv},
+    {"TCP_MSS", "TCP MSS TEST", TCP, MODULE_TO_SERVER, MODULE_BYTES, 0, 0, 0, 0,
+     9, NULL, &layout_mss, mss_client, stream_recv},
+    {"TCP_SENDFILE", "TCP SENDFILE TEST", TCP, MODULE_TO_SERVER, MODULE_BYTES,
+     0, 0, 0, 0, 9, NULL, &layout_sendfile, sendfile_send, stream_recv},
     {NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL},
 };
 

@@ -79,16 +79,15 @@ stream_verbose(FILE *out, const struct result *res)
 					 : 0.0;
 
 	if (!maerts) {
-		fprintf(
-		    out,
-		    "\nAlignment      Offset         Bytes    Bytes  "
-		    "     Sends   Bytes    Recvs\n"
-		    "Local  Remote  Local  Remote  Xfered   Per     "
-		    "            Per\n"
-		    "Send   Recv    Send   Recv             Send "
-		    "(avg)          Recv (avg)\n"
-		    "%5d   %5d  %5d   %5d ",
-		    8, 8, 0, 0);
+		fprintf(out,
+			"\nAlignment      Offset         Bytes    Bytes  "
+			"     Sends   Bytes    Recvs\n"
+			"Local  Remote  Local  Remote  Xfered   Per     "
+			"            Per\n"
+			"Send   Recv    Send   Recv             Send "
+			"(avg)          Recv (avg)\n"
+			"%5d   %5d  %5d   %5d ",
+			8, 8, 0, 0);
 		/* 2.7's classic code prints the bytes as a double. */
 		if (res->m->layout->classic)
 			fprintf(out, "%6.4g", (double)rx->bytes_recv);
@@ -698,8 +697,7 @@ mss_table(FILE *out, const struct result *res, const struct report_opts *o)
 {
 	if (o->headers && o->verbosity > 0)
 		fputs("Maximum\nSegment\nSize (bytes)\n\n", out);
-	fprintf(out, "%d %s\n", res->side[RESULT_LOCAL].sum.mss,
-		brand(res, o));
+	fprintf(out, "%d %s\n", res->side[RESULT_LOCAL].sum.mss, brand(res, o));
 }
 
 void

@@ -210,12 +210,12 @@ sendfile_open(struct test_ctx *ctx, size_t size, int width, off_t off)
 	if (path[0] != '\0') {
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
-			return err_set(ctx->err, "-F: cannot open %s: %s",
-				       path, strerror(errno));
+			return err_set(ctx->err, "-F: cannot open %s: %s", path,
+				       strerror(errno));
 		if (fstat(fd, &st) < 0) {
 			close(fd);
-			return err_set(ctx->err, "-F: cannot stat %s: %s",
-				       path, strerror(errno));
+			return err_set(ctx->err, "-F: cannot stat %s: %s", path,
+				       strerror(errno));
 		}
 		if (!S_ISREG(st.st_mode)) {
 			close(fd);
@@ -325,8 +325,8 @@ sendfile_send(struct test_ctx *ctx)
 				       "data connection: sendfile: %s",
 				       strerror(errno));
 		}
-		if (module_stalled(ctx, now, progress,
-				   "kept the test going") < 0) {
+		if (module_stalled(ctx, now, progress, "kept the test going") <
+		    0) {
 			close(file);
 			return -1;
 		}

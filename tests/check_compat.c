@@ -368,10 +368,7 @@ static const struct compat_case cases[] = {
      * inflated by 2.7's padded timer as TCP_CRR's. */
     {"tcp_cc", {"-t", "TCP_CC", "-l", "-1000"}, 0, 0},
     {"tcp_cc_cpu", {"-t", "TCP_CC", "-l", "1", "-c", "-C"}, 0, CASE_NO_RATIO},
-    {"sfm_tcp_cc",
-     {"-t", "TCP_CC", "-l", "-1000", "-P", "0", "-v", "0"},
-     0,
-     0},
+    {"sfm_tcp_cc", {"-t", "TCP_CC", "-l", "-1000", "-P", "0", "-v", "0"}, 0, 0},
     {"sfm_tcp_cc_c",
      {"-t", "TCP_CC", "-l", "-1000", "-P", "0", "-v", "0", "-c"},
      0,
@@ -400,8 +397,8 @@ static const struct compat_case cases[] = {
      0,
      0},
     {"sfm_tcp_sendfile_c",
-     {"-t", "TCP_SENDFILE", "-l", "-30000000", "-P", "0", "-v", "0", "-c",
-      "-F", sf_big, "--", "-m", "8192"},
+     {"-t", "TCP_SENDFILE", "-l", "-30000000", "-P", "0", "-v", "0", "-c", "-F",
+      sf_big, "--", "-m", "8192"},
      0,
      0},
     /* Timed: a count ends exactly here ("3e+07" bytes), past it in
@@ -1599,8 +1596,7 @@ word_value(const char *line, int i)
  * the last one's time, *pkt its message size, unit "Mbps" or "tps".
  */
 static int
-lkp_parse(const char *out, double *thr, double *secs, double *pkt,
-	  char unit[8])
+lkp_parse(const char *out, double *thr, double *secs, double *pkt, char unit[8])
 {
 	int num = 0, thp = 0, tm = 0, pk = 0;
 	char line[512];
@@ -1643,12 +1639,11 @@ lkp_parse(const char *out, double *thr, double *secs, double *pkt,
  * ours as from 2.7. */
 START_TEST(wrapper_lkp_sendfile)
 {
-	struct compat_case c = {
-	    "lkp_sendfile",
-	    {"-4", "-t", "TCP_SENDFILE", "-c", "-C", "-l", "1", "--", "-m",
-	     "10K"},
-	    0,
-	    0};
+	struct compat_case c = {"lkp_sendfile",
+				{"-4", "-t", "TCP_SENDFILE", "-c", "-C", "-l",
+				 "1", "--", "-m", "10K"},
+				0,
+				0};
 	struct run ref, ours;
 	double rthr, rsecs, rpkt, othr, osecs, opkt;
 	char runit[8], ounit[8];
@@ -1729,7 +1724,8 @@ START_TEST(wrapper_phoronix_sendfile)
 		      ref.out);
 	ck_assert_int_eq(ours.status, 0);
 	ck_assert_msg(o > 0 && plausible(r, o),
-		      "Phoronix reads %g from \"%s\" (2.7: %g)", o, ours.out, r);
+		      "Phoronix reads %g from \"%s\" (2.7: %g)", o, ours.out,
+		      r);
 	free(ref.out);
 	free(ours.out);
 }
@@ -2183,8 +2179,7 @@ main(void)
 		      f);
 		fclose(f);
 	}
-	snprintf(sf_big, sizeof(sf_big), "/tmp/np-compat-sf-%d",
-		 (int)getpid());
+	snprintf(sf_big, sizeof(sf_big), "/tmp/np-compat-sf-%d", (int)getpid());
 	snprintf(sf_small, sizeof(sf_small), "/tmp/np-compat-sf-small-%d",
 		 (int)getpid());
 	if (write_file(sf_big, 4 << 20) < 0 || write_file(sf_small, 1000) < 0) {

@@ -228,11 +228,11 @@ END_TEST
  * less the options of each segment. */
 START_TEST(tcp_mss)
 {
-	const char *plain[] = {"-H", "127.0.0.1", "-p", harness_port,
-			       "-t", "TCP_MSS",	  "-P", "0",
-			       NULL};
-	const char *set[] = {"-H", "127.0.0.1", "-p", harness_port, "-t",
-			     "TCP_MSS", "-P", "0", "--", "-G", "1000", NULL};
+	const char *plain[] = {"-H",	  "127.0.0.1", "-p", harness_port, "-t",
+			       "TCP_MSS", "-P",	       "0",  NULL};
+	const char *set[] = {"-H", "127.0.0.1", "-p",	harness_port,
+			     "-t", "TCP_MSS",	"-P",	"0",
+			     "--", "-G",	"1000", NULL};
 	struct harness_out o;
 	double mss;
 
@@ -253,10 +253,9 @@ END_TEST
 START_TEST(tcp_sendfile)
 {
 	char path[64];
-	const char *counted[] = {"-t", "TCP_SENDFILE", "-l", "-10000000",
-				 NULL};
-	const char *timed[] = {"-t", "TCP_SENDFILE", "-l", "1", "-F",
-			       path, "--", "-m", "10K", NULL};
+	const char *counted[] = {"-t", "TCP_SENDFILE", "-l", "-10000000", NULL};
+	const char *timed[] = {"-t", "TCP_SENDFILE", "-l", "1",	  "-F",
+			       path, "--",	     "-m", "10K", NULL};
 	const char *const *runs[] = {counted, timed};
 	static char block[1 << 20];
 	struct harness_out o;
@@ -270,22 +269,21 @@ START_TEST(tcp_sendfile)
 		double sent = harness_json_num(doc, "local.counts.bytes_sent");
 		double calls = harness_json_num(doc, "local.counts.send_calls");
 
-		ck_assert_msg(sent > 0 && sent == harness_json_num(
-						      doc, "remote.counts."
-							   "bytes_recv"),
-			      "sent %.0f, received %.0f", sent,
-			      harness_json_num(doc,
-					       "remote.counts.bytes_recv"));
+		ck_assert_msg(
+		    sent > 0 && sent == harness_json_num(doc, "remote.counts."
+							      "bytes_recv"),
+		    "sent %.0f, received %.0f", sent,
+		    harness_json_num(doc, "remote.counts.bytes_recv"));
 		if (i == 0)
 			ck_assert_double_eq(sent, 10000000);
 		else
 			ck_assert_double_le(sent / calls, 10240);
-		ck_assert_str_eq(json_string_value(json_object_get(
-				     json_object_get(json_object_get(doc,
-								     "local"),
-						     "counts"),
-				     "data_path")),
-				 "sendfile");
+		ck_assert_str_eq(
+		    json_string_value(json_object_get(
+			json_object_get(json_object_get(doc, "local"),
+					"counts"),
+			"data_path")),
+		    "sendfile");
 		json_decref(doc);
 	}
 	unlink(path);
@@ -301,20 +299,22 @@ END_TEST
 START_TEST(tcp_sendfile_bad_file)
 {
 	char path[64];
-	const char *small[] = {"-H", "127.0.0.1", "-p", harness_port,
-			       "-t", "TCP_SENDFILE", "-l", "1", "-F", path,
-			       NULL};
-	const char *none[] = {"-H", "127.0.0.1", "-p", harness_port,
-			      "-t", "TCP_SENDFILE", "-l", "1", "-F",
-			      "/nonexistent/np-file", NULL};
-	const char *after[] = {"-H", "127.0.0.1", "-p", harness_port,
-			       "-t", "TCP_SENDFILE", "-l", "-1000000",
-			       NULL};
+	const char *small[] = {"-H", "127.0.0.1",    "-p", harness_port,
+			       "-t", "TCP_SENDFILE", "-l", "1",
+			       "-F", path,	     NULL};
+	const char *none[] = {"-H", "127.0.0.1",
+			      "-p", harness_port,
+			      "-t", "TCP_SENDFILE",
+			      "-l", "1",
+			      "-F", "/nonexistent/np-file",
+			      NULL};
+	const char *after[] = {"-H",	     "127.0.0.1", "-p",
+			       harness_port, "-t",	  "TCP_SENDFILE",
+			       "-l",	     "-1000000",  NULL};
 	static char block[1000];
 	struct harness_out o;
 
-	snprintf(path, sizeof(path), "/tmp/np-int-sf-small-%d",
-		 (int)getpid());
+	snprintf(path, sizeof(path), "/tmp/np-int-sf-small-%d", (int)getpid());
 	harness_write_file(path, block, sizeof(block), 0600);
 	ck_assert_int_eq(harness_netperf(small, 30, &o), 0);
 	unlink(path);
@@ -329,8 +329,7 @@ START_TEST(tcp_sendfile_bad_file)
 			  strchr(o.err, '\n') == o.err + strlen(o.err) - 1,
 		      "stderr: %s", o.err);
 	ck_assert_int_eq(harness_netperf(after, 30, &o), 0);
-	ck_assert_msg(o.status == 0, "netserver after the refusals: %s",
-		      o.err);
+	ck_assert_msg(o.status == 0, "netserver after the refusals: %s", o.err);
 }
 END_TEST
 

@@ -519,8 +519,10 @@ END_TEST
  * netserver: connections only, as many on each side. */
 START_TEST(ref_to_ours_cc)
 {
-	const char *args[] = {"-t", "omni", "-l", "1", "--", "-c", "-d", "0",
-			      "-k", "THROUGHPUT,DIRECTION,ELAPSED_TIME", NULL};
+	const char *args[] = {
+	    "-t", "omni", "-l", "1",  "--",
+	    "-c", "-d",	  "0",	"-k", "THROUGHPUT,DIRECTION,ELAPSED_TIME",
+	    NULL};
 	char *text, val[32];
 	int rc;
 

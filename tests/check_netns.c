@@ -1963,7 +1963,8 @@ snmp_tcp(const char *ns, const char *field)
 	ck_assert_msg(strncmp(l, "Tcp: ", 5) == 0, "no Tcp values: %.2000s",
 		      o.out);
 	snprintf(vals, sizeof(vals), "%.*s", (int)strcspn(l, "\n"), l);
-	for (n = strtok_r(names, " ", &ns_save), v = strtok_r(vals, " ", &vs_save);
+	for (n = strtok_r(names, " ", &ns_save),
+	    v = strtok_r(vals, " ", &vs_save);
 	     n != NULL && v != NULL; n = strtok_r(NULL, " ", &ns_save),
 	    v = strtok_r(NULL, " ", &vs_save))
 		if (strcmp(n, field) == 0)
@@ -1997,8 +1998,9 @@ START_TEST(tcp_cc_matches_kernel_opens)
 		trans = harness_json_num(doc, "local.counts.transactions");
 		rtrans = harness_json_num(doc, "remote.counts.transactions");
 		json_decref(doc);
-		fprintf(stderr, "TCP_CC: %.0f transactions, %llu opened, %llu "
-				"accepted\n",
+		fprintf(stderr,
+			"TCP_CC: %.0f transactions, %llu opened, %llu "
+			"accepted\n",
 			trans, act, pas);
 		if (i == 0)
 			ck_assert_msg(trans == 500, "%.0f transactions", trans);
