@@ -662,7 +662,8 @@ static const struct opt global_opts[] = {
      .to2 = NP(lport), .fn = h_port},
     {'t', NULL, required_argument, "test",
      "TCP_STREAM (default), TCP_MAERTS, TCP_RR,\n"
-     "TCP_CRR, UDP_STREAM, UDP_RR, UDP_CRR, OMNI",
+     "TCP_CRR, TCP_CC, TCP_SENDFILE, TCP_MSS,\n"
+     "UDP_STREAM, UDP_RR, UDP_CRR, OMNI",
      NULL, OPT_FN, .fn = g_test},
     {'l', NULL, required_argument, "secs",
      "test length; negative: bytes or transactions", NULL, OPT_FN,
@@ -1200,7 +1201,9 @@ no_control_check(struct netperf_opts *o, const struct test_module *m,
 static int
 check_test(struct netperf_opts *o, const struct test_module *m, char *err)
 {
-	if (o->fmt == 0)
+	/* A test that moves no data has no bytes to give -f's units: 2.7's
+	 * TCP_CC reports transactions whatever -f says. */
+	if (o->fmt == 0 || module_has(m, MODULE_F_NO_DATA))
 		o->fmt = module_is_rr(m) ? 'x' : 'm';
 	else if (o->fmt == 'x' && !module_is_rr(m))
 		o->fmt = 'm';

@@ -1280,8 +1280,10 @@ legacy_request_of(const struct netperf_opts *o, const struct result *res,
 	q->socket_type =
 	    m->socktype == SOCK_STREAM ? LEGACY_NST_STREAM : LEGACY_NST_DGRAM;
 	q->protocol = (uint32_t)m->protocol;
-	/* Seen from netserver: it receives what netperf sends. */
-	q->direction = module_is_rr(m)		     ? LEGACY_XMIT | LEGACY_RECV
+	/* Seen from netserver: it receives what netperf sends; TCP_CC's
+	 * is the omni test of no direction. */
+	q->direction = module_has(m, MODULE_F_NO_DATA) ? 0
+		       : module_is_rr(m)	     ? LEGACY_XMIT | LEGACY_RECV
 		       : m->flow == MODULE_TO_CLIENT ? LEGACY_XMIT
 						     : LEGACY_RECV;
 	q->socket_prio = q->socket_tos = -1;

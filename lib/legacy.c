@@ -219,10 +219,10 @@ legacy_request_decode(const unsigned char *buf, size_t len,
 		return -1;
 
 	d = r->direction;
-	if (d != LEGACY_XMIT && d != LEGACY_RECV &&
+	/* 0: no data, a connection test's (TCP_CC) */
+	if (d != 0 && d != LEGACY_XMIT && d != LEGACY_RECV &&
 	    d != (LEGACY_XMIT | LEGACY_RECV))
-		return err_set(err, "direction %u is none of the six tests'",
-			       d);
+		return err_set(err, "direction %u is none of the tests'", d);
 	if (!((r->socket_type == LEGACY_NST_STREAM &&
 	       r->protocol == IPPROTO_TCP) ||
 	      (r->socket_type == LEGACY_NST_DGRAM &&
@@ -566,8 +566,8 @@ legacy_request_params(const struct legacy_omni_request *r,
 	}
 	if (tcp && rr)
 		name = crr ? "TCP_CRR" : "TCP_RR";
-	else if (crr)
-		name = NULL;
+	else if (crr || r->direction == 0)
+		name = tcp && crr && r->direction == 0 ? "TCP_CC" : NULL;
 	else if (tcp)
 		name = r->direction == LEGACY_RECV ? "TCP_STREAM" : "TCP_MAERTS";
 	else if (rr)
@@ -575,7 +575,8 @@ legacy_request_params(const struct legacy_omni_request *r,
 	else
 		name = r->direction == LEGACY_RECV ? "UDP_STREAM" : NULL;
 	if (name == NULL) {
-		err_set(err, "this omni request is none of the six tests");
+		err_set(err, "this omni request is none of the tests (the "
+			     "six, and TCP_CC)");
 		return EOPNOTSUPP;
 	}
 	snprintf(p->test, sizeof(p->test), "%s", name);
@@ -591,6 +592,10 @@ legacy_request_params(const struct legacy_omni_request *r,
 	if (size_of(r->send_size, "send size", &p->rsend_size, err) < 0 ||
 	    size_of(r->receive_size, "receive size", &p->rrecv_size, err) < 0)
 		return EINVAL;
+	/* TCP_CC moves no data: its sizes are only reported, 1 and 1 as
+	 * 2.7 reports them. */
+	if (!rr && crr)
+		p->req_size = p->rsp_size = 1;
 	if (rr) {
 		p->req_size = r->request_size;
 		p->rsp_size = r->response_size;

@@ -21,17 +21,17 @@
 /* netperf 2.7's layouts, quirks and all (report.c prints them). */
 static const struct module_layout layout_stream = {
     MODULE_TABLE_STREAM, MODULE_SINGLE_BRANDED, MODULE_V2_BLOCKS, 0, 1, "",
-    "Histogram of time spent in send() call."};
+    "Histogram of time spent in send() call.", 0};
 static const struct module_layout layout_maerts = {
     MODULE_TABLE_STREAM, MODULE_SINGLE_BRANDED, MODULE_V2_BLOCKS, 0, 1, "",
-    "Histogram of time spent in recv() call."};
+    "Histogram of time spent in recv() call.", 0};
 /* 2.7's UDP_STREAM histogram title has no full stop. */
 static const struct module_layout layout_datagrams = {
     MODULE_TABLE_DATAGRAMS, MODULE_SINGLE_LOCAL, MODULE_V2_BLOCKS, 0, 1, "",
-    "Histogram of time spent in send() call"};
+    "Histogram of time spent in send() call", 0};
 static const struct module_layout layout_rr = {
     MODULE_TABLE_RR, MODULE_SINGLE_BRANDED, MODULE_V2_BLOCKS, 1, 1, "",
-    "Histogram of request/response times"};
+    "Histogram of request/response times", 0};
 /* UDP_RR's -c -C line has one more space after the rate, and its
  * histogram title 2.7's typo. */
 static const struct module_layout layout_udp_rr = {
@@ -41,7 +41,7 @@ static const struct module_layout layout_udp_rr = {
     1,
     1,
     " ",
-    "Histogram of request/reponse times."};
+    "Histogram of request/reponse times.", 0};
 /* TCP_CRR: no burst, no method letters, no brand, the alignments alone,
  * and UDP_RR's wider -c -C line. */
 static const struct module_layout layout_crr = {
@@ -51,7 +51,30 @@ static const struct module_layout layout_crr = {
     0,
     0,
     " ",
-    "Histogram of request/response times"};
+    "Histogram of request/response times", 0};
+
+/* 2.7's classic tests (nettest_bsd.c), which it never migrated to omni.
+ * TCP_SENDFILE prints TCP_STREAM's table; TCP_CC TCP_CRR's. */
+static const struct module_layout layout_sendfile = {
+    MODULE_TABLE_STREAM,
+    MODULE_SINGLE_BRANDED,
+    MODULE_V2_BLOCKS,
+    0,
+    1,
+    "",
+    "Histogram of time spent in send() call.",
+    1};
+static const struct module_layout layout_cc = {
+    MODULE_TABLE_RR,
+    MODULE_SINGLE_BARE,
+    MODULE_V2_ALIGNMENT,
+    0,
+    0,
+    " ",
+    "Histogram of request/response times",
+    1};
+static const struct module_layout layout_mss = {
+    MODULE_TABLE_MSS, MODULE_SINGLE_BRANDED, MODULE_V2_BLOCKS, 0, 0, "", "", 1};
 
 #define TCP SOCK_STREAM, IPPROTO_TCP
 #define UDP SOCK_DGRAM, IPPROTO_UDP
@@ -82,6 +105,15 @@ const struct test_module module_table[] = {
      0, "needs netserver to answer each new socket's token; an echo service "
 	"does not",
      &layout_rr, udp_crr_client, udp_crr_server},
+    {"TCP_CC", "TCP Connect/Close TEST", TCP, MODULE_BOTH, MODULE_TRANS,
+     MODULE_F_PER_TRANS | MODULE_F_NO_DATA, 0, 0, 0, 0,
+     "needs netserver to close each connection; a standard service does "
+     "not",
+     &layout_cc, cc_client, cc_server},
+    {"TCP_MSS", "TCP MSS TEST", TCP, MODULE_TO_SERVER, MODULE_BYTES, 0, 0, 0, 0,
+     9, NULL, &layout_mss, mss_client, stream_recv},
+    {"TCP_SENDFILE", "TCP SENDFILE TEST", TCP, MODULE_TO_SERVER, MODULE_BYTES,
+     0, 0, 0, 0, 9, NULL, &layout_sendfile, sendfile_send, stream_recv},
     {NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL},
 };
 
@@ -203,8 +235,13 @@ stream_main(void *arg)
 		sock_get_buffers(ctx->fd, &r->sndbuf_end, &r->rcvbuf_end);
 	if (module_has_tcpinfo(m) && ctx->fd >= 0) {
 		char ignored[ERR_LEN];
+		int mss = r->mss;
 
 		sock_tcp_stats(ctx->fd, &r->mss, &r->retrans);
+		/* A loop that read the MSS itself keeps it (TCP_MSS's, as
+		 * the connection was made). */
+		if (mss > 0)
+			r->mss = mss;
 		/* Read once, after the loop: TCP_INFO takes the socket
 		 * lock, which the data path should never wait for. */
 		if (tcpinfo_read(ctx->fd, &r->tcpi, ignored) == 0 &&

@@ -10,7 +10,8 @@ report_banner(FILE *out, const struct result *res, const struct report_opts *o)
 	if (o->omni_dir != NULL)
 		fprintf(out, "OMNI %s TEST", o->omni_dir);
 	else
-		fprintf(out, "MIGRATED %s", res->m->title);
+		fprintf(out, "%s%s", res->m->layout->classic ? "" : "MIGRATED ",
+			res->m->title);
 	/* -N: 2.7 names the service's port, the only one there is. */
 	fprintf(out, " from %s (%s) port 0 %s to %s (%s) port %d %s",
 		res->side[RESULT_LOCAL].name, res->side[RESULT_LOCAL].addr, fam,
@@ -77,21 +78,26 @@ stream_verbose(FILE *out, const struct result *res)
 					       (double)rx->recv_calls
 					 : 0.0;
 
-	if (!maerts)
-		fprintf(
-		    out,
-		    "\nAlignment      Offset         Bytes    Bytes  "
-		    "     Sends   Bytes    Recvs\n"
-		    "Local  Remote  Local  Remote  Xfered   Per     "
-		    "            Per\n"
-		    "Send   Recv    Send   Recv             Send "
-		    "(avg)          Recv (avg)\n"
-		    "%5d   %5d  %5d   %5d %6llu  %6.2f    %6llu  "
-		    "%6.2f %6llu\n",
-		    8, 8, 0, 0, (unsigned long long)rx->bytes_recv,
-		    per_send, (unsigned long long)tx->send_calls,
-		    per_recv, (unsigned long long)rx->recv_calls);
-	else
+	if (!maerts) {
+		fprintf(out,
+			"\nAlignment      Offset         Bytes    Bytes  "
+			"     Sends   Bytes    Recvs\n"
+			"Local  Remote  Local  Remote  Xfered   Per     "
+			"            Per\n"
+			"Send   Recv    Send   Recv             Send "
+			"(avg)          Recv (avg)\n"
+			"%5d   %5d  %5d   %5d ",
+			8, 8, 0, 0);
+		/* 2.7's classic code prints the bytes as a double. */
+		if (res->m->layout->classic)
+			fprintf(out, "%6.4g", (double)rx->bytes_recv);
+		else
+			fprintf(out, "%6llu",
+				(unsigned long long)rx->bytes_recv);
+		fprintf(out, "  %6.2f    %6llu  %6.2f %6llu\n", per_send,
+			(unsigned long long)tx->send_calls, per_recv,
+			(unsigned long long)rx->recv_calls);
+	} else
 		fprintf(
 		    out,
 		    "\nAlignment      Offset         Bytes    Bytes  "
@@ -225,7 +231,7 @@ rr_verbose(FILE *out, const struct result *res)
 			"Local  Remote  Local  Remote\n"
 			"Send   Recv    Send   Recv\n"
 			"%5d  %5d   %5d  %5d\n",
-			8, 8, 0, 0);
+			8, res->m->layout->classic ? 0 : 8, 0, 0);
 		if (res->hist != NULL) {
 			fprintf(out, "\n%s\n", res->m->layout->hist_title);
 			report_histogram(out, res->hist);
@@ -684,9 +690,23 @@ bidir_table(FILE *out, const struct result *res)
 	    res->side[RESULT_REMOTE].util, res->side[RESULT_REMOTE].sd);
 }
 
+/* TCP_MSS: 2.7's title at -v 1 and 2, and the MSS alone at every -v,
+ * branded as its other tests' figures. */
+static void
+mss_table(FILE *out, const struct result *res, const struct report_opts *o)
+{
+	if (o->headers && o->verbosity > 0)
+		fputs("Maximum\nSegment\nSize (bytes)\n\n", out);
+	fprintf(out, "%d %s\n", res->side[RESULT_LOCAL].sum.mss, brand(res, o));
+}
+
 void
 report_classic(FILE *out, const struct result *res, const struct report_opts *o)
 {
+	if (res->m->layout->table == MODULE_TABLE_MSS) {
+		mss_table(out, res, o);
+		return;
+	}
 	if (o->verbosity == 0) {
 		single_figure(out, res, o);
 		return;
@@ -700,6 +720,8 @@ report_classic(FILE *out, const struct result *res, const struct report_opts *o)
 		break;
 	case MODULE_TABLE_STREAM:
 		stream_table(out, res, o);
+		break;
+	case MODULE_TABLE_MSS:
 		break;
 	}
 	if (o->headers && res->nstreams > 1)

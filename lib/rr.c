@@ -1,4 +1,5 @@
-/* The request/response loops: TCP_RR, with -b transactions in flight. */
+/* The request/response loops: TCP_RR, with -b transactions in flight,
+ * UDP_RR, TCP_CRR and TCP_CC (a connection a transaction). */
 #include "np/module.h"
 
 #include <errno.h>
@@ -654,7 +655,9 @@ crr_exchange(struct test_ctx *ctx, size_t req, size_t rsp)
 	if (rc != 0)
 		return -1;
 	r->bytes_sent += req;
-	r->send_calls++;
+	/* TCP_CC's sends nothing (or only the token, which is not data). */
+	if (req > 0)
+		r->send_calls++;
 	rc = recv_full(ctx, ctx->buf, rsp, &r->recv_calls,
 		       "kept the test going", clock_ns());
 	if (rc == 1)
@@ -669,12 +672,13 @@ crr_exchange(struct test_ctx *ctx, size_t req, size_t rsp)
 	return rc == 1 ? 0 : -1;
 }
 
-int
-crr_client(struct test_ctx *ctx)
+/* A connection a transaction, each carrying req bytes out and rsp back:
+ * TCP_CRR's, or none at all (TCP_CC). */
+static int
+crr_loop(struct test_ctx *ctx, size_t req, size_t rsp)
 {
 	const struct test_params *p = ctx->p;
 	struct side_result *r = ctx->r;
-	size_t req = (size_t)p->req_size, rsp = (size_t)p->rsp_size;
 	uint64_t now, t0, last_ok;
 	char err[ERR_LEN];
 	/* netperf 2.7's socket options (-S, -y, -Y, -K...) on each
@@ -739,6 +743,21 @@ crr_client(struct test_ctx *ctx)
 	return 0;
 }
 
+int
+crr_client(struct test_ctx *ctx)
+{
+	return crr_loop(ctx, (size_t)ctx->p->req_size,
+			(size_t)ctx->p->rsp_size);
+}
+
+/* TCP_CC: the connection alone, made and closed by netserver; -r's sizes
+ * are only reported, as 2.7 reports them. */
+int
+cc_client(struct test_ctx *ctx)
+{
+	return crr_loop(ctx, 0, 0);
+}
+
 /* How long a CRR server for a 2.7 client goes on accepting past the
  * test's length. */
 #define CRR_LEGACY_TAIL_NS (2 * NS_PER_SEC)
@@ -765,16 +784,17 @@ crr_serve_one(struct test_ctx *ctx, int fd, size_t req, size_t rsp)
 	if (send_full(ctx, ctx->buf, rsp, &since) != 0)
 		return;
 	r->bytes_sent += rsp;
-	r->send_calls++;
+	if (rsp > 0)
+		r->send_calls++;
 	r->trans++;
 }
 
-int
-crr_server(struct test_ctx *ctx)
+/* netserver's half of crr_loop. */
+static int
+crr_serve(struct test_ctx *ctx, size_t req, size_t rsp)
 {
 	const struct test_params *p = ctx->p;
 	struct side_result *r = ctx->r;
-	size_t req = (size_t)p->req_size, rsp = (size_t)p->rsp_size;
 	uint64_t last = clock_ns();
 	struct admit adm;
 	int lfd = ctx->fd, fd;
@@ -835,4 +855,17 @@ crr_server(struct test_ctx *ctx)
 	}
 	admit_close(&adm);
 	return 0;
+}
+
+int
+crr_server(struct test_ctx *ctx)
+{
+	return crr_serve(ctx, (size_t)ctx->p->req_size,
+			 (size_t)ctx->p->rsp_size);
+}
+
+int
+cc_server(struct test_ctx *ctx)
+{
+	return crr_serve(ctx, 0, 0);
 }

@@ -1,17 +1,22 @@
-/* The bulk-transfer loops: TCP_STREAM and TCP_MAERTS, both directions. */
+/* The bulk-transfer loops: TCP_STREAM and TCP_MAERTS, both directions,
+ * TCP_SENDFILE's sender, and TCP_MSS's connection that sends nothing. */
 #include "np/module.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <netinet/udp.h>
 #include <poll.h>
 #include <stdlib.h>
 #include <time.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <linux/sock_diag.h>
 
@@ -170,6 +175,165 @@ stream_send(struct test_ctx *ctx)
 	if (finish_send(ctx) < 0)
 		return -1;
 	return zc ? zc_drain(ctx) : 0;
+}
+
+int
+mss_client(struct test_ctx *ctx)
+{
+	struct side_result *r = ctx->r;
+	socklen_t len = sizeof(r->mss);
+
+	/* TCP_MSS moves no data: the MSS of the connection just made, as
+	 * 2.7 reads it (TCP_MAXSEG). It ends as a sender does, so that
+	 * netserver's receiver sees the end and reports. */
+	if (getsockopt(ctx->fd, IPPROTO_TCP, TCP_MAXSEG, &r->mss, &len) < 0)
+		r->mss = -1;
+	snprintf(r->path, sizeof(r->path), "none");
+	return finish_send(ctx);
+}
+
+/*
+ * TCP_SENDFILE's file, which the sends cycle through as 2.7's ring: width
+ * slots of size bytes from offset off. -F's file must hold them all (2.7
+ * refuses a file smaller than its ring too); without -F, a file in memory
+ * of just that size, filled from the buffer (netperf's pattern). Returns
+ * its descriptor, or -1 with ctx->err set.
+ */
+static int
+sendfile_open(struct test_ctx *ctx, size_t size, int width, off_t off)
+{
+	const char *path = ctx->p->fill_file;
+	off_t need = off + (off_t)size * width;
+	struct stat st;
+	int fd;
+
+	if (path[0] != '\0') {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return err_set(ctx->err, "-F: cannot open %s: %s", path,
+				       strerror(errno));
+		if (fstat(fd, &st) < 0) {
+			close(fd);
+			return err_set(ctx->err, "-F: cannot stat %s: %s", path,
+				       strerror(errno));
+		}
+		if (!S_ISREG(st.st_mode)) {
+			close(fd);
+			return err_set(ctx->err,
+				       "-F: %s is not a regular file, which "
+				       "TCP_SENDFILE needs",
+				       path);
+		}
+		if (st.st_size < need) {
+			close(fd);
+			return err_set(ctx->err,
+				       "-F: %s is too small: %lld bytes, where "
+				       "TCP_SENDFILE needs %lld (%d sends of "
+				       "%zu bytes, -W or the send buffer over "
+				       "-m plus one, from offset %lld)",
+				       path, (long long)st.st_size,
+				       (long long)need, width, size,
+				       (long long)off);
+		}
+		return fd;
+	}
+	fd = memfd_create("netperf-sendfile", MFD_CLOEXEC);
+	if (fd < 0)
+		return err_set(ctx->err, "TCP_SENDFILE: memfd_create: %s",
+			       strerror(errno));
+	for (off_t at = 0; at < need;) {
+		size_t n = ctx->buflen;
+		ssize_t w;
+
+		if ((off_t)n > need - at)
+			n = (size_t)(need - at);
+		w = pwrite(fd, ctx->buf, n, at);
+		if (w <= 0) {
+			close(fd);
+			return err_set(ctx->err,
+				       "TCP_SENDFILE: cannot write its "
+				       "%lld-byte file in memory: %s",
+				       (long long)need,
+				       w < 0 ? strerror(errno) : "no space");
+		}
+		at += w;
+	}
+	return fd;
+}
+
+int
+sendfile_send(struct test_ctx *ctx)
+{
+	const struct test_params *p = ctx->p;
+	struct side_result *r = ctx->r;
+	size_t size = (size_t)r->send_size, want;
+	uint64_t left = p->duration > 0 ? 0 : (uint64_t)p->count;
+	uint64_t now, then, progress;
+	off_t base = p->lbuf.soff, pos;
+	int width = p->lbuf.width, slot = 0, file;
+	ssize_t n;
+
+	/* 2.7's ring: -W's width, else as many sends as the send buffer
+	 * holds, plus one, and at least two. */
+	if (width <= 0)
+		width = r->sndbuf > 0 ? (int)((size_t)r->sndbuf / size) + 1 : 2;
+	if (width < 2)
+		width = 2;
+	file = sendfile_open(ctx, size, width, base);
+	if (file < 0)
+		return -1;
+	snprintf(r->path, sizeof(r->path), "sendfile");
+	now = progress = clock_ns();
+	for (;;) {
+		if (*ctx->stop)
+			break;
+		if (ctx->end_ns != 0 ? now >= ctx->end_ns
+				     : r->bytes_sent >= left)
+			break;
+		want = size;
+		if (ctx->end_ns == 0 && left - r->bytes_sent < want)
+			want = (size_t)(left - r->bytes_sent);
+		pos = base + (off_t)slot * (off_t)size;
+		/* A closed peer raises SIGPIPE here, which netperf
+		 * ignores: the call fails with EPIPE. */
+		n = sendfile(ctx->fd, file, &pos, want);
+		then = now;
+		now = clock_ns();
+		if (n > 0) {
+			r->bytes_sent += (uint64_t)n;
+			r->send_calls++;
+			progress = now;
+			slot = (slot + 1) % width;
+			if (ctx->hist != NULL)
+				stats_hist_add(ctx->hist, now - then);
+			continue;
+		}
+		if (n == 0) {
+			close(file);
+			return err_set(ctx->err, "-F: the file shrank during "
+						 "the test");
+		}
+		if (errno == EINTR)
+			continue;
+		if (ctx->untagged && (errno == EPIPE || errno == ECONNRESET)) {
+			close(file);
+			return 0;
+		}
+		if (errno != EAGAIN && errno != EWOULDBLOCK) {
+			close(file);
+			return err_set(ctx->err,
+				       "data connection: sendfile: %s",
+				       strerror(errno));
+		}
+		if (module_stalled(ctx, now, progress, "kept the test going") <
+		    0) {
+			close(file);
+			return -1;
+		}
+	}
+	close(file);
+	r->syscalls = r->send_calls;
+	return finish_send(ctx);
 }
 
 /*

@@ -17,6 +17,7 @@
 #include <sched.h>
 #include <math.h>
 #include <netinet/in.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +40,10 @@
  * the PID so that parallel runs cannot collide. */
 static char sel_file[64];
 #define SEL_FILE sel_file
+
+/* TCP_SENDFILE's -F files, written by main: one large enough for any
+ * ring, one smaller than the least (two sends of 16 KB). */
+static char sf_big[64], sf_small[64];
 
 /* The reference's bin directory, and the two servers' control ports:
  * on 127.0.0.1, and on ::1 for the IPv6 cases (when loopback has it). */
@@ -357,6 +362,55 @@ static const struct compat_case cases[] = {
     {"v2_tcp_crr",
      {"-t", "TCP_CRR", "-l", "-1000", "-v", "2"},
      DIFF_HISTOGRAM | DIFF_V2_EXTRAS,
+     0},
+    /* 2.7's classic tests: TCP_CC (TCP_CRR's table), TCP_MSS and
+     * TCP_SENDFILE (TCP_STREAM's), none MIGRATED. TCP_CC's remote CPU is
+     * inflated by 2.7's padded timer as TCP_CRR's. */
+    {"tcp_cc", {"-t", "TCP_CC", "-l", "-1000"}, 0, 0},
+    {"tcp_cc_cpu", {"-t", "TCP_CC", "-l", "1", "-c", "-C"}, 0, CASE_NO_RATIO},
+    {"sfm_tcp_cc", {"-t", "TCP_CC", "-l", "-1000", "-P", "0", "-v", "0"}, 0, 0},
+    {"sfm_tcp_cc_c",
+     {"-t", "TCP_CC", "-l", "-1000", "-P", "0", "-v", "0", "-c"},
+     0,
+     0},
+    /* 2.7 neither brands TCP_CC nor gives it -f's units. */
+    {"brand_tcp_cc",
+     {"-t", "TCP_CC", "-l", "-1000", "-P", "0", "-B", "run8", "-f", "m"},
+     0,
+     0},
+    {"v2_tcp_cc",
+     {"-t", "TCP_CC", "-l", "-1000", "-v", "2"},
+     DIFF_HISTOGRAM | DIFF_V2_EXTRAS,
+     0},
+    {"tcp_mss", {"-t", "TCP_MSS"}, 0, 0},
+    {"tcp_mss_v0_cpu", {"-t", "TCP_MSS", "-v", "0", "-c", "-C"}, 0, 0},
+    {"tcp_mss_v2", {"-t", "TCP_MSS", "-v", "2"}, DIFF_HISTOGRAM, 0},
+    {"brand_tcp_mss", {"-t", "TCP_MSS", "-P", "0", "-B", "run8"}, 0, 0},
+    {"tcp_sendfile", {"-t", "TCP_SENDFILE", "-l", "1"}, 0, 0},
+    {"tcp_sendfile_cpu",
+     {"-t", "TCP_SENDFILE", "-l", "1", "-c", "-C", "-F", sf_big},
+     0,
+     0},
+    {"sfm_tcp_sendfile",
+     {"-t", "TCP_SENDFILE", "-l", "-30000000", "-P", "0", "-v", "0", "-B",
+      "run8"},
+     0,
+     0},
+    {"sfm_tcp_sendfile_c",
+     {"-t", "TCP_SENDFILE", "-l", "-30000000", "-P", "0", "-v", "0", "-c", "-F",
+      sf_big, "--", "-m", "8192"},
+     0,
+     0},
+    /* Timed: a count ends exactly here ("3e+07" bytes), past it in
+     * 2.7 ("3.002e+07"), which the exponent form shows. */
+    {"v2_tcp_sendfile",
+     {"-t", "TCP_SENDFILE", "-l", "1", "-v", "2", "-F", sf_big},
+     DIFF_HISTOGRAM | DIFF_V2_EXTRAS,
+     0},
+    /* A file smaller than the ring: the banner, then an error. */
+    {"tcp_sendfile_small",
+     {"-t", "TCP_SENDFILE", "-l", "1", "-F", sf_small},
+     DIFF_ERROR_TEXT,
      0},
     /* Interim results, -D. */
     {"interim_rr", {"-t", "TCP_RR", "-l", "1", "-D", "0.3"}, 0, CASE_REPEATS},
@@ -992,6 +1046,21 @@ number_of(const char *s, int *decimals, double *v)
 			return 0;
 		*decimals = (int)(p - q);
 	}
+	/* %g's exponent form (2.7's classic byte counts), a shape of its
+	 * own. */
+	if (*p == 'e' || *p == 'E') {
+		const char *q;
+
+		p++;
+		if (*p == '+' || *p == '-')
+			p++;
+		q = p;
+		while (isdigit((unsigned char)*p))
+			p++;
+		if (p == q)
+			return 0;
+		*decimals += 100;
+	}
 	if (*p != '\0')
 		return 0;
 	*v = strtod(s, NULL);
@@ -1478,6 +1547,190 @@ START_TEST(differential)
 }
 END_TEST
 
+/* Whether line matches the extended regular expression re. */
+static int
+matches(const char *re, const char *line)
+{
+	regex_t r;
+	int hit;
+
+	ck_assert_int_eq(regcomp(&r, re, REG_EXTENDED | REG_NOSUB), 0);
+	hit = regexec(&r, line, 0, NULL, 0) == 0;
+	regfree(&r);
+	return hit;
+}
+
+/* The index of word in line's blank-separated words, or -1. */
+static int
+word_index(const char *line, const char *word)
+{
+	char buf[512], *save = NULL, *w;
+	int i = 0;
+
+	snprintf(buf, sizeof(buf), "%s", line);
+	for (w = strtok_r(buf, " \t", &save); w != NULL;
+	     w = strtok_r(NULL, " \t", &save), i++)
+		if (strcmp(w, word) == 0)
+			return i;
+	return -1;
+}
+
+/* Word i of line as a number (Ruby's to_f: 0 when it is none). */
+static double
+word_value(const char *line, int i)
+{
+	char buf[512], *save = NULL, *w;
+
+	snprintf(buf, sizeof(buf), "%s", line);
+	for (w = strtok_r(buf, " \t", &save); w != NULL && i > 0; i--)
+		w = strtok_r(NULL, " \t", &save);
+	return w != NULL ? strtod(w, NULL) : 0;
+}
+
+/*
+ * LKP's netperf parser (intel/lkp-tests, programs/netperf/parse), line by
+ * line as its Ruby "case" takes them, first match wins: the unit from the
+ * title's last line, the columns of "Message", "Elapsed" and
+ * "Throughput" (or "Rate") from the lines above it, then the data line.
+ * Returns how many data lines it summed; *thr is their throughput, *secs
+ * the last one's time, *pkt its message size, unit "Mbps" or "tps".
+ */
+static int
+lkp_parse(const char *out, double *thr, double *secs, double *pkt, char unit[8])
+{
+	int num = 0, thp = 0, tm = 0, pk = 0;
+	char line[512];
+
+	*thr = *secs = *pkt = 0;
+	unit[0] = '\0';
+	for (const char *p = out; *p != '\0';) {
+		size_t len = strcspn(p, "\n");
+
+		snprintf(line, sizeof(line), "%.*s", (int)len, p);
+		p += len + (p[len] == '\n');
+		if (matches("^bytes.*secs.*10\\^6bits", line)) {
+			snprintf(unit, 8, "Mbps");
+		} else if (matches("^bytes.*secs.[[:space:]]+per sec", line)) {
+			snprintf(unit, 8, "tps");
+		} else if (matches("^Socket.*Elapsed.*", line)) {
+			pk = word_index(line, "Message");
+			tm = word_index(line, "Elapsed");
+		} else if (matches("^Send[[:space:]]+Recv[[:space:]]+", line)) {
+			if (word_index(line, "Rate") >= 0)
+				thp = word_index(line, "Rate");
+		} else if (matches("^Size[[:space:]]+Size[[:space:]]+", line)) {
+			if (word_index(line, "Throughput") >= 0)
+				thp = word_index(line, "Throughput");
+		} else if (matches("[0-9]+[[:space:]]+[0-9]+[[:space:]]+[0-9]+"
+				   "[[:space:]]+[0-9].*$",
+				   line)) {
+			*thr += word_value(line, thp);
+			*secs = word_value(line, tm);
+			if (strcmp(unit, "Mbps") == 0)
+				*pkt = word_value(line, pk);
+			num++;
+		}
+	}
+	return num;
+}
+
+/* LKP's TCP_SENDFILE job (jobs/netperf.yaml, programs/netperf/run): its
+ * command line, parsed by its parser, gives the same kind of figure from
+ * ours as from 2.7. */
+START_TEST(wrapper_lkp_sendfile)
+{
+	struct compat_case c = {"lkp_sendfile",
+				{"-4", "-t", "TCP_SENDFILE", "-c", "-C", "-l",
+				 "1", "--", "-m", "10K"},
+				0,
+				0};
+	struct run ref, ours;
+	double rthr, rsecs, rpkt, othr, osecs, opkt;
+	char runit[8], ounit[8];
+	int rn, on;
+
+	run_both(&c, &ref, &ours);
+	rn = lkp_parse(ref.out, &rthr, &rsecs, &rpkt, runit);
+	on = lkp_parse(ours.out, &othr, &osecs, &opkt, ounit);
+	if (on != 1 || ours.status != 0)
+		dump(c.name, &ref, &ours);
+	ck_assert_int_eq(ref.status, 0);
+	ck_assert_int_eq(rn, 1);
+	ck_assert_int_eq(ours.status, 0);
+	ck_assert_msg(on == rn, "LKP read %d data lines, from 2.7 %d", on, rn);
+	ck_assert_str_eq(ounit, runit);
+	ck_assert_msg(osecs > 0.9 && osecs < 1.2 && rsecs > 0.9,
+		      "LKP read a time of %g s (2.7: %g)", osecs, rsecs);
+	ck_assert_msg(opkt == 10240 && rpkt == 10240,
+		      "LKP read a message size of %g (2.7: %g)", opkt, rpkt);
+	ck_assert_msg(othr > 0 && plausible(rthr, othr),
+		      "LKP read a throughput of %g Mb/s, from 2.7 %g", othr,
+		      rthr);
+	free(ref.out);
+	free(ours.out);
+}
+END_TEST
+
+/*
+ * The Phoronix Test Suite's pts/netperf profile runs "netperf -P 0 -v 0
+ * $@ | grep -v is" and reads the whole log as the result
+ * (results-definition.xml: #_RESULT_#, for _SENDFILE as for _STREAM):
+ * one line, a number and nothing else but blanks. Returns the number, or
+ * -1 when the log is not that.
+ */
+static double
+phoronix_parse(const char *out)
+{
+	double v = -1;
+	int lines = 0;
+	char line[512], *end;
+
+	for (const char *p = out; *p != '\0';) {
+		size_t len = strcspn(p, "\n");
+
+		snprintf(line, sizeof(line), "%.*s", (int)len, p);
+		p += len + (p[len] == '\n');
+		if (strstr(line, "is") != NULL)
+			continue;
+		lines++;
+		v = strtod(line, &end);
+		if (end == line)
+			return -1;
+		while (*end == ' ')
+			end++;
+		if (*end != '\0')
+			return -1;
+	}
+	return lines == 1 ? v : -1;
+}
+
+START_TEST(wrapper_phoronix_sendfile)
+{
+	struct compat_case c = {
+	    "phoronix_sendfile",
+	    {"-P", "0", "-v", "0", "-t", "TCP_SENDFILE", "-l", "1"},
+	    0,
+	    0};
+	struct run ref, ours;
+	double r, o;
+
+	run_both(&c, &ref, &ours);
+	r = phoronix_parse(ref.out);
+	o = phoronix_parse(ours.out);
+	if (o < 0 || ours.status != 0)
+		dump(c.name, &ref, &ours);
+	ck_assert_int_eq(ref.status, 0);
+	ck_assert_msg(r > 0, "Phoronix reads no result from 2.7's \"%s\"",
+		      ref.out);
+	ck_assert_int_eq(ours.status, 0);
+	ck_assert_msg(o > 0 && plausible(r, o),
+		      "Phoronix reads %g from \"%s\" (2.7: %g)", o, ours.out,
+		      r);
+	free(ref.out);
+	free(ours.out);
+}
+END_TEST
+
 /* The comparison itself: it must see a difference where there is one. */
 START_TEST(comparison_catches_differences)
 {
@@ -1870,12 +2123,28 @@ compat_suite(void)
 	tcase_add_test(self, comparison_catches_differences);
 	tcase_add_test(self, passphrase);
 	tcase_add_test(self, netserver_6_wildcard);
+	tcase_add_test(self, wrapper_lkp_sendfile);
+	tcase_add_test(self, wrapper_phoronix_sendfile);
 	tcase_set_timeout(self, 60);
 	suite_add_tcase(s, self);
 	tcase_set_timeout(diff, 90);
 	tcase_add_loop_test(diff, differential, 0, NCASES);
 	suite_add_tcase(s, diff);
 	return s;
+}
+
+/* Writes n bytes of text to path; returns 0, or -1. */
+static int
+write_file(const char *path, size_t n)
+{
+	FILE *f = fopen(path, "w");
+	size_t i;
+
+	if (f == NULL)
+		return -1;
+	for (i = 0; i < n; i++)
+		fputc("netperf\n"[i % 8], f);
+	return fclose(f) == 0 ? 0 : -1;
 }
 
 int
@@ -1912,6 +2181,13 @@ main(void)
 		      f);
 		fclose(f);
 	}
+	snprintf(sf_big, sizeof(sf_big), "/tmp/np-compat-sf-%d", (int)getpid());
+	snprintf(sf_small, sizeof(sf_small), "/tmp/np-compat-sf-small-%d",
+		 (int)getpid());
+	if (write_file(sf_big, 4 << 20) < 0 || write_file(sf_small, 1000) < 0) {
+		rc = 1;
+		goto out;
+	}
 	if (harness_server_start(&our_server, NULL) < 0) {
 		fprintf(stderr, "check_compat: our netserver did not start\n");
 		rc = 1;
@@ -1925,6 +2201,8 @@ out:
 	if (our_server6.pid > 0)
 		harness_server_stop(&our_server6);
 	unlink(SEL_FILE);
+	unlink(sf_big);
+	unlink(sf_small);
 	stop_reference_server(ref_server);
 	stop_reference_server(ref_server6);
 	return rc;

@@ -181,6 +181,158 @@ START_TEST(udp_rr_and_crr)
 }
 END_TEST
 
+/* Runs netperf with args after -H and -p and --json; fails unless it
+ * exits 0, and returns the document. */
+static json_t *
+json_run(const char *const *args, struct harness_out *o)
+{
+	const char *argv[32] = {"-H", "127.0.0.1", "-p", harness_port,
+				"--json"};
+	int n = 5;
+	json_t *doc;
+
+	while (*args != NULL && n < 31)
+		argv[n++] = *args++;
+	argv[n] = NULL;
+	ck_assert_int_eq(harness_netperf(argv, 60, o), 0);
+	ck_assert_msg(o->status == 0, "netperf failed: %s", o->err);
+	doc = harness_json_parse(o->out);
+	ck_assert_msg(doc != NULL, "no JSON: %.2000s", o->out);
+	return doc;
+}
+
+/* TCP_CC: connections alone, counted alike on both ends, no byte moved;
+ * its -c -C line is TCP_CRR's, with -r's sizes reported as 2.7 does. */
+START_TEST(tcp_cc)
+{
+	const char *args[] = {"-t", "TCP_CC", "-l", "-300", NULL};
+	struct harness_out o;
+	json_t *doc = json_run(args, &o);
+	double v[10];
+
+	ck_assert_double_eq(harness_json_num(doc, "local.counts.transactions"),
+			    300);
+	ck_assert_double_eq(harness_json_num(doc, "remote.counts.transactions"),
+			    300);
+	ck_assert_double_eq(harness_json_num(doc, "local.counts.bytes_sent"),
+			    0);
+	ck_assert_double_eq(harness_json_num(doc, "remote.counts.bytes_recv"),
+			    0);
+	json_decref(doc);
+	rr_line_ok("TCP_CC", v);
+	ck_assert_double_le(v[7], 100);
+}
+END_TEST
+
+/* TCP_MSS prints the data connection's MSS: what TCP_MAXSEG (-G) set,
+ * less the options of each segment. */
+START_TEST(tcp_mss)
+{
+	const char *plain[] = {"-H",	  "127.0.0.1", "-p", harness_port, "-t",
+			       "TCP_MSS", "-P",	       "0",  NULL};
+	const char *set[] = {"-H", "127.0.0.1", "-p",	harness_port,
+			     "-t", "TCP_MSS",	"-P",	"0",
+			     "--", "-G",	"1000", NULL};
+	struct harness_out o;
+	double mss;
+
+	ck_assert_int_eq(harness_netperf(plain, 30, &o), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ck_assert_int_eq(harness_line_numbers(o.out, &mss, 1), 1);
+	ck_assert_msg(mss > 1000 && mss <= 65495, "MSS %g on loopback", mss);
+	ck_assert_int_eq(harness_netperf(set, 30, &o), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ck_assert_int_eq(harness_line_numbers(o.out, &mss, 1), 1);
+	ck_assert_msg(mss > 900 && mss <= 1000, "MSS %g with -G 1000", mss);
+}
+END_TEST
+
+/* TCP_SENDFILE: every byte sendfile(2) sent arrived, from a file of
+ * netperf's own and from -F's, counted and timed; with -c -C its own
+ * service demand. */
+START_TEST(tcp_sendfile)
+{
+	char path[64];
+	const char *counted[] = {"-t", "TCP_SENDFILE", "-l", "-10000000", NULL};
+	const char *timed[] = {"-t", "TCP_SENDFILE", "-l", "1",	  "-F",
+			       path, "--",	     "-m", "10K", NULL};
+	const char *const *runs[] = {counted, timed};
+	static char block[1 << 20];
+	struct harness_out o;
+	double v[9];
+
+	snprintf(path, sizeof(path), "/tmp/np-int-sf-%d", (int)getpid());
+	memset(block, 'x', sizeof(block));
+	harness_write_file(path, block, sizeof(block), 0600);
+	for (int i = 0; i < 2; i++) {
+		json_t *doc = json_run(runs[i], &o);
+		double sent = harness_json_num(doc, "local.counts.bytes_sent");
+		double calls = harness_json_num(doc, "local.counts.send_calls");
+
+		ck_assert_msg(
+		    sent > 0 && sent == harness_json_num(doc, "remote.counts."
+							      "bytes_recv"),
+		    "sent %.0f, received %.0f", sent,
+		    harness_json_num(doc, "remote.counts.bytes_recv"));
+		if (i == 0)
+			ck_assert_double_eq(sent, 10000000);
+		else
+			ck_assert_double_le(sent / calls, 10240);
+		ck_assert_str_eq(
+		    json_string_value(json_object_get(
+			json_object_get(json_object_get(doc, "local"),
+					"counts"),
+			"data_path")),
+		    "sendfile");
+		json_decref(doc);
+	}
+	unlink(path);
+	run_ok("TCP_SENDFILE", v, 9);
+	ck_assert_double_ge(v[3], 0.99);
+	ck_assert_double_gt(v[4], 10);
+	check_cpu(v + 5, v + 7);
+}
+END_TEST
+
+/* A -F file smaller than TCP_SENDFILE's ring, or none: one line saying
+ * so, a failure status, and netserver serves the next test. */
+START_TEST(tcp_sendfile_bad_file)
+{
+	char path[64];
+	const char *small[] = {"-H", "127.0.0.1",    "-p", harness_port,
+			       "-t", "TCP_SENDFILE", "-l", "1",
+			       "-F", path,	     NULL};
+	const char *none[] = {"-H", "127.0.0.1",
+			      "-p", harness_port,
+			      "-t", "TCP_SENDFILE",
+			      "-l", "1",
+			      "-F", "/nonexistent/np-file",
+			      NULL};
+	const char *after[] = {"-H",	     "127.0.0.1", "-p",
+			       harness_port, "-t",	  "TCP_SENDFILE",
+			       "-l",	     "-1000000",  NULL};
+	static char block[1000];
+	struct harness_out o;
+
+	snprintf(path, sizeof(path), "/tmp/np-int-sf-small-%d", (int)getpid());
+	harness_write_file(path, block, sizeof(block), 0600);
+	ck_assert_int_eq(harness_netperf(small, 30, &o), 0);
+	unlink(path);
+	ck_assert_int_eq(o.status, 1);
+	ck_assert_msg(strstr(o.err, path) != NULL &&
+			  strstr(o.err, "too small: 1000 bytes") != NULL &&
+			  strchr(o.err, '\n') == o.err + strlen(o.err) - 1,
+		      "stderr: %s", o.err);
+	ck_assert_int_eq(harness_netperf(none, 30, &o), 0);
+	ck_assert_int_ne(o.status, 0);
+	ck_assert_msg(strstr(o.err, "/nonexistent/np-file") != NULL &&
+			  strchr(o.err, '\n') == o.err + strlen(o.err) - 1,
+		      "stderr: %s", o.err);
+	ck_assert_int_eq(harness_netperf(after, 30, &o), 0);
+	ck_assert_msg(o.status == 0, "netserver after the refusals: %s", o.err);
+}
+END_TEST
+
 /* UDP_CRR: a new socket per transaction, with CPU figures both sides. */
 START_TEST(udp_crr)
 {
@@ -1074,6 +1226,10 @@ integration_suite(void)
 	tcase_add_test(tc, crr_port_range);
 	tcase_add_test(tc, udp_crr);
 	tcase_add_test(tc, udp_crr_count);
+	tcase_add_test(tc, tcp_cc);
+	tcase_add_test(tc, tcp_mss);
+	tcase_add_test(tc, tcp_sendfile);
+	tcase_add_test(tc, tcp_sendfile_bad_file);
 	tcase_add_test(tc, udp_crr_under_garbage);
 	tcase_add_test(tc, ipv6_and_counts);
 	tcase_add_test(tc, rr_sizes_and_verbose);

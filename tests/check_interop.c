@@ -198,6 +198,47 @@ START_TEST(ours_to_ref_six)
 }
 END_TEST
 
+/* 2.7's classic tests with 2.7's netserver, over omni as 2.7's own omni
+ * asks for them: TCP_CC a connection test of no direction, TCP_SENDFILE
+ * and TCP_MSS a TCP_STREAM's receiver. */
+START_TEST(ours_to_ref_classic)
+{
+	static const char *const tests[] = {"TCP_CC", "TCP_SENDFILE",
+					    "TCP_MSS"};
+	struct harness_server ref;
+	const char *t = tests[_i];
+	json_t *doc;
+	double ls, rr, lt, rt;
+
+	ck_assert_int_eq(ref_server_start(&ref, NULL, NULL), 0);
+	doc = run_legacy_json(ref.port, t, NULL, &out);
+	ref_server_stop(&ref);
+	ck_assert_ptr_nonnull(doc);
+	ck_assert_str_eq(
+	    json_string_value(harness_json_at(doc, "remote.protocol")),
+	    "netperf 2.7");
+	ls = harness_json_num(doc, "local.counts.bytes_sent");
+	rr = harness_json_num(doc, "remote.counts.bytes_recv");
+	lt = harness_json_num(doc, "local.counts.transactions");
+	rt = harness_json_num(doc, "remote.counts.transactions");
+	if (strcmp(t, "TCP_CC") == 0) {
+		ck_assert_double_gt(lt, 10);
+		ck_assert_double_eq(rt, lt);
+		ck_assert_double_eq(ls, 0);
+		ck_assert_double_eq(rr, 0);
+	} else if (strcmp(t, "TCP_SENDFILE") == 0) {
+		ck_assert_double_gt(ls, 1e6);
+		ck_assert_double_eq(rr, ls);
+	} else {
+		ck_assert_double_eq(ls, 0);
+		ck_assert_double_eq(rr, 0);
+		ck_assert_double_gt(harness_json_num(doc, "local.counts.mss"),
+				    0);
+	}
+	json_decref(doc);
+}
+END_TEST
+
 /* Our netperf's throughput against our netserver on port; -1 on failure. */
 static double
 native_run(int port, const char *test)
@@ -470,6 +511,28 @@ START_TEST(ref_to_ours_six)
 		ck_assert_double_le(fabs(rr - ls), 1);
 		ck_assert_double_le(fabs(rs - lr), 1);
 	}
+	free(text);
+}
+END_TEST
+
+/* 2.7's omni connection test of no direction (its TCP_CC) with our
+ * netserver: connections only, as many on each side. */
+START_TEST(ref_to_ours_cc)
+{
+	const char *args[] = {
+	    "-t", "omni", "-l", "1",  "--",
+	    "-c", "-d",	  "0",	"-k", "THROUGHPUT,DIRECTION,ELAPSED_TIME",
+	    NULL};
+	char *text, val[32];
+	int rc;
+
+	rc = ref_netperf(srv.port, args, &text);
+	ck_assert_msg(rc == 0, "exit %d:\n%s", rc, text);
+	ck_assert_double_gt(keyval(text, "THROUGHPUT"), 10);
+	ck_assert_double_gt(keyval(text, "ELAPSED_TIME"), 0.9);
+	ck_assert_int_eq(harness_keyval(text, "DIRECTION", val, sizeof(val)),
+			 0);
+	ck_assert_str_eq(val, "Connection");
 	free(text);
 }
 END_TEST
@@ -787,6 +850,7 @@ interop_suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, ours_to_ref_six, 0, 6);
+	tcase_add_loop_test(tc, ours_to_ref_classic, 0, 3);
 	tcase_add_loop_test(tc, ours_to_ref_vs_native, 0, 2);
 	tcase_add_test(tc, ours_to_ref_detected);
 	tcase_add_test(tc, ours_to_ref_passphrase);
@@ -799,6 +863,7 @@ interop_suite(void)
 	tcase_add_checked_fixture(tc, legacy_setup, legacy_teardown);
 	tcase_add_loop_test(tc, ref_to_ours_six, 0, 6);
 	tcase_add_test(tc, ref_to_ours_classic_demo);
+	tcase_add_test(tc, ref_to_ours_cc);
 	tcase_add_loop_test(tc, ref_to_ours_vs_native, 0, 2);
 	tcase_add_test(tc, ref_hostile);
 	suite_add_tcase(s, tc);

@@ -286,7 +286,7 @@ START_TEST(test_hostile_requests)
 	/* direction (data int 24), socket type (22), protocol (23),
 	 * family (21), port (20). */
 	memcpy(buf, good, sizeof(buf));
-	set_word(buf, 2 + 24, 0);
+	set_word(buf, 2 + 24, 0x10);
 	ck_assert_int_eq(legacy_request_decode(buf, sizeof(buf), &r, err), -1);
 	set_word(buf, 2 + 24, 0xffffffff);
 	ck_assert_int_eq(legacy_request_decode(buf, sizeof(buf), &r, err), -1);
@@ -483,6 +483,17 @@ START_TEST(test_params_refused)
 	r.request_size = 0;
 	r.response_size = 1;
 	ck_assert_int_eq(legacy_request_params(&r, &p, err), EINVAL);
+	/* Direction 0, no data: TCP_CC when it is a connection test over
+	 * TCP, nothing otherwise. */
+	r = good;
+	r.direction = 0;
+	ck_assert_int_eq(legacy_request_params(&r, &p, err), EOPNOTSUPP);
+	r.flags |= LEGACY_F_CONNECT_TEST;
+	ck_assert_int_eq(legacy_request_params(&r, &p, err), 0);
+	ck_assert_str_eq(p.test, "TCP_CC");
+	r.socket_type = LEGACY_NST_DGRAM;
+	r.protocol = IPPROTO_UDP;
+	ck_assert_int_eq(legacy_request_params(&r, &p, err), EOPNOTSUPP);
 }
 END_TEST
 

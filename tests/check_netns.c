@@ -1944,6 +1944,81 @@ START_TEST(udp_crr_new_flow_per_transaction)
 }
 END_TEST
 
+/* Field of the "Tcp:" lines of /proc/net/snmp inside ns. */
+static unsigned long long
+snmp_tcp(const char *ns, const char *field)
+{
+	struct harness_out o;
+	char names[1024], vals[1024], *ns_save = NULL, *vs_save = NULL, *n, *v;
+	const char *h, *l;
+	size_t len;
+
+	MUST(o, ns, "cat", "/proc/net/snmp");
+	h = strstr(o.out, "\nTcp: ");
+	ck_assert_msg(h != NULL, "no Tcp line in: %.2000s", o.out);
+	h++;
+	len = strcspn(h, "\n");
+	snprintf(names, sizeof(names), "%.*s", (int)len, h);
+	l = h + len + 1;
+	ck_assert_msg(strncmp(l, "Tcp: ", 5) == 0, "no Tcp values: %.2000s",
+		      o.out);
+	snprintf(vals, sizeof(vals), "%.*s", (int)strcspn(l, "\n"), l);
+	for (n = strtok_r(names, " ", &ns_save),
+	    v = strtok_r(vals, " ", &vs_save);
+	     n != NULL && v != NULL; n = strtok_r(NULL, " ", &ns_save),
+	    v = strtok_r(NULL, " ", &vs_save))
+		if (strcmp(n, field) == 0)
+			return strtoull(v, NULL, 10);
+	ck_abort_msg("no %s in /proc/net/snmp's Tcp line", field);
+	return 0;
+}
+
+/*
+ * TCP_CC's transactions are the kernel's connections: in namespaces where
+ * nothing else runs, netperf's side opened exactly one per transaction,
+ * plus the control connection, and netserver's side accepted as many;
+ * counted and timed.
+ */
+START_TEST(tcp_cc_matches_kernel_opens)
+{
+	const char *counted[] = {"-t", "TCP_CC", "-l", "-500", NULL};
+	const char *timed[] = {"-t", "TCP_CC", "-l", "1", NULL};
+	const char *const *runs[] = {counted, timed};
+
+	for (int i = 0; i < 2; i++) {
+		unsigned long long act, pas;
+		double trans, rtrans;
+		json_t *doc;
+
+		act = snmp_tcp(env.ns.a, "ActiveOpens");
+		pas = snmp_tcp(env.ns.b, "PassiveOpens");
+		doc = netperf_json(&env, runs[i]);
+		act = snmp_tcp(env.ns.a, "ActiveOpens") - act;
+		pas = snmp_tcp(env.ns.b, "PassiveOpens") - pas;
+		trans = harness_json_num(doc, "local.counts.transactions");
+		rtrans = harness_json_num(doc, "remote.counts.transactions");
+		json_decref(doc);
+		fprintf(stderr,
+			"TCP_CC: %.0f transactions, %llu opened, %llu "
+			"accepted\n",
+			trans, act, pas);
+		if (i == 0)
+			ck_assert_msg(trans == 500, "%.0f transactions", trans);
+		ck_assert_msg(trans > 0 && rtrans == trans,
+			      "netperf counted %.0f, netserver %.0f", trans,
+			      rtrans);
+		ck_assert_msg((double)act == trans + 1,
+			      "%llu connections opened for %.0f transactions "
+			      "and the control connection",
+			      act, trans);
+		ck_assert_msg((double)pas == trans + 1,
+			      "%llu connections accepted for %.0f "
+			      "transactions and the control connection",
+			      pas, trans);
+	}
+}
+END_TEST
+
 /*
  * UDP_CRR gives up on the requests nftables drops and goes on, each on a
  * new socket: every request dropped is a lost transaction, netserver
@@ -2011,6 +2086,13 @@ netns_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, udp_crr_new_flow_per_transaction);
 	tcase_add_test(tc, udp_crr_with_loss_completes);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("tcp_cc");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_unchecked_fixture(tc, NULL, sweep);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, tcp_cc_matches_kernel_opens);
 	suite_add_tcase(s, tc);
 
 	tcase_add_test(unit, parsers);

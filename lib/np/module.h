@@ -54,6 +54,10 @@ enum module_unit {
 #define MODULE_F_BUSY_POLL 0x080
 /* As 2.7, the data does not route through a gateway unless -R 1. */
 #define MODULE_F_DONTROUTE 0x100
+/* The connection is the transaction: no request or response crosses it,
+ * netserver accepts and closes (2.7's TCP_CC, an omni test of direction
+ * 0). */
+#define MODULE_F_NO_DATA 0x200
 
 /*
  * Which of netperf 2.7's layouts a test prints (report.c), with 2.7's
@@ -63,6 +67,7 @@ enum module_table {
 	MODULE_TABLE_STREAM,	 /* TCP_STREAM's, or TCP_MAERTS's */
 	MODULE_TABLE_DATAGRAMS, /* UDP_STREAM's, a line per side */
 	MODULE_TABLE_RR,	 /* the request/response table */
+	MODULE_TABLE_MSS,	 /* TCP_MSS's one figure, at every -v */
 };
 enum module_single {
 	MODULE_SINGLE_BRANDED, /* "%7.2f %s" / "%6.3f %c %s" */
@@ -86,6 +91,11 @@ struct module_layout {
 	const char *cpu_gap;
 	/* -v 2's histogram title. */
 	const char *hist_title;
+	/* 2.7 runs the test with its classic code (nettest_bsd.c), never
+	 * migrated to omni: the banner has no "MIGRATED", -v 2's bytes
+	 * transferred are "%6.4g", and its alignment line prints the remote
+	 * offset where the remote alignment belongs. */
+	int classic;
 };
 
 /* What netperf asks for; travels in the REQUEST message. */
@@ -401,6 +411,10 @@ int crr_client(struct test_ctx *ctx);
 int crr_server(struct test_ctx *ctx);
 int udp_crr_client(struct test_ctx *ctx);
 int udp_crr_server(struct test_ctx *ctx);
+int cc_client(struct test_ctx *ctx);
+int cc_server(struct test_ctx *ctx);
+int mss_client(struct test_ctx *ctx);
+int sendfile_send(struct test_ctx *ctx);
 
 /* A UDP client's receive time-out: -e's fixed one, or TCP's rule (srtt +
  * 4 rttvar, within 20 ms and 3 s; 1 s before any answer). */
