@@ -138,6 +138,15 @@ family(char *buf, size_t cap, size_t *len, const char *name,
 	    type);
 }
 
+/* A family of one sample with no labels. */
+static void
+scalar(char *buf, size_t cap, size_t *len, const char *name,
+       const char *type, const char *help, unsigned long long v)
+{
+	family(buf, cap, len, name, type, help);
+	put(buf, cap, len, "%s %llu\n", name, v);
+}
+
 int
 metrics_render(const struct metrics *m, int sessions_active,
 	       int streams_active, char *buf, size_t cap)
@@ -145,21 +154,19 @@ metrics_render(const struct metrics *m, int sessions_active,
 	size_t len = 0;
 	int i;
 
-	family(buf, cap, &len, "netserver_sessions_accepted_total", "counter",
-	       "Control connections accepted and handed to a session.");
-	put(buf, cap, &len, "netserver_sessions_accepted_total %llu\n",
-	    (unsigned long long)m->accepted);
+	scalar(buf, cap, &len, "netserver_sessions_accepted_total", "counter",
+	       "Control connections accepted and handed to a session.",
+	       m->accepted);
 	family(buf, cap, &len, "netserver_sessions_refused_total", "counter",
 	       "Control connections refused, by reason.");
 	for (i = 0; i < METRICS_REFUSALS; i++)
 		put(buf, cap, &len,
 		    "netserver_sessions_refused_total{reason=\"%s\"} %llu\n",
 		    refusal_label[i], (unsigned long long)m->refused[i]);
-	family(buf, cap, &len, "netserver_sessions_cut_total", "counter",
+	scalar(buf, cap, &len, "netserver_sessions_cut_total", "counter",
 	       "Sessions ended by a limit (--max-duration, "
-	       "--max-session-time).");
-	put(buf, cap, &len, "netserver_sessions_cut_total %llu\n",
-	    (unsigned long long)m->cut);
+	       "--max-session-time).",
+	       m->cut);
 	family(buf, cap, &len, "netserver_tests_total", "counter",
 	       "Tests whose data connections ran, by test.");
 	for (i = 0; i < m->ntests; i++)
@@ -167,24 +174,20 @@ metrics_render(const struct metrics *m, int sessions_active,
 		    m->test[i], (unsigned long long)m->tests[i]);
 	put(buf, cap, &len, "netserver_tests_total{test=\"other\"} %llu\n",
 	    (unsigned long long)m->tests_other);
-	family(buf, cap, &len, "netserver_bytes_total", "counter",
-	       "Bytes the tests moved on data connections, both ways.");
-	put(buf, cap, &len, "netserver_bytes_total %llu\n",
-	    (unsigned long long)m->bytes);
-	family(buf, cap, &len, "netserver_transactions_total", "counter",
-	       "Transactions of the request/response tests.");
-	put(buf, cap, &len, "netserver_transactions_total %llu\n",
-	    (unsigned long long)m->transactions);
-	family(buf, cap, &len, "netserver_events_lost_total", "counter",
-	       "Session events that did not reach the counts.");
-	put(buf, cap, &len, "netserver_events_lost_total %llu\n",
-	    (unsigned long long)(m->lost + m->bad));
-	family(buf, cap, &len, "netserver_sessions_active", "gauge",
-	       "Sessions being served now.");
-	put(buf, cap, &len, "netserver_sessions_active %d\n", sessions_active);
-	family(buf, cap, &len, "netserver_streams_active", "gauge",
-	       "Data connections of the tests running now.");
-	put(buf, cap, &len, "netserver_streams_active %d\n", streams_active);
+	scalar(buf, cap, &len, "netserver_bytes_total", "counter",
+	       "Bytes the tests moved on data connections, both ways.",
+	       m->bytes);
+	scalar(buf, cap, &len, "netserver_transactions_total", "counter",
+	       "Transactions of the request/response tests.", m->transactions);
+	scalar(buf, cap, &len, "netserver_events_lost_total", "counter",
+	       "Session events that did not reach the counts.",
+	       m->lost + m->bad);
+	scalar(buf, cap, &len, "netserver_sessions_active", "gauge",
+	       "Sessions being served now.",
+	       (unsigned long long)(sessions_active > 0 ? sessions_active : 0));
+	scalar(buf, cap, &len, "netserver_streams_active", "gauge",
+	       "Data connections of the tests running now.",
+	       (unsigned long long)(streams_active > 0 ? streams_active : 0));
 	family(buf, cap, &len, "netserver_start_time_seconds", "gauge",
 	       "When this netserver started, in Unix seconds.");
 	put(buf, cap, &len, "netserver_start_time_seconds %.3f\n",
