@@ -1443,6 +1443,15 @@ compare(const struct compat_case *c, const struct run *ref,
 	return bad;
 }
 
+/* NP_COMPAT_CASES=a,b runs only those cases, while developing. */
+static int
+case_wanted(const char *name)
+{
+	const char *only = getenv("NP_COMPAT_CASES");
+
+	return only == NULL || has_name(only, name);
+}
+
 START_TEST(differential)
 {
 	const struct compat_case *c = &cases[_i];
@@ -1451,10 +1460,8 @@ START_TEST(differential)
 	const char *bad;
 
 	double t0 = harness_now();
-	const char *only = getenv("NP_COMPAT_CASES");
 
-	/* NP_COMPAT_CASES=a,b runs only those cases, while developing. */
-	if (only != NULL && !has_name(only, c->name))
+	if (!case_wanted(c->name))
 		return;
 	if ((c->flags & CASE_SERVICES) && !services_up) {
 		harness_skip("%s: socat is not installed (scripts/deps), so "
@@ -1532,6 +1539,179 @@ START_TEST(comparison_catches_differences)
 	b.out = "Final       Final\n4194304     491288     1638400  0.01    "
 		"18170.77   10^6bits/s\nRSR_SIZE_END=491288\n";
 	ck_assert_ptr_nonnull(compare(&c, &a, &b, msg, sizeof(msg)));
+}
+END_TEST
+
+/* The fields of one CSV line as a script's CSV reader takes them (Python's
+ * csv module: ',' separates, '"' quotes, '""' is a quote); returns their
+ * number, each copied into f[] (truncated to its width). */
+#define CSV_MAX 400
+static int
+csv_fields(const char *line, size_t len, char f[][64], int max)
+{
+	int n = 0, quoted = 0;
+	size_t w = 0;
+
+	for (size_t i = 0; i <= len && n < max; i++) {
+		char c = i < len ? line[i] : ',';
+
+		if (quoted) {
+			if (c == '"' && i + 1 < len && line[i + 1] == '"')
+				i++;
+			else if (c == '"') {
+				quoted = 0;
+				continue;
+			}
+		} else if (c == '"') {
+			quoted = 1;
+			continue;
+		} else if (c == ',') {
+			f[n][w < 64 ? w : 63] = '\0';
+			n++;
+			w = 0;
+			continue;
+		}
+		if (w < 63)
+			f[n][w] = c;
+		w++;
+	}
+	return n;
+}
+
+/* The n-th line (from 0) of text, and its length; NULL past the end. */
+static const char *
+nth_line(const char *text, int n, size_t *len)
+{
+	const char *p = text;
+
+	for (; n > 0 && p != NULL; n--) {
+		p = strchr(p, '\n');
+		if (p != NULL)
+			p++;
+	}
+	if (p == NULL || *p == '\0')
+		return NULL;
+	*len = strcspn(p, "\n");
+	return p;
+}
+
+/*
+ * -o all (runemomniaggdemo.sh's post_proc.py, and any script that zips
+ * 2.7's titles with its values): the same 173 titles as 2.7, in its order,
+ * and a row of as many fields.
+ */
+START_TEST(all_csv)
+{
+	static const struct compat_case c = {
+	    "all_csv", {"-t", "TCP_STREAM", "-l", "1", "--", "-o", "all"}, 0,
+	    0};
+	static char rf[CSV_MAX][64], of[CSV_MAX][64];
+	struct run ref, ours;
+	const char *rl, *ol;
+	size_t rn, on;
+	int nr, no;
+
+	if (!case_wanted(c.name))
+		return;
+	run_both(&c, &ref, &ours);
+	ck_assert_int_eq(ref.status, 0);
+	ck_assert_msg(ours.status == 0, "%s", ours.err);
+	for (int line = 1; line <= 2; line++) {
+		rl = nth_line(ref.out, line, &rn);
+		ol = nth_line(ours.out, line, &on);
+		ck_assert_ptr_nonnull(rl);
+		ck_assert_msg(ol != NULL, "-o all: no line %d", line + 1);
+		nr = csv_fields(rl, rn, rf, CSV_MAX);
+		no = csv_fields(ol, on, of, CSV_MAX);
+		ck_assert_int_eq(nr, 173);
+		ck_assert_msg(no == nr, "-o all: %d fields on line %d, 2.7's %d",
+			      no, line + 1, nr);
+		for (int i = 0; line == 1 && i < nr; i++)
+			ck_assert_msg(strcmp(rf[i], of[i]) == 0,
+				      "-o all: title %d is \"%s\", 2.7's \"%s\"",
+				      i + 1, of[i], rf[i]);
+	}
+	free(ref.out);
+	free(ours.out);
+}
+END_TEST
+
+/* Whether 2.7 prints key as 0 when its side's CPU was not measured. */
+static int
+zero_when_unmeasured(const char *key, size_t len)
+{
+	static const char *const keys[] = {
+	    "LOCAL_CPU_PERCENT_USER",	 "LOCAL_CPU_PERCENT_SYSTEM",
+	    "LOCAL_CPU_PERCENT_IOWAIT",	 "LOCAL_CPU_PERCENT_IRQ",
+	    "LOCAL_CPU_PERCENT_SWINTR",	 "REMOTE_CPU_PERCENT_USER",
+	    "REMOTE_CPU_PERCENT_SYSTEM", "REMOTE_CPU_PERCENT_IOWAIT",
+	    "REMOTE_CPU_PERCENT_IRQ",	 "REMOTE_CPU_PERCENT_SWINTR",
+	    "REMOTE_CPU_PEAK_UTIL",	 "REMOTE_CPU_PEAK_ID",
+	    "LOCAL_CPU_UTIL",		 "LOCAL_CPU_PEAK_UTIL",
+	    "LOCAL_CPU_PEAK_ID",	 "LOCAL_SD",
+	    "REMOTE_CPU_UTIL",		 "REMOTE_SD",
+	    "LOCAL_CPU_METHOD",		 "REMOTE_CPU_METHOD",
+	};
+
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		if (strlen(keys[i]) == len && strncmp(key, keys[i], len) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * -k all without -c or -C: 2.7's keys in 2.7's order, and the CPU
+ * figures nobody measured as 2.7 prints them (0.00 for the shares and
+ * netserver's peak, -1 for the rest), since that is what a 2.7 script
+ * reads. 2.7's netserver leaves one share uninitialised (-nan): ours
+ * prints 0.00 there.
+ */
+START_TEST(all_keyval)
+{
+	static const struct compat_case c = {
+	    "all_keyval", {"-t", "TCP_RR", "-l", "1", "--", "-k", "all"}, 0,
+	    0};
+	struct run ref, ours;
+	int n = 0;
+
+	if (!case_wanted(c.name))
+		return;
+	run_both(&c, &ref, &ours);
+	ck_assert_int_eq(ref.status, 0);
+	ck_assert_msg(ours.status == 0, "%s", ours.err);
+	for (int line = 1;; line++) {
+		size_t rn, on, rk, ok;
+		const char *rl = nth_line(ref.out, line, &rn);
+		const char *ol = nth_line(ours.out, line, &on);
+
+		if (rl == NULL) {
+			ck_assert_msg(ol == NULL, "-k all: extra line \"%.*s\"",
+				      (int)on, ol);
+			break;
+		}
+		ck_assert_msg(ol != NULL, "-k all: no line for \"%.*s\"",
+			      (int)rn, rl);
+		rk = strcspn(rl, "=");
+		ok = strcspn(ol, "=");
+		ck_assert_msg(rk == ok && strncmp(rl, ol, rk) == 0,
+			      "-k all: line %d is \"%.*s\", 2.7's \"%.*s\"",
+			      line + 1, (int)on, ol, (int)rn, rl);
+		if (zero_when_unmeasured(rl, rk)) {
+			const char *rv = rl + rk + 1, *ov = ol + ok + 1;
+			size_t rvl = rn - rk - 1, ovl = on - ok - 1;
+			int nan = rvl == 4 && strncmp(rv, "-nan", 4) == 0;
+
+			ck_assert_msg(nan ? ovl == 4 && strncmp(ov, "0.00", 4) == 0
+					  : rvl == ovl && strncmp(rv, ov, rvl) == 0,
+				      "-k all: \"%.*s\", 2.7's \"%.*s\"",
+				      (int)on, ol, (int)rn, rl);
+		}
+		n++;
+	}
+	/* 173 but RESULT_BRAND, which 2.7 leaves out without -B. */
+	ck_assert_int_eq(n, 172);
+	free(ref.out);
+	free(ours.out);
 }
 END_TEST
 
@@ -1872,6 +2052,8 @@ compat_suite(void)
 	suite_add_tcase(s, self);
 	tcase_set_timeout(diff, 90);
 	tcase_add_loop_test(diff, differential, 0, NCASES);
+	tcase_add_test(diff, all_csv);
+	tcase_add_test(diff, all_keyval);
 	suite_add_tcase(s, diff);
 	return s;
 }
