@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <math.h>
 #include <netinet/in.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -308,10 +309,26 @@ fill_arg(const char *arg, struct netperf_opts *o, char *err)
 	return 0;
 }
 
+/* Adds a line to o's warnings (the first CLI_WARN_MAX are kept). */
+static void __attribute__((format(printf, 2, 3)))
+cli_warn(struct netperf_opts *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (o->nwarn >= CLI_WARN_MAX)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(o->warn[o->nwarn++], sizeof(o->warn[0]), fmt, ap);
+	va_end(ap);
+}
+
 /* -d as 2.7's parse_direction: words joined by '|' (send, xmit,
- * transmit, stream; recv, receive, maerts; rr) or a number. */
+ * transmit, stream; recv, receive, maerts; rr) or a number. A word that
+ * is neither 2.7 reads with strtol() as 0 and runs a send test
+ * (PerfKitBenchmarker's "-d CRR"): so does this, and -t OMNI says so
+ * (omni_module). */
 static int
-direction_arg(const char *arg, int *dir, char *err)
+direction_arg(const char *arg, struct netperf_opts *o, char *err)
 {
 	char buf[128], *save = NULL, *w;
 	int d = 0;
@@ -336,16 +353,21 @@ direction_arg(const char *arg, int *dir, char *err)
 			d |= CLI_DIR_XMIT | CLI_DIR_RECV;
 		else {
 			v = strtol(w, &end, 0);
-			if (*end != '\0' || v < 0 ||
-			    (v & ~(CLI_DIR_XMIT | CLI_DIR_RECV)) != 0)
+			if (end == w && o->omni_dir_unknown[0] == '\0')
+				snprintf(o->omni_dir_unknown,
+					 sizeof(o->omni_dir_unknown), "%s", w);
+			else if (*end != '\0' || v < 0 ||
+				 (v & ~(CLI_DIR_XMIT | CLI_DIR_RECV)) != 0)
 				return err_set(err,
 					       "-d: \"%s\" is not send, recv, "
 					       "rr, stream, maerts or 2, 4, 6",
 					       w);
-			d |= (int)v;
+			if (end != w)
+				d |= (int)v;
 		}
 	}
-	*dir = d;
+	o->omni_dir = d;
+	o->omni_dir_set = 1;
 	return 0;
 }
 
@@ -957,7 +979,7 @@ t_word(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
 	(void)run;
 	switch (opt->letter) {
 	case 'd':
-		return direction_arg(arg, &o->omni_dir, err);
+		return direction_arg(arg, o, err);
 	case 'i':
 		/* 2.7 prints this and carries on. */
 		fputs("The support for check_interval has been removed "
@@ -1142,8 +1164,27 @@ omni_module(struct netperf_opts *o, char *err)
 	int dir = o->omni_dir;
 	const char *name;
 
+	/* 2.7: -r implies rr only without -d, and a -d of 0 sends. */
 	if (dir == 0)
-		dir = o->omni_rr ? CLI_DIR_XMIT | CLI_DIR_RECV : CLI_DIR_XMIT;
+		dir = o->omni_rr && !o->omni_dir_set
+			  ? CLI_DIR_XMIT | CLI_DIR_RECV
+			  : CLI_DIR_XMIT;
+	if (o->omni_dir_unknown[0] != '\0') {
+		const char *w = o->omni_dir_unknown;
+		int crr = strcasecmp(w, "CRR") == 0 ||
+			  strcasecmp(w, "TCP_CRR") == 0;
+
+		cli_warn(o,
+			 "-d: netperf 2.7 knows no direction \"%s\" and "
+			 "reads it as 0, %s, as there%s",
+			 w,
+			 o->omni_dir == 0 ? "so this is a send test"
+					  : "adding nothing to the direction",
+			 crr ? "; for TCP_CRR give -t TCP_CRR, or -t OMNI "
+			       "-- -d rr -c"
+			     : " (directions: send, recv, rr, stream, maerts, "
+			       "2, 4, 6)");
+	}
 	if (dir == (CLI_DIR_XMIT | CLI_DIR_RECV))
 		name = o->conn_test ? (udp ? NULL : "TCP_CRR")
 				    : (udp ? "UDP_RR" : "TCP_RR");

@@ -1055,6 +1055,9 @@ print_result(const struct netperf_opts *o, struct result *res,
 			select_columns(stdout, res, list, o->headers);
 		else
 			select_keyval(stdout, res, list);
+		/* 2.7 prints its histogram after them at -v 2. */
+		if (o->verbosity >= 2)
+			report_omni_histogram(stdout, res);
 	} else {
 		if (!res->conf.met)
 			confidence_warning(stdout, &res->conf);
@@ -1153,6 +1156,9 @@ main(int argc, char **argv)
 		return run_merge(argc, argv);
 	if (cli_netperf_parse(argc, argv, &o, err) < 0)
 		return parse_failed(argc, argv, &o, err);
+	/* Read as 2.7 reads it, not as probably meant: one line each. */
+	for (int i = 0; i < o.nwarn; i++)
+		fprintf(stderr, "netperf: warning: %s\n", o.warn[i]);
 	rc = informational(&o);
 	if (rc >= 0)
 		return rc;

@@ -643,6 +643,36 @@ START_TEST(test_combined)
 }
 END_TEST
 
+/* -d with a word 2.7 does not know (PerfKitBenchmarker's "-d CRR"): 2.7
+ * reads it as 0 and runs a send test; so does this, with one warning
+ * saying how to ask for TCP_CRR. Without -t OMNI, -d is ignored, as in
+ * 2.7, and says nothing. */
+START_TEST(test_omni_unknown_direction)
+{
+	struct netperf_opts o;
+
+	netperf_ok("-t OMNI -- -T TCP -d CRR", &o);
+	ck_assert_str_eq(o.test, "TCP_STREAM");
+	ck_assert_int_eq(o.omni_dir, CLI_DIR_XMIT);
+	ck_assert_int_eq(o.nwarn, 1);
+	ck_assert_ptr_nonnull(strstr(o.warn[0], "\"CRR\""));
+	ck_assert_ptr_nonnull(strstr(o.warn[0], "-t TCP_CRR"));
+	ck_assert_ptr_null(strchr(o.warn[0], '\n'));
+	/* -d given: -r no longer makes it rr, as in 2.7. */
+	netperf_ok("-t OMNI -- -d CRR -r 32", &o);
+	ck_assert_str_eq(o.test, "TCP_STREAM");
+	netperf_ok("-t OMNI -- -d bogus|rr -T udp", &o);
+	ck_assert_str_eq(o.test, "UDP_RR");
+	ck_assert_int_eq(o.nwarn, 1);
+	ck_assert_ptr_nonnull(strstr(o.warn[0], "adding nothing"));
+	netperf_ok("-t OMNI -- -d rr", &o);
+	ck_assert_int_eq(o.nwarn, 0);
+	netperf_ok("-t TCP_RR -- -d CRR", &o);
+	ck_assert_str_eq(o.test, "TCP_RR");
+	ck_assert_int_eq(o.nwarn, 0);
+}
+END_TEST
+
 START_TEST(test_reparse_resets)
 {
 	struct netperf_opts o;
@@ -1333,6 +1363,7 @@ cli_suite(void)
 	tcase_add_test(tc, test_test_flags);
 	tcase_add_test(tc, test_udp_sizes);
 	tcase_add_test(tc, test_combined);
+	tcase_add_test(tc, test_omni_unknown_direction);
 	tcase_add_test(tc, test_reparse_resets);
 	suite_add_tcase(s, tc);
 

@@ -202,10 +202,17 @@ static char svc_arg[SVC_N][16];
 static pid_t services[4];
 static int services_up;
 
-/* A case's argument, with a service's name turned into ",port". */
+/* "@dataport": a free port for test -P's ",port", one for each side, as
+ * both run at once and each netserver listens on it. */
+static char data_port_arg[2][16];
+
+/* A case's argument for 2.7's netperf or ours, with a service's name
+ * turned into ",port". */
 static const char *
-case_arg(const char *a)
+case_arg(const char *a, int ours)
 {
+	if (strcmp(a, "@dataport") == 0)
+		return data_port_arg[ours];
 	for (int k = 0; k < SVC_N; k++)
 		if (strcmp(a, svc_names[k]) == 0)
 			return svc_arg[k];
@@ -935,8 +942,8 @@ run_both(const struct compat_case *c, struct run *ref, struct run *ours)
 		oargv[on++] = oport;
 	}
 	for (int i = 0; c->args[i] != NULL; i++) {
-		rargv[rn++] = case_arg(c->args[i]);
-		oargv[on++] = case_arg(c->args[i]);
+		rargv[rn++] = case_arg(c->args[i], 0);
+		oargv[on++] = case_arg(c->args[i], 1);
 	}
 	rargv[rn] = NULL;
 	oargv[on] = NULL;
@@ -1715,6 +1722,330 @@ START_TEST(all_keyval)
 }
 END_TEST
 
+/*
+ * PerfKitBenchmarker (perfkitbenchmarker/linux_benchmarks/
+ * netperf_benchmark.py, RunNetperf): for TCP_RR, UDP_RR and TCP_CRR it runs
+ *
+ *   netperf -p PORT -j -v2 -t OMNI -H host -L host -l N [-I 99,5 -i N,3]
+ *           -- -T PROTO -d DIR -P ,PORT -o OUTPUT_SELECTOR
+ *
+ * with PROTO and DIR split from the benchmark's name ("-d CRR" for
+ * TCP_CRR), and parses stdout as ParseNetperfOutput and
+ * linux_packages/netperf.py's ParseHistogram do, reproduced below.
+ */
+#define PKB_SELECTORS                                                          \
+	"THROUGHPUT,THROUGHPUT_UNITS,P50_LATENCY,P90_LATENCY,"                 \
+	"P99_LATENCY,STDDEV_LATENCY,MIN_LATENCY,MAX_LATENCY,"                  \
+	"CONFIDENCE_ITERATION,THROUGHPUT_CONFID,"                              \
+	"LOCAL_TRANSPORT_RETRANS,REMOTE_TRANSPORT_RETRANS,"                    \
+	"TRANSPORT_MSS"
+
+struct pkb_case {
+	struct compat_case c; /* its name is its recording's too */
+	const char *benchmark;
+};
+
+static const struct pkb_case pkb_cases[] = {
+    {{"pkb_tcp_rr",
+      {"-j", "-v2", "-t", "OMNI", "-L", "127.0.0.1", "-l", "1", "--", "-T",
+       "TCP", "-d", "RR", "-P", "@dataport", "-o", PKB_SELECTORS},
+      0,
+      0},
+     "TCP_RR"},
+    {{"pkb_udp_rr",
+      {"-j", "-v2", "-t", "OMNI", "-L", "127.0.0.1", "-l", "1", "--", "-T",
+       "UDP", "-d", "RR", "-P", "@dataport", "-o", PKB_SELECTORS},
+      0,
+      0},
+     "UDP_RR"},
+    {{"pkb_tcp_rr_confidence",
+      {"-j", "-v2", "-t", "OMNI", "-L", "127.0.0.1", "-l", "1", "-I", "99,5",
+       "-i", "3,3", "--", "-T", "TCP", "-d", "RR", "-P", "@dataport", "-o",
+       PKB_SELECTORS},
+      0,
+      0},
+     "TCP_RR"},
+    {{"pkb_tcp_crr",
+      {"-j", "-v2", "-t", "OMNI", "-L", "127.0.0.1", "-l", "1", "--", "-T",
+       "TCP", "-d", "CRR", "-P", "@dataport", "-o", PKB_SELECTORS},
+      0,
+      0},
+     "TCP_CRR"},
+};
+
+#define NPKB ((int)(sizeof(pkb_cases) / sizeof(pkb_cases[0])))
+
+/* What PKB takes from one netperf's stdout. */
+struct pkb_parse {
+	char units[32];	     /* results['Throughput Units'] */
+	double throughput;
+	int rows;	     /* histogram rows, and buckets in each */
+	int buckets;
+	long total;	     /* the histogram's counts summed */
+	char title[64];	     /* the line before UNIT_USEC */
+};
+
+/* Python's float() and int(): surrounding white space, then all of it a
+ * number; returns 0 when Python would raise ValueError. */
+static int
+py_number(const char *s, size_t len, int integer, double *v)
+{
+	char buf[64], *end;
+
+	while (len > 0 && isspace((unsigned char)*s)) {
+		s++;
+		len--;
+	}
+	while (len > 0 && isspace((unsigned char)s[len - 1]))
+		len--;
+	if (len == 0 || len >= sizeof(buf))
+		return 0;
+	memcpy(buf, s, len);
+	buf[len] = '\0';
+	if (integer) {
+		long long n = strtoll(buf, &end, 10);
+
+		*v = (double)n;
+		return *end == '\0' && (isdigit((unsigned char)buf[0]) ||
+					((buf[0] == '-' || buf[0] == '+') &&
+					 isdigit((unsigned char)buf[1])));
+	}
+	*v = strtod(buf, &end);
+	return *end == '\0';
+}
+
+/* The value of column name in PKB's csv.DictReader row, or NULL (its
+ * KeyError). */
+static const char *
+pkb_field(char hdr[][64], int nh, char row[][64], int nr, const char *name)
+{
+	for (int i = 0; i < nh; i++)
+		if (strcmp(hdr[i], name) == 0)
+			return i < nr ? row[i] : NULL;
+	return NULL;
+}
+
+/*
+ * ParseNetperfOutput with enable_latency_histograms (PKB's default for
+ * every benchmark but the STREAMs): returns NULL, or what PKB would raise.
+ * hist 0 stops after the CSV row (for Debian's 2.7.0, which has no
+ * histogram to show).
+ */
+static const char *
+pkb_parse(const char *out, const char *benchmark, int hist,
+	  struct pkb_parse *p, char *msg, size_t cap)
+{
+	static char hdr[CSV_MAX][64], row[CSV_MAX][64];
+	static const char *const meta[] = {
+	    "Confidence Iterations Run", "Throughput Confidence Width (%)",
+	    "Local Transport Retransmissions",
+	    "Remote Transport Retransmissions", "Transport MSS bytes"};
+	static const char *const lat[] = {
+	    "50th Percentile Latency Microseconds",
+	    "90th Percentile Latency Microseconds",
+	    "99th Percentile Latency Microseconds",
+	    "Minimum Latency Microseconds", "Maximum Latency Microseconds",
+	    "Stddev Latency Microseconds"};
+	const char *l, *v, *start, *end;
+	size_t len;
+	int nh, nr;
+	double x;
+	double row_size = 10.0;
+
+	memset(p, 0, sizeof(*p));
+	/* banner = next(fp), which must start OMNI or MIGRATED */
+	l = nth_line(out, 0, &len);
+	if (l == NULL || (strncmp(l, "OMNI", 4) != 0 &&
+			  strncmp(l, "MIGRATED", 8) != 0)) {
+		snprintf(msg, cap, "KnownIntermittentError: banner \"%.60s\"",
+			 l ? l : "");
+		return msg;
+	}
+	/* results = next(csv.DictReader(fp)) */
+	l = nth_line(out, 1, &len);
+	if (l == NULL) {
+		snprintf(msg, cap, "KnownIntermittentError: no CSV header");
+		return msg;
+	}
+	nh = csv_fields(l, len, hdr, CSV_MAX);
+	l = nth_line(out, 2, &len);
+	if (l == NULL) {
+		snprintf(msg, cap, "KnownIntermittentError: no CSV row");
+		return msg;
+	}
+	nr = csv_fields(l, len, row, CSV_MAX);
+	if (pkb_field(hdr, nh, row, nr, "Throughput") == NULL) {
+		snprintf(msg, cap, "KnownIntermittentError: no Throughput");
+		return msg;
+	}
+	for (size_t i = 0; i < sizeof(meta) / sizeof(meta[0]); i++)
+		if ((i < 2 || strstr(benchmark, "TCP") != NULL) &&
+		    pkb_field(hdr, nh, row, nr, meta[i]) == NULL) {
+			snprintf(msg, cap, "KeyError: '%s'", meta[i]);
+			return msg;
+		}
+	v = pkb_field(hdr, nh, row, nr, "Throughput");
+	if (!py_number(v, strlen(v), 0, &p->throughput)) {
+		snprintf(msg, cap, "ValueError: float('%s')", v);
+		return msg;
+	}
+	v = pkb_field(hdr, nh, row, nr, "Throughput Units");
+	if (v == NULL) {
+		snprintf(msg, cap, "KeyError: 'Throughput Units'");
+		return msg;
+	}
+	snprintf(p->units, sizeof(p->units), "%s", v);
+	if (strcmp(v, "10^6bits/s") != 0 && strcmp(v, "Trans/s") != 0) {
+		snprintf(msg, cap, "ValueError: unrecognized units %s", v);
+		return msg;
+	}
+	if (hist) {
+		/* regex_util.ExtractGroup('(UNIT_USEC.*?)>100_SECS', stdout,
+		 * flags=re.S), then a row a line: l.split(':')[1:] as
+		 * ints; each row ten times the one before. */
+		start = strstr(out, "UNIT_USEC");
+		end = start ? strstr(start, ">100_SECS") : NULL;
+		if (end == NULL) {
+			snprintf(msg, cap, "NoMatchError: (UNIT_USEC.*?)"
+					   ">100_SECS");
+			return msg;
+		}
+		{
+			const char *t = start;
+			size_t tl;
+
+			while (t > out && t[-1] != '\n')
+				t--;
+			if (t > out) {
+				const char *q = t - 1;
+
+				while (q > out && q[-1] != '\n')
+					q--;
+				tl = (size_t)(t - 1 - q);
+				snprintf(p->title, sizeof(p->title), "%.*s",
+					 (int)tl, q);
+			}
+		}
+		for (const char *q = start; q < end;) {
+			size_t ll = strcspn(q, "\n");
+			const char *c = memchr(q, ':', ll);
+			int n = 0;
+
+			if (q + ll > end)
+				ll = (size_t)(end - q);
+			while (c != NULL && c < q + ll) {
+				const char *e = c + 1;
+				size_t bl;
+
+				while (e < q + ll && *e != ':')
+					e++;
+				bl = (size_t)(e - c - 1);
+				if (!py_number(c + 1, bl, 1, &x)) {
+					snprintf(msg, cap,
+						 "ValueError: int('%.*s') in "
+						 "\"%.60s\"",
+						 (int)bl, c + 1, q);
+					return msg;
+				}
+				p->total += (long)x;
+				n++;
+				c = e < q + ll ? e : NULL;
+			}
+			if (ll > 0 || q + ll < end) {
+				if (n == 0) {
+					/* int() of nothing: a row with no ':'
+					 * gives no buckets, and a division by
+					 * zero in bucket_size. */
+					snprintf(msg, cap,
+						 "ZeroDivisionError: \"%.60s\"",
+						 q);
+					return msg;
+				}
+				if (p->rows == 0)
+					p->buckets = n;
+				else if (n != p->buckets)
+					p->buckets = -1;
+				p->rows++;
+				row_size *= 10;
+			}
+			q += ll;
+			if (q < end && *q == '\n')
+				q++;
+		}
+	}
+	if (strcmp(p->units, "Trans/s") == 0)
+		for (size_t i = 0; i < sizeof(lat) / sizeof(lat[0]); i++) {
+			v = pkb_field(hdr, nh, row, nr, lat[i]);
+			if (v != NULL && !py_number(v, strlen(v), 0, &x)) {
+				snprintf(msg, cap, "ValueError: float('%s')",
+					 v);
+				return msg;
+			}
+		}
+	return NULL;
+}
+
+/* PKB's parse of netperf 2.7 built with --enable-histogram (recorded in
+ * tests/data/hist27, whose README says how), of Debian's 2.7.0 run now
+ * (no histogram there, so its CSV alone), and of ours, which must give
+ * PKB all of it, in 2.7's shape. */
+START_TEST(pkb)
+{
+	const struct pkb_case *k = &pkb_cases[_i];
+	struct pkb_parse rec, ref, mine;
+	struct run r, o;
+	char path[1200], msg[300];
+	const char *bad;
+	char *recorded;
+
+	if (!case_wanted(k->c.name))
+		return;
+	snprintf(path, sizeof(path), "%s/tests/data/hist27/%s.out",
+		 NP_SOURCE_DIR, k->c.name);
+	recorded = slurp(path);
+	ck_assert_msg(recorded[0] != '\0', "%s is missing", path);
+	bad = pkb_parse(recorded, k->benchmark, 1, &rec, msg, sizeof(msg));
+	ck_assert_msg(bad == NULL, "%s: PKB's parse of 2.7's: %s", path, bad);
+	ck_assert_int_eq(rec.rows, 8);
+	ck_assert_int_eq(rec.buckets, 10);
+	free(recorded);
+
+	run_both(&k->c, &r, &o);
+	if (o.status != 0 || r.status != 0)
+		dump(k->c.name, &r, &o);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_int_eq(o.status, 0);
+	bad = pkb_parse(r.out, k->benchmark, 0, &ref, msg, sizeof(msg));
+	ck_assert_msg(bad == NULL, "%s: PKB's parse of Debian's: %s",
+		      k->c.name, bad);
+	bad = pkb_parse(o.out, k->benchmark, 1, &mine, msg, sizeof(msg));
+	if (bad != NULL)
+		dump(k->c.name, &r, &o);
+	ck_assert_msg(bad == NULL, "%s: PKB's parse of ours: %s", k->c.name,
+		      bad);
+	ck_assert_str_eq(mine.units, rec.units);
+	ck_assert_str_eq(mine.units, ref.units);
+	ck_assert_str_eq(mine.title, rec.title);
+	ck_assert_int_eq(mine.rows, rec.rows);
+	ck_assert_int_eq(mine.buckets, rec.buckets);
+	ck_assert_int_gt(mine.total, 0);
+	ck_assert_msg(plausible(mine.throughput, ref.throughput),
+		      "%s: throughput %g, 2.7's %g", k->c.name,
+		      mine.throughput, ref.throughput);
+	/* -d CRR: 2.7 says nothing; ours one line on what it did. */
+	if (strcmp(k->benchmark, "TCP_CRR") == 0) {
+		const char *nl = strchr(o.err, '\n');
+
+		ck_assert_msg(nl != NULL && nl[1] == '\0' &&
+				  strstr(o.err, "-t TCP_CRR") != NULL,
+			      "-d CRR: stderr \"%s\"", o.err);
+	} else
+		ck_assert_msg(o.err[0] == '\0', "stderr \"%s\"", o.err);
+	free(r.out);
+	free(o.out);
+}
+END_TEST
+
 /* -Z against our netserver: the same passphrase on both sides runs the
  * test, another one or none is refused; the key is derived on each side,
  * so the passphrase itself is not what netserver checks. */
@@ -2053,6 +2384,7 @@ compat_suite(void)
 	tcase_set_timeout(diff, 90);
 	tcase_add_loop_test(diff, differential, 0, NCASES);
 	tcase_add_test(diff, all_csv);
+	tcase_add_loop_test(diff, pkb, 0, NPKB);
 	tcase_add_test(diff, all_keyval);
 	suite_add_tcase(s, diff);
 	return s;
@@ -2077,6 +2409,15 @@ main(void)
 				"start\n");
 		rc = 1;
 		goto out;
+	}
+	{
+		int dp[2] = {harness_free_port(), harness_free_port()};
+
+		for (int i = 0; i < 20 && dp[1] == dp[0]; i++)
+			dp[1] = harness_free_port();
+		for (int i = 0; i < 2; i++)
+			snprintf(data_port_arg[i], sizeof(data_port_arg[i]),
+				 ",%d", dp[i]);
 	}
 	snprintf(sel_file, sizeof(sel_file), "/tmp/np-compat-sel-%d",
 		 (int)getpid());
