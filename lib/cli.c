@@ -804,6 +804,9 @@ static const struct opt global_opts[] = {
     {0, "json-stream", no_argument, NULL,
      "JSON lines: interim results, then the document", NULL, OPT_FLAG,
      .to = NP(json_stream)},
+    {0, "interim-tcp", no_argument, NULL,
+     "with -D, both ends' TCP_INFO under each interim\nline", NULL,
+     OPT_FLAG, .to = NP(interim_tcp)},
     {0, "wire", optional_argument, "[=IF]",
      "count the data flow's packets with libpcap on\n"
      "both sides (needs CAP_NET_RAW)",

@@ -141,9 +141,11 @@ on_interim(void *arg, double count, double secs, double since_start,
 			       ic->o->output_mode == 'o'   ? 'o'
 			       : ic->o->output_mode == 'k' ? 'k'
 							   : 'l');
-		/* netperf 2.7's line stays as it was, for the scripts
-		 * that parse it; -v 2 adds the kernel's view below it. */
-		if (ic->o->verbosity >= 2 && ic->o->output_mode != 'o' &&
+		/* netperf 2.7's lines stay as they are, for the scripts
+		 * that read every line with "Interim" in it (2.7's
+		 * bloat.sh); --interim-tcp, which 2.7 lacks, adds the
+		 * kernel's view below each. */
+		if (ic->o->interim_tcp && ic->o->output_mode != 'o' &&
 		    ic->o->output_mode != 'k')
 			select_interim_tcp(stdout, &iv);
 	}

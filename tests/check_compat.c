@@ -2046,6 +2046,98 @@ START_TEST(pkb)
 }
 END_TEST
 
+/*
+ * netperf 2.7's doc/examples/bloat.sh runs
+ *
+ *   netperf -H $1 -l 7200 -t TCP_RR -D -0.5 -v 2 -- -r 1
+ *   netperf -H $1 -l 120 -t TCP_STREAM -D 0.25 -v 2 -- -m 1K
+ *
+ * (here for a second each) and reads their stdout with
+ *
+ *   grep Interim | head -1 | awk '{print int($10)}'      first timestamp
+ *   grep Interim | awk '($6 > max) {max = $6} ...'       longest interval
+ *   awk '($1 == "Interim"){printf("%.3f:%f\n", $10, $3)}' rrdtool updates
+ *
+ * so every line with "Interim" in it must be one of 2.7's: $1 "Interim",
+ * $3 the rate, $6 the interval, $10 the time, all numbers (awk would take
+ * a word for 0 and plot it).
+ */
+static const struct compat_case bloat_cases[] = {
+    {"bloat_rr",
+     {"-l", "1", "-t", "TCP_RR", "-D", "-0.5", "-v", "2", "--", "-r", "1"},
+     0,
+     0},
+    {"bloat_stream",
+     {"-l", "1", "-t", "TCP_STREAM", "-D", "0.25", "-v", "2", "--", "-m",
+      "1K"},
+     0,
+     0},
+};
+
+/* bloat.sh's reading of one stdout: returns how many lines it took, or
+ * -1 with msg saying which line it would misread. */
+static int
+bloat_read(const char *out, char *msg, size_t cap)
+{
+	int n = 0;
+
+	for (const char *p = out; *p != '\0';) {
+		size_t len = strcspn(p, "\n");
+		char line[512], *f[16], *save = NULL, *end;
+		int nf = 0;
+
+		snprintf(line, sizeof(line), "%.*s", (int)len, p);
+		p += len + (p[len] == '\n');
+		if (strstr(line, "Interim") == NULL)
+			continue;
+		for (char *w = strtok_r(line, " \t", &save); w && nf < 16;
+		     w = strtok_r(NULL, " \t", &save))
+			f[nf++] = w;
+		if (nf < 10 || strcmp(f[0], "Interim") != 0) {
+			snprintf(msg, cap, "\"%.*s\": not $1 Interim with 10 "
+				 "fields", (int)len, p - len - 1);
+			return -1;
+		}
+		for (int k = 2; k <= 9; k += k == 2 ? 3 : 4) {
+			double v = strtod(f[k], &end);
+
+			if (*end != '\0' || end == f[k] ||
+			    (k == 9 && v < 1e9)) {
+				snprintf(msg, cap, "\"%.*s\": $%d is \"%s\"",
+					 (int)len, p - len - 1, k + 1, f[k]);
+				return -1;
+			}
+		}
+		n++;
+	}
+	return n;
+}
+
+START_TEST(bloat)
+{
+	const struct compat_case *c = &bloat_cases[_i];
+	struct run r, o;
+	char msg[700];
+	int nr, no;
+
+	if (!case_wanted(c->name))
+		return;
+	run_both(c, &r, &o);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	nr = bloat_read(r.out, msg, sizeof(msg));
+	ck_assert_msg(nr > 0, "%s: 2.7's: %s", c->name,
+		      nr < 0 ? msg : "no Interim lines");
+	no = bloat_read(o.out, msg, sizeof(msg));
+	if (no <= 0)
+		dump(c->name, &r, &o);
+	ck_assert_msg(no > 0, "%s: ours: %s", c->name,
+		      no < 0 ? msg : "no Interim lines");
+	free(r.out);
+	free(o.out);
+}
+END_TEST
+
 /* -Z against our netserver: the same passphrase on both sides runs the
  * test, another one or none is refused; the key is derived on each side,
  * so the passphrase itself is not what netserver checks. */
@@ -2385,6 +2477,8 @@ compat_suite(void)
 	tcase_add_loop_test(diff, differential, 0, NCASES);
 	tcase_add_test(diff, all_csv);
 	tcase_add_loop_test(diff, pkb, 0, NPKB);
+	tcase_add_loop_test(diff, bloat, 0,
+			    (int)(sizeof(bloat_cases) / sizeof(bloat_cases[0])));
 	tcase_add_test(diff, all_keyval);
 	suite_add_tcase(s, diff);
 	return s;

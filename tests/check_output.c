@@ -1483,7 +1483,7 @@ START_TEST(test_interim_formats)
 }
 END_TEST
 
-/* -v 2's TCP lines under an interim line: netperf's, then netserver's in
+/* --interim-tcp's lines under an interim line: netperf's, then netserver's in
  * the same form; a side without figures prints none. The JSON line
  * carries both, null where a side has none. */
 START_TEST(test_interim_tcp_sides)

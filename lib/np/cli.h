@@ -71,6 +71,9 @@ struct netperf_opts {
 	char wire_if[IF_NAMESIZE];
 	/* --json (-J) and --json-stream. */
 	int json, json_stream;
+	/* --interim-tcp: with -D, both ends' TCP_INFO under each interim
+	 * line (not at -v 2, whose lines are netperf 2.7's). */
+	int interim_tcp;
 	/* --auth KEYFILE; "" for NETPERF_AUTH_KEY, or no key at all. */
 	char auth_file[CLI_PATH_LEN];
 	/* netperf 2.7's other global letters: -a/-A alignments, -o/-O
