@@ -142,14 +142,28 @@ split_cpus(const char *arg, struct netperf_opts *o, char *err)
 
 /* -D secs[,units]: the units part (netperf's first guess of work per
  * interval) is accepted and not needed: intervals here are timed. */
+/* Drops one trailing 's' (seconds) after a digit: "300s" is what 2.7's
+ * atof() and convert() read as 300, and what was meant. */
+static void
+drop_seconds(char *a)
+{
+	size_t n = strlen(a);
+
+	if (n > 1 && a[n - 1] == 's' && isdigit((unsigned char)a[n - 2]))
+		a[n - 1] = '\0';
+}
+
 static int
 interim_arg(const char *arg, struct netperf_opts *o, char *err)
 {
 	char a[64], b[64], why[ERR_LEN];
 	double d;
 
-	if (units_split_pair(arg, a, b, sizeof(a), err) < 0 ||
-	    units_parse_double(a, -INFINITY, INFINITY, &d, why) < 0)
+	if (units_split_pair(arg, a, b, sizeof(a), err) < 0)
+		return err_set(err, "-D: \"%s\" is not an interval in seconds",
+			       arg);
+	drop_seconds(a);
+	if (units_parse_double(a, -INFINITY, INFINITY, &d, why) < 0)
 		return err_set(err, "-D: \"%s\" is not an interval in seconds",
 			       arg);
 	if (fabs(d) > 86400)
@@ -536,9 +550,23 @@ g_length(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
 	char why[ERR_LEN];
 	double d;
 
+	char num[64];
+	int64_t n;
+
 	(void)opt;
 	(void)run;
-	if (units_parse_double(arg, -1e15, 1e9, &d, why) < 0)
+	/* As 2.7's convert(): "300s" is 300 seconds, "-1M" a count of
+	 * 2^20. A multiplier on a time stays an error: 2.7 reads "-l 5m"
+	 * as five million seconds. */
+	snprintf(num, sizeof(num), "%s", arg);
+	drop_seconds(num);
+	if (num[0] == '-' && units_parse_count(num, -INT64_MAX, -1, &n, why) ==
+				 0 && strpbrk(num, "KMGkmgBb") != NULL) {
+		o->count = -n;
+		o->duration = 0;
+		return 0;
+	}
+	if (units_parse_double(num, -1e15, 1e9, &d, why) < 0)
 		return err_set(err, "-l: %s", why);
 	if (d < 0) {
 		if (d != (double)(int64_t)d)
@@ -552,6 +580,60 @@ g_length(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
 	 * default netserver allows; Ctrl-C ends it sooner, with results. */
 	o->duration = d == 0 ? 3600 : d;
 	o->count = 0;
+	return 0;
+}
+
+/*
+ * -v, -P and the global -b, which 2.7 reads with convert() and tests
+ * only for being above a level: -v 3 is its -v 2, -P 2 its -P 1. A -b
+ * too large for any pacing (Phoronix's "-b 10G", a rate to its author)
+ * runs unpaced, as 2.7 built without --enable-intervals runs it. Each
+ * says so in a warning.
+ */
+static int
+g_level(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
+	char *err)
+{
+	struct netperf_opts *o = dst;
+	char why[ERR_LEN];
+	int64_t v;
+
+	(void)run;
+	if (units_parse_count(arg,
+			      opt->letter == 'v'   ? 0
+			      : opt->letter == 'P' ? INT32_MIN
+						   : -INT64_MAX,
+			      opt->letter == 'b' ? INT64_MAX : INT32_MAX, &v,
+			      why) < 0)
+		return err_set(err, "-%c: %s", opt->letter, why);
+	switch (opt->letter) {
+	case 'v':
+		o->verbosity = v > 2 ? 2 : (int)v;
+		if (v > 2)
+			cli_warn(o, "-v %s: netperf 2.7 has no level above 2 "
+				    "and prints its -v 2; so does this",
+				 arg);
+		break;
+	case 'P':
+		o->headers = v != 0;
+		if (v != 0 && v != 1)
+			cli_warn(o, "-P %s: read as -P 1, as netperf 2.7 "
+				    "reads any value but 0",
+				 arg);
+		break;
+	default:
+		if (v >= 1 && v <= CLI_BURST_MAX) {
+			o->interval_burst = (int)v;
+			break;
+		}
+		o->interval_burst = 0;
+		cli_warn(o,
+			 "-b %s: a burst of %lld sends is no pacing (netperf "
+			 "2.7 without --enable-intervals ignores -b too), so "
+			 "this runs unpaced; a rate is --rate",
+			 arg, (long long)v);
+		break;
+	}
 	return 0;
 }
 
@@ -696,9 +778,9 @@ static const struct opt global_opts[] = {
     {'f', NULL, required_argument, "G|M|K|g|m|k|x",
      "output units (bytes, bits, trans)", NULL, OPT_FN, .fn = g_fmt},
     {'P', NULL, required_argument, "0|1", "no banner and titles, or with them",
-     NULL, OPT_INT, .to = NP(headers), .min = 0, .max = 1},
-    {'v', NULL, required_argument, "0|1|2", "verbosity", NULL, OPT_INT,
-     .to = NP(verbosity), .min = 0, .max = 2},
+     NULL, OPT_FN, .fn = g_level},
+    {'v', NULL, required_argument, "0|1|2", "verbosity", NULL, OPT_FN,
+     .fn = g_level},
     {'B', NULL, required_argument, "brand",
      "text appended to the result (with -P 0)", NULL, OPT_FN, .to = NP(brand),
      .len = sizeof(((struct netperf_opts *)0)->brand), .fn = h_text},
@@ -766,8 +848,8 @@ static const struct opt global_opts[] = {
     {'w', NULL, required_argument, "ms",
      "pace the sends: a burst every ms milliseconds", NULL, OPT_DOUBLE,
      .to = NP(interval_ms), .min = 0.001, .max = 3600000},
-    {'b', NULL, required_argument, "n", "...of n sends", NULL, OPT_INT,
-     .to = NP(interval_burst), .min = 1, .max = 1 << 20},
+    {'b', NULL, required_argument, "n", "...of n sends", NULL, OPT_FN,
+     .fn = g_level},
     /* As 2.7 on Linux: the CPU count comes from the system. */
     {'n', NULL, required_argument, "ncpu", "ignored, as netperf 2.7 on Linux",
      NULL, OPT_INT, .min = 1, .max = 1 << 20},

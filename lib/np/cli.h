@@ -17,6 +17,7 @@
 #define CLI_HOST_LEN 256
 #define CLI_PATH_LEN 1024
 #define CLI_WARN_MAX 8
+#define CLI_BURST_MAX (1 << 20) /* global -b: sends a pacing burst */
 
 struct netperf_opts {
 	/* Global options, before "--". */
