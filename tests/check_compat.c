@@ -17,6 +17,7 @@
 #include <sched.h>
 #include <math.h>
 #include <netinet/in.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -2138,6 +2139,292 @@ START_TEST(bloat)
 }
 END_TEST
 
+/*
+ * Wrappers' own command lines, each run under 2.7.0 and ours and read by
+ * the wrapper's own parse, reproduced here:
+ *
+ * - Phoronix Test Suite, pts/netperf-1.0.0: install.sh runs
+ *   "netperf -P 0 -v 0 $@ | grep -v is" with -H, one of its tests
+ *   (TCP_STREAM, TCP_MAERTS, "UDP_STREAM -b 10G", TCP_RR, UDP_RR) and
+ *   -l; results-definition.xml takes the figure from " #_RESULT_#".
+ * - LKP (lkp-tests tests/netperf): "netperf $opt_ip -H $server -t $test
+ *   -c -C -l $runtime [-- -m $send_size -s $bufsize -S $bufsize]", read
+ *   by stats/netperf's Ruby line matcher.
+ * - MMTests (shellpack_src/src/netperf/netperf-bench): "netperf -t
+ *   $PROTOCOL -i 3,3 -I 95,5 -H $SERVER_HOST -- -m $SIZE -M $SIZE",
+ *   read by extract-report.pl (here with -l 1 for time).
+ */
+enum wrapper { W_PHORONIX, W_LKP, W_MMTESTS };
+
+struct wrapper_case {
+	struct compat_case c;
+	enum wrapper w;
+};
+
+static const struct wrapper_case wrapper_cases[] = {
+    {{"pts_tcp_stream", {"-P", "0", "-v", "0", "-t", "TCP_STREAM", "-l", "1"},
+      0, 0}, W_PHORONIX},
+    {{"pts_tcp_maerts", {"-P", "0", "-v", "0", "-t", "TCP_MAERTS", "-l", "1"},
+      0, 0}, W_PHORONIX},
+    {{"pts_udp_stream_b10G",
+      {"-P", "0", "-v", "0", "-t", "UDP_STREAM", "-b", "10G", "-l", "1"},
+      0, 0}, W_PHORONIX},
+    {{"pts_tcp_rr", {"-P", "0", "-v", "0", "-t", "TCP_RR", "-l", "1"}, 0, 0},
+     W_PHORONIX},
+    {{"pts_udp_rr", {"-P", "0", "-v", "0", "-t", "UDP_RR", "-l", "1"}, 0, 0},
+     W_PHORONIX},
+    {{"lkp_tcp_rr", {"-4", "-t", "TCP_RR", "-c", "-C", "-l", "1"}, 0, 0},
+     W_LKP},
+    {{"lkp_tcp_crr", {"-4", "-t", "TCP_CRR", "-c", "-C", "-l", "1"}, 0, 0},
+     W_LKP},
+    {{"lkp_udp_rr", {"-4", "-t", "UDP_RR", "-c", "-C", "-l", "1"}, 0, 0},
+     W_LKP},
+    {{"lkp_tcp_stream_m10K",
+      {"-4", "-t", "TCP_STREAM", "-c", "-C", "-l", "1", "--", "-m", "10K"},
+      0, 0}, W_LKP},
+    {{"lkp_tcp_maerts_s",
+      {"-4", "-t", "TCP_MAERTS", "-c", "-C", "-l", "1s", "--", "-s", "64K",
+       "-S", "64K"},
+      0, 0}, W_LKP},
+    {{"lkp_udp_stream",
+      {"-4", "-t", "UDP_STREAM", "-c", "-C", "-l", "1", "--", "-m", "1K"},
+      0, 0}, W_LKP},
+    {{"mmtests_tcp_stream",
+      {"-t", "TCP_STREAM", "-l", "1", "-i", "3,3", "-I", "95,5", "--", "-m",
+       "1024", "-M", "1024"},
+      0, 0}, W_MMTESTS},
+    {{"mmtests_udp_stream",
+      {"-t", "UDP_STREAM", "-l", "1", "-i", "3,3", "-I", "95,5", "--", "-m",
+       "1024", "-M", "1024"},
+      0, 0}, W_MMTESTS},
+};
+
+#define NWRAPPER ((int)(sizeof(wrapper_cases) / sizeof(wrapper_cases[0])))
+
+/* What a wrapper took from one stdout: its figures, and how many. */
+struct wrapper_read {
+	double v[3];
+	int n;
+	char unit[8];
+};
+
+/* Splits on white space into at most max words of 64 bytes. */
+static int
+words_of(const char *line, size_t len, char w[][64], int max)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < len && n < max;) {
+		size_t j;
+
+		while (i < len && isspace((unsigned char)line[i]))
+			i++;
+		if (i >= len)
+			break;
+		j = i;
+		while (j < len && !isspace((unsigned char)line[j]))
+			j++;
+		snprintf(w[n++], 64, "%.*s", (int)(j - i), line + i);
+		i = j;
+	}
+	return n;
+}
+
+/* Phoronix: "| grep -v is", then the one line left is the figure. */
+static const char *
+read_phoronix(const char *out, struct wrapper_read *r, char *msg, size_t cap)
+{
+	for (int i = 0;; i++) {
+		size_t len;
+		const char *l = nth_line(out, i, &len);
+		char line[256], w[4][64];
+
+		if (l == NULL)
+			break;
+		snprintf(line, sizeof(line), "%.*s", (int)len, l);
+		if (strstr(line, "is") != NULL ||
+		    words_of(line, len, w, 4) == 0)
+			continue;
+		if (r->n > 0 || words_of(line, len, w, 4) != 1 ||
+		    !py_number(w[0], strlen(w[0]), 0, &r->v[0])) {
+			snprintf(msg, cap, "Phoronix: \"%s\" is not its one "
+				 "figure", line);
+			return msg;
+		}
+		r->n = 1;
+	}
+	if (r->n == 0) {
+		snprintf(msg, cap, "Phoronix: no figure");
+		return msg;
+	}
+	return NULL;
+}
+
+/* LKP's stats/netperf, its Ruby case ... when over each line. */
+static const char *
+read_lkp(const char *out, struct wrapper_read *r, char *msg, size_t cap)
+{
+	static const char *const pat[] = {
+	    "^Iterations", "^bytes.*secs.*10\\^6bits",
+	    "^bytes.*secs.[[:space:]]+per sec", "^Socket.*Elapsed.*",
+	    "^Send[[:space:]]+Recv[[:space:]]+",
+	    "^Size[[:space:]]+Size[[:space:]]+",
+	    "[0-9]+[[:space:]]+[0-9]+[[:space:]]+[0-9]+[[:space:]]+[0-9].*$"};
+	regex_t re[7];
+	int thp = 0, tix = 0, pix = 0, iterations = 0, num = 0;
+	double throughput = 0, t = 0, pkt = 0;
+
+	snprintf(r->unit, sizeof(r->unit), "%s", "");
+	for (int k = 0; k < 7; k++)
+		ck_assert_int_eq(regcomp(&re[k], pat[k], REG_EXTENDED | REG_NOSUB),
+				 0);
+	for (int i = 0;; i++) {
+		size_t len;
+		const char *l = nth_line(out, i, &len);
+		char line[512], w[32][64];
+		int k, n;
+
+		if (l == NULL)
+			break;
+		snprintf(line, sizeof(line), "%.*s", (int)len, l);
+		for (k = 0; k < 7 && regexec(&re[k], line, 0, NULL, 0) != 0;
+		     k++)
+			;
+		n = words_of(line, strlen(line), w, 32);
+		switch (k) {
+		case 0:
+			iterations++;
+			break;
+		case 1:
+			snprintf(r->unit, sizeof(r->unit), "Mbps");
+			break;
+		case 2:
+			snprintf(r->unit, sizeof(r->unit), "tps");
+			break;
+		case 3:
+			for (int j = 0; j < n; j++) {
+				if (strcmp(w[j], "Message") == 0)
+					pix = j;
+				if (strcmp(w[j], "Elapsed") == 0)
+					tix = j;
+			}
+			break;
+		case 4:
+		case 5:
+			for (int j = 0; j < n; j++)
+				if (strcmp(w[j], k == 4 ? "Rate"
+							: "Throughput") == 0)
+					thp = j;
+			break;
+		case 6:
+			/* Ruby's nil.to_f is 0: a missing word reads 0. */
+			throughput += thp < n ? strtod(w[thp], NULL) : 0;
+			t = tix < n ? strtod(w[tix], NULL) : 0;
+			if (strcmp(r->unit, "Mbps") == 0)
+				pkt = pix < n ? strtod(w[pix], NULL) : 0;
+			num++;
+			break;
+		}
+	}
+	for (int k = 0; k < 7; k++)
+		regfree(&re[k]);
+	if (num == 0) {
+		snprintf(msg, cap, "LKP: no data line");
+		return msg;
+	}
+	r->v[0] = throughput / num;
+	if (iterations > 0)
+		throughput /= iterations;
+	r->v[1] = throughput * t;
+	if (strcmp(r->unit, "Mbps") == 0)
+		r->v[1] = pkt > 0 ? r->v[1] * 1e6 / 8.0 / pkt : NAN;
+	r->n = 2;
+	if (!(r->v[0] > 0) || !isfinite(r->v[1]) || !(r->v[1] > 0)) {
+		snprintf(msg, cap, "LKP: throughput %g, workload %g (unit "
+			 "\"%s\")", r->v[0], r->v[1], r->unit);
+		return msg;
+	}
+	return NULL;
+}
+
+/* MMTests' extract-report.pl: lines with no letter, split on white
+ * space; UDP_STREAM's of 6 words are the send rate, of 4 the receive. */
+static const char *
+read_mmtests(const char *out, int udp, struct wrapper_read *r, char *msg,
+	     size_t cap)
+{
+	for (int i = 0;; i++) {
+		size_t len;
+		const char *l = nth_line(out, i, &len);
+		char w[16][64];
+		int n, letters = 0;
+
+		if (l == NULL)
+			break;
+		for (size_t j = 0; j < len; j++)
+			letters += isalpha((unsigned char)l[j]) != 0;
+		n = words_of(l, len, w, 16);
+		if (letters > 0 || n == 0)
+			continue;
+		if (!udp && n > 4)
+			r->v[0] = strtod(w[n - 1], NULL);
+		if (udp && n == 6)
+			r->v[0] = strtod(w[n - 1], NULL);
+		if (udp && n == 4)
+			r->v[1] = strtod(w[n - 1], NULL);
+	}
+	r->n = udp ? 2 : 1;
+	if (!(r->v[0] > 0) || (udp && !(r->v[1] > 0))) {
+		snprintf(msg, cap, "MMTests: send %g, receive %g", r->v[0],
+			 r->v[1]);
+		return msg;
+	}
+	return NULL;
+}
+
+START_TEST(wrapper)
+{
+	const struct wrapper_case *k = &wrapper_cases[_i];
+	struct wrapper_read a, b;
+	struct run r, o;
+	char msg[300];
+	const char *bad = NULL;
+	int udp = is_udp_case(&k->c);
+
+	if (!case_wanted(k->c.name))
+		return;
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	run_both(&k->c, &r, &o);
+	ck_assert_int_eq(r.status, 0);
+	if (o.status != 0)
+		dump(k->c.name, &r, &o);
+	ck_assert_msg(o.status == 0, "%s: status %d", k->c.name, o.status);
+	for (int side = 0; side < 2 && bad == NULL; side++) {
+		const char *out = side ? o.out : r.out;
+		struct wrapper_read *w = side ? &b : &a;
+
+		bad = k->w == W_PHORONIX ? read_phoronix(out, w, msg, sizeof(msg))
+		      : k->w == W_LKP	 ? read_lkp(out, w, msg, sizeof(msg))
+				       : read_mmtests(out, udp, w, msg,
+						      sizeof(msg));
+		if (bad != NULL) {
+			dump(k->c.name, &r, &o);
+			ck_abort_msg("%s: %s's read: %s", k->c.name,
+				     side ? "ours" : "2.7", bad);
+		}
+	}
+	ck_assert_str_eq(b.unit, a.unit);
+	ck_assert_int_eq(b.n, a.n);
+	for (int i = 0; i < a.n; i++)
+		ck_assert_msg(plausible(a.v[i], b.v[i]),
+			      "%s: figure %d is %g, 2.7's %g", k->c.name, i + 1,
+			      b.v[i], a.v[i]);
+	free(r.out);
+	free(o.out);
+}
+END_TEST
+
 /* -Z against our netserver: the same passphrase on both sides runs the
  * test, another one or none is refused; the key is derived on each side,
  * so the passphrase itself is not what netserver checks. */
@@ -2477,6 +2764,7 @@ compat_suite(void)
 	tcase_add_loop_test(diff, differential, 0, NCASES);
 	tcase_add_test(diff, all_csv);
 	tcase_add_loop_test(diff, pkb, 0, NPKB);
+	tcase_add_loop_test(diff, wrapper, 0, NWRAPPER);
 	tcase_add_loop_test(diff, bloat, 0,
 			    (int)(sizeof(bloat_cases) / sizeof(bloat_cases[0])));
 	tcase_add_test(diff, all_keyval);
