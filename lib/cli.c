@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <arpa/inet.h>
 #include <getopt.h>
 #include <math.h>
 #include <netinet/in.h>
@@ -321,6 +322,21 @@ fill_arg(const char *arg, struct netperf_opts *o, char *err)
 	snprintf(o->fill_file, sizeof(o->fill_file), "%s", a);
 	o->fill_remote = b[0] != '\0';
 	return 0;
+}
+
+/* Whether host names this machine's loopback: localhost, 127/8, ::1. */
+static int
+is_loopback(const char *host)
+{
+	struct in_addr a4;
+	struct in6_addr a6;
+
+	if (strcasecmp(host, "localhost") == 0)
+		return 1;
+	if (inet_pton(AF_INET, host, &a4) == 1)
+		return (ntohl(a4.s_addr) >> 24) == 127;
+	return inet_pton(AF_INET6, host, &a6) == 1 &&
+	       IN6_IS_ADDR_LOOPBACK(&a6);
 }
 
 /* Adds a line to o's warnings (the first CLI_WARN_MAX are kept). */
@@ -1348,6 +1364,19 @@ check_test(struct netperf_opts *o, const struct test_module *m, char *err)
 			       "-P: one local data port cannot serve %d "
 			       "streams",
 			       o->streams);
+	/* MMTests' "-- -P 15895" against netserver on this host: both ends
+	 * cannot have the port (2.7's share it and measure nothing over
+	 * TCP); netserver's end is what a firewall sees, so netperf's
+	 * takes another. */
+	if (o->ldata_port != 0 && o->ldata_port == o->rdata_port &&
+	    is_loopback(o->data_host[0] ? o->data_host : o->host)) {
+		cli_warn(o,
+			 "-P %d: netserver on this host listens on port %d, "
+			 "so netperf's end of the data connection takes "
+			 "another",
+			 o->ldata_port, o->rdata_port);
+		o->ldata_port = 0;
+	}
 	if (o->rate > 0 && !module_has(m, MODULE_F_RATE)) {
 		char names[128];
 

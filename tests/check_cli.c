@@ -563,8 +563,9 @@ START_TEST(test_test_flags)
 	ck_assert_int_eq(o.ldata_port, 5000);
 	ck_assert_int_eq(o.rdata_port, 6000);
 
-	/* Here one value sets both ports. */
-	netperf_ok("-- -P 5000", &o);
+	/* Here one value sets both ports (not with netserver on this
+	 * host: test_leniency_of_27). */
+	netperf_ok("-H 192.0.2.7 -- -P 5000", &o);
 	ck_assert_int_eq(o.ldata_port, 5000);
 	ck_assert_int_eq(o.rdata_port, 5000);
 
@@ -710,6 +711,16 @@ START_TEST(test_leniency_of_27)
 	ck_assert_int_eq(o.verbosity, 2);
 	ck_assert_int_eq(o.headers, 1);
 	ck_assert_int_eq(o.nwarn, 2);
+	/* MMTests' -P 15895 with netserver on this host: netperf's end
+	 * takes another port; elsewhere both ends have it. */
+	netperf_ok("-H 127.0.0.1 -t UDP_STREAM -- -P 15895", &o);
+	ck_assert_int_eq(o.ldata_port, 0);
+	ck_assert_int_eq(o.rdata_port, 15895);
+	ck_assert_int_eq(o.nwarn, 1);
+	ck_assert_ptr_nonnull(strstr(o.warn[0], "-P 15895"));
+	netperf_ok("-H 192.0.2.7 -t UDP_STREAM -- -P 15895", &o);
+	ck_assert_int_eq(o.ldata_port, 15895);
+	ck_assert_int_eq(o.nwarn, 0);
 	/* Suffixes on 2.7's convert() numbers: alignments, widths. */
 	netperf_ok("-a 4K -W 2", &o);
 	ck_assert_int_eq(o.lbuf.salign, 4096);

@@ -214,6 +214,9 @@ case_arg(const char *a, int ours)
 {
 	if (strcmp(a, "@dataport") == 0)
 		return data_port_arg[ours];
+	/* "@port": the same port, both ends' (MMTests' -P 15895). */
+	if (strcmp(a, "@port") == 0)
+		return data_port_arg[ours] + 1;
 	for (int k = 0; k < SVC_N; k++)
 		if (strcmp(a, svc_names[k]) == 0)
 			return svc_arg[k];
@@ -2151,7 +2154,8 @@ END_TEST
  *   -c -C -l $runtime [-- -m $send_size -s $bufsize -S $bufsize]", read
  *   by stats/netperf's Ruby line matcher.
  * - MMTests (shellpack_src/src/netperf/netperf-bench): "netperf -t
- *   $PROTOCOL -i 3,3 -I 95,5 -H $SERVER_HOST -- -m $SIZE -M $SIZE",
+ *   $PROTOCOL -i 3,3 -I 95,5 -H $SERVER_HOST -- -m $SIZE -M $SIZE
+ *   [-P 15895]",
  *   read by extract-report.pl (here with -l 1 for time).
  */
 enum wrapper { W_PHORONIX, W_LKP, W_MMTESTS };
@@ -2193,9 +2197,10 @@ static const struct wrapper_case wrapper_cases[] = {
       {"-t", "TCP_STREAM", "-l", "1", "-i", "3,3", "-I", "95,5", "--", "-m",
        "1024", "-M", "1024"},
       0, 0}, W_MMTESTS},
+    /* netperf-bench adds -P 15895 to UDP_STREAM, even on loopback. */
     {{"mmtests_udp_stream",
       {"-t", "UDP_STREAM", "-l", "1", "-i", "3,3", "-I", "95,5", "--", "-m",
-       "1024", "-M", "1024"},
+       "1024", "-M", "1024", "-P", "@port"},
       0, 0}, W_MMTESTS},
 };
 
