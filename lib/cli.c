@@ -600,8 +600,8 @@ g_length(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
 }
 
 /*
- * -v, -P and the global -b, which 2.7 reads with convert() and tests
- * only for being above a level: -v 3 is its -v 2, -P 2 its -P 1. A -b
+ * -v, -P and the global -b, which 2.7 reads with convert(): -P 2 is its
+ * -P 1 (it tests for 0 alone); -v above 2 stays an error. A -b
  * too large for any pacing (Phoronix's "-b 10G", a rate to its author)
  * runs unpaced, as 2.7 built without --enable-intervals runs it. Each
  * says so in a warning.
@@ -624,11 +624,15 @@ g_level(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
 		return err_set(err, "-%c: %s", opt->letter, why);
 	switch (opt->letter) {
 	case 'v':
-		o->verbosity = v > 2 ? 2 : (int)v;
+		/* 2.7 prints no table above 2, only -v 2's blocks: not a
+		 * level a script can read the same here. */
 		if (v > 2)
-			cli_warn(o, "-v %s: netperf 2.7 has no level above 2 "
-				    "and prints its -v 2; so does this",
-				 arg);
+			return err_set(err,
+				       "-v: \"%s\" is outside 0..2 (netperf 2.7 "
+				       "prints -v 2's blocks alone there, "
+				       "without the table)",
+				       arg);
+		o->verbosity = (int)v;
 		break;
 	case 'P':
 		o->headers = v != 0;
@@ -675,8 +679,8 @@ g_fmt(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
 	(void)opt;
 	(void)run;
 	if (strlen(arg) != 1 || units_label(arg[0]) == NULL)
-		return err_set(err, "-f: \"%s\" is not one of G M K g m k x",
-			       arg);
+		return err_set(err,
+			       "-f: \"%s\" is not one of G M K B g m k x", arg);
 	((struct netperf_opts *)dst)->fmt = arg[0];
 	return 0;
 }
@@ -791,7 +795,7 @@ static const struct opt global_opts[] = {
      OPT_FN, .to = NP(local_cpu), .fn = g_cpu},
     {'C', NULL, no_argument, "[rate]", "measure remote CPU utilisation", NULL,
      OPT_FN, .to = NP(remote_cpu), .fn = g_cpu},
-    {'f', NULL, required_argument, "G|M|K|g|m|k|x",
+    {'f', NULL, required_argument, "G|M|K|B|g|m|k|x",
      "output units (bytes, bits, trans)", NULL, OPT_FN, .fn = g_fmt},
     {'P', NULL, required_argument, "0|1", "no banner and titles, or with them",
      NULL, OPT_FN, .fn = g_level},
@@ -948,14 +952,17 @@ const struct opt_table cli_netperf_options = {
     global_opts, (int)(sizeof(global_opts) / sizeof(global_opts[0])), "option"};
 
 /* -m, -M "x[,y]" sizes into the int64s at to and to2; val says whether
- * one value sets both. */
+ * one value sets both. A send or receive size of 0 is the default, as in
+ * 2.7 (-m 0 sends the socket buffer's size); a request of 0 bytes, which
+ * 2.7 would run as nothing, is an error. */
 static int
 t_sizes(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
 	char *err)
 {
 	(void)run;
-	return size_pair(arg, opt->letter, 1, opt_field(dst, opt->to),
-			 opt_field(dst, opt->to2), opt->val, err);
+	return size_pair(arg, opt->letter, opt->letter == 'r' ? 1 : 0,
+			 opt_field(dst, opt->to), opt_field(dst, opt->to2),
+			 opt->val, err);
 }
 
 /* -r req[,rsp]: also what makes -t OMNI a request/response test. */

@@ -152,6 +152,8 @@ units_label(char fmt)
 		return "MBytes";
 	case 'K':
 		return "KBytes";
+	case 'B':
+		return "Bytes";
 	case 'g':
 		return "10^9bits";
 	case 'm':

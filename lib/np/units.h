@@ -44,7 +44,7 @@ int units_parse_double(const char *s, double min, double max, double *out,
 int units_split_pair(const char *s, char *a, char *b, size_t cap, char *err);
 
 /* The label netperf prints for a -f format letter: "10^6bits", "MBytes",
- * "Trans"; NULL for an unknown letter. */
+ * "Bytes" (B, as 2.7's), "Trans"; NULL for an unknown letter. */
 const char *units_label(char fmt);
 
 /* Converts bytes per second to the -f unit (bits or bytes per second);
