@@ -109,9 +109,9 @@ enum diff_id {
 	 * are read from the system (check_platform holds them to it). The
 	 * keys are compared, and 2.7's values must be its placeholders. */
 	DIFF_PLATFORM = 1 << 14,
-	/* What 2.7 reads in a way that was probably not meant (-v 3, -P 2,
-	 * -b 10G, -d CRR...): the same run, and one line on stderr
-	 * ("netperf: warning: ...") saying how it was read. */
+	/* What 2.7 reads in a way that was probably not meant (-P 2,
+	 * -b 10G, -d CRR, -P port on loopback): the same run, and one line
+	 * on stderr ("netperf: warning: ...") saying how it was read. */
 	DIFF_WARNING = 1 << 16,
 };
 
