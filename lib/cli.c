@@ -335,8 +335,7 @@ is_loopback(const char *host)
 		return 1;
 	if (inet_pton(AF_INET, host, &a4) == 1)
 		return (ntohl(a4.s_addr) >> 24) == 127;
-	return inet_pton(AF_INET6, host, &a6) == 1 &&
-	       IN6_IS_ADDR_LOOPBACK(&a6);
+	return inet_pton(AF_INET6, host, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6);
 }
 
 /* Adds a line to o's warnings (the first CLI_WARN_MAX are kept). */
@@ -576,8 +575,9 @@ g_length(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
 	 * as five million seconds. */
 	snprintf(num, sizeof(num), "%s", arg);
 	drop_seconds(num);
-	if (num[0] == '-' && units_parse_count(num, -INT64_MAX, -1, &n, why) ==
-				 0 && strpbrk(num, "KMGkmgBb") != NULL) {
+	if (num[0] == '-' &&
+	    units_parse_count(num, -INT64_MAX, -1, &n, why) == 0 &&
+	    strpbrk(num, "KMGkmgBb") != NULL) {
 		o->count = -n;
 		o->duration = 0;
 		return 0;
@@ -627,18 +627,20 @@ g_level(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
 		/* 2.7 prints no table above 2, only -v 2's blocks: not a
 		 * level a script can read the same here. */
 		if (v > 2)
-			return err_set(err,
-				       "-v: \"%s\" is outside 0..2 (netperf 2.7 "
-				       "prints -v 2's blocks alone there, "
-				       "without the table)",
-				       arg);
+			return err_set(
+			    err,
+			    "-v: \"%s\" is outside 0..2 (netperf 2.7 "
+			    "prints -v 2's blocks alone there, "
+			    "without the table)",
+			    arg);
 		o->verbosity = (int)v;
 		break;
 	case 'P':
 		o->headers = v != 0;
 		if (v != 0 && v != 1)
-			cli_warn(o, "-P %s: read as -P 1, as netperf 2.7 "
-				    "reads any value but 0",
+			cli_warn(o,
+				 "-P %s: read as -P 1, as netperf 2.7 "
+				 "reads any value but 0",
 				 arg);
 		break;
 	default:
@@ -679,8 +681,8 @@ g_fmt(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
 	(void)opt;
 	(void)run;
 	if (strlen(arg) != 1 || units_label(arg[0]) == NULL)
-		return err_set(err,
-			       "-f: \"%s\" is not one of G M K B g m k x", arg);
+		return err_set(err, "-f: \"%s\" is not one of G M K B g m k x",
+			       arg);
 	((struct netperf_opts *)dst)->fmt = arg[0];
 	return 0;
 }
@@ -907,8 +909,8 @@ static const struct opt global_opts[] = {
      "JSON lines: interim results, then the document", NULL, OPT_FLAG,
      .to = NP(json_stream)},
     {0, "interim-tcp", no_argument, NULL,
-     "with -D, both ends' TCP_INFO under each interim\nline", NULL,
-     OPT_FLAG, .to = NP(interim_tcp)},
+     "with -D, both ends' TCP_INFO under each interim\nline", NULL, OPT_FLAG,
+     .to = NP(interim_tcp)},
     {0, "wire", optional_argument, "[=IF]",
      "count the data flow's packets with libpcap on\n"
      "both sides (needs CAP_NET_RAW)",
@@ -1279,8 +1281,8 @@ omni_module(struct netperf_opts *o, char *err)
 			  : CLI_DIR_XMIT;
 	if (o->omni_dir_unknown[0] != '\0') {
 		const char *w = o->omni_dir_unknown;
-		int crr = strcasecmp(w, "CRR") == 0 ||
-			  strcasecmp(w, "TCP_CRR") == 0;
+		int crr =
+		    strcasecmp(w, "CRR") == 0 || strcasecmp(w, "TCP_CRR") == 0;
 
 		cli_warn(o,
 			 "-d: netperf 2.7 knows no direction \"%s\" and "

@@ -77,8 +77,8 @@ apply_number(const struct opt *opt, const char *arg, void *dst, char *err)
 	switch (opt->kind) {
 	case OPT_INT:
 	case OPT_INT64:
-		if (units_parse_count(arg, (int64_t)opt->min,
-				      (int64_t)opt->max, &v, why) < 0)
+		if (units_parse_count(arg, (int64_t)opt->min, (int64_t)opt->max,
+				      &v, why) < 0)
 			return err_set(err, "%s: %s", label, why);
 		if (opt->kind == OPT_INT64)
 			*(int64_t *)opt_field(dst, opt->to) = v;

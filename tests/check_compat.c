@@ -804,18 +804,14 @@ static const struct compat_case cases[] = {
     /* What 2.7 runs as it reads it (convert(), atof()): suffixes, a B
      * for bytes, s for seconds; and what it reads as a level it lacks,
      * with a warning here. */
-    {"lenient_m_KB", {"-t", "TCP_STREAM", "-l", "1", "--", "-m", "64KB"}, 0,
-     0},
+    {"lenient_m_KB", {"-t", "TCP_STREAM", "-l", "1", "--", "-m", "64KB"}, 0, 0},
     {"lenient_G_b",
      {"-t", "TCP_STREAM", "-l", "1", "--", "-G", "1400b", "-k",
       "THROUGHPUT,TRANSPORT_MSS"},
      0,
      0},
     {"lenient_l_s", {"-t", "TCP_RR", "-l", "1s"}, 0, 0},
-    {"lenient_D_s",
-     {"-t", "TCP_RR", "-l", "1", "-D", "0.3s"},
-     0,
-     CASE_REPEATS},
+    {"lenient_D_s", {"-t", "TCP_RR", "-l", "1", "-D", "0.3s"}, 0, CASE_REPEATS},
     {"lenient_l_count_M", {"-t", "TCP_STREAM", "-l", "-10M"}, 0, 0},
     {"lenient_l_count_k", {"-t", "TCP_RR", "-l", "-3k"}, 0, 0},
     {"lenient_a_K", {"-a", "4K", "-t", "TCP_STREAM", "-l", "1"}, 0, 0},
@@ -1440,9 +1436,10 @@ compare(const struct compat_case *c, const struct run *ref,
 
 		if (strncmp(ours->err, "netperf: warning: ", 18) != 0 ||
 		    nl == NULL || nl[1] != '\0' || ref->err[0] != '\0') {
-			snprintf(msg, cap, "stderr \"%.80s\" is not one "
-				 "warning (2.7's: \"%.40s\")", ours->err,
-				 ref->err);
+			snprintf(msg, cap,
+				 "stderr \"%.80s\" is not one "
+				 "warning (2.7's: \"%.40s\")",
+				 ours->err, ref->err);
 			return msg;
 		}
 	} else if (!(diffs & (DIFF_NOT_BUILT | DIFF_REMOTE_FILL)) &&
@@ -1654,7 +1651,9 @@ nth_line(const char *text, int n, size_t *len)
 START_TEST(all_csv)
 {
 	static const struct compat_case c = {
-	    "all_csv", {"-t", "TCP_STREAM", "-l", "1", "--", "-o", "all"}, 0,
+	    "all_csv",
+	    {"-t", "TCP_STREAM", "-l", "1", "--", "-o", "all"},
+	    0,
 	    0};
 	static char rf[CSV_MAX][64], of[CSV_MAX][64];
 	struct run ref, ours;
@@ -1675,12 +1674,14 @@ START_TEST(all_csv)
 		nr = csv_fields(rl, rn, rf, CSV_MAX);
 		no = csv_fields(ol, on, of, CSV_MAX);
 		ck_assert_int_eq(nr, 173);
-		ck_assert_msg(no == nr, "-o all: %d fields on line %d, 2.7's %d",
-			      no, line + 1, nr);
+		ck_assert_msg(no == nr,
+			      "-o all: %d fields on line %d, 2.7's %d", no,
+			      line + 1, nr);
 		for (int i = 0; line == 1 && i < nr; i++)
-			ck_assert_msg(strcmp(rf[i], of[i]) == 0,
-				      "-o all: title %d is \"%s\", 2.7's \"%s\"",
-				      i + 1, of[i], rf[i]);
+			ck_assert_msg(
+			    strcmp(rf[i], of[i]) == 0,
+			    "-o all: title %d is \"%s\", 2.7's \"%s\"", i + 1,
+			    of[i], rf[i]);
 	}
 	free(ref.out);
 	free(ours.out);
@@ -1692,16 +1693,26 @@ static int
 zero_when_unmeasured(const char *key, size_t len)
 {
 	static const char *const keys[] = {
-	    "LOCAL_CPU_PERCENT_USER",	 "LOCAL_CPU_PERCENT_SYSTEM",
-	    "LOCAL_CPU_PERCENT_IOWAIT",	 "LOCAL_CPU_PERCENT_IRQ",
-	    "LOCAL_CPU_PERCENT_SWINTR",	 "REMOTE_CPU_PERCENT_USER",
-	    "REMOTE_CPU_PERCENT_SYSTEM", "REMOTE_CPU_PERCENT_IOWAIT",
-	    "REMOTE_CPU_PERCENT_IRQ",	 "REMOTE_CPU_PERCENT_SWINTR",
-	    "REMOTE_CPU_PEAK_UTIL",	 "REMOTE_CPU_PEAK_ID",
-	    "LOCAL_CPU_UTIL",		 "LOCAL_CPU_PEAK_UTIL",
-	    "LOCAL_CPU_PEAK_ID",	 "LOCAL_SD",
-	    "REMOTE_CPU_UTIL",		 "REMOTE_SD",
-	    "LOCAL_CPU_METHOD",		 "REMOTE_CPU_METHOD",
+	    "LOCAL_CPU_PERCENT_USER",
+	    "LOCAL_CPU_PERCENT_SYSTEM",
+	    "LOCAL_CPU_PERCENT_IOWAIT",
+	    "LOCAL_CPU_PERCENT_IRQ",
+	    "LOCAL_CPU_PERCENT_SWINTR",
+	    "REMOTE_CPU_PERCENT_USER",
+	    "REMOTE_CPU_PERCENT_SYSTEM",
+	    "REMOTE_CPU_PERCENT_IOWAIT",
+	    "REMOTE_CPU_PERCENT_IRQ",
+	    "REMOTE_CPU_PERCENT_SWINTR",
+	    "REMOTE_CPU_PEAK_UTIL",
+	    "REMOTE_CPU_PEAK_ID",
+	    "LOCAL_CPU_UTIL",
+	    "LOCAL_CPU_PEAK_UTIL",
+	    "LOCAL_CPU_PEAK_ID",
+	    "LOCAL_SD",
+	    "REMOTE_CPU_UTIL",
+	    "REMOTE_SD",
+	    "LOCAL_CPU_METHOD",
+	    "REMOTE_CPU_METHOD",
 	};
 
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
@@ -1720,8 +1731,7 @@ zero_when_unmeasured(const char *key, size_t len)
 START_TEST(all_keyval)
 {
 	static const struct compat_case c = {
-	    "all_keyval", {"-t", "TCP_RR", "-l", "1", "--", "-k", "all"}, 0,
-	    0};
+	    "all_keyval", {"-t", "TCP_RR", "-l", "1", "--", "-k", "all"}, 0, 0};
 	struct run ref, ours;
 	int n = 0;
 
@@ -1752,10 +1762,11 @@ START_TEST(all_keyval)
 			size_t rvl = rn - rk - 1, ovl = on - ok - 1;
 			int nan = rvl == 4 && strncmp(rv, "-nan", 4) == 0;
 
-			ck_assert_msg(nan ? ovl == 4 && strncmp(ov, "0.00", 4) == 0
-					  : rvl == ovl && strncmp(rv, ov, rvl) == 0,
-				      "-k all: \"%.*s\", 2.7's \"%.*s\"",
-				      (int)on, ol, (int)rn, rl);
+			ck_assert_msg(
+			    nan ? ovl == 4 && strncmp(ov, "0.00", 4) == 0
+				: rvl == ovl && strncmp(rv, ov, rvl) == 0,
+			    "-k all: \"%.*s\", 2.7's \"%.*s\"", (int)on, ol,
+			    (int)rn, rl);
 		}
 		n++;
 	}
@@ -1803,9 +1814,9 @@ static const struct pkb_case pkb_cases[] = {
       0},
      "UDP_RR"},
     {{"pkb_tcp_rr_confidence",
-      {"-j", "-v2", "-t", "OMNI", "-L", "127.0.0.1", "-l", "1", "-I", "99,5",
-       "-i", "3,3", "--", "-T", "TCP", "-d", "RR", "-P", "@dataport", "-o",
-       PKB_SELECTORS},
+      {"-j",  "-v2", "-t",   "OMNI", "-L",	  "127.0.0.1", "-l",
+       "1",   "-I",  "99,5", "-i",   "3,3",	  "--",	       "-T",
+       "TCP", "-d",  "RR",   "-P",   "@dataport", "-o",	       PKB_SELECTORS},
       0,
       0},
      "TCP_RR"},
@@ -1821,12 +1832,12 @@ static const struct pkb_case pkb_cases[] = {
 
 /* What PKB takes from one netperf's stdout. */
 struct pkb_parse {
-	char units[32];	     /* results['Throughput Units'] */
+	char units[32]; /* results['Throughput Units'] */
 	double throughput;
-	int rows;	     /* histogram rows, and buckets in each */
+	int rows; /* histogram rows, and buckets in each */
 	int buckets;
-	long total;	     /* the histogram's counts summed */
-	char title[64];	     /* the line before UNIT_USEC */
+	long total;	/* the histogram's counts summed */
+	char title[64]; /* the line before UNIT_USEC */
 };
 
 /* Python's float() and int(): surrounding white space, then all of it a
@@ -1876,8 +1887,8 @@ pkb_field(char hdr[][64], int nh, char row[][64], int nr, const char *name)
  * histogram to show).
  */
 static const char *
-pkb_parse(const char *out, const char *benchmark, int hist,
-	  struct pkb_parse *p, char *msg, size_t cap)
+pkb_parse(const char *out, const char *benchmark, int hist, struct pkb_parse *p,
+	  char *msg, size_t cap)
 {
 	static char hdr[CSV_MAX][64], row[CSV_MAX][64];
 	static const char *const meta[] = {
@@ -1888,7 +1899,8 @@ pkb_parse(const char *out, const char *benchmark, int hist,
 	    "50th Percentile Latency Microseconds",
 	    "90th Percentile Latency Microseconds",
 	    "99th Percentile Latency Microseconds",
-	    "Minimum Latency Microseconds", "Maximum Latency Microseconds",
+	    "Minimum Latency Microseconds",
+	    "Maximum Latency Microseconds",
 	    "Stddev Latency Microseconds"};
 	const char *l, *v, *start, *end;
 	size_t len;
@@ -1899,8 +1911,8 @@ pkb_parse(const char *out, const char *benchmark, int hist,
 	memset(p, 0, sizeof(*p));
 	/* banner = next(fp), which must start OMNI or MIGRATED */
 	l = nth_line(out, 0, &len);
-	if (l == NULL || (strncmp(l, "OMNI", 4) != 0 &&
-			  strncmp(l, "MIGRATED", 8) != 0)) {
+	if (l == NULL ||
+	    (strncmp(l, "OMNI", 4) != 0 && strncmp(l, "MIGRATED", 8) != 0)) {
 		snprintf(msg, cap, "KnownIntermittentError: banner \"%.60s\"",
 			 l ? l : "");
 		return msg;
@@ -1950,8 +1962,9 @@ pkb_parse(const char *out, const char *benchmark, int hist,
 		start = strstr(out, "UNIT_USEC");
 		end = start ? strstr(start, ">100_SECS") : NULL;
 		if (end == NULL) {
-			snprintf(msg, cap, "NoMatchError: (UNIT_USEC.*?)"
-					   ">100_SECS");
+			snprintf(msg, cap,
+				 "NoMatchError: (UNIT_USEC.*?)"
+				 ">100_SECS");
 			return msg;
 		}
 		{
@@ -2060,8 +2073,8 @@ START_TEST(pkb)
 	ck_assert_int_eq(r.status, 0);
 	ck_assert_int_eq(o.status, 0);
 	bad = pkb_parse(r.out, k->benchmark, 0, &ref, msg, sizeof(msg));
-	ck_assert_msg(bad == NULL, "%s: PKB's parse of Debian's: %s",
-		      k->c.name, bad);
+	ck_assert_msg(bad == NULL, "%s: PKB's parse of Debian's: %s", k->c.name,
+		      bad);
 	bad = pkb_parse(o.out, k->benchmark, 1, &mine, msg, sizeof(msg));
 	if (bad != NULL)
 		dump(k->c.name, &r, &o);
@@ -2074,8 +2087,8 @@ START_TEST(pkb)
 	ck_assert_int_eq(mine.buckets, rec.buckets);
 	ck_assert_int_gt(mine.total, 0);
 	ck_assert_msg(plausible(mine.throughput, ref.throughput),
-		      "%s: throughput %g, 2.7's %g", k->c.name,
-		      mine.throughput, ref.throughput);
+		      "%s: throughput %g, 2.7's %g", k->c.name, mine.throughput,
+		      ref.throughput);
 	/* -d CRR: 2.7 says nothing; ours one line on what it did. */
 	if (strcmp(k->benchmark, "TCP_CRR") == 0) {
 		const char *nl = strchr(o.err, '\n');
@@ -2112,8 +2125,7 @@ static const struct compat_case bloat_cases[] = {
      0,
      0},
     {"bloat_stream",
-     {"-l", "1", "-t", "TCP_STREAM", "-D", "0.25", "-v", "2", "--", "-m",
-      "1K"},
+     {"-l", "1", "-t", "TCP_STREAM", "-D", "0.25", "-v", "2", "--", "-m", "1K"},
      0,
      0},
 };
@@ -2138,8 +2150,10 @@ bloat_read(const char *out, char *msg, size_t cap)
 		     w = strtok_r(NULL, " \t", &save))
 			f[nf++] = w;
 		if (nf < 10 || strcmp(f[0], "Interim") != 0) {
-			snprintf(msg, cap, "\"%.*s\": not $1 Interim with 10 "
-				 "fields", (int)len, p - len - 1);
+			snprintf(msg, cap,
+				 "\"%.*s\": not $1 Interim with 10 "
+				 "fields",
+				 (int)len, p - len - 1);
 			return -1;
 		}
 		for (int k = 2; k <= 9; k += k == 2 ? 3 : 4) {
@@ -2206,13 +2220,21 @@ struct wrapper_case {
 };
 
 static const struct wrapper_case wrapper_cases[] = {
-    {{"pts_tcp_stream", {"-P", "0", "-v", "0", "-t", "TCP_STREAM", "-l", "1"},
-      0, 0}, W_PHORONIX},
-    {{"pts_tcp_maerts", {"-P", "0", "-v", "0", "-t", "TCP_MAERTS", "-l", "1"},
-      0, 0}, W_PHORONIX},
+    {{"pts_tcp_stream",
+      {"-P", "0", "-v", "0", "-t", "TCP_STREAM", "-l", "1"},
+      0,
+      0},
+     W_PHORONIX},
+    {{"pts_tcp_maerts",
+      {"-P", "0", "-v", "0", "-t", "TCP_MAERTS", "-l", "1"},
+      0,
+      0},
+     W_PHORONIX},
     {{"pts_udp_stream_b10G",
       {"-P", "0", "-v", "0", "-t", "UDP_STREAM", "-b", "10G", "-l", "1"},
-      0, 0}, W_PHORONIX},
+      0,
+      0},
+     W_PHORONIX},
     {{"pts_tcp_rr", {"-P", "0", "-v", "0", "-t", "TCP_RR", "-l", "1"}, 0, 0},
      W_PHORONIX},
     {{"pts_udp_rr", {"-P", "0", "-v", "0", "-t", "UDP_RR", "-l", "1"}, 0, 0},
@@ -2225,23 +2247,33 @@ static const struct wrapper_case wrapper_cases[] = {
      W_LKP},
     {{"lkp_tcp_stream_m10K",
       {"-4", "-t", "TCP_STREAM", "-c", "-C", "-l", "1", "--", "-m", "10K"},
-      0, 0}, W_LKP},
+      0,
+      0},
+     W_LKP},
     {{"lkp_tcp_maerts_s",
       {"-4", "-t", "TCP_MAERTS", "-c", "-C", "-l", "1s", "--", "-s", "64K",
        "-S", "64K"},
-      0, 0}, W_LKP},
+      0,
+      0},
+     W_LKP},
     {{"lkp_udp_stream",
       {"-4", "-t", "UDP_STREAM", "-c", "-C", "-l", "1", "--", "-m", "1K"},
-      0, 0}, W_LKP},
+      0,
+      0},
+     W_LKP},
     {{"mmtests_tcp_stream",
       {"-t", "TCP_STREAM", "-l", "1", "-i", "3,3", "-I", "95,5", "--", "-m",
        "1024", "-M", "1024"},
-      0, 0}, W_MMTESTS},
+      0,
+      0},
+     W_MMTESTS},
     /* netperf-bench adds -P 15895 to UDP_STREAM, even on loopback. */
     {{"mmtests_udp_stream",
       {"-t", "UDP_STREAM", "-l", "1", "-i", "3,3", "-I", "95,5", "--", "-m",
        "1024", "-M", "1024", "-P", "@port"},
-      0, 0}, W_MMTESTS},
+      0,
+      0},
+     W_MMTESTS},
 };
 
 #define NWRAPPER ((int)(sizeof(wrapper_cases) / sizeof(wrapper_cases[0])))
@@ -2292,8 +2324,10 @@ read_phoronix(const char *out, struct wrapper_read *r, char *msg, size_t cap)
 			continue;
 		if (r->n > 0 || words_of(line, len, w, 4) != 1 ||
 		    !py_number(w[0], strlen(w[0]), 0, &r->v[0])) {
-			snprintf(msg, cap, "Phoronix: \"%s\" is not its one "
-				 "figure", line);
+			snprintf(msg, cap,
+				 "Phoronix: \"%s\" is not its one "
+				 "figure",
+				 line);
 			return msg;
 		}
 		r->n = 1;
@@ -2310,8 +2344,10 @@ static const char *
 read_lkp(const char *out, struct wrapper_read *r, char *msg, size_t cap)
 {
 	static const char *const pat[] = {
-	    "^Iterations", "^bytes.*secs.*10\\^6bits",
-	    "^bytes.*secs.[[:space:]]+per sec", "^Socket.*Elapsed.*",
+	    "^Iterations",
+	    "^bytes.*secs.*10\\^6bits",
+	    "^bytes.*secs.[[:space:]]+per sec",
+	    "^Socket.*Elapsed.*",
 	    "^Send[[:space:]]+Recv[[:space:]]+",
 	    "^Size[[:space:]]+Size[[:space:]]+",
 	    "[0-9]+[[:space:]]+[0-9]+[[:space:]]+[0-9]+[[:space:]]+[0-9].*$"};
@@ -2321,8 +2357,8 @@ read_lkp(const char *out, struct wrapper_read *r, char *msg, size_t cap)
 
 	snprintf(r->unit, sizeof(r->unit), "%s", "");
 	for (int k = 0; k < 7; k++)
-		ck_assert_int_eq(regcomp(&re[k], pat[k], REG_EXTENDED | REG_NOSUB),
-				 0);
+		ck_assert_int_eq(
+		    regcomp(&re[k], pat[k], REG_EXTENDED | REG_NOSUB), 0);
 	for (int i = 0;; i++) {
 		size_t len;
 		const char *l = nth_line(out, i, &len);
@@ -2357,8 +2393,8 @@ read_lkp(const char *out, struct wrapper_read *r, char *msg, size_t cap)
 		case 4:
 		case 5:
 			for (int j = 0; j < n; j++)
-				if (strcmp(w[j], k == 4 ? "Rate"
-							: "Throughput") == 0)
+				if (strcmp(w[j],
+					   k == 4 ? "Rate" : "Throughput") == 0)
 					thp = j;
 			break;
 		case 6:
@@ -2385,8 +2421,10 @@ read_lkp(const char *out, struct wrapper_read *r, char *msg, size_t cap)
 		r->v[1] = pkt > 0 ? r->v[1] * 1e6 / 8.0 / pkt : NAN;
 	r->n = 2;
 	if (!(r->v[0] > 0) || !isfinite(r->v[1]) || !(r->v[1] > 0)) {
-		snprintf(msg, cap, "LKP: throughput %g, workload %g (unit "
-			 "\"%s\")", r->v[0], r->v[1], r->unit);
+		snprintf(msg, cap,
+			 "LKP: throughput %g, workload %g (unit "
+			 "\"%s\")",
+			 r->v[0], r->v[1], r->unit);
 		return msg;
 	}
 	return NULL;
@@ -2449,10 +2487,11 @@ START_TEST(wrapper)
 		const char *out = side ? o.out : r.out;
 		struct wrapper_read *w = side ? &b : &a;
 
-		bad = k->w == W_PHORONIX ? read_phoronix(out, w, msg, sizeof(msg))
-		      : k->w == W_LKP	 ? read_lkp(out, w, msg, sizeof(msg))
-				       : read_mmtests(out, udp, w, msg,
-						      sizeof(msg));
+		bad = k->w == W_PHORONIX
+			  ? read_phoronix(out, w, msg, sizeof(msg))
+		      : k->w == W_LKP
+			  ? read_lkp(out, w, msg, sizeof(msg))
+			  : read_mmtests(out, udp, w, msg, sizeof(msg));
 		if (bad != NULL) {
 			dump(k->c.name, &r, &o);
 			ck_abort_msg("%s: %s's read: %s", k->c.name,
@@ -2810,8 +2849,9 @@ compat_suite(void)
 	tcase_add_test(diff, all_csv);
 	tcase_add_loop_test(diff, pkb, 0, NPKB);
 	tcase_add_loop_test(diff, wrapper, 0, NWRAPPER);
-	tcase_add_loop_test(diff, bloat, 0,
-			    (int)(sizeof(bloat_cases) / sizeof(bloat_cases[0])));
+	tcase_add_loop_test(
+	    diff, bloat, 0,
+	    (int)(sizeof(bloat_cases) / sizeof(bloat_cases[0])));
 	tcase_add_test(diff, all_keyval);
 	suite_add_tcase(s, diff);
 	return s;

@@ -664,12 +664,11 @@ check_against_json(json_t *doc, const char *name, const char *text)
 		/* Unknown: -1 or U, an empty string, a PCI id printed
 		 * as netperf 2.6 printed an unreadable one, or 2.7's 0.00
 		 * for a CPU share or netserver's peak not measured. */
-		ck_assert_msg(is_unmeasured(text) || text[0] == '\0' ||
-				  (m->op == 'h' &&
-				   strcmp(text, "0xffffffff") == 0) ||
-				  (zero_unmeasured(name) &&
-				   strtod(text, NULL) == 0),
-			      "%s: JSON null but text \"%s\"", name, text);
+		ck_assert_msg(
+		    is_unmeasured(text) || text[0] == '\0' ||
+			(m->op == 'h' && strcmp(text, "0xffffffff") == 0) ||
+			(zero_unmeasured(name) && strtod(text, NULL) == 0),
+		    "%s: JSON null but text \"%s\"", name, text);
 		return;
 	}
 	if (m->op == 'b') {
@@ -805,8 +804,8 @@ keyval_of(const struct result *res, const struct select_list *l)
 	text = mem_close(&m);
 	n = keyval_split(text);
 	/* Without -B there is no RESULT_BRAND line, as in 2.7. */
-	ck_assert_int_eq(n, l->n - (res->brand[0] == '\0' &&
-				    has_field(l, "RESULT_BRAND")));
+	ck_assert_int_eq(
+	    n, l->n - (res->brand[0] == '\0' && has_field(l, "RESULT_BRAND")));
 	return n;
 }
 

@@ -362,8 +362,8 @@ v2_lines(const char *out, int *remote)
 START_TEST(interim)
 {
 	const char *js[] = {"--json-stream", "-D", "0.3", "-l", "1", NULL};
-	const char *v2[] = {"-v",  "2",  "--interim-tcp", "-D",
-			    "0.3", "-l", "0.8",	      NULL};
+	const char *v2[] = {"-v",  "2",	 "--interim-tcp", "-D",
+			    "0.3", "-l", "0.8",		  NULL};
 	char err[4096], *out, *p, *nl;
 	double sum = 0;
 	int n = 0, lines = 0;
@@ -504,10 +504,10 @@ remote_run(const char *const *args, int want, struct remote_sums *rs)
  * -D: netserver's TCP_INFO over each interval too, paired with netperf's
  * own, in the JSON lines, the document and with --interim-tcp.
  * TCP_STREAM: netperf sends, so its cwnd is the one that grows;
- * TCP_MAERTS: netserver sends, and its window and busy time show. A netserver that sent a report
- * netperf did not ask for would fail the run (check_hostile_client), so
- * UDP's -D run, which asks for none, passing with none shows netserver
- * sent none; so does every run here without -D.
+ * TCP_MAERTS: netserver sends, and its window and busy time show. A netserver
+ * that sent a report netperf did not ask for would fail the run
+ * (check_hostile_client), so UDP's -D run, which asks for none, passing with
+ * none shows netserver sent none; so does every run here without -D.
  */
 START_TEST(remote_interim)
 {
