@@ -279,11 +279,17 @@ run_iterations(struct client *c, const struct netperf_opts *o,
 	double tput[30], cpu[RESULT_NSIDES][30], sd[RESULT_NSIDES][30], el[30];
 	struct result_sample *samples;
 	struct result_confidence cf;
+	struct stats_hist *all;
 	int n = 0, side;
 
 	samples = calloc(30, sizeof(*samples));
-	if (samples == NULL)
+	all = malloc(sizeof(*all));
+	if (samples == NULL || all == NULL) {
+		free(samples);
+		free(all);
 		return err_set(err, "out of memory");
+	}
+	stats_hist_init(all);
 
 	memset(&cf, 0, sizeof(cf));
 	cf.level = o->conf_level;
@@ -297,11 +303,14 @@ run_iterations(struct client *c, const struct netperf_opts *o,
 		ic->res = res;
 		if (client_test(c, o, res, &stop_requested, err) < 0) {
 			free(samples);
+			free(all);
 			return -1;
 		}
 		dump_tcp_info(res);
 		result_compute(res);
 		result_sample_of(res, &samples[n]);
+		if (res->hist != NULL)
+			stats_hist_merge(all, res->hist);
 		tput[n] = res->thruput;
 		for (side = 0; side < RESULT_NSIDES; side++) {
 			cpu[side][n] = res->side[side].util;
@@ -329,6 +338,13 @@ run_iterations(struct client *c, const struct netperf_opts *o,
 			break;
 	}
 	if (n > 1) {
+		/* As 2.7's one histogram kept over the runs: the latency
+		 * figures and the histogram cover them all (each run's own
+		 * are in samples). */
+		if (res->hist != NULL) {
+			*res->hist = *all;
+			result_compute(res);
+		}
 		res->thruput = mean_of(tput, n);
 		res->elapsed = mean_of(el, n);
 		for (side = 0; side < RESULT_NSIDES; side++) {
@@ -347,6 +363,7 @@ run_iterations(struct client *c, const struct netperf_opts *o,
 	/* Each run's own figures, beside the means above. */
 	res->samples = samples;
 	res->nsamples = n;
+	free(all);
 	return 0;
 }
 

@@ -1880,6 +1880,90 @@ pkb_field(char hdr[][64], int nh, char row[][64], int nr, const char *name)
 	return NULL;
 }
 
+/* netperf.py's ParseHistogram: regex_util.ExtractGroup('(UNIT_USEC.*?)
+ * >100_SECS', stdout, flags=re.S), then a row a line, l.split(':')[1:] as
+ * ints, each row ten times the one before; into p's rows, buckets,
+ * total and title (the line before). Returns NULL, or what PKB raises. */
+static const char *
+pkb_parse_histogram(const char *out, struct pkb_parse *p, char *msg,
+		    size_t cap)
+{
+	const char *start, *end;
+	double x, row_size = 10.0;
+
+	start = strstr(out, "UNIT_USEC");
+	end = start ? strstr(start, ">100_SECS") : NULL;
+	if (end == NULL) {
+		snprintf(msg, cap,
+			 "NoMatchError: (UNIT_USEC.*?)"
+			 ">100_SECS");
+		return msg;
+	}
+	{
+		const char *t = start;
+		size_t tl;
+
+		while (t > out && t[-1] != '\n')
+			t--;
+		if (t > out) {
+			const char *q = t - 1;
+
+			while (q > out && q[-1] != '\n')
+				q--;
+			tl = (size_t)(t - 1 - q);
+			snprintf(p->title, sizeof(p->title), "%.*s",
+				 (int)tl, q);
+		}
+	}
+	for (const char *q = start; q < end;) {
+		size_t ll = strcspn(q, "\n");
+		const char *c = memchr(q, ':', ll);
+		int n = 0;
+
+		if (q + ll > end)
+			ll = (size_t)(end - q);
+		while (c != NULL && c < q + ll) {
+			const char *e = c + 1;
+			size_t bl;
+
+			while (e < q + ll && *e != ':')
+				e++;
+			bl = (size_t)(e - c - 1);
+			if (!py_number(c + 1, bl, 1, &x)) {
+				snprintf(msg, cap,
+					 "ValueError: int('%.*s') in "
+					 "\"%.60s\"",
+					 (int)bl, c + 1, q);
+				return msg;
+			}
+			p->total += (long)x;
+			n++;
+			c = e < q + ll ? e : NULL;
+		}
+		if (ll > 0 || q + ll < end) {
+			if (n == 0) {
+				/* int() of nothing: a row with no ':'
+				 * gives no buckets, and a division by
+				 * zero in bucket_size. */
+				snprintf(msg, cap,
+					 "ZeroDivisionError: \"%.60s\"",
+					 q);
+				return msg;
+			}
+			if (p->rows == 0)
+				p->buckets = n;
+			else if (n != p->buckets)
+				p->buckets = -1;
+			p->rows++;
+			row_size *= 10;
+		}
+		q += ll;
+		if (q < end && *q == '\n')
+			q++;
+	}
+	return NULL;
+}
+
 /*
  * ParseNetperfOutput with enable_latency_histograms (PKB's default for
  * every benchmark but the STREAMs): returns NULL, or what PKB would raise.
@@ -1902,11 +1986,10 @@ pkb_parse(const char *out, const char *benchmark, int hist, struct pkb_parse *p,
 	    "Minimum Latency Microseconds",
 	    "Maximum Latency Microseconds",
 	    "Stddev Latency Microseconds"};
-	const char *l, *v, *start, *end;
+	const char *l, *v;
 	size_t len;
 	int nh, nr;
 	double x;
-	double row_size = 10.0;
 
 	memset(p, 0, sizeof(*p));
 	/* banner = next(fp), which must start OMNI or MIGRATED */
@@ -1955,81 +2038,8 @@ pkb_parse(const char *out, const char *benchmark, int hist, struct pkb_parse *p,
 		snprintf(msg, cap, "ValueError: unrecognized units %s", v);
 		return msg;
 	}
-	if (hist) {
-		/* regex_util.ExtractGroup('(UNIT_USEC.*?)>100_SECS', stdout,
-		 * flags=re.S), then a row a line: l.split(':')[1:] as
-		 * ints; each row ten times the one before. */
-		start = strstr(out, "UNIT_USEC");
-		end = start ? strstr(start, ">100_SECS") : NULL;
-		if (end == NULL) {
-			snprintf(msg, cap,
-				 "NoMatchError: (UNIT_USEC.*?)"
-				 ">100_SECS");
-			return msg;
-		}
-		{
-			const char *t = start;
-			size_t tl;
-
-			while (t > out && t[-1] != '\n')
-				t--;
-			if (t > out) {
-				const char *q = t - 1;
-
-				while (q > out && q[-1] != '\n')
-					q--;
-				tl = (size_t)(t - 1 - q);
-				snprintf(p->title, sizeof(p->title), "%.*s",
-					 (int)tl, q);
-			}
-		}
-		for (const char *q = start; q < end;) {
-			size_t ll = strcspn(q, "\n");
-			const char *c = memchr(q, ':', ll);
-			int n = 0;
-
-			if (q + ll > end)
-				ll = (size_t)(end - q);
-			while (c != NULL && c < q + ll) {
-				const char *e = c + 1;
-				size_t bl;
-
-				while (e < q + ll && *e != ':')
-					e++;
-				bl = (size_t)(e - c - 1);
-				if (!py_number(c + 1, bl, 1, &x)) {
-					snprintf(msg, cap,
-						 "ValueError: int('%.*s') in "
-						 "\"%.60s\"",
-						 (int)bl, c + 1, q);
-					return msg;
-				}
-				p->total += (long)x;
-				n++;
-				c = e < q + ll ? e : NULL;
-			}
-			if (ll > 0 || q + ll < end) {
-				if (n == 0) {
-					/* int() of nothing: a row with no ':'
-					 * gives no buckets, and a division by
-					 * zero in bucket_size. */
-					snprintf(msg, cap,
-						 "ZeroDivisionError: \"%.60s\"",
-						 q);
-					return msg;
-				}
-				if (p->rows == 0)
-					p->buckets = n;
-				else if (n != p->buckets)
-					p->buckets = -1;
-				p->rows++;
-				row_size *= 10;
-			}
-			q += ll;
-			if (q < end && *q == '\n')
-				q++;
-		}
-	}
+	if (hist && pkb_parse_histogram(out, p, msg, cap) != NULL)
+		return msg;
 	if (strcmp(p->units, "Trans/s") == 0)
 		for (size_t i = 0; i < sizeof(lat) / sizeof(lat[0]); i++) {
 			v = pkb_field(hdr, nh, row, nr, lat[i]);
@@ -2046,6 +2056,45 @@ pkb_parse(const char *out, const char *benchmark, int hist, struct pkb_parse *p,
  * tests/data/hist27, whose README says how), of Debian's 2.7.0 run now
  * (no histogram there, so its CSV alone), and of ours, which must give
  * PKB all of it, in 2.7's shape. */
+/* With -i, 2.7 keeps one histogram over the runs: three runs of 1000
+ * transactions hold 3000 (tests/data/hist27/tcp_rr_count_i3.out). */
+START_TEST(histogram_all_runs)
+{
+	static const struct compat_case c = {
+	    "histogram_all_runs",
+	    {"-t", "TCP_RR", "-l", "-1000", "-i", "3,3", "-v", "2", "--", "-o",
+	     "THROUGHPUT,CONFIDENCE_ITERATION,MIN_LATENCY"},
+	    0,
+	    0};
+	struct pkb_parse rec, mine;
+	struct run r, o;
+	char path[1200], msg[300];
+	const char *bad;
+	char *recorded;
+
+	if (!case_wanted(c.name))
+		return;
+	memset(&rec, 0, sizeof(rec));
+	memset(&mine, 0, sizeof(mine));
+	snprintf(path, sizeof(path), "%s/tests/data/hist27/tcp_rr_count_i3.out",
+		 NP_SOURCE_DIR);
+	recorded = slurp(path);
+	bad = pkb_parse_histogram(recorded, &rec, msg, sizeof(msg));
+	ck_assert_msg(bad == NULL, "%s: %s", path, bad);
+	free(recorded);
+	ck_assert_int_eq(rec.total, 3000);
+	run_both(&c, &r, &o);
+	ck_assert_int_eq(r.status, 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	bad = pkb_parse_histogram(o.out, &mine, msg, sizeof(msg));
+	ck_assert_msg(bad == NULL, "ours: %s", bad);
+	ck_assert_int_eq(mine.total, rec.total);
+	ck_assert_str_eq(mine.title, rec.title);
+	free(r.out);
+	free(o.out);
+}
+END_TEST
+
 START_TEST(pkb)
 {
 	const struct pkb_case *k = &pkb_cases[_i];
@@ -2848,6 +2897,7 @@ compat_suite(void)
 	tcase_add_loop_test(diff, differential, 0, NCASES);
 	tcase_add_test(diff, all_csv);
 	tcase_add_loop_test(diff, pkb, 0, NPKB);
+	tcase_add_test(diff, histogram_all_runs);
 	tcase_add_loop_test(diff, wrapper, 0, NWRAPPER);
 	tcase_add_loop_test(
 	    diff, bloat, 0,
