@@ -1190,6 +1190,9 @@ main(int argc, char **argv)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_sigint;
 	sigaction(SIGINT, &sa, NULL);
+	/* 2.7 ends a test on SIGALRM, its own timer's signal, with results:
+	 * its bloat.sh stops a 7200 s TCP_RR with "pkill -ALRM netperf". */
+	sigaction(SIGALRM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	if (o.plot[0] != '\0' && o.sweep[0] == '\0') {
 		fprintf(stderr, "netperf: --plot draws a sweep; give --sweep "
