@@ -1,8 +1,8 @@
 #include "np/cli.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
-#include <arpa/inet.h>
 #include <getopt.h>
 #include <math.h>
 #include <netinet/in.h>
@@ -141,8 +141,6 @@ split_cpus(const char *arg, struct netperf_opts *o, char *err)
 	return 0;
 }
 
-/* -D secs[,units]: the units part (netperf's first guess of work per
- * interval) is accepted and not needed: intervals here are timed. */
 /* Drops one trailing 's' (seconds) after a digit: "300s" is what 2.7's
  * atof() and convert() read as 300, and what was meant. */
 static void
@@ -154,6 +152,8 @@ drop_seconds(char *a)
 		a[n - 1] = '\0';
 }
 
+/* -D secs[,units]: the units part (netperf's first guess of work per
+ * interval) is accepted and not needed: intervals here are timed. */
 static int
 interim_arg(const char *arg, struct netperf_opts *o, char *err)
 {
@@ -365,6 +365,7 @@ direction_arg(const char *arg, struct netperf_opts *o, char *err)
 	if (strlen(arg) >= sizeof(buf) || arg[0] == '\0')
 		return err_set(err, "-d: \"%s\" is not a direction", arg);
 	snprintf(buf, sizeof(buf), "%s", arg);
+	o->omni_dir_unknown[0] = '\0'; /* the last -d counts, as in 2.7 */
 	for (w = strtok_r(buf, "|", &save); w != NULL;
 	     w = strtok_r(NULL, "|", &save)) {
 		char *end;
@@ -382,17 +383,21 @@ direction_arg(const char *arg, struct netperf_opts *o, char *err)
 			d |= CLI_DIR_XMIT | CLI_DIR_RECV;
 		else {
 			v = strtol(w, &end, 0);
-			if (end == w && o->omni_dir_unknown[0] == '\0')
-				snprintf(o->omni_dir_unknown,
-					 sizeof(o->omni_dir_unknown), "%s", w);
-			else if (*end != '\0' || v < 0 ||
-				 (v & ~(CLI_DIR_XMIT | CLI_DIR_RECV)) != 0)
+			if (end == w) {
+				/* No number at all: 2.7's 0. */
+				if (o->omni_dir_unknown[0] == '\0')
+					snprintf(o->omni_dir_unknown,
+						 sizeof(o->omni_dir_unknown),
+						 "%s", w);
+				continue;
+			}
+			if (*end != '\0' || v < 0 ||
+			    (v & ~(CLI_DIR_XMIT | CLI_DIR_RECV)) != 0)
 				return err_set(err,
 					       "-d: \"%s\" is not send, recv, "
 					       "rr, stream, maerts or 2, 4, 6",
 					       w);
-			if (end != w)
-				d |= (int)v;
+			d |= (int)v;
 		}
 	}
 	o->omni_dir = d;
@@ -562,10 +567,8 @@ g_length(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
 	 char *err)
 {
 	struct netperf_opts *o = dst;
-	char why[ERR_LEN];
+	char why[ERR_LEN], num[64];
 	double d;
-
-	char num[64];
 	int64_t n;
 
 	(void)opt;

@@ -666,6 +666,9 @@ START_TEST(test_omni_unknown_direction)
 	ck_assert_str_eq(o.test, "UDP_RR");
 	ck_assert_int_eq(o.nwarn, 1);
 	ck_assert_ptr_nonnull(strstr(o.warn[0], "adding nothing"));
+	netperf_ok("-t OMNI -- -d foo|bar", &o);
+	ck_assert_str_eq(o.test, "TCP_STREAM");
+	ck_assert_int_eq(o.nwarn, 1);
 	netperf_ok("-t OMNI -- -d rr", &o);
 	ck_assert_int_eq(o.nwarn, 0);
 	netperf_ok("-t TCP_RR -- -d CRR", &o);
