@@ -1,10 +1,12 @@
 #include "np/cli.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <netinet/in.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -139,6 +141,17 @@ split_cpus(const char *arg, struct netperf_opts *o, char *err)
 	return 0;
 }
 
+/* Drops one trailing 's' (seconds) after a digit: "300s" is what 2.7's
+ * atof() and convert() read as 300, and what was meant. */
+static void
+drop_seconds(char *a)
+{
+	size_t n = strlen(a);
+
+	if (n > 1 && a[n - 1] == 's' && isdigit((unsigned char)a[n - 2]))
+		a[n - 1] = '\0';
+}
+
 /* -D secs[,units]: the units part (netperf's first guess of work per
  * interval) is accepted and not needed: intervals here are timed. */
 static int
@@ -147,8 +160,11 @@ interim_arg(const char *arg, struct netperf_opts *o, char *err)
 	char a[64], b[64], why[ERR_LEN];
 	double d;
 
-	if (units_split_pair(arg, a, b, sizeof(a), err) < 0 ||
-	    units_parse_double(a, -INFINITY, INFINITY, &d, why) < 0)
+	if (units_split_pair(arg, a, b, sizeof(a), err) < 0)
+		return err_set(err, "-D: \"%s\" is not an interval in seconds",
+			       arg);
+	drop_seconds(a);
+	if (units_parse_double(a, -INFINITY, INFINITY, &d, why) < 0)
 		return err_set(err, "-D: \"%s\" is not an interval in seconds",
 			       arg);
 	if (fabs(d) > 86400)
@@ -308,10 +324,40 @@ fill_arg(const char *arg, struct netperf_opts *o, char *err)
 	return 0;
 }
 
-/* -d as 2.7's parse_direction: words joined by '|' (send, xmit,
- * transmit, stream; recv, receive, maerts; rr) or a number. */
+/* Whether host names this machine's loopback: localhost, 127/8, ::1. */
 static int
-direction_arg(const char *arg, int *dir, char *err)
+is_loopback(const char *host)
+{
+	struct in_addr a4;
+	struct in6_addr a6;
+
+	if (strcasecmp(host, "localhost") == 0)
+		return 1;
+	if (inet_pton(AF_INET, host, &a4) == 1)
+		return (ntohl(a4.s_addr) >> 24) == 127;
+	return inet_pton(AF_INET6, host, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6);
+}
+
+/* Adds a line to o's warnings (the first CLI_WARN_MAX are kept). */
+static void __attribute__((format(printf, 2, 3)))
+cli_warn(struct netperf_opts *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (o->nwarn >= CLI_WARN_MAX)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(o->warn[o->nwarn++], sizeof(o->warn[0]), fmt, ap);
+	va_end(ap);
+}
+
+/* -d as 2.7's parse_direction: words joined by '|' (send, xmit,
+ * transmit, stream; recv, receive, maerts; rr) or a number. A word that
+ * is neither 2.7 reads with strtol() as 0 and runs a send test
+ * (PerfKitBenchmarker's "-d CRR"): so does this, and -t OMNI says so
+ * (omni_module). */
+static int
+direction_arg(const char *arg, struct netperf_opts *o, char *err)
 {
 	char buf[128], *save = NULL, *w;
 	int d = 0;
@@ -319,6 +365,7 @@ direction_arg(const char *arg, int *dir, char *err)
 	if (strlen(arg) >= sizeof(buf) || arg[0] == '\0')
 		return err_set(err, "-d: \"%s\" is not a direction", arg);
 	snprintf(buf, sizeof(buf), "%s", arg);
+	o->omni_dir_unknown[0] = '\0'; /* the last -d counts, as in 2.7 */
 	for (w = strtok_r(buf, "|", &save); w != NULL;
 	     w = strtok_r(NULL, "|", &save)) {
 		char *end;
@@ -336,6 +383,14 @@ direction_arg(const char *arg, int *dir, char *err)
 			d |= CLI_DIR_XMIT | CLI_DIR_RECV;
 		else {
 			v = strtol(w, &end, 0);
+			if (end == w) {
+				/* No number at all: 2.7's 0. */
+				if (o->omni_dir_unknown[0] == '\0')
+					snprintf(o->omni_dir_unknown,
+						 sizeof(o->omni_dir_unknown),
+						 "%s", w);
+				continue;
+			}
 			if (*end != '\0' || v < 0 ||
 			    (v & ~(CLI_DIR_XMIT | CLI_DIR_RECV)) != 0)
 				return err_set(err,
@@ -345,7 +400,8 @@ direction_arg(const char *arg, int *dir, char *err)
 			d |= (int)v;
 		}
 	}
-	*dir = d;
+	o->omni_dir = d;
+	o->omni_dir_set = 1;
 	return 0;
 }
 
@@ -511,12 +567,25 @@ g_length(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
 	 char *err)
 {
 	struct netperf_opts *o = dst;
-	char why[ERR_LEN];
+	char why[ERR_LEN], num[64];
 	double d;
+	int64_t n;
 
 	(void)opt;
 	(void)run;
-	if (units_parse_double(arg, -1e15, 1e9, &d, why) < 0)
+	/* As 2.7's convert(): "300s" is 300 seconds, "-1M" a count of
+	 * 2^20. A multiplier on a time stays an error: 2.7 reads "-l 5m"
+	 * as five million seconds. */
+	snprintf(num, sizeof(num), "%s", arg);
+	drop_seconds(num);
+	if (num[0] == '-' &&
+	    units_parse_count(num, -INT64_MAX, -1, &n, why) == 0 &&
+	    strpbrk(num, "KMGkmgBb") != NULL) {
+		o->count = -n;
+		o->duration = 0;
+		return 0;
+	}
+	if (units_parse_double(num, -1e15, 1e9, &d, why) < 0)
 		return err_set(err, "-l: %s", why);
 	if (d < 0) {
 		if (d != (double)(int64_t)d)
@@ -530,6 +599,66 @@ g_length(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
 	 * default netserver allows; Ctrl-C ends it sooner, with results. */
 	o->duration = d == 0 ? 3600 : d;
 	o->count = 0;
+	return 0;
+}
+
+/*
+ * -v, -P and the global -b, which 2.7 reads with convert(): -P 2 is its
+ * -P 1 (it tests for 0 alone); -v above 2 stays an error. A -b
+ * too large for any pacing (Phoronix's "-b 10G", a rate to its author)
+ * runs unpaced, as 2.7 built without --enable-intervals runs it. Each
+ * says so in a warning.
+ */
+static int
+g_level(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
+	char *err)
+{
+	struct netperf_opts *o = dst;
+	char why[ERR_LEN];
+	int64_t v;
+
+	(void)run;
+	if (units_parse_count(arg,
+			      opt->letter == 'v'   ? 0
+			      : opt->letter == 'P' ? INT32_MIN
+						   : -INT64_MAX,
+			      opt->letter == 'b' ? INT64_MAX : INT32_MAX, &v,
+			      why) < 0)
+		return err_set(err, "-%c: %s", opt->letter, why);
+	switch (opt->letter) {
+	case 'v':
+		/* 2.7 prints no table above 2, only -v 2's blocks: not a
+		 * level a script can read the same here. */
+		if (v > 2)
+			return err_set(
+			    err,
+			    "-v: \"%s\" is outside 0..2 (netperf 2.7 "
+			    "prints -v 2's blocks alone there, "
+			    "without the table)",
+			    arg);
+		o->verbosity = (int)v;
+		break;
+	case 'P':
+		o->headers = v != 0;
+		if (v != 0 && v != 1)
+			cli_warn(o,
+				 "-P %s: read as -P 1, as netperf 2.7 "
+				 "reads any value but 0",
+				 arg);
+		break;
+	default:
+		if (v >= 1 && v <= CLI_BURST_MAX) {
+			o->interval_burst = (int)v;
+			break;
+		}
+		o->interval_burst = 0;
+		cli_warn(o,
+			 "-b %s: a burst of %lld sends is no pacing (netperf "
+			 "2.7 without --enable-intervals ignores -b too), so "
+			 "this runs unpaced; a rate is --rate",
+			 arg, (long long)v);
+		break;
+	}
 	return 0;
 }
 
@@ -555,7 +684,7 @@ g_fmt(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
 	(void)opt;
 	(void)run;
 	if (strlen(arg) != 1 || units_label(arg[0]) == NULL)
-		return err_set(err, "-f: \"%s\" is not one of G M K g m k x",
+		return err_set(err, "-f: \"%s\" is not one of G M K B g m k x",
 			       arg);
 	((struct netperf_opts *)dst)->fmt = arg[0];
 	return 0;
@@ -672,12 +801,12 @@ static const struct opt global_opts[] = {
      OPT_FN, .to = NP(local_cpu), .fn = g_cpu},
     {'C', NULL, no_argument, "[rate]", "measure remote CPU utilisation", NULL,
      OPT_FN, .to = NP(remote_cpu), .fn = g_cpu},
-    {'f', NULL, required_argument, "G|M|K|g|m|k|x",
+    {'f', NULL, required_argument, "G|M|K|B|g|m|k|x",
      "output units (bytes, bits, trans)", NULL, OPT_FN, .fn = g_fmt},
     {'P', NULL, required_argument, "0|1", "no banner and titles, or with them",
-     NULL, OPT_INT, .to = NP(headers), .min = 0, .max = 1},
-    {'v', NULL, required_argument, "0|1|2", "verbosity", NULL, OPT_INT,
-     .to = NP(verbosity), .min = 0, .max = 2},
+     NULL, OPT_FN, .fn = g_level},
+    {'v', NULL, required_argument, "0|1|2", "verbosity", NULL, OPT_FN,
+     .fn = g_level},
     {'B', NULL, required_argument, "brand",
      "text appended to the result (with -P 0)", NULL, OPT_FN, .to = NP(brand),
      .len = sizeof(((struct netperf_opts *)0)->brand), .fn = h_text},
@@ -745,8 +874,8 @@ static const struct opt global_opts[] = {
     {'w', NULL, required_argument, "ms",
      "pace the sends: a burst every ms milliseconds", NULL, OPT_DOUBLE,
      .to = NP(interval_ms), .min = 0.001, .max = 3600000},
-    {'b', NULL, required_argument, "n", "...of n sends", NULL, OPT_INT,
-     .to = NP(interval_burst), .min = 1, .max = 1 << 20},
+    {'b', NULL, required_argument, "n", "...of n sends", NULL, OPT_FN,
+     .fn = g_level},
     /* As 2.7 on Linux: the CPU count comes from the system. */
     {'n', NULL, required_argument, "ncpu", "ignored, as netperf 2.7 on Linux",
      NULL, OPT_INT, .min = 1, .max = 1 << 20},
@@ -783,6 +912,9 @@ static const struct opt global_opts[] = {
     {0, "json-stream", no_argument, NULL,
      "JSON lines: interim results, then the document", NULL, OPT_FLAG,
      .to = NP(json_stream)},
+    {0, "interim-tcp", no_argument, NULL,
+     "with -D, both ends' TCP_INFO under each interim\nline", NULL, OPT_FLAG,
+     .to = NP(interim_tcp)},
     {0, "wire", optional_argument, "[=IF]",
      "count the data flow's packets with libpcap on\n"
      "both sides (needs CAP_NET_RAW)",
@@ -829,14 +961,17 @@ const struct opt_table cli_netperf_options = {
     global_opts, (int)(sizeof(global_opts) / sizeof(global_opts[0])), "option"};
 
 /* -m, -M "x[,y]" sizes into the int64s at to and to2; val says whether
- * one value sets both. */
+ * one value sets both. A send or receive size of 0 is the default, as in
+ * 2.7 (-m 0 sends the socket buffer's size); a request of 0 bytes, which
+ * 2.7 would run as nothing, is an error. */
 static int
 t_sizes(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
 	char *err)
 {
 	(void)run;
-	return size_pair(arg, opt->letter, 1, opt_field(dst, opt->to),
-			 opt_field(dst, opt->to2), opt->val, err);
+	return size_pair(arg, opt->letter, opt->letter == 'r' ? 1 : 0,
+			 opt_field(dst, opt->to), opt_field(dst, opt->to2),
+			 opt->val, err);
 }
 
 /* -r req[,rsp]: also what makes -t OMNI a request/response test. */
@@ -961,7 +1096,7 @@ t_word(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
 	(void)run;
 	switch (opt->letter) {
 	case 'd':
-		return direction_arg(arg, &o->omni_dir, err);
+		return direction_arg(arg, o, err);
 	case 'i':
 		/* 2.7 prints this and carries on. */
 		fputs("The support for check_interval has been removed "
@@ -1146,8 +1281,27 @@ omni_module(struct netperf_opts *o, char *err)
 	int dir = o->omni_dir;
 	const char *name;
 
+	/* 2.7: -r implies rr only without -d, and a -d of 0 sends. */
 	if (dir == 0)
-		dir = o->omni_rr ? CLI_DIR_XMIT | CLI_DIR_RECV : CLI_DIR_XMIT;
+		dir = o->omni_rr && !o->omni_dir_set
+			  ? CLI_DIR_XMIT | CLI_DIR_RECV
+			  : CLI_DIR_XMIT;
+	if (o->omni_dir_unknown[0] != '\0') {
+		const char *w = o->omni_dir_unknown;
+		int crr =
+		    strcasecmp(w, "CRR") == 0 || strcasecmp(w, "TCP_CRR") == 0;
+
+		cli_warn(o,
+			 "-d: netperf 2.7 knows no direction \"%s\" and "
+			 "reads it as 0, %s, as there%s",
+			 w,
+			 o->omni_dir == 0 ? "so this is a send test"
+					  : "adding nothing to the direction",
+			 crr ? "; for TCP_CRR give -t TCP_CRR, or -t OMNI "
+			       "-- -d rr -c"
+			     : " (directions: send, recv, rr, stream, maerts, "
+			       "2, 4, 6)");
+	}
 	if (dir == (CLI_DIR_XMIT | CLI_DIR_RECV))
 		name = o->conn_test ? (udp ? NULL : "TCP_CRR")
 				    : (udp ? "UDP_RR" : "TCP_RR");
@@ -1228,6 +1382,19 @@ check_test(struct netperf_opts *o, const struct test_module *m, char *err)
 			       "-P: one local data port cannot serve %d "
 			       "streams",
 			       o->streams);
+	/* MMTests' "-- -P 15895" against netserver on this host: both ends
+	 * cannot have the port (2.7's share it and measure nothing over
+	 * TCP); netserver's end is what a firewall sees, so netperf's
+	 * takes another. */
+	if (o->ldata_port != 0 && o->ldata_port == o->rdata_port &&
+	    is_loopback(o->data_host[0] ? o->data_host : o->host)) {
+		cli_warn(o,
+			 "-P %d: netserver on this host listens on port %d, "
+			 "so netperf's end of the data connection takes "
+			 "another",
+			 o->ldata_port, o->rdata_port);
+		o->ldata_port = 0;
+	}
 	if (o->rate > 0 && !module_has(m, MODULE_F_RATE)) {
 		char names[128];
 

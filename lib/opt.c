@@ -41,14 +41,14 @@ int_pair(const char *arg, char opt, int64_t min, int64_t max, int *x, int *y,
 		return err_set(err, "-%c: \"%s\" is not a pair of numbers", opt,
 			       arg);
 	if (a[0] != '\0') {
-		if (units_parse_int(a, min, max, &v, why) < 0)
+		if (units_parse_count(a, min, max, &v, why) < 0)
 			return err_set(err, "-%c: %s", opt, why);
 		*x = (int)v;
 		if (strchr(arg, ',') == NULL)
 			*y = (int)v;
 	}
 	if (b[0] != '\0') {
-		if (units_parse_int(b, min, max, &v, why) < 0)
+		if (units_parse_count(b, min, max, &v, why) < 0)
 			return err_set(err, "-%c: %s", opt, why);
 		*y = (int)v;
 	}
@@ -77,8 +77,8 @@ apply_number(const struct opt *opt, const char *arg, void *dst, char *err)
 	switch (opt->kind) {
 	case OPT_INT:
 	case OPT_INT64:
-		if (units_parse_int(arg, (int64_t)opt->min, (int64_t)opt->max,
-				    &v, why) < 0)
+		if (units_parse_count(arg, (int64_t)opt->min, (int64_t)opt->max,
+				      &v, why) < 0)
 			return err_set(err, "%s: %s", label, why);
 		if (opt->kind == OPT_INT64)
 			*(int64_t *)opt_field(dst, opt->to) = v;

@@ -782,8 +782,9 @@ histogram_fine(FILE *out, const struct stats_hist *h)
 	}
 }
 
-void
-report_histogram(FILE *out, const struct stats_hist *h)
+/* netperf's rows: a decade a row, its ten columns, then the two totals. */
+static void
+histogram_rows(FILE *out, const struct stats_hist *h)
 {
 	static const char *const rows[] = {
 	    "UNIT_USEC", "TEN_USEC",	 "HUNDRED_USEC", "UNIT_MSEC",
@@ -818,5 +819,33 @@ report_histogram(FILE *out, const struct stats_hist *h)
 	}
 	fprintf(out, ">100_SECS: %llu\nHIST_TOTAL:      %llu\n",
 		(unsigned long long)over, (unsigned long long)h->count);
+}
+
+void
+report_histogram(FILE *out, const struct stats_hist *h)
+{
+	histogram_rows(out, h);
 	histogram_fine(out, h);
+}
+
+/* As 2.7's send_omni_inner at its end: "send" when netperf only sends,
+ * "recv" when it only receives, request/response otherwise, and the
+ * connection tests' own words; 2.7's rows and nothing after them. */
+void
+report_omni_histogram(FILE *out, const struct result *res)
+{
+	const struct test_module *m = res->m;
+	const char *what;
+
+	if (res->hist == NULL)
+		return;
+	if (!module_is_rr(m))
+		what = m->flow == MODULE_TO_CLIENT ? "recv" : "send";
+	else if (module_has(m, MODULE_F_PER_TRANS) &&
+		 m->socktype == SOCK_STREAM)
+		what = "connect/request/response/close";
+	else
+		what = "request/response";
+	fprintf(out, "\nHistogram of %s times\n", what);
+	histogram_rows(out, res->hist);
 }

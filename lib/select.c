@@ -17,10 +17,11 @@
 
 /*
  * The selector table: netperf 2.7's omni names and the four title lines
- * -O stacks over a column (-o joins them with spaces). The order is the
- * order of "all", netperf's four blocks with our additions at the end of
- * the block they belong to. Names marked "ours" in doc/output.md are not
- * in netperf.
+ * -O stacks over a column (-o joins them with spaces; the titles are
+ * 2.7's, typos in REMOTE_SECURITY_TYPE_ID's and _ENABLED_NUM's included).
+ * The order is the order of "all+", netperf's four blocks with our
+ * additions at the end of the block they belong to. Names marked "ours"
+ * in doc/output.md are not in netperf.
  */
 #define OUTPUT_SELECTORS(X)                                                    \
 	X(SOCKET_TYPE, "Socket", "Type", "", "")                               \
@@ -145,10 +146,9 @@
 	  "Enabled Num")                                                       \
 	X(LOCAL_SECURITY_ENABLED, "Local", "OS", "Security", "Enabled")        \
 	X(LOCAL_SECURITY_SPECIFIC, "Local", "OS", "Security", "Specific")      \
-	X(REMOTE_SECURITY_TYPE_ID, "Remote", "OS", "Security", "Type ID")      \
+	X(REMOTE_SECURITY_TYPE_ID, "Remote", "OS", "Security", "Type")         \
 	X(REMOTE_SECURITY_TYPE, "Remote", "OS", "Security", "Type")            \
-	X(REMOTE_SECURITY_ENABLED_NUM, "Remote", "OS", "Security",             \
-	  "Enabled Num")                                                       \
+	X(REMOTE_SECURITY_ENABLED_NUM, "Remote", "OS", "Security", "Enabled")  \
 	X(REMOTE_SECURITY_ENABLED, "Remote", "OS", "Security", "Enabled")      \
 	X(REMOTE_SECURITY_SPECIFIC, "Remote", "OS", "Security", "Specific")    \
 	X(RESULT_BRAND, "Result", "Tag", "", "")                               \
@@ -298,7 +298,68 @@ static const struct selector sel_table[SEL_COUNT] = {
 
 _Static_assert(SEL_COUNT <= SELECT_MAX_FIELDS, "\"all\" must fit a list");
 
-/* Where "all" starts netperf's second, third and fourth block. */
+/* netperf 2.7's "all": its 173 selectors in its order (set_output_list_all
+ * over its enum, SOCKET_TYPE to COMMAND_LINE), in its four blocks, so that
+ * a script that reads columns by position or zips them with 2.7's names
+ * reads the same ones. Ours are "all+". */
+#define SEL_ALL_27                                                             \
+	"SOCKET_TYPE,PROTOCOL,DIRECTION,ELAPSED_TIME,THROUGHPUT,"              \
+	"THROUGHPUT_UNITS,LSS_SIZE_REQ,LSS_SIZE,LSS_SIZE_END,LSR_SIZE_REQ,"    \
+	"LSR_SIZE,LSR_SIZE_END,RSS_SIZE_REQ,RSS_SIZE,RSS_SIZE_END,"            \
+	"RSR_SIZE_REQ,RSR_SIZE,RSR_SIZE_END,LOCAL_SEND_SIZE,"                  \
+	"LOCAL_RECV_SIZE,REMOTE_SEND_SIZE,REMOTE_RECV_SIZE,REQUEST_SIZE,"      \
+	"RESPONSE_SIZE;LOCAL_CPU_UTIL,LOCAL_CPU_PERCENT_USER,"                 \
+	"LOCAL_CPU_PERCENT_SYSTEM,LOCAL_CPU_PERCENT_IOWAIT,"                   \
+	"LOCAL_CPU_PERCENT_IRQ,LOCAL_CPU_PERCENT_SWINTR,LOCAL_CPU_METHOD,"     \
+	"LOCAL_SD,REMOTE_CPU_UTIL,REMOTE_CPU_PERCENT_USER,"                    \
+	"REMOTE_CPU_PERCENT_SYSTEM,REMOTE_CPU_PERCENT_IOWAIT,"                 \
+	"REMOTE_CPU_PERCENT_IRQ,REMOTE_CPU_PERCENT_SWINTR,"                    \
+	"REMOTE_CPU_METHOD,REMOTE_SD,SD_UNITS,CONFIDENCE_LEVEL,"               \
+	"CONFIDENCE_INTERVAL,CONFIDENCE_ITERATION,THROUGHPUT_CONFID,"          \
+	"LOCAL_CPU_CONFID,REMOTE_CPU_CONFID,TRANSACTION_RATE,RT_LATENCY,"      \
+	"BURST_SIZE,LOCAL_TRANSPORT_RETRANS,REMOTE_TRANSPORT_RETRANS,"         \
+	"TRANSPORT_MSS;LOCAL_SEND_THROUGHPUT,LOCAL_RECV_THROUGHPUT,"           \
+	"REMOTE_SEND_THROUGHPUT,REMOTE_RECV_THROUGHPUT,LOCAL_CPU_BIND,"        \
+	"LOCAL_CPU_COUNT,LOCAL_CPU_PEAK_UTIL,LOCAL_CPU_PEAK_ID,"               \
+	"LOCAL_CPU_MODEL,LOCAL_CPU_FREQUENCY,REMOTE_CPU_BIND,"                 \
+	"REMOTE_CPU_COUNT,REMOTE_CPU_PEAK_UTIL,REMOTE_CPU_PEAK_ID,"            \
+	"REMOTE_CPU_MODEL,REMOTE_CPU_FREQUENCY,SOURCE_PORT,SOURCE_ADDR,"       \
+	"SOURCE_FAMILY,DEST_PORT,DEST_ADDR,DEST_FAMILY,LOCAL_SEND_CALLS,"      \
+	"LOCAL_RECV_CALLS,LOCAL_BYTES_PER_RECV,LOCAL_BYTES_PER_SEND,"          \
+	"LOCAL_BYTES_SENT,LOCAL_BYTES_RECVD,LOCAL_BYTES_XFERD,"                \
+	"LOCAL_SEND_OFFSET,LOCAL_RECV_OFFSET,LOCAL_SEND_ALIGN,"                \
+	"LOCAL_RECV_ALIGN,LOCAL_SEND_WIDTH,LOCAL_RECV_WIDTH,"                  \
+	"LOCAL_SEND_DIRTY_COUNT,LOCAL_RECV_DIRTY_COUNT,"                       \
+	"LOCAL_RECV_CLEAN_COUNT,LOCAL_NODELAY,LOCAL_CORK,REMOTE_SEND_CALLS,"   \
+	"REMOTE_RECV_CALLS,REMOTE_BYTES_PER_RECV,REMOTE_BYTES_PER_SEND,"       \
+	"REMOTE_BYTES_SENT,REMOTE_BYTES_RECVD,REMOTE_BYTES_XFERD,"             \
+	"REMOTE_SEND_OFFSET,REMOTE_RECV_OFFSET,REMOTE_SEND_ALIGN,"             \
+	"REMOTE_RECV_ALIGN,REMOTE_SEND_WIDTH,REMOTE_RECV_WIDTH,"               \
+	"REMOTE_SEND_DIRTY_COUNT,REMOTE_RECV_DIRTY_COUNT,"                     \
+	"REMOTE_RECV_CLEAN_COUNT,REMOTE_NODELAY,REMOTE_CORK;LOCAL_SYSNAME,"    \
+	"LOCAL_SYSTEM_MODEL,LOCAL_RELEASE,LOCAL_VERSION,LOCAL_MACHINE,"        \
+	"REMOTE_SYSNAME,REMOTE_SYSTEM_MODEL,REMOTE_RELEASE,REMOTE_VERSION,"    \
+	"REMOTE_MACHINE,LOCAL_INTERFACE_NAME,LOCAL_INTERFACE_VENDOR,"          \
+	"LOCAL_INTERFACE_DEVICE,LOCAL_INTERFACE_SUBVENDOR,"                    \
+	"LOCAL_INTERFACE_SUBDEVICE,LOCAL_DRIVER_NAME,LOCAL_DRIVER_VERSION,"    \
+	"LOCAL_DRIVER_FIRMWARE,LOCAL_DRIVER_BUS,LOCAL_INTERFACE_SLOT,"         \
+	"REMOTE_INTERFACE_NAME,REMOTE_INTERFACE_VENDOR,"                       \
+	"REMOTE_INTERFACE_DEVICE,REMOTE_INTERFACE_SUBVENDOR,"                  \
+	"REMOTE_INTERFACE_SUBDEVICE,REMOTE_DRIVER_NAME,"                       \
+	"REMOTE_DRIVER_VERSION,REMOTE_DRIVER_FIRMWARE,REMOTE_DRIVER_BUS,"      \
+	"REMOTE_INTERFACE_SLOT,LOCAL_INTERVAL_USECS,LOCAL_INTERVAL_BURST,"     \
+	"REMOTE_INTERVAL_USECS,REMOTE_INTERVAL_BURST,"                         \
+	"LOCAL_SECURITY_TYPE_ID,LOCAL_SECURITY_TYPE,"                          \
+	"LOCAL_SECURITY_ENABLED_NUM,LOCAL_SECURITY_ENABLED,"                   \
+	"LOCAL_SECURITY_SPECIFIC,REMOTE_SECURITY_TYPE_ID,"                     \
+	"REMOTE_SECURITY_TYPE,REMOTE_SECURITY_ENABLED_NUM,"                    \
+	"REMOTE_SECURITY_ENABLED,REMOTE_SECURITY_SPECIFIC,RESULT_BRAND,"       \
+	"UUID,MIN_LATENCY,MAX_LATENCY,P50_LATENCY,P90_LATENCY,P99_LATENCY,"    \
+	"MEAN_LATENCY,STDDEV_LATENCY,LOCAL_SOCKET_PRIO,REMOTE_SOCKET_PRIO,"    \
+	"LOCAL_SOCKET_TOS,REMOTE_SOCKET_TOS,LOCAL_CONG_CONTROL,"               \
+	"REMOTE_CONG_CONTROL,LOCAL_FILL_FILE,REMOTE_FILL_FILE,COMMAND_LINE"
+
+/* Where "all+" starts netperf's second, third and fourth block. */
 static int
 sel_starts_block(int id)
 {
@@ -331,11 +392,13 @@ load_of(const struct result *res, int loc)
 	return &figure_counts(res, loc)->cpu.all;
 }
 
-/* A CPU figure, or -1 when that side's CPU was not measured. */
+/* A CPU share, or 0 when that side's CPU was not measured: 2.7 prints
+ * its five shares (user, system, iowait, irq, swintr) as 0.00 then, and
+ * scripts that read them read 0.00. */
 static double
 cpu_share(const struct result *res, int loc, double v)
 {
-	return figure_cpu_on(res, loc) ? v : -1;
+	return figure_cpu_on(res, loc) ? v : 0;
 }
 
 /* A stream test in which netperf sends. */
@@ -764,7 +827,9 @@ sel_cpu(const struct result *res, int id, char *b, size_t cap)
 		loc = 0;
 		/* fall through */
 	case SEL_LOCAL_CPU_PERCENT_STEAL:
-		put_f2(b, cap, cpu_share(res, loc, load_of(res, loc)->steal));
+		/* Ours: -1 when not measured, as the JSON says. */
+		put_f2(b, cap,
+		       figure_cpu_on(res, loc) ? load_of(res, loc)->steal : -1);
 		break;
 	case SEL_REMOTE_CPU_METHOD:
 		loc = 0;
@@ -875,17 +940,21 @@ sel_cpu_place(const struct result *res, int id, char *b, size_t cap)
 	case SEL_LOCAL_CPU_COUNT:
 		put_i(b, cap, figure_cpu_count(res, loc));
 		break;
+	/* netserver's peak when it did not measure is 2.7's 0.00 and 0
+	 * (its results' zeroes); netperf's own is -1.00 and -1, as 2.7's. */
 	case SEL_REMOTE_CPU_PEAK_UTIL:
-		loc = 0;
-		/* fall through */
+		put_f2(b, cap,
+		       figure_cpu_on(res, 0) ? figure_cpu_peak(res, 0) : 0);
+		break;
 	case SEL_LOCAL_CPU_PEAK_UTIL:
-		put_f2(b, cap, figure_cpu_peak(res, loc));
+		put_f2(b, cap, figure_cpu_peak(res, 1));
 		break;
 	case SEL_REMOTE_CPU_PEAK_ID:
-		loc = 0;
-		/* fall through */
+		put_i(b, cap,
+		      figure_cpu_on(res, 0) ? figure_cpu_peak_id(res, 0) : 0);
+		break;
 	case SEL_LOCAL_CPU_PEAK_ID:
-		put_i(b, cap, figure_cpu_peak_id(res, loc));
+		put_i(b, cap, figure_cpu_peak_id(res, 1));
 		break;
 	default:
 		return 0;
@@ -1213,7 +1282,11 @@ compat_sockopts(const struct result *res, int id, char *b, size_t cap)
 		put_s(b, cap, "Deprecated");
 		break;
 	case SEL_RESULT_BRAND:
-		snprintf(b, cap, "\"%s\"", res->brand);
+		/* Without -B 2.7 has no brand: an empty field. */
+		if (res->brand[0] != '\0')
+			snprintf(b, cap, "\"%s\"", res->brand);
+		else
+			b[0] = '\0';
 		break;
 	case SEL_LOCAL_SOCKET_PRIO:
 		put_i(b, cap, p->lx.prio);
@@ -1394,7 +1467,9 @@ select_parse(const char *arg, struct select_list *l, char *err)
 	if (len < sizeof(word)) {
 		memcpy(word, arg, len);
 		word[len] = '\0';
-		if (strcasecmp(word, "all") == 0) {
+		if (strcasecmp(word, "all") == 0)
+			return parse_direct(SEL_ALL_27, l, err);
+		if (strcasecmp(word, "all+") == 0) {
 			memset(l, 0, sizeof(*l));
 			for (i = 0; i < SEL_COUNT; i++) {
 				l->field[l->n] = i;
@@ -1584,6 +1659,10 @@ select_keyval(FILE *out, const struct result *res, const struct select_list *l)
 	int i;
 
 	for (i = 0; i < l->n; i++) {
+		/* As 2.7: no RESULT_BRAND line without -B (its value is a
+		 * null pointer there, which print_omni_keyword skips). */
+		if (l->field[i] == SEL_RESULT_BRAND && res->brand[0] == '\0')
+			continue;
 		sel_value(res, l->field[i], v, sizeof(v));
 		fprintf(out, "%s=%s\n", sel_table[l->field[i]].name, v);
 	}

@@ -49,8 +49,13 @@ units_parse_size(const char *s, int64_t max, int64_t *out, char *err)
 		end++;
 		break;
 	default:
-		return err_set(err, "\"%s\" is not a size", s);
+		break;
 	}
+	/* "64KB", "1400b": a B for bytes, which 2.7's convert() passes
+	 * over (PerfKitBenchmarker's -G 1400b). Not "64Kb", which may mean
+	 * kilobits. */
+	if (*end == 'B' || (*end == 'b' && mult == 1))
+		end++;
 	if (*end != '\0')
 		return err_set(err, "\"%s\" is not a size", s);
 	if (v > (unsigned long long)(max / mult))
@@ -76,6 +81,27 @@ units_parse_int(const char *s, int64_t min, int64_t max, int64_t *out,
 	if (errno == ERANGE || v < min || v > max)
 		return err_set(err, "\"%s\" is outside %lld..%lld", s,
 			       (long long)min, (long long)max);
+	*out = v;
+	return 0;
+}
+
+int
+units_parse_count(const char *s, int64_t min, int64_t max, int64_t *out,
+		  char *err)
+{
+	int64_t v;
+	char why[ERR_LEN];
+	int neg = s != NULL && *s == '-';
+
+	if (units_parse_int(s, min, max, out, err) == 0)
+		return 0;
+	if (s == NULL || units_parse_size(s + neg, INT64_MAX, &v, why) < 0)
+		return -1; /* units_parse_int's message */
+	if (neg)
+		v = -v;
+	if (v < min || v > max)
+		return err_set(err, "\"%s\" is %lld, outside %lld..%lld", s,
+			       (long long)v, (long long)min, (long long)max);
 	*out = v;
 	return 0;
 }
@@ -126,6 +152,8 @@ units_label(char fmt)
 		return "MBytes";
 	case 'K':
 		return "KBytes";
+	case 'B':
+		return "Bytes";
 	case 'g':
 		return "10^9bits";
 	case 'm':

@@ -142,9 +142,11 @@ on_interim(void *arg, double count, double secs, double since_start,
 			       ic->o->output_mode == 'o'   ? 'o'
 			       : ic->o->output_mode == 'k' ? 'k'
 							   : 'l');
-		/* netperf 2.7's line stays as it was, for the scripts
-		 * that parse it; -v 2 adds the kernel's view below it. */
-		if (ic->o->verbosity >= 2 && ic->o->output_mode != 'o' &&
+		/* netperf 2.7's lines stay as they are, for the scripts
+		 * that read every line with "Interim" in it (2.7's
+		 * bloat.sh); --interim-tcp, which 2.7 lacks, adds the
+		 * kernel's view below each. */
+		if (ic->o->interim_tcp && ic->o->output_mode != 'o' &&
 		    ic->o->output_mode != 'k')
 			select_interim_tcp(stdout, &iv);
 	}
@@ -278,11 +280,17 @@ run_iterations(struct client *c, const struct netperf_opts *o,
 	double tput[30], cpu[RESULT_NSIDES][30], sd[RESULT_NSIDES][30], el[30];
 	struct result_sample *samples;
 	struct result_confidence cf;
+	struct stats_hist *all;
 	int n = 0, side;
 
 	samples = calloc(30, sizeof(*samples));
-	if (samples == NULL)
+	all = malloc(sizeof(*all));
+	if (samples == NULL || all == NULL) {
+		free(samples);
+		free(all);
 		return err_set(err, "out of memory");
+	}
+	stats_hist_init(all);
 
 	memset(&cf, 0, sizeof(cf));
 	cf.level = o->conf_level;
@@ -296,11 +304,14 @@ run_iterations(struct client *c, const struct netperf_opts *o,
 		ic->res = res;
 		if (client_test(c, o, res, &stop_requested, err) < 0) {
 			free(samples);
+			free(all);
 			return -1;
 		}
 		dump_tcp_info(res);
 		result_compute(res);
 		result_sample_of(res, &samples[n]);
+		if (res->hist != NULL)
+			stats_hist_merge(all, res->hist);
 		tput[n] = res->thruput;
 		for (side = 0; side < RESULT_NSIDES; side++) {
 			cpu[side][n] = res->side[side].util;
@@ -328,6 +339,13 @@ run_iterations(struct client *c, const struct netperf_opts *o,
 			break;
 	}
 	if (n > 1) {
+		/* As 2.7's one histogram kept over the runs: the latency
+		 * figures and the histogram cover them all (each run's own
+		 * are in samples). */
+		if (res->hist != NULL) {
+			*res->hist = *all;
+			result_compute(res);
+		}
 		res->thruput = mean_of(tput, n);
 		res->elapsed = mean_of(el, n);
 		for (side = 0; side < RESULT_NSIDES; side++) {
@@ -346,6 +364,7 @@ run_iterations(struct client *c, const struct netperf_opts *o,
 	/* Each run's own figures, beside the means above. */
 	res->samples = samples;
 	res->nsamples = n;
+	free(all);
 	return 0;
 }
 
@@ -1056,6 +1075,9 @@ print_result(const struct netperf_opts *o, struct result *res,
 			select_columns(stdout, res, list, o->headers);
 		else
 			select_keyval(stdout, res, list);
+		/* 2.7 prints its histogram after them at -v 2. */
+		if (o->verbosity >= 2)
+			report_omni_histogram(stdout, res);
 	} else {
 		if (!res->conf.met)
 			confidence_warning(stdout, &res->conf);
@@ -1180,6 +1202,9 @@ main(int argc, char **argv)
 		return run_merge(argc, argv);
 	if (cli_netperf_parse(argc, argv, &o, err) < 0)
 		return parse_failed(argc, argv, &o, err);
+	/* Read as 2.7 reads it, not as probably meant: one line each. */
+	for (int i = 0; i < o.nwarn; i++)
+		fprintf(stderr, "netperf: warning: %s\n", o.warn[i]);
 	rc = informational(&o);
 	if (rc >= 0)
 		return rc;
@@ -1192,6 +1217,9 @@ main(int argc, char **argv)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_sigint;
 	sigaction(SIGINT, &sa, NULL);
+	/* 2.7 ends a test on SIGALRM, its own timer's signal, with results:
+	 * its bloat.sh stops a 7200 s TCP_RR with "pkill -ALRM netperf". */
+	sigaction(SIGALRM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	if (o.plot[0] != '\0' && o.sweep[0] == '\0') {
 		fprintf(stderr, "netperf: --plot draws a sweep; give --sweep "

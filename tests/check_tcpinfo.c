@@ -333,8 +333,8 @@ START_TEST(selectors)
 }
 END_TEST
 
-/* The "Interim result:" lines of -v 2's output, each of which must be
- * followed by netperf's "Interim TCP:" line; the ones followed by
+/* The "Interim result:" lines of --interim-tcp's output, each of which
+ * must be followed by netperf's "Interim TCP:" line; the ones followed by
  * netserver's too are counted in *remote (when not NULL). */
 static int
 v2_lines(const char *out, int *remote)
@@ -357,12 +357,13 @@ v2_lines(const char *out, int *remote)
 }
 
 /* -D: every interval carries the connections' figures, in the JSON lines
- * and, at -v 2, under netperf's own line; the intervals' retransmissions
- * add up to no more than the test's. */
+ * and, with --interim-tcp, under netperf's own line; the intervals'
+ * retransmissions add up to no more than the test's. */
 START_TEST(interim)
 {
 	const char *js[] = {"--json-stream", "-D", "0.3", "-l", "1", NULL};
-	const char *v2[] = {"-v", "2", "-D", "0.3", "-l", "0.8", NULL};
+	const char *v2[] = {"-v",  "2",	 "--interim-tcp", "-D",
+			    "0.3", "-l", "0.8",		  NULL};
 	char err[4096], *out, *p, *nl;
 	double sum = 0;
 	int n = 0, lines = 0;
@@ -501,12 +502,12 @@ remote_run(const char *const *args, int want, struct remote_sums *rs)
 
 /*
  * -D: netserver's TCP_INFO over each interval too, paired with netperf's
- * own, in the JSON lines, the document and at -v 2. TCP_STREAM: netperf
- * sends, so its cwnd is the one that grows; TCP_MAERTS: netserver sends,
- * and its window and busy time show. A netserver that sent a report
- * netperf did not ask for would fail the run (check_hostile_client), so
- * UDP's -D run, which asks for none, passing with none shows netserver
- * sent none; so does every run here without -D.
+ * own, in the JSON lines, the document and with --interim-tcp.
+ * TCP_STREAM: netperf sends, so its cwnd is the one that grows;
+ * TCP_MAERTS: netserver sends, and its window and busy time show. A netserver
+ * that sent a report netperf did not ask for would fail the run
+ * (check_hostile_client), so UDP's -D run, which asks for none, passing with
+ * none shows netserver sent none; so does every run here without -D.
  */
 START_TEST(remote_interim)
 {
@@ -515,7 +516,7 @@ START_TEST(remote_interim)
 				"0.5", "-l", "2", NULL};
 	const char *udp[] = {"--json-stream", "-t", "UDP_STREAM", "-D",
 			     "0.5", "-l", "1", NULL};
-	const char *v2[] = {"-v", "2", "-D", "0.5", "-l", "3", NULL};
+	const char *v2[] = {"--interim-tcp", "-D", "0.5", "-l", "3", NULL};
 	char err[4096], *out;
 	struct remote_sums rs;
 	json_t *doc;
@@ -544,7 +545,8 @@ START_TEST(remote_interim)
 			    "remote_tcp_info")));
 	json_decref(doc);
 
-	/* -v 2: netperf's line, then netserver's, in the same form. */
+	/* --interim-tcp: netperf's line, then netserver's, in the same
+	 * form. */
 	out = lo_netperf(v2, err, sizeof(err));
 	lines_v2 = v2_lines(out, &remote_v2);
 	ck_assert_int_ge(lines_v2, 5);

@@ -26,6 +26,10 @@ static const struct size_case good_sizes[] = {
     {"64K", 65536},
     {"007", 7},
     {"8589934592", INT64_C(8589934592)},
+    /* A B for bytes, as 2.7's convert() reads it (PKB's -G 1400b). */
+    {"64KB", 65536},
+    {"1400b", 1400},
+    {"2B", 2},
 };
 
 START_TEST(test_size_good)
@@ -41,8 +45,9 @@ START_TEST(test_size_good)
 END_TEST
 
 static const char *const bad_sizes[] = {
-    "",	 "abc", "1KK", "1.5K", "-1",	"1 K", " 1",  "+1",
-    "K", "1T",	"1Kb", "0x10", "1,000", "1e3", "1K ", "99999999999999999999",
+    "",	   "abc", "1KK", "1.5K", "-1",	  "1 K", " 1",	"+1",
+    "K",   "1T",  "1Kb", "0x10", "1,000", "1e3", "1K ", "99999999999999999999",
+    "1BB", "1bK", "b",
 };
 
 START_TEST(test_size_bad)

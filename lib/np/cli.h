@@ -10,11 +10,14 @@
 #include <stdio.h>
 
 #include "np/acl.h"
+#include "np/err.h"
 #include "np/module.h"
 #include "np/opt.h"
 
 #define CLI_HOST_LEN 256
 #define CLI_PATH_LEN 1024
+#define CLI_WARN_MAX 8
+#define CLI_BURST_MAX (1 << 20) /* global -b: sends a pacing burst */
 
 struct netperf_opts {
 	/* Global options, before "--". */
@@ -69,6 +72,9 @@ struct netperf_opts {
 	char wire_if[IF_NAMESIZE];
 	/* --json (-J) and --json-stream. */
 	int json, json_stream;
+	/* --interim-tcp: with -D, both ends' TCP_INFO under each interim
+	 * line (not at -v 2, whose lines are netperf 2.7's). */
+	int interim_tcp;
 	/* --auth KEYFILE; "" for NETPERF_AUTH_KEY, or no key at all. */
 	char auth_file[CLI_PATH_LEN];
 	/* netperf 2.7's other global letters: -a/-A alignments, -o/-O
@@ -132,6 +138,14 @@ struct netperf_opts {
 	/* -t OMNI: -d direction (NETPERF_XMIT 2 | NETPERF_RECV 4, 0 when
 	 * not given), -T protocol, -t socket type, -c connection test. */
 	int omni, omni_dir, omni_proto, omni_socktype, conn_test, omni_rr;
+	/* -d was given (then -r no longer implies rr, as in 2.7), and the
+	 * first word of it that 2.7 reads as 0, or "". */
+	int omni_dir_set;
+	char omni_dir_unknown[32];
+	/* Where a value is read as netperf 2.7 reads it, which is probably
+	 * not what was meant: one line each, for main to print on stderr. */
+	char warn[CLI_WARN_MAX][ERR_LEN];
+	int nwarn;
 };
 
 /* netperf 2.7's direction bits (-d). */

@@ -25,7 +25,12 @@ void report_banner(FILE *out, const struct result *res,
 void report_classic(FILE *out, const struct result *res,
 		    const struct report_opts *o);
 
-/* Prints the histogram in netperf's decade-per-row layout. */
+/* Prints the histogram in netperf's decade-per-row layout, then ours. */
 void report_histogram(FILE *out, const struct stats_hist *h);
+
+/* -v 2 under -o, -O or -k (and -t OMNI): 2.7's "Histogram of ... times"
+ * and its rows alone, after the selectors, as a --enable-histogram 2.7
+ * prints them and PerfKitBenchmarker reads them. */
+void report_omni_histogram(FILE *out, const struct result *res);
 
 #endif

@@ -55,9 +55,9 @@ void select_keyval(FILE *out, const struct result *res,
 void select_interim(FILE *out, const struct result *res,
 		    const struct result_interim *iv, int n, char mode);
 
-/* -D at -v 2: the interval's TCP_INFO under netperf's "Interim result:"
- * line, a line for each side that has it ("Interim TCP", then "Interim
- * remote TCP"); prints nothing for a side without. */
+/* -D with --interim-tcp: the interval's TCP_INFO under netperf's
+ * "Interim result:" line, a line for each side that has it ("Interim
+ * TCP", then "Interim remote TCP"); prints nothing for a side without. */
 void select_interim_tcp(FILE *out, const struct result_interim *iv);
 
 #endif
