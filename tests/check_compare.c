@@ -121,6 +121,74 @@ START_TEST(test_mwu_large_normal)
 }
 END_TEST
 
+/*
+ * A million samples a side, as a big -i file or a directory of runs
+ * gives: nx (nx + 1) / 2 no longer fits an int, and ranking must not be
+ * quadratic. x_i = i mod 1000 and y_i = (7i mod 1000) + (1 when i mod 3
+ * is 0), heavily tied. The reference is scipy 1.10.1 (Debian 12's
+ * python3-scipy), computed offline with the same tie correction and
+ * continuity correction as this code:
+ *   import numpy as np; from scipy.stats import mannwhitneyu
+ *   i = np.arange(10**6); x = (i % 1000).astype(float)
+ *   y = ((i * 7) % 1000).astype(float) + (i % 3 == 0)
+ *   mannwhitneyu(x, y, alternative="two-sided", method="asymptotic",
+ *                use_continuity=True)
+ * which prints statistic=499666832500.0, pvalue=0.4144483332047113.
+ */
+START_TEST(test_mwu_million)
+{
+	const int n = 1000000;
+	double *x = malloc((size_t)n * sizeof(*x));
+	double *y = malloc((size_t)n * sizeof(*y));
+	struct stats_mwu r;
+
+	ck_assert_ptr_nonnull(x);
+	ck_assert_ptr_nonnull(y);
+	for (int i = 0; i < n; i++) {
+		x[i] = (double)(i % 1000);
+		y[i] = (double)((int64_t)i * 7 % 1000) + (i % 3 == 0);
+	}
+	ck_assert_int_eq(stats_mann_whitney(x, n, y, n, &r), 0);
+	ck_assert(!r.exact);
+	ck_assert(r.ties);
+	ck_assert_double_eq_tol(r.u, 499666832500.0, 0.5);
+	ck_assert_double_eq_tol(r.p, 0.4144483332047113, 1e-9);
+	free(x);
+	free(y);
+}
+END_TEST
+
+/* 47 000 samples against themselves: U is its mean exactly, so p is 1;
+ * nx (nx + 1) in an int overflowed from 46341 and made it 0. */
+START_TEST(test_mwu_same_47000)
+{
+	const int n = 47000;
+	double *x = malloc((size_t)n * sizeof(*x));
+	struct stats_mwu r;
+
+	ck_assert_ptr_nonnull(x);
+	for (int i = 0; i < n; i++)
+		x[i] = 1000.0 + (double)(i * 37 % 1009) / 7.0;
+	ck_assert_int_eq(stats_mann_whitney(x, n, x, n, &r), 0);
+	ck_assert_double_eq_tol(r.u, (double)n * n / 2, 1e-3);
+	ck_assert_double_eq_tol(r.p, 1.0, 1e-12);
+	free(x);
+}
+END_TEST
+
+/* Non-finite samples are refused, not ranked. */
+START_TEST(test_mwu_not_finite)
+{
+	const double x[] = {1, 2, NAN}, y[] = {1, INFINITY, 3};
+	const double ok[] = {1, 2, 3};
+	struct stats_mwu r;
+
+	ck_assert_int_eq(stats_mann_whitney(x, 3, ok, 3, &r), -1);
+	ck_assert_int_eq(stats_mann_whitney(ok, 3, y, 3, &r), -1);
+	ck_assert_int_eq(stats_mann_whitney(ok, 3, ok, 3, &r), 0);
+}
+END_TEST
+
 START_TEST(test_welch_sleep)
 {
 	const double g1[] = {0.7, -1.6, -0.2, -1.2, -0.1,
@@ -699,6 +767,10 @@ compare_suite(void)
 	tcase_add_test(st, test_mwu_ties_normal);
 	tcase_add_test(st, test_mwu_large_normal);
 	tcase_add_test(st, test_welch_sleep);
+	tcase_add_test(st, test_mwu_million);
+	tcase_add_test(st, test_mwu_same_47000);
+	tcase_add_test(st, test_mwu_not_finite);
+	tcase_set_timeout(st, 60);
 	suite_add_tcase(s, st);
 	tcase_add_test(cmp, test_compare_significant);
 	tcase_add_test(cmp, test_compare_identical_and_single);

@@ -106,8 +106,8 @@ struct stats_mwu {
 };
 
 /* Tests whether x[0..nx-1] and y[0..ny-1] come from one distribution,
- * without assuming normality; returns 0, or -1 on bad input or without
- * memory. */
+ * without assuming normality, in O(n log n); returns 0, or -1 on bad
+ * input (a NaN or infinity among the values) or without memory. */
 int stats_mann_whitney(const double *x, int nx, const double *y, int ny,
 		       struct stats_mwu *r);
 
