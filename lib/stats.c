@@ -38,6 +38,19 @@ stats_hist_merge(struct stats_hist *dst, const struct stats_hist *src)
 }
 
 int
+stats_hist_merge_fits(const struct stats_hist *dst,
+		      const struct stats_hist *src, uint64_t max)
+{
+	unsigned __int128 sq;
+
+	if (dst->count > max || src->count > max - dst->count)
+		return 0;
+	if (dst->sum > max || src->sum > max - dst->sum)
+		return 0;
+	return !__builtin_add_overflow(dst->sumsq, src->sumsq, &sq);
+}
+
+int
 stats_bucket_bounds(int idx, uint64_t *lo, uint64_t *hi)
 {
 	int shift;

@@ -128,7 +128,7 @@ spec_default(struct spec *s)
 
 /* The merged state as canonical text: sorted keys, full precision. */
 static char *
-state_text(const struct merge *m)
+state_text(struct merge *m)
 {
 	struct merge_figures f;
 	char err[ERR_LEN];
