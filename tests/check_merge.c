@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -1178,12 +1180,316 @@ START_TEST(start_at_refused)
 }
 END_TEST
 
+/* --- hostile result files ------------------------------------------- */
+
+/* Writes a document, compact, as one line of path (appending when
+ * append). */
+static void
+put_doc(const char *path, json_t *d, int append)
+{
+	FILE *f = fopen(path, append ? "a" : "w");
+	char *t = json_dumps(d, JSON_COMPACT);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_int_ge(fprintf(f, "%s\n", t), 0);
+	ck_assert_int_eq(fclose(f), 0);
+	free(t);
+	json_decref(d);
+}
+
+/* Fails when text holds a byte that drives a terminal: ESC, BEL or any
+ * other control but newline. */
+static void
+assert_no_controls(const char *what, const char *text)
+{
+	for (const unsigned char *c = (const unsigned char *)text; *c; c++)
+		ck_assert_msg(*c >= 0x20 || *c == '\n',
+			      "%s: raw byte 0x%02x at %td: %.200s", what, *c,
+			      (const char *)c - text, text);
+}
+
+/* Runs netperf with argv (NP_NETPERF first) into *out and err; returns
+ * its status. */
+static int
+merge_cmd(const char *const *argv, char **out, char *err, size_t cap)
+{
+	int st = harness_exec_capture(argv, 60, out, err, cap);
+
+	ck_assert_ptr_nonnull(*out);
+	return st;
+}
+
+/*
+ * Strings of a result file reach the terminal escaped, in every output
+ * form: the test, units, hosts and run names, a failed run's reason and
+ * jansson's message about a broken file, which quotes it. --json keeps
+ * the text exact, as valid JSON.
+ */
+START_TEST(hostile_text_is_escaped)
+{
+	static const char test[] = "TCP_RR\x1b]0;pwn\x07";
+	char a[64], b[64], c[64], err[4096], *out;
+	struct spec s;
+	json_t *d;
+	int st;
+
+	snprintf(a, sizeof(a), "/tmp/np_mesc_a_%d.json", (int)getpid());
+	snprintf(b, sizeof(b), "/tmp/np_mesc_b_%d.json", (int)getpid());
+	snprintf(c, sizeof(c), "/tmp/np_mesc_c_%d.json", (int)getpid());
+	spec_default(&s);
+	s.test = test;
+	s.units = "Trans/s\x1b[2J";
+	s.lhost = "client\x1b[31m";
+	s.rhost = "server\x07";
+	put_doc(a, mk_doc(&s), 0);
+	d = mk_doc(&s);
+	json_object_set_new(
+	    d, "errors",
+	    json_pack("[s]", "\x1b[1A\rnetperf: forged line\x07"));
+	put_doc(b, d, 0);
+	/* A broken file: jansson's message quotes the ESC after "1". */
+	harness_write_file(c, "{\"schema\":1 \x1b[2J}", 17, 0600);
+	{
+		const char *argv[] = {NP_NETPERF, "--merge", a, b, c,
+				      "-v",	  "2",	     NULL};
+
+		st = merge_cmd(argv, &out, err, sizeof(err));
+		ck_assert_int_eq(st, 1);
+		assert_no_controls("table", out);
+		assert_no_controls("stderr", err);
+		ck_assert_ptr_nonnull(strstr(out, "MERGED TCP_RR\\x1b]0;pwn"));
+		ck_assert_ptr_nonnull(strstr(out, "client\\x1b[31m"));
+		ck_assert_ptr_nonnull(strstr(err, "forged line\\x07"));
+		ck_assert_ptr_nonnull(strstr(err, "near '\\x1b'"));
+		free(out);
+	}
+	for (int mode = 0; mode < 3; mode++) {
+		const char *flag[] = {"-k", "-o", "-O"};
+		const char *argv[] = {NP_NETPERF,
+				      "--merge",
+				      a,
+				      b,
+				      "--",
+				      flag[mode],
+				      "TEST,THROUGHPUT_UNITS,RUNS",
+				      NULL};
+
+		st = merge_cmd(argv, &out, err, sizeof(err));
+		ck_assert_int_eq(st, 1);
+		assert_no_controls(flag[mode], out);
+		assert_no_controls("stderr", err);
+		ck_assert_ptr_nonnull(strstr(out, "Trans/s\\x1b[2J"));
+		free(out);
+	}
+	{
+		const char *argv[] = {NP_NETPERF, "--merge", a, b, "--json",
+				      NULL};
+		json_error_t je;
+
+		st = merge_cmd(argv, &out, err, sizeof(err));
+		ck_assert_int_eq(st, 1);
+		assert_no_controls("stderr", err);
+		d = json_loads(out, 0, &je);
+		ck_assert_msg(d != NULL, "not JSON: %s", je.text);
+		ck_assert_str_eq(json_string_value(json_object_get(d, "test")),
+				 test);
+		json_decref(d);
+		free(out);
+	}
+	unlink(a);
+	unlink(b);
+	unlink(c);
+}
+END_TEST
+
+/* Merges the files of argv into -k RUNS,THROUGHPUT; checks that it
+ * stops with one line naming bad, not a number printed. */
+static void
+assert_refused(const char *const *argv, const char *bad, const char *why)
+{
+	char err[4096], *out;
+	int st = merge_cmd(argv, &out, err, sizeof(err));
+
+	ck_assert_msg(st != 0, "status 0: %s", out);
+	ck_assert_msg(strstr(out, "inf") == NULL, "printed: %s", out);
+	ck_assert_msg(strstr(out, "THROUGHPUT=") == NULL, "printed: %s", out);
+	ck_assert_msg(harness_text_count(err, "netperf:") == 1, "stderr: %s",
+		      err);
+	ck_assert_msg(strstr(err, bad) != NULL && strstr(err, why) != NULL,
+		      "stderr: %s", err);
+	free(out);
+}
+
+/*
+ * Totals that do not fit: two throughputs of 1e308 (the sum printed
+ * inf with status 0), three runs of 2^63-1 bytes (the count wrapped),
+ * and histogram buckets that sum to 2^64 + 5 under a count of 5 (taken
+ * as 5).
+ */
+START_TEST(totals_that_do_not_fit)
+{
+	char p[3][64];
+	struct stats_hist h;
+	struct spec s;
+	json_t *d, *buckets;
+	int i;
+
+	for (i = 0; i < 3; i++)
+		snprintf(p[i], sizeof(p[i]), "/tmp/np_mfit_%d_%d.json",
+			 (int)getpid(), i);
+	spec_default(&s);
+	s.thruput = 1e308;
+	put_doc(p[0], mk_doc(&s), 0);
+	s.start += 1000;
+	put_doc(p[1], mk_doc(&s), 0);
+	{
+		const char *argv[] = {NP_NETPERF, "--merge", p[0],	 p[1],
+				      "--",	  "-k",	     "THROUGHPUT", NULL};
+
+		assert_refused(argv, p[1], "not be a finite number");
+	}
+	spec_default(&s);
+	for (i = 0; i < 3; i++) {
+		s.lc[MERGE_BYTES_SENT] = (uint64_t)INT64_MAX;
+		s.start += 1000;
+		put_doc(p[i], mk_doc(&s), 0);
+	}
+	{
+		const char *argv[] = {NP_NETPERF, "--merge", p[0], p[1], p[2],
+				      "--",	  "-k",	     "LOCAL_BYTES_SENT",
+				      NULL};
+
+		assert_refused(argv, p[1], "bytes_sent would pass");
+	}
+	/* 2^63-1 + 2^63-1 + 7 = 2^64 + 5: wraps to the count, 5. */
+	spec_default(&s);
+	stats_hist_init(&h);
+	for (i = 0; i < 5; i++)
+		stats_hist_add(&h, 1);
+	s.h = &h;
+	d = mk_doc(&s);
+	buckets = json_pack("[[I, I, I], [I, I, I], [I, I, I]]",
+			    (json_int_t)1, (json_int_t)2, (json_int_t)INT64_MAX,
+			    (json_int_t)2, (json_int_t)3, (json_int_t)INT64_MAX,
+			    (json_int_t)3, (json_int_t)4, (json_int_t)7);
+	json_object_set_new(
+	    json_object_get(json_object_get(d, "latency_us"), "exact"),
+	    "buckets", buckets);
+	put_doc(p[0], d, 0);
+	{
+		const char *argv[] = {NP_NETPERF, "--merge", p[0],
+				      "--",	  "-k",	     "LATENCY_COUNT",
+				      NULL};
+		char err[4096], *out;
+		int st = merge_cmd(argv, &out, err, sizeof(err));
+
+		ck_assert_msg(st != 0, "status 0: %s", out);
+		ck_assert_msg(strstr(out, "LATENCY_COUNT=5") == NULL, "%s",
+			      out);
+		ck_assert_msg(strstr(err, p[0]) != NULL &&
+				  strstr(err, "histogram buckets hold more"),
+			      "stderr: %s", err);
+		free(out);
+	}
+	for (i = 0; i < 3; i++)
+		unlink(p[i]);
+}
+END_TEST
+
+/* The peak RSS of this process's children so far, in KB. */
+static long
+children_maxrss_kb(void)
+{
+	struct rusage ru;
+
+	ck_assert_int_eq(getrusage(RUSAGE_CHILDREN, &ru), 0);
+	return ru.ru_maxrss;
+}
+
+/*
+ * A 64 MB input: one file of runs one a line (the logs of a big
+ * fleet), each on its own hosts with CPU measured on both, in reverse
+ * order of start. It merges in seconds (insertion into sorted arrays,
+ * and a scan of every CPU account for each new one, were quadratic:
+ * 20 000 runs took 16 s), every run counts (the 4097th and later were
+ * dropped), and each document's tree is freed once merged.
+ */
+START_TEST(big_input_in_seconds)
+{
+	char path[64], err[4096], val[64], *out, host[2][32];
+	const char *argv[] = {NP_NETPERF, "--merge",
+			      path,	  "--",
+			      "-k",	  "RUNS,FAILED_RUNS,LOCAL_CPU_SECONDS",
+			      NULL};
+	struct spec s;
+	struct stat st;
+	long n = 0;
+	double t0;
+	int rc;
+
+	snprintf(path, sizeof(path), "/tmp/np_mbig_%d.json", (int)getpid());
+	unlink(path);
+	spec_default(&s);
+	s.lbusy = s.rbusy = 50;
+	s.ltotal = s.rtotal = 200;
+	s.start += INT64_C(1000000000000);
+	{
+		FILE *f = fopen(path, "w");
+
+		ck_assert_ptr_nonnull(f);
+		for (;;) {
+			json_t *d;
+			char *t;
+
+			snprintf(host[0], sizeof(host[0]), "c%ld", n);
+			snprintf(host[1], sizeof(host[1]), "s%ld", n);
+			s.lhost = host[0];
+			s.rhost = host[1];
+			s.start -= 100; /* within --max-skew's 10 ms */
+			s.end = s.start + INT64_C(10000000000);
+			d = mk_doc(&s);
+			t = json_dumps(d, JSON_COMPACT);
+			json_decref(d);
+			fprintf(f, "%s\n", t);
+			free(t);
+			n++;
+			if (ftell(f) > (63L << 20))
+				break;
+		}
+		ck_assert_int_eq(fclose(f), 0);
+	}
+	ck_assert_int_eq(stat(path, &st), 0);
+	t0 = harness_now();
+	rc = merge_cmd(argv, &out, err, sizeof(err));
+	t0 = harness_now() - t0;
+	unlink(path);
+	ck_assert_msg(rc == 0, "status %d: %s", rc, err);
+	ck_assert_int_eq(harness_keyval(out, "RUNS", val, sizeof(val)), 0);
+	ck_assert_int_eq(atol(val), n);
+	/* 50 ticks at 100 Hz a run, each on its own host. */
+	harness_keyval(out, "LOCAL_CPU_SECONDS", val, sizeof(val));
+	ck_assert_double_eq_tol(atof(val), 0.5 * (double)n, 1e-3 * n);
+	free(out);
+	/* Generous: it takes about 3 s here, 20 s under ASan; the old
+	 * code took hours for this many runs. */
+	ck_assert_msg(t0 < 60, "%ld runs (%lld MB) took %.1f s", n,
+		      (long long)st.st_size >> 20, t0);
+	/* The file's text and what each run keeps, never all the trees
+	 * (a tree costs about 20 times its text). */
+	ck_assert_msg(children_maxrss_kb() < 600 * 1024,
+		      "peak RSS %ld KB for %lld MB", children_maxrss_kb(),
+		      (long long)st.st_size >> 20);
+}
+END_TEST
+
 static Suite *
 merge_suite(void)
 {
 	Suite *s = suite_create("merge");
 	TCase *tc = tcase_create("pure");
 	TCase *live = tcase_create("live");
+	TCase *hostile = tcase_create("hostile");
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, order_and_grouping_do_not_matter, 0, 3);
@@ -1193,6 +1499,11 @@ merge_suite(void)
 	tcase_add_test(tc, refusals);
 	tcase_add_test(tc, selector_lists);
 	suite_add_tcase(s, tc);
+	tcase_add_test(hostile, hostile_text_is_escaped);
+	tcase_add_test(hostile, totals_that_do_not_fit);
+	tcase_add_test(hostile, big_input_in_seconds);
+	tcase_set_timeout(hostile, 300);
+	suite_add_tcase(s, hostile);
 	tcase_add_checked_fixture(live, setup, teardown);
 	tcase_set_timeout(live, 60);
 	tcase_add_test(live, three_clients_one_start);
