@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -574,6 +575,172 @@ START_TEST(test_command)
 }
 END_TEST
 
+/* Fails when text holds a byte that drives a terminal: ESC, BEL or any
+ * other control but newline. */
+static void
+assert_no_controls(const char *what, const char *text)
+{
+	for (const unsigned char *c = (const unsigned char *)text; *c; c++)
+		ck_assert_msg(*c >= 0x20 || *c == '\n',
+			      "%s: raw byte 0x%02x: %.300s", what, *c, text);
+}
+
+/*
+ * The strings of result files reach the terminal escaped: the test and
+ * units in the table, the settings that differ, the errors that name a
+ * test, and jansson's message about a broken file, which quotes it.
+ * --json keeps them exact.
+ */
+START_TEST(test_hostile_text)
+{
+	static struct harness_out o;
+	static const char test[] = "TCP_RR\x1b]0;pwn\x07";
+	char dir[] = "/tmp/check_compare_XXXXXX", a[128], b[128], c[128];
+	char bad[128], mixed[128], p[160];
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(a, sizeof(a), "%s/old.json", dir);
+	snprintf(b, sizeof(b), "%s/new.json", dir);
+	snprintf(c, sizeof(c), "%s/other.json", dir);
+	snprintf(bad, sizeof(bad), "%s/bad.json", dir);
+	snprintf(mixed, sizeof(mixed), "%s/mixed", dir);
+	write_doc(a, doc_of(test, "Trans/s\x1b[2J", base, sd_a, 5,
+			    "perf\x1b[31m", "0"));
+	write_doc(b, doc_of(test, "Trans/s\x1b[2J", fast, sd_b, 5, "save\x07",
+			    "1"));
+	write_doc(c, doc_of("UDP_RR\x1b[5m", "Trans/s\x1b[2J", fast, sd_b, 5,
+			    "save", "1"));
+	write_file(bad, "{\"schema\":1 \x1b[2J}");
+	ck_assert_int_eq(mkdir(mixed, 0700), 0);
+	snprintf(p, sizeof(p), "%s/1.json", mixed);
+	write_doc(p, doc_of(test, "Trans/s", base, sd_a, 5, "x", "0"));
+	snprintf(p, sizeof(p), "%s/2.json", mixed);
+	write_doc(p, doc_of("T\x1b[8m", "Trans/s", base, sd_a, 5, "x", "0"));
+	{
+		const char *args[] = {"--compare", a, b, NULL};
+
+		ck_assert_int_eq(harness_netperf(args, 20, &o), 0);
+		ck_assert_msg(o.status == 0, "status %d: %s", o.status, o.err);
+		assert_no_controls("table", o.out);
+		ck_assert_ptr_nonnull(strstr(o.out, "TCP_RR\\x1b]0;pwn\\x07:"));
+		ck_assert_ptr_nonnull(strstr(o.out, "Trans/s\\x1b[2J"));
+		ck_assert_ptr_nonnull(strstr(
+		    o.out, "local.governor: perf\\x1b[31m -> save\\x07"));
+	}
+	{
+		const char *args[] = {"--compare", a, b, "--json", NULL};
+		json_error_t je;
+		json_t *doc;
+
+		ck_assert_int_eq(harness_netperf(args, 20, &o), 0);
+		ck_assert_int_eq(o.status, 0);
+		doc = json_loads(o.out, 0, &je);
+		ck_assert_msg(doc != NULL, "not JSON: %s", je.text);
+		ck_assert_str_eq(
+		    json_string_value(json_object_get(doc, "test")), test);
+		json_decref(doc);
+	}
+	{
+		const char *args[][4] = {{"--compare", a, c, NULL},
+					 {"--compare", a, mixed, NULL},
+					 {"--compare", bad, a, NULL}};
+		const char *want[] = {"NEW is UDP_RR\\x1b[5m",
+				      "T\\x1b[8m (compare one",
+				      "near '\\x1b'"};
+
+		for (int i = 0; i < 3; i++) {
+			ck_assert_int_eq(harness_netperf(args[i], 20, &o), 0);
+			ck_assert_int_eq(o.status, 1);
+			assert_no_controls("stderr", o.err);
+			ck_assert_msg(strstr(o.err, want[i]) != NULL,
+				      "stderr: %s", o.err);
+		}
+	}
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/1.json", mixed);
+	unlink(p);
+	rmdir(mixed);
+	unlink(a);
+	unlink(b);
+	unlink(c);
+	unlink(bad);
+	rmdir(dir);
+}
+END_TEST
+
+/*
+ * 64 MB a side, in a directory of four files of results one a line,
+ * each with 1000 iterations: compared in seconds (the insertion sort
+ * and the O(n^2) ranking took 82 s for 250 000 samples), and without
+ * holding the documents' trees, which cost about 20 times their text
+ * (a 63 MB file took 1.36 GB). The peak RSS of the child is read from
+ * getrusage.
+ */
+START_TEST(test_big_input)
+{
+	static struct harness_out o;
+	char dir[] = "/tmp/check_compare_XXXXXX", p[4][160];
+	double tput[1000], sd[1000];
+	const char *args[] = {"--compare", dir, dir, "--json", NULL};
+	long ndocs = 0;
+	struct rusage ru;
+	json_t *doc;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	for (int k = 0; k < 4; k++) {
+		FILE *f;
+
+		snprintf(p[k], sizeof(p[k]), "%s/%d.jsonl", dir, k);
+		f = fopen(p[k], "w");
+		ck_assert_ptr_nonnull(f);
+		while (ftell(f) < (16L << 20) - (200L << 10)) {
+			json_t *d;
+			char *t;
+
+			for (int i = 0; i < 1000; i++) {
+				tput[i] = 1000 + (double)((ndocs * 1000 + i) *
+							  7919 % 100003) /
+						     100.0;
+				sd[i] = 30 + (double)(i % 97) / 10.0;
+			}
+			d = doc_of("TCP_RR", "Trans/s", tput, sd, 1000,
+				   "performance", "0");
+			t = json_dumps(d, JSON_COMPACT);
+			json_decref(d);
+			fprintf(f, "%s\n", t);
+			free(t);
+			ndocs++;
+		}
+		ck_assert_int_eq(fclose(f), 0);
+	}
+	ck_assert_int_eq(harness_netperf(args, 120, &o), 0);
+	for (int k = 0; k < 4; k++)
+		unlink(p[k]);
+	rmdir(dir);
+	ck_assert_msg(o.status == 0, "status %d: %s", o.status, o.err);
+	doc = json_loads(o.out, 0, NULL);
+	ck_assert_ptr_nonnull(doc);
+	ck_assert_int_eq(
+	    json_integer_value(json_object_get(
+		json_object_get(
+		    json_array_get(json_object_get(doc, "figures"), 0), "old"),
+		"n")),
+	    ndocs * 1000);
+	ck_assert_double_eq_tol(
+	    json_number_value(json_object_get(
+		json_array_get(json_object_get(doc, "figures"), 0), "p")),
+	    1.0, 1e-12);
+	json_decref(doc);
+	/* Generous: about 5 s here, more under ASan. */
+	ck_assert_msg(o.seconds < 60, "%ld samples a side took %.1f s",
+		      ndocs * 1000, o.seconds);
+	ck_assert_int_eq(getrusage(RUSAGE_CHILDREN, &ru), 0);
+	ck_assert_msg(ru.ru_maxrss < 250 * 1024,
+		      "peak RSS %ld KB for 2 x 64 MB of results",
+		      ru.ru_maxrss);
+}
+END_TEST
+
 /* Runs netperf's TCP_STREAM with send size m, -i 3,3, into path. */
 static void
 run_stream(int port, const char *m, const char *path)
@@ -760,6 +927,7 @@ compare_suite(void)
 	TCase *st = tcase_create("statistics");
 	TCase *cmp = tcase_create("compare");
 	TCase *real = tcase_create("real");
+	TCase *big = tcase_create("big");
 
 	tcase_add_test(st, test_mwu_r_example);
 	tcase_add_test(st, test_mwu_exact_extremes);
@@ -777,8 +945,12 @@ compare_suite(void)
 	tcase_add_test(cmp, test_compare_mismatch);
 	tcase_add_test(cmp, test_parse_text);
 	tcase_add_test(cmp, test_command);
+	tcase_add_test(cmp, test_hostile_text);
 	tcase_set_timeout(cmp, 60);
 	suite_add_tcase(s, cmp);
+	tcase_add_test(big, test_big_input);
+	tcase_set_timeout(big, 300);
+	suite_add_tcase(s, big);
 	tcase_add_test(real, test_real_runs);
 	tcase_set_timeout(real, 120);
 	suite_add_tcase(s, real);
