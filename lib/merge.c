@@ -44,6 +44,29 @@ merge_free(struct merge *m)
 
 /* --- reading documents ------------------------------------------------ */
 
+/* Copies src into dst (cap bytes) as text the merged JSON can carry:
+ * cut, if it must be, at a character's start; a name that is not UTF-8
+ * (a file name is any bytes) escaped, as jansson writes only UTF-8. */
+static void
+copy_text(char *dst, size_t cap, const char *src)
+{
+	json_t *probe = json_string(src);
+	size_t n = strlen(src);
+
+	if (probe == NULL) {
+		escape_str(dst, cap, src);
+		return;
+	}
+	json_decref(probe);
+	if (n >= cap) {
+		n = cap - 1;
+		while (n > 0 && ((unsigned char)src[n] & 0xc0) == 0x80)
+			n--;
+	}
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
 /* The value at a '/'-separated path of object keys, or NULL. */
 static json_t *
 jat(const json_t *doc, const char *path)
@@ -77,17 +100,9 @@ jstr_at(const json_t *doc, const char *path, char *out, size_t cap)
 		return 0;
 	if (!json_is_string(v))
 		return -1;
-	snprintf(out, cap, "%s", json_string_value(v));
-	/* Cut, if it was, at a character's start: the state is written
+	/* Cut, if it must be, at a character's start: the state is written
 	 * again as JSON, which must be UTF-8. */
-	if (strlen(json_string_value(v)) >= cap) {
-		const char *src = json_string_value(v);
-		size_t n = cap - 1;
-
-		while (n > 0 && ((unsigned char)src[n] & 0xc0) == 0x80)
-			n--;
-		out[n] = '\0';
-	}
+	copy_text(out, cap, json_string_value(v));
 	return 0;
 }
 
@@ -319,8 +334,8 @@ add_fail(struct merge *m, const char *name, const char *why)
 	}
 	/* Appended; merge_figures sorts them once, in O(n log n). */
 	i = m->nfail;
-	snprintf(m->fail[i].name, sizeof(m->fail[i].name), "%s", name);
-	snprintf(m->fail[i].why, sizeof(m->fail[i].why), "%s", why);
+	copy_text(m->fail[i].name, sizeof(m->fail[i].name), name);
+	copy_text(m->fail[i].why, sizeof(m->fail[i].why), why);
 	m->nfail++;
 	m->sorted = 0;
 	return 0;
@@ -667,7 +682,7 @@ parse_result(const json_t *doc, const char *name, struct merge *one, char *err)
 	int role, k, rc;
 
 	memset(&r, 0, sizeof(r));
-	snprintf(r.name, sizeof(r.name), "%s", name);
+	copy_text(r.name, sizeof(r.name), name);
 	if (jint_at(doc, "confidence/iterations", 1, &it, NULL, name, err) < 0)
 		return -1;
 	if (it > 1)

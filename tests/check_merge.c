@@ -1300,6 +1300,36 @@ START_TEST(hostile_text_is_escaped)
 		json_decref(d);
 		free(out);
 	}
+	/* A file name is any bytes, not UTF-8: the merged JSON still names
+	 * that input, escaped, rather than losing it. */
+	{
+		char odd[64];
+		const char *argv[] = {NP_NETPERF, "--merge", a, odd, "--json",
+				      NULL};
+		json_error_t je;
+		json_t *in;
+
+		snprintf(odd, sizeof(odd), "/tmp/np_mesc_\xff\x1b_%d.json",
+			 (int)getpid());
+		spec_default(&s);
+		s.start += 1000;
+		s.test = test;
+		s.units = "Trans/s\x1b[2J";
+		put_doc(odd, mk_doc(&s), 0);
+		st = merge_cmd(argv, &out, err, sizeof(err));
+		unlink(odd);
+		ck_assert_msg(st == 0, "status %d: %s", st, err);
+		d = json_loads(out, 0, &je);
+		ck_assert_msg(d != NULL, "not JSON: %s", je.text);
+		in = json_object_get(d, "inputs");
+		ck_assert_int_eq(json_array_size(in), 2);
+		ck_assert_ptr_nonnull(
+		    strstr(json_string_value(json_object_get(
+			       json_array_get(in, 1), "name")),
+			   "np_mesc_\\xff\\x1b_"));
+		json_decref(d);
+		free(out);
+	}
 	unlink(a);
 	unlink(b);
 	unlink(c);
