@@ -715,6 +715,15 @@ run_measured(const char *const *argv, const char *out_path,
 	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+/* The big input's size in MB: 64, as the issue asks; a quarter under
+ * ASan, which runs this code several times slower, so the time bound
+ * still holds on a loaded CI machine (the old code took hours). */
+#if defined(__SANITIZE_ADDRESS__)
+#define BIG_MB 16
+#else
+#define BIG_MB 64
+#endif
+
 /* Under ASan (CI's sanitizer build) freed memory is held back, 256 MB
  * of it by default, which an RSS bound would count against netperf:
  * the child is given a small quarantine. Nothing changes without ASan. */
@@ -754,7 +763,7 @@ write_big_compare_input(const char *dir)
 		f = fopen(p, "w");
 		if (f == NULL)
 			return -1;
-		while (ftell(f) < (16L << 20) - (200L << 10)) {
+		while (ftell(f) < ((long)BIG_MB << 18) - (200L << 10)) {
 			json_t *d;
 			char *t;
 
