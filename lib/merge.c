@@ -539,7 +539,7 @@ parse_side_cpu(const json_t *doc, int role, const char *host, int64_t start,
 	c.role = role;
 	snprintf(c.host, sizeof(c.host), "%s", host);
 	c.start_ns = start;
-	c.end_ns = end > start ? end : start + 1;
+	c.end_ns = end; /* add_cpu makes an empty interval 1 ns long */
 	c.busy = (uint64_t)busy;
 	c.total = (uint64_t)total;
 	c.hz = (int)hz;
