@@ -524,19 +524,28 @@ compare_load(const char *path, const char *label, struct compare_side *s,
 
 	if (compare_side_begin(s, label) < 0)
 		return err_set(err, "out of memory");
-	if (stat(path, &st) < 0)
-		return err_set(err, "%s: cannot read %s: %s", label, path,
-			       strerror(errno));
+	if (stat(path, &st) < 0) {
+		err_set(err, "%s: cannot read %s: %s", label, path,
+			strerror(errno));
+		goto free_side;
+	}
 	k = S_ISDIR(st.st_mode) ? load_dir(path, s, why)
 				: load_file(path, s, why);
-	if (k < 0)
-		return err_set(err, "%s: %s", label, why);
-	if (k == 0)
-		return err_set(err,
-			       "%s: %s holds no netperf results (save "
-			       "them with --json)",
-			       label, path);
+	if (k < 0) {
+		err_set(err, "%s: %s", label, why);
+		goto free_side;
+	}
+	if (k == 0) {
+		err_set(err,
+			"%s: %s holds no netperf results (save them with "
+			"--json)",
+			label, path);
+		goto free_side;
+	}
 	return 0;
+free_side:
+	compare_side_free(s);
+	return -1;
 }
 
 void

@@ -114,7 +114,7 @@ int compare_side_add_text(struct compare_side *s, const char *text,
 			  size_t len, const char *name, char *err);
 
 /* Loads OLD or NEW from a file or a directory of *.json / *.jsonl files
- * into s (label "OLD"/"NEW"); returns 0, or -1 with err set. */
+ * into s (label "OLD"/"NEW"); returns 0, or -1 with err set and s empty. */
 int compare_load(const char *path, const char *label, struct compare_side *s,
 		 char *err);
 
