@@ -745,9 +745,9 @@ diff_settings(json_t *a, json_t *b)
 	{
 		if (json_object_get(a, k) == NULL)
 			json_array_append_new(
-			    out, json_pack("{s:s, s:o, s:o}", "field", k, "old",
-					   values_of(none), "new",
-					   values_of(va)));
+			    out,
+			    json_pack("{s:s, s:o, s:o}", "field", k, "old",
+				      values_of(none), "new", values_of(va)));
 	}
 	json_decref(none);
 	return out;
@@ -972,8 +972,8 @@ compare_print(FILE *out, const struct compare_report *r)
 	/* The test, units and settings are the files' text: escaped, as a
 	 * hostile file could otherwise drive the terminal or forge lines. */
 	fprintf(out, "%s: OLD %d result%s, NEW %d result%s\n\n",
-		escape_str(e, sizeof(e), r->test),
-		r->ndocs_old, r->ndocs_old == 1 ? "" : "s", r->ndocs_new,
+		escape_str(e, sizeof(e), r->test), r->ndocs_old,
+		r->ndocs_old == 1 ? "" : "s", r->ndocs_new,
 		r->ndocs_new == 1 ? "" : "s");
 	pad(out, "figure", 26);
 	pad(out, "OLD", 20);
@@ -1024,10 +1024,11 @@ compare_print(FILE *out, const struct compare_report *r)
 
 		values_text(json_object_get(d, "old"), a, sizeof(a));
 		values_text(json_object_get(d, "new"), b, sizeof(b));
-		fprintf(out, "  %s: %s -> %s\n",
-			escape_str(e, sizeof(e),
-				   json_string_value(json_object_get(d, "field"))),
-			a, b);
+		fprintf(
+		    out, "  %s: %s -> %s\n",
+		    escape_str(e, sizeof(e),
+			       json_string_value(json_object_get(d, "field"))),
+		    a, b);
 	}
 }
 

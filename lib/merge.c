@@ -225,7 +225,8 @@ parse_hist_buckets(const json_t *b, struct stats_hist *h, uint64_t *total,
 			return err_set(err,
 				       "%s: histogram buckets hold more than "
 				       "%llu values",
-				       name, (unsigned long long)MERGE_COUNT_MAX);
+				       name,
+				       (unsigned long long)MERGE_COUNT_MAX);
 		h->bucket[idx] += (uint64_t)json_integer_value(jc);
 		*total += (uint64_t)json_integer_value(jc);
 	}
@@ -481,8 +482,8 @@ merge_settle(struct merge *m)
 
 		if (g != NULL && g->role == e->role &&
 		    strcmp(g->host, e->host) == 0 && e->start_ns < g->end_ns) {
-			int64_t end = g->end_ns > e->end_ns ? g->end_ns
-							    : e->end_ns;
+			int64_t end =
+			    g->end_ns > e->end_ns ? g->end_ns : e->end_ns;
 
 			if (cpu_more(e, g)) {
 				g->busy = e->busy;
@@ -926,12 +927,12 @@ combine_fits(const struct merge *m, const struct merge *one, const char *name,
 			if (m->counts[i][k] > MERGE_COUNT_MAX ||
 			    one->counts[i][k] >
 				MERGE_COUNT_MAX - m->counts[i][k])
-				return err_set(err,
-					       "%s: the total of %s %s would "
-					       "pass %llu",
-					       name, role_key[i], count_key[k],
-					       (unsigned long long)
-						   MERGE_COUNT_MAX),
+				return err_set(
+					   err,
+					   "%s: the total of %s %s would "
+					   "pass %llu",
+					   name, role_key[i], count_key[k],
+					   (unsigned long long)MERGE_COUNT_MAX),
 				       -2;
 	for (i = 0; i < one->nruns; i++)
 		t += one->runs[i].thruput;

@@ -609,8 +609,8 @@ START_TEST(test_hostile_text)
 	snprintf(mixed, sizeof(mixed), "%s/mixed", dir);
 	write_doc(a, doc_of(test, "Trans/s\x1b[2J", base, sd_a, 5,
 			    "perf\x1b[31m", "0"));
-	write_doc(b, doc_of(test, "Trans/s\x1b[2J", fast, sd_b, 5, "save\x07",
-			    "1"));
+	write_doc(
+	    b, doc_of(test, "Trans/s\x1b[2J", fast, sd_b, 5, "save\x07", "1"));
 	write_doc(c, doc_of("UDP_RR\x1b[5m", "Trans/s\x1b[2J", fast, sd_b, 5,
 			    "save", "1"));
 	write_file(bad, "{\"schema\":1 \x1b[2J}");
@@ -648,8 +648,7 @@ START_TEST(test_hostile_text)
 					 {"--compare", a, mixed, NULL},
 					 {"--compare", bad, a, NULL}};
 		const char *want[] = {"NEW is UDP_RR\\x1b[5m",
-				      "T\\x1b[8m (compare one",
-				      "near '\\x1b'"};
+				      "T\\x1b[8m (compare one", "near '\\x1b'"};
 
 		for (int i = 0; i < 3; i++) {
 			ck_assert_int_eq(harness_netperf(args[i], 20, &o), 0);
@@ -792,8 +791,8 @@ START_TEST(test_big_input)
 {
 	static char out[1 << 16], errtext[4096];
 	char dir[] = "/tmp/check_compare_XXXXXX", p[160], op[160], ep[160];
-	const char *argv[] = {NP_NETPERF, "--compare", dir, dir, "--json",
-			      NULL};
+	const char *argv[] = {NP_NETPERF, "--compare", dir,
+			      dir,	  "--json",    NULL};
 	long ndocs = 0, rss;
 	double secs;
 	int rc, fd[2];
@@ -806,9 +805,8 @@ START_TEST(test_big_input)
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
 		ndocs = write_big_compare_input(dir);
-		_exit(write(fd[1], &ndocs, sizeof(ndocs)) == sizeof(ndocs)
-			  ? 0
-			  : 1);
+		_exit(write(fd[1], &ndocs, sizeof(ndocs)) == sizeof(ndocs) ? 0
+									   : 1);
 	}
 	ck_assert_int_eq(read(fd[0], &ndocs, sizeof(ndocs)), sizeof(ndocs));
 	ck_assert_int_eq(harness_wait_status(pid, harness_now() + 120), 0);
@@ -843,8 +841,8 @@ START_TEST(test_big_input)
 	    1.0, 1e-12);
 	json_decref(doc);
 	/* Generous: about 5 s here, more under ASan. */
-	ck_assert_msg(secs < 60, "%ld samples a side took %.1f s",
-		      ndocs * 1000, secs);
+	ck_assert_msg(secs < 60, "%ld samples a side took %.1f s", ndocs * 1000,
+		      secs);
 	ck_assert_msg(rss < 250 * 1024,
 		      "peak RSS %ld KB for 2 x 64 MB of results", rss);
 }

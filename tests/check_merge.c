@@ -1248,14 +1248,13 @@ START_TEST(hostile_text_is_escaped)
 	put_doc(a, mk_doc(&s), 0);
 	d = mk_doc(&s);
 	json_object_set_new(
-	    d, "errors",
-	    json_pack("[s]", "\x1b[1A\rnetperf: forged line\x07"));
+	    d, "errors", json_pack("[s]", "\x1b[1A\rnetperf: forged line\x07"));
 	put_doc(b, d, 0);
 	/* A broken file: jansson's message quotes the ESC after "1". */
 	harness_write_file(c, "{\"schema\":1 \x1b[2J}", 17, 0600);
 	{
-		const char *argv[] = {NP_NETPERF, "--merge", a, b, c,
-				      "-v",	  "2",	     NULL};
+		const char *argv[] = {NP_NETPERF, "--merge", a,	  b,
+				      c,	  "-v",	     "2", NULL};
 
 		st = merge_cmd(argv, &out, err, sizeof(err));
 		ck_assert_int_eq(st, 1);
@@ -1286,8 +1285,8 @@ START_TEST(hostile_text_is_escaped)
 		free(out);
 	}
 	{
-		const char *argv[] = {NP_NETPERF, "--merge", a, b, "--json",
-				      NULL};
+		const char *argv[] = {NP_NETPERF, "--merge", a,
+				      b,	  "--json",  NULL};
 		json_error_t je;
 
 		st = merge_cmd(argv, &out, err, sizeof(err));
@@ -1304,8 +1303,8 @@ START_TEST(hostile_text_is_escaped)
 	 * that input, escaped, rather than losing it. */
 	{
 		char odd[64];
-		const char *argv[] = {NP_NETPERF, "--merge", a, odd, "--json",
-				      NULL};
+		const char *argv[] = {NP_NETPERF, "--merge", a,
+				      odd,	  "--json",  NULL};
 		json_error_t je;
 		json_t *in;
 
@@ -1324,8 +1323,8 @@ START_TEST(hostile_text_is_escaped)
 		in = json_object_get(d, "inputs");
 		ck_assert_int_eq(json_array_size(in), 2);
 		ck_assert_ptr_nonnull(
-		    strstr(json_string_value(json_object_get(
-			       json_array_get(in, 1), "name")),
+		    strstr(json_string_value(
+			       json_object_get(json_array_get(in, 1), "name")),
 			   "np_mesc_\\xff\\x1b_"));
 		json_decref(d);
 		free(out);
@@ -1377,8 +1376,9 @@ START_TEST(totals_that_do_not_fit)
 	s.start += 1000;
 	put_doc(p[1], mk_doc(&s), 0);
 	{
-		const char *argv[] = {NP_NETPERF, "--merge", p[0],	 p[1],
-				      "--",	  "-k",	     "THROUGHPUT", NULL};
+		const char *argv[] = {NP_NETPERF,   "--merge", p[0],
+				      p[1],	    "--",      "-k",
+				      "THROUGHPUT", NULL};
 
 		assert_refused(argv, p[1], "not be a finite number");
 	}
@@ -1389,9 +1389,9 @@ START_TEST(totals_that_do_not_fit)
 		put_doc(p[i], mk_doc(&s), 0);
 	}
 	{
-		const char *argv[] = {NP_NETPERF, "--merge", p[0], p[1], p[2],
-				      "--",	  "-k",	     "LOCAL_BYTES_SENT",
-				      NULL};
+		const char *argv[] = {
+		    NP_NETPERF, "--merge",	    p[0], p[1], p[2], "--",
+		    "-k",	"LOCAL_BYTES_SENT", NULL};
 
 		assert_refused(argv, p[1], "bytes_sent would pass");
 	}
@@ -1402,18 +1402,17 @@ START_TEST(totals_that_do_not_fit)
 		stats_hist_add(&h, 1);
 	s.h = &h;
 	d = mk_doc(&s);
-	buckets = json_pack("[[I, I, I], [I, I, I], [I, I, I]]",
-			    (json_int_t)1, (json_int_t)2, (json_int_t)INT64_MAX,
-			    (json_int_t)2, (json_int_t)3, (json_int_t)INT64_MAX,
-			    (json_int_t)3, (json_int_t)4, (json_int_t)7);
+	buckets = json_pack("[[I, I, I], [I, I, I], [I, I, I]]", (json_int_t)1,
+			    (json_int_t)2, (json_int_t)INT64_MAX, (json_int_t)2,
+			    (json_int_t)3, (json_int_t)INT64_MAX, (json_int_t)3,
+			    (json_int_t)4, (json_int_t)7);
 	json_object_set_new(
 	    json_object_get(json_object_get(d, "latency_us"), "exact"),
 	    "buckets", buckets);
 	put_doc(p[0], d, 0);
 	{
-		const char *argv[] = {NP_NETPERF, "--merge", p[0],
-				      "--",	  "-k",	     "LATENCY_COUNT",
-				      NULL};
+		const char *argv[] = {NP_NETPERF, "--merge",	   p[0], "--",
+				      "-k",	  "LATENCY_COUNT", NULL};
 		char err[4096], *out;
 		int st = merge_cmd(argv, &out, err, sizeof(err));
 

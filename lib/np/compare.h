@@ -110,8 +110,8 @@ int compare_side_begin(struct compare_side *s, const char *label);
  * reads them, from the file name) to s, each freed once taken; returns
  * how many, or -1 with err set (not JSON, a sweep, another test or
  * units than the side's, a figure that is negative or not finite). */
-int compare_side_add_text(struct compare_side *s, const char *text,
-			  size_t len, const char *name, char *err);
+int compare_side_add_text(struct compare_side *s, const char *text, size_t len,
+			  const char *name, char *err);
 
 /* Loads OLD or NEW from a file or a directory of *.json / *.jsonl files
  * into s (label "OLD"/"NEW"); returns 0, or -1 with err set and s empty. */
