@@ -145,9 +145,17 @@ jtext(json_t *doc, const char *path)
 	return s != NULL ? s : "";
 }
 
-int
-compare_parse_text(const char *text, size_t len, const char *name, json_t *docs,
-		   char *err)
+/* Takes one document (a reference to it) into ctx; returns 0, or -1
+ * with err set. */
+typedef int (*compare_take_fn)(void *ctx, json_t *doc, const char *name,
+			       char *err);
+
+/* Each netperf-result document of text[0..len-1] to take, one at a time,
+ * so that no more than one tree is held; returns how many were taken, or
+ * -1 with err set. */
+static int
+parse_docs(const char *text, size_t len, const char *name, compare_take_fn take,
+	   void *ctx, char *err)
 {
 	size_t off = 0;
 	int added = 0;
@@ -182,16 +190,35 @@ compare_parse_text(const char *text, size_t len, const char *name, json_t *docs,
 			json_decref(d);
 			continue;
 		}
-		if (json_array_append_new(docs, d) != 0)
-			return err_set(err, "out of memory");
+		if (take(ctx, d, name, err) < 0) {
+			json_decref(d);
+			return -1;
+		}
+		json_decref(d);
 		added++;
 	}
 	return added;
 }
 
-/* Reads one file's documents into docs; returns how many, or -1. */
 static int
-load_file(const char *path, json_t *docs, char *err)
+take_append(void *ctx, json_t *doc, const char *name, char *err)
+{
+	(void)name;
+	if (json_array_append(ctx, doc) != 0)
+		return err_set(err, "out of memory");
+	return 0;
+}
+
+int
+compare_parse_text(const char *text, size_t len, const char *name, json_t *docs,
+		   char *err)
+{
+	return parse_docs(text, len, name, take_append, docs, err);
+}
+
+/* Reads one file's documents into s; returns how many, or -1. */
+static int
+load_file(const char *path, struct compare_side *s, char *err)
 {
 	FILE *f = fopen(path, "rb");
 	char *buf;
@@ -211,6 +238,15 @@ load_file(const char *path, json_t *docs, char *err)
 		return err_set(err, "%s is larger than %ld MB", path,
 			       COMPARE_MAX_FILE >> 20);
 	}
+	if ((uint64_t)len > COMPARE_MAX_SIDE - s->bytes) {
+		fclose(f);
+		return err_set(err,
+			       "the files pass %llu MB in all at %s; compare "
+			       "fewer results",
+			       (unsigned long long)(COMPARE_MAX_SIDE >> 20),
+			       path);
+	}
+	s->bytes += (uint64_t)len;
 	buf = malloc((size_t)len + 1);
 	if (buf == NULL) {
 		fclose(f);
@@ -222,7 +258,7 @@ load_file(const char *path, json_t *docs, char *err)
 		return err_set(err, "cannot read %s", path);
 	}
 	fclose(f);
-	rc = compare_parse_text(buf, (size_t)len, path, docs, err);
+	rc = compare_side_add_text(s, buf, (size_t)len, path, err);
 	free(buf);
 	return rc;
 }
@@ -235,7 +271,7 @@ name_cmp(const void *a, const void *b)
 
 /* A directory's *.json and *.jsonl files, in name order. */
 static int
-load_dir(const char *path, json_t *docs, char *err)
+load_dir(const char *path, struct compare_side *s, char *err)
 {
 	char **names = NULL;
 	struct dirent *de;
@@ -286,7 +322,7 @@ load_dir(const char *path, json_t *docs, char *err)
 			rc = err_set(err, "out of memory");
 			break;
 		}
-		k = load_file(full, docs, err);
+		k = load_file(full, s, err);
 		free(full);
 		if (k < 0)
 			rc = -1;
@@ -299,46 +335,167 @@ load_dir(const char *path, json_t *docs, char *err)
 	return rc < 0 ? -1 : total;
 }
 
-/* Appends v to figure f of s. */
+/* Appends v to figure f of s, doubling its room as it fills. */
 static int
 side_add(struct compare_side *s, int f, double v)
 {
-	double *grown = realloc(s->v[f], (size_t)(s->n[f] + 1) * sizeof(v));
+	if (s->n[f] == s->cap[f]) {
+		int cap = s->cap[f] ? 2 * s->cap[f] : 16;
+		double *grown;
 
-	if (grown == NULL)
-		return -1;
-	s->v[f] = grown;
+		if (cap < s->cap[f])
+			return -1;
+		grown = realloc(s->v[f], (size_t)cap * sizeof(v));
+		if (grown == NULL)
+			return -1;
+		s->v[f] = grown;
+		s->cap[f] = cap;
+	}
 	s->v[f][s->n[f]++] = v;
+	return 0;
+}
+
+/* One figure's value v of a document named name into s: a rate, a
+ * share or a time, so finite and not negative. */
+static int
+side_add_value(struct compare_side *s, int f, json_t *v, const char *name,
+	       char *err)
+{
+	double x;
+
+	if (!json_is_number(v))
+		return 0;
+	x = json_number_value(v);
+	if (!isfinite(x) || x < 0)
+		return err_set(err, "%s: %s %g is not a figure", name,
+			       figs[f].key, x);
+	if (side_add(s, f, x) < 0)
+		return err_set(err, "out of memory");
 	return 0;
 }
 
 /* A document's samples: each iteration it kept, or the run itself. */
 static int
-side_add_doc(struct compare_side *s, json_t *doc)
+side_add_doc(struct compare_side *s, json_t *doc, const char *name, char *err)
 {
 	json_t *it = json_object_get(doc, "iterations");
 	size_t i;
 
 	if (json_is_array(it) && json_array_size(it) > 0) {
 		for (i = 0; i < json_array_size(it); i++)
-			for (int f = 0; f < COMPARE_NFIG; f++) {
-				json_t *v = json_object_get(
-				    json_array_get(it, i), figs[f].iter_key);
-
-				if (json_is_number(v) &&
-				    side_add(s, f, json_number_value(v)) < 0)
+			for (int f = 0; f < COMPARE_NFIG; f++)
+				if (side_add_value(
+					s, f,
+					json_object_get(json_array_get(it, i),
+							figs[f].iter_key),
+					name, err) < 0)
 					return -1;
-			}
 		return 0;
 	}
-	for (int f = 0; f < COMPARE_NFIG; f++) {
-		json_t *v = jpath(doc, figs[f].doc_path);
-
-		if (json_is_number(v) &&
-		    side_add(s, f, json_number_value(v)) < 0)
+	for (int f = 0; f < COMPARE_NFIG; f++)
+		if (side_add_value(s, f, jpath(doc, figs[f].doc_path), name,
+				   err) < 0)
 			return -1;
-	}
 	return 0;
+}
+
+/* Copies src into dst (cap bytes), cut if it must be at a character's
+ * start, so the copy stays UTF-8 (jansson refuses a string that is
+ * not). */
+static void
+copy_text(char *dst, size_t cap, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (n >= cap) {
+		n = cap - 1;
+		while (n > 0 && ((unsigned char)src[n] & 0xc0) == 0x80)
+			n--;
+	}
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+static json_t *setting_of(json_t *doc);
+
+/* The values of a document's settings into the side's sets. */
+static int
+side_add_settings(struct compare_side *s, json_t *doc)
+{
+	json_t *one = setting_of(doc), *v;
+	const char *k;
+
+	if (one == NULL)
+		return -1;
+	json_object_foreach(one, k, v)
+	{
+		json_t *vals = json_object_get(s->settings, k);
+
+		if (vals == NULL) {
+			vals = json_object();
+			if (json_object_set_new(s->settings, k, vals) != 0) {
+				json_decref(one);
+				return -1;
+			}
+		}
+		if (json_object_set_new(vals, json_string_value(v),
+					json_true()) != 0) {
+			json_decref(one);
+			return -1;
+		}
+	}
+	json_decref(one);
+	return 0;
+}
+
+/* Takes what the side needs of one document: its test and units (the
+ * first's, which the rest must share), its samples and its settings. */
+static int
+side_take(void *ctx, json_t *d, const char *name, char *err)
+{
+	struct compare_side *s = ctx;
+	char test[sizeof(s->test)], units[sizeof(s->units)];
+
+	copy_text(test, sizeof(test), jtext(d, "test"));
+	copy_text(units, sizeof(units), jtext(d, "result/throughput_units"));
+	if (s->ndocs == 0) {
+		memcpy(s->test, test, sizeof(test));
+		memcpy(s->units, units, sizeof(units));
+		copy_text(s->sd_units, sizeof(s->sd_units),
+			  jtext(d, "result/service_demand_units"));
+	} else if (strcmp(test, s->test) != 0) {
+		return err_set(err,
+			       "%s mixes tests: %s and %s (compare one test "
+			       "at a time)",
+			       s->label, s->test, test);
+	} else if (strcmp(units, s->units) != 0) {
+		return err_set(err, "%s mixes units: %s and %s", s->label,
+			       s->units, units);
+	}
+	if (s->ndocs == INT32_MAX)
+		return err_set(err, "%s: too many results", s->label);
+	if (side_add_doc(s, d, name, err) < 0)
+		return -1;
+	if (side_add_settings(s, d) < 0)
+		return err_set(err, "out of memory");
+	s->ndocs++;
+	return 0;
+}
+
+int
+compare_side_begin(struct compare_side *s, const char *label)
+{
+	memset(s, 0, sizeof(*s));
+	snprintf(s->label, sizeof(s->label), "%s", label);
+	s->settings = json_object();
+	return s->settings != NULL ? 0 : -1;
+}
+
+int
+compare_side_add_text(struct compare_side *s, const char *text, size_t len,
+		      const char *name, char *err)
+{
+	return parse_docs(text, len, name, side_take, s, err);
 }
 
 int
@@ -347,33 +504,13 @@ compare_side_from_docs(json_t *docs, const char *label, struct compare_side *s,
 {
 	size_t i;
 
-	memset(s, 0, sizeof(*s));
-	snprintf(s->label, sizeof(s->label), "%s", label);
+	if (compare_side_begin(s, label) < 0)
+		return err_set(err, "out of memory");
 	if (!json_is_array(docs) || json_array_size(docs) == 0)
 		return err_set(err, "%s holds no netperf results", label);
-	s->docs = json_incref(docs);
-	s->ndocs = (int)json_array_size(docs);
-	snprintf(s->test, sizeof(s->test), "%s",
-		 jtext(json_array_get(docs, 0), "test"));
-	snprintf(s->units, sizeof(s->units), "%s",
-		 jtext(json_array_get(docs, 0), "result/throughput_units"));
-	snprintf(s->sd_units, sizeof(s->sd_units), "%s",
-		 jtext(json_array_get(docs, 0), "result/service_demand_units"));
-	for (i = 0; i < json_array_size(docs); i++) {
-		json_t *d = json_array_get(docs, i);
-
-		if (strcmp(jtext(d, "test"), s->test) != 0)
-			return err_set(err,
-				       "%s mixes tests: %s and %s (compare "
-				       "one test at a time)",
-				       label, s->test, jtext(d, "test"));
-		if (strcmp(jtext(d, "result/throughput_units"), s->units) != 0)
-			return err_set(err, "%s mixes units: %s and %s", label,
-				       s->units,
-				       jtext(d, "result/throughput_units"));
-		if (side_add_doc(s, d) < 0)
-			return err_set(err, "out of memory");
-	}
+	for (i = 0; i < json_array_size(docs); i++)
+		if (side_take(s, json_array_get(docs, i), label, err) < 0)
+			return -1;
 	return 0;
 }
 
@@ -382,34 +519,33 @@ compare_load(const char *path, const char *label, struct compare_side *s,
 	     char *err)
 {
 	struct stat st;
-	json_t *docs = json_array();
 	char why[ERR_LEN];
-	int k, rc;
+	int k;
 
-	memset(s, 0, sizeof(*s));
-	if (docs == NULL)
+	if (compare_side_begin(s, label) < 0)
 		return err_set(err, "out of memory");
 	if (stat(path, &st) < 0) {
-		json_decref(docs);
-		return err_set(err, "%s: cannot read %s: %s", label, path,
-			       strerror(errno));
+		err_set(err, "%s: cannot read %s: %s", label, path,
+			strerror(errno));
+		goto free_side;
 	}
-	k = S_ISDIR(st.st_mode) ? load_dir(path, docs, why)
-				: load_file(path, docs, why);
+	k = S_ISDIR(st.st_mode) ? load_dir(path, s, why)
+				: load_file(path, s, why);
 	if (k < 0) {
-		json_decref(docs);
-		return err_set(err, "%s: %s", label, why);
+		err_set(err, "%s: %s", label, why);
+		goto free_side;
 	}
 	if (k == 0) {
-		json_decref(docs);
-		return err_set(err,
-			       "%s: %s holds no netperf results (save "
-			       "them with --json)",
-			       label, path);
+		err_set(err,
+			"%s: %s holds no netperf results (save them with "
+			"--json)",
+			label, path);
+		goto free_side;
 	}
-	rc = compare_side_from_docs(docs, label, s, err);
-	json_decref(docs);
-	return rc;
+	return 0;
+free_side:
+	compare_side_free(s);
+	return -1;
 }
 
 void
@@ -417,18 +553,20 @@ compare_side_free(struct compare_side *s)
 {
 	for (int f = 0; f < COMPARE_NFIG; f++)
 		free(s->v[f]);
-	json_decref(s->docs);
+	json_decref(s->settings);
 	memset(s, 0, sizeof(*s));
 }
 
+/* The mean, summed in long double so that values near the double's
+ * limit do not overflow it. */
 static double
 mean_of(const double *v, int n)
 {
-	double s = 0;
+	long double s = 0;
 
 	for (int i = 0; i < n; i++)
 		s += v[i];
-	return n > 0 ? s / n : NAN;
+	return n > 0 ? (double)(s / n) : NAN;
 }
 
 /* The smallest two-sided p-value an exact Mann-Whitney test of n1
@@ -451,15 +589,23 @@ add_warn(struct compare_report *r, const char *text)
 		snprintf(r->warn[r->nwarn++], sizeof(r->warn[0]), "%s", text);
 }
 
+/* How deep flatten follows objects, and the longest field name it
+ * makes: a platform record is shallow, and a hostile one nested 2000
+ * deep with long keys would otherwise cost depth^2 of names. */
+#define FLATTEN_DEPTH 8
+#define FLATTEN_NAME 512
+
 /* Flattens a JSON value into prefix-named scalar fields of out (an
  * object of field -> value text). */
 static void
-flatten(json_t *v, const char *prefix, json_t *out)
+flatten(json_t *v, const char *prefix, json_t *out, int depth)
 {
 	const char *k;
 	json_t *x;
 	char *text;
 
+	if (depth > FLATTEN_DEPTH || strlen(prefix) > FLATTEN_NAME)
+		return;
 	if (json_is_object(v)) {
 		json_object_foreach(v, k, x)
 		{
@@ -467,7 +613,7 @@ flatten(json_t *v, const char *prefix, json_t *out)
 
 			if (asprintf(&name, "%s.%s", prefix, k) < 0)
 				return;
-			flatten(x, name, out);
+			flatten(x, name, out, depth + 1);
 			free(name);
 		}
 		return;
@@ -496,11 +642,11 @@ setting_of(json_t *doc)
 		char p[32];
 
 		snprintf(p, sizeof(p), "%s", sides[i]);
-		flatten(json_object_get(side, "platform"), p, out);
+		flatten(json_object_get(side, "platform"), p, out, 0);
 		snprintf(p, sizeof(p), "%s.placement", sides[i]);
-		flatten(json_object_get(side, "placement"), p, out);
+		flatten(json_object_get(side, "placement"), p, out, 0);
 	}
-	flatten(json_object_get(doc, "request"), "request", out);
+	flatten(json_object_get(doc, "request"), "request", out, 0);
 	/* Where a thread happened to end is an outcome, not a setting; a
 	 * note only explains the placement. */
 	json_object_del(out, "local.placement.cpu_actual");
@@ -510,62 +656,19 @@ setting_of(json_t *doc)
 	return out;
 }
 
-/* Adds text to the array of distinct values vals. */
-static void
-add_distinct(json_t *vals, const char *text)
-{
-	size_t i;
-
-	for (i = 0; i < json_array_size(vals); i++)
-		if (strcmp(json_string_value(json_array_get(vals, i)), text) ==
-		    0)
-			return;
-	json_array_append_new(vals, json_string(text));
-}
-
-/* The distinct values of each field over a side's documents. */
-static json_t *
-settings_of(json_t *docs)
-{
-	json_t *all = json_object();
-	size_t i;
-
-	for (i = 0; i < json_array_size(docs); i++) {
-		json_t *one = setting_of(json_array_get(docs, i));
-		const char *k;
-		json_t *v;
-
-		json_object_foreach(one, k, v)
-		{
-			json_t *vals = json_object_get(all, k);
-
-			if (vals == NULL) {
-				vals = json_array();
-				json_object_set_new(all, k, vals);
-			}
-			add_distinct(vals, json_string_value(v));
-		}
-		json_decref(one);
-	}
-	return all;
-}
-
-/* Both sides' values of a field as one set each, order aside. */
+/* Both sides' values of a field (sets: objects of value -> true) as
+ * one set each, order aside. */
 static int
 same_values(json_t *a, json_t *b)
 {
-	size_t i, j;
+	const char *k;
+	json_t *v;
 
-	if (json_array_size(a) != json_array_size(b))
+	if (json_object_size(a) != json_object_size(b))
 		return 0;
-	for (i = 0; i < json_array_size(a); i++) {
-		const char *x = json_string_value(json_array_get(a, i));
-
-		for (j = 0; j < json_array_size(b); j++)
-			if (strcmp(x, json_string_value(
-					  json_array_get(b, j))) == 0)
-				break;
-		if (j == json_array_size(b))
+	json_object_foreach(a, k, v)
+	{
+		if (json_object_get(b, k) == NULL)
 			return 0;
 	}
 	return 1;
@@ -577,27 +680,51 @@ static int
 freq_differs(json_t *a, json_t *b)
 {
 	double sa = 0, sb = 0;
-	size_t i;
+	const char *k;
+	json_t *v;
 
-	for (i = 0; i < json_array_size(a); i++)
-		sa += atof(json_string_value(json_array_get(a, i)));
-	for (i = 0; i < json_array_size(b); i++)
-		sb += atof(json_string_value(json_array_get(b, i)));
-	sa /= (double)json_array_size(a);
-	sb /= (double)json_array_size(b);
-	return sa <= 0 || fabs(sb - sa) / sa > 0.05;
+	json_object_foreach(a, k, v)
+	{
+		sa += atof(k);
+	}
+	json_object_foreach(b, k, v)
+	{
+		sb += atof(k);
+	}
+	sa /= (double)json_object_size(a);
+	sb /= (double)json_object_size(b);
+	return !(sa > 0) || !isfinite(sa) || !isfinite(sb) ||
+	       fabs(sb - sa) / sa > 0.05;
+}
+
+/* A set's values as an array, in the order they were first seen. */
+static json_t *
+values_of(json_t *set)
+{
+	json_t *a = json_array(), *v;
+	const char *k;
+
+	json_object_foreach(set, k, v)
+	{
+		json_array_append_new(a, json_string(k));
+	}
+	return a;
 }
 
 /* Every field whose values differ between the sides. */
 static json_t *
-diff_settings(json_t *old_docs, json_t *new_docs)
+diff_settings(json_t *a, json_t *b)
 {
-	json_t *a = settings_of(old_docs), *b = settings_of(new_docs);
-	json_t *out = json_array(), *none = json_array();
+	json_t *out = json_array(), *none = json_object();
 	const char *k;
 	json_t *va;
 
-	json_array_append_new(none, json_string("absent"));
+	if (out == NULL || none == NULL || a == NULL || b == NULL) {
+		json_decref(out);
+		json_decref(none);
+		return NULL;
+	}
+	json_object_set_new(none, "absent", json_true());
 	json_object_foreach(a, k, va)
 	{
 		json_t *vb = json_object_get(b, k);
@@ -610,19 +737,19 @@ diff_settings(json_t *old_docs, json_t *new_docs)
 		if (kl > 8 && strcmp(k + kl - 8, ".cpu_mhz") == 0 &&
 		    vb != none && !freq_differs(va, vb))
 			continue;
-		json_array_append_new(out, json_pack("{s:s, s:O, s:O}", "field",
-						     k, "old", va, "new", vb));
+		json_array_append_new(out, json_pack("{s:s, s:o, s:o}", "field",
+						     k, "old", values_of(va),
+						     "new", values_of(vb)));
 	}
 	json_object_foreach(b, k, va)
 	{
 		if (json_object_get(a, k) == NULL)
-			json_array_append_new(out, json_pack("{s:s, s:O, s:O}",
-							     "field", k, "old",
-							     none, "new", va));
+			json_array_append_new(
+			    out,
+			    json_pack("{s:s, s:o, s:o}", "field", k, "old",
+				      values_of(none), "new", values_of(va)));
 	}
 	json_decref(none);
-	json_decref(a);
-	json_decref(b);
 	return out;
 }
 
@@ -686,6 +813,15 @@ compare_figure(const struct compare_side *old, const struct compare_side *nw,
 		? w.p
 		: NAN;
 	row->significant = row->p < alpha;
+	/* Values near the double's limit: an interval that overflows is no
+	 * figure to print; a change past it is only "changed". */
+	if (isinf(row->ci_old) || isinf(row->ci_new))
+		return err_set(err,
+			       "the %s values are too far apart for an "
+			       "interval",
+			       row->name);
+	if (isinf(row->change_pct))
+		row->change_pct = NAN;
 	return 0;
 }
 
@@ -755,7 +891,7 @@ compare_run(const struct compare_side *old, const struct compare_side *nw,
 	if (r->nrows == 0)
 		return err_set(err, "OLD and NEW have no figure in common");
 	compare_warn_samples(r, alpha);
-	r->diffs = diff_settings(old->docs, nw->docs);
+	r->diffs = diff_settings(old->settings, nw->settings);
 	if (r->diffs == NULL)
 		return err_set(err, "out of memory");
 	return 0;
@@ -806,7 +942,8 @@ pad(FILE *out, const char *s, int width)
 		fputc(' ', out);
 }
 
-/* A list of values as text, "a, b" ("absent" for a field a side lacks). */
+/* A list of values as text, "a, b" ("absent" for a field a side lacks),
+ * each escaped: they are the files' text. */
 static void
 values_text(json_t *vals, char *b, size_t cap)
 {
@@ -814,8 +951,11 @@ values_text(json_t *vals, char *b, size_t cap)
 
 	b[0] = '\0';
 	for (size_t i = 0; i < json_array_size(vals); i++) {
-		int n = snprintf(b + used, cap - used, "%s%s", i ? ", " : "",
-				 json_string_value(json_array_get(vals, i)));
+		char e[ESCAPE_LEN];
+		int n = snprintf(
+		    b + used, cap - used, "%s%s", i ? ", " : "",
+		    escape_str(e, sizeof(e),
+			       json_string_value(json_array_get(vals, i))));
 
 		if (n < 0 || (size_t)n >= cap - used)
 			return;
@@ -826,10 +966,14 @@ values_text(json_t *vals, char *b, size_t cap)
 void
 compare_print(FILE *out, const struct compare_report *r)
 {
+	char e[ESCAPE_LEN];
 	int i;
 
-	fprintf(out, "%s: OLD %d result%s, NEW %d result%s\n\n", r->test,
-		r->ndocs_old, r->ndocs_old == 1 ? "" : "s", r->ndocs_new,
+	/* The test, units and settings are the files' text: escaped, as a
+	 * hostile file could otherwise drive the terminal or forge lines. */
+	fprintf(out, "%s: OLD %d result%s, NEW %d result%s\n\n",
+		escape_str(e, sizeof(e), r->test), r->ndocs_old,
+		r->ndocs_old == 1 ? "" : "s", r->ndocs_new,
 		r->ndocs_new == 1 ? "" : "s");
 	pad(out, "figure", 26);
 	pad(out, "OLD", 20);
@@ -839,7 +983,8 @@ compare_print(FILE *out, const struct compare_report *r)
 		const struct compare_row *row = &r->row[i];
 		char name[64], a[48], b[48], d[32];
 
-		snprintf(name, sizeof(name), "%s %s", row->name, row->units);
+		snprintf(name, sizeof(name), "%s %s", row->name,
+			 escape_str(e, sizeof(e), row->units));
 		with_interval(a, sizeof(a), row->mean_old, row->ci_old);
 		with_interval(b, sizeof(b), row->mean_new, row->ci_new);
 		if (!row->significant)
@@ -879,8 +1024,11 @@ compare_print(FILE *out, const struct compare_report *r)
 
 		values_text(json_object_get(d, "old"), a, sizeof(a));
 		values_text(json_object_get(d, "new"), b, sizeof(b));
-		fprintf(out, "  %s: %s -> %s\n",
-			json_string_value(json_object_get(d, "field")), a, b);
+		fprintf(
+		    out, "  %s: %s -> %s\n",
+		    escape_str(e, sizeof(e),
+			       json_string_value(json_object_get(d, "field"))),
+		    a, b);
 	}
 }
 

@@ -1,13 +1,22 @@
 #include "np/merge.h"
 
 #include <ctype.h>
+#include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "np/escape.h"
 #include "np/json.h"
+
+/* The largest total a count may reach: JSON carries signed 64 bits. */
+#define MERGE_COUNT_MAX ((uint64_t)INT64_MAX)
+/* The longest interim interval taken, in seconds (a day): longer is not
+ * a sample, and its nanoseconds would not fit with its end's. */
+#define MERGE_INTERVAL_MAX 86400.0
 
 void
 merge_init(struct merge *m)
@@ -34,6 +43,29 @@ merge_free(struct merge *m)
 }
 
 /* --- reading documents ------------------------------------------------ */
+
+/* Copies src into dst (cap bytes) as text the merged JSON can carry:
+ * cut, if it must be, at a character's start; a name that is not UTF-8
+ * (a file name is any bytes) escaped, as jansson writes only UTF-8. */
+static void
+copy_text(char *dst, size_t cap, const char *src)
+{
+	json_t *probe = json_string(src);
+	size_t n = strlen(src);
+
+	if (probe == NULL) {
+		escape_str(dst, cap, src);
+		return;
+	}
+	json_decref(probe);
+	if (n >= cap) {
+		n = cap - 1;
+		while (n > 0 && ((unsigned char)src[n] & 0xc0) == 0x80)
+			n--;
+	}
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
 
 /* The value at a '/'-separated path of object keys, or NULL. */
 static json_t *
@@ -68,7 +100,9 @@ jstr_at(const json_t *doc, const char *path, char *out, size_t cap)
 		return 0;
 	if (!json_is_string(v))
 		return -1;
-	snprintf(out, cap, "%s", json_string_value(v));
+	/* Cut, if it must be, at a character's start: the state is written
+	 * again as JSON, which must be UTF-8. */
+	copy_text(out, cap, json_string_value(v));
 	return 0;
 }
 
@@ -185,10 +219,33 @@ parse_hist_buckets(const json_t *b, struct stats_hist *h, uint64_t *total,
 				       name, (unsigned long long)lo,
 				       (unsigned long long)hi,
 				       JSON_HIST_SCHEME);
+		/* Checked: buckets that wrap past 2^64 to the count must
+		 * not pass for it. */
+		if ((uint64_t)json_integer_value(jc) > MERGE_COUNT_MAX - *total)
+			return err_set(err,
+				       "%s: histogram buckets hold more than "
+				       "%llu values",
+				       name,
+				       (unsigned long long)MERGE_COUNT_MAX);
 		h->bucket[idx] += (uint64_t)json_integer_value(jc);
 		*total += (uint64_t)json_integer_value(jc);
 	}
 	return 0;
+}
+
+/* Whether h's min and max fall in its lowest and highest non-empty
+ * buckets, as a histogram's own values do; h->count > 0. */
+static int
+hist_bounds_agree(const struct stats_hist *h)
+{
+	int lo = 0, hi = STATS_NBUCKETS - 1;
+
+	while (lo < STATS_NBUCKETS && h->bucket[lo] == 0)
+		lo++;
+	while (hi > lo && h->bucket[hi] == 0)
+		hi--;
+	return h->min <= h->max && stats_bucket_of(h->min) == lo &&
+	       stats_bucket_of(h->max) == hi;
 }
 
 /* latency_us.exact (or a merge's latency_us.exact) into h; returns 0,
@@ -242,8 +299,23 @@ parse_hist(const json_t *x, struct stats_hist *h, const char *name, char *err)
 	if (total > 0) {
 		h->min = (uint64_t)mn;
 		h->max = (uint64_t)mx;
+		if (!hist_bounds_agree(h))
+			return err_set(err,
+				       "%s: histogram min %lld and max %lld "
+				       "disagree with its buckets",
+				       name, (long long)mn, (long long)mx);
 	}
 	return 0;
+}
+
+/* Failures sort by name, then reason. */
+static int
+fail_qcmp(const void *a, const void *b)
+{
+	const struct merge_failure *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c != 0 ? c : strcmp(x->why, y->why);
 }
 
 static int
@@ -261,11 +333,12 @@ add_fail(struct merge *m, const char *name, const char *why)
 		m->fail = f;
 		m->cap_fail = cap;
 	}
-	for (i = m->nfail; i > 0 && strcmp(m->fail[i - 1].name, name) > 0; i--)
-		m->fail[i] = m->fail[i - 1];
-	snprintf(m->fail[i].name, sizeof(m->fail[i].name), "%s", name);
-	snprintf(m->fail[i].why, sizeof(m->fail[i].why), "%s", why);
+	/* Appended; merge_figures sorts them once, in O(n log n). */
+	i = m->nfail;
+	copy_text(m->fail[i].name, sizeof(m->fail[i].name), name);
+	copy_text(m->fail[i].why, sizeof(m->fail[i].why), why);
 	m->nfail++;
+	m->sorted = 0;
 	return 0;
 }
 
@@ -292,12 +365,19 @@ run_cmp(const struct merge_run *a, const struct merge_run *b)
 	return a->end_ns < b->end_ns ? -1 : a->end_ns > b->end_ns;
 }
 
-/* Takes ownership of r's samples; returns 0, or -1 out of memory. */
+static int
+run_qcmp(const void *a, const void *b)
+{
+	return run_cmp(a, b);
+}
+
+/* Takes ownership of r's samples; returns 0, or -1 out of memory. Runs
+ * are appended and sorted once by merge_figures: inserting each in order
+ * was quadratic over a big fleet. */
 static int
 add_run(struct merge *m, struct merge_run *r)
 {
 	struct merge_run *g;
-	int i;
 
 	if (m->nruns == m->cap_runs) {
 		int cap = m->cap_runs ? 2 * m->cap_runs : 8;
@@ -308,10 +388,8 @@ add_run(struct merge *m, struct merge_run *r)
 		m->runs = g;
 		m->cap_runs = cap;
 	}
-	for (i = m->nruns; i > 0 && run_cmp(&m->runs[i - 1], r) > 0; i--)
-		m->runs[i] = m->runs[i - 1];
-	m->runs[i] = *r;
-	m->nruns++;
+	m->runs[m->nruns++] = *r;
+	m->sorted = 0;
 	r->samples = NULL;
 	r->nsamples = 0;
 	r->platform[0] = r->platform[1] = NULL;
@@ -331,40 +409,18 @@ cpu_cmp(const struct merge_cpu *a, const struct merge_cpu *b)
 	return a->start_ns < b->start_ns ? -1 : a->start_ns > b->start_ns;
 }
 
-/* One CPU account; accounts of the same host and role whose intervals
- * overlap become one, the longer measurement over the union of both. */
+static int
+cpu_qcmp(const void *a, const void *b)
+{
+	return cpu_cmp(a, b);
+}
+
+/* One CPU account, appended; merge_settle joins the overlapping ones. */
 static int
 add_cpu(struct merge *m, const struct merge_cpu *in)
 {
-	struct merge_cpu e = *in, *g;
-	int i, again = 1;
+	struct merge_cpu *g;
 
-	while (again) {
-		again = 0;
-		for (i = 0; i < m->ncpu; i++) {
-			struct merge_cpu *o = &m->cpu[i];
-
-			if (o->role != e.role || strcmp(o->host, e.host) != 0 ||
-			    o->start_ns >= e.end_ns || e.start_ns >= o->end_ns)
-				continue;
-			if (o->total > e.total ||
-			    (o->total == e.total && o->busy > e.busy)) {
-				e.busy = o->busy;
-				e.total = o->total;
-				e.hz = o->hz;
-				e.ncpu = o->ncpu;
-			}
-			if (o->start_ns < e.start_ns)
-				e.start_ns = o->start_ns;
-			if (o->end_ns > e.end_ns)
-				e.end_ns = o->end_ns;
-			memmove(o, o + 1,
-				(size_t)(m->ncpu - i - 1) * sizeof(*o));
-			m->ncpu--;
-			again = 1;
-			break;
-		}
-	}
 	if (m->ncpu == m->cap_cpu) {
 		int cap = m->cap_cpu ? 2 * m->cap_cpu : 8;
 
@@ -374,11 +430,76 @@ add_cpu(struct merge *m, const struct merge_cpu *in)
 		m->cpu = g;
 		m->cap_cpu = cap;
 	}
-	for (i = m->ncpu; i > 0 && cpu_cmp(&m->cpu[i - 1], &e) > 0; i--)
-		m->cpu[i] = m->cpu[i - 1];
-	m->cpu[i] = e;
+	m->cpu[m->ncpu] = *in;
+	/* An empty interval overlaps nothing; give it a nanosecond so that
+	 * the sweep below sees it as what it measured. */
+	if (m->cpu[m->ncpu].end_ns <= m->cpu[m->ncpu].start_ns)
+		m->cpu[m->ncpu].end_ns = m->cpu[m->ncpu].start_ns < INT64_MAX
+					     ? m->cpu[m->ncpu].start_ns + 1
+					     : INT64_MAX;
 	m->ncpu++;
+	m->sorted = 0;
 	return 0;
+}
+
+/* Whether account a measured more than b: more ticks, then more busy
+ * ones, then the rest, so the choice does not depend on input order. */
+static int
+cpu_more(const struct merge_cpu *a, const struct merge_cpu *b)
+{
+	if (a->total != b->total)
+		return a->total > b->total;
+	if (a->busy != b->busy)
+		return a->busy > b->busy;
+	if (a->hz != b->hz)
+		return a->hz > b->hz;
+	return a->ncpu > b->ncpu;
+}
+
+/*
+ * Sorts runs (start, name), failures (name) and CPU accounts (role,
+ * host, start), and makes the accounts of one host and role whose
+ * intervals overlap one, the longest measurement over the union of
+ * them: the connected groups of overlapping intervals, found by one
+ * sweep in start order. O(n log n) in all.
+ */
+static void
+merge_settle(struct merge *m)
+{
+	int i, out = 0;
+
+	if (m->sorted)
+		return;
+	if (m->nruns > 1)
+		qsort(m->runs, (size_t)m->nruns, sizeof(*m->runs), run_qcmp);
+	if (m->nfail > 1)
+		qsort(m->fail, (size_t)m->nfail, sizeof(*m->fail), fail_qcmp);
+	if (m->ncpu > 1)
+		qsort(m->cpu, (size_t)m->ncpu, sizeof(*m->cpu), cpu_qcmp);
+	for (i = 0; i < m->ncpu; i++) {
+		struct merge_cpu *g = out > 0 ? &m->cpu[out - 1] : NULL;
+		const struct merge_cpu *e = &m->cpu[i];
+
+		if (g != NULL && g->role == e->role &&
+		    strcmp(g->host, e->host) == 0 && e->start_ns < g->end_ns) {
+			int64_t end =
+			    g->end_ns > e->end_ns ? g->end_ns : e->end_ns;
+
+			if (cpu_more(e, g)) {
+				g->busy = e->busy;
+				g->total = e->total;
+				g->hz = e->hz;
+				g->ncpu = e->ncpu;
+			}
+			g->end_ns = end;
+			continue;
+		}
+		if (out != i)
+			m->cpu[out] = *e;
+		out++;
+	}
+	m->ncpu = out;
+	m->sorted = 1;
 }
 
 static const char *const count_key[MERGE_NCOUNTS] = {
@@ -407,6 +528,9 @@ parse_side_cpu(const json_t *doc, int role, const char *host, int64_t start,
 	    jint_at(cpu, "ticks/hz", 0, &hz, NULL, name, err) < 0 ||
 	    jint_at(cpu, "count", 0, &ncpu, NULL, name, err) < 0)
 		return -1;
+	if (hz > INT_MAX || ncpu > INT_MAX)
+		return err_set(err, "%s: %s.cpu has a count past %d", name,
+			       role_key[role], INT_MAX);
 	if (busy < 0 || total < busy || hz <= 0)
 		return err_set(err,
 			       "%s: %s.cpu has no ticks (written by an older "
@@ -416,12 +540,27 @@ parse_side_cpu(const json_t *doc, int role, const char *host, int64_t start,
 	c.role = role;
 	snprintf(c.host, sizeof(c.host), "%s", host);
 	c.start_ns = start;
-	c.end_ns = end > start ? end : start + 1;
+	c.end_ns = end; /* add_cpu makes an empty interval 1 ns long */
 	c.busy = (uint64_t)busy;
 	c.total = (uint64_t)total;
 	c.hz = (int)hz;
 	c.ncpu = (int)ncpu;
 	return add_cpu(one, &c) < 0 ? err_set(err, "out of memory") : 0;
+}
+
+/* A sample's figures must be a rate and a length that a window can
+ * weigh: finite, not negative, the interval at most a day. */
+static int
+sample_check(const struct merge_sample *x, const char *name, char *err)
+{
+	if (!(x->value >= 0 && x->value <= DBL_MAX) ||
+	    !(x->interval >= 0 && x->interval <= MERGE_INTERVAL_MAX) ||
+	    x->end_ns < 0)
+		return err_set(err,
+			       "%s: interim sample (%g over %g s) is not a "
+			       "rate over an interval",
+			       name, x->value, x->interval);
+	return 0;
 }
 
 static int
@@ -453,9 +592,16 @@ parse_samples(const json_t *a, struct merge_run *r, const char *name, char *err)
 		if (!have) {
 			if (jnum_at(s, "ending", &ending, name, err) < 0)
 				return -1;
+			if (!(ending >= 0 && ending < 9.2e9))
+				return err_set(err,
+					       "%s: interim ending is not a "
+					       "time",
+					       name);
 			end = (int64_t)llround(ending * 1e9);
 		}
 		x->end_ns = end;
+		if (sample_check(x, name, err) < 0)
+			return -1;
 		r->nsamples++;
 	}
 	return 0;
@@ -537,7 +683,7 @@ parse_result(const json_t *doc, const char *name, struct merge *one, char *err)
 	int role, k, rc;
 
 	memset(&r, 0, sizeof(r));
-	snprintf(r.name, sizeof(r.name), "%s", name);
+	copy_text(r.name, sizeof(r.name), name);
 	if (jint_at(doc, "confidence/iterations", 1, &it, NULL, name, err) < 0)
 		return -1;
 	if (it > 1)
@@ -561,6 +707,8 @@ parse_result(const json_t *doc, const char *name, struct merge *one, char *err)
 		return -1;
 	if (jnum_at(doc, "result/throughput", &r.thruput, name, err) < 0)
 		return -1;
+	if (r.thruput < 0)
+		return err_set(err, "%s: result/throughput is negative", name);
 	for (role = 0; role < 2; role++)
 		for (k = 0; k < MERGE_NCOUNTS; k++) {
 			char path[64];
@@ -624,6 +772,8 @@ parse_state_samples(const json_t *s, struct merge_run *r, const char *name,
 		r->samples[j].end_ns = json_integer_value(a0);
 		r->samples[j].interval = json_number_value(a1);
 		r->samples[j].value = json_number_value(a2);
+		if (sample_check(&r->samples[j], name, err) < 0)
+			return -1;
 		r->nsamples++;
 	}
 	return 0;
@@ -651,6 +801,9 @@ parse_state_input(const json_t *e, size_t i, struct merge *one,
 		return err[0]
 			   ? -1
 			   : err_set(err, "%s: malformed input %zu", name, i);
+	if (r.thruput < 0)
+		return err_set(err, "%s: input %zu's throughput is negative",
+			       name, i);
 	for (role = 0; role < 2; role++) {
 		json_t *pl = json_object_get(e, role ? "remote_platform"
 						     : "local_platform");
@@ -691,6 +844,8 @@ parse_state_cpu(const json_t *e, struct merge *one, const char *name, char *err)
 	    jint_at(e, "hz", 0, &hz, NULL, name, err) < 0 ||
 	    jint_at(e, "ncpu", 0, &ncpu, NULL, name, err) < 0)
 		return -1;
+	if (hz > INT_MAX || ncpu > INT_MAX || total < busy)
+		return err_set(err, "%s: malformed CPU account", name);
 	c.role = strcmp(rname, "remote") == 0;
 	c.busy = (uint64_t)busy;
 	c.total = (uint64_t)total;
@@ -757,6 +912,46 @@ parse_state(const json_t *doc, const char *name, struct merge *one, char *err)
 	return parse_latency(doc, one, name, err);
 }
 
+/* Whether one's totals fit with m's: every count within 64 signed bits,
+ * the throughput a finite double, the histograms' totals within theirs;
+ * returns 0, or -2 with err naming the input. */
+static int
+combine_fits(const struct merge *m, const struct merge *one, const char *name,
+	     char *err)
+{
+	double t = m->thruput_total;
+	int i, k;
+
+	for (i = 0; i < 2; i++)
+		for (k = 0; k < MERGE_NCOUNTS; k++)
+			if (m->counts[i][k] > MERGE_COUNT_MAX ||
+			    one->counts[i][k] >
+				MERGE_COUNT_MAX - m->counts[i][k])
+				return err_set(
+					   err,
+					   "%s: the total of %s %s would "
+					   "pass %llu",
+					   name, role_key[i], count_key[k],
+					   (unsigned long long)MERGE_COUNT_MAX),
+				       -2;
+	for (i = 0; i < one->nruns; i++)
+		t += one->runs[i].thruput;
+	if (!isfinite(t))
+		return err_set(err,
+			       "%s: the sum of the throughput would not be a "
+			       "finite number",
+			       name),
+		       -2;
+	if (m->hist != NULL && one->hist != NULL &&
+	    !stats_hist_merge_fits(m->hist, one->hist, MERGE_COUNT_MAX))
+		return err_set(err,
+			       "%s: the latency histogram's totals would pass "
+			       "%llu",
+			       name, (unsigned long long)MERGE_COUNT_MAX),
+		       -2;
+	return 0;
+}
+
 /* Moves everything of one into m; one is left empty. */
 static int
 combine(struct merge *m, struct merge *one, const char *name, char *err)
@@ -783,9 +978,13 @@ combine(struct merge *m, struct merge *one, const char *name, char *err)
 		snprintf(m->units, sizeof(m->units), "%s", one->units);
 		snprintf(m->sd_units, sizeof(m->sd_units), "%s", one->sd_units);
 	}
-	for (i = 0; i < one->nruns; i++)
+	if (combine_fits(m, one, name, err) < 0)
+		return -2;
+	for (i = 0; i < one->nruns; i++) {
 		if (add_run(m, &one->runs[i]) < 0)
 			return err_set(err, "out of memory");
+		m->thruput_total += m->runs[m->nruns - 1].thruput;
+	}
 	for (i = 0; i < one->ncpu; i++)
 		if (add_cpu(m, &one->cpu[i]) < 0)
 			return err_set(err, "out of memory");
@@ -908,12 +1107,13 @@ window(const struct merge *m, struct merge_figures *f)
 }
 
 int
-merge_figures(const struct merge *m, struct merge_figures *f, char *err)
+merge_figures(struct merge *m, struct merge_figures *f, char *err)
 {
 	const struct stats_hist *h = m->hist;
 	int i, role, sched_same = 1;
 
 	memset(f, 0, sizeof(*f));
+	merge_settle(m);
 	if (m->nruns == 0)
 		return err_set(err, "nothing to merge: no run succeeded");
 	f->late_max_s = f->late_wait_s = -1;
@@ -947,6 +1147,11 @@ merge_figures(const struct merge *m, struct merge_figures *f, char *err)
 		f->scheduled_ns = 0;
 	f->skew_s = (double)(f->last_start_ns - f->first_start_ns) / 1e9;
 	window(m, f);
+	/* Each input was checked as it came; a window's weighed sum of
+	 * rates near the double's limit is the last that could overflow. */
+	if (!isfinite(f->thruput_sum) || !isfinite(f->thruput_window))
+		return err_set(err, "the merged throughput is not a finite "
+				    "number");
 	for (role = 0; role < 2; role++) {
 		double secs = 0, work = role_work(m, role);
 		int n = 0;
@@ -1409,9 +1614,10 @@ ms_value(const struct merge *m, const struct merge_figures *f, int id, char *b,
 			     ->counts[MERGE_REMOTE][id - MS_REMOTE_BYTES_SENT]);
 		return;
 	}
+	/* The text is the files': escaped, as everything they say. */
 	switch (id) {
 	case MS_TEST:
-		snprintf(b, cap, "%s", m->test);
+		escape_str(b, cap, m->test);
 		break;
 	case MS_RUNS:
 		snprintf(b, cap, "%d", m->nruns);
@@ -1423,7 +1629,7 @@ ms_value(const struct merge *m, const struct merge_figures *f, int id, char *b,
 		snprintf(b, cap, "%.2f", f->thruput_sum);
 		break;
 	case MS_THROUGHPUT_UNITS:
-		snprintf(b, cap, "%s", m->units);
+		escape_str(b, cap, m->units);
 		break;
 	case MS_WINDOW_TIME:
 		put_opt(b, cap, 3, f->thruput_window >= 0 ? f->window_s : -1);
@@ -1444,7 +1650,7 @@ ms_value(const struct merge *m, const struct merge_figures *f, int id, char *b,
 			    : -1);
 		break;
 	case MS_SD_UNITS:
-		snprintf(b, cap, "%s", m->sd_units);
+		escape_str(b, cap, m->sd_units);
 		break;
 	case MS_LATENCY_COUNT:
 		snprintf(b, cap, "%llu", (unsigned long long)f->lat.count);
@@ -1511,20 +1717,27 @@ merge_print_table(FILE *out, const struct merge *m,
 		  double max_skew_s)
 {
 	const struct result_latency *l = &f->lat;
+	/* Every string a file gave, escaped: a hostile one could drive the
+	 * reader's terminal or forge a line. */
+	char test[ESCAPE_LEN], units[ESCAPE_LEN], sd_units[ESCAPE_LEN];
+	char a[ESCAPE_LEN], b[ESCAPE_LEN], c[ESCAPE_LEN];
 	int i;
 
+	escape_str(test, sizeof(test), m->test);
+	escape_str(units, sizeof(units), m->units);
+	escape_str(sd_units, sizeof(sd_units), m->sd_units);
 	if (headers)
-		fprintf(out, "MERGED %s: %d run%s merged, %d failed\n\n",
-			m->test, m->nruns, m->nruns == 1 ? "" : "s", m->nfail);
+		fprintf(out, "MERGED %s: %d run%s merged, %d failed\n\n", test,
+			m->nruns, m->nruns == 1 ? "" : "s", m->nfail);
 	fprintf(out, "Throughput, sum of runs      %14.2f %s\n", f->thruput_sum,
-		m->units);
+		units);
 	if (f->thruput_window >= 0)
 		fprintf(out,
 			"Throughput, all active       %14.2f %s over %.3f s\n",
-			f->thruput_window, m->units, f->window_s);
+			f->thruput_window, units, f->window_s);
 	else
 		fprintf(out, "Throughput, all active       %14s (%s)\n", "-",
-			f->window_note);
+			escape_str(a, sizeof(a), f->window_note));
 	fprintf(out, "Start skew                   %14.3f ms (limit %.3f ms)\n",
 		f->skew_s * 1e3, max_skew_s * 1e3);
 	if (f->late_max_s > -1) {
@@ -1540,7 +1753,7 @@ merge_print_table(FILE *out, const struct merge *m,
 			fprintf(out,
 				"%s service demand    %14.3f %s (%.3f CPU s)\n",
 				i ? "netserver" : "netperf  ", f->sd[i],
-				m->sd_units, f->cpu_s[i]);
+				sd_units, f->cpu_s[i]);
 		else if (verbosity > 0)
 			fprintf(out,
 				"%s service demand    %14s (CPU not "
@@ -1555,8 +1768,9 @@ merge_print_table(FILE *out, const struct merge *m,
 			l->min, l->mean, l->p50, l->p90, l->p99, l->p999,
 			l->max, (unsigned long long)l->count);
 	for (i = 0; i < m->nfail; i++)
-		fprintf(out, "Failed: %s: %s\n", m->fail[i].name,
-			m->fail[i].why);
+		fprintf(out, "Failed: %s: %s\n",
+			escape_str(a, sizeof(a), m->fail[i].name),
+			escape_str(b, sizeof(b), m->fail[i].why));
 	if (verbosity < 2)
 		return;
 	fprintf(out, "\n%-24s %-16s %-16s %12s %14s\n", "Run", "netperf host",
@@ -1564,8 +1778,10 @@ merge_print_table(FILE *out, const struct merge *m,
 	for (i = 0; i < m->nruns; i++) {
 		const struct merge_run *r = &m->runs[i];
 
-		fprintf(out, "%-24s %-16s %-16s %12.3f %14.2f\n", r->name,
-			r->local_host, r->remote_host,
+		fprintf(out, "%-24s %-16s %-16s %12.3f %14.2f\n",
+			escape_str(a, sizeof(a), r->name),
+			escape_str(b, sizeof(b), r->local_host),
+			escape_str(c, sizeof(c), r->remote_host),
 			(double)(r->start_ns - f->first_start_ns) / 1e6,
 			r->thruput);
 	}

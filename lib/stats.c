@@ -1,6 +1,7 @@
 #include "np/stats.h"
 
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -34,6 +35,19 @@ stats_hist_merge(struct stats_hist *dst, const struct stats_hist *src)
 		dst->min = src->min;
 	if (src->max > dst->max)
 		dst->max = src->max;
+}
+
+int
+stats_hist_merge_fits(const struct stats_hist *dst,
+		      const struct stats_hist *src, uint64_t max)
+{
+	unsigned __int128 sq;
+
+	if (dst->count > max || src->count > max - dst->count)
+		return 0;
+	if (dst->sum > max || src->sum > max - dst->sum)
+		return 0;
+	return !__builtin_add_overflow(dst->sumsq, src->sumsq, &sq);
 }
 
 int
@@ -292,18 +306,21 @@ stats_normal_sf(double z)
 	return 0.5 * erfc(z / sqrt(2.0));
 }
 
-/* Sorts v[0..n-1] ascending (insertion sort: samples are small). */
+/* qsort's order of doubles; the callers hold no NaN. */
+static int
+double_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Sorts v[0..n-1] ascending in O(n log n): a side may hold a million
+ * samples. */
 static void
 sort_doubles(double *v, int n)
 {
-	for (int i = 1; i < n; i++) {
-		double t = v[i];
-		int j = i;
-
-		for (; j > 0 && v[j - 1] > t; j--)
-			v[j] = v[j - 1];
-		v[j] = t;
-	}
+	qsort(v, (size_t)n, sizeof(*v), double_cmp);
 }
 
 /*
@@ -355,20 +372,23 @@ mwu_counts(int nx, int ny, double *count)
 }
 
 /*
- * The pooled, sorted sample all[0..n-1]: how many runs of equal values
- * it has (*ntied) and their sum of t^3 - t (*tie_sum). Returns the rank
- * sum of x, each x's rank the mean of the ranks its value spans.
+ * The pooled, sorted sample all[0..n-1] and the sorted x[0..nx-1]: how
+ * many runs of equal values the pool has (*ntied) and their sum of t^3 -
+ * t (*tie_sum). Returns the rank sum of x, each x's rank the mean of the
+ * ranks its value spans; one walk over both, as they are sorted.
  */
 static double
 mwu_rank_sum(const double *all, int n, const double *x, int nx, int *ntied,
 	     double *tie_sum)
 {
 	double rx = 0;
-	int i, j;
+	int i, j, a = 0;
 
 	*ntied = 0;
 	*tie_sum = 0;
 	for (i = 0; i < n; i = j) {
+		int cx = 0;
+
 		for (j = i; j < n && all[j] == all[i]; j++)
 			;
 		if (j - i > 1) {
@@ -377,17 +397,10 @@ mwu_rank_sum(const double *all, int n, const double *x, int nx, int *ntied,
 			(*ntied)++;
 			*tie_sum += t * t * t - t;
 		}
-	}
-	for (int a = 0; a < nx; a++) {
-		int lo = 0, hi = 0;
-
-		for (i = 0; i < n; i++) {
-			if (all[i] < x[a])
-				lo++;
-			if (all[i] <= x[a])
-				hi++;
-		}
-		rx += (lo + 1 + hi) / 2.0;
+		for (; a < nx && x[a] == all[i]; a++)
+			cx++;
+		/* Ranks i + 1 .. j, their mean for each x of the run. */
+		rx += cx * (((double)i + 1 + (double)j) / 2.0);
 	}
 	return rx;
 }
@@ -425,21 +438,37 @@ int
 stats_mann_whitney(const double *x, int nx, const double *y, int ny,
 		   struct stats_mwu *r)
 {
-	int n = nx + ny, ntied;
-	double *all, rx, tie_sum, mean, var;
+	int n, ntied;
+	double *all, *xs, rx, tie_sum, mean, var, dn;
 
-	if (x == NULL || y == NULL || r == NULL || nx < 1 || ny < 1)
+	if (x == NULL || y == NULL || r == NULL || nx < 1 || ny < 1 ||
+	    nx > INT_MAX - ny)
 		return -1;
+	for (int i = 0; i < nx; i++)
+		if (!isfinite(x[i]))
+			return -1;
+	for (int i = 0; i < ny; i++)
+		if (!isfinite(y[i]))
+			return -1;
+	n = nx + ny;
 	memset(r, 0, sizeof(*r));
 	all = malloc((size_t)n * sizeof(double));
-	if (all == NULL)
+	xs = malloc((size_t)nx * sizeof(double));
+	if (all == NULL || xs == NULL) {
+		free(all);
+		free(xs);
 		return -1;
+	}
 	memcpy(all, x, (size_t)nx * sizeof(double));
 	memcpy(all + nx, y, (size_t)ny * sizeof(double));
+	memcpy(xs, x, (size_t)nx * sizeof(double));
 	sort_doubles(all, n);
-	rx = mwu_rank_sum(all, n, x, nx, &ntied, &tie_sum);
+	sort_doubles(xs, nx);
+	rx = mwu_rank_sum(all, n, xs, nx, &ntied, &tie_sum);
 	free(all);
-	r->u = rx - nx * (nx + 1) / 2.0;
+	free(xs);
+	/* In double: nx (nx + 1) overflows an int from nx = 46341. */
+	r->u = rx - (double)nx * ((double)nx + 1) / 2.0;
 	r->ties = ntied > 0;
 	mean = nx * (double)ny / 2.0;
 	if (!r->ties && nx < STATS_MWU_EXACT_MAX && ny < STATS_MWU_EXACT_MAX) {
@@ -448,8 +477,8 @@ stats_mann_whitney(const double *x, int nx, const double *y, int ny,
 		r->exact = 1;
 		return 0;
 	}
-	var = nx * (double)ny / 12.0 *
-	      ((n + 1) - tie_sum / ((double)n * (n - 1)));
+	dn = (double)n;
+	var = nx * (double)ny / 12.0 * ((dn + 1) - tie_sum / (dn * (dn - 1)));
 	if (var <= 0) {
 		r->p = 1.0; /* every value the same: no evidence of a shift */
 		return 0;

@@ -661,6 +661,19 @@ run_sweep(const struct netperf_opts *o, int argc, char **argv)
 	return ok < sw.n ? EXIT_FAILURE : rc;
 }
 
+/* Prints "netperf: err" with every byte outside printable ASCII
+ * escaped: the text quotes result files, which came from other hosts. */
+static void
+print_file_err(const char *err)
+{
+	char e[8];
+
+	fputs("netperf: ", stderr);
+	for (const char *c = err; *c != '\0'; c++)
+		fputs(escape_peer(e, sizeof(e), c, 1), stderr);
+	fputc('\n', stderr);
+}
+
 /* --compare OLD NEW: the figures of two sets of results, and what else
  * differed between them. */
 static int
@@ -677,16 +690,16 @@ run_compare(int argc, char **argv)
 		return 2;
 	}
 	if (compare_load(co.old_path, "OLD", &old, err) < 0) {
-		fprintf(stderr, "netperf: %s\n", err);
+		print_file_err(err);
 		return EXIT_FAILURE;
 	}
 	if (compare_load(co.new_path, "NEW", &nw, err) < 0) {
-		fprintf(stderr, "netperf: %s\n", err);
+		print_file_err(err);
 		compare_side_free(&old);
 		return EXIT_FAILURE;
 	}
 	if (compare_run(&old, &nw, co.alpha, co.force, &r, err) < 0) {
-		fprintf(stderr, "netperf: %s\n", err);
+		print_file_err(err);
 		goto sides;
 	}
 	if (co.json) {
@@ -705,7 +718,7 @@ run_compare(int argc, char **argv)
 	fflush(stdout);
 	rc = EXIT_SUCCESS;
 	if (co.plot != NULL && compare_plot(co.plot, &r, err) != 0) {
-		fprintf(stderr, "netperf: %s\n", err);
+		print_file_err(err);
 		rc = EXIT_FAILURE;
 	}
 report:
@@ -765,66 +778,83 @@ reason_of(const char *err, const char *name)
 /* What --merge has taken in so far. */
 struct merge_tally {
 	struct merge m;
-	int bad;   /* inputs that failed or did not merge */
-	int fatal; /* an input that stops the merge */
+	int bad;	/* inputs that failed or did not merge */
+	int fatal;	/* an input that stops the merge */
+	uint64_t bytes; /* read from every input so far */
 };
+
+/* Merges one document named name into t, frees it. */
+static void
+merge_one(struct merge_tally *t, json_t *doc, const char *name, char *err)
+{
+	int arc;
+
+	if (!t->fatal) {
+		arc = merge_add_doc(&t->m, doc, name, err);
+		if (arc != 0)
+			print_file_err(err);
+		if (arc == -2) {
+			t->fatal = 1;
+		} else if (arc != 0) {
+			if (arc < 0)
+				merge_add_failure(&t->m, name,
+						  reason_of(err, name));
+			t->bad++;
+		}
+	}
+	json_decref(doc);
+}
 
 /* Merges the documents of text[0..len-1], those read before a broken
  * one. A file may hold several documents one after the other (the logs
- * of many pods): each is merged, named FILE#N. */
+ * of many pods): each is merged, named FILE#N. Each is merged and freed
+ * before the next is parsed, so a file's trees are never all held. */
 static void
 merge_docs(struct merge_tally *t, const char *name, const char *text, long len,
 	   char *err)
 {
-	json_t *docs[4096];
 	json_error_t je;
 	size_t off = 0;
-	int nd = 0, arc;
+	int nd = 0, many = 0;
 
-	while (nd < 4096) {
+	for (;;) {
+		json_t *doc;
+		char dname[MERGE_NAME_LEN];
+
 		while (off < (size_t)len &&
 		       strchr(" \t\r\n", text[off]) != NULL)
 			off++;
-		if (off >= (size_t)len)
+		if (off >= (size_t)len || t->fatal)
 			break;
-		docs[nd] = json_loadb(text + off, (size_t)len - off,
-				      JSON_DISABLE_EOF_CHECK, &je);
-		if (docs[nd] == NULL) {
+		doc = json_loadb(text + off, (size_t)len - off,
+				 JSON_DISABLE_EOF_CHECK, &je);
+		if (doc == NULL) {
 			err_set(err,
 				"%s: not a complete JSON document (line %d: "
 				"%s)",
 				name, je.line, je.text);
-			fprintf(stderr, "netperf: %s\n", err);
+			print_file_err(err);
 			merge_add_failure(&t->m, name, reason_of(err, name));
 			t->bad++;
 			break;
 		}
 		off += je.position;
 		nd++;
-	}
-	for (int k = 0; k < nd; k++) {
-		char dname[MERGE_NAME_LEN];
+		if (nd == 1) {
+			size_t k = off;
 
-		if (nd > 1)
-			snprintf(dname, sizeof(dname), "%.200s#%d", name,
-				 k + 1);
+			/* Anything after the first document makes them
+			 * FILE#1, FILE#2... */
+			while (k < (size_t)len &&
+			       strchr(" \t\r\n", text[k]) != NULL)
+				k++;
+			many = k < (size_t)len;
+		}
+		if (many)
+			snprintf(dname, sizeof(dname), "%.200s#%d", name, nd);
 		else
 			snprintf(dname, sizeof(dname), "%s", name);
-		if (!t->fatal) {
-			arc = merge_add_doc(&t->m, docs[k], dname, err);
-			if (arc != 0)
-				fprintf(stderr, "netperf: %s\n", err);
-			if (arc == -2) {
-				t->fatal = 1;
-			} else if (arc != 0) {
-				if (arc < 0)
-					merge_add_failure(
-					    &t->m, dname,
-					    reason_of(err, dname));
-				t->bad++;
-			}
-		}
-		json_decref(docs[k]);
+		merge_one(t, doc, dname, err);
 	}
 }
 
@@ -841,10 +871,21 @@ merge_file(struct merge_tally *t, const char *name, char *err)
 			"standard error)",
 			name);
 	if (len <= 0) {
-		fprintf(stderr, "netperf: %s\n", err);
+		print_file_err(err);
 		merge_add_failure(&t->m, name, reason_of(err, name));
 		free(text);
 		t->bad++;
+		return;
+	}
+	t->bytes += (uint64_t)len;
+	if (t->bytes > MERGE_MAX_INPUT) {
+		err_set(err,
+			"%s: the inputs pass %llu MB in all; merge them in "
+			"groups, then merge the groups' --json",
+			name, (unsigned long long)(MERGE_MAX_INPUT >> 20));
+		print_file_err(err);
+		free(text);
+		t->fatal = 1;
 		return;
 	}
 	merge_docs(t, name, text, len, err);
@@ -941,7 +982,7 @@ run_merge(int argc, char **argv)
 	if (t.fatal)
 		goto out;
 	if (merge_figures(&t.m, &f, err) < 0) {
-		fprintf(stderr, "netperf: %s\n", err);
+		print_file_err(err);
 		goto out;
 	}
 	if (merge_output(&o, &t.m, &f, &warn) < 0)

@@ -10,6 +10,7 @@
 #define NP_COMPARE_H
 
 #include <jansson.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "np/err.h"
@@ -28,15 +29,22 @@ enum compare_fig {
 	COMPARE_NFIG
 };
 
-/* The samples of one side, from one or more result documents. */
+/* The most bytes of result files one side may hold, all files
+ * together; past it --compare refuses the side. */
+#define COMPARE_MAX_SIDE ((uint64_t)256 << 20)
+
+/* The samples of one side, from one or more result documents. Each
+ * document gives its figures and settings and is freed at once: a side
+ * never holds the documents' trees. */
 struct compare_side {
 	char label[8];	   /* "OLD" or "NEW" */
 	char test[32];	   /* of the first document */
 	char units[32];	   /* throughput units */
 	char sd_units[16]; /* service demand units */
 	int ndocs;
-	json_t *docs; /* the documents, an array */
-	int n[COMPARE_NFIG];
+	json_t *settings; /* field -> {value: true...}, the values seen */
+	uint64_t bytes;	  /* of the files read */
+	int n[COMPARE_NFIG], cap[COMPARE_NFIG];
 	double *v[COMPARE_NFIG]; /* n[f] measured values of figure f */
 };
 
@@ -94,13 +102,24 @@ int compare_opts_parse(int argc, char **argv, struct compare_opts *o,
 int compare_parse_text(const char *text, size_t len, const char *name,
 		       json_t *docs, char *err);
 
+/* An empty side labelled label ("OLD"/"NEW"); returns 0, or -1 without
+ * memory. */
+int compare_side_begin(struct compare_side *s, const char *label);
+
+/* Adds the result documents of text[0..len-1] (as compare_parse_text
+ * reads them, from the file name) to s, each freed once taken; returns
+ * how many, or -1 with err set (not JSON, a sweep, another test or
+ * units than the side's, a figure that is negative or not finite). */
+int compare_side_add_text(struct compare_side *s, const char *text, size_t len,
+			  const char *name, char *err);
+
 /* Loads OLD or NEW from a file or a directory of *.json / *.jsonl files
- * into s (label "OLD"/"NEW"); returns 0, or -1 with err set. */
+ * into s (label "OLD"/"NEW"); returns 0, or -1 with err set and s empty. */
 int compare_load(const char *path, const char *label, struct compare_side *s,
 		 char *err);
 
-/* Fills s from documents already parsed (s takes a reference); returns
- * 0, or -1 with err set (none, mixed tests or units within the side). */
+/* Fills s from documents already parsed; returns 0, or -1 with err set
+ * (none, mixed tests or units within the side). */
 int compare_side_from_docs(json_t *docs, const char *label,
 			   struct compare_side *s, char *err);
 

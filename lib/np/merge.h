@@ -23,6 +23,9 @@
 #include "np/stats.h"
 
 #define MERGE_NAME_LEN 256
+/* The most bytes --merge reads from all its inputs together: each
+ * document's tree is freed once merged, but what it holds is kept. */
+#define MERGE_MAX_INPUT ((uint64_t)256 << 20)
 
 /* One interim sample of a run (-D): its end, length and rate. */
 struct merge_sample {
@@ -81,14 +84,16 @@ struct merge {
 	char units[32];	   /* the throughput units, "10^6bits/s" */
 	char sd_units[16]; /* "usec/KB" or "usec/Tran" */
 	int nruns, cap_runs;
-	struct merge_run *runs; /* sorted: start, then name */
+	struct merge_run *runs; /* sorted (start, then name) once settled */
 	int nfail, cap_fail;
-	struct merge_failure *fail;	   /* sorted by name */
+	struct merge_failure *fail;	   /* sorted by name once settled */
 	uint64_t counts[2][MERGE_NCOUNTS]; /* [role][count] */
 	int cpu_all[2]; /* every run measured that role's CPU */
 	int ncpu, cap_cpu;
 	struct merge_cpu *cpu;	 /* sorted: role, host, start */
 	struct stats_hist *hist; /* netperf's latency; NULL until one */
+	double thruput_total;	 /* the runs' throughput so far, any order */
+	int sorted; /* runs, fail and cpu sorted (merge_figures does it) */
 };
 
 /* What a merge works out from its state. */
@@ -126,9 +131,10 @@ int merge_add_doc(struct merge *m, const json_t *doc, const char *name,
 /* Counts an input that could not be read as a failure. */
 void merge_add_failure(struct merge *m, const char *name, const char *why);
 
-/* Works out the merged figures; returns 0, or -1 with err set when
- * nothing was merged. */
-int merge_figures(const struct merge *m, struct merge_figures *f, char *err);
+/* Sorts what was merged (once, O(n log n)) and works out the merged
+ * figures; returns 0, or -1 with err set when nothing was merged or a
+ * figure does not fit a double. */
+int merge_figures(struct merge *m, struct merge_figures *f, char *err);
 
 /* The merged state and figures as a netperf-merge document (schema in
  * doc/output.md); NULL when out of memory. */

@@ -59,6 +59,11 @@ void stats_hist_init(struct stats_hist *h);
 /* Adds every count of src into dst. */
 void stats_hist_merge(struct stats_hist *dst, const struct stats_hist *src);
 
+/* Whether dst and src merge without a total past max: count and sum at
+ * most max, the sum of squares within 128 bits; 1 if so, else 0. */
+int stats_hist_merge_fits(const struct stats_hist *dst,
+			  const struct stats_hist *src, uint64_t max);
+
 /* The lowest and highest value that fall into bucket idx; returns 0, or -1
  * when idx is out of range. */
 int stats_bucket_bounds(int idx, uint64_t *lo, uint64_t *hi);
@@ -106,8 +111,8 @@ struct stats_mwu {
 };
 
 /* Tests whether x[0..nx-1] and y[0..ny-1] come from one distribution,
- * without assuming normality; returns 0, or -1 on bad input or without
- * memory. */
+ * without assuming normality, in O(n log n); returns 0, or -1 on bad
+ * input (a NaN or infinity among the values) or without memory. */
 int stats_mann_whitney(const double *x, int nx, const double *y, int ny,
 		       struct stats_mwu *r);
 
