@@ -141,8 +141,9 @@ await_data(int lfd, int ctl, const struct test_module *m, int accept_ms,
 			return lfd;
 		}
 		sock_addr_text((struct sockaddr *)&from, text);
-		log(0, "refused a data connection from %s: not the control "
-		       "client",
+		log(SERVER_LOG_LIMITED,
+		    "refused a data connection from %s: not the control "
+		    "client",
 		    text);
 		if (fd >= 0)
 			close(fd);
@@ -409,7 +410,8 @@ serve_omni(int ctl, const unsigned char *msg, const struct server_limits *lim,
 	if (e == 0)
 		e = omni_setup(&t, err);
 	if (e != 0) {
-		log(0, "refused a netperf 2.7 request: %s", err);
+		log(SERVER_LOG_LIMITED, "refused a netperf 2.7 request: %s",
+		    err);
 		send_errno(ctl, LEGACY_OMNI_RESPONSE, e);
 		rc = 1;
 		goto out;
@@ -438,21 +440,32 @@ tests(int ctl, unsigned char *msg, const struct server_limits *lim,
       char *err)
 {
 	struct legacy_header h;
-	int rc;
+	int rc, refusals = 0;
 
 	for (;;) {
 		legacy_header_decode(msg, LEGACY_MSG_LEN, &h, err);
 		if (h.type == LEGACY_DO_OMNI) {
-			if (serve_omni(ctl, msg, lim, log, stop, g, err) < 0)
+			rc = serve_omni(ctl, msg, lim, log, stop, g, err);
+			if (rc < 0)
 				return -1;
+			refusals += rc;
 		} else if (h.type != LEGACY_PASSPHRASE) {
-			/* As 2.7: an unknown type gets errno 998, and the
-			 * session goes on. */
-			log(0,
+			/* As 2.7: an unknown type gets errno 998. */
+			log(SERVER_LOG_LIMITED,
 			    "refused a netperf 2.7 request of type %d: not "
 			    "one of the six tests",
 			    h.type);
 			send_errno(ctl, 0, LEGACY_ERR_UNKNOWN);
+			refusals++;
+		}
+		/* 2.7's netperf gives up at its first refusal: a client
+		 * that goes on is only filling the log. */
+		if (refusals >= SERVER_LEGACY_REFUSALS) {
+			log(SERVER_LOG_LIMITED,
+			    "ended a netperf 2.7 session after %d refused "
+			    "requests",
+			    refusals);
+			return 0;
 		}
 		rc = recv_msg(ctl, msg, lim->idle_ms, stop, err);
 		/* The guard shuts the control socket when it cuts the

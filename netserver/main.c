@@ -127,7 +127,7 @@ log_line(int level, const char *fmt, ...)
  * and summed up in one line once the second is over. The counters live in memory shared with
  * the children, which log their own sessions' failed authentications.
  */
-enum { LIMITED_REFUSAL, LIMITED_AUTH, LIMITED_KINDS };
+enum { LIMITED_REFUSAL, LIMITED_AUTH, LIMITED_REQUEST, LIMITED_KINDS };
 #define LIMITED_BURST 3
 struct limited {
 	uint64_t second; /* the window of the last line logged */
@@ -136,7 +136,7 @@ struct limited {
 };
 static struct limited *limited;
 static const char *const limited_what[LIMITED_KINDS] = {
-    "clients refused", "clients failed authentication"};
+    "clients refused", "clients failed authentication", "requests refused"};
 
 /* Logs the summary of what kind k held back, when its second is over. */
 static void
@@ -188,6 +188,26 @@ limited_line(int k, const char *fmt, ...)
 	log_line(0, "%s", line);
 }
 
+static void session_log(int level, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* A session's log: its refusals of what a client may repeat at will
+ * (SERVER_LOG_LIMITED) go through the rate limit, the rest as they are. */
+static void
+session_log(int level, const char *fmt, ...)
+{
+	char line[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (level == SERVER_LOG_LIMITED)
+		limited_line(LIMITED_REQUEST, "%s", line);
+	else
+		log_line(level, "%s", line);
+}
+
 /* Serves one control connection in this process. */
 static void
 serve(int fd, const char *who, const struct server_limits *lim,
@@ -198,7 +218,7 @@ serve(int fd, const char *who, const struct server_limits *lim,
 	int rc;
 
 	log_line(1, "control connection from %s", who);
-	rc = server_session(fd, lim, key, log_line, &stop_requested, err);
+	rc = server_session(fd, lim, key, session_log, &stop_requested, err);
 	if (rc == SERVER_AUTH_FAILED)
 		limited_line(LIMITED_AUTH, "client %s: %s", who, err);
 	else if (rc < 0)

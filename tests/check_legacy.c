@@ -6,8 +6,11 @@
 #include <errno.h>
 #include <math.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "np/err.h"
 #include "harness.h"
@@ -486,6 +489,92 @@ START_TEST(test_params_refused)
 }
 END_TEST
 
+/* ---- our netserver's side, against a hostile 2.7 peer ---- */
+
+/* Reads one 2.7 message by timeout_ms; returns its serv_errno word, or
+ * INT32_MIN when the connection ended or nothing whole came. */
+static int
+read_answer(int fd, unsigned char ans[LEGACY_MSG_LEN], int timeout_ms)
+{
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	struct legacy_header h;
+	double end = harness_now() + timeout_ms / 1000.0;
+	char err[ERR_LEN];
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < LEGACY_MSG_LEN && harness_now() < end) {
+		if (poll(&pfd, 1, 50) <= 0)
+			continue;
+		n = recv(fd, ans + got, LEGACY_MSG_LEN - got, 0);
+		if (n <= 0)
+			return INT32_MIN;
+		got += (size_t)n;
+	}
+	if (got != LEGACY_MSG_LEN)
+		return INT32_MIN;
+	ck_assert_int_eq(legacy_header_decode(ans, got, &h, err), 0);
+	return h.word;
+}
+
+/* Sends msg and reads the answer; as read_answer. */
+static int
+ask(int fd, const unsigned char msg[LEGACY_MSG_LEN])
+{
+	unsigned char ans[LEGACY_MSG_LEN];
+
+	if (harness_send(fd, msg, LEGACY_MSG_LEN) < 0)
+		return INT32_MIN;
+	return read_answer(fd, ans, 5000);
+}
+
+/* A 2.7 peer that sends one bad request after another: each refusal is
+ * answered and logged under the rate limit, and the session is ended
+ * after SERVER_LEGACY_REFUSALS of them, so the log stays short. */
+START_TEST(test_refusal_flood_bounded)
+{
+	const char *extra[] = {"--legacy", NULL};
+	unsigned char unknown[LEGACY_MSG_LEN], bad[LEGACY_MSG_LEN];
+	struct legacy_omni_request q;
+	struct harness_server s;
+	char err[ERR_LEN];
+	int fd, i, answered, lines, e;
+	double t0, took;
+
+	load("tcp_stream.request", bad);
+	ck_assert_int_eq(legacy_request_decode(bad, sizeof(bad), &q, err), 0);
+	q.direction = 0x10;
+	legacy_request_encode(&q, -1, bad);
+	legacy_error_encode(10, -1, unknown); /* 2.7's classic TCP_STREAM */
+	ck_assert_int_eq(harness_server_start(&s, extra), 0);
+	t0 = harness_now();
+	for (int session = 0; session < 3; session++) {
+		fd = harness_connect(s.port);
+		ck_assert_int_ge(fd, 0);
+		answered = 0;
+		for (i = 0; i < 200; i++) {
+			e = ask(fd, i % 2 ? bad : unknown);
+			if (e == INT32_MIN)
+				break;
+			ck_assert_int_eq(e, i % 2 ? EINVAL : LEGACY_ERR_UNKNOWN);
+			answered++;
+		}
+		close(fd);
+		/* 8: SERVER_LEGACY_REFUSALS in lib/np/server.h. */
+		ck_assert_int_eq(answered, 8);
+	}
+	took = harness_now() - t0;
+	/* The last second's count is logged once it is over. */
+	usleep(1500000);
+	lines = harness_log_count(s.log, "netperf 2.7");
+	ck_assert_int_ge(lines, 1);
+	ck_assert_msg(lines <= 3 * ((int)took + 2), "%d lines in %.1f s",
+		      lines, took);
+	ck_assert_int_ge(harness_log_count(s.log, "more requests refused"), 1);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
 static Suite *
 legacy_suite(void)
 {
@@ -505,6 +594,10 @@ legacy_suite(void)
 	tcase_add_test(tc, test_sniff);
 	tcase_add_test(tc, test_params_of_six);
 	tcase_add_test(tc, test_params_refused);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("server");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_refusal_flood_bounded);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -37,7 +37,10 @@ struct server_limits {
 /* What a child tells its client when SIGTERM ends the session. */
 #define SERVER_SHUTDOWN_TEXT "netserver is shutting down"
 
-/* Logs one line; level 0 always, higher only under -d. */
+/* Logs one line; level 0 always, higher only under -d, and
+ * SERVER_LOG_LIMITED (a refusal of what a client may repeat at will)
+ * always but rate-limited, as the daemon's own refusals are. */
+#define SERVER_LOG_LIMITED (-1)
 typedef void (*server_log_fn)(int level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
@@ -64,14 +67,20 @@ int server_session(int ctl, const struct server_limits *lim,
 		   const struct auth_key *key, server_log_fn log,
 		   volatile sig_atomic_t *stop, char *err);
 
+/* Refused requests after which a 2.7 session is ended: 2.7's netperf
+ * stops at its first, so only a hostile client reaches this. */
+#define SERVER_LEGACY_REFUSALS 8
+
 /*
  * Serves a control connection whose first bytes are netperf 2.7's
  * (legacy_sniff): the passphrase when one is set, then DO_OMNI requests
  * for the six tests under the same limits as ours, each answered with
  * 2.7's response and results, or with its error response (serv_errno) and
- * one log line when refused. Without lim->legacy, or with a key and no
- * legacy passphrase, the client gets an error response and nothing else.
- * Returns 0 when the client ends the session, or -1 with err set.
+ * one rate-limited log line when refused; a session ends after
+ * SERVER_LEGACY_REFUSALS refusals. Without lim->legacy, or with a key and
+ * no legacy passphrase, the client gets an error response and nothing
+ * else. Returns 0 when the client ends the session (or it was ended after
+ * its refusals, which is logged), or -1 with err set.
  */
 int server_legacy_session(int ctl, const struct server_limits *lim,
 			  const struct auth_key *key, server_log_fn log,
