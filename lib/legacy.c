@@ -617,3 +617,55 @@ legacy_request_params(const struct legacy_omni_request *r,
 	p->streams = 1;
 	return 0;
 }
+
+void
+legacy_probe_encode(unsigned char buf[LEGACY_MSG_LEN])
+{
+	memset(buf, 0, LEGACY_MSG_LEN);
+	be32_put(buf, LEGACY_DO_SYSINFO);
+	be32_put(buf + 4, (uint32_t)-1); /* no CPU to bind to */
+	memcpy(buf + 8, LEGACY_PROBE_TEXT, sizeof(LEGACY_PROBE_TEXT));
+}
+
+int
+legacy_is_probe(const unsigned char *buf, size_t len)
+{
+	unsigned char probe[LEGACY_MSG_LEN];
+
+	if (len != LEGACY_MSG_LEN)
+		return 0;
+	legacy_probe_encode(probe);
+	return memcmp(buf, probe, LEGACY_MSG_LEN) == 0;
+}
+
+void
+legacy_probe_answer_encode(unsigned char buf[LEGACY_MSG_LEN])
+{
+	memset(buf, 0, LEGACY_MSG_LEN);
+	be32_put(buf, LEGACY_PROBE_ANSWER);
+	memcpy(buf + 8, LEGACY_PROBE_ANSWER_TEXT,
+	       sizeof(LEGACY_PROBE_ANSWER_TEXT));
+}
+
+int
+legacy_probe_answer(const unsigned char *buf, size_t len, char *err)
+{
+	struct legacy_header h;
+
+	if (legacy_header_decode(buf, len, &h, err) < 0)
+		return -1;
+	if (h.type == LEGACY_PROBE_ANSWER &&
+	    memcmp(buf + 8, LEGACY_PROBE_ANSWER_TEXT,
+		   sizeof(LEGACY_PROBE_ANSWER_TEXT)) == 0)
+		return 1;
+	/* 2.7 leaves serv_errno as the last request left it. */
+	if (h.type == LEGACY_SYSINFO_RESPONSE || h.word == LEGACY_ERR_UNKNOWN)
+		return 0;
+	if (h.word != 0) {
+		refused(h.word, err);
+		return -1;
+	}
+	return err_set(err, "an answer of type %d to the probe is neither "
+			    "netserver's",
+		       h.type);
+}

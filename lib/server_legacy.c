@@ -19,6 +19,7 @@
 #include "np/fast.h"
 #include "np/guard.h"
 #include "np/legacy.h"
+#include "np/proto.h"
 #include "np/session.h"
 #include "np/sock.h"
 #include "np/streams.h"
@@ -93,31 +94,60 @@ open_data(int ctl, const struct test_module *m, const struct test_params *p,
 	return fd;
 }
 
+/* Returns 1 when the client has closed the control connection (or it
+ * failed), 0 when it is open; what it may have sent stays unread. */
+static int
+ctl_closed(int ctl)
+{
+	char c;
+	ssize_t n = recv(ctl, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+
+	return n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR);
+}
+
 /*
  * Waits for the data connection (TCP) or the first datagram (UDP) from the
  * control client's host, by accept_ms; others are turned away and logged.
- * A UDP socket is connected to the datagram's sender, which stays queued
- * for the test to count. Returns the socket to run the test on, or -1.
+ * The control connection is watched meanwhile: a client that closes it
+ * ends the wait at once. A UDP socket is connected to the datagram's
+ * sender, which stays queued for the test to count. Returns the socket to
+ * run the test on, or -1.
  */
 static int
 await_data(int lfd, int ctl, const struct test_module *m, int accept_ms,
-	   server_log_fn log, char *err)
+	   server_log_fn log, volatile sig_atomic_t *stop, char *err)
 {
 	uint64_t end = clock_ns() + (uint64_t)accept_ms * 1000000, now;
 	struct sockaddr_storage peer, from;
-	struct pollfd pfd = {.fd = lfd, .events = POLLIN};
+	struct pollfd pfd[2] = {{.fd = lfd, .events = POLLIN},
+				{.fd = ctl, .events = POLLIN}};
 	socklen_t len = sizeof(peer);
 	char text[SOCK_ADDR_LEN], c;
-	int fd;
+	int fd, ms;
 
 	if (getpeername(ctl, (struct sockaddr *)&peer, &len) < 0)
 		return err_set(err, "getpeername: %s", strerror(errno));
 	for (;;) {
+		if (*stop)
+			return err_set(err, SERVER_SHUTDOWN_TEXT);
 		now = clock_ns();
 		if (now >= end)
 			return err_set(err, "no data connection within %d ms",
 				       accept_ms);
-		if (poll(&pfd, 1, (int)((end - now) / 1000000 + 1)) <= 0)
+		ms = (int)((end - now) / 1000000 + 1);
+		if (poll(pfd, 2, ms < SLICE_MS ? ms : SLICE_MS) <= 0)
+			continue;
+		if (pfd[1].revents != 0) {
+			if (ctl_closed(ctl))
+				return err_set(err,
+					       "the client closed the control "
+					       "connection before its data "
+					       "connection");
+			/* Early words from the client wait for the test;
+			 * they must not keep the poll awake. */
+			pfd[1].fd = -1;
+		}
+		if (pfd[0].revents == 0)
 			continue;
 		len = sizeof(from);
 		if (m->socktype == SOCK_STREAM) {
@@ -323,9 +353,9 @@ omni_connect(struct omni *t, char *err)
 	getpeername(t->ctl, (struct sockaddr *)&ctx->peer, &ctx->peerlen);
 	if (!module_has(t->m, MODULE_F_PER_TRANS)) {
 		fd = await_data(t->lfd, t->ctl, t->m, t->lim->accept_ms, t->log,
-				err);
+				t->stop, err);
 		if (fd < 0)
-			return ETIMEDOUT;
+			return *t->stop ? ESHUTDOWN : ETIMEDOUT;
 		/* The stream's now (UDP: the one socket is the test's). */
 		t->set.fds[0] = fd;
 		if (fd == t->lfd)
@@ -525,4 +555,24 @@ server_legacy_session(int ctl, const struct server_limits *lim,
 	rc = tests(ctl, msg, lim, log, stop, &g, err);
 	guard_finish(&g);
 	return rc;
+}
+
+int
+server_refusal(int fd, const char *why, int serv_errno, char *err)
+{
+	unsigned char head[LEGACY_MSG_LEN], msg[LEGACY_MSG_LEN];
+	ssize_t n = recv(fd, head, sizeof(head), MSG_PEEK | MSG_DONTWAIT);
+
+	if (n == LEGACY_MSG_LEN && legacy_is_probe(head, (size_t)n)) {
+		/* Taken off the socket, so what lingers is the hello. */
+		if (recv(fd, head, sizeof(head), MSG_DONTWAIT) < 0)
+			return err_set(err, "recv: %s", strerror(errno));
+		legacy_probe_answer_encode(msg);
+		if (session_send_raw(fd, msg, sizeof(msg), 100, err) < 0)
+			return -1;
+	} else if (n > 0 && legacy_sniff(head, (size_t)n) == 1) {
+		legacy_error_encode(0, serv_errno, msg);
+		return session_send_raw(fd, msg, sizeof(msg), 100, err);
+	}
+	return session_send_new(fd, proto_error(why), 100, err);
 }

@@ -37,6 +37,9 @@
  * LINGER_MS. */
 #define LINGER_MAX 64
 #define LINGER_MS 2000
+/* How long a refused client's first bytes are waited for, which say in
+ * which protocol it is to be told (a silent one is told in ours). */
+#define REFUSE_LISTEN_MS 250
 
 static volatile sig_atomic_t stop_requested, reopen_requested;
 /* The self-pipe SIGCHLD writes to, so the parent's poll wakes as soon as
@@ -271,7 +274,10 @@ sessions_from(const unsigned char addr[16])
 
 struct refused {
 	int fd;
-	uint64_t until;
+	uint64_t until; /* the answer's deadline, then the linger's */
+	int answered;
+	int serv_errno; /* what a 2.7 client is told */
+	char why[ERR_LEN];
 };
 static struct refused lingering[LINGER_MAX];
 static int nlinger;
@@ -284,36 +290,52 @@ linger_drop(int i)
 }
 
 /*
- * Turns a client away in the parent, without forking: one log line, the
- * reason as an error message (the answer to its hello), then the socket
- * lingers, half-closed, until the client closes it, so the parent never
- * waits on a client.
+ * Turns a client away in the parent, without forking: one log line, then,
+ * once its first bytes say which protocol it speaks (or REFUSE_LISTEN_MS
+ * pass), the reason in that protocol (server_refusal: our error frame, or
+ * 2.7's error response with serv_errno); then the socket lingers,
+ * half-closed, until the client closes it, so the parent never waits on a
+ * client.
  */
 static void
-refuse(int fd, const char *who, const char *why)
+refuse(int fd, const char *who, const char *why, int serv_errno)
 {
 	char err[ERR_LEN];
+	struct refused *r;
 
 	limited_line(LIMITED_REFUSAL, "refused %s: %s", who, why);
-	session_send_new(fd, proto_error(why), 100, err);
-	shutdown(fd, SHUT_WR);
 	if (nlinger == LINGER_MAX) {
+		server_refusal(fd, why, serv_errno, err);
 		close(fd);
 		return;
 	}
-	lingering[nlinger].fd = fd;
-	lingering[nlinger].until = clock_ns() + LINGER_MS * 1000000ULL;
-	nlinger++;
+	r = &lingering[nlinger++];
+	r->fd = fd;
+	r->until = clock_ns() + REFUSE_LISTEN_MS * 1000000ULL;
+	r->answered = 0;
+	r->serv_errno = serv_errno;
+	snprintf(r->why, sizeof(r->why), "%s", why);
 }
 
-/* Drops what a refused client still sends; closes it at its end or at
- * its deadline. */
+/* Tells a refused client why, once it has spoken or its time is up;
+ * then drops what it still sends, and closes it at its end or at its
+ * deadline. */
 static void
 linger_step(int i, short revents, uint64_t now)
 {
-	char buf[512];
+	struct refused *r = &lingering[i];
+	char buf[512], err[ERR_LEN];
 	ssize_t n;
 
+	if (!r->answered) {
+		if (revents == 0 && now < r->until)
+			return;
+		server_refusal(r->fd, r->why, r->serv_errno, err);
+		shutdown(r->fd, SHUT_WR);
+		r->answered = 1;
+		r->until = now + LINGER_MS * 1000000ULL;
+		return;
+	}
 	if (revents != 0) {
 		n = recv(lingering[i].fd, buf, sizeof(buf), MSG_DONTWAIT);
 		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
@@ -351,7 +373,7 @@ accept_one(int lfd, const struct netserver_opts *o,
 	if (!acl_allows(&o->allow, (struct sockaddr *)&peer)) {
 		snprintf(why, sizeof(why),
 			 "your address %s is not allowed by this server", who);
-		refuse(fd, who, why);
+		refuse(fd, who, why, EACCES);
 		return;
 	}
 	if (o->nofork) {
@@ -366,7 +388,7 @@ accept_one(int lfd, const struct netserver_opts *o,
 			 "this server is busy: its limit of %d concurrent "
 			 "sessions is reached",
 			 lim->max_sessions);
-		refuse(fd, who, why);
+		refuse(fd, who, why, EUSERS);
 		return;
 	}
 	if (sessions_from(addr) >= lim->max_per_addr) {
@@ -374,7 +396,7 @@ accept_one(int lfd, const struct netserver_opts *o,
 			 "this server's limit of %d concurrent sessions from "
 			 "%s is reached",
 			 lim->max_per_addr, net);
-		refuse(fd, who, why);
+		refuse(fd, who, why, EUSERS);
 		return;
 	}
 	pid = fork();

@@ -710,6 +710,26 @@ START_TEST(ref_access)
 }
 END_TEST
 
+/* A 2.7 client turned away before any session (--allow, the session
+ * limits) is told in 2.7's words: its netperf prints the remote error, not
+ * "partial response". */
+START_TEST(ref_refused_by_daemon)
+{
+	const char *allow[] = {"--legacy", "--allow", "10.0.0.0/8", NULL};
+	const char *rr[] = {"-t", "TCP_RR", "-l", "1", NULL};
+	struct harness_server s;
+	char *text;
+	int rc;
+
+	ck_assert_int_eq(harness_server_start(&s, allow), 0);
+	rc = ref_netperf(s.port, rr, &text);
+	ck_assert_int_ne(rc, 0);
+	ck_assert_msg(strstr(text, "remote error 13") != NULL, "%s", text);
+	free(text);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
 /* --max-session-memory holds for 2.7 clients: a request whose buffer
  * would pass it is refused (EPERM), a smaller one served. */
 START_TEST(ref_memory_bound)
@@ -807,6 +827,7 @@ interop_suite(void)
 	tcase_add_test(tc, ref_access);
 	tcase_add_test(tc, ref_sigterm);
 	tcase_add_test(tc, ref_memory_bound);
+	tcase_add_test(tc, ref_refused_by_daemon);
 	suite_add_tcase(s, tc);
 	return s;
 }

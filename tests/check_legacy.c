@@ -575,6 +575,71 @@ START_TEST(test_refusal_flood_bounded)
 }
 END_TEST
 
+/* A 2.7 client the daemon turns away before any session (--allow, the
+ * session limits) is told in 2.7's words, which its netperf prints as
+ * "netperf: remote error N", not sent our JSON frame. */
+START_TEST(test_refused_in_27_words)
+{
+	const char *allow[] = {"--legacy", "--allow", "10.0.0.0/8", NULL};
+	const char *one[] = {"--legacy", "--max-sessions", "1", NULL};
+	unsigned char req[LEGACY_MSG_LEN];
+	struct harness_server s;
+	pid_t kids[8];
+	int fd, held;
+
+	load("tcp_stream.request", req);
+	ck_assert_int_eq(harness_server_start(&s, allow), 0);
+	fd = harness_connect(s.port);
+	ck_assert_int_eq(ask(fd, req), EACCES);
+	close(fd);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+
+	ck_assert_int_eq(harness_server_start(&s, one), 0);
+	held = harness_connect(s.port);
+	ck_assert_int_ge(held, 0);
+	/* The held session's child counts once it is forked. */
+	for (int i = 0; i < 100 && harness_server_children(&s, kids, 8) < 1;
+	     i++)
+		usleep(20000);
+	fd = harness_connect(s.port);
+	ck_assert_int_eq(ask(fd, req), EUSERS);
+	close(fd);
+	close(held);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
+/* A 2.7 client that closes its control connection while netserver waits
+ * for its data connection ends the wait at once, not at --accept-timeout. */
+START_TEST(test_data_wait_ends_with_client)
+{
+	const char *extra[] = {"--legacy", "--accept-timeout", "20", NULL};
+	unsigned char req[LEGACY_MSG_LEN], ans[LEGACY_MSG_LEN];
+	struct harness_server s;
+	pid_t kids[8];
+	double t0;
+	int fd;
+
+	load("tcp_stream.request", req);
+	ck_assert_int_eq(harness_server_start(&s, extra), 0);
+	fd = harness_connect(s.port);
+	ck_assert_int_eq(harness_send(fd, req, sizeof(req)), 0);
+	/* The response: serv_errno 0 and the data port. */
+	ck_assert_int_eq(read_answer(fd, ans, 5000), 0);
+	t0 = harness_now();
+	close(fd);
+	while (harness_server_children(&s, kids, 8) > 0 &&
+	       harness_now() - t0 < 10)
+		usleep(20000);
+	ck_assert_msg(harness_now() - t0 < 2, "the session lasted %.1f s",
+		      harness_now() - t0);
+	ck_assert_int_eq(
+	    harness_log_count(s.log, "closed the control connection before"),
+	    1);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
 static Suite *
 legacy_suite(void)
 {
@@ -598,6 +663,8 @@ legacy_suite(void)
 	tc = tcase_create("server");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_refusal_flood_bounded);
+	tcase_add_test(tc, test_refused_in_27_words);
+	tcase_add_test(tc, test_data_wait_ends_with_client);
 	suite_add_tcase(s, tc);
 	return s;
 }

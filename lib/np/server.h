@@ -86,4 +86,14 @@ int server_legacy_session(int ctl, const struct server_limits *lim,
 			  const struct auth_key *key, server_log_fn log,
 			  volatile sig_atomic_t *stop, char *err);
 
+/*
+ * Answers a client the daemon turns away before any session (--allow, the
+ * session limits) in the words it understands, from the bytes it has sent
+ * (peeked, without waiting): 2.7's error response with serv_errno for a
+ * 2.7 client, the probe's answer and then our error frame with why for
+ * our netperf's probe, our error frame otherwise. Waits at most 100 ms to
+ * send. Returns 0, or -1 with err set.
+ */
+int server_refusal(int fd, const char *why, int serv_errno, char *err);
+
 #endif
