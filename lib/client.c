@@ -1573,3 +1573,62 @@ legacy_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	streams_free(&set, NULL);
 	return rc;
 }
+
+/* REM_CPU from a 2.7 netserver: CPU_CALIBRATE and its answer. */
+static int
+legacy_cpu_rate(struct client *c, const struct netperf_opts *o, double *rate,
+		int *ncpu, char *err)
+{
+	unsigned char msg[LEGACY_MSG_LEN];
+	int32_t word, n;
+	float r;
+	int got;
+
+	if (legacy_cpu_word(o, &word, err) < 0)
+		return -1;
+	legacy_calibrate_encode(word, msg);
+	if (session_send_raw(c->ctl, msg, sizeof(msg), SESSION_TIMEOUT_MS,
+			     err) < 0)
+		return -1;
+	/* 2.7 allows a calibration 40 s more than any other answer. */
+	got = session_recv_raw(c->ctl, msg, sizeof(msg),
+			       LEGACY_ANSWER_MS + 40000, err);
+	if (got == 1)
+		return err_set(err, "netserver closed the control connection "
+				    "before its CPU rate");
+	if (got < 0 ||
+	    legacy_words(c,
+			 legacy_calibrate_answer_decode(msg, sizeof(msg), &r,
+							&n, err),
+			 err) < 0)
+		return -1;
+	*rate = r;
+	*ncpu = n;
+	return 0;
+}
+
+int
+client_cpu_rate(struct client *c, const struct netperf_opts *o, double *rate,
+		int *ncpu, char *err)
+{
+	json_t *msg;
+	int64_t n;
+	int rc;
+
+	if (c->no_control)
+		return err_set(err, "REM_CPU asks netserver, and -N has none");
+	if (c->legacy)
+		return legacy_cpu_rate(c, o, rate, ncpu, err);
+	if (session_send_new(c->ctl, proto_new("cpu_rate"), SESSION_TIMEOUT_MS,
+			     err) < 0 ||
+	    session_expect(c->ctl, "cpu_rate", &msg, SESSION_TIMEOUT_MS, err) <
+		0)
+		return -1;
+	rc = proto_get_double(msg, "rate", 0, 1e9, rate, err);
+	if (rc == 0)
+		rc = proto_get_int(msg, "cpus", 1, 1 << 20, &n, err);
+	json_decref(msg);
+	if (rc == 0)
+		*ncpu = (int)n;
+	return rc;
+}

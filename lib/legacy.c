@@ -669,3 +669,51 @@ legacy_probe_answer(const unsigned char *buf, size_t len, char *err)
 			    "netserver's",
 		       h.type);
 }
+
+void
+legacy_calibrate_encode(int32_t cpu, unsigned char buf[LEGACY_MSG_LEN])
+{
+	memset(buf, 0, LEGACY_MSG_LEN);
+	be32_put(buf, LEGACY_CPU_CALIBRATE);
+	be32_put(buf + 4, (uint32_t)cpu);
+}
+
+void
+legacy_calibrate_answer_encode(float rate, int32_t ncpu,
+			       unsigned char buf[LEGACY_MSG_LEN])
+{
+	struct words c = {buf, NULL, 0};
+
+	memset(buf, 0, LEGACY_MSG_LEN);
+	put_i(&c, LEGACY_CPU_CALIBRATE);
+	put_i(&c, 0);
+	put_f(&c, rate);
+	put_i(&c, ncpu);
+}
+
+int
+legacy_calibrate_answer_decode(const unsigned char *buf, size_t len,
+			       float *rate, int32_t *ncpu, char *err)
+{
+	struct words c = {NULL, buf, 8};
+	struct legacy_header h;
+	float r;
+	int32_t n;
+
+	if (legacy_header_decode(buf, len, &h, err) < 0)
+		return -1;
+	if (h.word != 0)
+		return refused(h.word, err);
+	if (h.type != LEGACY_CPU_CALIBRATE)
+		return err_set(err, "answer type %d is not CPU_CALIBRATE (%d)",
+			       h.type, LEGACY_CPU_CALIBRATE);
+	r = next_f(&c);
+	n = next_i(&c);
+	if (!isfinite(r) || r < 0 || r > 1e9)
+		return err_set(err, "a CPU rate of %g", (double)r);
+	if (n < 1 || n > (1 << 20))
+		return err_set(err, "%d CPUs", (int)n);
+	*rate = r;
+	*ncpu = n;
+	return 0;
+}

@@ -47,7 +47,7 @@ server_limits_default(struct server_limits *lim)
 	lim->max_streams = 64;
 	lim->max_sessions = 64;
 	lim->max_per_addr = 16;
-	lim->legacy = 0;
+	lim->legacy = 1;
 	lim->legacy_pass[0] = '\0';
 	lim->max_session_mem = (int64_t)256 << 20;
 	lim->hello_ms = 5000;
@@ -1247,6 +1247,18 @@ session_loop(struct server_state *st, int ctl, const struct server_limits *lim,
 		 * loop does not read it: it has nothing left to stop. */
 		if (strcmp(type, "stop") == 0) {
 			json_decref(msg);
+			continue;
+		}
+		/* netperf -t REM_CPU: 2.7's CPU rate and the CPU count. */
+		if (strcmp(type, "cpu_rate") == 0) {
+			json_decref(msg);
+			if (session_send_new(ctl,
+					     json_pack("{s:s, s:f, s:i}", "type",
+						       "cpu_rate", "rate",
+						       cpu_rate(), "cpus",
+						       cpu_count()),
+					     SESSION_TIMEOUT_MS, err) < 0)
+				return -1;
 			continue;
 		}
 		if (strcmp(type, "request") != 0) {

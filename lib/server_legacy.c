@@ -479,6 +479,14 @@ tests(int ctl, unsigned char *msg, const struct server_limits *lim,
 			if (rc < 0)
 				return -1;
 			refusals += rc;
+		} else if (h.type == LEGACY_CPU_CALIBRATE) {
+			/* netperf -t REM_CPU: our rate, as 2.7's /proc/stat
+			 * netserver calibrates it, and our CPU count. */
+			legacy_calibrate_answer_encode((float)cpu_rate(),
+						       cpu_count(), msg);
+			if (session_send_raw(ctl, msg, LEGACY_MSG_LEN,
+					     SESSION_TIMEOUT_MS, err) < 0)
+				return -1;
 		} else if (h.type != LEGACY_PASSPHRASE) {
 			/* As 2.7: an unknown type gets errno 998. */
 			log(SERVER_LOG_LIMITED,
@@ -523,7 +531,7 @@ server_legacy_session(int ctl, const struct server_limits *lim,
 	if (!lim->legacy) {
 		send_errno(ctl, 0, EPROTONOSUPPORT);
 		return err_set(err, "refused a netperf 2.7 client (netserver "
-				    "runs without --legacy)");
+				    "runs with --no-legacy)");
 	}
 	/* The plaintext passphrase is 2.7's only protection: when our key
 	 * guards the server, a 2.7 client must at least know it. */

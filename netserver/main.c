@@ -759,11 +759,6 @@ load_legacy_pass(const struct netserver_opts *o, struct server_limits *lim)
 	struct auth_key pk;
 	char err[ERR_LEN];
 
-	if (!o->legacy) {
-		fprintf(stderr, "netserver: --legacy-passphrase needs "
-				"--legacy\n");
-		return 2;
-	}
 	/* Read as a key file is (private, at least 16 bytes), then held as
 	 * the text a 2.7 client sends. */
 	if (auth_key_load(o->legacy_pass_file, &pk, err) < 0) {

@@ -314,6 +314,9 @@ static const struct compat_case cases[] = {
      * -v 2 adds the number of CPUs. */
     {"loc_cpu", {"-t", "LOC_CPU"}, 0, 0},
     {"loc_cpu_v2", {"-t", "loc_cpu", "-v", "2", "-l", "5"}, 0, 0},
+    /* REM_CPU: netserver's, asked over the control connection. */
+    {"rem_cpu", {"-t", "REM_CPU"}, 0, 0},
+    {"rem_cpu_v2", {"-t", "rem_cpu", "-v", "2"}, 0, 0},
     /* Units, -f. */
     {"fmt_K", {"-t", "TCP_STREAM", "-l", "-30000000", "-f", "K"}, 0, 0},
     {"fmt_g", {"-t", "TCP_MAERTS", "-l", "1", "-f", "g"}, 0, 0},

@@ -355,16 +355,39 @@ START_TEST(ours_to_ref_refused)
 }
 END_TEST
 
-/* ---- 2.7's netperf against our netserver --legacy ---- */
+/* -t REM_CPU over 2.7's CPU_CALIBRATE: what 2.7's netserver says, as 2.7's
+ * netperf prints it. */
+START_TEST(ours_to_ref_rem_cpu)
+{
+	struct harness_server ref;
+	char port_text[16], want[64];
+	const char *args[] = {"--legacy", "-H", "127.0.0.1", "-p", port_text,
+			      "-t", "REM_CPU", "-v", "2", NULL};
+
+	ck_assert_int_eq(ref_server_start(&ref, NULL, NULL), 0);
+	snprintf(port_text, sizeof(port_text), "%d", ref.port);
+	ck_assert_int_eq(harness_netperf(args, 60, &out), 0);
+	ref_server_stop(&ref);
+	ck_assert_msg(out.status == 0, "%s", out.err);
+	snprintf(want, sizeof(want), "%ld\nThere are %ld remote cpus\n",
+		 sysconf(_SC_CLK_TCK), sysconf(_SC_NPROCESSORS_ONLN));
+	if (sysconf(_SC_NPROCESSORS_ONLN) == 1)
+		snprintf(want, sizeof(want), "%ld\nThere is 1 remote cpu\n",
+			 sysconf(_SC_CLK_TCK));
+	ck_assert_str_eq(out.out, want);
+}
+END_TEST
+
+/* ---- 2.7's netperf against our netserver ---- */
 
 static struct harness_server srv;
 
+/* Our netserver as installed, without flags: 2.7 clients are served by
+ * default. */
 static void
 legacy_setup(void)
 {
-	const char *extra[] = {"--legacy", NULL};
-
-	ck_assert_int_eq(harness_server_start(&srv, extra), 0);
+	ck_assert_int_eq(harness_server_start(&srv, NULL), 0);
 }
 
 static void
@@ -474,6 +497,22 @@ START_TEST(ref_to_ours_six)
 }
 END_TEST
 
+/* 2.7's -t REM_CPU: our CPU rate over its CPU_CALIBRATE, printed as
+ * 2.7's netserver's would be (%g, no newline). */
+START_TEST(ref_to_ours_rem_cpu)
+{
+	const char *args[] = {"-t", "REM_CPU", NULL};
+	char *text, want[32];
+	int rc;
+
+	rc = ref_netperf(srv.port, args, &text);
+	ck_assert_msg(rc == 0, "exit %d:\n%s", rc, text);
+	snprintf(want, sizeof(want), "%ld", sysconf(_SC_CLK_TCK));
+	ck_assert_str_eq(text, want);
+	free(text);
+}
+END_TEST
+
 /* The classic table with -c -C, and -D's interim results. */
 START_TEST(ref_to_ours_classic_demo)
 {
@@ -539,6 +578,28 @@ log_count(const char *path, const char *needle, int want)
 	       harness_now() < end)
 		usleep(20000);
 	return n;
+}
+
+/* Sums the counts of the log's "N more requests refused in the last
+ * second" lines: refusals the rate limit held back. */
+static long
+held_back(const char *path)
+{
+	char line[2048];
+	FILE *f = fopen(path, "r");
+	long sum = 0, n;
+	char *p;
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f) != NULL) {
+		p = strstr(line, "]: ");
+		if (p != NULL &&
+		    strstr(line, " more requests refused in the last") != NULL &&
+		    sscanf(p + 3, "%ld", &n) == 1)
+			sum += n;
+	}
+	fclose(f);
+	return sum;
 }
 
 /* Sends one crafted 2.7 message and reads the 656-byte answer; returns
@@ -626,7 +687,12 @@ START_TEST(ref_hostile)
 	rc = ref_netperf(srv.port, rr, &text);
 	ck_assert_msg(rc == 0, "exit %d:\n%s", rc, text);
 	free(text);
-	ck_assert_int_ge(log_count(srv.log, "refused a netperf 2.7", 7), 7);
+	/* Logged under the rate limit: lines, and a count of the rest once
+	 * their second is over. */
+	usleep(1500000);
+	ck_assert_int_ge(harness_log_count(srv.log, "refused a netperf 2.7") +
+			     held_back(srv.log),
+			 7);
 	{
 		char port_text[16];
 		const char *ours[] = {"-H", "127.0.0.1", "-p", port_text, "-t",
@@ -654,8 +720,8 @@ secret_file(const char *text)
 	return path;
 }
 
-/* Off by default; with --auth-file, only with --legacy-passphrase; the
- * passphrase checked. */
+/* On by default, off with --no-legacy; with --auth-file, only with
+ * --legacy-passphrase; the passphrase checked. */
 START_TEST(ref_access)
 {
 	const char *rr[] = {"-t", "TCP_RR", "-l", "1", NULL};
@@ -666,17 +732,24 @@ START_TEST(ref_access)
 	struct harness_server s;
 	int rc;
 
-	/* Without --legacy: refused with a word to the log. */
-	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
-	rc = ref_netperf(s.port, rr, &text);
-	ck_assert_int_ne(rc, 0);
-	free(text);
-	ck_assert_int_eq(log_count(s.log, "without --legacy", 1), 1);
-	harness_server_stop(&s);
+	/* --no-legacy: refused with a word to the log, and 2.7's netperf
+	 * says so. */
+	{
+		const char *extra[] = {"--no-legacy", NULL};
+
+		ck_assert_int_eq(harness_server_start(&s, extra), 0);
+		rc = ref_netperf(s.port, rr, &text);
+		ck_assert_int_ne(rc, 0);
+		ck_assert_msg(strstr(text, "remote error 93") != NULL, "%s",
+			      text);
+		free(text);
+		ck_assert_int_eq(log_count(s.log, "with --no-legacy", 1), 1);
+		harness_server_stop(&s);
+	}
 
 	snprintf(key, sizeof(key), "%s", secret_file("our-own-key-0123456789"));
 	{
-		const char *extra[] = {"--legacy", "--auth-file", key, NULL};
+		const char *extra[] = {"--auth-file", key, NULL};
 
 		ck_assert_int_eq(harness_server_start(&s, extra), 0);
 		rc = ref_netperf(s.port, rr, &text);
@@ -688,8 +761,8 @@ START_TEST(ref_access)
 	}
 	snprintf(pass, sizeof(pass), "%s", secret_file("a-2.7-passphrase\n"));
 	{
-		const char *extra[] = {"--legacy",		"--auth-file", key,
-				       "--legacy-passphrase", pass,	     NULL};
+		const char *extra[] = {"--auth-file", key,
+				       "--legacy-passphrase", pass, NULL};
 
 		ck_assert_int_eq(harness_server_start(&s, extra), 0);
 		rc = ref_netperf(s.port, good, &text);
@@ -715,7 +788,7 @@ END_TEST
  * "partial response". */
 START_TEST(ref_refused_by_daemon)
 {
-	const char *allow[] = {"--legacy", "--allow", "10.0.0.0/8", NULL};
+	const char *allow[] = {"--allow", "10.0.0.0/8", NULL};
 	const char *rr[] = {"-t", "TCP_RR", "-l", "1", NULL};
 	struct harness_server s;
 	char *text;
@@ -734,7 +807,7 @@ END_TEST
  * would pass it is refused (EPERM), a smaller one served. */
 START_TEST(ref_memory_bound)
 {
-	const char *extra[] = {"--legacy", "--max-session-memory", "1M", NULL};
+	const char *extra[] = {"--max-session-memory", "1M", NULL};
 	unsigned char msg[LEGACY_MSG_LEN];
 	struct legacy_omni_request q;
 	char path[512], err[256], *text;
@@ -809,6 +882,7 @@ interop_suite(void)
 	tcase_add_loop_test(tc, ours_to_ref_six, 0, 6);
 	tcase_add_loop_test(tc, ours_to_ref_vs_native, 0, 2);
 	tcase_add_test(tc, ours_to_ref_detected);
+	tcase_add_test(tc, ours_to_ref_rem_cpu);
 	tcase_add_test(tc, ours_to_ref_passphrase);
 	tcase_add_test(tc, ours_to_ref_demo_iterations);
 	tcase_add_loop_test(tc, ours_to_ref_refused, 0, 10);
@@ -819,6 +893,7 @@ interop_suite(void)
 	tcase_add_checked_fixture(tc, legacy_setup, legacy_teardown);
 	tcase_add_loop_test(tc, ref_to_ours_six, 0, 6);
 	tcase_add_test(tc, ref_to_ours_classic_demo);
+	tcase_add_test(tc, ref_to_ours_rem_cpu);
 	tcase_add_loop_test(tc, ref_to_ours_vs_native, 0, 2);
 	tcase_add_test(tc, ref_hostile);
 	suite_add_tcase(s, tc);

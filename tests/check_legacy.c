@@ -533,7 +533,7 @@ ask(int fd, const unsigned char msg[LEGACY_MSG_LEN])
  * after SERVER_LEGACY_REFUSALS of them, so the log stays short. */
 START_TEST(test_refusal_flood_bounded)
 {
-	const char *extra[] = {"--legacy", NULL};
+	const char *extra[] = {NULL};
 	unsigned char unknown[LEGACY_MSG_LEN], bad[LEGACY_MSG_LEN];
 	struct legacy_omni_request q;
 	struct harness_server s;
@@ -580,8 +580,8 @@ END_TEST
  * "netperf: remote error N", not sent our JSON frame. */
 START_TEST(test_refused_in_27_words)
 {
-	const char *allow[] = {"--legacy", "--allow", "10.0.0.0/8", NULL};
-	const char *one[] = {"--legacy", "--max-sessions", "1", NULL};
+	const char *allow[] = {"--allow", "10.0.0.0/8", NULL};
+	const char *one[] = {"--max-sessions", "1", NULL};
 	unsigned char req[LEGACY_MSG_LEN];
 	struct harness_server s;
 	pid_t kids[8];
@@ -613,7 +613,7 @@ END_TEST
  * for its data connection ends the wait at once, not at --accept-timeout. */
 START_TEST(test_data_wait_ends_with_client)
 {
-	const char *extra[] = {"--legacy", "--accept-timeout", "20", NULL};
+	const char *extra[] = {"--accept-timeout", "20", NULL};
 	unsigned char req[LEGACY_MSG_LEN], ans[LEGACY_MSG_LEN];
 	struct harness_server s;
 	pid_t kids[8];

@@ -26,6 +26,7 @@
 #define LEGACY_DATA_LEN (LEGACY_MSG_LEN - 8)
 
 /* Message types of the six tests (netlib.h). */
+#define LEGACY_CPU_CALIBRATE 5
 #define LEGACY_PASSPHRASE 6
 #define LEGACY_DO_OMNI 97
 #define LEGACY_OMNI_RESPONSE 98
@@ -203,6 +204,22 @@ int legacy_passphrase_encode(const char *pass, int32_t cpu,
  * -1 with err set for another type or a text that does not end. */
 int legacy_passphrase_decode(const unsigned char *buf, size_t len, char *out,
 			     size_t cap, char *err);
+
+/* Writes a CPU_CALIBRATE request (netperf -t REM_CPU) binding netserver to
+ * cpu (-1 for none). */
+void legacy_calibrate_encode(int32_t cpu, unsigned char buf[LEGACY_MSG_LEN]);
+
+/* Writes the answer: the CPU rate as a float's bits, then the number of
+ * CPUs, both converted, as 2.7's netserver sends them. */
+void legacy_calibrate_answer_encode(float rate, int32_t ncpu,
+				    unsigned char buf[LEGACY_MSG_LEN]);
+
+/* Decodes the answer into *rate and *ncpu. Returns 0; a positive
+ * serv_errno when the server refused; or -1 with err set for a wrong
+ * length or type, a rate that is not a finite number from 0 to 10^9, or
+ * a CPU count outside 1..2^20. */
+int legacy_calibrate_answer_decode(const unsigned char *buf, size_t len,
+				   float *rate, int32_t *ncpu, char *err);
 
 /* Writes our netperf's probe: a DO_SYSINFO carrying LEGACY_PROBE_TEXT. */
 void legacy_probe_encode(unsigned char buf[LEGACY_MSG_LEN]);
