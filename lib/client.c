@@ -23,10 +23,9 @@
 
 /* Milliseconds to wait for a connection to netserver. */
 #define CLIENT_CONNECT_MS 5000
-/* Milliseconds our hello waits for its answer before netperf takes the
- * server for a netperf 2.7 netserver, which waits for 656 bytes and says
- * nothing to a shorter message. */
-#define CLIENT_HELLO_MS 5000
+/* Milliseconds the probe waits for its answer: ours and 2.7's netserver
+ * both answer at once, so only a dead or stalled peer takes this long. */
+#define CLIENT_PROBE_MS 5000
 /* netperf 2.7 gives netserver this long for every answer, and its
  * netserver runs a test this much past its length (PAD_TIME). */
 #define LEGACY_ANSWER_MS 120000
@@ -273,11 +272,45 @@ connect_control(struct client *c, const struct netperf_opts *o, char *err)
 	return 0;
 }
 
+/*
+ * Which netserver this is, in well under a second: our probe is a 2.7
+ * DO_SYSINFO that 2.7's netserver answers at once, changing nothing, and
+ * that ours answers with words of its own. Returns 1 for ours (the
+ * session goes on in our protocol), 0 for a 2.7 netserver (its answer,
+ * or, started with -Z, its close: it wants the passphrase first), or -1
+ * with err set.
+ */
+static int
+probe(struct client *c, char *err)
+{
+	unsigned char msg[LEGACY_MSG_LEN];
+	int got;
+
+	legacy_probe_encode(msg);
+	if (session_send_raw(c->ctl, msg, sizeof(msg), SESSION_TIMEOUT_MS,
+			     err) < 0)
+		return -1;
+	got = session_recv_raw(c->ctl, msg, sizeof(msg), CLIENT_PROBE_MS, err);
+	if (got == 1 || (got < 0 && strstr(err, "reset") != NULL))
+		return 0;
+	if (got < 0)
+		return -1;
+	got = legacy_probe_answer(msg, sizeof(msg), err);
+	if (got < 0) {
+		char why[ERR_LEN];
+
+		c->remote_error = 1;
+		snprintf(why, sizeof(why), "%s", err);
+		return err_set(err, "netserver: %s", why);
+	}
+	return got;
+}
+
 int
 client_open(struct client *c, const struct netperf_opts *o, char *err)
 {
 	struct auth_key key;
-	int have_key;
+	int have_key, rc;
 
 	memset(c, 0, sizeof(*c));
 	c->ctl = -1;
@@ -292,16 +325,13 @@ client_open(struct client *c, const struct netperf_opts *o, char *err)
 		return -1;
 	if (connect_control(c, o, err) < 0)
 		goto wipe;
-	if (session_send_new(c->ctl,
-			     json_pack("{s:s, s:i, s:s, s:s}", "type", "hello",
-				       "version", PROTO_VERSION, "program",
-				       "netperf", "program_version",
-				       NP_VERSION),
-			     SESSION_TIMEOUT_MS, err) < 0)
+	rc = probe(c, err);
+	if (rc < 0)
 		goto fail;
-	/* Silence is how a 2.7 netserver answers our hello: start again in
-	 * its protocol on a new connection. */
-	if (!readable_within(c->ctl, CLIENT_HELLO_MS)) {
+	if (rc == 0) {
+		/* A 2.7 netserver: start again in its protocol, on a new
+		 * connection (the passphrase, when there is one, must be
+		 * its first message). */
 		close(c->ctl);
 		explicit_bzero(&key, sizeof(key));
 		if (legacy_open(c, o, err) < 0)
@@ -309,6 +339,13 @@ client_open(struct client *c, const struct netperf_opts *o, char *err)
 		c->detected = 1;
 		return 0;
 	}
+	if (session_send_new(c->ctl,
+			     json_pack("{s:s, s:i, s:s, s:s}", "type", "hello",
+				       "version", PROTO_VERSION, "program",
+				       "netperf", "program_version",
+				       NP_VERSION),
+			     SESSION_TIMEOUT_MS, err) < 0)
+		goto fail;
 	if (read_hello(c, have_key ? &key : NULL, err) < 0)
 		goto fail;
 	explicit_bzero(&key, sizeof(key));

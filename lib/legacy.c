@@ -658,8 +658,10 @@ legacy_probe_answer(const unsigned char *buf, size_t len, char *err)
 	    memcmp(buf + 8, LEGACY_PROBE_ANSWER_TEXT,
 		   sizeof(LEGACY_PROBE_ANSWER_TEXT)) == 0)
 		return 1;
-	/* 2.7 leaves serv_errno as the last request left it. */
-	if (h.type == LEGACY_SYSINFO_RESPONSE || h.word == LEGACY_ERR_UNKNOWN)
+	/* 2.7 leaves serv_errno as the last request left it; one built
+	 * with SEND_PASSPHRASE_RESPONSE says so when it wants -Z's first. */
+	if (h.type == LEGACY_SYSINFO_RESPONSE || h.word == LEGACY_ERR_UNKNOWN ||
+	    h.type == LEGACY_PASSPHRASE)
 		return 0;
 	if (h.word != 0) {
 		refused(h.word, err);

@@ -1025,8 +1025,13 @@ server_session(int ctl, const struct server_limits *lim,
 	/* Within the hello's own deadline, as the hello is read. */
 	hello_ms = lim->hello_ms < lim->idle_ms ? lim->hello_ms : lim->idle_ms;
 	rc = first_bytes_legacy(ctl, hello_ms, stop);
-	if (rc == 1)
-		return server_legacy_session(ctl, lim, key, log, stop, err);
+	/* Our netperf's probe is 2.7-shaped: once it is answered, the
+	 * hello follows. */
+	if (rc == 1) {
+		rc = server_legacy_session(ctl, lim, key, log, stop, err);
+		if (rc != SERVER_PROBED)
+			return rc;
+	}
 	if (rc < 0) {
 		err_set(err, "control connection: no message within %d ms",
 			hello_ms);

@@ -528,6 +528,15 @@ server_legacy_session(int ctl, const struct server_limits *lim,
 	rc = recv_msg(ctl, msg, lim->idle_ms, stop, err);
 	if (rc != 0)
 		return rc == 1 ? 0 : -1;
+	/* Our netperf asking which netserver this is: told, whatever this
+	 * server lets 2.7 clients do, and the session goes on in ours. */
+	if (legacy_is_probe(msg, sizeof(msg))) {
+		legacy_probe_answer_encode(msg);
+		if (session_send_raw(ctl, msg, sizeof(msg), SESSION_TIMEOUT_MS,
+				     err) < 0)
+			return -1;
+		return SERVER_PROBED;
+	}
 	if (!lim->legacy) {
 		send_errno(ctl, 0, EPROTONOSUPPORT);
 		return err_set(err, "refused a netperf 2.7 client (netserver "

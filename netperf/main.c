@@ -356,7 +356,7 @@ setup_client(struct client *c, const struct netperf_opts *o, struct topo *topo,
 	if (client_open(c, o, err) < 0)
 		return -1;
 	if (c->detected && !o->legacy)
-		fprintf(stderr, "netperf: netserver did not answer our hello; "
+		fprintf(stderr, "netperf: netserver is netperf 2.7's; "
 				"speaking netperf 2.7's protocol\n");
 	/* --streams N (and --bidir's two or more): the topology places one
 	 * stream a CPU, -T or not, as netserver does its own. */

@@ -102,6 +102,8 @@ ref_server_stop(struct harness_server *s)
 	unlink(s->log);
 }
 
+static int ref_netperf(int port, const char *const *args, char **text);
+
 /* Our netperf --legacy --json against port; returns the document, with
  * the run's output in o. */
 static json_t *
@@ -247,24 +249,54 @@ START_TEST(ours_to_ref_vs_native)
 }
 END_TEST
 
-/* Without --legacy: our hello gets no answer from 2.7's netserver, and
- * netperf says so and speaks 2.7's protocol. */
+/* Without --legacy: the probe tells 2.7's netserver from ours at once
+ * (a 1 s test takes well under 2 s, not 5 s more), netperf says so and
+ * speaks 2.7's protocol, and 2.7's netserver serves 2.7's netperf after,
+ * having logged nothing. */
 START_TEST(ours_to_ref_detected)
 {
 	struct harness_server ref;
-	char port_text[16];
+	char port_text[16], *text, log[4096];
 	const char *args[] = {"-H", "127.0.0.1", "-p", port_text, "-t",
 			      "TCP_RR", "-l", "1", "-P", "0", NULL};
+	const char *rr[] = {"-t", "TCP_RR", "-l", "1", NULL};
 	double v[8];
+	int rc;
 
 	ck_assert_int_eq(ref_server_start(&ref, NULL, NULL), 0);
 	snprintf(port_text, sizeof(port_text), "%d", ref.port);
 	ck_assert_int_eq(harness_netperf(args, 60, &out), 0);
-	ref_server_stop(&ref);
 	ck_assert_msg(out.status == 0, "%s", out.err);
+	ck_assert_msg(out.seconds < 2, "a 1 s test took %.2f s", out.seconds);
 	ck_assert_ptr_nonnull(strstr(out.err, "netperf 2.7's protocol"));
 	ck_assert_int_ge(harness_line_numbers(out.out, v, 6), 6);
 	ck_assert_double_gt(v[5], 10); /* transactions per second */
+	rc = ref_netperf(ref.port, rr, &text);
+	ck_assert_msg(rc == 0, "exit %d:\n%s", rc, text);
+	free(text);
+	harness_read_file(ref.log, log, sizeof(log));
+	ref_server_stop(&ref);
+	ck_assert_msg(strstr(log, "unknown") == NULL &&
+			  strstr(log, "partial") == NULL,
+		      "2.7's netserver said:\n%s", log);
+}
+END_TEST
+
+/* Without --legacy against 2.7's netserver -Z: it closes on the probe
+ * (not its passphrase), and netperf starts again with -Z's first. */
+START_TEST(ours_to_ref_detected_passphrase)
+{
+	struct harness_server ref;
+	char port_text[16];
+	const char *args[] = {"-H", "127.0.0.1", "-p", port_text, "-t",
+			      "TCP_RR", "-l", "1", "-Z", "s3cret", NULL};
+
+	ck_assert_int_eq(ref_server_start(&ref, "-Z", "s3cret"), 0);
+	snprintf(port_text, sizeof(port_text), "%d", ref.port);
+	ck_assert_int_eq(harness_netperf(args, 60, &out), 0);
+	ref_server_stop(&ref);
+	ck_assert_msg(out.status == 0, "%s", out.err);
+	ck_assert_msg(out.seconds < 2, "a 1 s test took %.2f s", out.seconds);
 }
 END_TEST
 
@@ -882,6 +914,7 @@ interop_suite(void)
 	tcase_add_loop_test(tc, ours_to_ref_six, 0, 6);
 	tcase_add_loop_test(tc, ours_to_ref_vs_native, 0, 2);
 	tcase_add_test(tc, ours_to_ref_detected);
+	tcase_add_test(tc, ours_to_ref_detected_passphrase);
 	tcase_add_test(tc, ours_to_ref_rem_cpu);
 	tcase_add_test(tc, ours_to_ref_passphrase);
 	tcase_add_test(tc, ours_to_ref_demo_iterations);

@@ -489,6 +489,38 @@ START_TEST(test_params_refused)
 }
 END_TEST
 
+/* The probe and the answers it may get. */
+START_TEST(test_probe_answers)
+{
+	unsigned char buf[LEGACY_MSG_LEN];
+	char err[ERR_LEN];
+
+	legacy_probe_encode(buf);
+	ck_assert_int_eq(legacy_is_probe(buf, sizeof(buf)), 1);
+	/* 2.7-shaped, so a netserver of ours looks at it as 2.7's. */
+	ck_assert_int_eq(legacy_sniff(buf, 5), 1);
+	ck_assert_int_eq(legacy_is_probe(buf, sizeof(buf) - 1), 0);
+	buf[20] ^= 1;
+	ck_assert_int_eq(legacy_is_probe(buf, sizeof(buf)), 0);
+	legacy_probe_answer_encode(buf);
+	ck_assert_int_eq(legacy_probe_answer(buf, sizeof(buf), err), 1);
+	/* 2.7's: its SYSINFO_RESPONSE, whatever serv_errno it left. */
+	legacy_error_encode(LEGACY_SYSINFO_RESPONSE, 0, buf);
+	ck_assert_int_eq(legacy_probe_answer(buf, sizeof(buf), err), 0);
+	legacy_error_encode(LEGACY_SYSINFO_RESPONSE, 998, buf);
+	ck_assert_int_eq(legacy_probe_answer(buf, sizeof(buf), err), 0);
+	legacy_error_encode(0, LEGACY_ERR_UNKNOWN, buf);
+	ck_assert_int_eq(legacy_probe_answer(buf, sizeof(buf), err), 0);
+	/* A refusal in 2.7's words. */
+	legacy_error_encode(0, EUSERS, buf);
+	ck_assert_int_eq(legacy_probe_answer(buf, sizeof(buf), err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "remote error 87"));
+	legacy_error_encode(12345, 0, buf);
+	ck_assert_int_eq(legacy_probe_answer(buf, sizeof(buf), err), -1);
+	ck_assert_int_eq(legacy_probe_answer(buf, 10, err), -1);
+}
+END_TEST
+
 /* ---- our netserver's side, against a hostile 2.7 peer ---- */
 
 /* Reads one 2.7 message by timeout_ms; returns its serv_errno word, or
@@ -640,6 +672,45 @@ START_TEST(test_data_wait_ends_with_client)
 }
 END_TEST
 
+/* Our netserver answers the probe in its own words and goes on in our
+ * protocol: with 2.7 clients refused too, and when the parent turns the
+ * client away (the answer, then our error frame). */
+START_TEST(test_probe_served)
+{
+	const char *none[] = {"--no-legacy", NULL};
+	const char *allow[] = {"--allow", "10.0.0.0/8", NULL};
+	const char *hello = "{\"type\":\"hello\",\"version\":1}";
+	unsigned char msg[LEGACY_MSG_LEN];
+	struct harness_server s;
+	char buf[4096], err[ERR_LEN];
+	int fd;
+
+	ck_assert_int_eq(harness_server_start(&s, none), 0);
+	fd = harness_connect(s.port);
+	legacy_probe_encode(msg);
+	ck_assert_int_eq(harness_send(fd, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(read_answer(fd, msg, 5000), 0);
+	ck_assert_int_eq(legacy_probe_answer(msg, sizeof(msg), err), 1);
+	ck_assert_int_eq(harness_send_json(fd, hello), 0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+	ck_assert_msg(strstr(buf, "\"hello\"") != NULL, "%s", buf);
+	close(fd);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+
+	ck_assert_int_eq(harness_server_start(&s, allow), 0);
+	fd = harness_connect(s.port);
+	legacy_probe_encode(msg);
+	ck_assert_int_eq(harness_send(fd, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(read_answer(fd, msg, 5000), 0);
+	ck_assert_int_eq(legacy_probe_answer(msg, sizeof(msg), err), 1);
+	ck_assert_int_eq(harness_send_json(fd, hello), 0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+	ck_assert_msg(strstr(buf, "not allowed") != NULL, "%s", buf);
+	close(fd);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
 static Suite *
 legacy_suite(void)
 {
@@ -659,12 +730,14 @@ legacy_suite(void)
 	tcase_add_test(tc, test_sniff);
 	tcase_add_test(tc, test_params_of_six);
 	tcase_add_test(tc, test_params_refused);
+	tcase_add_test(tc, test_probe_answers);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("server");
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_refusal_flood_bounded);
 	tcase_add_test(tc, test_refused_in_27_words);
 	tcase_add_test(tc, test_data_wait_ends_with_client);
+	tcase_add_test(tc, test_probe_served);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -232,9 +232,10 @@ void legacy_probe_answer_encode(unsigned char buf[LEGACY_MSG_LEN]);
 
 /*
  * Reads the answer to the probe: 1 when it is our netserver's, 0 when it
- * is a 2.7 netserver's (its SYSINFO_RESPONSE, or 998 from one without
- * DO_SYSINFO), or -1 with err set for another error response (a refusal:
- * "remote error N (text)") or bytes that are neither.
+ * is a 2.7 netserver's (its SYSINFO_RESPONSE, 998 from one without
+ * DO_SYSINFO, or a passphrase refusal), or -1 with err set for another
+ * error response (a refusal: "remote error N (text)") or bytes that are
+ * neither.
  */
 int legacy_probe_answer(const unsigned char *buf, size_t len, char *err);
 

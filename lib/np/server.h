@@ -67,6 +67,9 @@ int server_session(int ctl, const struct server_limits *lim,
 		   const struct auth_key *key, server_log_fn log,
 		   volatile sig_atomic_t *stop, char *err);
 
+/* server_legacy_session's answer to our netperf's probe. */
+#define SERVER_PROBED 1
+
 /* Refused requests after which a 2.7 session is ended: 2.7's netperf
  * stops at its first, so only a hostile client reaches this. */
 #define SERVER_LEGACY_REFUSALS 8
@@ -80,7 +83,9 @@ int server_session(int ctl, const struct server_limits *lim,
  * SERVER_LEGACY_REFUSALS refusals. Without lim->legacy, or with a key and
  * no legacy passphrase, the client gets an error response and nothing
  * else. Returns 0 when the client ends the session (or it was ended after
- * its refusals, which is logged), or -1 with err set.
+ * its refusals, which is logged); SERVER_PROBED when the first message was
+ * our netperf's probe, answered (the session goes on in our protocol); or
+ * -1 with err set.
  */
 int server_legacy_session(int ctl, const struct server_limits *lim,
 			  const struct auth_key *key, server_log_fn log,
