@@ -1,7 +1,8 @@
 /*
- * netserver's side of netperf 2.7's control protocol (netserver --legacy):
- * 656-byte messages decoded by lib/legacy.c, the six tests run by the same
- * loops and held to the same limits as our own protocol's.
+ * netserver's side of netperf 2.7's control protocol (served unless
+ * netserver --no-legacy): 656-byte messages decoded by lib/legacy.c, the
+ * six tests run by the same loops and held to the same limits as our own
+ * protocol's, REM_CPU's CPU_CALIBRATE, and our netperf's probe.
  */
 #include "np/server.h"
 

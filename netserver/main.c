@@ -199,7 +199,7 @@ static void session_log(int level, const char *fmt, ...)
 static void
 session_log(int level, const char *fmt, ...)
 {
-	char line[512];
+	char line[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
