@@ -316,8 +316,13 @@ client_open(struct client *c, const struct netperf_opts *o, char *err)
 	c->ctl = -1;
 	if (o->fill_file[0] != '\0' && read_fill(o->fill_file, c, err) < 0)
 		return -1;
-	if (o->legacy)
-		return legacy_open(c, o, err);
+	if (o->legacy) {
+		if (legacy_open(c, o, err) == 0)
+			return 0;
+		free(c->fill);
+		c->fill = NULL;
+		return -1;
+	}
 	if (o->no_control)
 		return nocontrol_open(c, o, err);
 	have_key = load_key(o, &key, err);
@@ -333,9 +338,9 @@ client_open(struct client *c, const struct netperf_opts *o, char *err)
 		 * connection (the passphrase, when there is one, must be
 		 * its first message). */
 		close(c->ctl);
-		explicit_bzero(&key, sizeof(key));
 		if (legacy_open(c, o, err) < 0)
-			return -1;
+			goto wipe;
+		explicit_bzero(&key, sizeof(key));
 		c->detected = 1;
 		return 0;
 	}
@@ -1218,9 +1223,14 @@ static int
 legacy_open(struct client *c, const struct netperf_opts *o, char *err)
 {
 	unsigned char msg[LEGACY_MSG_LEN];
+	char *fill = c->fill;
+	size_t fill_len = c->fill_len;
 	int32_t word;
 
+	/* -F's bytes, read before, stay the client's to free. */
 	memset(c, 0, sizeof(*c));
+	c->fill = fill;
+	c->fill_len = fill_len;
 	c->ctl = -1;
 	c->legacy = 1;
 	if (legacy_cpu_word(o, &word, err) < 0)
