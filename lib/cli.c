@@ -1475,6 +1475,10 @@ cli_netperf_parse(int argc, char **argv, struct netperf_opts *o, char *err)
 		o->want_loc_cpu = 1;
 		return 0;
 	}
+	if (strcmp(o->test, "REM_CPU") == 0) {
+		o->want_rem_cpu = 1;
+		return 0;
+	}
 	if (strcmp(o->test, "OMNI") == 0 && omni_module(o, err) < 0)
 		return -1;
 	m = module_find(o->test);
@@ -1717,8 +1721,11 @@ static const struct opt netserver_opts[] = {
      .to = NS(auth_file), .len = CLI_PATH_LEN},
     {'Z', NULL, required_argument, "passphrase",
      "...or the key derived from passphrase", NULL, OPT_FN, .fn = s_passphrase},
-    {0, "legacy", no_argument, NULL, "serve netperf 2.7 clients too", NULL,
-     OPT_FLAG, .to = NS(legacy)},
+    {0, "legacy", no_argument, NULL,
+     "serve netperf 2.7 clients (the default; kept for old command lines)",
+     NULL, OPT_FLAG, .to = NS(legacy)},
+    {0, "no-legacy", no_argument, NULL, "refuse netperf 2.7 clients", NULL,
+     OPT_FLAG, .to = NS(no_legacy)},
     {0, "legacy-passphrase", required_argument, "FILE",
      "2.7 clients must send it first (plaintext)", NULL, OPT_PATH,
      .to = NS(legacy_pass_file), .len = CLI_PATH_LEN},
@@ -1787,6 +1794,15 @@ cli_netserver_parse(int argc, char **argv, struct netserver_opts *o, char *err)
 		return err_set(err, "--log and --syslog cannot be combined");
 	if (o->passphrase[0] != '\0' && o->auth_file[0] != '\0')
 		return err_set(err, "-Z and --auth-file cannot be combined");
+	if (o->legacy && o->no_legacy)
+		return err_set(err, "--legacy and --no-legacy cannot be "
+				    "combined");
+	if (o->no_legacy && o->legacy_pass_file[0] != '\0')
+		return err_set(err, "--legacy-passphrase and --no-legacy "
+				    "cannot be combined");
+	/* 2.7's netperf is still in use everywhere: its clients are
+	 * served unless refused. */
+	o->legacy = !o->no_legacy;
 	return 0;
 }
 

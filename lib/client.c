@@ -23,10 +23,9 @@
 
 /* Milliseconds to wait for a connection to netserver. */
 #define CLIENT_CONNECT_MS 5000
-/* Milliseconds our hello waits for its answer before netperf takes the
- * server for a netperf 2.7 netserver, which waits for 656 bytes and says
- * nothing to a shorter message. */
-#define CLIENT_HELLO_MS 5000
+/* Milliseconds the probe waits for its answer: ours and 2.7's netserver
+ * both answer at once, so only a dead or stalled peer takes this long. */
+#define CLIENT_PROBE_MS 5000
 /* netperf 2.7 gives netserver this long for every answer, and its
  * netserver runs a test this much past its length (PAD_TIME). */
 #define LEGACY_ANSWER_MS 120000
@@ -284,18 +283,57 @@ connect_control(struct client *c, const struct netperf_opts *o, char *err)
 	return 0;
 }
 
+/*
+ * Which netserver this is, in well under a second: our probe is a 2.7
+ * DO_SYSINFO that 2.7's netserver answers at once, changing nothing, and
+ * that ours answers with words of its own. Returns 1 for ours (the
+ * session goes on in our protocol), 0 for a 2.7 netserver (its answer,
+ * or, started with -Z, its close: it wants the passphrase first), or -1
+ * with err set.
+ */
+static int
+probe(struct client *c, char *err)
+{
+	unsigned char msg[LEGACY_MSG_LEN];
+	int got;
+
+	legacy_probe_encode(msg);
+	if (session_send_raw(c->ctl, msg, sizeof(msg), SESSION_TIMEOUT_MS,
+			     err) < 0)
+		return -1;
+	got = session_recv_raw(c->ctl, msg, sizeof(msg), CLIENT_PROBE_MS, err);
+	if (got == 1 || (got < 0 && strstr(err, "reset") != NULL))
+		return 0;
+	if (got < 0)
+		return -1;
+	got = legacy_probe_answer(msg, sizeof(msg), err);
+	if (got < 0) {
+		char why[ERR_LEN];
+
+		c->remote_error = 1;
+		snprintf(why, sizeof(why), "%s", err);
+		return err_set(err, "netserver: %s", why);
+	}
+	return got;
+}
+
 int
 client_open(struct client *c, const struct netperf_opts *o, char *err)
 {
 	struct auth_key key;
-	int have_key;
+	int have_key, rc;
 
 	memset(c, 0, sizeof(*c));
 	c->ctl = -1;
 	if (o->fill_file[0] != '\0' && read_fill(o->fill_file, c, err) < 0)
 		return -1;
-	if (o->legacy)
-		return legacy_open(c, o, err);
+	if (o->legacy) {
+		if (legacy_open(c, o, err) == 0)
+			return 0;
+		free(c->fill);
+		c->fill = NULL;
+		return -1;
+	}
 	if (o->no_control)
 		return nocontrol_open(c, o, err);
 	have_key = load_key(o, &key, err);
@@ -303,6 +341,20 @@ client_open(struct client *c, const struct netperf_opts *o, char *err)
 		return -1;
 	if (connect_control(c, o, err) < 0)
 		goto wipe;
+	rc = probe(c, err);
+	if (rc < 0)
+		goto fail;
+	if (rc == 0) {
+		/* A 2.7 netserver: start again in its protocol, on a new
+		 * connection (the passphrase, when there is one, must be
+		 * its first message). */
+		close(c->ctl);
+		if (legacy_open(c, o, err) < 0)
+			goto wipe;
+		explicit_bzero(&key, sizeof(key));
+		c->detected = 1;
+		return 0;
+	}
 	if (session_send_new(c->ctl,
 			     json_pack("{s:s, s:i, s:s, s:s}", "type", "hello",
 				       "version", PROTO_VERSION, "program",
@@ -310,16 +362,6 @@ client_open(struct client *c, const struct netperf_opts *o, char *err)
 				       NP_VERSION),
 			     SESSION_TIMEOUT_MS, err) < 0)
 		goto fail;
-	/* Silence is how a 2.7 netserver answers our hello: start again in
-	 * its protocol on a new connection. */
-	if (!readable_within(c->ctl, CLIENT_HELLO_MS)) {
-		close(c->ctl);
-		explicit_bzero(&key, sizeof(key));
-		if (legacy_open(c, o, err) < 0)
-			return -1;
-		c->detected = 1;
-		return 0;
-	}
 	if (read_hello(c, have_key ? &key : NULL, err) < 0)
 		goto fail;
 	explicit_bzero(&key, sizeof(key));
@@ -1197,9 +1239,14 @@ static int
 legacy_open(struct client *c, const struct netperf_opts *o, char *err)
 {
 	unsigned char msg[LEGACY_MSG_LEN];
+	char *fill = c->fill;
+	size_t fill_len = c->fill_len;
 	int32_t word;
 
+	/* -F's bytes, read before, stay the client's to free. */
 	memset(c, 0, sizeof(*c));
+	c->fill = fill;
+	c->fill_len = fill_len;
 	c->ctl = -1;
 	c->legacy = 1;
 	if (legacy_cpu_word(o, &word, err) < 0)
@@ -1589,5 +1636,64 @@ legacy_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	    legacy_results(c, o, res, &a, err) == 0)
 		rc = 0;
 	streams_free(&set, NULL);
+	return rc;
+}
+
+/* REM_CPU from a 2.7 netserver: CPU_CALIBRATE and its answer. */
+static int
+legacy_cpu_rate(struct client *c, const struct netperf_opts *o, double *rate,
+		int *ncpu, char *err)
+{
+	unsigned char msg[LEGACY_MSG_LEN];
+	int32_t word, n;
+	float r;
+	int got;
+
+	if (legacy_cpu_word(o, &word, err) < 0)
+		return -1;
+	legacy_calibrate_encode(word, msg);
+	if (session_send_raw(c->ctl, msg, sizeof(msg), SESSION_TIMEOUT_MS,
+			     err) < 0)
+		return -1;
+	/* 2.7 allows a calibration 40 s more than any other answer. */
+	got = session_recv_raw(c->ctl, msg, sizeof(msg),
+			       LEGACY_ANSWER_MS + 40000, err);
+	if (got == 1)
+		return err_set(err, "netserver closed the control connection "
+				    "before its CPU rate");
+	if (got < 0 ||
+	    legacy_words(c,
+			 legacy_calibrate_answer_decode(msg, sizeof(msg), &r,
+							&n, err),
+			 err) < 0)
+		return -1;
+	*rate = r;
+	*ncpu = n;
+	return 0;
+}
+
+int
+client_cpu_rate(struct client *c, const struct netperf_opts *o, double *rate,
+		int *ncpu, char *err)
+{
+	json_t *msg;
+	int64_t n;
+	int rc;
+
+	if (c->no_control)
+		return err_set(err, "REM_CPU asks netserver, and -N has none");
+	if (c->legacy)
+		return legacy_cpu_rate(c, o, rate, ncpu, err);
+	if (session_send_new(c->ctl, proto_new("cpu_rate"), SESSION_TIMEOUT_MS,
+			     err) < 0 ||
+	    session_expect(c->ctl, "cpu_rate", &msg, SESSION_TIMEOUT_MS, err) <
+		0)
+		return -1;
+	rc = proto_get_double(msg, "rate", 0, 1e9, rate, err);
+	if (rc == 0)
+		rc = proto_get_int(msg, "cpus", 1, 1 << 20, &n, err);
+	json_decref(msg);
+	if (rc == 0)
+		*ncpu = (int)n;
 	return rc;
 }

@@ -458,6 +458,14 @@ cpu_count(void)
 	return (int)n;
 }
 
+double
+cpu_rate(void)
+{
+	long hz = sysconf(_SC_CLK_TCK);
+
+	return hz < 1 ? 1.0 : (double)hz;
+}
+
 int64_t
 cpu_run_delay_ns(void)
 {

@@ -622,3 +622,105 @@ legacy_request_params(const struct legacy_omni_request *r,
 	p->streams = 1;
 	return 0;
 }
+
+void
+legacy_probe_encode(unsigned char buf[LEGACY_MSG_LEN])
+{
+	memset(buf, 0, LEGACY_MSG_LEN);
+	be32_put(buf, LEGACY_DO_SYSINFO);
+	be32_put(buf + 4, (uint32_t)-1); /* no CPU to bind to */
+	memcpy(buf + 8, LEGACY_PROBE_TEXT, sizeof(LEGACY_PROBE_TEXT));
+}
+
+int
+legacy_is_probe(const unsigned char *buf, size_t len)
+{
+	unsigned char probe[LEGACY_MSG_LEN];
+
+	if (len != LEGACY_MSG_LEN)
+		return 0;
+	legacy_probe_encode(probe);
+	return memcmp(buf, probe, LEGACY_MSG_LEN) == 0;
+}
+
+void
+legacy_probe_answer_encode(unsigned char buf[LEGACY_MSG_LEN])
+{
+	memset(buf, 0, LEGACY_MSG_LEN);
+	be32_put(buf, LEGACY_PROBE_ANSWER);
+	memcpy(buf + 8, LEGACY_PROBE_ANSWER_TEXT,
+	       sizeof(LEGACY_PROBE_ANSWER_TEXT));
+}
+
+int
+legacy_probe_answer(const unsigned char *buf, size_t len, char *err)
+{
+	struct legacy_header h;
+
+	if (legacy_header_decode(buf, len, &h, err) < 0)
+		return -1;
+	if (h.type == LEGACY_PROBE_ANSWER &&
+	    memcmp(buf + 8, LEGACY_PROBE_ANSWER_TEXT,
+		   sizeof(LEGACY_PROBE_ANSWER_TEXT)) == 0)
+		return 1;
+	/* 2.7 leaves serv_errno as the last request left it; one built
+	 * with SEND_PASSPHRASE_RESPONSE says so when it wants -Z's first. */
+	if (h.type == LEGACY_SYSINFO_RESPONSE || h.word == LEGACY_ERR_UNKNOWN ||
+	    h.type == LEGACY_PASSPHRASE)
+		return 0;
+	if (h.word != 0) {
+		refused(h.word, err);
+		return -1;
+	}
+	return err_set(err, "an answer of type %d to the probe is neither "
+			    "netserver's",
+		       h.type);
+}
+
+void
+legacy_calibrate_encode(int32_t cpu, unsigned char buf[LEGACY_MSG_LEN])
+{
+	memset(buf, 0, LEGACY_MSG_LEN);
+	be32_put(buf, LEGACY_CPU_CALIBRATE);
+	be32_put(buf + 4, (uint32_t)cpu);
+}
+
+void
+legacy_calibrate_answer_encode(float rate, int32_t ncpu,
+			       unsigned char buf[LEGACY_MSG_LEN])
+{
+	struct words c = {buf, NULL, 0};
+
+	memset(buf, 0, LEGACY_MSG_LEN);
+	put_i(&c, LEGACY_CPU_CALIBRATE);
+	put_i(&c, 0);
+	put_f(&c, rate);
+	put_i(&c, ncpu);
+}
+
+int
+legacy_calibrate_answer_decode(const unsigned char *buf, size_t len,
+			       float *rate, int32_t *ncpu, char *err)
+{
+	struct words c = {NULL, buf, 8};
+	struct legacy_header h;
+	float r;
+	int32_t n;
+
+	if (legacy_header_decode(buf, len, &h, err) < 0)
+		return -1;
+	if (h.word != 0)
+		return refused(h.word, err);
+	if (h.type != LEGACY_CPU_CALIBRATE)
+		return err_set(err, "answer type %d is not CPU_CALIBRATE (%d)",
+			       h.type, LEGACY_CPU_CALIBRATE);
+	r = next_f(&c);
+	n = next_i(&c);
+	if (!isfinite(r) || r < 0 || r > 1e9)
+		return err_set(err, "a CPU rate of %g", (double)r);
+	if (n < 1 || n > (1 << 20))
+		return err_set(err, "%d CPUs", (int)n);
+	*rate = r;
+	*ncpu = n;
+	return 0;
+}

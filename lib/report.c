@@ -12,11 +12,12 @@ report_banner(FILE *out, const struct result *res, const struct report_opts *o)
 	else
 		fprintf(out, "%s%s", res->m->layout->classic ? "" : "MIGRATED ",
 			res->m->title);
-	/* -N: 2.7 names the service's port, the only one there is. */
-	fprintf(out, " from %s (%s) port 0 %s to %s (%s) port %d %s",
-		res->side[RESULT_LOCAL].name, res->side[RESULT_LOCAL].addr, fam,
-		res->side[RESULT_REMOTE].name, res->side[RESULT_REMOTE].addr,
-		res->p.no_control ? res->p.data_port : 0, fam);
+	/* As 2.7: the data ports asked for with "-- -P l,r", 0 for one not
+	 * asked for (-N: the service's port). */
+	fprintf(out, " from %s (%s) port %d %s to %s (%s) port %d %s",
+		res->side[RESULT_LOCAL].name, res->side[RESULT_LOCAL].addr,
+		res->p.ldata_port, fam, res->side[RESULT_REMOTE].name,
+		res->side[RESULT_REMOTE].addr, res->p.data_port, fam);
 	if (o->conf_level > 0)
 		fprintf(out, " : +/-%.3f%% @ %2d%% conf. ", o->conf_width / 2,
 			o->conf_level);

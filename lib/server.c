@@ -49,7 +49,7 @@ server_limits_default(struct server_limits *lim)
 	lim->max_streams = 64;
 	lim->max_sessions = 64;
 	lim->max_per_addr = 16;
-	lim->legacy = 0;
+	lim->legacy = 1;
 	lim->legacy_pass[0] = '\0';
 	lim->max_session_mem = (int64_t)256 << 20;
 	lim->hello_ms = 5000;
@@ -1089,8 +1089,13 @@ server_session(int ctl, const struct server_limits *lim,
 	/* Within the hello's own deadline, as the hello is read. */
 	hello_ms = lim->hello_ms < lim->idle_ms ? lim->hello_ms : lim->idle_ms;
 	rc = first_bytes_legacy(ctl, hello_ms, stop);
-	if (rc == 1)
-		return server_legacy_session(ctl, lim, key, log, stop, err);
+	/* Our netperf's probe is 2.7-shaped: once it is answered, the
+	 * hello follows. */
+	if (rc == 1) {
+		rc = server_legacy_session(ctl, lim, key, log, stop, err);
+		if (rc != SERVER_PROBED)
+			return rc;
+	}
 	if (rc < 0) {
 		err_set(err, "control connection: no message within %d ms",
 			hello_ms);
@@ -1332,6 +1337,18 @@ session_loop(struct server_state *st, int ctl, const struct server_limits *lim,
 		 * loop does not read it: it has nothing left to stop. */
 		if (strcmp(type, "stop") == 0) {
 			json_decref(msg);
+			continue;
+		}
+		/* netperf -t REM_CPU: 2.7's CPU rate and the CPU count. */
+		if (strcmp(type, "cpu_rate") == 0) {
+			json_decref(msg);
+			if (session_send_new(ctl,
+					     json_pack("{s:s, s:f, s:i}", "type",
+						       "cpu_rate", "rate",
+						       cpu_rate(), "cpus",
+						       cpu_count()),
+					     SESSION_TIMEOUT_MS, err) < 0)
+				return -1;
 			continue;
 		}
 		if (strcmp(type, "request") != 0) {

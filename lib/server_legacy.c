@@ -1,7 +1,8 @@
 /*
- * netserver's side of netperf 2.7's control protocol (netserver --legacy):
- * 656-byte messages decoded by lib/legacy.c, the six tests run by the same
- * loops and held to the same limits as our own protocol's.
+ * netserver's side of netperf 2.7's control protocol (served unless
+ * netserver --no-legacy): 656-byte messages decoded by lib/legacy.c, the
+ * six tests run by the same loops and held to the same limits as our own
+ * protocol's, REM_CPU's CPU_CALIBRATE, and our netperf's probe.
  */
 #include "np/server.h"
 
@@ -19,6 +20,7 @@
 #include "np/fast.h"
 #include "np/guard.h"
 #include "np/legacy.h"
+#include "np/proto.h"
 #include "np/session.h"
 #include "np/sock.h"
 #include "np/streams.h"
@@ -93,31 +95,60 @@ open_data(int ctl, const struct test_module *m, const struct test_params *p,
 	return fd;
 }
 
+/* Returns 1 when the client has closed the control connection (or it
+ * failed), 0 when it is open; what it may have sent stays unread. */
+static int
+ctl_closed(int ctl)
+{
+	char c;
+	ssize_t n = recv(ctl, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+
+	return n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR);
+}
+
 /*
  * Waits for the data connection (TCP) or the first datagram (UDP) from the
  * control client's host, by accept_ms; others are turned away and logged.
- * A UDP socket is connected to the datagram's sender, which stays queued
- * for the test to count. Returns the socket to run the test on, or -1.
+ * The control connection is watched meanwhile: a client that closes it
+ * ends the wait at once. A UDP socket is connected to the datagram's
+ * sender, which stays queued for the test to count. Returns the socket to
+ * run the test on, or -1.
  */
 static int
 await_data(int lfd, int ctl, const struct test_module *m, int accept_ms,
-	   server_log_fn log, char *err)
+	   server_log_fn log, volatile sig_atomic_t *stop, char *err)
 {
 	uint64_t end = clock_ns() + (uint64_t)accept_ms * 1000000, now;
 	struct sockaddr_storage peer, from;
-	struct pollfd pfd = {.fd = lfd, .events = POLLIN};
+	struct pollfd pfd[2] = {{.fd = lfd, .events = POLLIN},
+				{.fd = ctl, .events = POLLIN}};
 	socklen_t len = sizeof(peer);
 	char text[SOCK_ADDR_LEN], c;
-	int fd;
+	int fd, ms;
 
 	if (getpeername(ctl, (struct sockaddr *)&peer, &len) < 0)
 		return err_set(err, "getpeername: %s", strerror(errno));
 	for (;;) {
+		if (*stop)
+			return err_set(err, SERVER_SHUTDOWN_TEXT);
 		now = clock_ns();
 		if (now >= end)
 			return err_set(err, "no data connection within %d ms",
 				       accept_ms);
-		if (poll(&pfd, 1, (int)((end - now) / 1000000 + 1)) <= 0)
+		ms = (int)((end - now) / 1000000 + 1);
+		if (poll(pfd, 2, ms < SLICE_MS ? ms : SLICE_MS) <= 0)
+			continue;
+		if (pfd[1].revents != 0) {
+			if (ctl_closed(ctl))
+				return err_set(err,
+					       "the client closed the control "
+					       "connection before its data "
+					       "connection");
+			/* Early words from the client wait for the test;
+			 * they must not keep the poll awake. */
+			pfd[1].fd = -1;
+		}
+		if (pfd[0].revents == 0)
 			continue;
 		len = sizeof(from);
 		if (m->socktype == SOCK_STREAM) {
@@ -141,8 +172,9 @@ await_data(int lfd, int ctl, const struct test_module *m, int accept_ms,
 			return lfd;
 		}
 		sock_addr_text((struct sockaddr *)&from, text);
-		log(0, "refused a data connection from %s: not the control "
-		       "client",
+		log(SERVER_LOG_LIMITED,
+		    "refused a data connection from %s: not the control "
+		    "client",
 		    text);
 		if (fd >= 0)
 			close(fd);
@@ -322,9 +354,9 @@ omni_connect(struct omni *t, char *err)
 	getpeername(t->ctl, (struct sockaddr *)&ctx->peer, &ctx->peerlen);
 	if (!module_has(t->m, MODULE_F_PER_TRANS)) {
 		fd = await_data(t->lfd, t->ctl, t->m, t->lim->accept_ms, t->log,
-				err);
+				t->stop, err);
 		if (fd < 0)
-			return ETIMEDOUT;
+			return *t->stop ? ESHUTDOWN : ETIMEDOUT;
 		/* The stream's now (UDP: the one socket is the test's). */
 		t->set.fds[0] = fd;
 		if (fd == t->lfd)
@@ -364,8 +396,15 @@ omni_run(struct omni *t, char *err)
 	}
 	guard_track(t->guard, t->set.ctx[0].fd);
 	guard_test_deadline(t->guard, t->lim->max_duration, 0);
+	server_report(t->lim, METRICS_EV_TEST_START, t->m->name, 0, 0, 1, 0);
 	rc = module_run_all(&run, err);
+	/* --metrics: what the stream moved, whatever the test's end. */
+	server_report(t->lim, METRICS_EV_TEST_END, t->m->name,
+		      t->set.ctx[0].r->bytes_sent + t->set.ctx[0].r->bytes_recv,
+		      t->set.ctx[0].r->trans, 1, 0);
 	cause = guard_cause_of(t->guard);
+	if (cause == GUARD_OVERTIME || cause == GUARD_LIFETIME)
+		server_report(t->lim, METRICS_EV_CUT, NULL, 0, 0, 0, 0);
 	guard_test_end(t->guard);
 	if (cause != GUARD_NONE) {
 		guard_reason(t->guard, err);
@@ -409,7 +448,8 @@ serve_omni(int ctl, const unsigned char *msg, const struct server_limits *lim,
 	if (e == 0)
 		e = omni_setup(&t, err);
 	if (e != 0) {
-		log(0, "refused a netperf 2.7 request: %s", err);
+		log(SERVER_LOG_LIMITED, "refused a netperf 2.7 request: %s",
+		    err);
 		send_errno(ctl, LEGACY_OMNI_RESPONSE, e);
 		rc = 1;
 		goto out;
@@ -438,21 +478,40 @@ tests(int ctl, unsigned char *msg, const struct server_limits *lim,
       char *err)
 {
 	struct legacy_header h;
-	int rc;
+	int rc, refusals = 0;
 
 	for (;;) {
 		legacy_header_decode(msg, LEGACY_MSG_LEN, &h, err);
 		if (h.type == LEGACY_DO_OMNI) {
-			if (serve_omni(ctl, msg, lim, log, stop, g, err) < 0)
+			rc = serve_omni(ctl, msg, lim, log, stop, g, err);
+			if (rc < 0)
+				return -1;
+			refusals += rc;
+		} else if (h.type == LEGACY_CPU_CALIBRATE) {
+			/* netperf -t REM_CPU: our rate, as 2.7's /proc/stat
+			 * netserver calibrates it, and our CPU count. */
+			legacy_calibrate_answer_encode((float)cpu_rate(),
+						       cpu_count(), msg);
+			if (session_send_raw(ctl, msg, LEGACY_MSG_LEN,
+					     SESSION_TIMEOUT_MS, err) < 0)
 				return -1;
 		} else if (h.type != LEGACY_PASSPHRASE) {
-			/* As 2.7: an unknown type gets errno 998, and the
-			 * session goes on. */
-			log(0,
+			/* As 2.7: an unknown type gets errno 998. */
+			log(SERVER_LOG_LIMITED,
 			    "refused a netperf 2.7 request of type %d: not "
 			    "one of the six tests",
 			    h.type);
 			send_errno(ctl, 0, LEGACY_ERR_UNKNOWN);
+			refusals++;
+		}
+		/* 2.7's netperf gives up at its first refusal: a client
+		 * that goes on is only filling the log. */
+		if (refusals >= SERVER_LEGACY_REFUSALS) {
+			log(SERVER_LOG_LIMITED,
+			    "ended a netperf 2.7 session after %d refused "
+			    "requests",
+			    refusals);
+			return 0;
 		}
 		rc = recv_msg(ctl, msg, lim->idle_ms, stop, err);
 		/* The guard shuts the control socket when it cuts the
@@ -477,14 +536,27 @@ server_legacy_session(int ctl, const struct server_limits *lim,
 	rc = recv_msg(ctl, msg, lim->idle_ms, stop, err);
 	if (rc != 0)
 		return rc == 1 ? 0 : -1;
+	/* Our netperf asking which netserver this is: told, whatever this
+	 * server lets 2.7 clients do, and the session goes on in ours. */
+	if (legacy_is_probe(msg, sizeof(msg))) {
+		legacy_probe_answer_encode(msg);
+		if (session_send_raw(ctl, msg, sizeof(msg), SESSION_TIMEOUT_MS,
+				     err) < 0)
+			return -1;
+		return SERVER_PROBED;
+	}
 	if (!lim->legacy) {
+		server_report(lim, METRICS_EV_REFUSED, NULL, 0, 0, 0,
+			      METRICS_REFUSED_LEGACY);
 		send_errno(ctl, 0, EPROTONOSUPPORT);
 		return err_set(err, "refused a netperf 2.7 client (netserver "
-				    "runs without --legacy)");
+				    "runs with --no-legacy)");
 	}
 	/* The plaintext passphrase is 2.7's only protection: when our key
 	 * guards the server, a 2.7 client must at least know it. */
 	if (key != NULL && lim->legacy_pass[0] == '\0') {
+		server_report(lim, METRICS_EV_REFUSED, NULL, 0, 0, 0,
+			      METRICS_REFUSED_LEGACY);
 		send_errno(ctl, 0, EACCES);
 		return err_set(err, "refused a netperf 2.7 client: --auth-file "
 				    "is set and --legacy-passphrase is not");
@@ -498,6 +570,8 @@ server_legacy_session(int ctl, const struct server_limits *lim,
 		    !auth_equal((const unsigned char *)pass,
 				(const unsigned char *)lim->legacy_pass, n)) {
 			explicit_bzero(pass, sizeof(pass));
+			server_report(lim, METRICS_EV_REFUSED, NULL, 0, 0, 0,
+				      METRICS_REFUSED_AUTH);
 			send_errno(ctl, LEGACY_PASSPHRASE, EACCES);
 			return err_set(err, "refused a netperf 2.7 client: "
 					    "wrong or missing passphrase");
@@ -512,4 +586,24 @@ server_legacy_session(int ctl, const struct server_limits *lim,
 	rc = tests(ctl, msg, lim, log, stop, &g, err);
 	guard_finish(&g);
 	return rc;
+}
+
+int
+server_refusal(int fd, const char *why, int serv_errno, char *err)
+{
+	unsigned char head[LEGACY_MSG_LEN], msg[LEGACY_MSG_LEN];
+	ssize_t n = recv(fd, head, sizeof(head), MSG_PEEK | MSG_DONTWAIT);
+
+	if (n == LEGACY_MSG_LEN && legacy_is_probe(head, (size_t)n)) {
+		/* Taken off the socket, so what lingers is the hello. */
+		if (recv(fd, head, sizeof(head), MSG_DONTWAIT) < 0)
+			return err_set(err, "recv: %s", strerror(errno));
+		legacy_probe_answer_encode(msg);
+		if (session_send_raw(fd, msg, sizeof(msg), 100, err) < 0)
+			return -1;
+	} else if (n > 0 && legacy_sniff(head, (size_t)n) == 1) {
+		legacy_error_encode(0, serv_errno, msg);
+		return session_send_raw(fd, msg, sizeof(msg), 100, err);
+	}
+	return session_send_new(fd, proto_error(why), 100, err);
 }

@@ -376,7 +376,7 @@ setup_client(struct client *c, const struct netperf_opts *o, struct topo *topo,
 	if (client_open(c, o, err) < 0)
 		return -1;
 	if (c->detected && !o->legacy)
-		fprintf(stderr, "netperf: netserver did not answer our hello; "
+		fprintf(stderr, "netperf: netserver is netperf 2.7's; "
 				"speaking netperf 2.7's protocol\n");
 	/* --streams N (and --bidir's two or more): the topology places one
 	 * stream a CPU, -T or not, as netserver does its own. */
@@ -1047,12 +1047,12 @@ informational(const struct netperf_opts *o)
 		 * calibrates to: the tick rate of /proc/stat's counts
 		 * (sysconf(_SC_CLK_TCK)), printed without a newline, so
 		 * that scripts pass it back with -c, which ignores it. */
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		int n = cpu_count();
 
-		printf("%g", (double)sysconf(_SC_CLK_TCK));
+		printf("%g", cpu_rate());
 		if (o->verbosity > 1)
-			printf("\nThere %s %ld local %s\n",
-			       n > 1 ? "are" : "is", n, n > 1 ? "cpus" : "cpu");
+			printf("\nThere %s %d local %s\n", n > 1 ? "are" : "is",
+			       n, n > 1 ? "cpus" : "cpu");
 		return EXIT_SUCCESS;
 	}
 	if (o->output_mode != 0 && strcmp(o->output_arg, "?") == 0) {
@@ -1226,6 +1226,33 @@ run_completion(int argc, char **argv)
 	return fflush(stdout) == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
 }
 
+/* -t REM_CPU: netserver's CPU rate as 2.7 prints it, %g without a
+ * newline (scripts pass it back with -C), and its CPU count at -v 2. */
+static int
+run_rem_cpu(const struct netperf_opts *o)
+{
+	struct client c;
+	char err[ERR_LEN];
+	double rate;
+	int n;
+
+	if (client_open(&c, o, err) < 0) {
+		fprintf(stderr, "netperf: %s\n", err);
+		return c.unreached ? EXIT_FATAL : EXIT_FAILURE;
+	}
+	if (client_cpu_rate(&c, o, &rate, &n, err) < 0) {
+		client_close(&c);
+		fprintf(stderr, "netperf: %s\n", err);
+		return EXIT_FAILURE;
+	}
+	client_close(&c);
+	printf("%g", rate);
+	if (o->verbosity > 1)
+		printf("\nThere %s %d remote %s\n", n > 1 ? "are" : "is", n,
+		       n > 1 ? "cpus" : "cpu");
+	return EXIT_SUCCESS;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1267,6 +1294,8 @@ main(int argc, char **argv)
 				"too\n");
 		return 2;
 	}
+	if (o.want_rem_cpu)
+		return run_rem_cpu(&o);
 	if (o.ifstat[0] != '\0')
 		return ifstat_monitor(&o);
 	if (o.sweep[0] != '\0')

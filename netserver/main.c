@@ -47,6 +47,9 @@
 #define BACKOFF_FIRST_MS 1000
 #define BACKOFF_CAP_MS 60000
 #define BACKOFF_FORGET_S 600
+/* How long a refused client's first bytes are waited for, which say in
+ * which protocol it is to be told (a silent one is told in ours). */
+#define REFUSE_LISTEN_MS 250
 
 static volatile sig_atomic_t stop_requested, reopen_requested;
 /* The self-pipe SIGCHLD writes to, so the parent's poll wakes as soon as
@@ -146,7 +149,13 @@ log_line(int level, const char *fmt, ...)
  * and summed up in one line once the second is over. The counters live in memory shared with
  * the children, which log their own sessions' failed authentications.
  */
-enum { LIMITED_REFUSAL, LIMITED_AUTH, LIMITED_BACKOFF, LIMITED_KINDS };
+enum {
+	LIMITED_REFUSAL,
+	LIMITED_AUTH,
+	LIMITED_BACKOFF,
+	LIMITED_REQUEST,
+	LIMITED_KINDS
+};
 #define LIMITED_BURST 3
 struct limited {
 	uint64_t second; /* the window of the last line logged */
@@ -155,7 +164,8 @@ struct limited {
 };
 static struct limited *limited;
 static const char *const limited_what[LIMITED_KINDS] = {
-    "clients refused", "clients failed authentication", "addresses backed off"};
+    "clients refused", "clients failed authentication",
+    "addresses backed off", "requests refused"};
 
 /* Logs the summary of what kind k held back, when its second is over. */
 static void
@@ -231,6 +241,26 @@ report_auth(int ok)
 	}
 }
 
+static void session_log(int level, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* A session's log: its refusals of what a client may repeat at will
+ * (SERVER_LOG_LIMITED) go through the rate limit, the rest as they are. */
+static void
+session_log(int level, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (level == SERVER_LOG_LIMITED)
+		limited_line(LIMITED_REQUEST, "%s", line);
+	else
+		log_line(level, "%s", line);
+}
+
 /* Serves one control connection in this process. */
 static void
 serve(int fd, const char *who, const unsigned char addr[16],
@@ -242,7 +272,7 @@ serve(int fd, const char *who, const unsigned char addr[16],
 
 	log_line(1, "control connection from %s", who);
 	memcpy(serving_addr, addr, sizeof(serving_addr));
-	rc = server_session(fd, lim, key, log_line, report_auth,
+	rc = server_session(fd, lim, key, session_log, report_auth,
 			    &stop_requested, err);
 	if (rc == SERVER_AUTH_FAILED) {
 		server_report(lim, METRICS_EV_REFUSED, NULL, 0, 0, 0,
@@ -445,7 +475,10 @@ backoff_left(const unsigned char addr[16])
 
 struct refused {
 	int fd;
-	uint64_t until;
+	uint64_t until; /* the answer's deadline, then the linger's */
+	int answered;
+	int serv_errno; /* what a 2.7 client is told */
+	char why[ERR_LEN];
 };
 static struct refused lingering[LINGER_MAX];
 static int nlinger;
@@ -458,36 +491,52 @@ linger_drop(int i)
 }
 
 /*
- * Turns a client away in the parent, without forking: one log line, the
- * reason as an error message (the answer to its hello), then the socket
- * lingers, half-closed, until the client closes it, so the parent never
- * waits on a client.
+ * Turns a client away in the parent, without forking: one log line, then,
+ * once its first bytes say which protocol it speaks (or REFUSE_LISTEN_MS
+ * pass), the reason in that protocol (server_refusal: our error frame, or
+ * 2.7's error response with serv_errno); then the socket lingers,
+ * half-closed, until the client closes it, so the parent never waits on a
+ * client.
  */
 static void
-refuse(int fd, const char *who, const char *why)
+refuse(int fd, const char *who, const char *why, int serv_errno)
 {
 	char err[ERR_LEN];
+	struct refused *r;
 
 	limited_line(LIMITED_REFUSAL, "refused %s: %s", who, why);
-	session_send_new(fd, proto_error(why), 100, err);
-	shutdown(fd, SHUT_WR);
 	if (nlinger == LINGER_MAX) {
+		server_refusal(fd, why, serv_errno, err);
 		close(fd);
 		return;
 	}
-	lingering[nlinger].fd = fd;
-	lingering[nlinger].until = clock_ns() + LINGER_MS * 1000000ULL;
-	nlinger++;
+	r = &lingering[nlinger++];
+	r->fd = fd;
+	r->until = clock_ns() + REFUSE_LISTEN_MS * 1000000ULL;
+	r->answered = 0;
+	r->serv_errno = serv_errno;
+	snprintf(r->why, sizeof(r->why), "%s", why);
 }
 
-/* Drops what a refused client still sends; closes it at its end or at
- * its deadline. */
+/* Tells a refused client why, once it has spoken or its time is up;
+ * then drops what it still sends, and closes it at its end or at its
+ * deadline. */
 static void
 linger_step(int i, short revents, uint64_t now)
 {
-	char buf[512];
+	struct refused *r = &lingering[i];
+	char buf[512], err[ERR_LEN];
 	ssize_t n;
 
+	if (!r->answered) {
+		if (revents == 0 && now < r->until)
+			return;
+		server_refusal(r->fd, r->why, r->serv_errno, err);
+		shutdown(r->fd, SHUT_WR);
+		r->answered = 1;
+		r->until = now + LINGER_MS * 1000000ULL;
+		return;
+	}
 	if (revents != 0) {
 		n = recv(lingering[i].fd, buf, sizeof(buf), MSG_DONTWAIT);
 		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
@@ -589,7 +638,7 @@ admit_or_wait(int lfd, const struct waiter *w, int final,
 			 lim->max_per_addr, w->net);
 		counts.refused[METRICS_REFUSED_PER_ADDR]++;
 	}
-	refuse(w->fd, w->who, why);
+	refuse(w->fd, w->who, why, EUSERS);
 	return 1;
 }
 
@@ -642,7 +691,7 @@ accept_one(int lfd, const struct netserver_opts *o,
 			 "your address %s is not allowed by this server",
 			 w.who);
 		counts.refused[METRICS_REFUSED_ALLOW]++;
-		refuse(w.fd, w.who, why);
+		refuse(w.fd, w.who, why, EACCES);
 		return;
 	}
 	/* The verdicts on every proof checked so far, the last one
@@ -654,7 +703,7 @@ accept_one(int lfd, const struct netserver_opts *o,
 			 "in %d s",
 			 w.net, left);
 		counts.refused[METRICS_REFUSED_AUTH]++;
-		refuse(w.fd, w.who, why);
+		refuse(w.fd, w.who, why, EACCES);
 		return;
 	}
 	if (o->nofork) {
@@ -1007,11 +1056,6 @@ load_legacy_pass(const struct netserver_opts *o, struct server_limits *lim)
 	struct auth_key pk;
 	char err[ERR_LEN];
 
-	if (!o->legacy) {
-		fprintf(stderr, "netserver: --legacy-passphrase needs "
-				"--legacy\n");
-		return 2;
-	}
 	/* Read as a key file is (private, at least 16 bytes), then held as
 	 * the text a 2.7 client sends. */
 	if (auth_key_load(o->legacy_pass_file, &pk, err) < 0) {
@@ -1284,7 +1328,8 @@ serve_loop(int lfd, const struct netserver_opts *o,
 	}
 	/* Those still waiting for a slot are told why they get none. */
 	for (i = 0; i < nwaiting; i++)
-		refuse(waiting[i].fd, waiting[i].who, SERVER_SHUTDOWN_TEXT);
+		refuse(waiting[i].fd, waiting[i].who, SERVER_SHUTDOWN_TEXT,
+		       ESHUTDOWN);
 	nwaiting = 0;
 }
 

@@ -1015,6 +1015,13 @@ START_TEST(test_netserver_defaults)
 	ck_assert_int_eq(o.debug, 0);
 	ck_assert_int_eq(o.want_help, 0);
 	ck_assert_int_eq(o.want_version, 0);
+	/* 2.7 clients are served unless refused; --legacy changes
+	 * nothing. */
+	ck_assert_int_eq(o.legacy, 1);
+	netserver_ok("--legacy", &o);
+	ck_assert_int_eq(o.legacy, 1);
+	netserver_ok("--no-legacy", &o);
+	ck_assert_int_eq(o.legacy, 0);
 }
 END_TEST
 
@@ -1054,6 +1061,8 @@ static const struct bad_case bad_netserver[] = {
     {"-p x", "-p"},	{"-p 99999", "-p"},    {"-p -1", "-p"},
     {"-p", "-p"},	{"-Z", "-Z"},	       {"--bogus", "--bogus"},
     {"foo", "\"foo\""}, {"-D foo", "\"foo\""}, {"-L h,5", "-L"},
+    {"--legacy --no-legacy", "cannot be combined"},
+    {"--no-legacy --legacy-passphrase /p", "cannot be combined"},
 };
 
 START_TEST(test_netserver_rejects)

@@ -333,6 +333,9 @@ static const struct compat_case cases[] = {
      * -v 2 adds the number of CPUs. */
     {"loc_cpu", {"-t", "LOC_CPU"}, 0, 0},
     {"loc_cpu_v2", {"-t", "loc_cpu", "-v", "2", "-l", "5"}, 0, 0},
+    /* REM_CPU: netserver's, asked over the control connection. */
+    {"rem_cpu", {"-t", "REM_CPU"}, 0, 0},
+    {"rem_cpu_v2", {"-t", "rem_cpu", "-v", "2"}, 0, 0},
     /* Units, -f. */
     {"fmt_K", {"-t", "TCP_STREAM", "-l", "-30000000", "-f", "K"}, 0, 0},
     {"fmt_g", {"-t", "TCP_MAERTS", "-l", "1", "-f", "g"}, 0, 0},
@@ -2918,6 +2921,73 @@ START_TEST(passphrase)
 }
 END_TEST
 
+/* Runs netperf (path) against port with "-- -P ports"; returns the first
+ * line of its output. */
+static char *
+banner_with(const char *path, int port, const char *ports)
+{
+	char port_text[16], out[64], err[64], *text;
+	const char *argv[] = {path, "-H", "127.0.0.1", "-p", port_text, "-t",
+			      "TCP_RR", "-l", "-100", "--", "-P", ports,
+			      NULL};
+	pid_t pid;
+
+	snprintf(port_text, sizeof(port_text), "%d", port);
+	snprintf(out, sizeof(out), "/tmp/np-compat-banner-%d", (int)getpid());
+	snprintf(err, sizeof(err), "/tmp/np-compat-banner-%d.err",
+		 (int)getpid());
+	pid = start(argv, out, err);
+	ck_assert_int_gt(pid, 0);
+	ck_assert_int_eq(harness_wait_status(pid, harness_now() + 30), 0);
+	text = slurp(out);
+	unlink(out);
+	unlink(err);
+	ck_assert_ptr_nonnull(text);
+	text[strcspn(text, "\n")] = '\0';
+	return text;
+}
+
+/* The banner's ports: those "-- -P l,r" asked for, 0 for one not asked
+ * for, as 2.7 prints them (each side against its own netserver, one after
+ * the other, on ports of their own). */
+START_TEST(banner_data_ports)
+{
+	const char *path[2] = {ref_netperf, NP_NETPERF};
+	int port[2] = {ref_port, our_server.port};
+	char ports[32], want[64], *text;
+	int l, r;
+
+	for (int f = 0; f < 3; f++)
+		for (int side = 0; side < 2; side++) {
+			l = harness_free_port();
+			r = harness_free_port();
+			if (f == 1)
+				l = 0;
+			if (f == 2)
+				r = 0;
+			/* "l,r", ",r" and "l,". */
+			if (f == 0)
+				snprintf(ports, sizeof(ports), "%d,%d", l, r);
+			else if (f == 1)
+				snprintf(ports, sizeof(ports), ",%d", r);
+			else
+				snprintf(ports, sizeof(ports), "%d,", l);
+			text = banner_with(path[side], port[side], ports);
+			snprintf(want, sizeof(want), " port %d AF_INET to ",
+				 l);
+			ck_assert_msg(strstr(text, want) != NULL,
+				      "%s -P %s: %s", side ? "ours" : "2.7",
+				      ports, text);
+			snprintf(want, sizeof(want), " port %d AF_INET", r);
+			ck_assert_msg(strstr(strstr(text, " to "), want) !=
+					  NULL,
+				      "%s -P %s: %s", side ? "ours" : "2.7",
+				      ports, text);
+			free(text);
+		}
+}
+END_TEST
+
 /* Whether some UDP socket is bound to port, by /proc/net/udp: read, not
  * probed by binding, so it cannot race the service's own bind. */
 static int
@@ -3214,6 +3284,7 @@ compat_suite(void)
 	tcase_add_test(self, netserver_6_wildcard);
 	tcase_add_test(self, wrapper_lkp_sendfile);
 	tcase_add_test(self, wrapper_phoronix_sendfile);
+	tcase_add_test(self, banner_data_ports);
 	tcase_set_timeout(self, 60);
 	suite_add_tcase(s, self);
 	tcase_set_timeout(diff, 90);

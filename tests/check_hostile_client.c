@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "np/legacy.h"
 #include "np/result.h"
 
 /* The test's token, as a fake netserver hands it out. */
@@ -84,6 +85,27 @@ accept_within(int lfd, int ms)
 	if (fd >= 0)
 		set_timeout(fd, 1000);
 	return fd;
+}
+
+/* netperf's probe (which netserver is this?) and our netserver's answer;
+ * returns 0, or -1 when no probe came. */
+static int
+answer_probe(int ctl)
+{
+	unsigned char msg[LEGACY_MSG_LEN];
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < sizeof(msg)) {
+		n = recv(ctl, msg + got, sizeof(msg) - got, 0);
+		if (n <= 0)
+			return -1;
+		got += (size_t)n;
+	}
+	if (!legacy_is_probe(msg, got))
+		return -1;
+	legacy_probe_answer_encode(msg);
+	return harness_send(ctl, msg, sizeof(msg));
 }
 
 static int
@@ -268,7 +290,8 @@ fake_main(void *arg)
 	ctl = accept_within(f->lfd, 10000);
 	if (ctl < 0)
 		return NULL;
-	if (harness_recv_frame(ctl, buf, sizeof(buf), 5000) <= 0 ||
+	if (answer_probe(ctl) < 0 ||
+	    harness_recv_frame(ctl, buf, sizeof(buf), 5000) <= 0 ||
 	    harness_send_json(ctl, f->hello != NULL
 				       ? f->hello
 				       : "{\"type\":\"hello\",\"version\":1,"

@@ -6,8 +6,11 @@
 #include <errno.h>
 #include <math.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "np/err.h"
 #include "harness.h"
@@ -497,6 +500,228 @@ START_TEST(test_params_refused)
 }
 END_TEST
 
+/* The probe and the answers it may get. */
+START_TEST(test_probe_answers)
+{
+	unsigned char buf[LEGACY_MSG_LEN];
+	char err[ERR_LEN];
+
+	legacy_probe_encode(buf);
+	ck_assert_int_eq(legacy_is_probe(buf, sizeof(buf)), 1);
+	/* 2.7-shaped, so a netserver of ours looks at it as 2.7's. */
+	ck_assert_int_eq(legacy_sniff(buf, 5), 1);
+	ck_assert_int_eq(legacy_is_probe(buf, sizeof(buf) - 1), 0);
+	buf[20] ^= 1;
+	ck_assert_int_eq(legacy_is_probe(buf, sizeof(buf)), 0);
+	legacy_probe_answer_encode(buf);
+	ck_assert_int_eq(legacy_probe_answer(buf, sizeof(buf), err), 1);
+	/* 2.7's: its SYSINFO_RESPONSE, whatever serv_errno it left. */
+	legacy_error_encode(LEGACY_SYSINFO_RESPONSE, 0, buf);
+	ck_assert_int_eq(legacy_probe_answer(buf, sizeof(buf), err), 0);
+	legacy_error_encode(LEGACY_SYSINFO_RESPONSE, 998, buf);
+	ck_assert_int_eq(legacy_probe_answer(buf, sizeof(buf), err), 0);
+	legacy_error_encode(0, LEGACY_ERR_UNKNOWN, buf);
+	ck_assert_int_eq(legacy_probe_answer(buf, sizeof(buf), err), 0);
+	/* A refusal in 2.7's words. */
+	legacy_error_encode(0, EUSERS, buf);
+	ck_assert_int_eq(legacy_probe_answer(buf, sizeof(buf), err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "remote error 87"));
+	legacy_error_encode(12345, 0, buf);
+	ck_assert_int_eq(legacy_probe_answer(buf, sizeof(buf), err), -1);
+	ck_assert_int_eq(legacy_probe_answer(buf, 10, err), -1);
+}
+END_TEST
+
+/* ---- our netserver's side, against a hostile 2.7 peer ---- */
+
+/* Reads one 2.7 message by timeout_ms; returns its serv_errno word, or
+ * INT32_MIN when the connection ended or nothing whole came. */
+static int
+read_answer(int fd, unsigned char ans[LEGACY_MSG_LEN], int timeout_ms)
+{
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	struct legacy_header h;
+	double end = harness_now() + timeout_ms / 1000.0;
+	char err[ERR_LEN];
+	size_t got = 0;
+	ssize_t n;
+
+	while (got < LEGACY_MSG_LEN && harness_now() < end) {
+		if (poll(&pfd, 1, 50) <= 0)
+			continue;
+		n = recv(fd, ans + got, LEGACY_MSG_LEN - got, 0);
+		if (n <= 0)
+			return INT32_MIN;
+		got += (size_t)n;
+	}
+	if (got != LEGACY_MSG_LEN)
+		return INT32_MIN;
+	ck_assert_int_eq(legacy_header_decode(ans, got, &h, err), 0);
+	return h.word;
+}
+
+/* Sends msg and reads the answer; as read_answer. */
+static int
+ask(int fd, const unsigned char msg[LEGACY_MSG_LEN])
+{
+	unsigned char ans[LEGACY_MSG_LEN];
+
+	if (harness_send(fd, msg, LEGACY_MSG_LEN) < 0)
+		return INT32_MIN;
+	return read_answer(fd, ans, 5000);
+}
+
+/* A 2.7 peer that sends one bad request after another: each refusal is
+ * answered and logged under the rate limit, and the session is ended
+ * after SERVER_LEGACY_REFUSALS of them, so the log stays short. */
+START_TEST(test_refusal_flood_bounded)
+{
+	const char *extra[] = {NULL};
+	unsigned char unknown[LEGACY_MSG_LEN], bad[LEGACY_MSG_LEN];
+	struct legacy_omni_request q;
+	struct harness_server s;
+	char err[ERR_LEN];
+	int fd, i, answered, lines, e;
+	double t0, took;
+
+	load("tcp_stream.request", bad);
+	ck_assert_int_eq(legacy_request_decode(bad, sizeof(bad), &q, err), 0);
+	q.direction = 0x10;
+	legacy_request_encode(&q, -1, bad);
+	legacy_error_encode(10, -1, unknown); /* 2.7's classic TCP_STREAM */
+	ck_assert_int_eq(harness_server_start(&s, extra), 0);
+	t0 = harness_now();
+	for (int session = 0; session < 3; session++) {
+		fd = harness_connect(s.port);
+		ck_assert_int_ge(fd, 0);
+		answered = 0;
+		for (i = 0; i < 200; i++) {
+			e = ask(fd, i % 2 ? bad : unknown);
+			if (e == INT32_MIN)
+				break;
+			ck_assert_int_eq(e, i % 2 ? EINVAL : LEGACY_ERR_UNKNOWN);
+			answered++;
+		}
+		close(fd);
+		/* 8: SERVER_LEGACY_REFUSALS in lib/np/server.h. */
+		ck_assert_int_eq(answered, 8);
+	}
+	took = harness_now() - t0;
+	/* The last second's count is logged once it is over. */
+	usleep(1500000);
+	lines = harness_log_count(s.log, "netperf 2.7");
+	ck_assert_int_ge(lines, 1);
+	ck_assert_msg(lines <= 3 * ((int)took + 2), "%d lines in %.1f s",
+		      lines, took);
+	ck_assert_int_ge(harness_log_count(s.log, "more requests refused"), 1);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
+/* A 2.7 client the daemon turns away before any session (--allow, the
+ * session limits) is told in 2.7's words, which its netperf prints as
+ * "netperf: remote error N", not sent our JSON frame. */
+START_TEST(test_refused_in_27_words)
+{
+	const char *allow[] = {"--allow", "10.0.0.0/8", NULL};
+	const char *one[] = {"--max-sessions", "1", NULL};
+	unsigned char req[LEGACY_MSG_LEN];
+	struct harness_server s;
+	pid_t kids[8];
+	int fd, held;
+
+	load("tcp_stream.request", req);
+	ck_assert_int_eq(harness_server_start(&s, allow), 0);
+	fd = harness_connect(s.port);
+	ck_assert_int_eq(ask(fd, req), EACCES);
+	close(fd);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+
+	ck_assert_int_eq(harness_server_start(&s, one), 0);
+	held = harness_connect(s.port);
+	ck_assert_int_ge(held, 0);
+	/* The held session's child counts once it is forked. */
+	for (int i = 0; i < 100 && harness_server_children(&s, kids, 8) < 1;
+	     i++)
+		usleep(20000);
+	fd = harness_connect(s.port);
+	ck_assert_int_eq(ask(fd, req), EUSERS);
+	close(fd);
+	close(held);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
+/* A 2.7 client that closes its control connection while netserver waits
+ * for its data connection ends the wait at once, not at --accept-timeout. */
+START_TEST(test_data_wait_ends_with_client)
+{
+	const char *extra[] = {"--accept-timeout", "20", NULL};
+	unsigned char req[LEGACY_MSG_LEN], ans[LEGACY_MSG_LEN];
+	struct harness_server s;
+	pid_t kids[8];
+	double t0;
+	int fd;
+
+	load("tcp_stream.request", req);
+	ck_assert_int_eq(harness_server_start(&s, extra), 0);
+	fd = harness_connect(s.port);
+	ck_assert_int_eq(harness_send(fd, req, sizeof(req)), 0);
+	/* The response: serv_errno 0 and the data port. */
+	ck_assert_int_eq(read_answer(fd, ans, 5000), 0);
+	t0 = harness_now();
+	close(fd);
+	while (harness_server_children(&s, kids, 8) > 0 &&
+	       harness_now() - t0 < 10)
+		usleep(20000);
+	ck_assert_msg(harness_now() - t0 < 2, "the session lasted %.1f s",
+		      harness_now() - t0);
+	ck_assert_int_eq(
+	    harness_log_count(s.log, "closed the control connection before"),
+	    1);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
+/* Our netserver answers the probe in its own words and goes on in our
+ * protocol: with 2.7 clients refused too, and when the parent turns the
+ * client away (the answer, then our error frame). */
+START_TEST(test_probe_served)
+{
+	const char *none[] = {"--no-legacy", NULL};
+	const char *allow[] = {"--allow", "10.0.0.0/8", NULL};
+	const char *hello = "{\"type\":\"hello\",\"version\":1}";
+	unsigned char msg[LEGACY_MSG_LEN];
+	struct harness_server s;
+	char buf[4096], err[ERR_LEN];
+	int fd;
+
+	ck_assert_int_eq(harness_server_start(&s, none), 0);
+	fd = harness_connect(s.port);
+	legacy_probe_encode(msg);
+	ck_assert_int_eq(harness_send(fd, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(read_answer(fd, msg, 5000), 0);
+	ck_assert_int_eq(legacy_probe_answer(msg, sizeof(msg), err), 1);
+	ck_assert_int_eq(harness_send_json(fd, hello), 0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+	ck_assert_msg(strstr(buf, "\"hello\"") != NULL, "%s", buf);
+	close(fd);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+
+	ck_assert_int_eq(harness_server_start(&s, allow), 0);
+	fd = harness_connect(s.port);
+	legacy_probe_encode(msg);
+	ck_assert_int_eq(harness_send(fd, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(read_answer(fd, msg, 5000), 0);
+	ck_assert_int_eq(legacy_probe_answer(msg, sizeof(msg), err), 1);
+	ck_assert_int_eq(harness_send_json(fd, hello), 0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+	ck_assert_msg(strstr(buf, "not allowed") != NULL, "%s", buf);
+	close(fd);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
 static Suite *
 legacy_suite(void)
 {
@@ -516,6 +741,14 @@ legacy_suite(void)
 	tcase_add_test(tc, test_sniff);
 	tcase_add_test(tc, test_params_of_six);
 	tcase_add_test(tc, test_params_refused);
+	tcase_add_test(tc, test_probe_answers);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("server");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_refusal_flood_bounded);
+	tcase_add_test(tc, test_refused_in_27_words);
+	tcase_add_test(tc, test_data_wait_ends_with_client);
+	tcase_add_test(tc, test_probe_served);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -37,8 +37,9 @@ struct netperf_opts {
 	int family;		   /* -4, -6 */
 	int debug;		   /* -d */
 	int want_help, want_version;
-	/* -t LOC_CPU: print what 2.7 called the local CPU rate, and stop. */
-	int want_loc_cpu;
+	/* -t LOC_CPU: print what 2.7 called the local CPU rate, and stop;
+	 * -t REM_CPU: netserver's. */
+	int want_loc_cpu, want_rem_cpu;
 	/* Set with an error that 2.7 treats as a usage error (exit 1): an
 	 * unknown option, a missing value, an unknown test. */
 	int usage_error;
@@ -207,9 +208,10 @@ struct netserver_opts {
 	 * it), --allow (repeatable; empty allows all). */
 	char auth_file[CLI_PATH_LEN];
 	char passphrase[256];
-	/* --legacy: serve netperf 2.7 clients too; --legacy-passphrase
-	 * FILE, the plaintext passphrase they must send first. */
-	int legacy;
+	/* Serve netperf 2.7 clients too: on unless --no-legacy (--legacy
+	 * is accepted and changes nothing); --legacy-passphrase FILE, the
+	 * plaintext passphrase they must send first. */
+	int legacy, no_legacy;
 	char legacy_pass_file[CLI_PATH_LEN];
 	struct acl allow;
 	/* Limits; 0 keeps server_limits_default's value. */

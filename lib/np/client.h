@@ -78,6 +78,14 @@ int client_check_data(struct client *c, const struct netperf_opts *o,
 int client_test(struct client *c, const struct netperf_opts *o,
 		struct result *res, volatile sig_atomic_t *stop, char *err);
 
+/*
+ * -t REM_CPU: netserver's CPU rate as 2.7 defines it (cpu_rate) and its
+ * number of CPUs, asked in our protocol or with 2.7's CPU_CALIBRATE.
+ * Returns 0, or -1 with err set.
+ */
+int client_cpu_rate(struct client *c, const struct netperf_opts *o,
+		    double *rate, int *ncpu, char *err);
+
 /* Says goodbye and closes the control connection. */
 void client_close(struct client *c);
 

@@ -79,6 +79,11 @@ double cpu_service_demand(double util_pct, int ncpu, double units_per_sec);
 /* The number of online CPUs from sysconf; at least 1. */
 int cpu_count(void);
 
+/* What netperf 2.7 calls the CPU rate (-t LOC_CPU, REM_CPU): on Linux,
+ * what its /proc/stat method calibrates to, the tick rate of /proc/stat's
+ * counts (USER_HZ); at least 1. */
+double cpu_rate(void);
+
 /*
  * The calling thread's time spent runnable but waiting for a CPU, in ns,
  * as the scheduler counts it (/proc/thread-self/schedstat, second field);

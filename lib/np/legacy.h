@@ -26,6 +26,7 @@
 #define LEGACY_DATA_LEN (LEGACY_MSG_LEN - 8)
 
 /* Message types of the six tests (netlib.h). */
+#define LEGACY_CPU_CALIBRATE 5
 #define LEGACY_PASSPHRASE 6
 #define LEGACY_DO_OMNI 97
 #define LEGACY_OMNI_RESPONSE 98
@@ -33,6 +34,16 @@
 /* 2.7's netserver sends its results with the type of its response word
  * converted twice: 98 in the sender's byte order. We accept both. */
 #define LEGACY_OMNI_RESULTS_SWAPPED 0x62000000
+
+/* 2.7's DO_SYSINFO, which its netserver answers at once with a
+ * SYSINFO_RESPONSE of fixed text and no change to its state: our netperf's
+ * probe is one, with LEGACY_PROBE_TEXT in its data, and our netserver
+ * answers that with LEGACY_PROBE_ANSWER. */
+#define LEGACY_DO_SYSINFO 600
+#define LEGACY_SYSINFO_RESPONSE 601
+#define LEGACY_PROBE_ANSWER 3000
+#define LEGACY_PROBE_TEXT "netperf 3 probe"
+#define LEGACY_PROBE_ANSWER_TEXT "netperf 3 netserver"
 
 /* serv_errno 2.7 sends for a request type it does not know. */
 #define LEGACY_ERR_UNKNOWN 998
@@ -193,6 +204,40 @@ int legacy_passphrase_encode(const char *pass, int32_t cpu,
  * -1 with err set for another type or a text that does not end. */
 int legacy_passphrase_decode(const unsigned char *buf, size_t len, char *out,
 			     size_t cap, char *err);
+
+/* Writes a CPU_CALIBRATE request (netperf -t REM_CPU) binding netserver to
+ * cpu (-1 for none). */
+void legacy_calibrate_encode(int32_t cpu, unsigned char buf[LEGACY_MSG_LEN]);
+
+/* Writes the answer: the CPU rate as a float's bits, then the number of
+ * CPUs, both converted, as 2.7's netserver sends them. */
+void legacy_calibrate_answer_encode(float rate, int32_t ncpu,
+				    unsigned char buf[LEGACY_MSG_LEN]);
+
+/* Decodes the answer into *rate and *ncpu. Returns 0; a positive
+ * serv_errno when the server refused; or -1 with err set for a wrong
+ * length or type, a rate that is not a finite number from 0 to 10^9, or
+ * a CPU count outside 1..2^20. */
+int legacy_calibrate_answer_decode(const unsigned char *buf, size_t len,
+				   float *rate, int32_t *ncpu, char *err);
+
+/* Writes our netperf's probe: a DO_SYSINFO carrying LEGACY_PROBE_TEXT. */
+void legacy_probe_encode(unsigned char buf[LEGACY_MSG_LEN]);
+
+/* Returns 1 when buf (len bytes) is our netperf's probe, 0 otherwise. */
+int legacy_is_probe(const unsigned char *buf, size_t len);
+
+/* Writes our netserver's answer to the probe. */
+void legacy_probe_answer_encode(unsigned char buf[LEGACY_MSG_LEN]);
+
+/*
+ * Reads the answer to the probe: 1 when it is our netserver's, 0 when it
+ * is a 2.7 netserver's (its SYSINFO_RESPONSE, 998 from one without
+ * DO_SYSINFO, or a passphrase refusal), or -1 with err set for another
+ * error response (a refusal: "remote error N (text)") or bytes that are
+ * neither.
+ */
+int legacy_probe_answer(const unsigned char *buf, size_t len, char *err);
 
 struct test_params;
 

@@ -1,7 +1,8 @@
 /*
  * libFuzzer target for netperf 2.7's codec (lib/legacy.c): every decoder
  * over the raw input, and over the input cut or padded to one 656-byte
- * message so that mutations reach the field checks. Whatever decodes must
+ * message so that mutations reach the field checks (the probe's answer and
+ * CPU_CALIBRATE's too). Whatever decodes must
  * encode and decode again to the same values.
  */
 #include <stdint.h>
@@ -33,6 +34,9 @@ decode_all(const unsigned char *buf, size_t len)
 	struct legacy_header h;
 	struct test_params p;
 	char err[ERR_LEN], pass[LEGACY_DATA_LEN];
+	float rate, rate2;
+	int32_t ncpu, ncpu2;
+	int probed;
 
 	if (legacy_header_decode(buf, len, &h, err) < 0)
 		FUZZ_ASSERT(len != LEGACY_MSG_LEN);
@@ -70,6 +74,17 @@ decode_all(const unsigned char *buf, size_t len)
 	}
 	if (legacy_passphrase_decode(buf, len, pass, sizeof(pass), err) == 0)
 		FUZZ_ASSERT(strlen(pass) < sizeof(pass));
+	if (legacy_calibrate_answer_decode(buf, len, &rate, &ncpu, err) == 0) {
+		FUZZ_ASSERT(rate >= 0 && rate <= 1e9 && ncpu >= 1);
+		legacy_calibrate_answer_encode(rate, ncpu, again);
+		FUZZ_ASSERT(legacy_calibrate_answer_decode(
+				again, sizeof(again), &rate2, &ncpu2, err) == 0);
+		FUZZ_ASSERT(rate == rate2 && ncpu == ncpu2);
+	}
+	probed = legacy_probe_answer(buf, len, err);
+	FUZZ_ASSERT(probed >= -1 && probed <= 1);
+	if (legacy_is_probe(buf, len))
+		FUZZ_ASSERT(legacy_sniff(buf, len) == 1);
 	legacy_sniff(buf, len);
 }
 
