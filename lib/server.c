@@ -28,6 +28,9 @@ struct server_state {
 	struct topo topo;
 	int topo_loaded;
 	struct guard guard;
+	/* The host's part of the platform record, read beside the hello
+	 * and the request rather than between them and "go". */
+	struct platform_job plat;
 };
 
 static int session_loop(struct server_state *st, int ctl,
@@ -525,7 +528,7 @@ server_platform(struct server_state *st, int ctl, int data_fd)
 		in.peer = (const struct sockaddr *)&peer;
 	if (st->topo_loaded)
 		in.topo = &st->topo;
-	platform_collect(p, &in);
+	platform_job_record(&st->plat, p, &in);
 	j = proto_platform_pack(p);
 	free(p);
 	return j;
@@ -829,7 +832,9 @@ serve_run(struct serve *sv, char *err)
 	int rc;
 
 	/* The platform record now, while the client waits for "go": no
-	 * one's interval has begun. */
+	 * one's interval has begun. Its host's part has been read since
+	 * the session began (platform_job_start); this waits for the
+	 * rest, if any, and reads the data path's, a few system calls. */
 	sv->plat = server_platform(sv->st, sv->ctl, sv->set.ctx[0].fd);
 	if (session_send_new(sv->ctl, proto_new("go"), SESSION_TIMEOUT_MS,
 			     err) < 0)
@@ -1037,7 +1042,9 @@ server_session(int ctl, const struct server_limits *lim,
 		send_error(ctl, err);
 		return -1;
 	}
+	platform_job_start(&st.plat, "netserver");
 	rc = session_loop(&st, ctl, lim, key, log, stop, err);
+	platform_job_wait(&st.plat);
 	guard_finish(&st.guard);
 	if (st.topo_loaded)
 		topo_free(&st.topo);
