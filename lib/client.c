@@ -321,6 +321,8 @@ client_open(struct client *c, const struct netperf_opts *o, char *err)
 	if (!readable_within(c->ctl, CLIENT_HELLO_MS)) {
 		close(c->ctl);
 		explicit_bzero(&key, sizeof(key));
+		/* 2.7's protocol carries no platform record. */
+		plat_free(c);
 		if (legacy_open(c, o, err) < 0)
 			return -1;
 		c->detected = 1;
