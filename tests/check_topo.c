@@ -560,16 +560,17 @@ START_TEST(test_unasked_never_loaded)
 	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
 	snprintf(port, sizeof(port), "%d", s.port);
 	{
-		const char *args[] = {"-H", "127.0.0.1", "-p", port, "-t",
-				      "TCP_RR", "-l", "0.2", NULL};
+		const char *args[] = {"-H",	"127.0.0.1", "-p",  port, "-t",
+				      "TCP_RR", "-l",	     "0.2", NULL};
 
 		ck_assert_int_eq(harness_netperf(args, 30, &o), 0);
 		ck_assert_msg(o.status == 0,
 			      "a test without placement failed: %s", o.err);
 	}
 	{
-		const char *args[] = {"-H", "127.0.0.1", "-p", port, "-t",
-				      "TCP_RR", "-l", "0.2", "-T", "0", NULL};
+		const char *args[] = {"-H", "127.0.0.1", "-p", port,
+				      "-t", "TCP_RR",	 "-l", "0.2",
+				      "-T", "0",	 NULL};
 
 		ck_assert_int_eq(harness_netperf(args, 30, &o), 0);
 		ck_assert_msg(o.status != 0 && strstr(o.err, "topology"),
