@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,10 +13,8 @@
 
 #include <openssl/core_names.h>
 #include <openssl/crypto.h>
-#include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
-#include <openssl/rand.h>
 
 #include "np/err.h"
 
@@ -162,15 +159,22 @@ auth_key_from_string(const char *s, struct auth_key *k, char *err)
 int
 auth_random(unsigned char *buf, size_t len, char *err)
 {
-	const char *why;
+	size_t got = 0;
+	ssize_t n;
 
-	if (len > INT_MAX)
-		return err_set(err, "cannot draw %zu random bytes at once",
-			       len);
-	if (RAND_bytes(buf, (int)len) != 1) {
-		why = ERR_reason_error_string(ERR_get_error());
-		return err_set(err, "no random bytes: %s",
-			       why ? why : "unknown OpenSSL error");
+	/* The kernel's generator, the one OpenSSL seeds from: a nonce or a
+	 * token then costs one system call, not OpenSSL's start-up (its
+	 * configuration file read and parsed) on every test's way to
+	 * "ready". */
+	while (got < len) {
+		n = getrandom(buf + got, len - got, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return err_set(err, "no random bytes: %s",
+				       n < 0 ? strerror(errno)
+					     : "getrandom returned none");
+		got += (size_t)n;
 	}
 	return 0;
 }

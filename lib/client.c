@@ -317,6 +317,18 @@ probe(struct client *c, char *err)
 	return got;
 }
 
+/* Waits for the platform record's host part, if one is being read, and
+ * lets it go. */
+static void
+plat_free(struct client *c)
+{
+	if (c->plat == NULL)
+		return;
+	platform_job_wait(c->plat);
+	free(c->plat);
+	c->plat = NULL;
+}
+
 int
 client_open(struct client *c, const struct netperf_opts *o, char *err)
 {
@@ -339,6 +351,11 @@ client_open(struct client *c, const struct netperf_opts *o, char *err)
 	have_key = load_key(o, &key, err);
 	if (have_key < 0)
 		return -1;
+	/* The platform record's host part is read while the control
+	 * connection is made and the test is set up, not after it. */
+	c->plat = malloc(sizeof(*c->plat));
+	if (c->plat != NULL)
+		platform_job_start(c->plat, "netperf");
 	if (connect_control(c, o, err) < 0)
 		goto wipe;
 	rc = probe(c, err);
@@ -349,6 +366,8 @@ client_open(struct client *c, const struct netperf_opts *o, char *err)
 		 * connection (the passphrase, when there is one, must be
 		 * its first message). */
 		close(c->ctl);
+		/* 2.7's protocol carries no platform record. */
+		plat_free(c);
 		if (legacy_open(c, o, err) < 0)
 			goto wipe;
 		explicit_bzero(&key, sizeof(key));
@@ -373,6 +392,7 @@ wipe:
 	explicit_bzero(&key, sizeof(key));
 	free(c->fill);
 	c->fill = NULL;
+	plat_free(c);
 	return -1;
 }
 
@@ -720,7 +740,8 @@ note_data_path(struct data_path *dp, int fd)
 	    getpeername(fd, (struct sockaddr *)&dp->peer, &len) == 0;
 }
 
-/* This side's platform record, once both sides' intervals are over. */
+/* This side's platform record, once both sides' intervals are over: the
+ * host's part, read during the set-up, and the data path's. */
 static void
 collect_platform(const struct client *c, struct result *res,
 		 const struct data_path *dp)
@@ -729,7 +750,11 @@ collect_platform(const struct client *c, struct result *res,
 
 	in.peer = dp->have_peer ? (const struct sockaddr *)&dp->peer
 				: (const struct sockaddr *)&c->peer;
-	platform_collect(&res->side[RESULT_LOCAL].platform, &in);
+	if (c->plat != NULL)
+		platform_job_record(c->plat, &res->side[RESULT_LOCAL].platform,
+				    &in);
+	else
+		platform_collect(&res->side[RESULT_LOCAL].platform, &in);
 }
 
 /* The longest netperf waits for netserver to take a data socket's token,
@@ -1049,6 +1074,10 @@ test_run(struct client_run *t, char *err)
 	t->run.stop_arg = t->c;
 	t->run.on_interim = test_interim;
 	t->run.arg = t;
+	/* The platform record's host part is read by now, or waited for:
+	 * nothing of it runs inside the measured interval. */
+	if (t->c->plat != NULL)
+		platform_job_wait(t->c->plat);
 	prc = module_run_all(&t->run, err);
 	if (t->wire_on) {
 		wire_session_stop(&t->ws, &res->side[RESULT_LOCAL].wire);
@@ -1197,6 +1226,7 @@ client_close(struct client *c)
 
 	free(c->fill);
 	c->fill = NULL;
+	plat_free(c);
 	if (c->ctl < 0)
 		return;
 	if (c->legacy) {

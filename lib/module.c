@@ -162,6 +162,17 @@ struct stream_job {
 	int rc;
 };
 
+/* A stream is done: counted, and the coordinator woken at once, so the
+ * end of the test is an event and not the next slice of a sleep. */
+static void
+stream_finished(struct module_run *run)
+{
+	pthread_mutex_lock(&run->lock);
+	__atomic_add_fetch(&run->finished, 1, __ATOMIC_RELEASE);
+	pthread_cond_broadcast(&run->cond);
+	pthread_mutex_unlock(&run->lock);
+}
+
 static void *
 stream_main(void *arg)
 {
@@ -193,7 +204,7 @@ stream_main(void *arg)
 				 __ATOMIC_RELEASE);
 		/* Counted as finished like any other ending: the interim
 		 * loop waits for every stream to be done. */
-		__atomic_add_fetch(&run->finished, 1, __ATOMIC_RELEASE);
+		stream_finished(run);
 		return NULL;
 	}
 	r->mss = -1;
@@ -251,7 +262,7 @@ stream_main(void *arg)
 	if (m->protocol == IPPROTO_TCP)
 		module_cong_of(ctx->fd, ctx->p, run->is_server, r->cong,
 			       sizeof(r->cong));
-	__atomic_add_fetch(&run->finished, 1, __ATOMIC_RELEASE);
+	stream_finished(run);
 	return NULL;
 }
 
@@ -480,11 +491,17 @@ wait_boundary(struct module_run *run, uint64_t boundary)
 		now = clock_ns();
 		if (now >= boundary)
 			return running_at(run, boundary);
-		/* Wake at the boundary, or within 50 ms to notice the end. */
+		/* Wake at the boundary, when a stream ends (stream_finished
+		 * signals the condition), or within 50 ms to pass on a
+		 * Ctrl-C and watch the streams. The count is read under the
+		 * lock that the signal is sent under, so no end is missed. */
 		until = boundary - now > 50000000 ? now + 50000000 : boundary;
 		ts.tv_sec = (time_t)(until / NS_PER_SEC);
 		ts.tv_nsec = (long)(until % NS_PER_SEC);
-		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		pthread_mutex_lock(&run->lock);
+		if (__atomic_load_n(&run->finished, __ATOMIC_ACQUIRE) < run->n)
+			pthread_cond_timedwait(&run->cond, &run->lock, &ts);
+		pthread_mutex_unlock(&run->lock);
 	}
 }
 
@@ -608,7 +625,7 @@ open_gate(struct module_run *run, struct cpu_sample *before, char *err)
 
 /* The coordinator's watch while the streams run: interim reports on
  * exact boundaries, and, without them, a wake-up every 50 ms to pass on
- * a Ctrl-C. */
+ * a Ctrl-C; the last stream's end wakes it at once. */
 static void
 coordinate(struct module_run *run)
 {
@@ -680,6 +697,7 @@ module_run_all(struct module_run *run, char *err)
 {
 	struct cpu_sample before = {0}, after = {0};
 	struct stream_job *jobs;
+	pthread_condattr_t ca;
 	pthread_t *tids;
 	int i, started, rc = -1;
 
@@ -692,7 +710,12 @@ module_run_all(struct module_run *run, char *err)
 	for (i = 0; i < run->n; i++)
 		run->ctx[i].done_ns = 0;
 	pthread_mutex_init(&run->lock, NULL);
-	pthread_cond_init(&run->cond, NULL);
+	/* The coordinator's timed waits on it are CLOCK_MONOTONIC
+	 * deadlines, as every interval here. */
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&run->cond, &ca);
+	pthread_condattr_destroy(&ca);
 	jobs = calloc((size_t)run->n, sizeof(*jobs));
 	tids = calloc((size_t)run->n, sizeof(*tids));
 	if (jobs == NULL || tids == NULL) {

@@ -897,18 +897,25 @@ platform_congestion_of(int fd, char *out, size_t cap)
 	return 0;
 }
 
-void
-platform_collect(struct platform *p, const struct platform_inputs *in)
+/* The host's part of a record: everything but the data path. */
+static void
+collect_host(struct platform *p, const char *program, struct topo *topo)
 {
-	char err[ERR_LEN];
-
 	platform_init(p);
 	snprintf(p->program, sizeof(p->program), "%s %s",
-		 in->program != NULL ? in->program : "?", NP_VERSION);
+		 program != NULL ? program : "?", NP_VERSION);
 	copy_str(p->build, sizeof(p->build), NP_BUILD);
 	collect_cpu(p);
 	collect_kernel(p);
-	collect_machine(p, in->topo);
+	collect_machine(p, topo);
+}
+
+/* The data path's part: the congestion control and the interface. */
+static void
+collect_path(struct platform *p, const struct platform_inputs *in)
+{
+	char err[ERR_LEN];
+
 	if (in->congestion != NULL && in->congestion[0] != '\0')
 		copy_str(p->congestion, sizeof(p->congestion), in->congestion);
 	else
@@ -917,4 +924,60 @@ platform_collect(struct platform *p, const struct platform_inputs *in)
 	if (in->peer != NULL &&
 	    iface_route(in->peer, p->nic.name, err) == 0)
 		collect_nic(&p->nic);
+}
+
+void
+platform_collect(struct platform *p, const struct platform_inputs *in)
+{
+	collect_host(p, in->program, in->topo);
+	collect_path(p, in);
+}
+
+static void *
+job_main(void *arg)
+{
+	struct platform_job *j = arg;
+
+	/* hwloc is not asked: loading it costs more than the record, and
+	 * /sys names the NUMA nodes as well (platform_job_record takes
+	 * hwloc's count when the test has loaded it). */
+	collect_host(&j->host, j->program, NULL);
+	return NULL;
+}
+
+void
+platform_job_start(struct platform_job *j, const char *program)
+{
+	j->running = 0;
+	j->done = 0;
+	j->program = program;
+	if (pthread_create(&j->tid, NULL, job_main, j) == 0)
+		j->running = 1;
+}
+
+void
+platform_job_wait(struct platform_job *j)
+{
+	if (j->running) {
+		pthread_join(j->tid, NULL);
+		j->running = 0;
+		j->done = 1;
+	}
+	if (!j->done) {
+		collect_host(&j->host, j->program, NULL);
+		j->done = 1;
+	}
+}
+
+void
+platform_job_record(struct platform_job *j, struct platform *p,
+		    const struct platform_inputs *in)
+{
+	int nodes;
+
+	platform_job_wait(j);
+	*p = j->host;
+	if (in->topo != NULL && (nodes = topo_numa_count(in->topo)) >= 1)
+		p->numa_nodes = nodes;
+	collect_path(p, in);
 }

@@ -30,6 +30,9 @@ struct server_state {
 	struct guard guard;
 	const struct server_limits *lim;
 	server_auth_fn on_auth;
+	/* The host's part of the platform record, read beside the hello
+	 * and the request rather than between them and "go". */
+	struct platform_job plat;
 };
 
 static int session_loop(struct server_state *st, int ctl,
@@ -570,7 +573,7 @@ server_platform(struct server_state *st, int ctl, int data_fd)
 		in.peer = (const struct sockaddr *)&peer;
 	if (st->topo_loaded)
 		in.topo = &st->topo;
-	platform_collect(p, &in);
+	platform_job_record(&st->plat, p, &in);
 	j = proto_platform_pack(p);
 	free(p);
 	return j;
@@ -875,7 +878,9 @@ serve_run(struct serve *sv, char *err)
 	int rc;
 
 	/* The platform record now, while the client waits for "go": no
-	 * one's interval has begun. */
+	 * one's interval has begun. Its host's part has been read since
+	 * the session began (platform_job_start); this waits for the
+	 * rest, if any, and reads the data path's, a few system calls. */
 	sv->plat = server_platform(sv->st, sv->ctl, sv->set.ctx[0].fd);
 	if (session_send_new(sv->ctl, proto_new("go"), SESSION_TIMEOUT_MS,
 			     err) < 0)
@@ -1107,7 +1112,9 @@ server_session(int ctl, const struct server_limits *lim,
 		return -1;
 	}
 	st.lim = lim;
+	platform_job_start(&st.plat, "netserver");
 	rc = session_loop(&st, ctl, lim, key, log, stop, err);
+	platform_job_wait(&st.plat);
 	if (guard_cause_of(&st.guard) == GUARD_OVERTIME ||
 	    guard_cause_of(&st.guard) == GUARD_LIFETIME)
 		server_report(lim, METRICS_EV_CUT, NULL, 0, 0, 0, 0);

@@ -454,6 +454,38 @@ START_TEST(test_real_record)
 }
 END_TEST
 
+/* The host's part read by a thread (platform_job_*) is the record
+ * platform_collect reads in one go, for each record made from it. */
+START_TEST(test_job_record)
+{
+	static struct platform_job j;
+	static struct platform whole, a, b;
+	struct platform_inputs in = {"netperf", "cubic", NULL, NULL};
+
+	platform_job_start(&j, "netperf");
+	platform_collect(&whole, &in);
+	platform_job_record(&j, &a, &in);
+	platform_job_record(&j, &b, &in);
+	ck_assert(!j.running && j.done);
+	ck_assert_str_eq(a.program, whole.program);
+	ck_assert_str_eq(a.build, whole.build);
+	ck_assert_str_eq(a.cpu_model, whole.cpu_model);
+	ck_assert_int_eq(a.ncpu, whole.ncpu);
+	ck_assert_str_eq(a.release, whole.release);
+	ck_assert_str_eq(a.hypervisor, whole.hypervisor);
+	ck_assert_str_eq(a.container, whole.container);
+	ck_assert_int_eq(a.numa_nodes, whole.numa_nodes);
+	ck_assert_str_eq(a.congestion, "cubic");
+	ck_assert_int_eq(a.nvulns, whole.nvulns);
+	for (int i = 0; i < a.nvulns; i++) {
+		ck_assert_str_eq(a.vuln[i].name, whole.vuln[i].name);
+		ck_assert_str_eq(a.vuln[i].state, whole.vuln[i].state);
+	}
+	ck_assert_str_eq(b.cpu_model, a.cpu_model);
+	ck_assert_int_eq(b.nvulns, a.nvulns);
+}
+END_TEST
+
 static Suite *
 platform_suite(void)
 {
@@ -473,6 +505,7 @@ platform_suite(void)
 	tcase_add_test(tc, test_slot);
 	suite_add_tcase(s, tc);
 	tcase_add_test(real, test_real_record);
+	tcase_add_test(real, test_job_record);
 	tcase_set_timeout(real, 60);
 	suite_add_tcase(s, real);
 	return s;

@@ -3,7 +3,10 @@
 #include "harness.h"
 
 #include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "np/err.h"
 #include "np/topo.h"
@@ -536,6 +539,49 @@ START_TEST(test_real_auto_lo)
 }
 END_TEST
 
+/*
+ * hwloc is loaded only where placement is asked (-T, several streams): a
+ * plain test runs, on both sides, with a topology hwloc cannot load
+ * (HWLOC_XMLFILE naming a broken file), and -T, which must load it,
+ * fails with it, which shows that the variable reaches hwloc.
+ */
+START_TEST(test_unasked_never_loaded)
+{
+	static struct harness_out o;
+	char xml[] = "/tmp/check_topo_XXXXXX", port[16];
+	struct harness_server s;
+	int fd;
+
+	fd = mkstemp(xml);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "<broken", 7), 7);
+	close(fd);
+	ck_assert_int_eq(setenv("HWLOC_XMLFILE", xml, 1), 0);
+	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
+	snprintf(port, sizeof(port), "%d", s.port);
+	{
+		const char *args[] = {"-H",	"127.0.0.1", "-p",  port, "-t",
+				      "TCP_RR", "-l",	     "0.2", NULL};
+
+		ck_assert_int_eq(harness_netperf(args, 30, &o), 0);
+		ck_assert_msg(o.status == 0,
+			      "a test without placement failed: %s", o.err);
+	}
+	{
+		const char *args[] = {"-H", "127.0.0.1", "-p", port,
+				      "-t", "TCP_RR",	 "-l", "0.2",
+				      "-T", "0",	 NULL};
+
+		ck_assert_int_eq(harness_netperf(args, 30, &o), 0);
+		ck_assert_msg(o.status != 0 && strstr(o.err, "topology"),
+			      "-T with a broken topology: status %d: %s",
+			      o.status, o.err);
+	}
+	harness_server_stop(&s);
+	unlink(xml);
+}
+END_TEST
+
 static Suite *
 topo_suite(void)
 {
@@ -570,6 +616,11 @@ topo_suite(void)
 	tcase_add_test(tc, test_real_bind);
 	tcase_add_test(tc, test_real_missing_cpu);
 	tcase_add_test(tc, test_real_auto_lo);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("lazy");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_unasked_never_loaded);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -46,6 +46,9 @@ struct client {
 	/* The test failed because netserver said so (an error message of
 	 * ours, or 2.7's error response): 2.7 exits 255 on that too. */
 	int remote_error;
+	/* This host's part of the platform record, read beside the control
+	 * conversation (our protocol only); NULL when none is. */
+	struct platform_job *plat;
 };
 
 /* Connects to netserver and exchanges versions; returns 0, or -1 with err

@@ -362,8 +362,8 @@ struct module_run {
 	/* Filled by module_run_all. */
 	struct cpu_util cpu;
 	int cpu_measured;
-	pthread_mutex_t lock; /* the start gate */
-	pthread_cond_t cond;
+	pthread_mutex_t lock; /* the start gate, and each stream's end */
+	pthread_cond_t cond;  /* CLOCK_MONOTONIC for timed waits */
 	int ready, go, finished, abort;
 	uint64_t start_ns; /* when the gate opened */
 	/* CLOCK_REALTIME ns to sleep until before opening the gate (0: open

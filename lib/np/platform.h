@@ -5,8 +5,10 @@
  * this program's build), so two results can be told apart by more than
  * their figures.
  *
- * It is collected outside the measured interval (after the closing CPU
- * snapshot), so it costs the test nothing. Every source is read by a
+ * It is collected outside the measured interval, so it costs the test
+ * nothing: the host's part while the control conversation goes on, in a
+ * thread (platform_job_*) waited for before the interval, the data path's
+ * once the test is over. Every source is read by a
  * parser over text or a buffer, so each can be unit-tested with literals;
  * platform_collect does the reading.
  */
@@ -14,6 +16,7 @@
 #define NP_PLATFORM_H
 
 #include <net/if.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <sys/socket.h>
 
@@ -89,6 +92,33 @@ void platform_init(struct platform *p);
 /* Reads this machine's record; what cannot be read stays unknown, so it
  * never fails. Call it outside the measured interval. */
 void platform_collect(struct platform *p, const struct platform_inputs *in);
+
+/*
+ * The host's part of a record (CPU, kernel, machine: some 40 files under
+ * /sys and /proc), read by a thread of its own while the control
+ * conversation goes on, so that no test waits for it; the data path's
+ * part (congestion control, interface) is read when the record is made.
+ */
+struct platform_job {
+	pthread_t tid;
+	int running; /* the thread is to be joined */
+	int done;    /* host holds the host's part */
+	const char *program;
+	struct platform host;
+};
+
+/* Starts reading the host's part for program ("netperf", "netserver");
+ * where no thread can start, platform_job_wait reads it. Never fails. */
+void platform_job_start(struct platform_job *j, const char *program);
+
+/* Waits until the host's part is read (at once when it is). */
+void platform_job_wait(struct platform_job *j);
+
+/* The record into p: the host's part (waited for) and, from in, the data
+ * path's; in->program is not read. Call it outside the measured
+ * interval. */
+void platform_job_record(struct platform_job *j, struct platform *p,
+			 const struct platform_inputs *in);
 
 /* /proc/cpuinfo: the CPU model (x86's "model name", or another arch's
  * nearest line), "cpu MHz" into p->cpu_mhz when p has none yet; returns 1
