@@ -27,7 +27,15 @@ fail() {
 
 [ "$(id -u)" -eq 0 ] || skip "needs root for network namespaces"
 command -v ip >/dev/null || skip "no ip(8)"
-if ! command -v ansible-playbook >/dev/null 2>&1; then
+collections=/usr/lib/python3/dist-packages/ansible_collections
+have_nsenter() {
+	[ -f "$collections/community/docker/plugins/connection/nsenter.py" ] ||
+		ansible-doc -t connection community.docker.nsenter \
+			>/dev/null 2>&1
+}
+# ansible-core alone (installed by another test, or by hand) lacks the
+# community collections: the full package brings them.
+if ! command -v ansible-playbook >/dev/null 2>&1 || ! have_nsenter; then
 	# The package is large, so it is installed by this test rather than by
 	# scripts/deps, and only where the test runs.
 	command -v apt-get >/dev/null || skip "no ansible-playbook and no apt-get"
@@ -36,10 +44,7 @@ if ! command -v ansible-playbook >/dev/null 2>&1; then
 		--no-install-recommends ansible >/dev/null 2>&1 ||
 		skip "cannot install the ansible package"
 fi
-collections=/usr/lib/python3/dist-packages/ansible_collections
-[ -f "$collections/community/docker/plugins/connection/nsenter.py" ] ||
-	ansible-doc -t connection community.docker.nsenter >/dev/null 2>&1 ||
-	skip "ansible has no community.docker.nsenter connection"
+have_nsenter || skip "ansible has no community.docker.nsenter connection"
 
 id=$$
 # A private /24 from the PID, so that parallel runs cannot collide.
