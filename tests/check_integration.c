@@ -1,8 +1,8 @@
 /*
  * End to end: a real netserver on a free loopback port, the real netperf
  * binary against it, and the bad-input cases a user meets.
- * A check that cannot run here says why (harness_skip) and the suite
- * exits 77, CTest's skip, never a pass.
+ * A check that cannot run here says why (harness_skip), on a line of
+ * its own; the suite passes on what could run (harness_run).
  */
 #include <arpa/inet.h>
 #include <math.h>
@@ -113,11 +113,13 @@ START_TEST(udp_stream)
 	double sent[8], recvd[6];
 	unsigned long long lost, of;
 	struct harness_out o;
+	struct harness_sched k;
 	const char *line2;
-	int quiet = harness_quiet("udp_stream: the paced rate to 2 %");
+	double short_by;
 
 	ck_assert_int_eq(harness_netperf(args, 30, &o), 0);
 	ck_assert_msg(o.status == 0, "%s", o.err);
+	harness_last_sched(&k);
 	/* netperf's line: socket, size, elapsed, sent, errors, rate, util,
 	 * sd; netserver's: socket, elapsed, received, rate, util, sd. */
 	ck_assert_int_eq(harness_data_numbers(o.out, 0, sent, 8), 8);
@@ -128,15 +130,17 @@ START_TEST(udp_stream)
 			 6);
 	ck_assert_double_eq(sent[1], 1000);
 	/* Paced at 20 Mbit/s of payload: 2500 datagrams in a second, never
-	 * more; as close below as the machine lets the sender keep up (a
+	 * more, within 2 %; below that, no more than were due while
+	 * netperf's threads waited for a CPU, as the kernel counted it (a
 	 * stall at the end of the second loses what was due in it). */
 	ck_assert_double_le(sent[3], 2550);
 	ck_assert_double_le(sent[5], 20.5);
-	ck_assert_double_ge(sent[3], 1250);
-	if (quiet) {
-		ck_assert_double_eq_tol(sent[3], 2500, 50);
-		ck_assert_double_eq_tol(sent[5], 20, 0.5);
-	}
+	short_by = 2500 * k.local_wait_hi;
+	ck_assert_msg(sent[3] >= 2450 - short_by && sent[5] >= 19.5 - short_by *
+								    8e3 / 1e6,
+		      "%.0f datagrams, %.2f Mbit/s; netperf waited %.1f ms for "
+		      "a CPU, which allows %.0f fewer than 2450",
+		      sent[3], sent[5], k.local_wait_hi * 1e3, short_by);
 	ck_assert_double_le(recvd[2], sent[3]);
 	ck_assert_int_eq(
 	    sscanf(strstr(o.out, "Lost: "), "Lost: %llu of %llu", &lost, &of),

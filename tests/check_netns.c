@@ -3,9 +3,9 @@
  * by a veth pair, netserver in one and netperf in the other. nftables drops
  * datagrams and tbf shapes the link, so netperf's loss and rate figures can
  * be checked against the kernel's own counters and the shaper's arithmetic.
- * Needs root; exits 77 when it cannot make a namespace, and (through
- * harness_run) when a check could not run: tbf_rate's rates under the
- * sanitizers, a claim that needs a quiet machine on a busy one.
+ * Needs root; exits 77 when it cannot make a namespace. A check that
+ * cannot run (tbf_rate's rates under the sanitizers) says why on a line
+ * of its own, and the suite passes on the rest (harness_run).
  */
 #include <errno.h>
 #include <fcntl.h>

@@ -9,8 +9,8 @@
  *   ping-pong measures first; the srtt and min_rtt both ends report must
  *   be within 10 % of 20 ms, and with nftables dropping data segments at
  *   random, every drop must show up as a retransmission.
- * The namespace part needs root; without it that case is skipped (exit 77
- * after the rest passed).
+ * The namespace part needs root; without it those cases are skipped, on a
+ * line that says why, and the suite passes on the rest.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -1627,11 +1627,11 @@ main(void)
 		suite_add_tcase(s, bidir);
 	}
 	rc = harness_run(s);
-	if (rc == 0 && !can_ns) {
-		fprintf(stderr, "check_tcpinfo: the delay-line cases were "
-				"skipped: they need root, /dev/net/tun and "
-				"\"ip netns add\"\n");
-		return 77;
-	}
+	/* The rest ran and counts: the cases left out are a skip, said
+	 * on a line of the form scripts/test shows. */
+	if (!can_ns)
+		fprintf(stderr, "skipped: check_tcpinfo: the delay-line cases: "
+				"they need root, /dev/net/tun and \"ip netns "
+				"add\"\n");
 	return rc;
 }
