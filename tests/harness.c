@@ -18,9 +18,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "np/cpu.h"
-#include "np/err.h"
-
 #ifndef NP_NETSERVER
 #define NP_NETSERVER "netserver"
 #endif
@@ -128,33 +125,6 @@ harness_skip(const char *fmt, ...)
 	}
 }
 
-/* Samples the machine for seconds: 1 when quiet, else a skip of what
- * saying when ("before", "after") it was busy, and 0. */
-static int
-quiet_for(const char *what, double seconds, const char *when)
-{
-	double busy = harness_machine_busy(seconds);
-
-	if (busy >= 0 && busy <= HARNESS_QUIET_LIMIT)
-		return 1;
-	harness_skip("%s: not checked, the machine was %.1f %% busy %s "
-		     "the test, over the %.0f %% a quiet one shows",
-		     what, busy, when, HARNESS_QUIET_LIMIT);
-	return 0;
-}
-
-int
-harness_quiet(const char *what)
-{
-	return quiet_for(what, 1.0, "before");
-}
-
-int
-harness_stayed_quiet(const char *what)
-{
-	return quiet_for(what, 0.5, "after");
-}
-
 int
 harness_once_more(int *tries, const char *fmt, ...)
 {
@@ -167,26 +137,6 @@ harness_once_more(int *tries, const char *fmt, ...)
 	va_end(ap);
 	fputs("; once more\n", stderr);
 	return 1;
-}
-
-double
-harness_machine_busy(double seconds)
-{
-	struct cpu_sample a = {0}, b = {0};
-	struct cpu_util u = {0};
-	char err[ERR_LEN];
-	double busy = -1;
-
-	if (cpu_sample_read(&a, err) == 0) {
-		sleep_ms((int)(seconds * 1000));
-		if (cpu_sample_read(&b, err) == 0 &&
-		    cpu_util_compute(&a, &b, &u, err) == 0)
-			busy = u.all.util;
-	}
-	cpu_util_free(&u);
-	cpu_sample_free(&b);
-	cpu_sample_free(&a);
-	return busy;
 }
 
 double
@@ -666,6 +616,12 @@ wait_watched(pid_t pid, double deadline)
 		waitpid(pid, NULL, 0);
 	}
 	return rc;
+}
+
+int
+harness_wait_watched(pid_t pid, double deadline)
+{
+	return wait_watched(pid, deadline);
 }
 
 void

@@ -22,11 +22,6 @@ int harness_run(Suite *s);
  */
 void harness_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* The machine's CPU utilisation in percent over the next seconds, from
- * /proc/stat; -1 when it cannot be read. Tests whose claims need a quiet
- * machine measure it first. */
-double harness_machine_busy(double seconds);
-
 /* 1 in a build under AddressSanitizer (SANITIZE=ON), which runs several
  * times slower: a claim about rates that only the machine's speed can
  * break is checked in the plain build. */
@@ -36,31 +31,11 @@ double harness_machine_busy(double seconds);
 #define HARNESS_SANITIZED 0
 #endif
 
-/* The busiest a machine may be, in percent, and still count as quiet. */
-#define HARNESS_QUIET_LIMIT 1.0
-
 /*
- * Whether the machine is quiet enough for a claim that only holds on a
- * quiet one (timing precision, repeatability, an idle reading): measures
- * it for a second and returns 1, or records a skip of what (the claim, in
- * a few words) with how busy it was and returns 0.
- */
-int harness_quiet(const char *what);
-
-/*
- * The same after the test, for claims that other work starting during
- * it would break: measures for half a second and returns 1, or records
- * a skip of what and returns 0. A run is trusted only between a quiet
- * machine before and a quiet one after.
- */
-int harness_stayed_quiet(const char *what);
-
-/*
- * Whether a timing claim that just failed on a quiet machine gets one more
- * run: the first time (*tries counts them, start it at 0), says so on
- * stderr with the failure (printf format) and returns 1; after that
- * returns 0, and the caller fails. For a claim a short stall inside the
- * run can break, which no look before or after it sees.
+ * Whether a timing claim that just failed gets one more run: the first
+ * time (*tries counts them, start it at 0), says so on stderr with the
+ * failure (printf format) and returns 1; after that returns 0, and the
+ * caller fails. For a claim a short stall inside the run can break.
  */
 int harness_once_more(int *tries, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -83,6 +58,11 @@ struct harness_sched {
 
 /* Copies the account of the last run into s. */
 void harness_last_sched(struct harness_sched *s);
+
+/* Waits for a child that runs netperf (directly, or as "ip netns exec"
+ * does, in place) as harness_wait_status does, and keeps the kernel's
+ * account of it for harness_last_sched. */
+int harness_wait_watched(pid_t pid, double deadline);
 
 /* Makes the account's remote side the children of the netserver pid
  * from now on, instead of harness_srv's (0: back to harness_srv). */
