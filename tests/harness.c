@@ -404,15 +404,65 @@ struct sched_thread {
 	unsigned long long run, wait;	/* at the last */
 };
 
-/* The threads seen during one run. */
+/* A reading of netperf's main thread: the CLOCK_REALTIME ns just before
+ * and just after it, and its run-queue wait so far (ns). */
+struct sched_mark {
+	long long pre, post, wait;
+};
+
+/* Room for a minute of readings every 5 ms. */
+#define SCHED_MARKS 16384
+
+/* The threads seen during one run, and the main thread's readings. */
 struct sched_watch {
 	struct sched_thread t[512];
 	int n;
 	pid_t old[64]; /* netserver children alive before the run */
 	int nold;
+	struct sched_mark mark[SCHED_MARKS];
+	int nmark;
 };
 
 static struct harness_sched last_sched;
+static struct sched_mark last_mark[SCHED_MARKS];
+static int last_nmark;
+
+static long long
+real_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Reads /proc/PID/task/TID/schedstat into *run, *wait (ns); 0, or -1. */
+static int
+sched_read(pid_t pid, pid_t tid, unsigned long long *run,
+	   unsigned long long *wait)
+{
+	char path[64], buf[96];
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid,
+		 (int)tid);
+	harness_read_file(path, buf, sizeof(buf));
+	return sscanf(buf, "%llu %llu", run, wait) == 2 ? 0 : -1;
+}
+
+/* Reads the main thread (pid) and notes it with the times around. */
+static void
+sched_mark(struct sched_watch *w, pid_t pid)
+{
+	unsigned long long run, wait;
+	long long pre = real_now_ns();
+
+	if (w->nmark < SCHED_MARKS && sched_read(pid, pid, &run, &wait) == 0) {
+		w->mark[w->nmark].pre = pre;
+		w->mark[w->nmark].post = real_now_ns();
+		w->mark[w->nmark].wait = (long long)wait;
+		w->nmark++;
+	}
+}
 
 /* The netserver whose children the account watches; 0: harness_srv. */
 static pid_t sched_server;
@@ -427,19 +477,6 @@ static pid_t
 watched_server(void)
 {
 	return sched_server > 0 ? sched_server : harness_srv.pid;
-}
-
-/* Reads /proc/PID/task/TID/schedstat into *run, *wait (ns); 0, or -1. */
-static int
-sched_read(pid_t pid, pid_t tid, unsigned long long *run,
-	   unsigned long long *wait)
-{
-	char path[64], buf[96];
-
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", (int)pid,
-		 (int)tid);
-	harness_read_file(path, buf, sizeof(buf));
-	return sscanf(buf, "%llu %llu", run, wait) == 2 ? 0 : -1;
 }
 
 /* Notes one reading of a thread; a thread first seen now starts from 0
@@ -521,6 +558,7 @@ sched_poll(struct sched_watch *w, pid_t pid)
 	pid_t kids[64];
 	int n, old;
 
+	sched_mark(w, pid);
 	sched_poll_proc(w, pid, 0, 0);
 	if (watched_server() <= 0)
 		return;
@@ -548,6 +586,8 @@ sched_end(struct sched_watch *w, pid_t pid)
 	struct harness_sched *s = &last_sched;
 
 	memset(s, 0, sizeof(*s));
+	memcpy(last_mark, w->mark, (size_t)w->nmark * sizeof(w->mark[0]));
+	last_nmark = w->nmark;
 	for (int i = 0; i < w->n; i++) {
 		const struct sched_thread *t = &w->t[i];
 		double run = (double)(t->run - t->run0) / 1e9;
@@ -592,6 +632,7 @@ wait_watched(pid_t pid, double deadline)
 
 			if (w != NULL &&
 			    sched_read(pid, pid, &run, &wait) == 0) {
+				sched_mark(w, pid);
 				sched_note(w, pid, 0, 0, run, wait);
 				for (int i = 0; i < w->n; i++)
 					if (w->t[i].tid == pid)
@@ -628,6 +669,24 @@ void
 harness_last_sched(struct harness_sched *s)
 {
 	*s = last_sched;
+}
+
+double
+harness_sched_main_wait_between(double t0, double t1)
+{
+	long long a = (long long)(t0 * 1e9), b = (long long)(t1 * 1e9);
+	int i, j;
+
+	/* The last reading done by t0, which holds no wait that ended
+	 * after it; the first begun after t1, which holds every wait that
+	 * ended by then. A wait is counted when it ends. */
+	for (i = last_nmark - 1; i >= 0 && last_mark[i].post > a; i--)
+		;
+	for (j = 0; j < last_nmark && last_mark[j].pre < b; j++)
+		;
+	if (i < 0 || j >= last_nmark)
+		return -1;
+	return (double)(last_mark[j].wait - last_mark[i].wait) / 1e9;
 }
 
 double

@@ -68,6 +68,14 @@ int harness_wait_watched(pid_t pid, double deadline);
  * from now on, instead of harness_srv's (0: back to harness_srv). */
 void harness_sched_server(pid_t pid);
 
+/*
+ * How long netperf's main thread waited for a CPU in the last run between
+ * wall-clock times t0 and t1 (CLOCK_REALTIME, s), at most: the difference
+ * of its counts read before t0 and after t1 (every 5 ms, later on a busy
+ * machine). -1 when no reading was taken before t0 or after t1.
+ */
+double harness_sched_main_wait_between(double t0, double t1);
+
 /* How long the threads of a run may have waited for a CPU, at most:
  * local_wait_hi + remote_wait_hi. The allowance a timing claim takes on a
  * loaded machine, from the kernel's own count of the same run. */
