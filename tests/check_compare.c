@@ -640,12 +640,13 @@ START_TEST(test_real_runs)
 		 * runs' time or more, which then is the skip's reason. */
 		if (!json_is_true(json_object_get(f0, "significant")) &&
 		    wait >= 0.1 * seconds)
-			harness_skip("test_real_runs: 1K against 64K "
-				     "throughput: not significant (p %.4f), "
-				     "with the runs waiting %.0f ms of their "
-				     "%.0f ms for a CPU",
-				     json_number_value(json_object_get(f0, "p")),
-				     wait * 1e3, seconds * 1e3);
+			harness_skip(
+			    "test_real_runs: 1K against 64K "
+			    "throughput: not significant (p %.4f), "
+			    "with the runs waiting %.0f ms of their "
+			    "%.0f ms for a CPU",
+			    json_number_value(json_object_get(f0, "p")),
+			    wait * 1e3, seconds * 1e3);
 		else
 			ck_assert_msg(
 			    json_is_true(json_object_get(f0, "significant")),

@@ -136,8 +136,8 @@ START_TEST(udp_stream)
 	ck_assert_double_le(sent[3], 2550);
 	ck_assert_double_le(sent[5], 20.5);
 	short_by = 2500 * k.local_wait_hi;
-	ck_assert_msg(sent[3] >= 2450 - short_by && sent[5] >= 19.5 - short_by *
-								    8e3 / 1e6,
+	ck_assert_msg(sent[3] >= 2450 - short_by &&
+			  sent[5] >= 19.5 - short_by * 8e3 / 1e6,
 		      "%.0f datagrams, %.2f Mbit/s; netperf waited %.1f ms for "
 		      "a CPU, which allows %.0f fewer than 2450",
 		      sent[3], sent[5], k.local_wait_hi * 1e3, short_by);

@@ -1184,8 +1184,8 @@ rate_agrees(json_t *doc, double wait, char *why, size_t len)
 {
 	double rate_rt = num(doc, "result.round_trip_latency_us");
 	double timed = num(doc, "latency_us.mean");
-	double trans = num(doc, "result.throughput") *
-		       num(doc, "result.elapsed_s");
+	double trans =
+	    num(doc, "result.throughput") * num(doc, "result.elapsed_s");
 	double stretch = trans >= 1 ? wait * 1e6 / trans : INFINITY;
 
 	snprintf(why, len,
@@ -1414,8 +1414,9 @@ confidence_tries_ok(const char *form, int excused)
 			     form);
 		return 0;
 	}
-	ck_assert_msg(0, "-I 99,50 not met in three tries (%s), %d of them "
-			 "spoilt by waits for a CPU",
+	ck_assert_msg(0,
+		      "-I 99,50 not met in three tries (%s), %d of them "
+		      "spoilt by waits for a CPU",
 		      form, excused);
 	return 0;
 }
@@ -1448,8 +1449,7 @@ START_TEST(confidence_met)
 			 "5,3", "-I", "99,50");
 		if (json_is_true(harness_json_at(doc, "confidence.met")))
 			break;
-		confidence_try("the JSON", tries, harness_now() - t0,
-			       &excused);
+		confidence_try("the JSON", tries, harness_now() - t0, &excused);
 		fprintf(stderr, "width %.2f %%\n",
 			num(doc, "confidence.achieved.throughput"));
 		json_decref(doc);

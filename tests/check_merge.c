@@ -1116,13 +1116,14 @@ START_TEST(late_start_waits_for_cpu)
 	 * about 2^61, and a double holds it only to 256 ns, so a wait that
 	 * netperf clamped to its lateness could read as larger than a
 	 * lateness taken from doubles. */
-	ck_assert(json_is_integer(harness_json_at(d, "timing.start_actual_ns")));
+	ck_assert(
+	    json_is_integer(harness_json_at(d, "timing.start_actual_ns")));
 	ck_assert(
 	    json_is_integer(harness_json_at(d, "timing.start_cpu_wait_ns")));
-	start_ns = json_integer_value(
-	    harness_json_at(d, "timing.start_actual_ns"));
-	wait_ns = json_integer_value(
-	    harness_json_at(d, "timing.start_cpu_wait_ns"));
+	start_ns =
+	    json_integer_value(harness_json_at(d, "timing.start_actual_ns"));
+	wait_ns =
+	    json_integer_value(harness_json_at(d, "timing.start_cpu_wait_ns"));
 	late_ns = start_ns - sched;
 	json_decref(d);
 	/*

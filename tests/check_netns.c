@@ -892,7 +892,8 @@ udp_through_tbf(double mbit)
 	 * for a CPU, as the kernel counted it. */
 	want = udp_goodput(mbit, 1472);
 	due = want * 1e6 / (1472 * 8) * k.remote_wait_hi;
-	ck_assert_msg(f.recv > 0 && (double)overflow < (double)f.sent / 50 + due,
+	ck_assert_msg(f.recv > 0 &&
+			  (double)overflow < (double)f.sent / 50 + due,
 		      "receiver overflowed %llu times; netserver waited %.1f "
 		      "ms for a CPU: %.3000s",
 		      overflow, k.remote_wait_hi * 1e3, o.out);

@@ -174,8 +174,7 @@ START_TEST(sweep_matches_runs)
 		ck_assert_msg(swept[i] > 19.4 - short_by,
 			      "%s: %.2f Mbit/s; the test waited %.1f ms for a "
 			      "CPU",
-			      sizes[i], swept[i],
-			      harness_sched_wait(&k) * 1e3);
+			      sizes[i], swept[i], harness_sched_wait(&k) * 1e3);
 	}
 	for (int i = 0; i < 3; i++) {
 		const char *one[] = {
@@ -190,7 +189,8 @@ START_TEST(sweep_matches_runs)
 		ck_assert_int_eq(harness_netperf(one, 30, &r), 0);
 		ck_assert_msg(r.status == 0, "%s", r.err);
 		harness_last_sched(&kr);
-		slack = swept[i] * 0.03 + short_by + 20 * harness_sched_wait(&kr);
+		slack =
+		    swept[i] * 0.03 + short_by + 20 * harness_sched_wait(&kr);
 		ck_assert_msg(fabs(udp_rate(r.out) - swept[i]) < slack,
 			      "%s: %.2f Mbit/s alone, %.2f in the sweep; the "
 			      "two waited %.1f and %.1f ms for a CPU",

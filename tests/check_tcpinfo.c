@@ -1520,7 +1520,8 @@ START_TEST(bidir_tcp_through_tbf)
 		      "test waited %.1f ms for a CPU",
 		      l2r, wait * 1e3);
 	el = num(doc, "result.bidir.remote_to_local.elapsed_s");
-	ck_assert_msg(r2l > tbf_floor(8, el, &wait) && r2l <= tbf_ceiling(8, el),
+	ck_assert_msg(r2l > tbf_floor(8, el, &wait) &&
+			  r2l <= tbf_ceiling(8, el),
 		      "netserver->netperf %.2f Mbit/s through 8 Mbit/s; the "
 		      "test waited %.1f ms for a CPU",
 		      r2l, wait * 1e3);
@@ -1572,7 +1573,8 @@ START_TEST(bidir_udp_through_tbf)
 		      "waited %.1f ms for a CPU",
 		      l2r, wait * 1e3);
 	el = num(doc, "result.bidir.remote_to_local.elapsed_s");
-	ck_assert_msg(r2l > tbf_floor(8, el, &wait) && r2l <= tbf_ceiling(8, el),
+	ck_assert_msg(r2l > tbf_floor(8, el, &wait) &&
+			  r2l <= tbf_ceiling(8, el),
 		      "netserver->netperf %.2f Mbit/s through 8; the test "
 		      "waited %.1f ms for a CPU",
 		      r2l, wait * 1e3);

@@ -75,10 +75,9 @@ harness_run(Suite *s)
 			if (skipped++ == 0)
 				fprintf(stderr, "Checks that could not run:\n");
 			fprintf(stderr, "  %s", *msg == ' ' ? msg + 1 : msg);
-			skippers = pid_set_add(pids, skippers,
-					       (int)(sizeof(pids) /
-						     sizeof(pids[0])),
-					       (pid_t)pid);
+			skippers = pid_set_add(
+			    pids, skippers,
+			    (int)(sizeof(pids) / sizeof(pids[0])), (pid_t)pid);
 		}
 		fclose(f);
 	}
@@ -639,9 +638,8 @@ wait_watched(pid_t pid, double deadline)
 						w->t[i].done = 1;
 			}
 			if (waitpid(pid, &status, 0) == pid)
-				rc = WIFEXITED(status)
-					 ? WEXITSTATUS(status)
-					 : 128 + WTERMSIG(status);
+				rc = WIFEXITED(status) ? WEXITSTATUS(status)
+						       : 128 + WTERMSIG(status);
 			break;
 		}
 		if (w != NULL)
