@@ -398,6 +398,35 @@ udp_errs_read(const char *ns, struct udp_errs *u)
 		      "no Udp counters in: %.3000s", o.out);
 }
 
+/* What the veth pair dropped, both ends, either way (rx_dropped and
+ * tx_dropped, as each end's namespace shows them): datagrams lost below
+ * the sockets, where neither nftables nor UDP counts them (a receiving
+ * CPU's backlog full, with a busy loop on the other CPU). */
+static unsigned long long
+veth_drops(const struct netns_env *e)
+{
+	static const char *const stat[] = {"rx_dropped", "tx_dropped"};
+	const char *ns[2] = {e->ns.a, e->ns.b}, *dev[2] = {e->ns.dev_a,
+							    e->ns.dev_b};
+	unsigned long long sum = 0;
+	char path[128];
+
+	for (int i = 0; i < 2; i++)
+		for (int k = 0; k < 2; k++) {
+			const char *argv[] = {"cat", path, NULL};
+			struct harness_out o;
+
+			snprintf(path, sizeof(path),
+				 "/sys/class/net/%s/statistics/%s", dev[i],
+				 stat[k]);
+			ck_assert_int_eq(ns_run(ns[i], argv, 10, &o), 0);
+			ck_assert_msg(o.status == 0, "cat %s: %s", path,
+				      o.err);
+			sum += strtoull(o.out, NULL, 10);
+		}
+	return sum;
+}
+
 /* The table nptest and its chain drops at hook (of family, in ns), for
  * the rules that drop a test's packets. */
 static void
@@ -518,6 +547,24 @@ loss_within(const char *what, int streams, unsigned long long lost,
 		      "%slost %llu, nft dropped %llu, RcvbufErrors +%llu: "
 		      "%.3000s",
 		      what, lost, drops, overflow, out);
+}
+
+/* The same, where the veth pair dropped below datagrams meanwhile, in
+ * either direction: up to that many more may be lost. */
+static void
+loss_below(const char *what, int streams, unsigned long long lost,
+	   unsigned long long drops, unsigned long long overflow,
+	   unsigned long long below, const char *out)
+{
+	unsigned long long most =
+	    (unsigned long long)UDP_END_MARKERS * (unsigned long long)streams;
+	unsigned long long markers = overflow < most ? overflow : most;
+
+	ck_assert_msg(lost <= drops + overflow + below &&
+			  lost + markers >= drops + overflow,
+		      "%slost %llu, nft dropped %llu, RcvbufErrors +%llu, "
+		      "the veth pair %llu: %.3000s",
+		      what, lost, drops, overflow, below, out);
 }
 
 /* The same for one stream. */
@@ -882,9 +929,12 @@ udp_through_tbf(double mbit)
 	ck_assert_msg(udp_figures_parse(o.out, &f) == 0, "%.3000s", o.out);
 	/* The sender blocks on its socket buffer long before tbf's queue
 	 * (rate x latency, 1 MB at 20mbit) is full: nothing is lost on the way, but
-	 * a busy receiver may overflow its socket buffer now and then. */
+	 * a busy receiver may overflow its socket buffer now and then, on
+	 * the zero-length end markers too, which are not data (a receiver
+	 * still behind at the end, seen with a busy loop on one CPU). */
 	overflow = after.rcvbuf - before.rcvbuf;
-	ck_assert_msg(f.lost == overflow,
+	ck_assert_msg(f.lost <= overflow &&
+			  overflow <= f.lost + UDP_END_MARKERS,
 		      "lost %llu, RcvbufErrors +%llu: %.3000s", f.lost,
 		      overflow, o.out);
 	/* A receiver overflows only when it falls behind: one datagram in
@@ -1628,6 +1678,7 @@ END_TEST
  * receiver's socket buffer overflows, over one run. */
 struct bidir_truth {
 	unsigned long long drops, overflow;
+	unsigned long long below; /* the veth pair's drops, both ways */
 };
 
 /* Both directions' drop rules, each in its receiver's namespace; the
@@ -1648,7 +1699,7 @@ bidir_run(const char *const *args, json_t **doc, struct harness_out *o,
 {
 	const char *rx_ns[2] = {env.ns.b, env.ns.a};
 	struct udp_errs before[2], after[2];
-	unsigned long long d0[2];
+	unsigned long long d0[2], v0 = veth_drops(&env), below;
 	int d;
 
 	for (d = 0; d < 2; d++) {
@@ -1659,7 +1710,9 @@ bidir_run(const char *const *args, json_t **doc, struct harness_out *o,
 		*doc = netperf_json(&env, args);
 	else
 		netperf(&env, args, o);
+	below = veth_drops(&env) - v0;
 	for (d = 0; d < 2; d++) {
+		t[d].below = below;
 		udp_errs_read(rx_ns[d], &after[d]);
 		t[d].drops = nft_drops_in(rx_ns[d], "inet") - d0[d];
 		t[d].overflow = after[d].rcvbuf - before[d].rcvbuf;
@@ -1700,7 +1753,8 @@ bidir_loss_check(const char *dir, unsigned long long sent,
 		      sent, out);
 	ck_assert_msg(lost > 0, "%s: nothing lost: %.3000s", dir, out);
 	snprintf(what, sizeof(what), "%s: ", dir);
-	loss_within(what, BIDIR_STREAMS, lost, t->drops, t->overflow, out);
+	loss_below(what, BIDIR_STREAMS, lost, t->drops, t->overflow, t->below,
+		   out);
 	ck_assert_msg(fabs(pct - 100.0 * (double)lost / (double)sent) <= tol,
 		      "%s: %llu of %llu is not %.2f %%: %.3000s", dir, lost,
 		      sent, pct, out);
@@ -1965,19 +2019,29 @@ START_TEST(udp_crr_with_loss_completes)
 	const char *args[] = {"-t", "UDP_CRR", "-l", "-1000", "--",
 			      "-r", "64",      "-e", "0.1",   NULL};
 	double trans, lost, served;
-	unsigned long long drops;
+	unsigned long long drops, below;
+	struct udp_errs e0, e1;
 	json_t *doc;
 
 	nft_drop(&env, 5);
+	udp_errs_read(env.ns.b, &e0);
+	below = veth_drops(&env);
 	doc = netperf_json(&env, args);
 	drops = nft_drops(&env);
+	udp_errs_read(env.ns.b, &e1);
+	/* Requests lost on the way but for nftables, as the kernel counts
+	 * them: the veth pair's drops and netserver's UDP errors. */
+	below = veth_drops(&env) - below + (e1.inerr - e0.inerr);
 	trans = harness_json_num(doc, "local.counts.transactions");
 	lost = harness_json_num(doc, "local.counts.lost");
 	served = harness_json_num(doc, "remote.counts.transactions");
 	json_decref(doc);
 	ck_assert_msg(trans + lost == 1000, "%.0f + %.0f lost", trans, lost);
-	ck_assert_msg(drops > 0 && served == 1000 - (double)drops,
-		      "netserver served %.0f, nft dropped %llu", served, drops);
+	ck_assert_msg(drops > 0 && served <= 1000 - (double)drops &&
+			  served >= 1000 - (double)(drops + below),
+		      "netserver served %.0f, nft dropped %llu, the kernel "
+		      "%llu more",
+		      served, drops, below);
 	/* An answer later than 0.1 s is lost too, on a busy machine. */
 	ck_assert_msg(lost >= (double)drops && lost <= (double)drops + 10,
 		      "lost %.0f, nft dropped %llu", lost, drops);
