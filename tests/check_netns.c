@@ -406,8 +406,8 @@ static unsigned long long
 veth_drops(const struct netns_env *e)
 {
 	static const char *const stat[] = {"rx_dropped", "tx_dropped"};
-	const char *ns[2] = {e->ns.a, e->ns.b}, *dev[2] = {e->ns.dev_a,
-							    e->ns.dev_b};
+	const char *ns[2] = {e->ns.a, e->ns.b},
+		   *dev[2] = {e->ns.dev_a, e->ns.dev_b};
 	unsigned long long sum = 0;
 	char path[128];
 
@@ -420,8 +420,7 @@ veth_drops(const struct netns_env *e)
 				 "/sys/class/net/%s/statistics/%s", dev[i],
 				 stat[k]);
 			ck_assert_int_eq(ns_run(ns[i], argv, 10, &o), 0);
-			ck_assert_msg(o.status == 0, "cat %s: %s", path,
-				      o.err);
+			ck_assert_msg(o.status == 0, "cat %s: %s", path, o.err);
 			sum += strtoull(o.out, NULL, 10);
 		}
 	return sum;
@@ -928,15 +927,14 @@ udp_through_tbf(double mbit)
 	udp_errs_read(env.ns.b, &after);
 	ck_assert_msg(udp_figures_parse(o.out, &f) == 0, "%.3000s", o.out);
 	/* The sender blocks on its socket buffer long before tbf's queue
-	 * (rate x latency, 1 MB at 20mbit) is full: nothing is lost on the way, but
-	 * a busy receiver may overflow its socket buffer now and then, on
+	 * (rate x latency, 1 MB at 20mbit) is full: nothing is lost on the way,
+	 * but a busy receiver may overflow its socket buffer now and then, on
 	 * the zero-length end markers too, which are not data (a receiver
 	 * still behind at the end, seen with a busy loop on one CPU). */
 	overflow = after.rcvbuf - before.rcvbuf;
-	ck_assert_msg(f.lost <= overflow &&
-			  overflow <= f.lost + UDP_END_MARKERS,
-		      "lost %llu, RcvbufErrors +%llu: %.3000s", f.lost,
-		      overflow, o.out);
+	ck_assert_msg(
+	    f.lost <= overflow && overflow <= f.lost + UDP_END_MARKERS,
+	    "lost %llu, RcvbufErrors +%llu: %.3000s", f.lost, overflow, o.out);
 	/* A receiver overflows only when it falls behind: one datagram in
 	 * 50, and what the shaper passed while netserver's threads waited
 	 * for a CPU, as the kernel counted it. */
