@@ -3,9 +3,9 @@
  * by a veth pair, netserver in one and netperf in the other. nftables drops
  * datagrams and tbf shapes the link, so netperf's loss and rate figures can
  * be checked against the kernel's own counters and the shaper's arithmetic.
- * Needs root; exits 77 when it cannot make a namespace, and (through
- * harness_run) when a check could not run: tbf_rate's rates under the
- * sanitizers, a claim that needs a quiet machine on a busy one.
+ * Needs root; exits 77 when it cannot make a namespace. A check that
+ * cannot run (tbf_rate's rates under the sanitizers) says why on a line
+ * of its own, and the suite passes on the rest (harness_run).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -84,7 +84,7 @@ run(const char *const *argv, double timeout, struct harness_out *o)
 		goto fail;
 	close(outfd);
 	close(errfd);
-	o->status = harness_wait_status(pid, start + timeout);
+	o->status = harness_wait_watched(pid, start + timeout);
 	o->seconds = harness_now() - start;
 	harness_read_file(outp, o->out, sizeof(o->out));
 	harness_read_file(errp, o->err, sizeof(o->err));
@@ -229,6 +229,9 @@ server_start(struct netns_env *e, char *why, size_t cap)
 		if (p != NULL && sscanf(p, "port '%d'", &e->port) == 1) {
 			snprintf(e->port_text, sizeof(e->port_text), "%d",
 				 e->port);
+			/* Its sessions are the remote side of each run's
+			 * account of waits (harness_last_sched). */
+			harness_sched_server(e->srv);
 			return 0;
 		}
 		if (harness_wait_gone(e->srv, 0.02)) {
@@ -395,6 +398,34 @@ udp_errs_read(const char *ns, struct udp_errs *u)
 		      "no Udp counters in: %.3000s", o.out);
 }
 
+/* What the veth pair dropped, both ends, either way (rx_dropped and
+ * tx_dropped, as each end's namespace shows them): datagrams lost below
+ * the sockets, where neither nftables nor UDP counts them (a receiving
+ * CPU's backlog full, with a busy loop on the other CPU). */
+static unsigned long long
+veth_drops(const struct netns_env *e)
+{
+	static const char *const stat[] = {"rx_dropped", "tx_dropped"};
+	const char *ns[2] = {e->ns.a, e->ns.b},
+		   *dev[2] = {e->ns.dev_a, e->ns.dev_b};
+	unsigned long long sum = 0;
+	char path[128];
+
+	for (int i = 0; i < 2; i++)
+		for (int k = 0; k < 2; k++) {
+			const char *argv[] = {"cat", path, NULL};
+			struct harness_out o;
+
+			snprintf(path, sizeof(path),
+				 "/sys/class/net/%s/statistics/%s", dev[i],
+				 stat[k]);
+			ck_assert_int_eq(ns_run(ns[i], argv, 10, &o), 0);
+			ck_assert_msg(o.status == 0, "cat %s: %s", path, o.err);
+			sum += strtoull(o.out, NULL, 10);
+		}
+	return sum;
+}
+
 /* The table nptest and its chain drops at hook (of family, in ns), for
  * the rules that drop a test's packets. */
 static void
@@ -515,6 +546,24 @@ loss_within(const char *what, int streams, unsigned long long lost,
 		      "%slost %llu, nft dropped %llu, RcvbufErrors +%llu: "
 		      "%.3000s",
 		      what, lost, drops, overflow, out);
+}
+
+/* The same, where the veth pair dropped below datagrams meanwhile, in
+ * either direction: up to that many more may be lost. */
+static void
+loss_below(const char *what, int streams, unsigned long long lost,
+	   unsigned long long drops, unsigned long long overflow,
+	   unsigned long long below, const char *out)
+{
+	unsigned long long most =
+	    (unsigned long long)UDP_END_MARKERS * (unsigned long long)streams;
+	unsigned long long markers = overflow < most ? overflow : most;
+
+	ck_assert_msg(lost <= drops + overflow + below &&
+			  lost + markers >= drops + overflow,
+		      "%slost %llu, nft dropped %llu, RcvbufErrors +%llu, "
+		      "the veth pair %llu: %.3000s",
+		      what, lost, drops, overflow, below, out);
 }
 
 /* The same for one stream. */
@@ -859,7 +908,7 @@ tbf(const struct netns_env *e, const char *verb, const char *rate)
  * 20mbit), so the shaper drops nothing.
  */
 static void
-udp_through_tbf(double mbit, int quiet)
+udp_through_tbf(double mbit)
 {
 	const char *args[] = {
 	    "-t", "UDP_STREAM", "-l", "4",    "--rate", "60M",
@@ -868,46 +917,51 @@ udp_through_tbf(double mbit, int quiet)
 	struct harness_out o;
 	struct udp_errs before, after;
 	struct udp_figures f;
+	struct harness_sched k;
 	unsigned long long overflow;
-	double want, got;
-	int tries = 0;
+	double want, got, due;
 
-again:
 	udp_errs_read(env.ns.b, &before);
 	netperf(&env, args, &o);
+	harness_last_sched(&k);
 	udp_errs_read(env.ns.b, &after);
 	ck_assert_msg(udp_figures_parse(o.out, &f) == 0, "%.3000s", o.out);
 	/* The sender blocks on its socket buffer long before tbf's queue
-	 * (rate x latency, 1 MB at 20mbit) is full: nothing is lost on the way, but
-	 * a busy receiver may overflow its socket buffer now and then. */
+	 * (rate x latency, 1 MB at 20mbit) is full: nothing is lost on the way,
+	 * but a busy receiver may overflow its socket buffer now and then, on
+	 * the zero-length end markers too, which are not data (a receiver
+	 * still behind at the end, seen with a busy loop on one CPU). */
 	overflow = after.rcvbuf - before.rcvbuf;
-	ck_assert_msg(f.lost == overflow,
-		      "lost %llu, RcvbufErrors +%llu: %.3000s", f.lost,
-		      overflow, o.out);
-	ck_assert_msg(f.recv > 0 && (!quiet || overflow * 50 < f.sent),
-		      "receiver overflowed %llu times: %.3000s", overflow,
-		      o.out);
+	ck_assert_msg(
+	    f.lost <= overflow && overflow <= f.lost + UDP_END_MARKERS,
+	    "lost %llu, RcvbufErrors +%llu: %.3000s", f.lost, overflow, o.out);
+	/* A receiver overflows only when it falls behind: one datagram in
+	 * 50, and what the shaper passed while netserver's threads waited
+	 * for a CPU, as the kernel counted it. */
+	want = udp_goodput(mbit, 1472);
+	due = want * 1e6 / (1472 * 8) * k.remote_wait_hi;
+	ck_assert_msg(f.recv > 0 &&
+			  (double)overflow < (double)f.sent / 50 + due,
+		      "receiver overflowed %llu times; netserver waited %.1f "
+		      "ms for a CPU: %.3000s",
+		      overflow, k.remote_wait_hi * 1e3, o.out);
 	/* The shaper's rate counts those too: they crossed the link. */
 	got = f.rx_mbps * (double)(f.recv + overflow) / (double)f.recv;
-	want = udp_goodput(mbit, 1472);
 	/* The shaper caps the rate whatever else runs; reaching it needs a
 	 * sender the machine does not starve. */
 	ck_assert_msg(got < want * 1.02,
 		      "%.0fmbit: %.2f Mbit/s of payload, over the %.2f the "
 		      "shaper allows: %.3000s",
 		      mbit, got, want, o.out);
-	/* Reaching it needs the sender scheduled throughout: a stall inside
-	 * the run, which the look before it cannot see (CI saw 18.97 of
-	 * 19.45 once under the sanitizer build), gets one more run; a
-	 * shortfall twice on a quiet machine is a fault. */
-	if (quiet && got <= want * 0.98 &&
-	    harness_once_more(&tries, "tbf_rate: %.0fmbit: %.2f Mbit/s of %.2f",
-			      mbit, got, want))
-		goto again;
-	ck_assert_msg(
-	    !quiet || got > want * 0.98,
-	    "%.0fmbit: %.2f Mbit/s of payload, expected %.2f: %.3000s", mbit,
-	    got, want, o.out);
+	/* Reaching it needs the sender scheduled throughout: the 1 MB
+	 * buffer keeps the shaper busy through a stall of 70 ms at 40mbit;
+	 * beyond that, the shaper idles for as long as netperf's threads
+	 * waited for a CPU (the kernel's count: CI saw 18.97 of 19.45 once
+	 * under the sanitizer build), over the 4 s run. */
+	ck_assert_msg(got > want * (0.98 - k.local_wait_hi / 4),
+		      "%.0fmbit: %.2f Mbit/s of payload, expected %.2f; "
+		      "netperf waited %.1f ms for a CPU: %.3000s",
+		      mbit, got, want, k.local_wait_hi * 1e3, o.out);
 }
 
 START_TEST(tbf_rate)
@@ -915,18 +969,18 @@ START_TEST(tbf_rate)
 	const char *tcp[] = {"-t", "TCP_STREAM", "-l", "4", "-v", "2", NULL};
 	struct harness_out o;
 	const char *l, *p;
+	struct harness_sched k;
 	double v[8], want;
-	int mss = 0, quiet;
+	int mss = 0;
 
-	/* A visible skip: the suite exits 77 (harness_run). */
+	/* A visible skip, on a line of its own (harness_run). */
 	if (HARNESS_SANITIZED) {
 		harness_skip("tbf_rate: the shaper's rates are checked in the "
 			     "plain build, not under the sanitizers");
 		return;
 	}
-	quiet = harness_quiet("tbf_rate: reaching the shaper's rate");
 	tbf(&env, "add", "40mbit");
-	udp_through_tbf(40, quiet);
+	udp_through_tbf(40);
 
 	/*
 	 * TCP: each full segment is a 1514-byte frame (MTU 1500 + 14) that
@@ -935,6 +989,7 @@ START_TEST(tbf_rate)
 	 * timestamp option) = 1448. Read it from -v 2 rather than assume.
 	 */
 	netperf(&env, tcp, &o);
+	harness_last_sched(&k);
 	p = strstr(o.out, "Size (bytes)\n");
 	ck_assert_msg(p != NULL && sscanf(p, "Size (bytes)\n%d", &mss) == 1,
 		      "%.3000s", o.out);
@@ -943,13 +998,16 @@ START_TEST(tbf_rate)
 	ck_assert_msg(l != NULL && harness_line_numbers(l, v, 8) == 5,
 		      "%.3000s", o.out);
 	want = 40.0 * mss / (1500 + 14);
-	ck_assert_msg(
-	    v[4] < want * 1.05 && (!quiet || v[4] > want * 0.95),
-	    "40mbit: TCP %.2f Mbit/s, expected %.2f (MSS %d): %.3000s", v[4],
-	    want, mss, o.out);
+	/* Below it by no more than the shaper idled while either end
+	 * waited for a CPU (the kernel's count) over the 4 s run. */
+	ck_assert_msg(v[4] < want * 1.05 &&
+			  v[4] > want * (0.95 - harness_sched_wait(&k) / 4),
+		      "40mbit: TCP %.2f Mbit/s, expected %.2f (MSS %d); the "
+		      "two ends waited %.1f ms for a CPU: %.3000s",
+		      v[4], want, mss, harness_sched_wait(&k) * 1e3, o.out);
 
 	tbf(&env, "change", "20mbit");
-	udp_through_tbf(20, quiet);
+	udp_through_tbf(20);
 }
 END_TEST
 
@@ -1618,6 +1676,7 @@ END_TEST
  * receiver's socket buffer overflows, over one run. */
 struct bidir_truth {
 	unsigned long long drops, overflow;
+	unsigned long long below; /* the veth pair's drops, both ways */
 };
 
 /* Both directions' drop rules, each in its receiver's namespace; the
@@ -1638,7 +1697,7 @@ bidir_run(const char *const *args, json_t **doc, struct harness_out *o,
 {
 	const char *rx_ns[2] = {env.ns.b, env.ns.a};
 	struct udp_errs before[2], after[2];
-	unsigned long long d0[2];
+	unsigned long long d0[2], v0 = veth_drops(&env), below;
 	int d;
 
 	for (d = 0; d < 2; d++) {
@@ -1649,7 +1708,9 @@ bidir_run(const char *const *args, json_t **doc, struct harness_out *o,
 		*doc = netperf_json(&env, args);
 	else
 		netperf(&env, args, o);
+	below = veth_drops(&env) - v0;
 	for (d = 0; d < 2; d++) {
+		t[d].below = below;
 		udp_errs_read(rx_ns[d], &after[d]);
 		t[d].drops = nft_drops_in(rx_ns[d], "inet") - d0[d];
 		t[d].overflow = after[d].rcvbuf - before[d].rcvbuf;
@@ -1690,7 +1751,8 @@ bidir_loss_check(const char *dir, unsigned long long sent,
 		      sent, out);
 	ck_assert_msg(lost > 0, "%s: nothing lost: %.3000s", dir, out);
 	snprintf(what, sizeof(what), "%s: ", dir);
-	loss_within(what, BIDIR_STREAMS, lost, t->drops, t->overflow, out);
+	loss_below(what, BIDIR_STREAMS, lost, t->drops, t->overflow, t->below,
+		   out);
 	ck_assert_msg(fabs(pct - 100.0 * (double)lost / (double)sent) <= tol,
 		      "%s: %llu of %llu is not %.2f %%: %.3000s", dir, lost,
 		      sent, pct, out);
@@ -2030,19 +2092,29 @@ START_TEST(udp_crr_with_loss_completes)
 	const char *args[] = {"-t", "UDP_CRR", "-l", "-1000", "--",
 			      "-r", "64",      "-e", "0.1",   NULL};
 	double trans, lost, served;
-	unsigned long long drops;
+	unsigned long long drops, below;
+	struct udp_errs e0, e1;
 	json_t *doc;
 
 	nft_drop(&env, 5);
+	udp_errs_read(env.ns.b, &e0);
+	below = veth_drops(&env);
 	doc = netperf_json(&env, args);
 	drops = nft_drops(&env);
+	udp_errs_read(env.ns.b, &e1);
+	/* Requests lost on the way but for nftables, as the kernel counts
+	 * them: the veth pair's drops and netserver's UDP errors. */
+	below = veth_drops(&env) - below + (e1.inerr - e0.inerr);
 	trans = harness_json_num(doc, "local.counts.transactions");
 	lost = harness_json_num(doc, "local.counts.lost");
 	served = harness_json_num(doc, "remote.counts.transactions");
 	json_decref(doc);
 	ck_assert_msg(trans + lost == 1000, "%.0f + %.0f lost", trans, lost);
-	ck_assert_msg(drops > 0 && served == 1000 - (double)drops,
-		      "netserver served %.0f, nft dropped %llu", served, drops);
+	ck_assert_msg(drops > 0 && served <= 1000 - (double)drops &&
+			  served >= 1000 - (double)(drops + below),
+		      "netserver served %.0f, nft dropped %llu, the kernel "
+		      "%llu more",
+		      served, drops, below);
 	/* An answer later than 0.1 s is lost too, on a busy machine. */
 	ck_assert_msg(lost >= (double)drops && lost <= (double)drops + 10,
 		      "lost %.0f, nft dropped %llu", lost, drops);

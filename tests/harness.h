@@ -8,22 +8,19 @@
 #include <sys/types.h>
 
 /* Runs suite s with Check's normal verbosity; returns the process exit code:
- * 0 when every test passed, 77 (CTest's skip) when none failed but some
- * could not run all their checks (harness_skip), 1 when one failed. */
+ * 1 when a test failed; 77 (CTest's skip) when none failed but every test
+ * recorded a skip (harness_skip), so that nothing could run; else 0, with
+ * each skip listed and counted on stderr. */
 int harness_run(Suite *s);
 
 /*
  * Records that the calling test could not check something and why (the
- * format names it), and prints "skipped: ..." on stderr. The test goes on
- * with what it can check, or returns. The suite then exits 77, so a check
- * that could not run shows as a skip, never as a pass.
+ * format names the check first: "check: why"), and prints "skipped: ..."
+ * on stderr, a line that scripts/test shows. The test goes on with what
+ * it can check, or returns. A skip is per check: the suite passes on what
+ * could run, and exits 77 only when every test skipped (harness_run).
  */
 void harness_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* The machine's CPU utilisation in percent over the next seconds, from
- * /proc/stat; -1 when it cannot be read. Tests whose claims need a quiet
- * machine measure it first. */
-double harness_machine_busy(double seconds);
 
 /* 1 in a build under AddressSanitizer (SANITIZE=ON), which runs several
  * times slower: a claim about rates that only the machine's speed can
@@ -34,34 +31,55 @@ double harness_machine_busy(double seconds);
 #define HARNESS_SANITIZED 0
 #endif
 
-/* The busiest a machine may be, in percent, and still count as quiet. */
-#define HARNESS_QUIET_LIMIT 1.0
-
 /*
- * Whether the machine is quiet enough for a claim that only holds on a
- * quiet one (timing precision, repeatability, an idle reading): measures
- * it for a second and returns 1, or records a skip of what (the claim, in
- * a few words) with how busy it was and returns 0.
- */
-int harness_quiet(const char *what);
-
-/*
- * The same after the test, for claims that other work starting during
- * it would break: measures for half a second and returns 1, or records
- * a skip of what and returns 0. A run is trusted only between a quiet
- * machine before and a quiet one after.
- */
-int harness_stayed_quiet(const char *what);
-
-/*
- * Whether a timing claim that just failed on a quiet machine gets one more
- * run: the first time (*tries counts them, start it at 0), says so on
- * stderr with the failure (printf format) and returns 1; after that
- * returns 0, and the caller fails. For a claim a short stall inside the
- * run can break, which no look before or after it sees.
+ * Whether a timing claim that just failed gets one more run: the first
+ * time (*tries counts them, start it at 0), says so on stderr with the
+ * failure (printf format) and returns 1; after that returns 0, and the
+ * caller fails. For a claim a short stall inside the run can break.
  */
 int harness_once_more(int *tries, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/*
+ * The kernel's account of the last netperf that harness_netperf or
+ * harness_exec_capture ran, from its threads' schedstat (run time and
+ * run-queue wait, read every 5 ms while it ran and once more at its exit)
+ * and from those of the fixture netserver's children (harness_srv: its
+ * sessions) born during the run. A thread that ended between two reads
+ * may have waited up to 5 ms more than was seen: wait_hi counts that,
+ * wait_lo does not. Times in seconds; all 0 where the kernel keeps no
+ * such count (harness_have_schedstat).
+ */
+struct harness_sched {
+	double local_run, local_wait_lo, local_wait_hi;	   /* netperf */
+	double remote_run, remote_wait_lo, remote_wait_hi; /* its sessions */
+	double main_wait; /* netperf's main thread, exact, at its exit */
+};
+
+/* Copies the account of the last run into s. */
+void harness_last_sched(struct harness_sched *s);
+
+/* Waits for a child that runs netperf (directly, or as "ip netns exec"
+ * does, in place) as harness_wait_status does, and keeps the kernel's
+ * account of it for harness_last_sched. */
+int harness_wait_watched(pid_t pid, double deadline);
+
+/* Makes the account's remote side the children of the netserver pid
+ * from now on, instead of harness_srv's (0: back to harness_srv). */
+void harness_sched_server(pid_t pid);
+
+/*
+ * How long netperf's main thread waited for a CPU in the last run between
+ * wall-clock times t0 and t1 (CLOCK_REALTIME, s), at most: the difference
+ * of its counts read before t0 and after t1 (every 5 ms, later on a busy
+ * machine). -1 when no reading was taken before t0 or after t1.
+ */
+double harness_sched_main_wait_between(double t0, double t1);
+
+/* How long the threads of a run may have waited for a CPU, at most:
+ * local_wait_hi + remote_wait_hi. The allowance a timing claim takes on a
+ * loaded machine, from the kernel's own count of the same run. */
+double harness_sched_wait(const struct harness_sched *s);
 
 /* Whether the kernel counts a thread's wait for a CPU
  * (/proc/thread-self/schedstat), which a --start-at start reports. */
