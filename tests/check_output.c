@@ -1615,6 +1615,9 @@ output_suite(void)
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("agree");
+	/* Every selector of several results, rendered and cross-checked:
+	 * a few seconds under ASan on a loaded machine, past Check's 4. */
+	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_all_agree_with_json);
 	tcase_add_test(tc, test_unmeasured_cpu);
 	tcase_add_test(tc, test_stream_and_udp_agree);
