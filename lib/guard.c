@@ -12,6 +12,18 @@
 
 #define GUARD_TICK_NS (100 * 1000000ULL)
 
+/* Shuts a data socket of a cut session, and makes its close a reset: a
+ * peer still sending into a full window would otherwise only learn of
+ * the end from a zero-window probe seconds later, its data unread. */
+static void
+guard_cut(int fd)
+{
+	struct linger abort = {.l_onoff = 1, .l_linger = 0};
+
+	setsockopt(fd, SOL_SOCKET, SO_LINGER, &abort, sizeof(abort));
+	shutdown(fd, SHUT_RDWR);
+}
+
 /* Shuts the session's sockets; called with the guard's lock held. */
 static void
 guard_fire(struct guard *g, enum guard_cause cause)
@@ -22,7 +34,7 @@ guard_fire(struct guard *g, enum guard_cause cause)
 	/* Reading only: the session thread still sends its error. */
 	shutdown(g->ctl, SHUT_RD);
 	for (i = 0; i < g->nfds; i++)
-		shutdown(g->fds[i], SHUT_RDWR);
+		guard_cut(g->fds[i]);
 }
 
 static void *
@@ -119,7 +131,7 @@ guard_track(struct guard *g, int fd)
 	if (g->nfds < g->cap)
 		g->fds[g->nfds++] = fd;
 	if (g->fired != GUARD_NONE)
-		shutdown(fd, SHUT_RDWR);
+		guard_cut(fd);
 	pthread_mutex_unlock(&g->lock);
 }
 
