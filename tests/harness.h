@@ -218,6 +218,11 @@ int harness_keyval(const char *text, const char *key, char *val, size_t cap);
  * when it is gone. */
 char harness_proc_state(pid_t pid);
 
+/* The kernel's count of datagrams dropped on the UDP socket bound to
+ * 127.0.0.1:port, plain or v4-mapped (/proc/net/udp, udp6): for want of
+ * room, or refused by its filter. -1 when there is no such socket. */
+long harness_udp_drops(int port);
+
 /* A process's real uid from /proc/PID/status, or -1 when it is gone. */
 long harness_proc_uid(pid_t pid);
 
