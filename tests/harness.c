@@ -751,6 +751,23 @@ harness_udp_drops(int port)
 	return drops;
 }
 
+long
+harness_udp_drops_settled(int port)
+{
+	long was = harness_udp_drops(port), now = was;
+
+	/* Loopback hands a datagram over in a softirq, which a busy
+	 * machine may run late, in ksoftirqd. */
+	for (int i = 0; i < 50; i++) {
+		usleep(20000);
+		now = harness_udp_drops(port);
+		if (now == was)
+			break;
+		was = now;
+	}
+	return now;
+}
+
 char
 harness_proc_state(pid_t pid)
 {

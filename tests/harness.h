@@ -223,6 +223,10 @@ char harness_proc_state(pid_t pid);
  * room, or refused by its filter. -1 when there is no such socket. */
 long harness_udp_drops(int port);
 
+/* The same once datagrams already sent have all been delivered or
+ * dropped: two readings 20 ms apart agree (within a second). */
+long harness_udp_drops_settled(int port);
+
 /* A process's real uid from /proc/PID/status, or -1 when it is gone. */
 long harness_proc_uid(pid_t pid);
 
