@@ -220,7 +220,8 @@ char harness_proc_state(pid_t pid);
 
 /* The kernel's count of datagrams dropped on the UDP socket bound to
  * 127.0.0.1:port, plain or v4-mapped (/proc/net/udp, udp6): for want of
- * room, or refused by its filter. -1 when there is no such socket. */
+ * room, and on some kernels those its filter refused. -1 when there is
+ * no such socket. */
 long harness_udp_drops(int port);
 
 /* The same once datagrams already sent have all been delivered or
