@@ -201,18 +201,21 @@ cut_reason(struct server_state *st, char *err)
 }
 
 /* Opens the data listener on the address the client reached us at, so the
- * data path goes where the control path went and nowhere else. */
+ * data path goes where the control path went and nowhere else. A UDP
+ * socket queues the control client's host's datagrams only: the token
+ * keeps the rest out of the test, and this keeps them out of the queue. */
 static int
 open_listener(int ctl, const struct test_module *m, const struct test_params *p,
 	      int port, char *err)
 {
-	struct sockaddr_storage self;
-	socklen_t len = sizeof(self);
+	struct sockaddr_storage self, peer;
+	socklen_t len = sizeof(self), plen = sizeof(peer);
 	char addr[SOCK_ADDR_LEN];
 	int fd;
 
-	if (getsockname(ctl, (struct sockaddr *)&self, &len) < 0)
-		return err_set(err, "getsockname: %s", strerror(errno));
+	if (getsockname(ctl, (struct sockaddr *)&self, &len) < 0 ||
+	    getpeername(ctl, (struct sockaddr *)&peer, &plen) < 0)
+		return err_set(err, "control connection: %s", strerror(errno));
 	sock_addr_text((struct sockaddr *)&self, addr);
 	fd = sock_listen(addr, port, self.ss_family, m->socktype, 64, err);
 	if (fd < 0)
@@ -222,7 +225,9 @@ open_listener(int ctl, const struct test_module *m, const struct test_params *p,
 	 * after accept. */
 	if (sock_set_buffers(fd, p->rsndbuf, p->rrcvbuf, err) < 0 ||
 	    sock_apply_extra(fd, self.ss_family, m->socktype,
-			     m->socktype == SOCK_STREAM, &p->rx, err) < 0) {
+			     m->socktype == SOCK_STREAM, &p->rx, err) < 0 ||
+	    (m->socktype == SOCK_DGRAM &&
+	     sock_filter_host(fd, (struct sockaddr *)&peer, err) < 0)) {
 		close(fd);
 		return -1;
 	}

@@ -71,24 +71,32 @@ send_errno(int ctl, int32_t type, int serv_errno)
 	session_send_raw(ctl, msg, sizeof(msg), 1000, err);
 }
 
-/* Opens the data socket on the address the client reached us at. */
+/*
+ * Opens the data socket on the address the client reached us at. A UDP
+ * socket queues only the control client's host's datagrams, from before
+ * the client hears its port: 2.7's first datagram is data, not a token,
+ * so another host's that came before connect() would be counted.
+ */
 static int
 open_data(int ctl, const struct test_module *m, const struct test_params *p,
 	  char *err)
 {
-	struct sockaddr_storage self;
-	socklen_t len = sizeof(self);
+	struct sockaddr_storage self, peer;
+	socklen_t len = sizeof(self), plen = sizeof(peer);
 	char addr[SOCK_ADDR_LEN];
 	int fd;
 
-	if (getsockname(ctl, (struct sockaddr *)&self, &len) < 0)
-		return err_set(err, "getsockname: %s", strerror(errno));
+	if (getsockname(ctl, (struct sockaddr *)&self, &len) < 0 ||
+	    getpeername(ctl, (struct sockaddr *)&peer, &plen) < 0)
+		return err_set(err, "control connection: %s", strerror(errno));
 	sock_addr_text((struct sockaddr *)&self, addr);
 	fd = sock_listen(addr, p->data_port, self.ss_family, m->socktype, 5,
 			 err);
 	if (fd < 0)
 		return -1;
-	if (sock_set_buffers(fd, p->rsndbuf, p->rrcvbuf, err) < 0) {
+	if (sock_set_buffers(fd, p->rsndbuf, p->rrcvbuf, err) < 0 ||
+	    (m->socktype == SOCK_DGRAM &&
+	     sock_filter_host(fd, (struct sockaddr *)&peer, err) < 0)) {
 		close(fd);
 		return -1;
 	}
@@ -111,8 +119,10 @@ ctl_closed(int ctl)
  * control client's host, by accept_ms; others are turned away and logged.
  * The control connection is watched meanwhile: a client that closes it
  * ends the wait at once. A UDP socket is connected to the datagram's
- * sender, which stays queued for the test to count. Returns the socket to
- * run the test on, or -1.
+ * sender, which stays queued for the test to count: its filter (see
+ * open_data) kept every other host's out of the queue, and connect()
+ * keeps out what comes later from other ports. Returns the socket to run
+ * the test on, or -1.
  */
 static int
 await_data(int lfd, int ctl, const struct test_module *m, int accept_ms,

@@ -4,6 +4,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ifaddrs.h>
+#include <linux/filter.h>
+#include <linux/if_ether.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -358,6 +360,66 @@ sock_same_host(const struct sockaddr *a, const struct sockaddr *b)
 		return memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr,
 			      &((const struct sockaddr_in6 *)b)->sin6_addr,
 			      16) == 0;
+	return 0;
+}
+
+/* Appends "load the word at SKF_NET_OFF + off; unless it is v, reject"
+ * to a filter whose reject is instruction rej; returns the next index. */
+static int
+filter_word(struct sock_filter *f, int i, uint32_t off, uint32_t v, int rej)
+{
+	f[i] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+					    (uint32_t)SKF_NET_OFF + off);
+	f[i + 1] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, v, 0,
+						(uint8_t)(rej - i - 2));
+	return i + 2;
+}
+
+int
+sock_filter_host(int fd, const struct sockaddr *peer, char *err)
+{
+	const struct sockaddr_in6 *s6 = (const struct sockaddr_in6 *)peer;
+	struct sock_filter f[12];
+	struct sock_fprog prog = {.filter = f};
+	struct in_addr a4;
+	unsigned char junk[1];
+	uint32_t w;
+	int i, v4 = v4_of(peer, &a4), rej = v4 ? 5 : 11;
+
+	if (!v4 && peer->sa_family != AF_INET6)
+		return err_set(err, "cannot filter datagrams by a %s address",
+			       sock_family_name(peer->sa_family));
+	/* The network header's protocol first: an IPv6 socket takes IPv4
+	 * datagrams too, and the source address lies at another offset. */
+	f[0] = (struct sock_filter)BPF_STMT(
+	    BPF_LD | BPF_H | BPF_ABS, (uint32_t)SKF_AD_OFF + SKF_AD_PROTOCOL);
+	f[1] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+					    v4 ? ETH_P_IP : ETH_P_IPV6, 0,
+					    (uint8_t)(rej - 2));
+	if (v4) {
+		i = filter_word(f, 2, 12, ntohl(a4.s_addr), rej);
+	} else {
+		i = 2;
+		for (int k = 0; k < 4; k++) {
+			memcpy(&w, &s6->sin6_addr.s6_addr[4 * k], 4);
+			i = filter_word(f, i, 8 + 4 * (uint32_t)k, ntohl(w),
+					rej);
+		}
+	}
+	f[i] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0xffffffffu);
+	f[rej] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, 0);
+	prog.len = (unsigned short)(rej + 1);
+	if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)) <
+	    0)
+		return err_set(err, "cannot filter datagrams by source: %s",
+			       strerror(errno));
+	/* What came before the filter is thrown away: bounded by what the
+	 * queue can hold, the loop ends when it is empty. */
+	for (i = 0; i < 1000000; i++)
+		if (recv(fd, junk, sizeof(junk), MSG_DONTWAIT | MSG_TRUNC) <
+			0 &&
+		    errno != EINTR && errno != ECONNREFUSED)
+			break;
 	return 0;
 }
 

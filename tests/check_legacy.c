@@ -3,13 +3,16 @@
  * (tests/data/legacy/, captured on loopback through a relay: see its
  * README), and against hostile messages.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "np/err.h"
@@ -683,6 +686,140 @@ START_TEST(test_data_wait_ends_with_client)
 }
 END_TEST
 
+/* Sends n datagrams of 64 bytes and an empty one to 127.0.0.1:port from
+ * address src: what another host could have in flight. */
+static void
+udp_junk(const char *src, int port, int n)
+{
+	struct sockaddr_in to = {.sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)port)};
+	struct sockaddr_in from = {.sin_family = AF_INET};
+	unsigned char d[64];
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(inet_pton(AF_INET, src, &from.sin_addr), 1);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&from, sizeof(from)), 0);
+	ck_assert_int_eq(inet_pton(AF_INET, "127.0.0.1", &to.sin_addr), 1);
+	memset(d, 'j', sizeof(d));
+	for (int i = 0; i <= n; i++)
+		ck_assert_int_ge(sendto(fd, d, i < n ? sizeof(d) : 0, 0,
+					(struct sockaddr *)&to, sizeof(to)),
+				 0);
+	close(fd);
+}
+
+/*
+ * A 2.7 client's first datagram is data, with no token before it: other
+ * hosts' datagrams that came behind it, before netserver connected its
+ * UDP socket to the client, were counted as the test's, and an empty one
+ * ended the loop. The landing is made certain: the session's child is
+ * stopped once it has answered with the data port, while the client's
+ * first datagram and then 20 datagrams and an empty one from each of two
+ * other addresses are sent, and let go. The counts stay exact: UDP_RR's
+ * transactions are the 100 this client made; UDP_STREAM's datagrams are
+ * the 500 it sent, less those the kernel dropped for want of room after
+ * the flood (issue 29, item 9).
+ */
+START_TEST(test_udp_setup_flood_not_counted)
+{
+	int stream = _i == 1;
+	struct legacy_omni_request q;
+	struct legacy_omni_response a;
+	struct legacy_omni_results z;
+	struct harness_server s;
+	struct sockaddr_in to = {.sin_family = AF_INET};
+	unsigned char req[LEGACY_MSG_LEN], ans[LEGACY_MSG_LEN], d[64];
+	struct timeval tv = {2, 0};
+	char err[ERR_LEN];
+	long drops0 = 0, drops = 0;
+	int fd, u, made = 0, want = stream ? 500 : 100;
+	pid_t kid;
+
+	load(stream ? "udp_stream.request" : "udp_rr.request", req);
+	ck_assert_int_eq(legacy_request_decode(req, sizeof(req), &q, err), 0);
+	/* Time enough for a loaded machine; the end marker ends it. */
+	q.test_length = 20;
+	legacy_request_encode(&q, -1, req);
+	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
+	fd = harness_connect(s.port);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(harness_send(fd, req, sizeof(req)), 0);
+	ck_assert_int_eq(read_answer(fd, ans, 5000), 0);
+	ck_assert_int_eq(legacy_response_decode(ans, sizeof(ans), &a, err), 0);
+	ck_assert_int_eq(harness_server_children(&s, &kid, 1), 1);
+	ck_assert_int_eq(kill(kid, SIGSTOP), 0);
+	for (int i = 0; i < 200 && harness_proc_state(kid) != 'T'; i++)
+		usleep(5000);
+	ck_assert_int_eq(harness_proc_state(kid), 'T');
+
+	u = socket(AF_INET, SOCK_DGRAM, 0);
+	ck_assert_int_ge(u, 0);
+	setsockopt(u, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	to.sin_port = htons((uint16_t)a.data_port);
+	ck_assert_int_eq(inet_pton(AF_INET, "127.0.0.1", &to.sin_addr), 1);
+	ck_assert_int_eq(connect(u, (struct sockaddr *)&to, sizeof(to)), 0);
+	memset(d, 'x', sizeof(d));
+	ck_assert_int_eq(send(u, d, stream ? sizeof(d) : 1, 0),
+			 stream ? (ssize_t)sizeof(d) : 1);
+	udp_junk("127.0.0.2", (int)a.data_port, 20);
+	udp_junk("127.0.0.3", (int)a.data_port, 20);
+	/* Some kernels count the filter's refusals among the drops:
+	 * they are not the client's. */
+	drops0 = harness_udp_drops_settled((int)a.data_port);
+	ck_assert_int_ge(drops0, 0);
+	ck_assert_int_eq(kill(kid, SIGCONT), 0);
+	if (stream) {
+		made = 1;
+		for (int i = 1; i < want; i++) {
+			if (send(u, d, sizeof(d), 0) != sizeof(d))
+				break;
+			made++;
+			if (i % 20 == 19)
+				usleep(500);
+		}
+		/* What the loop has not taken yet stays queued: the
+		 * kernel's drops are final once the sends are done. */
+		usleep(200000);
+		drops = harness_udp_drops((int)a.data_port) - drops0;
+		ck_assert_int_ge(drops, 0);
+	} else {
+		/* The first request went before the flood. An answer
+		 * that does not come in 2 s ends the client's count. */
+		for (int i = 0; i < want; i++) {
+			if ((i > 0 && send(u, d, 1, 0) != 1) ||
+			    recv(u, ans, sizeof(ans), 0) != 1)
+				break;
+			made++;
+		}
+	}
+	/* The end marker, as our netperf sends it (refused when the loop
+	 * ended already). */
+	send(u, d, 0, 0);
+	ck_assert_int_eq(read_answer(fd, ans, 8000), 0);
+	ck_assert_int_eq(legacy_results_decode(ans, sizeof(ans), &z, err), 0);
+	if (stream)
+		ck_assert_msg(z.recv_calls == made - drops &&
+				  z.bytes_received ==
+				      (uint64_t)(made - drops) * sizeof(d),
+			      "%d sent, the kernel dropped %ld: %u received "
+			      "(%llu bytes)",
+			      made, drops, z.recv_calls,
+			      (unsigned long long)z.bytes_received);
+	else
+		ck_assert_msg(z.trans_received == (uint32_t)made &&
+				  z.bytes_received == (uint64_t)made,
+			      "%d transactions of 1 byte made, %u counted "
+			      "(%llu bytes)",
+			      made, z.trans_received,
+			      (unsigned long long)z.bytes_received);
+	ck_assert_int_eq(made, want);
+	close(u);
+	close(fd);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
 /* Our netserver answers the probe in its own words and goes on in our
  * protocol: with 2.7 clients refused too, and when the parent turns the
  * client away (the answer, then our error frame). */
@@ -749,6 +886,7 @@ legacy_suite(void)
 	tcase_add_test(tc, test_refused_in_27_words);
 	tcase_add_test(tc, test_data_wait_ends_with_client);
 	tcase_add_test(tc, test_probe_served);
+	tcase_add_loop_test(tc, test_udp_setup_flood_not_counted, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -996,6 +996,51 @@ harness_keyval(const char *text, const char *key, char *val, size_t cap)
 	return -1;
 }
 
+long
+harness_udp_drops(int port)
+{
+	static const char *const files[] = {"/proc/net/udp", "/proc/net/udp6"};
+	static const char *const addrs[] = {"0100007F",
+					    "0000000000000000FFFF00000100007F"};
+	char line[512], want[64], *last;
+	long drops = -1;
+	FILE *f;
+
+	for (int i = 0; i < 2; i++) {
+		f = fopen(files[i], "r");
+		if (f == NULL)
+			continue;
+		snprintf(want, sizeof(want), " %s:%04X ", addrs[i], port);
+		while (fgets(line, sizeof(line), f) != NULL) {
+			if (strstr(line, want) == NULL)
+				continue;
+			/* The drops are the line's last column. */
+			last = strrchr(line, ' ');
+			if (last != NULL)
+				drops = strtol(last + 1, NULL, 10);
+		}
+		fclose(f);
+	}
+	return drops;
+}
+
+long
+harness_udp_drops_settled(int port)
+{
+	long was = harness_udp_drops(port), now = was;
+
+	/* Loopback hands a datagram over in a softirq, which a busy
+	 * machine may run late, in ksoftirqd. */
+	for (int i = 0; i < 50; i++) {
+		usleep(20000);
+		now = harness_udp_drops(port);
+		if (now == was)
+			break;
+		was = now;
+	}
+	return now;
+}
+
 char
 harness_proc_state(pid_t pid)
 {

@@ -236,6 +236,16 @@ int harness_keyval(const char *text, const char *key, char *val, size_t cap);
  * when it is gone. */
 char harness_proc_state(pid_t pid);
 
+/* The kernel's count of datagrams dropped on the UDP socket bound to
+ * 127.0.0.1:port, plain or v4-mapped (/proc/net/udp, udp6): for want of
+ * room, and on some kernels those its filter refused. -1 when there is
+ * no such socket. */
+long harness_udp_drops(int port);
+
+/* The same once datagrams already sent have all been delivered or
+ * dropped: two readings 20 ms apart agree (within a second). */
+long harness_udp_drops_settled(int port);
+
 /* A process's real uid from /proc/PID/status, or -1 when it is gone. */
 long harness_proc_uid(pid_t pid);
 

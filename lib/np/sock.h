@@ -118,4 +118,13 @@ const char *sock_family_name(int family);
  * 1 when they are the same host. */
 int sock_same_host(const struct sockaddr *a, const struct sockaddr *b);
 
+/*
+ * Lets UDP socket fd queue only datagrams from peer's host (its address,
+ * IPv4, IPv6 or v4-mapped; not its port), by a socket filter the kernel
+ * runs before queueing, and discards what was queued before. For a socket
+ * whose port its peer has not yet been told. Returns 0, or -1 with err
+ * set.
+ */
+int sock_filter_host(int fd, const struct sockaddr *peer, char *err);
+
 #endif
