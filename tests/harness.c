@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -1356,4 +1357,52 @@ int
 harness_have_schedstat(void)
 {
 	return access("/proc/thread-self/schedstat", R_OK) == 0;
+}
+
+int
+harness_run_measured(const char *const *argv, const char *out_path,
+		     const char *err_path, double timeout, long *maxrss_kb,
+		     double *secs)
+{
+	double t0 = harness_now();
+	struct rusage ru;
+	int st = 0;
+	pid_t pid = fork(), w;
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int o = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int e = open(err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		if (o < 0 || e < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+			_exit(127);
+		execv(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	memset(&ru, 0, sizeof(ru));
+	while ((w = wait4(pid, &st, WNOHANG, &ru)) == 0) {
+		if (harness_now() - t0 > timeout) {
+			kill(pid, SIGKILL);
+			w = wait4(pid, &st, 0, &ru);
+			*secs = harness_now() - t0;
+			*maxrss_kb = ru.ru_maxrss;
+			return -1;
+		}
+		usleep(10000);
+	}
+	*secs = harness_now() - t0;
+	*maxrss_kb = ru.ru_maxrss;
+	ck_assert_int_eq(w, pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+void
+harness_asan_small_quarantine(void)
+{
+	const char *o = getenv("ASAN_OPTIONS");
+	char buf[512];
+
+	snprintf(buf, sizeof(buf), "%s%squarantine_size_mb=16",
+		 o != NULL ? o : "", o != NULL && *o != '\0' ? ":" : "");
+	setenv("ASAN_OPTIONS", buf, 1);
 }
