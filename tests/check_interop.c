@@ -797,11 +797,37 @@ START_TEST(ref_hostile)
 	ck_assert_int_eq(legacy_request_decode(msg, n, &q, err), 0);
 	/* Truncated: closed without an answer. */
 	ck_assert_int_eq(raw_answer(srv.port, msg, 300), -1);
-	/* A type that is none of the six (2.7's classic TCP_STREAM, 10):
+	/* A type that is none of those served (2.7's classic TCP_RR, 13):
 	 * 998, as 2.7 answers a type it does not serve. */
-	legacy_error_encode(10, -1, msg);
+	legacy_error_encode(13, -1, msg);
 	ck_assert_int_eq(raw_answer(srv.port, msg, sizeof(msg)),
 			 LEGACY_ERR_UNKNOWN);
+	/* Classic requests held to the same limits: no length, a length
+	 * past the duration limit, a receive size past the message limit,
+	 * and TCP_CC's count, or its length, past the duration's. */
+	{
+		struct legacy_classic_request c;
+
+		memset(&c, 0, sizeof(c));
+		c.type = LEGACY_DO_TCP_STREAM;
+		c.send_buf_size = c.recv_buf_size = -1;
+		c.ipfamily = LEGACY_NF_INET;
+		legacy_classic_request_encode(&c, -1, msg);
+		ck_assert_int_eq(raw_answer(srv.port, msg, sizeof(msg)),
+				 EINVAL);
+		c.test_length = 100000;
+		legacy_classic_request_encode(&c, -1, msg);
+		ck_assert_int_eq(raw_answer(srv.port, msg, sizeof(msg)), EPERM);
+		c.test_length = 1;
+		c.receive_size = 0x7fffffff;
+		legacy_classic_request_encode(&c, -1, msg);
+		ck_assert_int_eq(raw_answer(srv.port, msg, sizeof(msg)), EPERM);
+		c.receive_size = 0;
+		c.type = LEGACY_DO_TCP_CC;
+		c.test_length = 100000;
+		legacy_classic_request_encode(&c, -1, msg);
+		ck_assert_int_eq(raw_answer(srv.port, msg, sizeof(msg)), EPERM);
+	}
 	/* The fill file: never opened. */
 	snprintf(q.fill_file, sizeof(q.fill_file), "/etc/passwd");
 	legacy_request_encode(&q, -1, msg);
