@@ -1,5 +1,6 @@
 #include "np/legacy.h"
 
+#include <byteswap.h>
 #include <errno.h>
 #include <math.h>
 #include <netinet/in.h>
@@ -722,5 +723,301 @@ legacy_calibrate_answer_decode(const unsigned char *buf, size_t len,
 		return err_set(err, "%d CPUs", (int)n);
 	*rate = r;
 	*ncpu = n;
+	return 0;
+}
+
+/* One converted word of a classic message, read or written as the walk
+ * goes (c->w set: written). */
+static void
+word(struct words *c, int32_t *v)
+{
+	if (c->w != NULL)
+		put_i(c, *v);
+	else
+		*v = next_i(c);
+}
+
+static void
+fword(struct words *c, float *v)
+{
+	if (c->w != NULL)
+		put_f(c, *v);
+	else
+		*v = next_f(c);
+}
+
+/* The classic request's words in 2.7's order, either way: one list, so
+ * the encoder and decoder cannot drift apart. */
+static void
+classic_request_walk(struct words *c, struct legacy_classic_request *r)
+{
+	int cc = r->type == LEGACY_DO_TCP_CC;
+
+	if (cc) {
+		word(c, &r->recv_buf_size);
+		word(c, &r->send_buf_size);
+	} else {
+		word(c, &r->send_buf_size);
+		word(c, &r->recv_buf_size);
+		word(c, &r->receive_size);
+	}
+	word(c, &r->recv_alignment);
+	word(c, &r->recv_offset);
+	if (cc) {
+		word(c, &r->send_alignment);
+		word(c, &r->send_offset);
+		word(c, &r->request_size);
+		word(c, &r->response_size);
+	}
+	word(c, &r->no_delay);
+	word(c, &r->measure_cpu);
+	fword(c, &r->cpu_rate);
+	word(c, &r->test_length);
+	word(c, &r->so_rcvavoid);
+	word(c, &r->so_sndavoid);
+	if (!cc) {
+		word(c, &r->dirty_count);
+		word(c, &r->clean_count);
+	}
+	word(c, &r->port);
+	word(c, &r->ipfamily);
+	if (!cc)
+		word(c, &r->recv_aio);
+}
+
+void
+legacy_classic_request_encode(const struct legacy_classic_request *r,
+			      int32_t cpu, unsigned char buf[LEGACY_MSG_LEN])
+{
+	struct legacy_classic_request v = *r;
+	struct words c = {buf, NULL, 0};
+
+	memset(buf, 0, LEGACY_MSG_LEN);
+	put_i(&c, r->type);
+	put_i(&c, cpu);
+	classic_request_walk(&c, &v);
+}
+
+int
+legacy_classic_request_decode(const unsigned char *buf, size_t len,
+			      struct legacy_classic_request *r, char *err)
+{
+	struct words c = {NULL, buf, 8};
+	struct legacy_classic_request v;
+	struct legacy_header h;
+
+	if (legacy_header_decode(buf, len, &h, err) < 0)
+		return -1;
+	if (h.type != LEGACY_DO_TCP_STREAM && h.type != LEGACY_DO_TCP_CC)
+		return err_set(err,
+			       "request type %d is neither DO_TCP_STREAM (%d) "
+			       "nor DO_TCP_CC (%d)",
+			       h.type, LEGACY_DO_TCP_STREAM, LEGACY_DO_TCP_CC);
+	memset(&v, 0, sizeof(v));
+	v.type = h.type;
+	classic_request_walk(&c, &v);
+	if (v.ipfamily != LEGACY_NF_UNSPEC && v.ipfamily != LEGACY_NF_INET &&
+	    v.ipfamily != LEGACY_NF_INET6)
+		return err_set(err,
+			       "address family %d is not 2.7's IPv4 or "
+			       "IPv6",
+			       v.ipfamily);
+	if (v.port < 0 || v.port > 65535)
+		return err_set(err, "data port %d is outside 0..65535", v.port);
+	*r = v;
+	return 0;
+}
+
+/* The response's words in 2.7's order, either way. */
+static void
+classic_response_walk(struct words *c, struct legacy_classic_response *r)
+{
+	word(c, &r->recv_buf_size);
+	if (r->type == LEGACY_TCP_STREAM_RESPONSE)
+		word(c, &r->receive_size);
+	word(c, &r->no_delay);
+	word(c, &r->measure_cpu);
+	word(c, &r->test_length);
+	word(c, &r->send_buf_size);
+	word(c, &r->data_port);
+	fword(c, &r->cpu_rate);
+	word(c, &r->so_rcvavoid);
+	word(c, &r->so_sndavoid);
+}
+
+void
+legacy_classic_response_encode(const struct legacy_classic_response *r,
+			       unsigned char buf[LEGACY_MSG_LEN])
+{
+	struct legacy_classic_response v = *r;
+	struct words c = {buf, NULL, 0};
+
+	memset(buf, 0, LEGACY_MSG_LEN);
+	put_i(&c, r->type);
+	put_i(&c, 0);
+	classic_response_walk(&c, &v);
+}
+
+int
+legacy_classic_response_decode(const unsigned char *buf, size_t len,
+			       int32_t type, struct legacy_classic_response *r,
+			       char *err)
+{
+	struct words c = {NULL, buf, 8};
+	struct legacy_classic_response v;
+	struct legacy_header h;
+
+	if (legacy_header_decode(buf, len, &h, err) < 0)
+		return -1;
+	if (h.word != 0)
+		return refused(h.word, err);
+	if (h.type != type || (type != LEGACY_TCP_STREAM_RESPONSE &&
+			       type != LEGACY_TCP_CC_RESPONSE))
+		return err_set(err, "response type %d is not %d", h.type, type);
+	memset(&v, 0, sizeof(v));
+	v.type = type;
+	classic_response_walk(&c, &v);
+	if (v.data_port < 1 || v.data_port > 65535)
+		return err_set(err, "data port %d is outside 1..65535",
+			       v.data_port);
+	*r = v;
+	return 0;
+}
+
+void
+legacy_classic_results_encode(const struct legacy_classic_results *r,
+			      unsigned char buf[LEGACY_MSG_LEN])
+{
+	struct words c = {buf, NULL, 0};
+	uint64_t bits;
+
+	memset(buf, 0, LEGACY_MSG_LEN);
+	put_i(&c, r->type);
+	put_i(&c, 0);
+	if (r->type == LEGACY_TCP_CC_RESPONSE) {
+		put_u(&c,
+		      r->bytes_received >= 0 && r->bytes_received < 4294967296.0
+			  ? (uint32_t)r->bytes_received
+			  : UINT32_MAX);
+		put_u(&c, r->recv_calls);
+		put_u(&c, r->trans_received);
+	} else {
+		/* htond's eight bytes: the double's high word first. */
+		memcpy(&bits, &r->bytes_received, sizeof(bits));
+		put_u(&c, (uint32_t)(bits >> 32));
+		put_u(&c, (uint32_t)bits);
+		put_u(&c, r->recv_calls);
+	}
+	put_f(&c, r->elapsed_time);
+	put_f(&c, r->cpu_util);
+	put_f(&c, r->serv_dem);
+	put_i(&c, r->cpu_method);
+	put_i(&c, r->num_cpus);
+	if (r->type != LEGACY_TCP_CC_RESPONSE) {
+		put_i(&c, r->recv_buf_size);
+		put_i(&c, r->send_buf_size);
+	}
+}
+
+int
+legacy_classic_results_decode(const unsigned char *buf, size_t len,
+			      int32_t type, struct legacy_classic_results *r,
+			      char *err)
+{
+	struct words c = {NULL, buf, 8};
+	struct legacy_classic_results v;
+	struct legacy_header h;
+	uint64_t bits;
+
+	if (legacy_header_decode(buf, len, &h, err) < 0)
+		return -1;
+	if (h.word != 0)
+		return refused(h.word, err);
+	/* 2.7's netserver converts its response's type word a second time
+	 * for the results, as it does omni's. */
+	if ((h.type != type && h.type != (int32_t)bswap_32((uint32_t)type)) ||
+	    (type != LEGACY_TCP_STREAM_RESPONSE &&
+	     type != LEGACY_TCP_CC_RESPONSE))
+		return err_set(err, "results type %d is not %d", h.type, type);
+	memset(&v, 0, sizeof(v));
+	v.type = type;
+	if (type == LEGACY_TCP_CC_RESPONSE) {
+		v.bytes_received = next_u(&c);
+		v.recv_calls = next_u(&c);
+		v.trans_received = next_u(&c);
+	} else {
+		bits = (uint64_t)next_u(&c) << 32;
+		bits |= next_u(&c);
+		memcpy(&v.bytes_received, &bits, sizeof(bits));
+		v.recv_calls = next_u(&c);
+	}
+	v.elapsed_time = next_f(&c);
+	v.cpu_util = next_f(&c);
+	v.serv_dem = next_f(&c);
+	v.cpu_method = next_i(&c);
+	v.num_cpus = next_i(&c);
+	if (type != LEGACY_TCP_CC_RESPONSE) {
+		v.recv_buf_size = next_i(&c);
+		v.send_buf_size = next_i(&c);
+	}
+	if (!isfinite(v.bytes_received) || v.bytes_received < 0)
+		return err_set(err, "byte count %g is not a count",
+			       v.bytes_received);
+	if (!isfinite(v.elapsed_time) || v.elapsed_time < 0)
+		return err_set(err, "elapsed time %g is not a duration",
+			       (double)v.elapsed_time);
+	*r = v;
+	return 0;
+}
+
+int
+legacy_classic_params(const struct legacy_classic_request *r,
+		      struct test_params *p, char *err)
+{
+	int cc = r->type == LEGACY_DO_TCP_CC;
+
+	memset(p, 0, sizeof(*p));
+	if (r->recv_aio != 0) {
+		err_set(err, "asynchronous receives (aio) are not served to "
+			     "2.7 clients");
+		return EOPNOTSUPP;
+	}
+	snprintf(p->test, sizeof(p->test), "%s", cc ? "TCP_CC" : "TCP_STREAM");
+	/* 2.7's stream request carries -l's seconds, or its byte count:
+	 * 2.7's netserver reads both as seconds, and so do we (the
+	 * receiver ends at the sender's close either way). */
+	if (r->test_length > 0) {
+		p->duration = r->test_length;
+	} else if (r->test_length < 0 && cc) {
+		p->count = -(int64_t)r->test_length;
+	} else {
+		err_set(err, "test length %d is not a bounded test",
+			r->test_length);
+		return EINVAL;
+	}
+	if (r->receive_size < 0 || r->request_size < 0 ||
+	    r->response_size < 0) {
+		err_set(err, "sizes %d,%d,%d are not all at least 0",
+			r->receive_size, r->request_size, r->response_size);
+		return EINVAL;
+	}
+	p->rrecv_size = r->receive_size;
+	/* TCP_CC moves no data: its sizes are only reported. */
+	if (cc)
+		p->req_size = p->rsp_size = 1;
+	if (r->send_buf_size < -1 || r->recv_buf_size < -1) {
+		err_set(err, "socket buffer sizes %d,%d are negative",
+			r->send_buf_size, r->recv_buf_size);
+		return EINVAL;
+	}
+	p->rsndbuf = r->send_buf_size;
+	p->rrcvbuf = r->recv_buf_size;
+	p->lsndbuf = p->lrcvbuf = -1;
+	p->nodelay = r->no_delay != 0;
+	p->remote_cpu = r->measure_cpu != 0;
+	p->data_port = r->port;
+	/* -V: 2.7 asks the receiver to splice, as over omni. */
+	p->splice = !cc && r->so_rcvavoid != 0;
+	p->streams = 1;
 	return 0;
 }

@@ -1,8 +1,10 @@
 /*
  * netserver's side of netperf 2.7's control protocol (served unless
- * netserver --no-legacy): 656-byte messages decoded by lib/legacy.c, the
- * six tests run by the same loops and held to the same limits as our own
- * protocol's, REM_CPU's CPU_CALIBRATE, and our netperf's probe.
+ * netserver --no-legacy): 656-byte messages decoded by lib/legacy.c; the
+ * six tests and TCP_CC over omni, and the classic requests of 2.7's
+ * TCP_STREAM, TCP_SENDFILE, TCP_MSS and TCP_CC, run by the same loops and
+ * held to the same limits as our own protocol's; REM_CPU's CPU_CALIBRATE,
+ * and our netperf's probe.
  */
 #include "np/server.h"
 
@@ -148,7 +150,10 @@ await_data(int lfd, int ctl, const struct test_module *m, int accept_ms,
 		ms = (int)((end - now) / 1000000 + 1);
 		if (poll(pfd, 2, ms < SLICE_MS ? ms : SLICE_MS) <= 0)
 			continue;
-		if (pfd[1].revents != 0) {
+		/* A data connection that came before the control
+		 * connection's close is served: 2.7's TCP_MSS connects and
+		 * closes both at once. */
+		if (pfd[1].revents != 0 && pfd[0].revents == 0) {
 			if (ctl_closed(ctl))
 				return err_set(err,
 					       "the client closed the control "
@@ -246,8 +251,25 @@ results_of(const struct side_result *r, int measured,
 	z->peak_cpu_util = (float)r->cpu.peak;
 }
 
-/* netserver's side of one DO_OMNI request. */
+struct omni;
+
+/* What one kind of 2.7 request needs of its own: DO_OMNI's, or a classic
+ * test's (DO_TCP_STREAM, DO_TCP_CC). The rest of a test is shared. */
+struct request_kind {
+	/* The response type, which 2.7's error response carries too. */
+	int32_t rsp;
+	/* Decodes msg into t->p; returns 0, or the errno to refuse with. */
+	int (*params)(struct omni *t, const unsigned char *msg, char *err);
+	/* Writes the response: our sizes and the data port. */
+	void (*answer)(const struct omni *t, unsigned char out[LEGACY_MSG_LEN]);
+	/* Writes the results from t->r. */
+	void (*results)(const struct omni *t,
+			unsigned char out[LEGACY_MSG_LEN]);
+};
+
+/* netserver's side of one 2.7 test request. */
 struct omni {
+	const struct request_kind *kind;
 	int ctl;
 	const struct server_limits *lim;
 	server_log_fn log;
@@ -255,12 +277,32 @@ struct omni {
 	struct guard *guard;
 	const struct test_module *m;
 	struct legacy_omni_request q;
+	struct legacy_classic_request cq;
 	struct test_params p;
 	struct side_result r; /* the stream's start, then the sum */
 	struct streams set;
 	int lfd;
 	size_t buflen;
 };
+
+/* DO_OMNI's request: one of the six tests, or TCP_CC. */
+static int
+omni_params(struct omni *t, const unsigned char *msg, char *err)
+{
+	if (legacy_request_decode(msg, LEGACY_MSG_LEN, &t->q, err) < 0)
+		return EINVAL;
+	return legacy_request_params(&t->q, &t->p, err);
+}
+
+/* A classic request: TCP_STREAM's (2.7's TCP_STREAM, TCP_SENDFILE and
+ * TCP_MSS send it; TCP_STREAM's receiver serves all three), or TCP_CC's. */
+static int
+classic_params(struct omni *t, const unsigned char *msg, char *err)
+{
+	if (legacy_classic_request_decode(msg, LEGACY_MSG_LEN, &t->cq, err) < 0)
+		return EINVAL;
+	return legacy_classic_params(&t->cq, &t->p, err);
+}
 
 /* The request decoded and held to the limits; returns 0, or the errno
  * 2.7's error response refuses it with, err saying why. */
@@ -271,9 +313,7 @@ omni_check(struct omni *t, const unsigned char *msg, char *err)
 	int e;
 
 	legacy_header_decode(msg, LEGACY_MSG_LEN, &h, err);
-	if (legacy_request_decode(msg, LEGACY_MSG_LEN, &t->q, err) < 0)
-		return EINVAL;
-	e = legacy_request_params(&t->q, &t->p, err);
+	e = t->kind->params(t, msg, err);
 	if (e != 0)
 		return e;
 	if (server_check_request(&t->p, t->lim, err) < 0)
@@ -325,12 +365,11 @@ omni_setup(struct omni *t, char *err)
 	return 0;
 }
 
-/* 2.7's answer: our sizes and the data port. */
-static int
-omni_answer(struct omni *t, char *err)
+/* DO_OMNI's answer. */
+static void
+omni_answer(const struct omni *t, unsigned char out[LEGACY_MSG_LEN])
 {
 	struct legacy_omni_response a;
-	unsigned char out[LEGACY_MSG_LEN];
 	const struct test_params *p = &t->p;
 
 	memset(&a, 0, sizeof(a));
@@ -348,6 +387,87 @@ omni_answer(struct omni *t, char *err)
 	a.data_port = (uint32_t)sock_local_port(t->lfd);
 	a.socket_prio = a.socket_tos = -1;
 	legacy_response_encode(&a, out);
+}
+
+/* A classic request's answer, with what 2.7's netserver echoes. */
+static void
+classic_answer(const struct omni *t, unsigned char out[LEGACY_MSG_LEN])
+{
+	struct legacy_classic_response a;
+	const struct test_params *p = &t->p;
+
+	memset(&a, 0, sizeof(a));
+	a.type = t->kind->rsp;
+	a.recv_buf_size = t->r.rcvbuf;
+	a.send_buf_size = t->r.sndbuf;
+	a.receive_size = (int32_t)t->r.recv_size;
+	a.no_delay = p->nodelay;
+	a.measure_cpu = p->remote_cpu;
+	/* What 2.7's /proc/stat netserver answers when asked to measure. */
+	a.cpu_rate = p->remote_cpu ? 100.0f : 0.0f;
+	a.test_length = t->cq.test_length;
+	a.data_port = sock_local_port(t->lfd);
+	a.so_rcvavoid = p->splice;
+	legacy_classic_response_encode(&a, out);
+}
+
+/* DO_OMNI's results. */
+static void
+omni_results(const struct omni *t, unsigned char out[LEGACY_MSG_LEN])
+{
+	struct legacy_omni_results z;
+
+	results_of(&t->r, t->p.remote_cpu && t->r.cpu_measured, &z);
+	legacy_results_encode(&z, LEGACY_OMNI_RESPONSE, out);
+}
+
+/* A classic test's results: TCP_CC's bytes are its connections times the
+ * request's sizes, as 2.7 reports them. */
+static void
+classic_results(const struct omni *t, unsigned char out[LEGACY_MSG_LEN])
+{
+	const struct side_result *r = &t->r;
+	struct legacy_classic_results z;
+
+	memset(&z, 0, sizeof(z));
+	z.type = t->kind->rsp;
+	z.recv_calls = (uint32_t)r->recv_calls;
+	z.trans_received = (uint32_t)r->trans;
+	if (z.type == LEGACY_TCP_CC_RESPONSE)
+		z.bytes_received =
+		    (double)r->trans *
+		    ((double)t->cq.request_size + (double)t->cq.response_size);
+	else
+		z.bytes_received = (double)r->bytes_recv;
+	z.elapsed_time = (float)r->elapsed;
+	z.cpu_util = -1;
+	z.serv_dem = -1;
+	z.cpu_method = LEGACY_CPU_PROC_STAT;
+	z.num_cpus = cpu_count();
+	z.recv_buf_size = r->rcvbuf_end;
+	z.send_buf_size = r->sndbuf_end;
+	if (t->p.remote_cpu && r->cpu_measured) {
+		z.cpu_util = (float)r->cpu.all.util;
+		z.num_cpus = r->cpu.ncpu;
+	}
+	legacy_classic_results_encode(&z, out);
+}
+
+static const struct request_kind kind_omni = {LEGACY_OMNI_RESPONSE, omni_params,
+					      omni_answer, omni_results};
+static const struct request_kind kind_tcp_stream = {
+    LEGACY_TCP_STREAM_RESPONSE, classic_params, classic_answer,
+    classic_results};
+static const struct request_kind kind_tcp_cc = {
+    LEGACY_TCP_CC_RESPONSE, classic_params, classic_answer, classic_results};
+
+/* 2.7's answer: our sizes and the data port. */
+static int
+omni_send_answer(struct omni *t, char *err)
+{
+	unsigned char out[LEGACY_MSG_LEN];
+
+	t->kind->answer(t, out);
 	return session_send_raw(t->ctl, out, sizeof(out), SESSION_TIMEOUT_MS,
 				err);
 }
@@ -386,7 +506,6 @@ omni_connect(struct omni *t, char *err)
 static int
 omni_run(struct omni *t, char *err)
 {
-	struct legacy_omni_results z;
 	unsigned char out[LEGACY_MSG_LEN];
 	struct module_run run;
 	enum guard_cause cause;
@@ -401,7 +520,7 @@ omni_run(struct omni *t, char *err)
 	t->log(1, "running %s for a netperf 2.7 client, for %.0f s",
 	       t->m->name, t->p.duration);
 	if (guard_test_begin(t->guard, 1, err) < 0) {
-		send_errno(t->ctl, LEGACY_OMNI_RESPONSE, EAGAIN);
+		send_errno(t->ctl, t->kind->rsp, EAGAIN);
 		return -1;
 	}
 	guard_track(t->guard, t->set.ctx[0].fd);
@@ -419,35 +538,36 @@ omni_run(struct omni *t, char *err)
 	if (cause != GUARD_NONE) {
 		guard_reason(t->guard, err);
 		t->log(0, "ended a netperf 2.7 test: %s", err);
-		send_errno(t->ctl, LEGACY_OMNI_RESPONSE,
+		send_errno(t->ctl, t->kind->rsp,
 			   cause == GUARD_STOP ? ESHUTDOWN : ETIMEDOUT);
 		return -1;
 	}
 	if (rc < 0) {
-		send_errno(t->ctl, LEGACY_OMNI_RESPONSE, EIO);
+		send_errno(t->ctl, t->kind->rsp, EIO);
 		return -1;
 	}
 	module_merge(&run, &t->r);
-	results_of(&t->r, t->p.remote_cpu && t->r.cpu_measured, &z);
-	legacy_results_encode(&z, LEGACY_OMNI_RESPONSE, out);
+	t->kind->results(t, out);
 	return session_send_raw(t->ctl, out, sizeof(out), SESSION_TIMEOUT_MS,
 				err);
 }
 
 /*
- * Serves one DO_OMNI request. Returns 0 when the test ran and its results
- * went out; 1 when it was refused with 2.7's error response (the session
- * goes on, as 2.7's does); -1 with err set when the session must end.
+ * Serves one test request of the given kind. Returns 0 when the test ran
+ * and its results went out; 1 when it was refused with 2.7's error
+ * response (the session goes on, as 2.7's does); -1 with err set when the
+ * session must end.
  */
 static int
-serve_omni(int ctl, const unsigned char *msg, const struct server_limits *lim,
-	   server_log_fn log, volatile sig_atomic_t *stop, struct guard *g,
-	   char *err)
+serve_omni(const struct request_kind *kind, int ctl, const unsigned char *msg,
+	   const struct server_limits *lim, server_log_fn log,
+	   volatile sig_atomic_t *stop, struct guard *g, char *err)
 {
 	struct omni t;
 	int e, rc = -1;
 
 	memset(&t, 0, sizeof(t));
+	t.kind = kind;
 	t.ctl = ctl;
 	t.lim = lim;
 	t.log = log;
@@ -460,15 +580,15 @@ serve_omni(int ctl, const unsigned char *msg, const struct server_limits *lim,
 	if (e != 0) {
 		log(SERVER_LOG_LIMITED, "refused a netperf 2.7 request: %s",
 		    err);
-		send_errno(ctl, LEGACY_OMNI_RESPONSE, e);
+		send_errno(ctl, kind->rsp, e);
 		rc = 1;
 		goto out;
 	}
-	if (omni_answer(&t, err) < 0)
+	if (omni_send_answer(&t, err) < 0)
 		goto out;
 	e = omni_connect(&t, err);
 	if (e != 0) {
-		send_errno(ctl, LEGACY_OMNI_RESPONSE, e);
+		send_errno(ctl, kind->rsp, e);
 		goto out;
 	}
 	rc = omni_run(&t, err) < 0 ? -1 : 0;
@@ -487,13 +607,18 @@ tests(int ctl, unsigned char *msg, const struct server_limits *lim,
       server_log_fn log, volatile sig_atomic_t *stop, struct guard *g,
       char *err)
 {
+	const struct request_kind *kind;
 	struct legacy_header h;
 	int rc, refusals = 0;
 
 	for (;;) {
 		legacy_header_decode(msg, LEGACY_MSG_LEN, &h, err);
-		if (h.type == LEGACY_DO_OMNI) {
-			rc = serve_omni(ctl, msg, lim, log, stop, g, err);
+		kind = h.type == LEGACY_DO_OMNI		? &kind_omni
+		       : h.type == LEGACY_DO_TCP_STREAM ? &kind_tcp_stream
+		       : h.type == LEGACY_DO_TCP_CC	? &kind_tcp_cc
+							: NULL;
+		if (kind != NULL) {
+			rc = serve_omni(kind, ctl, msg, lim, log, stop, g, err);
 			if (rc < 0)
 				return -1;
 			refusals += rc;
@@ -509,7 +634,7 @@ tests(int ctl, unsigned char *msg, const struct server_limits *lim,
 			/* As 2.7: an unknown type gets errno 998. */
 			log(SERVER_LOG_LIMITED,
 			    "refused a netperf 2.7 request of type %d: not "
-			    "one of the six tests",
+			    "one of the tests served",
 			    h.type);
 			send_errno(ctl, 0, LEGACY_ERR_UNKNOWN);
 			refusals++;

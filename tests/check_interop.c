@@ -797,11 +797,37 @@ START_TEST(ref_hostile)
 	ck_assert_int_eq(legacy_request_decode(msg, n, &q, err), 0);
 	/* Truncated: closed without an answer. */
 	ck_assert_int_eq(raw_answer(srv.port, msg, 300), -1);
-	/* A type that is none of the six (2.7's classic TCP_STREAM, 10):
+	/* A type that is none of those served (2.7's classic TCP_RR, 13):
 	 * 998, as 2.7 answers a type it does not serve. */
-	legacy_error_encode(10, -1, msg);
+	legacy_error_encode(13, -1, msg);
 	ck_assert_int_eq(raw_answer(srv.port, msg, sizeof(msg)),
 			 LEGACY_ERR_UNKNOWN);
+	/* Classic requests held to the same limits: no length, a length
+	 * past the duration limit, a receive size past the message limit,
+	 * and TCP_CC's count, or its length, past the duration's. */
+	{
+		struct legacy_classic_request c;
+
+		memset(&c, 0, sizeof(c));
+		c.type = LEGACY_DO_TCP_STREAM;
+		c.send_buf_size = c.recv_buf_size = -1;
+		c.ipfamily = LEGACY_NF_INET;
+		legacy_classic_request_encode(&c, -1, msg);
+		ck_assert_int_eq(raw_answer(srv.port, msg, sizeof(msg)),
+				 EINVAL);
+		c.test_length = 100000;
+		legacy_classic_request_encode(&c, -1, msg);
+		ck_assert_int_eq(raw_answer(srv.port, msg, sizeof(msg)), EPERM);
+		c.test_length = 1;
+		c.receive_size = 0x7fffffff;
+		legacy_classic_request_encode(&c, -1, msg);
+		ck_assert_int_eq(raw_answer(srv.port, msg, sizeof(msg)), EPERM);
+		c.receive_size = 0;
+		c.type = LEGACY_DO_TCP_CC;
+		c.test_length = 100000;
+		legacy_classic_request_encode(&c, -1, msg);
+		ck_assert_int_eq(raw_answer(srv.port, msg, sizeof(msg)), EPERM);
+	}
 	/* The fill file: never opened. */
 	snprintf(q.fill_file, sizeof(q.fill_file), "/etc/passwd");
 	legacy_request_encode(&q, -1, msg);
@@ -1018,6 +1044,212 @@ START_TEST(ref_sigterm)
 }
 END_TEST
 
+/* ---- 2.7's classic requests (TCP_CC, TCP_SENDFILE, TCP_MSS) ---- */
+
+/* A netserver of its own, with --metrics, so that what our side counted
+ * can be read back. */
+static struct harness_server classic_srv;
+static int classic_mport;
+
+static void
+classic_setup(void)
+{
+	const char *extra[] = {"--metrics", "0", NULL};
+	const char *key = "metrics served at /metrics on port ";
+	double deadline = harness_now() + 5;
+	char text[8192], *p;
+
+	ck_assert_int_eq(harness_server_start(&classic_srv, extra), 0);
+	classic_mport = -1;
+	while (classic_mport < 0 && harness_now() < deadline) {
+		harness_read_file(classic_srv.log, text, sizeof(text));
+		p = strstr(text, key);
+		if (p != NULL)
+			classic_mport = atoi(p + strlen(key));
+		else
+			usleep(20000);
+	}
+	ck_assert_int_gt(classic_mport, 0);
+}
+
+static void
+classic_teardown(void)
+{
+	ck_assert_int_eq(harness_server_stop(&classic_srv), 0);
+}
+
+/*
+ * The sample named name (labels included) from our netserver's /metrics,
+ * once it reaches at least want or 5 s pass: a session's child reports
+ * its end a moment after its client has printed.
+ */
+static double
+classic_metric(const char *name, double want)
+{
+	static const char req[] = "GET /metrics HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+				  "Connection: close\r\n\r\n";
+	double deadline = harness_now() + 5, v = -1;
+	char buf[1 << 16], needle[256], *p;
+	size_t len;
+	ssize_t n;
+	int fd;
+
+	snprintf(needle, sizeof(needle), "\n%s ", name);
+	do {
+		fd = harness_connect(classic_mport);
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(harness_send(fd, req, sizeof(req) - 1), 0);
+		len = 0;
+		while (len + 1 < sizeof(buf) &&
+		       (n = recv(fd, buf + len, sizeof(buf) - 1 - len, 0)) > 0)
+			len += (size_t)n;
+		close(fd);
+		buf[len] = '\0';
+		p = strstr(buf, needle);
+		v = p != NULL ? strtod(p + strlen(needle), NULL) : -1;
+		if (v >= want)
+			break;
+		usleep(50000);
+	} while (harness_now() < deadline);
+	return v;
+}
+
+/* The figures of 2.7's classic table: the first line of numbers after
+ * the headings; returns how many. */
+static int
+classic_figures(const char *text, double *v, int max)
+{
+	const char *p = strstr(text, "\n\n");
+
+	ck_assert_msg(p != NULL, "no table in:\n%s", text);
+	return harness_line_numbers(p + 2, v, max);
+}
+
+/* 2.7's own -t TCP_CC (its classic DO_TCP_CC): the connections our side
+ * served are those 2.7 made. Timed, the printed rate times the printed
+ * time (each rounded to 2 places) is our count; counted, exactly. */
+START_TEST(ref_to_ours_classic_cc)
+{
+	const char *timed[] = {"-t", "TCP_CC", "-l", "1", NULL};
+	const char *counted[] = {"-t", "TCP_CC", "-l", "-200", NULL};
+	double v[6], ours, theirs, slack;
+	char *text;
+	int rc;
+
+	rc = ref_netperf(classic_srv.port, timed, &text);
+	ck_assert_msg(rc == 0, "exit %d:\n%s", rc, text);
+	ck_assert_ptr_nonnull(strstr(text, "TCP Connect/Close TEST"));
+	ck_assert_int_eq(classic_figures(text, v, 6), 6);
+	ck_assert_double_gt(v[5], 10);
+	theirs = v[5] * v[4];
+	slack = v[5] * 0.005 + 1;
+	ours = classic_metric("netserver_transactions_total", theirs - slack);
+	ck_assert_msg(fabs(ours - theirs) <= slack,
+		      "our side served %g connections, 2.7 printed %g/s for "
+		      "%g s:\n%s",
+		      ours, v[5], v[4], text);
+	ck_assert_double_eq(
+	    classic_metric("netserver_tests_total{test=\"TCP_CC\"}", 1), 1);
+	free(text);
+	rc = ref_netperf(classic_srv.port, counted, &text);
+	ck_assert_msg(rc == 0, "exit %d:\n%s", rc, text);
+	ck_assert_double_eq(
+	    classic_metric("netserver_tests_total{test=\"TCP_CC\"}", 2), 2);
+	ck_assert_double_eq(
+	    classic_metric("netserver_transactions_total", ours + 200),
+	    ours + 200);
+	free(text);
+}
+END_TEST
+
+/* 2.7's own -t TCP_SENDFILE (its classic DO_TCP_STREAM), from its own
+ * temporary file and from -F's: the throughput 2.7 prints is our side's
+ * byte count over its time. */
+START_TEST(ref_to_ours_classic_sendfile)
+{
+	char file[] = "/tmp/np-sendfile-XXXXXX", chunk[65536];
+	const char *plain[] = {"-t", "TCP_SENDFILE", "-l", "1", NULL};
+	const char *with_f[] = {"-t", "TCP_SENDFILE", "-l", "1",
+				"-F", file,	      NULL};
+	const char *const *args = _i == 0 ? plain : with_f;
+	double v[5], bytes, theirs;
+	char *text;
+	int fd, rc;
+
+	fd = mkstemp(file);
+	ck_assert_int_ge(fd, 0);
+	memset(chunk, 'x', sizeof(chunk));
+	for (int i = 0; i < 64; i++)
+		ck_assert_int_eq(write(fd, chunk, sizeof(chunk)),
+				 (int)sizeof(chunk));
+	close(fd);
+	rc = ref_netperf(classic_srv.port, args, &text);
+	unlink(file);
+	ck_assert_msg(rc == 0, "exit %d:\n%s", rc, text);
+	ck_assert_ptr_nonnull(strstr(text, "TCP SENDFILE TEST"));
+	ck_assert_int_eq(classic_figures(text, v, 5), 5);
+	ck_assert_double_gt(v[4], 0);
+	theirs = v[4] * 1e6 / 8 * v[3];
+	ck_assert_double_eq(
+	    classic_metric("netserver_tests_total{test=\"TCP_STREAM\"}", 1), 1);
+	bytes = classic_metric("netserver_bytes_total", 1);
+	ck_assert_msg(fabs(bytes - theirs) <= 0.01 * bytes,
+		      "our side received %g bytes, 2.7 printed %g 10^6bits/s "
+		      "for %g s:\n%s",
+		      bytes, v[4], v[3], text);
+	free(text);
+}
+END_TEST
+
+/* 2.7's own -t TCP_MSS (its classic DO_TCP_STREAM, then a connection it
+ * closes at once): a plausible MSS, and our side served it without a
+ * word in the log. */
+START_TEST(ref_to_ours_classic_mss)
+{
+	const char *args[] = {"-t", "TCP_MSS", NULL};
+	double v[1];
+	char *text;
+	int rc;
+
+	rc = ref_netperf(classic_srv.port, args, &text);
+	ck_assert_msg(rc == 0, "exit %d:\n%s", rc, text);
+	ck_assert_ptr_nonnull(strstr(text, "TCP MSS TEST"));
+	ck_assert_int_eq(classic_figures(text, v, 1), 1);
+	ck_assert_msg(v[0] >= 536 && v[0] <= 65535, "MSS %g:\n%s", v[0], text);
+	ck_assert_double_eq(
+	    classic_metric("netserver_tests_total{test=\"TCP_STREAM\"}", 1), 1);
+	ck_assert_int_eq(harness_log_count(classic_srv.log, "client 127."), 0);
+	free(text);
+}
+END_TEST
+
+/* -c -C: 2.7 reads our CPU figures from the classic results. */
+START_TEST(ref_to_ours_classic_cpu)
+{
+	const char *cc[] = {"-t", "TCP_CC", "-l", "1", "-c", "-C", NULL};
+	const char *sf[] = {"-t", "TCP_SENDFILE", "-l", "1", "-c", "-C", NULL};
+	double v[10];
+	char *text;
+	int rc;
+
+	rc = ref_netperf(classic_srv.port, _i == 0 ? cc : sf, &text);
+	ck_assert_msg(rc == 0, "exit %d:\n%s", rc, text);
+	if (_i == 0) {
+		/* sizes, time, rate, then CPU local, remote, S.dem both */
+		ck_assert_int_eq(classic_figures(text, v, 10), 10);
+		ck_assert_msg(v[7] > 0 && v[7] <= 100, "remote util %g:\n%s",
+			      v[7], text);
+		ck_assert_double_gt(v[9], 0);
+	} else {
+		ck_assert_int_eq(classic_figures(text, v, 9), 9);
+		ck_assert_msg(v[6] > 0 && v[6] <= 100, "remote util %g:\n%s",
+			      v[6], text);
+		ck_assert_double_gt(v[8], 0);
+	}
+	free(text);
+}
+END_TEST
+
 static Suite *
 interop_suite(void)
 {
@@ -1046,6 +1278,14 @@ interop_suite(void)
 	tcase_add_test(tc, ref_to_ours_rem_cpu);
 	tcase_add_loop_test(tc, ref_to_ours_vs_native, 0, 2);
 	tcase_add_test(tc, ref_hostile);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("2.7 classic");
+	tcase_set_timeout(tc, 120);
+	tcase_add_checked_fixture(tc, classic_setup, classic_teardown);
+	tcase_add_test(tc, ref_to_ours_classic_cc);
+	tcase_add_loop_test(tc, ref_to_ours_classic_sendfile, 0, 2);
+	tcase_add_test(tc, ref_to_ours_classic_mss);
+	tcase_add_loop_test(tc, ref_to_ours_classic_cpu, 0, 2);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("2.7 access");
 	tcase_set_timeout(tc, 120);

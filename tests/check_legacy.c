@@ -537,6 +537,223 @@ END_TEST
 
 /* ---- our netserver's side, against a hostile 2.7 peer ---- */
 
+/* 2.7's classic requests, as its netperf sent them: decoded to what it
+ * asked, and encoded again to its very bytes. */
+START_TEST(test_classic_requests)
+{
+	static const char *const files[] = {
+	    "tcp_cc.request", "tcp_sendfile.request", "tcp_mss.request"};
+	unsigned char buf[LEGACY_MSG_LEN], again[LEGACY_MSG_LEN];
+	struct legacy_classic_request q;
+	struct legacy_omni_request omni;
+	struct legacy_header h;
+	struct test_params p;
+	char err[ERR_LEN];
+
+	load(files[_i], buf);
+	ck_assert_int_eq(legacy_header_decode(buf, sizeof(buf), &h, err), 0);
+	ck_assert_int_eq(h.word, -1);
+	ck_assert_int_eq(
+	    legacy_classic_request_decode(buf, sizeof(buf), &q, err), 0);
+	ck_assert_int_eq(q.type,
+			 _i == 0 ? LEGACY_DO_TCP_CC : LEGACY_DO_TCP_STREAM);
+	ck_assert_int_eq(q.send_buf_size, -1);
+	ck_assert_int_eq(q.recv_buf_size, -1);
+	ck_assert_int_eq(q.recv_alignment, 8);
+	ck_assert_int_eq(q.ipfamily, LEGACY_NF_INET);
+	ck_assert_int_eq(q.port, 0);
+	/* -c -C for TCP_CC and TCP_SENDFILE; TCP_MSS runs its default 10 s. */
+	ck_assert_int_eq(q.measure_cpu, _i < 2);
+	ck_assert_int_eq(q.test_length, _i < 2 ? 1 : 10);
+	if (_i == 0) {
+		ck_assert_int_eq(q.send_alignment, 8);
+		ck_assert_int_eq(q.request_size, 1);
+		ck_assert_int_eq(q.response_size, 1);
+	} else {
+		ck_assert_int_eq(q.receive_size, 0);
+		ck_assert_int_eq(q.recv_aio, 0);
+	}
+	legacy_classic_request_encode(&q, h.word, again);
+	ck_assert_mem_eq(again, buf, LEGACY_MSG_LEN);
+	ck_assert_int_eq(legacy_classic_params(&q, &p, err), 0);
+	ck_assert_str_eq(p.test, _i == 0 ? "TCP_CC" : "TCP_STREAM");
+	ck_assert_double_eq(p.duration, q.test_length);
+	ck_assert_int_eq(p.remote_cpu, _i < 2);
+	ck_assert_int_eq(p.rsndbuf, -1);
+	ck_assert_ptr_nonnull(module_find(p.test));
+	/* Not an omni request, and the omni decoder does not take it. */
+	ck_assert_int_eq(legacy_request_decode(buf, sizeof(buf), &omni, err),
+			 -1);
+}
+END_TEST
+
+/* 2.7's netserver's answers to them: the response and the results, whose
+ * figures are those its netperf printed (tcp_*.out). */
+START_TEST(test_classic_answers)
+{
+	unsigned char buf[LEGACY_MSG_LEN], again[LEGACY_MSG_LEN];
+	struct legacy_classic_response a;
+	struct legacy_classic_results z;
+	char err[ERR_LEN];
+
+	load("tcp_sendfile.response", buf);
+	ck_assert_int_eq(
+	    legacy_classic_response_decode(buf, sizeof(buf),
+					   LEGACY_TCP_STREAM_RESPONSE, &a, err),
+	    0);
+	ck_assert_int_eq(a.recv_buf_size, 131072);
+	ck_assert_int_eq(a.send_buf_size, 16384);
+	ck_assert_int_eq(a.measure_cpu, 1);
+	ck_assert(a.cpu_rate == 100.0f);
+	ck_assert_int_gt(a.data_port, 0);
+	legacy_classic_response_encode(&a, again);
+	ck_assert_mem_eq(again, buf, LEGACY_MSG_LEN);
+	/* Not TCP_CC's. */
+	ck_assert_int_eq(legacy_classic_response_decode(
+			     buf, sizeof(buf), LEGACY_TCP_CC_RESPONSE, &a, err),
+			 -1);
+
+	/* 30928.79 10^6bits/s for 1.00 s, remote CPU 72.17 % */
+	load("tcp_sendfile.results", buf);
+	ck_assert_int_eq(
+	    legacy_classic_results_decode(buf, sizeof(buf),
+					  LEGACY_TCP_STREAM_RESPONSE, &z, err),
+	    0);
+	ck_assert_double_eq_tol(z.bytes_received * 8 / 1e6 / 1.00, 30928.79,
+				30928.79 * 0.005);
+	ck_assert_double_eq_tol(z.cpu_util, 72.17, 0.005);
+	ck_assert_int_eq(z.cpu_method, LEGACY_CPU_PROC_STAT);
+	ck_assert_int_gt(z.num_cpus, 0);
+	legacy_classic_results_encode(&z, again);
+	/* Ours carry the type word as it is; 2.7's, converted twice. */
+	ck_assert_mem_eq(again + 4, buf + 4, LEGACY_MSG_LEN - 4);
+
+	load("tcp_cc.response", buf);
+	ck_assert_int_eq(legacy_classic_response_decode(
+			     buf, sizeof(buf), LEGACY_TCP_CC_RESPONSE, &a, err),
+			 0);
+	ck_assert_int_eq(a.recv_buf_size, 131072);
+	ck_assert_int_eq(a.send_buf_size, 16384);
+	legacy_classic_response_encode(&a, again);
+	ck_assert_mem_eq(again, buf, LEGACY_MSG_LEN);
+	/* 24894.93 connections a second for 1.00 s; 2.7's netserver counts
+	 * each as its request's 1 byte and response's 1. */
+	load("tcp_cc.results", buf);
+	ck_assert_int_eq(legacy_classic_results_decode(
+			     buf, sizeof(buf), LEGACY_TCP_CC_RESPONSE, &z, err),
+			 0);
+	ck_assert_double_eq_tol(z.trans_received, 24894.93, 24894.93 * 0.02);
+	ck_assert_double_eq(z.bytes_received, 2.0 * z.trans_received);
+	legacy_classic_results_encode(&z, again);
+	ck_assert_mem_eq(again + 4, buf + 4, LEGACY_MSG_LEN - 4);
+}
+END_TEST
+
+/* Classic requests and answers that are not what 2.7 sends, and what
+ * legacy_classic_params refuses. */
+START_TEST(test_classic_hostile)
+{
+	unsigned char good[LEGACY_MSG_LEN], buf[LEGACY_MSG_LEN];
+	struct legacy_classic_request q;
+	struct legacy_classic_response a;
+	struct legacy_classic_results z;
+	struct test_params p;
+	char err[ERR_LEN];
+	float nan_f = NAN;
+	uint32_t bits;
+
+	load("tcp_sendfile.request", good);
+	ck_assert_int_eq(legacy_classic_request_decode(good, 655, &q, err), -1);
+	ck_assert_int_eq(legacy_classic_request_decode(good, 657, &q, err), -1);
+	memcpy(buf, good, sizeof(buf));
+	set_word(buf, 0, LEGACY_DO_OMNI);
+	ck_assert_int_eq(
+	    legacy_classic_request_decode(buf, sizeof(buf), &q, err), -1);
+	/* ipfamily (data int 14), port (13). */
+	memcpy(buf, good, sizeof(buf));
+	set_word(buf, 2 + 14, 7);
+	ck_assert_int_eq(
+	    legacy_classic_request_decode(buf, sizeof(buf), &q, err), -1);
+	memcpy(buf, good, sizeof(buf));
+	set_word(buf, 2 + 13, 70000);
+	ck_assert_int_eq(
+	    legacy_classic_request_decode(buf, sizeof(buf), &q, err), -1);
+	set_word(buf, 2 + 13, 0xffffffff);
+	ck_assert_int_eq(
+	    legacy_classic_request_decode(buf, sizeof(buf), &q, err), -1);
+
+	/* Lengths: none, or a stream's count; sizes below 0; aio. */
+	ck_assert_int_eq(
+	    legacy_classic_request_decode(good, sizeof(good), &q, err), 0);
+	q.test_length = 0;
+	ck_assert_int_eq(legacy_classic_params(&q, &p, err), EINVAL);
+	q.test_length = -1000;
+	ck_assert_int_eq(legacy_classic_params(&q, &p, err), EINVAL);
+	q.test_length = 1;
+	q.receive_size = -5;
+	ck_assert_int_eq(legacy_classic_params(&q, &p, err), EINVAL);
+	q.receive_size = INT32_MIN;
+	ck_assert_int_eq(legacy_classic_params(&q, &p, err), EINVAL);
+	q.receive_size = 0;
+	q.send_buf_size = -2;
+	ck_assert_int_eq(legacy_classic_params(&q, &p, err), EINVAL);
+	q.send_buf_size = -1;
+	q.recv_aio = 1;
+	ck_assert_int_eq(legacy_classic_params(&q, &p, err), EOPNOTSUPP);
+	q.recv_aio = 0;
+	/* Huge sizes pass the codec as they are: netserver's limits judge
+	 * them (server_check_request, --max-msg, --max-session-memory). */
+	q.receive_size = 0x7fffffff;
+	ck_assert_int_eq(legacy_classic_params(&q, &p, err), 0);
+	ck_assert_int_eq(p.rrecv_size, 0x7fffffff);
+	load("tcp_cc.request", buf);
+	ck_assert_int_eq(
+	    legacy_classic_request_decode(buf, sizeof(buf), &q, err), 0);
+	q.test_length = -200;
+	ck_assert_int_eq(legacy_classic_params(&q, &p, err), 0);
+	ck_assert_int_eq(p.count, 200);
+	q.test_length = INT32_MIN;
+	ck_assert_int_eq(legacy_classic_params(&q, &p, err), 0);
+	ck_assert_int_eq(p.count, 2147483648LL);
+	q.request_size = -1;
+	ck_assert_int_eq(legacy_classic_params(&q, &p, err), EINVAL);
+
+	/* A response with no data port, a refusal, results that are not
+	 * numbers. */
+	load("tcp_cc.response", good);
+	memcpy(buf, good, sizeof(buf));
+	set_word(buf, 2 + 5, 0);
+	ck_assert_int_eq(legacy_classic_response_decode(
+			     buf, sizeof(buf), LEGACY_TCP_CC_RESPONSE, &a, err),
+			 -1);
+	set_word(buf, 1, EPERM);
+	ck_assert_int_eq(legacy_classic_response_decode(
+			     buf, sizeof(buf), LEGACY_TCP_CC_RESPONSE, &a, err),
+			 EPERM);
+	load("tcp_sendfile.results", good);
+	memcpy(buf, good, sizeof(buf));
+	memcpy(&bits, &nan_f, sizeof(bits));
+	set_word(buf, 2 + 3, bits); /* elapsed_time */
+	ck_assert_int_eq(
+	    legacy_classic_results_decode(buf, sizeof(buf),
+					  LEGACY_TCP_STREAM_RESPONSE, &z, err),
+	    -1);
+	memcpy(buf, good, sizeof(buf));
+	set_word(buf, 2, 0xfff00000); /* bytes: -inf */
+	set_word(buf, 3, 0);
+	ck_assert_int_eq(
+	    legacy_classic_results_decode(buf, sizeof(buf),
+					  LEGACY_TCP_STREAM_RESPONSE, &z, err),
+	    -1);
+	memcpy(buf, good, sizeof(buf));
+	set_word(buf, 0, LEGACY_OMNI_RESPONSE);
+	ck_assert_int_eq(
+	    legacy_classic_results_decode(buf, sizeof(buf),
+					  LEGACY_TCP_STREAM_RESPONSE, &z, err),
+	    -1);
+}
+END_TEST
+
 /* Reads one 2.7 message by timeout_ms; returns its serv_errno word, or
  * INT32_MIN when the connection ended or nothing whole came. */
 static int
@@ -591,7 +808,7 @@ START_TEST(test_refusal_flood_bounded)
 	ck_assert_int_eq(legacy_request_decode(bad, sizeof(bad), &q, err), 0);
 	q.direction = 0x10;
 	legacy_request_encode(&q, -1, bad);
-	legacy_error_encode(10, -1, unknown); /* 2.7's classic TCP_STREAM */
+	legacy_error_encode(13, -1, unknown); /* 2.7's classic TCP_RR */
 	ck_assert_int_eq(harness_server_start(&s, extra), 0);
 	t0 = harness_now();
 	for (int session = 0; session < 3; session++) {
@@ -879,6 +1096,9 @@ legacy_suite(void)
 	tcase_add_test(tc, test_params_of_six);
 	tcase_add_test(tc, test_params_refused);
 	tcase_add_test(tc, test_probe_answers);
+	tcase_add_loop_test(tc, test_classic_requests, 0, 3);
+	tcase_add_test(tc, test_classic_answers);
+	tcase_add_test(tc, test_classic_hostile);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("server");
 	tcase_set_timeout(tc, 60);

@@ -239,6 +239,109 @@ void legacy_probe_answer_encode(unsigned char buf[LEGACY_MSG_LEN]);
  */
 int legacy_probe_answer(const unsigned char *buf, size_t len, char *err);
 
+/* 2.7's classic requests our netserver serves (netlib.h): TCP_STREAM's,
+ * which 2.7's -t TCP_SENDFILE and -t TCP_MSS send too, and TCP_CC's. The
+ * response and the results both carry the response type. */
+#define LEGACY_DO_TCP_STREAM 10
+#define LEGACY_TCP_STREAM_RESPONSE 11
+#define LEGACY_DO_TCP_CC 300
+#define LEGACY_TCP_CC_RESPONSE 301
+
+/*
+ * struct tcp_stream_request_struct or tcp_cc_request_struct, in host
+ * order: type says which; a field the type lacks is 0. Every word is
+ * converted on the wire, floats as their bits.
+ */
+struct legacy_classic_request {
+	int32_t type; /* LEGACY_DO_TCP_STREAM or LEGACY_DO_TCP_CC */
+	int32_t send_buf_size, recv_buf_size;
+	int32_t receive_size; /* stream; 0: netserver picks */
+	int32_t recv_alignment, recv_offset;
+	int32_t send_alignment, send_offset; /* TCP_CC */
+	int32_t request_size, response_size; /* TCP_CC, only reported */
+	int32_t no_delay, measure_cpu;
+	float cpu_rate;
+	/* Seconds; TCP_CC: negative for a count of connections. */
+	int32_t test_length;
+	int32_t so_rcvavoid, so_sndavoid;
+	int32_t dirty_count, clean_count; /* stream */
+	int32_t port, ipfamily;
+	int32_t recv_aio; /* stream */
+};
+
+/* struct tcp_stream_response_struct or tcp_cc_response_struct (which has
+ * no receive_size), in host order. */
+struct legacy_classic_response {
+	int32_t type; /* LEGACY_TCP_STREAM_RESPONSE or LEGACY_TCP_CC_RESPONSE */
+	int32_t recv_buf_size, receive_size;
+	int32_t no_delay, measure_cpu, test_length;
+	int32_t send_buf_size;
+	int32_t data_port;
+	float cpu_rate;
+	int32_t so_rcvavoid, so_sndavoid;
+};
+
+/*
+ * struct tcp_stream_results_struct or tcp_cc_results_struct, in host
+ * order. The stream's byte count is a double, sent by 2.7 as its eight
+ * bytes in network order (htond); TCP_CC's is an unsigned int, and it
+ * alone has trans_received, the stream alone the buffer sizes.
+ */
+struct legacy_classic_results {
+	int32_t type; /* LEGACY_TCP_STREAM_RESPONSE or LEGACY_TCP_CC_RESPONSE */
+	double bytes_received;
+	uint32_t recv_calls;
+	uint32_t trans_received;
+	float elapsed_time;
+	float cpu_util; /* percent; -1 when not measured */
+	float serv_dem;
+	int32_t cpu_method, num_cpus;
+	int32_t recv_buf_size, send_buf_size;
+};
+
+/* Writes a classic request (r->type says which) binding netserver to cpu
+ * (-1 for none). */
+void legacy_classic_request_encode(const struct legacy_classic_request *r,
+				   int32_t cpu,
+				   unsigned char buf[LEGACY_MSG_LEN]);
+
+/*
+ * Decodes DO_TCP_STREAM or DO_TCP_CC into r. Returns 0, or -1 with err set
+ * for a wrong length or type, or an address family 2.7 never sends.
+ * Sizes and lengths are legacy_classic_params's to judge.
+ */
+int legacy_classic_request_decode(const unsigned char *buf, size_t len,
+				  struct legacy_classic_request *r, char *err);
+
+/* Writes the response (r->type says which) with serv_errno 0. */
+void legacy_classic_response_encode(const struct legacy_classic_response *r,
+				    unsigned char buf[LEGACY_MSG_LEN]);
+
+/*
+ * Decodes a classic response of the given type into r. Returns 0; a
+ * positive serv_errno when the server refused (r untouched); or -1 with
+ * err set for a wrong length or type or a data port outside 1..65535.
+ */
+int legacy_classic_response_decode(const unsigned char *buf, size_t len,
+				   int32_t type,
+				   struct legacy_classic_response *r,
+				   char *err);
+
+/* Writes the results (r->type says which) with serv_errno 0. */
+void legacy_classic_results_encode(const struct legacy_classic_results *r,
+				   unsigned char buf[LEGACY_MSG_LEN]);
+
+/*
+ * Decodes classic results of the given type (or that type byte-swapped, as
+ * 2.7's netserver sends it) into r. Returns 0; a positive
+ * serv_errno when the server reports a failure; or -1 with err set for a
+ * wrong length or type, or a byte count or elapsed time that is not a
+ * finite, non-negative number.
+ */
+int legacy_classic_results_decode(const unsigned char *buf, size_t len,
+				  int32_t type,
+				  struct legacy_classic_results *r, char *err);
+
 struct test_params;
 
 /*
@@ -251,6 +354,16 @@ struct test_params;
  * the caller's to check (server_check_request).
  */
 int legacy_request_params(const struct legacy_omni_request *r,
+			  struct test_params *p, char *err);
+
+/*
+ * Turns a decoded classic request into the test our netserver runs:
+ * TCP_STREAM (whose receiver serves 2.7's TCP_STREAM, TCP_SENDFILE and
+ * TCP_MSS) or TCP_CC. Returns 0; or, with err set, the errno 2.7's client
+ * is to be told: asynchronous receives (EOPNOTSUPP), a length that is not
+ * a bounded test or a negative size (EINVAL). Limits are the caller's.
+ */
+int legacy_classic_params(const struct legacy_classic_request *r,
 			  struct test_params *p, char *err);
 
 /* The largest request type 2.7 has (DO_SYSINFO is 600). */
