@@ -399,23 +399,6 @@ side_add_doc(struct compare_side *s, json_t *doc, const char *name, char *err)
 	return 0;
 }
 
-/* Copies src into dst (cap bytes), cut if it must be at a character's
- * start, so the copy stays UTF-8 (jansson refuses a string that is
- * not). */
-static void
-copy_text(char *dst, size_t cap, const char *src)
-{
-	size_t n = strlen(src);
-
-	if (n >= cap) {
-		n = cap - 1;
-		while (n > 0 && ((unsigned char)src[n] & 0xc0) == 0x80)
-			n--;
-	}
-	memcpy(dst, src, n);
-	dst[n] = '\0';
-}
-
 static json_t *setting_of(json_t *doc);
 
 /* The values of a document's settings into the side's sets. */
@@ -456,12 +439,12 @@ side_take(void *ctx, json_t *d, const char *name, char *err)
 	struct compare_side *s = ctx;
 	char test[sizeof(s->test)], units[sizeof(s->units)];
 
-	copy_text(test, sizeof(test), jtext(d, "test"));
-	copy_text(units, sizeof(units), jtext(d, "result/throughput_units"));
+	escape_copy_utf8(test, sizeof(test), jtext(d, "test"));
+	escape_copy_utf8(units, sizeof(units), jtext(d, "result/throughput_units"));
 	if (s->ndocs == 0) {
 		memcpy(s->test, test, sizeof(test));
 		memcpy(s->units, units, sizeof(units));
-		copy_text(s->sd_units, sizeof(s->sd_units),
+		escape_copy_utf8(s->sd_units, sizeof(s->sd_units),
 			  jtext(d, "result/service_demand_units"));
 	} else if (strcmp(test, s->test) != 0) {
 		return err_set(err,

@@ -70,6 +70,21 @@ escape_str(char *dst, size_t cap, const char *src)
 }
 
 char *
+escape_copy_utf8(char *dst, size_t cap, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (n >= cap) {
+		n = cap - 1;
+		while (n > 0 && ((unsigned char)src[n] & 0xc0) == 0x80)
+			n--;
+	}
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+	return dst;
+}
+
+char *
 escape_gnuplot(char *dst, size_t cap, const char *src)
 {
 	/* Where the text may end: before the closing quote and the NUL,

@@ -51,20 +51,13 @@ static void
 copy_text(char *dst, size_t cap, const char *src)
 {
 	json_t *probe = json_string(src);
-	size_t n = strlen(src);
 
 	if (probe == NULL) {
 		escape_str(dst, cap, src);
 		return;
 	}
 	json_decref(probe);
-	if (n >= cap) {
-		n = cap - 1;
-		while (n > 0 && ((unsigned char)src[n] & 0xc0) == 0x80)
-			n--;
-	}
-	memcpy(dst, src, n);
-	dst[n] = '\0';
+	escape_copy_utf8(dst, cap, src);
 }
 
 /* The value at a '/'-separated path of object keys, or NULL. */

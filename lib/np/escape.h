@@ -24,6 +24,11 @@ char *escape_peer(char *dst, size_t cap, const char *src, size_t len);
 /* escape_peer over the NUL-terminated src ("" for NULL); returns dst. */
 char *escape_str(char *dst, size_t cap, const char *src);
 
+/* Copies src into dst (cap bytes), cut, if it must be, at a character's
+ * start, so that UTF-8 text stays UTF-8 (jansson writes nothing else);
+ * returns dst. */
+char *escape_copy_utf8(char *dst, size_t cap, const char *src);
+
 /* A buffer that holds any escape_gnuplot output: ESCAPE_MAX characters
  * between the quotes, the quotes and the NUL. */
 #define ESCAPE_GNUPLOT_LEN (ESCAPE_MAX + 3)
