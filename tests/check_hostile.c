@@ -883,32 +883,6 @@ START_TEST(udp_crr_hostile_datagrams)
 }
 END_TEST
 
-/* Sends n datagrams of 64 bytes to 127.0.0.1:port from src, each
- * starting with a sequence number as ours do (0 up), and one empty one
- * last: what another host could have in flight. */
-static void
-udp_junk(const char *src, int port, int n)
-{
-	struct sockaddr_in to = {.sin_family = AF_INET,
-				 .sin_port = htons((uint16_t)port)};
-	struct sockaddr_in from = {.sin_family = AF_INET};
-	unsigned char d[64];
-	int fd = socket(AF_INET, SOCK_DGRAM, 0);
-
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(inet_pton(AF_INET, src, &from.sin_addr), 1);
-	ck_assert_int_eq(bind(fd, (struct sockaddr *)&from, sizeof(from)), 0);
-	ck_assert_int_eq(inet_pton(AF_INET, "127.0.0.1", &to.sin_addr), 1);
-	memset(d, 0, sizeof(d));
-	for (int i = 0; i <= n; i++) {
-		d[7] = (unsigned char)i;
-		ck_assert_int_ge(sendto(fd, d, i < n ? sizeof(d) : 0, 0,
-					(struct sockaddr *)&to, sizeof(to)),
-				 0);
-	}
-	close(fd);
-}
-
 /* Writes v big-endian into p. */
 static void
 put_be64(unsigned char *p, uint64_t v)
@@ -952,8 +926,8 @@ START_TEST(udp_setup_flood_not_counted)
 	ck_assert_int_eq(harness_proc_state(kid), 'T');
 	u = udp_to(NULL, port, 2000);
 	ck_assert_int_eq(send(u, token, sizeof(token), 0), AUTH_TOKEN_LEN);
-	udp_junk("127.0.0.2", port, 20);
-	udp_junk("127.0.0.3", port, 20);
+	harness_udp_junk("127.0.0.2", port, 20);
+	harness_udp_junk("127.0.0.3", port, 20);
 	/* Some kernels count the filter's refusals among the drops:
 	 * they are not the client's. */
 	drops0 = harness_udp_drops_settled(port);

@@ -903,29 +903,6 @@ START_TEST(test_data_wait_ends_with_client)
 }
 END_TEST
 
-/* Sends n datagrams of 64 bytes and an empty one to 127.0.0.1:port from
- * address src: what another host could have in flight. */
-static void
-udp_junk(const char *src, int port, int n)
-{
-	struct sockaddr_in to = {.sin_family = AF_INET,
-				 .sin_port = htons((uint16_t)port)};
-	struct sockaddr_in from = {.sin_family = AF_INET};
-	unsigned char d[64];
-	int fd = socket(AF_INET, SOCK_DGRAM, 0);
-
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(inet_pton(AF_INET, src, &from.sin_addr), 1);
-	ck_assert_int_eq(bind(fd, (struct sockaddr *)&from, sizeof(from)), 0);
-	ck_assert_int_eq(inet_pton(AF_INET, "127.0.0.1", &to.sin_addr), 1);
-	memset(d, 'j', sizeof(d));
-	for (int i = 0; i <= n; i++)
-		ck_assert_int_ge(sendto(fd, d, i < n ? sizeof(d) : 0, 0,
-					(struct sockaddr *)&to, sizeof(to)),
-				 0);
-	close(fd);
-}
-
 /*
  * A 2.7 client's first datagram is data, with no token before it: other
  * hosts' datagrams that came behind it, before netserver connected its
@@ -979,8 +956,8 @@ START_TEST(test_udp_setup_flood_not_counted)
 	memset(d, 'x', sizeof(d));
 	ck_assert_int_eq(send(u, d, stream ? sizeof(d) : 1, 0),
 			 stream ? (ssize_t)sizeof(d) : 1);
-	udp_junk("127.0.0.2", (int)a.data_port, 20);
-	udp_junk("127.0.0.3", (int)a.data_port, 20);
+	harness_udp_junk("127.0.0.2", (int)a.data_port, 20);
+	harness_udp_junk("127.0.0.3", (int)a.data_port, 20);
 	/* Some kernels count the filter's refusals among the drops:
 	 * they are not the client's. */
 	drops0 = harness_udp_drops_settled((int)a.data_port);

@@ -1406,3 +1406,26 @@ harness_asan_small_quarantine(void)
 		 o != NULL ? o : "", o != NULL && *o != '\0' ? ":" : "");
 	setenv("ASAN_OPTIONS", buf, 1);
 }
+
+void
+harness_udp_junk(const char *src, int port, int n)
+{
+	struct sockaddr_in to = {.sin_family = AF_INET,
+				 .sin_port = htons((uint16_t)port)};
+	struct sockaddr_in from = {.sin_family = AF_INET};
+	unsigned char d[64];
+	int fd = socket(AF_INET, SOCK_DGRAM, 0);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(inet_pton(AF_INET, src, &from.sin_addr), 1);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&from, sizeof(from)), 0);
+	ck_assert_int_eq(inet_pton(AF_INET, "127.0.0.1", &to.sin_addr), 1);
+	memset(d, 0, sizeof(d));
+	for (int i = 0; i <= n; i++) {
+		d[7] = (unsigned char)i;
+		ck_assert_int_ge(sendto(fd, d, i < n ? sizeof(d) : 0, 0,
+					(struct sockaddr *)&to, sizeof(to)),
+				 0);
+	}
+	close(fd);
+}

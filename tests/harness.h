@@ -343,4 +343,9 @@ int harness_run_measured(const char *const *argv, const char *out_path,
  * a small quarantine. Nothing changes without ASan. */
 void harness_asan_small_quarantine(void);
 
+/* Sends n datagrams of 64 bytes to 127.0.0.1:port from address src, each
+ * starting with a sequence number as ours do (0 up), and one empty one
+ * last: what another host could have in flight at a data port. */
+void harness_udp_junk(const char *src, int port, int n);
+
 #endif
