@@ -434,7 +434,7 @@ json_hist_exact(const struct stats_hist *h)
 {
 	json_t *o, *b;
 	uint64_t lo, hi;
-	char sq[40];
+	char sq[STATS_SUMSQ_HEX];
 	int i;
 
 	b = json_array();
@@ -453,11 +453,7 @@ json_hist_exact(const struct stats_hist *h)
 			return NULL;
 		}
 	}
-	/* The sum of squares needs 128 bits: 32 hex digits, as the
-	 * control protocol carries it. */
-	snprintf(sq, sizeof(sq), "%016llx%016llx",
-		 (unsigned long long)(h->sumsq >> 64),
-		 (unsigned long long)h->sumsq);
+	stats_sumsq_hex(h->sumsq, sq);
 	o = json_pack("{s:s, s:i, s:s, s:I, s:I, s:I, s:I, s:s, s:o}", "scheme",
 		      JSON_HIST_SCHEME, "sub_buckets", STATS_SUB_COUNT, "unit",
 		      "ns", "count", (json_int_t)h->count, "min",

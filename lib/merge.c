@@ -149,28 +149,6 @@ jnum_at(const json_t *doc, const char *path, double *out, const char *name,
 	return 0;
 }
 
-static int
-parse_u128_hex(const char *s, unsigned __int128 *out)
-{
-	unsigned __int128 v = 0;
-	int n;
-
-	for (n = 0; s[n] != '\0'; n++) {
-		int d;
-
-		if (s[n] >= '0' && s[n] <= '9')
-			d = s[n] - '0';
-		else if (s[n] >= 'a' && s[n] <= 'f')
-			d = s[n] - 'a' + 10;
-		else
-			return -1;
-		v = v << 4 | (unsigned)d;
-	}
-	if (n != 32)
-		return -1;
-	*out = v;
-	return 0;
-}
 
 /* A histogram's buckets into h, their values' number into *total;
  * returns 0, or -1 with err set. */
@@ -275,7 +253,7 @@ parse_hist(const json_t *x, struct stats_hist *h, const char *name, char *err)
 	    jint_at(x, "sum", 0, &sum, NULL, name, err) < 0 ||
 	    jstr_at(x, "sumsq", sq, sizeof(sq)) < 0)
 		return -1;
-	if (parse_u128_hex(sq, &h->sumsq) < 0)
+	if (stats_sumsq_parse(sq, &h->sumsq) < 0)
 		return err_set(err, "%s: histogram sumsq is not 32 hex digits",
 			       name);
 	if (parse_hist_buckets(json_object_get(x, "buckets"), h, &total, name,

@@ -770,7 +770,7 @@ json_t *
 proto_hist_pack(const struct stats_hist *h)
 {
 	json_t *pairs = json_array();
-	char sq[40];
+	char sq[STATS_SUMSQ_HEX];
 	int i;
 
 	if (pairs == NULL)
@@ -780,46 +780,20 @@ proto_hist_pack(const struct stats_hist *h)
 			json_array_append_new(
 			    pairs,
 			    json_pack("[i, I]", i, (json_int_t)h->bucket[i]));
-	/* The sum of squares needs 128 bits, more than a JSON integer
-	 * carries portably: it travels as 32 hex digits. */
-	snprintf(sq, sizeof(sq), "%016llx%016llx",
-		 (unsigned long long)(h->sumsq >> 64),
-		 (unsigned long long)h->sumsq);
+	stats_sumsq_hex(h->sumsq, sq);
 	return json_pack("{s:o, s:I, s:I, s:I, s:s}", "buckets", pairs, "min",
 			 (json_int_t)(h->count ? h->min : 0), "max",
 			 (json_int_t)h->max, "sum", (json_int_t)h->sum, "sumsq",
 			 sq);
 }
 
-static int
-parse_u128_hex(const char *s, unsigned __int128 *out)
-{
-	unsigned __int128 v = 0;
-	int n = 0;
-
-	for (; *s != '\0'; s++, n++) {
-		int d;
-
-		if (*s >= '0' && *s <= '9')
-			d = *s - '0';
-		else if (*s >= 'a' && *s <= 'f')
-			d = *s - 'a' + 10;
-		else
-			return -1;
-		v = v << 4 | (unsigned)d;
-	}
-	if (n != 32)
-		return -1;
-	*out = v;
-	return 0;
-}
 
 int
 proto_hist_unpack(const json_t *j, struct stats_hist *h, char *err)
 {
 	json_t *pairs, *pair;
 	int64_t mn, mx, sum;
-	char sq[40];
+	char sq[STATS_SUMSQ_HEX];
 	size_t i;
 
 	stats_hist_init(h);
@@ -831,7 +805,7 @@ proto_hist_unpack(const json_t *j, struct stats_hist *h, char *err)
 	    proto_get_int(j, "sum", 0, INT64_MAX, &sum, err) ||
 	    proto_get_string(j, "sumsq", sq, sizeof(sq), err))
 		return -1;
-	if (parse_u128_hex(sq, &h->sumsq) < 0)
+	if (stats_sumsq_parse(sq, &h->sumsq) < 0)
 		return err_set(err, "field \"sumsq\" is not 32 hex digits");
 	json_array_foreach(pairs, i, pair)
 	{

@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -528,5 +529,35 @@ stats_welch(const double *x, int nx, const double *y, int ny,
 			 ((vx / nx) * (vx / nx) / (nx - 1) +
 			  (vy / ny) * (vy / ny) / (ny - 1)));
 	r->p = (double)stats_t_tail(fabsl(t), (long double)r->df);
+	return 0;
+}
+
+void
+stats_sumsq_hex(unsigned __int128 sumsq, char out[STATS_SUMSQ_HEX])
+{
+	snprintf(out, STATS_SUMSQ_HEX, "%016llx%016llx",
+		 (unsigned long long)(sumsq >> 64), (unsigned long long)sumsq);
+}
+
+int
+stats_sumsq_parse(const char *s, unsigned __int128 *out)
+{
+	unsigned __int128 v = 0;
+	int n;
+
+	for (n = 0; s[n] != '\0'; n++) {
+		int d;
+
+		if (s[n] >= '0' && s[n] <= '9')
+			d = s[n] - '0';
+		else if (s[n] >= 'a' && s[n] <= 'f')
+			d = s[n] - 'a' + 10;
+		else
+			return -1;
+		v = v << 4 | (unsigned)d;
+	}
+	if (n != STATS_SUMSQ_HEX - 1)
+		return -1;
+	*out = v;
 	return 0;
 }

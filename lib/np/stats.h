@@ -72,6 +72,14 @@ int stats_bucket_bounds(int idx, uint64_t *lo, uint64_t *hi);
  * clamped to [min, max]; 0 when empty. */
 double stats_hist_percentile(const struct stats_hist *h, double p);
 
+/* The sum of squares as both the control protocol and the JSON carry it:
+ * 128 bits, more than a JSON integer holds portably, as 32 lower-case hex
+ * digits. stats_sumsq_hex writes them and a NUL into out; stats_sumsq_parse
+ * reads exactly 32 of them, returning 0, or -1 when s is anything else. */
+#define STATS_SUMSQ_HEX 33
+void stats_sumsq_hex(unsigned __int128 sumsq, char out[STATS_SUMSQ_HEX]);
+int stats_sumsq_parse(const char *s, unsigned __int128 *out);
+
 /* The exact mean; 0 when empty. */
 double stats_hist_mean(const struct stats_hist *h);
 
