@@ -22,7 +22,6 @@
 #include "np/sock.h"
 #include "np/wire.h"
 
-/* How often the guard looks at the stop flag and the test's deadline. */
 /* What a child keeps across the tests of one session. */
 struct server_state {
 	struct topo topo;
