@@ -17,6 +17,7 @@
 #include "np/clock.h"
 #include "np/err.h"
 #include "np/sock.h"
+#include "np/transport.h"
 
 /* netperf 2.7's layouts, quirks and all (report.c prints them). */
 static const struct module_layout layout_stream = {
@@ -258,6 +259,7 @@ stream_main(void *arg)
 		if (tcpinfo_read(ctx->fd, &r->tcpi, ignored) == 0 &&
 		    r->tcpi.v[TCPINFO_RETRANS] >= 0)
 			r->retrans = (uint32_t)r->tcpi.v[TCPINFO_RETRANS];
+		transport_account(ctx->transport, ctx->fd, r);
 	}
 	if (m->protocol == IPPROTO_TCP)
 		module_cong_of(ctx->fd, ctx->p, run->is_server, r->cong,
