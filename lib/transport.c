@@ -175,6 +175,6 @@ transport_connected(const struct transport *t, int fd, char *err)
 void
 transport_account(const struct transport *t, int fd, struct side_result *r)
 {
-	if (t->account != NULL && fd >= 0)
+	if (t != NULL && t->account != NULL && fd >= 0)
 		t->account(fd, r);
 }

@@ -73,7 +73,8 @@ int transport_probe(const struct transport *t, int family, char *err);
  * with err set. */
 int transport_connected(const struct transport *t, int fd, char *err);
 
-/* Fills r's transport figures from a stream's socket fd at its end. */
+/* Fills r's transport figures from a stream's socket fd at its end;
+ * nothing when t is NULL (a stream never opened). */
 void transport_account(const struct transport *t, int fd,
 		       struct side_result *r);
 
