@@ -214,6 +214,11 @@ stream_main(void *arg)
 	t0 = run->start_ns;
 	ctx->end_ns =
 	    ctx->p->duration > 0 ? t0 + (uint64_t)(ctx->p->duration * 1e9) : 0;
+	/* The transport's figures as the interval begins, and again at its
+	 * end (below): a receiver's end comes after both ends have shut
+	 * down, when MPTCP may already be closing its subflows. */
+	if (module_has_tcpinfo(m))
+		transport_account(ctx->transport, ctx->fd, r);
 	/* A reversed stream (--bidir) runs the half the peer would. */
 	job->rc = (run->is_server != ctx->reverse ? m->server : m->client)(ctx);
 	t1 = clock_ns();

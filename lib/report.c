@@ -652,7 +652,7 @@ fast_lines(FILE *out, const struct result *res)
 	if (l->subflows > 0 || r->subflows > 0)
 		fprintf(out,
 			"MPTCP: %d subflows on netperf's side, %d on "
-			"netserver's, at the end of the test\n",
+			"netserver's\n",
 			l->subflows, r->subflows);
 }
 

@@ -684,8 +684,8 @@ crr_loop(struct test_ctx *ctx, size_t req, size_t rsp)
 	char err[ERR_LEN];
 	/* netperf 2.7's socket options (-S, -y, -Y, -K...) on each
 	 * connection; buffer sizes stay the system's, as before. */
-	struct sock_setup setup = {NULL,   0, -1, -1, -1, -1, 0, &p->lx,
-				   ctx->transport->protocol};
+	struct sock_setup setup = {
+	    NULL, 0, -1, -1, -1, -1, 0, &p->lx, ctx->transport->protocol};
 	struct port_walk walk;
 	int fd, rc;
 

@@ -90,8 +90,7 @@ int
 sock_listen(const char *host, int port, int family, int socktype, int backlog,
 	    char *err)
 {
-	return sock_listen_proto(host, port, family, socktype, 0, backlog,
-				 err);
+	return sock_listen_proto(host, port, family, socktype, 0, backlog, err);
 }
 
 int

@@ -41,7 +41,8 @@ mptcp_connected(int fd, char *err)
 
 /* MPTCP_TCPINFO counts the subflows the connection holds, the initial
  * one included (MPTCP_INFO's mptcpi_subflows counts the added ones
- * only); no per-subflow records are asked for. */
+ * only); no per-subflow records are asked for. The most of the
+ * readings is kept. */
 static void
 mptcp_account(int fd, struct side_result *r)
 {
@@ -50,7 +51,8 @@ mptcp_account(int fd, struct side_result *r)
 
 	memset(&d, 0, sizeof(d));
 	d.size_subflow_data = sizeof(d);
-	if (getsockopt(fd, SOL_MPTCP, MPTCP_TCPINFO, &d, &len) == 0)
+	if (getsockopt(fd, SOL_MPTCP, MPTCP_TCPINFO, &d, &len) == 0 &&
+	    (int)d.num_subflows > r->subflows)
 		r->subflows = (int)d.num_subflows;
 }
 
@@ -130,8 +132,9 @@ transport_check(const struct test_module *m, const struct test_params *p,
 		return 0;
 	t = transport_find(p->transport);
 	if (t == NULL)
-		return err_set(err, "unknown transport \"%.15s\" (tcp, udp, "
-				    "mptcp)",
+		return err_set(err,
+			       "unknown transport \"%.15s\" (tcp, udp, "
+			       "mptcp)",
 			       p->transport);
 	if (t->carries != m->protocol || t->socktype != m->socktype)
 		return err_set(err, "%s does not carry %s, a %s test",

@@ -49,8 +49,7 @@ run_keys(const char *const *opts, const char *keys, struct harness_out *o)
 	args[n++] = keys;
 	args[n] = NULL;
 	ck_assert_int_eq(harness_netperf(args, 60, o), 0);
-	ck_assert_msg(o->status == 0, "netperf exit %d: %s", o->status,
-		      o->err);
+	ck_assert_msg(o->status == 0, "netperf exit %d: %s", o->status, o->err);
 }
 
 /* The value of KEY= in text as a number; fails the test when absent. */
@@ -158,8 +157,8 @@ START_TEST(command_line)
 	struct netperf_opts *o;
 	char err[ERR_LEN];
 	const char *mp[] = {"netperf", "--mptcp", "-t", "TCP_RR", NULL};
-	const char *omni[] = {"netperf", "-t", "OMNI", "--", "-T", "MPTCP",
-			      "-d", "rr", NULL};
+	const char *omni[] = {"netperf", "-t", "OMNI", "--", "-T",
+			      "MPTCP",	 "-d", "rr",   NULL};
 
 	o = calloc(1, sizeof(*o));
 	ck_assert_ptr_nonnull(o);
@@ -182,8 +181,8 @@ START_TEST(command_line)
 			argc++;
 		o = calloc(1, sizeof(*o));
 		ck_assert_ptr_nonnull(o);
-		ck_assert_msg(cli_netperf_parse(argc, (char **)bad[i], o,
-						err) < 0,
+		ck_assert_msg(cli_netperf_parse(argc, (char **)bad[i], o, err) <
+				  0,
 			      "case %zu passed", i);
 		free(o);
 	}
@@ -207,8 +206,8 @@ START_TEST(mptcp_loopback)
 		return;
 	}
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-		const char *opts[] = {"-l", "1", "--mptcp", "-t", tests[i],
-				      NULL};
+		const char *opts[] = {"-l", "1",      "--mptcp",
+				      "-t", tests[i], NULL};
 		int lasting = strcmp(tests[i], "TCP_CRR") != 0;
 
 		run_keys(opts,
@@ -217,29 +216,27 @@ START_TEST(mptcp_loopback)
 			 o);
 		key_str(o->out, "PROTOCOL", v, sizeof(v));
 		ck_assert_str_eq(v, "MPTCP");
-		ck_assert_msg(key_num(o->out, "THROUGHPUT") > 0, "%s",
-			      o->out);
+		ck_assert_msg(key_num(o->out, "THROUGHPUT") > 0, "%s", o->out);
 		/* One path, one subflow; TCP_CRR's connections are gone
 		 * when the test ends, and counted as none. */
 		ck_assert_int_eq((int)key_num(o->out, "LOCAL_MPTCP_SUBFLOWS"),
 				 lasting);
-		ck_assert_int_eq(
-		    (int)key_num(o->out, "REMOTE_MPTCP_SUBFLOWS"), lasting);
+		ck_assert_int_eq((int)key_num(o->out, "REMOTE_MPTCP_SUBFLOWS"),
+				 lasting);
 	}
 	{
-		const char *args[] = {"-H", "127.0.0.1", "-p", harness_port,
-				      "-l", "1",	 "-t", "OMNI",
-				      "-J", "--",	 "-T", "mptcp",
-				      NULL};
+		const char *args[] = {
+		    "-H",   "127.0.0.1", "-p", harness_port, "-l",    "1", "-t",
+		    "OMNI", "-J",	 "--", "-T",	     "mptcp", NULL};
 		json_t *doc;
 
 		ck_assert_int_eq(harness_netperf(args, 60, o), 0);
 		ck_assert_msg(o->status == 0, "%s", o->err);
 		doc = harness_json_parse(o->out);
 		ck_assert_ptr_nonnull(doc);
-		ck_assert_str_eq(json_string_value(harness_json_at(
-				     doc, "protocol")),
-				 "MPTCP");
+		ck_assert_str_eq(
+		    json_string_value(harness_json_at(doc, "protocol")),
+		    "MPTCP");
 		ck_assert_msg(harness_json_num(doc, "local.counts."
 						    "mptcp_subflows") == 1 &&
 				  harness_json_num(doc, "remote.counts."
@@ -274,12 +271,18 @@ START_TEST(skip_rx_copy_counts)
 
 	ck_assert_ptr_nonnull(o);
 	for (int maerts = 0; maerts < 2; maerts++) {
-		const char *timed[] = {"-l", "1", "--skip-rx-copy", "-t",
+		const char *timed[] = {"-l",
+				       "1",
+				       "--skip-rx-copy",
+				       "-t",
 				       maerts ? "TCP_MAERTS" : "TCP_STREAM",
 				       NULL};
-		const char *counted[] = {
-		    "-l", "-50000000", "--skip-rx-copy", "-t",
-		    maerts ? "TCP_MAERTS" : "TCP_STREAM", NULL};
+		const char *counted[] = {"-l",
+					 "-50000000",
+					 "--skip-rx-copy",
+					 "-t",
+					 maerts ? "TCP_MAERTS" : "TCP_STREAM",
+					 NULL};
 		const char *keys =
 		    "LOCAL_DATA_PATH,REMOTE_DATA_PATH,LOCAL_BYTES_SENT,"
 		    "REMOTE_BYTES_RECVD,LOCAL_BYTES_RECVD,REMOTE_BYTES_SENT";
@@ -294,8 +297,7 @@ START_TEST(skip_rx_copy_counts)
 		key_str(o->out, rx_path, v, sizeof(v));
 		ck_assert_str_eq(v, "trunc");
 		ck_assert_msg(key_num(o->out, sent) > 0 &&
-				  key_num(o->out, sent) ==
-				      key_num(o->out, got),
+				  key_num(o->out, sent) == key_num(o->out, got),
 			      "%s", o->out);
 		run_keys(counted, keys, o);
 		ck_assert_msg(key_num(o->out, got) == 50000000 &&
@@ -351,8 +353,7 @@ mp_setup(void)
 	if (no_netns[0] != '\0' || no_kernel_mptcp[0] != '\0')
 		return;
 	env.home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
-	ck_assert_msg(env.home >= 0, "/proc/self/ns/net: %s",
-		      strerror(errno));
+	ck_assert_msg(env.home >= 0, "/proc/self/ns/net: %s", strerror(errno));
 	harness_netns_name(&env.ns, "np-m", runner, "npm", "10.205");
 	harness_netns_add(&env.ns);
 	harness_netns_veth(&env.ns);
@@ -420,9 +421,9 @@ START_TEST(mptcp_off_is_one_line)
 
 	ck_assert_ptr_nonnull(o);
 	if (no_netns[0] != '\0' || no_kernel_mptcp[0] != '\0') {
-		harness_skip("mptcp_off_is_one_line: %s", no_kernel_mptcp[0] != '\0'
-						    ? no_kernel_mptcp
-						    : no_netns);
+		harness_skip("mptcp_off_is_one_line: %s",
+			     no_kernel_mptcp[0] != '\0' ? no_kernel_mptcp
+							: no_netns);
 		free(o);
 		return;
 	}
@@ -485,8 +486,8 @@ tx_bytes(const char *dev)
 	harness_read_file("/proc/net/dev", text, sizeof(text));
 	/* "%6s:": a long name starts its line. */
 	snprintf(key, sizeof(key), "%s:", dev);
-	for (p = strstr(text, key); p != NULL && p > text && p[-1] != ' ' &&
-				    p[-1] != '\n';
+	for (p = strstr(text, key);
+	     p != NULL && p > text && p[-1] != ' ' && p[-1] != '\n';
 	     p = strstr(p + 1, key))
 		;
 	if (p == NULL)
@@ -529,8 +530,8 @@ START_TEST(mptcp_two_paths)
 	ck_assert_ptr_nonnull(o);
 	if (no_netns[0] != '\0' || no_kernel_mptcp[0] != '\0') {
 		harness_skip("mptcp_two_paths: %s", no_kernel_mptcp[0] != '\0'
-						    ? no_kernel_mptcp
-						    : no_netns);
+							? no_kernel_mptcp
+							: no_netns);
 		free(o);
 		return;
 	}
@@ -540,9 +541,8 @@ START_TEST(mptcp_two_paths)
 	snprintf(env.addr2_b, sizeof(env.addr2_b), "10.206.%d.2", x);
 	snprintf(cidr_a, sizeof(cidr_a), "%s/24", env.addr2_a);
 	snprintf(cidr_b, sizeof(cidr_b), "%s/24", env.addr2_b);
-	HARNESS_MUST("ip", "link", "add", env.dev2_a, "netns", env.ns.a,
-		     "type", "veth", "peer", "name", env.dev2_b, "netns",
-		     env.ns.b);
+	HARNESS_MUST("ip", "link", "add", env.dev2_a, "netns", env.ns.a, "type",
+		     "veth", "peer", "name", env.dev2_b, "netns", env.ns.b);
 	HARNESS_MUST("ip", "-n", env.ns.a, "addr", "add", cidr_a, "dev",
 		     env.dev2_a);
 	HARNESS_MUST("ip", "-n", env.ns.b, "addr", "add", cidr_b, "dev",
@@ -594,8 +594,9 @@ again:
 		      "MPTCP over two 50 Mbit/s paths: %.2f Mbit/s, plain "
 		      "TCP over one: %.2f (%.2fx, not 1.6x)",
 		      multi, plain, multi / plain);
-	fprintf(stderr, "mptcp_two_paths: TCP %.2f, MPTCP %.2f Mbit/s (%.2fx)\n",
-		plain, multi, multi / plain);
+	fprintf(stderr,
+		"mptcp_two_paths: TCP %.2f, MPTCP %.2f Mbit/s (%.2fx)\n", plain,
+		multi, multi / plain);
 	free(o);
 }
 END_TEST

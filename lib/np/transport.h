@@ -34,8 +34,9 @@ struct transport {
 	 * did not fall back to TCP); returns 0, or -1 with err set. NULL:
 	 * nothing to check. */
 	int (*connected)(int fd, char *err);
-	/* Fills r's transport figures from fd at a stream's end (MPTCP's
-	 * subflows); NULL: none. */
+	/* Takes r's transport figures from fd (MPTCP's subflows, the most
+	 * of its readings), as a stream's interval begins and at its end;
+	 * NULL: none. */
 	void (*account)(int fd, struct side_result *r);
 };
 
@@ -50,8 +51,7 @@ const struct transport *transport_of(const struct test_module *m,
 
 /* Whether p asks for a transport other than m's own (MPTCP for a TCP
  * test); 1 or 0. */
-int transport_changed(const struct test_module *m,
-		      const struct test_params *p);
+int transport_changed(const struct test_module *m, const struct test_params *p);
 
 /*
  * Checks that p's transport exists and carries test m, with p's other
@@ -73,8 +73,9 @@ int transport_probe(const struct transport *t, int family, char *err);
  * with err set. */
 int transport_connected(const struct transport *t, int fd, char *err);
 
-/* Fills r's transport figures from a stream's socket fd at its end;
- * nothing when t is NULL (a stream never opened). */
+/* Takes r's transport figures from a stream's socket fd, as its
+ * interval begins and at its end; nothing when t is NULL (a stream
+ * never opened). */
 void transport_account(const struct transport *t, int fd,
 		       struct side_result *r);
 
