@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -254,6 +256,54 @@ START_TEST(mptcp_loopback)
 		ck_assert_int_eq((int)key_num(o->out, "LOCAL_MPTCP_SUBFLOWS"),
 				 0);
 	}
+	free(o);
+}
+END_TEST
+
+/* A peer that takes no MPTCP (here a plain TCP discard service under
+ * -N; an older netserver alike) makes the connection fall back to TCP:
+ * a one-line error, never a TCP result labelled MPTCP. */
+START_TEST(mptcp_fallback_refused)
+{
+	struct harness_out *o = malloc(sizeof(*o));
+	char listen[96], port_arg[16];
+	const char *discard[] = {"-u", listen, "OPEN:/dev/null", NULL};
+	const char *args[] = {"-N", "-H",	  "127.0.0.1", "--mptcp",
+			      "-t", "TCP_STREAM", "-l",	       "1",
+			      "--", "-P",	  port_arg,    NULL};
+	int port = harness_free_port(), fd = -1;
+	pid_t svc;
+
+	ck_assert_ptr_nonnull(o);
+	if (no_mptcp[0] != '\0') {
+		harness_skip("mptcp_fallback_refused: %s", no_mptcp);
+		free(o);
+		return;
+	}
+	snprintf(listen, sizeof(listen),
+		 "TCP4-LISTEN:%d,bind=127.0.0.1,reuseaddr,fork", port);
+	snprintf(port_arg, sizeof(port_arg), ",%d", port);
+	svc = harness_socat(discard);
+	ck_assert_int_gt(svc, 0);
+	for (int i = 0; i < 200 && fd < 0; i++) {
+		fd = harness_connect(port);
+		if (fd < 0)
+			usleep(10000);
+	}
+	if (fd < 0) {
+		kill(svc, SIGTERM);
+		waitpid(svc, NULL, 0);
+		harness_skip("mptcp_fallback_refused: no socat service");
+		free(o);
+		return;
+	}
+	close(fd);
+	ck_assert_int_eq(harness_netperf(args, 60, o), 0);
+	kill(svc, SIGTERM);
+	waitpid(svc, NULL, 0);
+	ck_assert_msg(o->status != 0 &&
+			  strstr(o->err, "fell back to plain TCP") != NULL,
+		      "exit %d: %s", o->status, o->err);
 	free(o);
 }
 END_TEST
@@ -617,6 +667,7 @@ transport_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, mptcp_loopback);
 	tcase_add_test(tc, skip_rx_copy_counts);
+	tcase_add_test(tc, mptcp_fallback_refused);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("netns");
