@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "np/err.h"
+#include "np/escape.h"
 #include "np/module.h"
 
 #ifndef SOL_MPTCP
@@ -127,15 +128,17 @@ transport_check(const struct test_module *m, const struct test_params *p,
 		char *err)
 {
 	const struct transport *t;
+	char text[ESCAPE_LEN];
 
 	if (p->transport[0] == '\0')
 		return 0;
 	t = transport_find(p->transport);
+	/* The word may come from a peer: printable before it is shown. */
 	if (t == NULL)
 		return err_set(err,
-			       "unknown transport \"%.15s\" (tcp, udp, "
+			       "unknown transport \"%s\" (tcp, udp, "
 			       "mptcp)",
-			       p->transport);
+			       escape_str(text, sizeof(text), p->transport));
 	if (t->carries != m->protocol || t->socktype != m->socktype)
 		return err_set(err, "%s does not carry %s, a %s test",
 			       t->report, m->name, own(m)->report);

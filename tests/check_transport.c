@@ -102,6 +102,10 @@ START_TEST(table_and_checks)
 	snprintf(p.transport, sizeof(p.transport), "sctp");
 	ck_assert_int_eq(transport_check(stream, &p, err), -1);
 	ck_assert_msg(strstr(err, "unknown transport") != NULL, "%s", err);
+	/* A peer's word is shown escaped. */
+	snprintf(p.transport, sizeof(p.transport), "\033[2J");
+	ck_assert_int_eq(transport_check(stream, &p, err), -1);
+	ck_assert_msg(strchr(err, '\033') == NULL, "%s", err);
 }
 END_TEST
 
