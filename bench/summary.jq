@@ -141,7 +141,14 @@ def pairs: [
    theirs: {group: "streams_1", tool: "netperf"}},
   {order: 40, label: "4 netperf processes / --streams 1 (ideal 4)", chart: false,
    ours: {group: "streams_4", tool: "netperf-x4"},
-   theirs: {group: "streams_1", tool: "netperf"}}
+   theirs: {group: "streams_1", tool: "netperf"}},
+  {order: 41, label: "TCP_STREAM 128K --skip-rx-copy / without",
+   ours: {group: "tcp_stream_128K", tool: "netperf+skiprx"},
+   theirs: {group: "tcp_stream_128K", tool: "netperf"}},
+  {order: 42, label: "recv SD 128K --skip-rx-copy / without (lower=better)",
+   better: "lower", units: "us/KB",
+   ours: {group: "tcp_stream_128K", tool: "netperf+skiprx", field: "remote_sd"},
+   theirs: {group: "tcp_stream_128K", tool: "netperf", field: "remote_sd"}}
 ];
 
 def ok: map(select(.value != null));

@@ -17,6 +17,7 @@
 #include "np/err.h"
 #include "np/fast.h"
 #include "np/opt.h"
+#include "np/transport.h"
 #include "np/units.h"
 
 /* The largest message or buffer size netperf will ask for: 1 GiB. */
@@ -725,6 +726,20 @@ g_wire(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
 }
 
 static int
+g_mptcp(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
+	char *err)
+{
+	struct netperf_opts *o = dst;
+
+	(void)opt;
+	(void)arg;
+	(void)run;
+	(void)err;
+	snprintf(o->transport, sizeof(o->transport), "mptcp");
+	return 0;
+}
+
+static int
 g_auth(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
        char *err)
 {
@@ -953,8 +968,13 @@ static const struct opt global_opts[] = {
      "--merge: warn above this start skew (0.01)", NULL, OPT_ELSEWHERE,
      .to = 0},
     {0, "completion", required_argument, "bash",
-     "print a shell completion script (alone)", NULL, OPT_ELSEWHERE,
-     .to = 0},
+     "print a shell completion script (alone)", NULL, OPT_ELSEWHERE, .to = 0},
+    {0, "mptcp", no_argument, NULL, "TCP tests: the data connections are MPTCP",
+     NULL, OPT_FN, .fn = g_mptcp},
+    {0, "skip-rx-copy", no_argument, NULL,
+     "TCP_STREAM, TCP_MAERTS: receive with MSG_TRUNC\n"
+     "(the kernel drops the data uncopied)",
+     NULL, OPT_FLAG, .to = NP(skip_rx_copy)},
 };
 
 const struct opt_table cli_netperf_options = {
@@ -1104,17 +1124,22 @@ t_word(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
 		      "it was for\n",
 		      stderr);
 		return 0;
-	case 'T':
-		if (strcasecmp(arg, "tcp") == 0)
-			o->omni_proto = IPPROTO_TCP;
-		else if (strcasecmp(arg, "udp") == 0)
-			o->omni_proto = IPPROTO_UDP;
-		else
+	case 'T': {
+		const struct transport *t = transport_find(arg);
+
+		if (t == NULL)
 			return err_set(err,
-				       "-T: only tcp and udp are supported, "
+				       "-T: tcp, udp and mptcp are supported, "
 				       "not \"%s\"",
 				       arg);
+		/* The test is picked by what the transport carries; a
+		 * transport of its own (mptcp) goes in the request. */
+		o->omni_proto = t->carries;
+		if (t->protocol != t->carries)
+			snprintf(o->transport, sizeof(o->transport), "%s",
+				 t->name);
 		return 0;
+	}
 	default:
 		if (strlen(arg) >= sizeof(o->uuid))
 			return err_set(err,
@@ -1180,8 +1205,8 @@ static const struct opt test_opts[] = {
      .fn = t_word},
     {'d', NULL, required_argument, "dir", "-t OMNI: send|recv|rr", NULL, OPT_FN,
      .fn = t_word},
-    {'T', NULL, required_argument, "proto", "-t OMNI: tcp|udp", NULL, OPT_FN,
-     .fn = t_word},
+    {'T', NULL, required_argument, "proto", "-t OMNI: tcp|udp|mptcp", NULL,
+     OPT_FN, .fn = t_word},
     {'t', NULL, required_argument, "type", "-t OMNI: stream|dgram", NULL,
      OPT_FN, .fn = t_socktype},
     {'c', NULL, no_argument, NULL, "-t OMNI: a connection per transaction",
@@ -1405,7 +1430,8 @@ check_test(struct netperf_opts *o, const struct test_module *m, char *err)
 		struct test_params p;
 
 		cli_netperf_request(o, &p);
-		if (fast_check(m, &p, err) < 0)
+		if (transport_check(m, &p, err) < 0 ||
+		    fast_check(m, &p, err) < 0)
 			return -1;
 	}
 	/* One scheduled start is one measured interval: repeated runs would
@@ -1638,6 +1664,8 @@ cli_netperf_request(const struct netperf_opts *o, struct test_params *p)
 	p->lport_max = o->port_max;
 	p->retry_connect = o->retry_connect;
 	snprintf(p->fill_file, sizeof(p->fill_file), "%.255s", o->fill_file);
+	snprintf(p->transport, sizeof(p->transport), "%s", o->transport);
+	p->skip_rx_copy = o->skip_rx_copy;
 }
 
 static int

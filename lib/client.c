@@ -19,6 +19,7 @@
 #include "np/session.h"
 #include "np/streams.h"
 #include "np/sock.h"
+#include "np/transport.h"
 #include "np/wire.h"
 
 /* Milliseconds to wait for a connection to netserver. */
@@ -263,7 +264,7 @@ out:
 static int
 connect_control(struct client *c, const struct netperf_opts *o, char *err)
 {
-	struct sock_setup setup = {o->local, o->lport, -1, -1, 0, 0, 0, NULL};
+	struct sock_setup setup = {o->local, o->lport, -1, -1, 0, 0, 0, NULL, 0};
 	char why[ERR_LEN];
 	socklen_t len;
 
@@ -502,15 +503,20 @@ static int
 open_data(const struct netperf_opts *o, struct result *res, int port, char *err)
 {
 	const char *host = data_host(o, res);
+	const struct transport *t = transport_of(res->m, &res->p);
 	struct sock_setup setup = {
 	    o->data_local, o->ldata_port, o->lsndbuf, o->lrcvbuf, -1, -1,
-	    (int)o->mss, &res->p.lx};
+	    (int)o->mss, &res->p.lx, t->protocol};
 	int fd;
 
 	fd = sock_connect(host, port, o->data_family, res->m->socktype, &setup,
 			  CLIENT_CONNECT_MS, err);
 	res->side[RESULT_LOCAL].sum.sndbuf = setup.got_sndbuf;
 	res->side[RESULT_LOCAL].sum.rcvbuf = setup.got_rcvbuf;
+	if (fd >= 0 && transport_connected(t, fd, err) < 0) {
+		close(fd);
+		return -1;
+	}
 	return fd;
 }
 
@@ -531,7 +537,8 @@ crr_target(const struct netperf_opts *o, struct result *res, int port,
 		return -1;
 	memcpy(&ctx->peer, ai->ai_addr, ai->ai_addrlen);
 	ctx->peerlen = ai->ai_addrlen;
-	fd = socket(ai->ai_family, res->m->socktype | SOCK_CLOEXEC, 0);
+	fd = socket(ai->ai_family, res->m->socktype | SOCK_CLOEXEC,
+		    transport_of(res->m, &res->p)->protocol);
 	freeaddrinfo(ai);
 	if (fd < 0)
 		return err_set(err, "socket: %s", strerror(errno));
@@ -1196,6 +1203,11 @@ client_test(struct client *c, const struct netperf_opts *o, struct result *res,
 	struct client_run t;
 	int rc;
 
+	/* A kernel without the transport says so here, in one line, not
+	 * as a failed connect. */
+	if (transport_probe(transport_of(res->m, &res->p), o->data_family,
+			    err) < 0)
+		return -1;
 	if (c->legacy)
 		return legacy_test(c, o, res, stop, err);
 	if (c->no_control)
@@ -1317,6 +1329,11 @@ legacy_request_of(const struct netperf_opts *o, const struct result *res,
 	const struct test_module *m = res->m;
 
 	memset(q, 0, sizeof(*q));
+	if (transport_changed(m, p))
+		return err_set(err,
+			       "%s: netperf 2.7's protocol carries no "
+			       "transport but the test's own",
+			       transport_of(m, p)->report);
 	/* 2.7's connect tests are TCP's alone. */
 	if (module_has(m, MODULE_F_PER_TRANS) && m->protocol != IPPROTO_TCP)
 		return err_set(err, "%s: a 2.7 netserver has no such test",

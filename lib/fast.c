@@ -75,6 +75,13 @@ fast_check(const struct test_module *m, const struct test_params *p, char *err)
 				    "applies to %s only",
 			       names);
 	}
+	if (p->skip_rx_copy &&
+	    applies(m, MODULE_F_TCP_BULK, "--skip-rx-copy", err) < 0)
+		return -1;
+	if (p->skip_rx_copy && p->splice)
+		return err_set(err, "--skip-rx-copy and -V are two ways to "
+				    "receive without copying: one or the "
+				    "other");
 	if (p->busy_poll < 0 || p->busy_poll > 1000000)
 		return err_set(err, "--busy-poll: %d is not 1 to 1000000 us",
 			       p->busy_poll);
@@ -132,6 +139,8 @@ fast_setup(const struct test_module *m, const struct test_params *p, int fd,
 			snprintf(r->path, sizeof(r->path), "zerocopy");
 		} else if (!sender && p->splice) {
 			snprintf(r->path, sizeof(r->path), "splice");
+		} else if (!sender && p->skip_rx_copy) {
+			snprintf(r->path, sizeof(r->path), "trunc");
 		} else {
 			snprintf(r->path, sizeof(r->path), "%s",
 				 sender ? "send" : "recv");

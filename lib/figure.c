@@ -3,6 +3,8 @@
 #include <netinet/in.h>
 #include <sys/socket.h>
 
+#include "np/transport.h"
+
 /* The local side when loc, else the remote one. */
 const struct result_side *
 figure_side(const struct result *res, int loc)
@@ -92,11 +94,11 @@ figure_direction(const struct result *res)
 	return "Send|Recv";
 }
 
-/* "TCP" or "UDP". */
+/* "TCP", "UDP" or "MPTCP": the transport's name for reports. */
 const char *
 figure_protocol(const struct result *res)
 {
-	return res->m->protocol == IPPROTO_UDP ? "UDP" : "TCP";
+	return transport_of(res->m, &res->p)->report;
 }
 
 /* "SOCK_STREAM" or "SOCK_DGRAM", as the JSON names it. */

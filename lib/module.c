@@ -17,6 +17,7 @@
 #include "np/clock.h"
 #include "np/err.h"
 #include "np/sock.h"
+#include "np/transport.h"
 
 /* netperf 2.7's layouts, quirks and all (report.c prints them). */
 static const struct module_layout layout_stream = {
@@ -213,6 +214,11 @@ stream_main(void *arg)
 	t0 = run->start_ns;
 	ctx->end_ns =
 	    ctx->p->duration > 0 ? t0 + (uint64_t)(ctx->p->duration * 1e9) : 0;
+	/* The transport's figures as the interval begins, and again at its
+	 * end (below): a receiver's end comes after both ends have shut
+	 * down, when MPTCP may already be closing its subflows. */
+	if (module_has_tcpinfo(m))
+		transport_account(ctx->transport, ctx->fd, r);
 	/* A reversed stream (--bidir) runs the half the peer would. */
 	job->rc = (run->is_server != ctx->reverse ? m->server : m->client)(ctx);
 	t1 = clock_ns();
@@ -258,6 +264,7 @@ stream_main(void *arg)
 		if (tcpinfo_read(ctx->fd, &r->tcpi, ignored) == 0 &&
 		    r->tcpi.v[TCPINFO_RETRANS] >= 0)
 			r->retrans = (uint32_t)r->tcpi.v[TCPINFO_RETRANS];
+		transport_account(ctx->transport, ctx->fd, r);
 	}
 	if (m->protocol == IPPROTO_TCP)
 		module_cong_of(ctx->fd, ctx->p, run->is_server, r->cong,

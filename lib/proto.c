@@ -272,6 +272,11 @@ proto_request_pack(const struct test_params *p)
 		if (p->interim > 0)
 			json_object_set_new(o, "interim",
 					    json_real(p->interim));
+		if (p->transport[0] != '\0')
+			json_object_set_new(o, "transport",
+					    json_string(p->transport));
+		if (p->skip_rx_copy)
+			json_object_set_new(o, "skip_rx_copy", json_true());
 	}
 	return o;
 }
@@ -381,7 +386,13 @@ request_later(const json_t *msg, struct test_params *p, char *err)
 	    opt_bool(msg, "splice", &p->splice, err) ||
 	    opt_bool(msg, "bidir", &p->bidir, err) ||
 	    opt_double(msg, "interim", PROTO_INTERIM_MIN, PROTO_INTERIM_MAX,
-		       &p->interim, err))
+		       &p->interim, err) ||
+	    opt_bool(msg, "skip_rx_copy", &p->skip_rx_copy, err))
+		return -1;
+	/* Which transports exist is transport_check's to say. */
+	if (json_object_get(msg, "transport") != NULL &&
+	    proto_get_string(msg, "transport", p->transport,
+			     sizeof(p->transport), err) < 0)
 		return -1;
 	if (json_object_get(msg, "cpu_bind") != NULL &&
 	    proto_get_string(msg, "cpu_bind", p->cpu_bind, sizeof(p->cpu_bind),

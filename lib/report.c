@@ -649,6 +649,11 @@ fast_lines(FILE *out, const struct result *res)
 			"Busy poll: SO_BUSY_POLL %d us asked, %d us on "
 			"netperf's socket, %d us on netserver's\n",
 			p->busy_poll, l->busy_poll, r->busy_poll);
+	if (l->subflows > 0 || r->subflows > 0)
+		fprintf(out,
+			"MPTCP: %d subflows on netperf's side, %d on "
+			"netserver's\n",
+			l->subflows, r->subflows);
 }
 
 /* --bidir: the table above sums both directions; this splits them, each

@@ -17,6 +17,7 @@
 #include "np/clock.h"
 #include "np/err.h"
 #include "np/sock.h"
+#include "np/transport.h"
 
 /* Sends len bytes in full; returns 0, or -1 with err set when the peer
  * stops taking them (see module_stalled). *since is a recent clock_ns()
@@ -683,7 +684,8 @@ crr_loop(struct test_ctx *ctx, size_t req, size_t rsp)
 	char err[ERR_LEN];
 	/* netperf 2.7's socket options (-S, -y, -Y, -K...) on each
 	 * connection; buffer sizes stay the system's, as before. */
-	struct sock_setup setup = {NULL, 0, -1, -1, -1, -1, 0, &p->lx};
+	struct sock_setup setup = {
+	    NULL, 0, -1, -1, -1, -1, 0, &p->lx, ctx->transport->protocol};
 	struct port_walk walk;
 	int fd, rc;
 

@@ -270,6 +270,8 @@
 	X(BIDIR_L2R_LOSS_PERCENT, "Bidir", "Local->Remote", "Lost", "%")       \
 	X(BIDIR_R2L_LOSS_PERCENT, "Bidir", "Remote->Local", "Lost", "%")       \
 	X(COMMAND_LINE, "Command", "Line", "", "")                             \
+	X(LOCAL_MPTCP_SUBFLOWS, "Local", "MPTCP", "Subflows", "")              \
+	X(REMOTE_MPTCP_SUBFLOWS, "Remote", "MPTCP", "Subflows", "")            \
 	TCPINFO_FIELDS(SEL_TCP, X)
 
 /* Two selectors for each TCP_INFO figure, netperf's and netserver's

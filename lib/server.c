@@ -20,6 +20,7 @@
 #include "np/session.h"
 #include "np/streams.h"
 #include "np/sock.h"
+#include "np/transport.h"
 #include "np/wire.h"
 
 /* What a child keeps across the tests of one session. */
@@ -188,7 +189,9 @@ server_check_request(const struct test_params *p,
 	    check_size("send buffer", p->rsndbuf, lim->max_buf, err) ||
 	    check_size("receive buffer", p->rrcvbuf, lim->max_buf, err))
 		return -1;
-	return check_shape(m, p, err) < 0 ? -1 : fast_check(m, p, err);
+	return check_shape(m, p, err) < 0 || transport_check(m, p, err) < 0
+		   ? -1
+		   : fast_check(m, p, err);
 }
 
 /* When the session has been cut (or SIGTERM is on its way to cutting it),
@@ -209,6 +212,7 @@ open_listener(int ctl, const struct test_module *m, const struct test_params *p,
 {
 	struct sockaddr_storage self, peer;
 	socklen_t len = sizeof(self), plen = sizeof(peer);
+	const struct transport *t = transport_of(m, p);
 	char addr[SOCK_ADDR_LEN];
 	int fd;
 
@@ -216,7 +220,10 @@ open_listener(int ctl, const struct test_module *m, const struct test_params *p,
 	    getpeername(ctl, (struct sockaddr *)&peer, &plen) < 0)
 		return err_set(err, "control connection: %s", strerror(errno));
 	sock_addr_text((struct sockaddr *)&self, addr);
-	fd = sock_listen(addr, port, self.ss_family, m->socktype, 64, err);
+	if (transport_probe(t, self.ss_family, err) < 0)
+		return -1;
+	fd = sock_listen_proto(addr, port, self.ss_family, m->socktype,
+			       t->protocol, 64, err);
 	if (fd < 0)
 		return -1;
 	/* netperf 2.7's options for netserver's side: accepted TCP

@@ -42,8 +42,8 @@ sock_resolve(const char *host, int port, int family, int socktype,
  * dual 1 makes an IPv6 socket take IPv4 too, -1 leaves the system's
  * default. */
 static int
-listen_on(const char *host, int port, int family, int socktype, int backlog,
-	  int dual, char *err)
+listen_on(const char *host, int port, int family, int socktype, int protocol,
+	  int backlog, int dual, char *err)
 {
 	struct addrinfo *res, *ai;
 	int fd = -1, one = 1, zero = 0, saved = 0;
@@ -52,7 +52,7 @@ listen_on(const char *host, int port, int family, int socktype, int backlog,
 		return -1;
 	for (ai = res; ai != NULL; ai = ai->ai_next) {
 		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
-			    ai->ai_protocol);
+			    protocol != 0 ? protocol : ai->ai_protocol);
 		if (fd < 0) {
 			saved = errno;
 			continue;
@@ -90,6 +90,13 @@ int
 sock_listen(const char *host, int port, int family, int socktype, int backlog,
 	    char *err)
 {
+	return sock_listen_proto(host, port, family, socktype, 0, backlog, err);
+}
+
+int
+sock_listen_proto(const char *host, int port, int family, int socktype,
+		  int protocol, int backlog, char *err)
+{
 	int fd;
 
 	if (host != NULL && host[0] == '\0')
@@ -97,12 +104,14 @@ sock_listen(const char *host, int port, int family, int socktype, int backlog,
 	/* The wildcard with no family asked: one IPv6 socket that also takes
 	 * IPv4, falling back to IPv4 alone where IPv6 is off. */
 	if (host == NULL && family == AF_UNSPEC) {
-		fd = listen_on(NULL, port, AF_INET6, socktype, backlog, 1, err);
+		fd = listen_on(NULL, port, AF_INET6, socktype, protocol,
+			       backlog, 1, err);
 		if (fd >= 0)
 			return fd;
 		family = AF_INET;
 	}
-	return listen_on(host, port, family, socktype, backlog, -1, err);
+	return listen_on(host, port, family, socktype, protocol, backlog, -1,
+			 err);
 }
 
 int
@@ -114,7 +123,8 @@ sock_connect_addr(const struct sockaddr *sa, socklen_t salen, int socktype,
 	socklen_t len = sizeof(int);
 	int fd, flags, soerr = 0, rc;
 
-	fd = socket(sa->sa_family, socktype | SOCK_CLOEXEC, 0);
+	fd = socket(sa->sa_family, socktype | SOCK_CLOEXEC,
+		    setup != NULL ? setup->protocol : 0);
 	if (fd < 0)
 		return err_set(err, "socket: %s", strerror(errno));
 	if (local != NULL && bind(fd, local->ai_addr, local->ai_addrlen) < 0) {

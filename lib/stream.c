@@ -421,11 +421,14 @@ recv_loop(struct test_ctx *ctx, struct splice_sink *sink)
 	size_t size = (size_t)r->recv_size;
 	uint64_t now = clock_ns(), then, progress = now;
 	uint64_t most = ctx->p->count > 0 ? count_bound(ctx) : 0;
+	/* --skip-rx-copy: TCP drops what MSG_TRUNC asks for, uncopied,
+	 * and returns its length. */
+	int flags = ctx->p->skip_rx_copy ? MSG_TRUNC : 0;
 	ssize_t n;
 
 	for (;;) {
 		n = sink != NULL ? splice_recv(sink, ctx->fd, size)
-				 : recv(ctx->fd, ctx->buf, size, 0);
+				 : recv(ctx->fd, ctx->buf, size, flags);
 		then = now;
 		now = clock_ns();
 		if (n > 0) {

@@ -8,6 +8,7 @@
 #include "np/err.h"
 #include "np/fast.h"
 #include "np/sock.h"
+#include "np/transport.h"
 
 int
 streams_alloc(struct streams *s, const struct test_module *m, int n,
@@ -68,6 +69,7 @@ streams_open(struct streams *s, int i, int fd, const struct test_params *p,
 	c->r = &s->r[i];
 	c->token = token;
 	c->reverse = module_stream_reversed(p, i);
+	c->transport = transport_of(m, p);
 	/* TCP_RR blocks in every transaction, where a socket time-out
 	 * would arm a kernel timer each time (2 % of same-CPU TCP_RR on
 	 * this project's VMs): the coordinator watches it instead. */
@@ -76,7 +78,7 @@ streams_open(struct streams *s, int i, int fd, const struct test_params *p,
 	c->wd_seen = c->wd_any_at = c->wd_trans = c->wd_at = 0;
 	/* netserver's UDP loops look for the client's "stop" when a
 	 * receive times out, so theirs is short. */
-	if ((m->protocol == IPPROTO_TCP && p->nodelay && !per_trans &&
+	if ((c->transport->nodelay && p->nodelay && !per_trans &&
 	     sock_set_nodelay(fd, 1, err) < 0) ||
 	    (!c->watched &&
 	     sock_set_timeouts(fd,

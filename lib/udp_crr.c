@@ -135,7 +135,7 @@ udp_crr_client(struct test_ctx *ctx)
 	struct side_result *r = ctx->r;
 	/* -s and netperf 2.7's options (-y, -Y...) on every socket. */
 	struct sock_setup setup = {NULL, 0,  p->lsndbuf, p->lrcvbuf,
-				   -1,	 -1, 0,		 &p->lx};
+				   -1,	 -1, 0,		 &p->lx, 0};
 	struct module_rto rto;
 	uint64_t now, progress;
 	int rc;

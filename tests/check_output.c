@@ -473,6 +473,8 @@ static const struct jmap jmaps[] = {
     {"START_ACTUAL", "timing/start_actual_ns", 0, NULL},
     {"END_TIME", "timing/end_ns", 0, NULL},
     {"COMMAND_LINE", "command_line", 0, NULL},
+    {"LOCAL_MPTCP_SUBFLOWS", "local/counts/mptcp_subflows", 0, NULL},
+    {"REMOTE_MPTCP_SUBFLOWS", "remote/counts/mptcp_subflows", 0, NULL},
     /* netperf 2.7's option settings: not in the JSON document; their
      * values are compared with netperf 2.7's own by check_compat. */
     {"OUTPUT_NONE", NULL, 0, NULL},

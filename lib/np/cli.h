@@ -147,6 +147,11 @@ struct netperf_opts {
 	 * not what was meant: one line each, for main to print on stderr. */
 	char warn[CLI_WARN_MAX][ERR_LEN];
 	int nwarn;
+	/* The data sockets' transport: --mptcp or OMNI's -T mptcp; "" for
+	 * the test's own. */
+	char transport[16];
+	/* --skip-rx-copy: the receivers read with MSG_TRUNC. */
+	int skip_rx_copy;
 };
 
 /* netperf 2.7's direction bits (-d). */

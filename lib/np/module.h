@@ -20,6 +20,8 @@
 #include "np/tcpinfo.h"
 #include "np/topo.h"
 
+struct transport;
+
 /* Who moves a test's data. */
 enum module_flow {
 	MODULE_TO_SERVER, /* netperf sends, netserver receives */
@@ -188,6 +190,13 @@ struct test_params {
 	/* -D on a TCP test: netserver sends its own TCP_INFO every interim
 	 * seconds during the test (an "interim" message); 0 for never. */
 	double interim;
+	/* The data sockets' transport (np/transport.h), --mptcp or OMNI's
+	 * -T: "" for the test's own. */
+	char transport[16];
+	/* TCP_STREAM and TCP_MAERTS, --skip-rx-copy: the receiver reads
+	 * with MSG_TRUNC, so the kernel drops the data without copying it
+	 * out. */
+	int skip_rx_copy;
 };
 
 /* One side's account of a test: what it did and what it cost. Its plain
@@ -259,6 +268,9 @@ struct test_ctx {
 	 * when they last did; transactions, and when they last grew. */
 	uint64_t wd_seen, wd_any_at, wd_trans, wd_at;
 	char wd_err[ERR_LEN];
+	/* What the data sockets are (np/transport.h): the test's own, or
+	 * the one the request names. */
+	const struct transport *transport;
 };
 
 enum { MODULE_WD_RUNNING, MODULE_WD_DONE, MODULE_WD_FIRED };

@@ -159,7 +159,13 @@ enum side_merge { SIDE_SUM, SIDE_MAX, SIDE_EARLIEST, SIDE_FIRST };
 	  INT64_MAX, NULL, SIDE_JPLAIN, SIDE_FIRST, NULL, NULL)                \
 	/* TCP_CONGESTION of the data socket at the end, "" for UDP. */        \
 	X(cong, SIDE_STR, "cong", SIDE_OPT, 0, 0, NULL, SIDE_JPLAIN,           \
-	  SIDE_FIRST, "LOCAL_CONG_CONTROL", "REMOTE_CONG_CONTROL")
+	  SIDE_FIRST, "LOCAL_CONG_CONTROL", "REMOTE_CONG_CONTROL")             \
+	/* MPTCP: the most subflows each data connection held (read as the     \
+	 * interval began and at its end), summed over streams; 0 for any      \
+	 * other transport. */                                                 \
+	X(subflows, SIDE_I32, "subflows", SIDE_OPT, 0, 1 << 20,                \
+	  "mptcp_subflows", SIDE_JPLAIN, SIDE_SUM, "LOCAL_MPTCP_SUBFLOWS",     \
+	  "REMOTE_MPTCP_SUBFLOWS")
 
 /* The largest send or receive size that travels: 2^40 bytes. */
 #define SIDE_SIZE_MAX ((int64_t)1 << 40)

@@ -20,6 +20,11 @@ int sock_resolve(const char *host, int port, int family, int socktype,
 int sock_listen(const char *host, int port, int family, int socktype,
 		int backlog, char *err);
 
+/* sock_listen with socket(2)'s protocol (IPPROTO_MPTCP), 0 for the
+ * socket type's own. */
+int sock_listen_proto(const char *host, int port, int family, int socktype,
+		      int protocol, int backlog, char *err);
+
 /*
  * netperf 2.7's per-socket options for one side's data sockets: -S, -y,
  * -Y globally, -C, -K, -q, -R, -f, -g, -l, -F, -a after "--". Zero (or
@@ -60,6 +65,7 @@ struct sock_setup {
 	int got_sndbuf, got_rcvbuf; /* what the socket had before connect */
 	int mss;		    /* TCP_MAXSEG to set, 0 for the default */
 	const struct sock_extra *extra; /* or NULL */
+	int protocol; /* socket(2)'s protocol, 0 for the type's own */
 };
 
 /*
