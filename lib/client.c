@@ -1040,6 +1040,12 @@ test_connect(struct client_run *t, char *err)
 				       streams_max(sizes, 4));
 		if (res->hist != NULL && stream_hist(ctx, err) < 0)
 			return -1;
+		if (res->oneway != NULL) {
+			ctx->ow = malloc(sizeof(*ctx->ow));
+			if (ctx->ow == NULL)
+				return err_set(err, "out of memory");
+			oneway_init(ctx->ow);
+		}
 	}
 	return 0;
 }
@@ -1164,6 +1170,8 @@ test_collect(struct client_run *t, char *err)
 		t->set.fds[i] = -1;
 		if (t->set.ctx[i].hist != NULL)
 			stats_hist_merge(res->hist, t->set.ctx[i].hist);
+		if (t->set.ctx[i].ow != NULL && res->oneway != NULL)
+			oneway_merge(res->oneway, t->set.ctx[i].ow);
 	}
 	module_merge(&t->run, &res->side[RESULT_LOCAL].sum);
 	rp->cpu_actual = t->set.r[0].cpu_id;
@@ -1626,6 +1634,9 @@ legacy_refuses(const struct result *res, char *err)
 	if (p->busy_poll > 0)
 		return err_set(err, "--busy-poll: a 2.7 netserver does not "
 				    "set SO_BUSY_POLL");
+	if (p->one_way)
+		return err_set(err, "--one-way: a 2.7 netserver does not "
+				    "stamp its answers");
 	if (p->zerocopy && tx)
 		return err_set(err, "--zerocopy: a 2.7 netserver does not "
 				    "send with MSG_ZEROCOPY");

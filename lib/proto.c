@@ -272,6 +272,8 @@ proto_request_pack(const struct test_params *p)
 		if (p->interim > 0)
 			json_object_set_new(o, "interim",
 					    json_real(p->interim));
+		if (p->one_way)
+			json_object_set_new(o, "one_way", json_true());
 	}
 	return o;
 }
@@ -381,7 +383,8 @@ request_later(const json_t *msg, struct test_params *p, char *err)
 	    opt_bool(msg, "splice", &p->splice, err) ||
 	    opt_bool(msg, "bidir", &p->bidir, err) ||
 	    opt_double(msg, "interim", PROTO_INTERIM_MIN, PROTO_INTERIM_MAX,
-		       &p->interim, err))
+		       &p->interim, err) ||
+	    opt_bool(msg, "one_way", &p->one_way, err))
 		return -1;
 	if (json_object_get(msg, "cpu_bind") != NULL &&
 	    proto_get_string(msg, "cpu_bind", p->cpu_bind, sizeof(p->cpu_bind),

@@ -288,6 +288,8 @@ result_free(struct result *res)
 		res->side[i].stream = NULL;
 	}
 	free(res->hist);
+	free(res->oneway);
+	res->oneway = NULL;
 	free(res->interim);
 	free(res->samples);
 	res->samples = NULL;

@@ -104,6 +104,7 @@ transaction(struct test_ctx *ctx, struct module_rto *rto,
 		t1 = clock_ns();
 		module_rto_sample(rto, t1 - t0);
 		n = send(fd, ctx->buf, req, 0);
+		r->requests++;
 		if (n < 0) {
 			r->send_errors++;
 		} else {
@@ -233,6 +234,7 @@ serve_datagram(struct test_ctx *ctx, struct pending *t, size_t n,
 		return;
 	t->len[i] = 0;
 	r->recv_calls++;
+	r->requests++;
 	r->bytes_recv += n;
 	/* The request's bytes are still at the start of buf. */
 	if (sendto(ctx->fd, ctx->buf, rsp, MSG_DONTWAIT,

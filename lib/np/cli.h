@@ -147,6 +147,8 @@ struct netperf_opts {
 	 * not what was meant: one line each, for main to print on stderr. */
 	char warn[CLI_WARN_MAX][ERR_LEN];
 	int nwarn;
+	/* --one-way: each direction's delay (TCP_RR, UDP_RR). */
+	int one_way;
 };
 
 /* netperf 2.7's direction bits (-d). */

@@ -159,7 +159,15 @@ enum side_merge { SIDE_SUM, SIDE_MAX, SIDE_EARLIEST, SIDE_FIRST };
 	  INT64_MAX, NULL, SIDE_JPLAIN, SIDE_FIRST, NULL, NULL)                \
 	/* TCP_CONGESTION of the data socket at the end, "" for UDP. */        \
 	X(cong, SIDE_STR, "cong", SIDE_OPT, 0, 0, NULL, SIDE_JPLAIN,           \
-	  SIDE_FIRST, "LOCAL_CONG_CONTROL", "REMOTE_CONG_CONTROL")
+	  SIDE_FIRST, "LOCAL_CONG_CONTROL", "REMOTE_CONG_CONTROL")             \
+	/* UDP_RR and UDP_CRR: requests netperf sent, and netserver           \
+	 * received (-1: an older netserver counts none); answers that came   \
+	 * after their request was given up on (oneway.c splits the lost).    \
+	 */                                                                    \
+	X(requests, SIDE_I64, "requests", SIDE_OPT, -1, INT64_MAX, "requests", \
+	  SIDE_JNULLNEG, SIDE_SUM, NULL, NULL)                                 \
+	X(late, SIDE_U64, "late", SIDE_OPT, 0, INT64_MAX, "late_answers",      \
+	  SIDE_JPLAIN, SIDE_SUM, NULL, NULL)
 
 /* The largest send or receive size that travels: 2^40 bytes. */
 #define SIDE_SIZE_MAX ((int64_t)1 << 40)
