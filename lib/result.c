@@ -455,6 +455,13 @@ check_side(const struct side_result *r, const char *pre, double span,
 							? r->dups
 							: r->reordered),
 			       (unsigned long long)r->recv_calls);
+	/* Each request netserver counts is a datagram it received. */
+	if (r->requests > 0 && (uint64_t)r->requests > r->recv_calls)
+		return err_set(err,
+			       IMPLAUSIBLE "%srequests is %lld, more than the "
+					   "%llu datagrams received",
+			       pre, (long long)r->requests,
+			       (unsigned long long)r->recv_calls);
 	if (!(r->jitter >= 0) || r->jitter > span)
 		return err_set(err,
 			       IMPLAUSIBLE "%sjitter is %g s, outside 0..%.3f "
