@@ -982,8 +982,7 @@ test_negotiate(struct client_run *t, char *err)
 		remote_words(t->c, err);
 	if (prc < 0 || read_ready(msg, res, t->set.ports, n, err) < 0)
 		goto out;
-	if (res->p.one_way &&
-	    !json_is_true(json_object_get(msg, "one_way"))) {
+	if (res->p.one_way && !json_is_true(json_object_get(msg, "one_way"))) {
 		err_set(err, "--one-way: netserver does not stamp its answers "
 			     "(an older netserver)");
 		goto out;

@@ -123,8 +123,7 @@ oneway_answer(struct oneway *w, const char *buf, size_t n)
 }
 
 int
-oneway_refuses(const struct test_module *m, int64_t req, int64_t rsp,
-	       char *err)
+oneway_refuses(const struct test_module *m, int64_t req, int64_t rsp, char *err)
 {
 	char names[128];
 
@@ -246,9 +245,8 @@ direction_json(const struct oneway *w, const struct stats_hist *h)
 	if (!oneway_valid(w))
 		return json_null();
 	return json_pack("{s:f, s:f, s:f, s:f, s:f}", "min",
-			 (double)h->min / 1e3, "mean",
-			 stats_hist_mean(h) / 1e3, "p50",
-			 stats_hist_percentile(h, 50) / 1e3, "p99",
+			 (double)h->min / 1e3, "mean", stats_hist_mean(h) / 1e3,
+			 "p50", stats_hist_percentile(h, 50) / 1e3, "p99",
 			 stats_hist_percentile(h, 99) / 1e3, "max",
 			 (double)h->max / 1e3);
 }
@@ -304,8 +302,9 @@ oneway_report(FILE *out, const struct result *res)
 		ONEWAY_CLOCK_NAME, (unsigned long long)w->n,
 		oneway_valid(w) ? "passed" : "FAILED");
 	if (w->n > 0)
-		fprintf(out, ": netserver's clock minus netperf's is in "
-			     "[%.1f, %.1f] us",
+		fprintf(out,
+			": netserver's clock minus netperf's is in "
+			"[%.1f, %.1f] us",
 			lo / 1e3, hi / 1e3);
 	fputc('\n', out);
 	if (!oneway_valid(w)) {

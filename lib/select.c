@@ -1370,7 +1370,7 @@ static int (*const sel_getters[])(const struct result *res, int id, char *b,
     sel_tcp,	  side_value,	 sel_test,	  sel_cpu,
     sel_rates,	  sel_cpu_place, sel_ends,	  sel_latency,
     sel_run,	  compat_bufs,	 compat_sockopts, platform_machine,
-    platform_nic, platform_host, platform_link, sel_oneway,
+    platform_nic, platform_host, platform_link,	  sel_oneway,
 };
 
 /* Formats selector id of res into b, as netperf's format for it does;

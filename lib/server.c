@@ -145,8 +145,7 @@ server_check_request(const struct test_params *p,
 			       (long long)m->send_max);
 	if (p->bidir && p->duration <= 0)
 		return err_set(err, "bidir runs for a time, not a count");
-	if (p->one_way &&
-	    oneway_refuses(m, p->req_size, p->rsp_size, err) < 0)
+	if (p->one_way && oneway_refuses(m, p->req_size, p->rsp_size, err) < 0)
 		return -1;
 	if (p->duration > lim->max_duration)
 		return err_set(err,

@@ -133,7 +133,7 @@ graves_poll(struct test_ctx *ctx, struct graves *g, uint64_t keep_ns)
 static void
 graves_end(struct test_ctx *ctx, struct graves *g, uint64_t rto_ns)
 {
-	uint64_t wait = rto_ns < 200000000ULL	? 200000000ULL
+	uint64_t wait = rto_ns < 200000000ULL ? 200000000ULL
 			: rto_ns > NS_PER_SEC ? NS_PER_SEC
 					      : rto_ns;
 	uint64_t until = clock_ns() + wait;

@@ -2145,10 +2145,12 @@ static void
 loss_direction_run(const char *test, int answers)
 {
 	const char *ns = answers ? env.ns.a : env.ns.b;
-	const char *args[] = {"-t", test, "-l", "3", "--", "-r", "64,64",
-			      "-o", "LOST_REQUESTS,LOST_RESPONSES", NULL};
-	const char *jargs[] = {"-t", test, "-l", "3", "--", "-r", "64,64",
-			       NULL};
+	const char *args[] = {"-t",    test, "-l",
+			      "3",     "--", "-r",
+			      "64,64", "-o", "LOST_REQUESTS,LOST_RESPONSES",
+			      NULL};
+	const char *jargs[] = {"-t", test, "-l",    "3",
+			       "--", "-r", "64,64", NULL};
 	struct harness_out o;
 	unsigned long long drops;
 	double req, rsp, late;

@@ -126,8 +126,8 @@ START_TEST(refusals)
 	ck_assert_msg(strstr(err, "-r 16,32 at least") != NULL, "%s", err);
 	ck_assert_int_eq(oneway_refuses(module_find("TCP_RR"), 16, 31, err),
 			 -1);
-	ck_assert_int_eq(
-	    oneway_refuses(module_find("TCP_STREAM"), 16, 32, err), -1);
+	ck_assert_int_eq(oneway_refuses(module_find("TCP_STREAM"), 16, 32, err),
+			 -1);
 	ck_assert_msg(strstr(err, "TCP_RR and UDP_RR") != NULL, "%s", err);
 	ck_assert_int_eq(oneway_refuses(module_find("TCP_CRR"), 16, 32, err),
 			 -1);
@@ -159,10 +159,9 @@ csv_numbers(const char *out, double *v, int max)
 
 START_TEST(too_small_refused)
 {
-	const char *args[] = {"-H", "127.0.0.1", "-p",	harness_port,
-			      "-t", "UDP_RR",	 "-l",	"1",
-			      "--one-way",	 "--", "-r", "8,32",
-			      NULL};
+	const char *args[] = {"-H",	"127.0.0.1", "-p", harness_port, "-t",
+			      "UDP_RR", "-l",	     "1",  "--one-way",	 "--",
+			      "-r",	"8,32",	     NULL};
 	struct harness_out o;
 
 	ck_assert_int_eq(harness_netperf(args, 30, &o), 0);
@@ -178,9 +177,19 @@ END_TEST
 static void
 selectors_run(const char *test, int one_way)
 {
-	const char *args[] = {"-H", "127.0.0.1", "-p", harness_port, "-t",
-			      test, "-l", "1", one_way ? "--one-way" : "-c",
-			      "--", "-r", "16,32", "-o",
+	const char *args[] = {"-H",
+			      "127.0.0.1",
+			      "-p",
+			      harness_port,
+			      "-t",
+			      test,
+			      "-l",
+			      "1",
+			      one_way ? "--one-way" : "-c",
+			      "--",
+			      "-r",
+			      "16,32",
+			      "-o",
 			      "OUTBOUND_P50_LATENCY,OUTBOUND_P99_LATENCY,"
 			      "INBOUND_P50_LATENCY,INBOUND_P99_LATENCY",
 			      NULL};
@@ -213,8 +222,8 @@ static json_t *
 run_json(int port, const char *test, char *err, size_t cap)
 {
 	char p[16];
-	const char *args[] = {"-H", "127.0.0.1", "-p", p,     "-t",
-			      test, "-l",	 "1",  "-J", "--one-way",
+	const char *args[] = {"-H", "127.0.0.1", "-p",	  p,	"-t",
+			      test, "-l",	 "1",	  "-J", "--one-way",
 			      "--", "-r",	 "16,32", NULL};
 	struct harness_out o;
 	json_t *doc;
@@ -237,14 +246,13 @@ START_TEST(loopback_json)
 	ck_assert_msg(json_is_true(harness_json_at(doc, "one_way."
 							"clock_check_passed")),
 		      "check failed on one clock");
-	ck_assert_str_eq(json_string_value(
-			     harness_json_at(doc, "one_way.clock")),
-			 "CLOCK_REALTIME");
+	ck_assert_str_eq(
+	    json_string_value(harness_json_at(doc, "one_way.clock")),
+	    "CLOCK_REALTIME");
 	ck_assert_double_gt(harness_json_num(doc, "one_way.transactions"), 0);
 	ck_assert_double_ge(harness_json_num(doc, "one_way.outbound_us.p50"),
 			    0);
-	ck_assert_double_ge(harness_json_num(doc, "one_way.inbound_us.p99"),
-			    0);
+	ck_assert_double_ge(harness_json_num(doc, "one_way.inbound_us.p99"), 0);
 	/* One clock: the offset's interval holds 0. */
 	ck_assert_double_le(harness_json_num(doc, "one_way.offset_min_us"), 0);
 	ck_assert_double_ge(harness_json_num(doc, "one_way.offset_max_us"), 0);
@@ -259,10 +267,15 @@ END_TEST
  */
 START_TEST(skewed_clock_refused)
 {
-	const char *sel[] = {"-H", "127.0.0.1", "-p", NULL, "-t", "TCP_RR",
-			     "-l", "1", "--one-way", "--", "-r", "16,32",
-			     "-o", "OUTBOUND_P50_LATENCY,INBOUND_P50_LATENCY",
-			     NULL};
+	const char *sel[] = {
+	    "-H",	 "127.0.0.1",
+	    "-p",	 NULL,
+	    "-t",	 "TCP_RR",
+	    "-l",	 "1",
+	    "--one-way", "--",
+	    "-r",	 "16,32",
+	    "-o",	 "OUTBOUND_P50_LATENCY,INBOUND_P50_LATENCY",
+	    NULL};
 	struct harness_server srv;
 	struct harness_out o;
 	char err[4096], port[16];
@@ -291,8 +304,7 @@ START_TEST(skewed_clock_refused)
 	sel[3] = port;
 	ck_assert_int_eq(harness_netperf(sel, 30, &o), 0);
 	ck_assert_msg(o.status == 0, "%s", o.err);
-	ck_assert_msg(csv_numbers(o.out, v, 2) == 2 && v[0] == -1 &&
-			  v[1] == -1,
+	ck_assert_msg(csv_numbers(o.out, v, 2) == 2 && v[0] == -1 && v[1] == -1,
 		      "%s", o.out);
 	ck_assert_msg(strstr(o.err, "NTP or PTP") != NULL, "%s", o.err);
 	harness_server_stop(&srv);
@@ -453,12 +465,12 @@ sweep(void)
 static json_t *
 line_json(const char *test, const char *rto)
 {
-	const char *argv[32] = {"ip",	     "netns", "exec",	     line.ns.a,
-				"chrt",	     "-f",    "5",	     NP_NETPERF,
-				"-J",	     "-H",    line.ns.addr_b, "-p",
-				line.port_text, "-t", test,	     "-l",
-				"2",	     "--one-way", "--",	     "-r",
-				"16,32",     NULL};
+	const char *argv[32] = {
+	    "ip",	    "netns", "exec",	     line.ns.a, "chrt",
+	    "-f",	    "5",     NP_NETPERF,     "-J",	"-H",
+	    line.ns.addr_b, "-p",    line.port_text, "-t",	test,
+	    "-l",	    "2",     "--one-way",    "--",	"-r",
+	    "16,32",	    NULL};
 	char *out, err[4096];
 	json_t *doc;
 	int rc;

@@ -174,8 +174,8 @@ main(int argc, char **argv)
 		return 2;
 	}
 	delay[0] = strtoull(argv[5], &rest, 10) * 1000u;
-	delay[1] = *rest == ',' ? strtoull(rest + 1, NULL, 10) * 1000u
-				: delay[0];
+	delay[1] =
+	    *rest == ',' ? strtoull(rest + 1, NULL, 10) * 1000u : delay[0];
 	end = now_ns() + strtoull(argv[6], NULL, 10) * 1000000000u;
 	signal(SIGTERM, on_term);
 	signal(SIGINT, on_term);

@@ -160,9 +160,9 @@ enum side_merge { SIDE_SUM, SIDE_MAX, SIDE_EARLIEST, SIDE_FIRST };
 	/* TCP_CONGESTION of the data socket at the end, "" for UDP. */        \
 	X(cong, SIDE_STR, "cong", SIDE_OPT, 0, 0, NULL, SIDE_JPLAIN,           \
 	  SIDE_FIRST, "LOCAL_CONG_CONTROL", "REMOTE_CONG_CONTROL")             \
-	/* UDP_RR and UDP_CRR: requests netperf sent, and netserver           \
-	 * received (-1: an older netserver counts none); answers that came   \
-	 * after their request was given up on (oneway.c splits the lost).    \
+	/* UDP_RR and UDP_CRR: requests netperf sent, and netserver            \
+	 * received (-1: an older netserver counts none); answers that came    \
+	 * after their request was given up on (oneway.c splits the lost).     \
 	 */                                                                    \
 	X(requests, SIDE_I64, "requests", SIDE_OPT, -1, INT64_MAX, "requests", \
 	  SIDE_JNULLNEG, SIDE_SUM, NULL, NULL)                                 \
