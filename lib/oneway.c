@@ -99,6 +99,13 @@ add_delay(struct stats_hist *h, int64_t *min, int64_t d)
 		*min = d;
 }
 
+/* a - b without overflow: the times come from the peer, any 64 bits. */
+static int64_t
+since(int64_t a, int64_t b)
+{
+	return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+
 void
 oneway_answer(struct oneway *w, const char *buf, size_t n)
 {
@@ -110,14 +117,14 @@ oneway_answer(struct oneway *w, const char *buf, size_t n)
 	t2 = (int64_t)be64_get(buf + ONEWAY_T2_OFF);
 	t3 = (int64_t)be64_get(buf + ONEWAY_T3_OFF);
 	w->n++;
-	add_delay(&w->out, &w->min_out, t2 - t1);
-	add_delay(&w->in, &w->min_in, t4 - t3);
+	add_delay(&w->out, &w->min_out, since(t2, t1));
+	add_delay(&w->in, &w->min_in, since(t4, t3));
 	/* Each host's own clock must not run backwards within a
 	 * transaction (a step of NTP, or a garbled answer). */
-	if (t3 < t2 && t2 - t3 > w->own_back)
-		w->own_back = t2 - t3;
-	if (t4 < t1 && t1 - t4 > w->own_back)
-		w->own_back = t1 - t4;
+	if (t3 < t2 && since(t2, t3) > w->own_back)
+		w->own_back = since(t2, t3);
+	if (t4 < t1 && since(t1, t4) > w->own_back)
+		w->own_back = since(t1, t4);
 	if (t2 <= t1 || t3 < t2 || t4 <= t3)
 		w->bad++;
 }

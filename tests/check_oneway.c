@@ -109,6 +109,17 @@ START_TEST(clock_check_fails)
 			ck_assert_double_eq_tol(lo, 35e6, 2e5);
 		}
 	}
+	/* Garbled stamps (a hostile netserver's) are a failed check, not
+	 * an overflow. */
+	oneway_init(&w);
+	memset(buf, 0xff, sizeof(buf));
+	be64_put(buf + ONEWAY_T2_OFF, (uint64_t)INT64_MAX);
+	oneway_answer(&w, buf, sizeof(buf));
+	be64_put(buf + ONEWAY_T1_OFF, (uint64_t)INT64_MAX);
+	be64_put(buf + ONEWAY_T3_OFF, (uint64_t)INT64_MIN);
+	oneway_answer(&w, buf, sizeof(buf));
+	ck_assert_int_eq(oneway_valid(&w), 0);
+	ck_assert_int_eq(oneway_verdict(&w, msg, sizeof(msg)), -1);
 	/* No answer at all is no measurement either. */
 	oneway_init(&w);
 	ck_assert_int_eq(oneway_valid(&w), 0);
