@@ -256,5 +256,7 @@ main(int argc, char **argv)
 		(unsigned long long)dirs[1].relayed,
 		(unsigned long long)dirs[0].overflow,
 		(unsigned long long)dirs[1].overflow);
+	free(dirs[0].ring);
+	free(dirs[1].ring);
 	return 0;
 }
