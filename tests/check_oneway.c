@@ -515,6 +515,10 @@ START_TEST(asymmetric_line)
 			      "%s: the check failed on one clock", tests[i]);
 		out = harness_json_num(doc, "one_way.outbound_us.p50");
 		in = harness_json_num(doc, "one_way.inbound_us.p50");
+		fprintf(stderr,
+			"asymmetric_line: %s outbound %.0f us, inbound %.0f "
+			"us (the line: 5000 and 15000)\n",
+			tests[i], out, in);
 		ck_assert_msg(fabs(out - 5000) <= 500,
 			      "%s: outbound %.0f us, the line holds 5000",
 			      tests[i], out);
