@@ -16,6 +16,7 @@
 #include "np/clock.h"
 #include "np/err.h"
 #include "np/fast.h"
+#include "np/oneway.h"
 #include "np/opt.h"
 #include "np/transport.h"
 #include "np/units.h"
@@ -975,6 +976,10 @@ static const struct opt global_opts[] = {
      "TCP_STREAM, TCP_MAERTS: receive with MSG_TRUNC\n"
      "(the kernel drops the data uncopied)",
      NULL, OPT_FLAG, .to = NP(skip_rx_copy)},
+    {0, "one-way", no_argument, NULL,
+     "TCP_RR, UDP_RR: each direction's delay (the\n"
+     "hosts' clocks in sync; -r 16,32 at least)",
+     NULL, OPT_FLAG, .to = NP(one_way)},
 };
 
 const struct opt_table cli_netperf_options = {
@@ -1366,9 +1371,9 @@ no_control_check(struct netperf_opts *o, const struct test_module *m,
 	if (o->remote_cpu)
 		return err_set(err, "-N: -C measures netserver's CPU, and -N "
 				    "runs without one");
-	if (o->streams > 1 || o->bidir || o->wire)
-		return err_set(err, "-N: --streams, --bidir and --wire need "
-				    "netserver");
+	if (o->streams > 1 || o->bidir || o->wire || o->one_way)
+		return err_set(err, "-N: --streams, --bidir, --wire and "
+				    "--one-way need netserver");
 	if (o->rdata_port == 0)
 		o->rdata_port = m->nc_port;
 	if (module_is_rr(m))
@@ -1451,6 +1456,8 @@ check_test(struct netperf_opts *o, const struct test_module *m, char *err)
 	if (o->bidir && o->count > 0)
 		return err_set(err, "--bidir runs for a time: give -l in "
 				    "seconds, not a count");
+	if (o->one_way && oneway_refuses(m, o->req_size, o->rsp_size, err) < 0)
+		return -1;
 	if (o->data_family == AF_UNSPEC)
 		o->data_family =
 		    o->family != AF_UNSPEC ? o->family : o->host_family;
@@ -1649,6 +1656,7 @@ cli_netperf_request(const struct netperf_opts *o, struct test_params *p)
 	p->zerocopy = o->zerocopy;
 	p->splice = o->splice;
 	p->busy_poll = o->busy_poll;
+	p->one_way = o->one_way;
 	p->start_at_ns = o->start_at_ns;
 	snprintf(p->cpu_bind, sizeof(p->cpu_bind), "%s", o->rcpu);
 	p->lx = o->lx;

@@ -989,6 +989,11 @@ test_negotiate(struct client_run *t, char *err)
 		remote_words(t->c, err);
 	if (prc < 0 || read_ready(msg, res, t->set.ports, n, err) < 0)
 		goto out;
+	if (res->p.one_way && !json_is_true(json_object_get(msg, "one_way"))) {
+		err_set(err, "--one-way: netserver does not stamp its answers "
+			     "(an older netserver)");
+		goto out;
+	}
 	if (auth_unhex(json_string_value(json_object_get(msg, "token")),
 		       t->token, sizeof(t->token)) < 0) {
 		err_set(err, "netserver's ready message has no valid token");
@@ -1047,6 +1052,12 @@ test_connect(struct client_run *t, char *err)
 				       streams_max(sizes, 4));
 		if (res->hist != NULL && stream_hist(ctx, err) < 0)
 			return -1;
+		if (res->oneway != NULL) {
+			ctx->ow = malloc(sizeof(*ctx->ow));
+			if (ctx->ow == NULL)
+				return err_set(err, "out of memory");
+			oneway_init(ctx->ow);
+		}
 	}
 	return 0;
 }
@@ -1171,6 +1182,8 @@ test_collect(struct client_run *t, char *err)
 		t->set.fds[i] = -1;
 		if (t->set.ctx[i].hist != NULL)
 			stats_hist_merge(res->hist, t->set.ctx[i].hist);
+		if (t->set.ctx[i].ow != NULL && res->oneway != NULL)
+			oneway_merge(res->oneway, t->set.ctx[i].ow);
 	}
 	module_merge(&t->run, &res->side[RESULT_LOCAL].sum);
 	rp->cpu_actual = t->set.r[0].cpu_id;
@@ -1643,6 +1656,9 @@ legacy_refuses(const struct result *res, char *err)
 	if (p->busy_poll > 0)
 		return err_set(err, "--busy-poll: a 2.7 netserver does not "
 				    "set SO_BUSY_POLL");
+	if (p->one_way)
+		return err_set(err, "--one-way: a 2.7 netserver does not "
+				    "stamp its answers");
 	if (p->zerocopy && tx)
 		return err_set(err, "--zerocopy: a 2.7 netserver does not "
 				    "send with MSG_ZEROCOPY");

@@ -426,6 +426,8 @@ json_result(const struct result *res, int *bad)
 	jput(o, "out_of_order", juint(res->reordered), bad);
 	jput(o, "stream_count", jint(figure_nstreams(res)), bad);
 	jput(o, "bidir", json_bidir(res, bad), bad);
+	jput(o, "lost_requests", oneway_json_lost(res, 0), bad);
+	jput(o, "lost_responses", oneway_json_lost(res, 1), bad);
 	return o;
 }
 
@@ -713,6 +715,7 @@ json_doc(const struct result *res)
 	jput(root, "confidence", json_confidence(res, &bad), &bad);
 	jput(root, "iterations", json_iterations(res, &bad), &bad);
 	jput(root, "errors", json_array(), &bad);
+	jput(root, "one_way", oneway_json(res), &bad);
 	if (bad) {
 		json_decref(root);
 		return NULL;

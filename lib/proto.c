@@ -277,6 +277,8 @@ proto_request_pack(const struct test_params *p)
 					    json_string(p->transport));
 		if (p->skip_rx_copy)
 			json_object_set_new(o, "skip_rx_copy", json_true());
+		if (p->one_way)
+			json_object_set_new(o, "one_way", json_true());
 	}
 	return o;
 }
@@ -387,7 +389,8 @@ request_later(const json_t *msg, struct test_params *p, char *err)
 	    opt_bool(msg, "bidir", &p->bidir, err) ||
 	    opt_double(msg, "interim", PROTO_INTERIM_MIN, PROTO_INTERIM_MAX,
 		       &p->interim, err) ||
-	    opt_bool(msg, "skip_rx_copy", &p->skip_rx_copy, err))
+	    opt_bool(msg, "skip_rx_copy", &p->skip_rx_copy, err) ||
+	    opt_bool(msg, "one_way", &p->one_way, err))
 		return -1;
 	/* Which transports exist is transport_check's to say. */
 	if (json_object_get(msg, "transport") != NULL &&

@@ -300,10 +300,12 @@ rr_table(FILE *out, const struct result *res, const struct report_opts *o)
 			"answers: %llu, time-out: %s\n",
 			(unsigned long long)res->lost,
 			(unsigned long long)(res->lost + l->trans),
-			res->loss_pct, (unsigned long long)l->dups,
+			res->loss_pct, (unsigned long long)l->late,
 			res->p.rto > 0 ? "fixed (-e)" : "adaptive");
-	if (o->verbosity >= 2)
+	if (o->verbosity >= 2) {
 		rr_verbose(out, res);
+		oneway_report(out, res);
+	}
 }
 
 static void

@@ -288,6 +288,8 @@ result_free(struct result *res)
 		res->side[i].stream = NULL;
 	}
 	free(res->hist);
+	free(res->oneway);
+	res->oneway = NULL;
 	free(res->interim);
 	free(res->samples);
 	res->samples = NULL;
@@ -452,6 +454,13 @@ check_side(const struct side_result *r, const char *pre, double span,
 			       (unsigned long long)(r->dups > r->recv_calls
 							? r->dups
 							: r->reordered),
+			       (unsigned long long)r->recv_calls);
+	/* Each request netserver counts is a datagram it received. */
+	if (r->requests > 0 && (uint64_t)r->requests > r->recv_calls)
+		return err_set(err,
+			       IMPLAUSIBLE "%srequests is %lld, more than the "
+					   "%llu datagrams received",
+			       pre, (long long)r->requests,
 			       (unsigned long long)r->recv_calls);
 	if (!(r->jitter >= 0) || r->jitter > span)
 		return err_set(err,

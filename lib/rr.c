@@ -16,6 +16,7 @@
 #include "np/auth.h"
 #include "np/clock.h"
 #include "np/err.h"
+#include "np/oneway.h"
 #include "np/sock.h"
 #include "np/transport.h"
 
@@ -182,6 +183,8 @@ rr_client(struct test_ctx *ctx)
 			ending = 1;
 		while (!ending && inflight < depth &&
 		       (ctx->end_ns != 0 || sent < (uint64_t)p->count)) {
+			if (ctx->ow != NULL)
+				oneway_stamp_request(ctx->buf);
 			if (send_full(ctx, ctx->buf, req, &since) < 0)
 				goto fail;
 			stamp[(head + inflight) % depth] = now;
@@ -202,6 +205,8 @@ rr_client(struct test_ctx *ctx)
 		if (rc < 0)
 			goto fail;
 		now = clock_ns();
+		if (ctx->ow != NULL)
+			oneway_answer(ctx->ow, ctx->buf, rsp);
 		if (ctx->hist != NULL)
 			stats_hist_add(ctx->hist, now - stamp[head]);
 		head = (head + 1) % depth;
@@ -241,6 +246,8 @@ rr_server(struct test_ctx *ctx)
 			break;
 		if (rc < 0)
 			return -1;
+		if (p->one_way)
+			oneway_stamp_received(ctx->buf);
 		/* A client that keeps asking must not hold this end: not
 		 * past the end of a timed test, nor past the transactions
 		 * of a counted one. One clock read a transaction. */
@@ -254,6 +261,8 @@ rr_server(struct test_ctx *ctx)
 				       "transactions of the test",
 				       (long long)p->count);
 		r->bytes_recv += req;
+		if (p->one_way)
+			oneway_stamp_reply(ctx->buf);
 		if (send_full(ctx, ctx->buf, rsp, &now) < 0) {
 			if (legacy_end(ctx))
 				break;
@@ -355,12 +364,20 @@ set_rcv_timeout(int fd, uint64_t ns)
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 }
 
+/* The requests given up on whose answers may still come: the last
+ * UDP_RR_GONE of them, so that an answer after its time-out counts as
+ * late (it reached netperf), not as a duplicate. */
+#define UDP_RR_GONE 512
+
 /* UDP_RR's client: the transactions in flight, and how tags are cut. */
 struct udp_rr {
 	struct inflight *fl;
 	int depth, inflight;
 	uint64_t seq;
 	size_t req, taglen;
+	/* Given up on: ring of tags (at 0: answered since, or free). */
+	struct inflight *gone;
+	int gone_next;
 };
 
 /* Sends requests until depth are in flight (or the test is ending); 0,
@@ -376,6 +393,8 @@ udp_rr_fill(struct test_ctx *ctx, struct udp_rr *u, uint64_t now)
 	while (u->inflight < u->depth &&
 	       (ctx->end_ns != 0 || u->seq <= (uint64_t)ctx->p->count)) {
 		put_tag(ctx->buf, u->seq, u->taglen);
+		if (ctx->ow != NULL)
+			oneway_stamp_request(ctx->buf);
 		n = send(ctx->fd, ctx->buf, u->req, 0);
 		if (n < 0 && errno == ECONNREFUSED)
 			return err_set(ctx->err, "netserver's data socket is "
@@ -390,12 +409,32 @@ udp_rr_fill(struct test_ctx *ctx, struct udp_rr *u, uint64_t now)
 		u->fl[u->inflight].start = now;
 		u->inflight++;
 		u->seq++;
+		r->requests++;
 	}
 	return 0;
 }
 
+/* An answer to no request in flight: a late one, whose request was
+ * given up on (it is taken from the ring), or else a duplicate. */
+static void
+udp_rr_stray(struct test_ctx *ctx, struct udp_rr *u, uint64_t tag, ssize_t n)
+{
+	int i;
+
+	for (i = 0; i < UDP_RR_GONE; i++) {
+		if (u->gone[i].start != 0 && u->gone[i].tag == tag) {
+			u->gone[i].start = 0;
+			ctx->r->late++;
+			if (ctx->ow != NULL)
+				oneway_answer(ctx->ow, ctx->buf, (size_t)n);
+			return;
+		}
+	}
+	ctx->r->dups++;
+}
+
 /* An answer of n bytes: the transaction it completes, or a late one
- * (counted as a duplicate, already given up on). */
+ * (already given up on), or a duplicate. */
 static void
 udp_rr_answer(struct test_ctx *ctx, struct udp_rr *u, ssize_t n,
 	      uint64_t now, struct module_rto *rto, uint64_t *progress)
@@ -407,8 +446,12 @@ udp_rr_answer(struct test_ctx *ctx, struct udp_rr *u, ssize_t n,
 	r->recv_calls++;
 	for (i = 0; i < u->inflight && u->fl[i].tag != tag; i++)
 		;
-	if (i == u->inflight || (size_t)n < u->taglen) {
+	if ((size_t)n < u->taglen) {
 		r->dups++;
+		return;
+	}
+	if (i == u->inflight) {
+		udp_rr_stray(ctx, u, tag, n);
 		return;
 	}
 	rtt = now - u->fl[i].start;
@@ -416,6 +459,8 @@ udp_rr_answer(struct test_ctx *ctx, struct udp_rr *u, ssize_t n,
 	r->trans++;
 	r->bytes_recv += (uint64_t)n;
 	*progress = now;
+	if (ctx->ow != NULL)
+		oneway_answer(ctx->ow, ctx->buf, (size_t)n);
 	if (ctx->hist != NULL)
 		stats_hist_add(ctx->hist, rtt);
 	module_rto_sample(rto, rtt);
@@ -432,10 +477,51 @@ udp_rr_expire(struct test_ctx *ctx, struct udp_rr *u, uint64_t now,
 	for (i = 0; i < u->inflight;) {
 		if (now - u->fl[i].start >= rto_ns) {
 			ctx->r->lost++;
+			u->gone[u->gone_next].tag = u->fl[i].tag;
+			u->gone[u->gone_next].start = now;
+			u->gone_next = (u->gone_next + 1) % UDP_RR_GONE;
 			u->fl[i] = u->fl[--u->inflight];
 		} else {
 			i++;
 		}
+	}
+}
+
+/* How long after giving up on a request its answer is still awaited at
+ * the end of a test, at least: a netserver that fell behind (a loaded or
+ * sanitized build) answers later than one time-out. */
+#define UDP_RR_LINGER_MIN_NS (200 * 1000000ULL)
+
+/* After the last request: the answers to those given up on in the last
+ * time-out may still come, and are late, not lost. Waits for them until
+ * a time-out (UDP_RR_LINGER_MIN_NS at least) past the last given up on,
+ * at most 1 s. */
+static void
+udp_rr_linger(struct test_ctx *ctx, struct udp_rr *u, uint64_t rto_ns)
+{
+	uint64_t last = 0, now = clock_ns(), until;
+	ssize_t n;
+	int i;
+
+	for (i = 0; i < UDP_RR_GONE; i++)
+		if (u->gone[i].start > last)
+			last = u->gone[i].start;
+	if (rto_ns < UDP_RR_LINGER_MIN_NS)
+		rto_ns = UDP_RR_LINGER_MIN_NS;
+	if (last == 0 || now >= last + rto_ns)
+		return;
+	until = last + rto_ns;
+	if (until > now + NS_PER_SEC)
+		until = now + NS_PER_SEC;
+	while (now < until) {
+		set_rcv_timeout(ctx->fd, until - now);
+		n = recv(ctx->fd, ctx->buf, ctx->buflen, 0);
+		now = clock_ns();
+		if (n > 0 && !module_udp_token(ctx, ctx->buf, (size_t)n, 0) &&
+		    (size_t)n >= u->taglen)
+			udp_rr_stray(ctx, u, get_tag(ctx->buf, u->taglen), n);
+		else if (n < 0 && errno != EINTR)
+			break;
 	}
 }
 
@@ -444,15 +530,19 @@ udp_rr_client(struct test_ctx *ctx)
 {
 	const struct test_params *p = ctx->p;
 	struct udp_rr u = {NULL, p->burst + 1, 0, 1, (size_t)p->req_size,
-			   udp_tag_len(ctx)};
+			   udp_tag_len(ctx), NULL, 0};
 	uint64_t now, applied = 0, progress;
 	struct module_rto rto;
 	int ending = 0;
 	ssize_t n;
 
 	u.fl = calloc((size_t)u.depth, sizeof(*u.fl));
-	if (u.fl == NULL)
+	u.gone = calloc(UDP_RR_GONE, sizeof(*u.gone));
+	if (u.fl == NULL || u.gone == NULL) {
+		free(u.fl);
+		free(u.gone);
 		return err_set(ctx->err, "out of memory");
+	}
 	ctx->r->send_size = (int64_t)u.req;
 	ctx->r->recv_size = p->rsp_size;
 	module_rto_init(&rto, p->rto);
@@ -502,12 +592,60 @@ udp_rr_client(struct test_ctx *ctx)
 			goto fail;
 		}
 	}
+	udp_rr_linger(ctx, &u, rto.ns);
 	free(u.fl);
+	free(u.gone);
 	module_udp_end(ctx);
 	return 0;
 fail:
 	free(u.fl);
+	free(u.gone);
 	return -1;
+}
+
+/* One request of n bytes in buf: counted, stamped (--one-way) and
+ * answered. */
+static void
+udp_rr_serve_one(struct test_ctx *ctx, ssize_t n, size_t rsp)
+{
+	struct side_result *r = ctx->r;
+
+	r->recv_calls++;
+	r->requests++;
+	r->bytes_recv += (uint64_t)n;
+	/* The request's tag is still at the start of buf. */
+	if (ctx->p->one_way) {
+		oneway_stamp_received(ctx->buf);
+		oneway_stamp_reply(ctx->buf);
+	}
+	if (send(ctx->fd, ctx->buf, rsp, 0) < 0) {
+		r->send_errors++;
+	} else {
+		r->bytes_sent += rsp;
+		r->send_calls++;
+		r->trans++;
+	}
+}
+
+/* The most datagrams a server drains after the client's stop. */
+#define UDP_RR_DRAIN 4096
+
+/* The client said stop: what its socket still holds reached netserver,
+ * and is counted and answered as ever, so that a netserver that fell
+ * behind does not pass its queue off as requests lost on the way. Up to
+ * the end marker, the queue's end, or UDP_RR_DRAIN datagrams. */
+static void
+udp_rr_drain(struct test_ctx *ctx, size_t rsp)
+{
+	ssize_t n;
+
+	for (int i = 0; i < UDP_RR_DRAIN; i++) {
+		n = recv(ctx->fd, ctx->buf, ctx->buflen, MSG_DONTWAIT);
+		if (n == 0 || (n < 0 && errno != EINTR))
+			return;
+		if (n > 0 && !module_udp_token(ctx, ctx->buf, (size_t)n, 1))
+			udp_rr_serve_one(ctx, n, rsp);
+	}
 }
 
 int
@@ -532,21 +670,14 @@ udp_rr_server(struct test_ctx *ctx)
 		if (n > 0 && module_udp_token(ctx, ctx->buf, (size_t)n, 1))
 			continue;
 		if (n > 0) {
-			r->recv_calls++;
-			r->bytes_recv += (uint64_t)n;
+			udp_rr_serve_one(ctx, n, rsp);
 			last = now;
-			/* The request's tag is still at the start of buf. */
-			if (send(ctx->fd, ctx->buf, rsp, 0) < 0) {
-				r->send_errors++;
-			} else {
-				r->bytes_sent += rsp;
-				r->send_calls++;
-				r->trans++;
-			}
 			if (now - check > 5000000) {
 				check = now;
-				if (module_stop_requested(ctx))
+				if (module_stop_requested(ctx)) {
+					udp_rr_drain(ctx, rsp);
 					break;
+				}
 			}
 			continue;
 		}
@@ -556,8 +687,10 @@ udp_rr_server(struct test_ctx *ctx)
 		    errno != ECONNREFUSED)
 			return err_set(ctx->err, "data socket: recv: %s",
 				       strerror(errno));
-		if (module_stop_requested(ctx))
+		if (module_stop_requested(ctx)) {
+			udp_rr_drain(ctx, rsp);
 			break;
+		}
 		if (module_stalled(ctx, now, last, "kept sending requests") <
 		    0)
 			return -1;

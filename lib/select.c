@@ -13,6 +13,7 @@
 
 #include "np/err.h"
 #include "np/figure.h"
+#include "np/oneway.h"
 #include "np/proto.h"
 
 /*
@@ -272,6 +273,16 @@
 	X(COMMAND_LINE, "Command", "Line", "", "")                             \
 	X(LOCAL_MPTCP_SUBFLOWS, "Local", "MPTCP", "Subflows", "")              \
 	X(REMOTE_MPTCP_SUBFLOWS, "Remote", "MPTCP", "Subflows", "")            \
+	X(LOST_REQUESTS, "Lost", "Requests", "", "")                           \
+	X(LOST_RESPONSES, "Lost", "Responses", "", "")                         \
+	X(OUTBOUND_P50_LATENCY, "Outbound", "50th", "Percentile",              \
+	  "Microseconds")                                                      \
+	X(OUTBOUND_P99_LATENCY, "Outbound", "99th", "Percentile",              \
+	  "Microseconds")                                                      \
+	X(INBOUND_P50_LATENCY, "Inbound", "50th", "Percentile",                \
+	  "Microseconds")                                                      \
+	X(INBOUND_P99_LATENCY, "Inbound", "99th", "Percentile",                \
+	  "Microseconds")                                                      \
 	TCPINFO_FIELDS(SEL_TCP, X)
 
 /* Two selectors for each TCP_INFO figure, netperf's and netserver's
@@ -1315,6 +1326,45 @@ compat_sockopts(const struct result *res, int id, char *b, size_t cap)
 	return 1;
 }
 
+/* Which way it went (oneway.c): the lost requests and answers, and the
+ * one-way delays; -1 when not measured, as latency without a histogram
+ * is. Returns 1 when id is one of them. */
+static int
+sel_oneway(const struct result *res, int id, char *b, size_t cap)
+{
+	uint64_t lreq, lrsp;
+	double v;
+
+	switch (id) {
+	case SEL_LOST_REQUESTS:
+	case SEL_LOST_RESPONSES:
+		if (oneway_lost(res, &lreq, &lrsp) < 0)
+			put_i(b, cap, -1);
+		else
+			put_u(b, cap, id == SEL_LOST_REQUESTS ? lreq : lrsp);
+		return 1;
+	case SEL_OUTBOUND_P50_LATENCY:
+		v = oneway_latency_us(res, 0, 50);
+		break;
+	case SEL_OUTBOUND_P99_LATENCY:
+		v = oneway_latency_us(res, 0, 99);
+		break;
+	case SEL_INBOUND_P50_LATENCY:
+		v = oneway_latency_us(res, 1, 50);
+		break;
+	case SEL_INBOUND_P99_LATENCY:
+		v = oneway_latency_us(res, 1, 99);
+		break;
+	default:
+		return 0;
+	}
+	if (v < 0)
+		put_i(b, cap, -1);
+	else
+		snprintf(b, cap, "%.0f", v);
+	return 1;
+}
+
 /* The ways to a selector's value, tried in turn; each returns 1 when id
  * is one of its selectors. */
 static int (*const sel_getters[])(const struct result *res, int id, char *b,
@@ -1322,7 +1372,7 @@ static int (*const sel_getters[])(const struct result *res, int id, char *b,
     sel_tcp,	  side_value,	 sel_test,	  sel_cpu,
     sel_rates,	  sel_cpu_place, sel_ends,	  sel_latency,
     sel_run,	  compat_bufs,	 compat_sockopts, platform_machine,
-    platform_nic, platform_host, platform_link,
+    platform_nic, platform_host, platform_link,	  sel_oneway,
 };
 
 /* Formats selector id of res into b, as netperf's format for it does;

@@ -145,6 +145,8 @@ server_check_request(const struct test_params *p,
 			       (long long)m->send_max);
 	if (p->bidir && p->duration <= 0)
 		return err_set(err, "bidir runs for a time, not a count");
+	if (p->one_way && oneway_refuses(m, p->req_size, p->rsp_size, err) < 0)
+		return -1;
 	if (p->duration > lim->max_duration)
 		return err_set(err,
 			       "test length %.0f s exceeds this server's limit "
@@ -705,6 +707,10 @@ serve_listen(struct serve *sv, char *err)
 			  list, "sndbuf", r->sndbuf, "rcvbuf", r->rcvbuf,
 			  "send_size", (json_int_t)r->send_size, "recv_size",
 			  (json_int_t)r->recv_size, "token", sv->token_hex);
+	/* Says it stamps the answers: an older netserver, which ignores
+	 * what it does not know, would not. */
+	if (ready != NULL && p->one_way)
+		json_object_set_new(ready, "one_way", json_true());
 	i = session_send(sv->ctl, ready, SESSION_TIMEOUT_MS, err);
 	json_decref(ready);
 	return i < 0 ? SERVE_FAIL : SERVE_OK;

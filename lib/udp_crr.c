@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "np/auth.h"
@@ -63,11 +64,91 @@ await_answer(struct test_ctx *ctx, int fd, uint64_t rto, int token, ssize_t *n)
 	}
 }
 
+/*
+ * The sockets of transactions whose request went and whose answer did
+ * not come in time: kept open a while, so that an answer that comes late
+ * is counted as late (it reached netperf), not as lost on the way back
+ * (oneway.c splits the lost). The oldest is closed when the ring needs
+ * its slot.
+ */
+#define UDP_CRR_GRAVES 16
+#define UDP_CRR_GRAVE_NS (2 * NS_PER_SEC)
+
+struct graves {
+	int fd[UDP_CRR_GRAVES]; /* -1: a free slot */
+	uint64_t at[UDP_CRR_GRAVES];
+	int next;
+};
+
+static void
+graves_init(struct graves *g)
+{
+	for (int i = 0; i < UDP_CRR_GRAVES; i++)
+		g->fd[i] = -1;
+	g->next = 0;
+}
+
+static void
+graves_keep(struct graves *g, int fd, uint64_t now)
+{
+	if (g->fd[g->next] >= 0)
+		close(g->fd[g->next]);
+	g->fd[g->next] = fd;
+	g->at[g->next] = now;
+	g->next = (g->next + 1) % UDP_CRR_GRAVES;
+}
+
+/* Takes what answers have come, without waiting, and closes the sockets
+ * answered or older than keep_ns (all of them with 0); returns how many
+ * are still open. */
+static int
+graves_poll(struct test_ctx *ctx, struct graves *g, uint64_t keep_ns)
+{
+	uint64_t now = clock_ns();
+	ssize_t n;
+	int open = 0;
+
+	for (int i = 0; i < UDP_CRR_GRAVES; i++) {
+		if (g->fd[i] < 0)
+			continue;
+		n = recv(g->fd[i], ctx->buf, ctx->buflen, MSG_DONTWAIT);
+		if (n >= 0 && module_udp_token(ctx, ctx->buf, (size_t)n, 0))
+			n = -1; /* the token's echo, again */
+		if (n >= 0)
+			ctx->r->late++;
+		if (n >= 0 || now - g->at[i] >= keep_ns) {
+			close(g->fd[i]);
+			g->fd[i] = -1;
+		} else {
+			open++;
+		}
+	}
+	return open;
+}
+
+/* After the last transaction: the answers given up on in the last
+ * time-out may still come; waits for them as long, but 200 ms at least
+ * (a netserver that fell behind answers later) and 1 s at most, then
+ * closes every socket kept. */
+static void
+graves_end(struct test_ctx *ctx, struct graves *g, uint64_t rto_ns)
+{
+	uint64_t wait = rto_ns < 200000000ULL ? 200000000ULL
+			: rto_ns > NS_PER_SEC ? NS_PER_SEC
+					      : rto_ns;
+	uint64_t until = clock_ns() + wait;
+	struct timespec nap = {0, 1000000};
+
+	while (graves_poll(ctx, g, wait) > 0 && clock_ns() < until)
+		nanosleep(&nap, NULL);
+	graves_poll(ctx, g, 0);
+}
+
 /* One transaction on a new socket: returns WAIT_OK (counted), WAIT_LOST
  * (counted as lost), or WAIT_FAIL. */
 static int
 transaction(struct test_ctx *ctx, struct module_rto *rto,
-	    struct sock_setup *setup)
+	    struct sock_setup *setup, struct graves *g)
 {
 	const struct test_params *p = ctx->p;
 	struct side_result *r = ctx->r;
@@ -104,6 +185,7 @@ transaction(struct test_ctx *ctx, struct module_rto *rto,
 		t1 = clock_ns();
 		module_rto_sample(rto, t1 - t0);
 		n = send(fd, ctx->buf, req, 0);
+		r->requests++;
 		if (n < 0) {
 			r->send_errors++;
 		} else {
@@ -111,6 +193,11 @@ transaction(struct test_ctx *ctx, struct module_rto *rto,
 			r->send_calls++;
 		}
 		rc = await_answer(ctx, fd, rto->ns, 0, &n);
+		if (rc == WAIT_LOST) {
+			r->lost++;
+			graves_keep(g, fd, clock_ns());
+			return rc;
+		}
 		if (rc == WAIT_OK) {
 			uint64_t now = clock_ns();
 
@@ -137,11 +224,13 @@ udp_crr_client(struct test_ctx *ctx)
 	struct sock_setup setup = {NULL, 0,  p->lsndbuf, p->lrcvbuf,
 				   -1,	 -1, 0,		 &p->lx, 0};
 	struct module_rto rto;
+	struct graves g;
 	uint64_t now, progress;
 	int rc;
 
 	if (ctx->token == NULL)
 		return err_set(ctx->err, "UDP_CRR needs netserver's token");
+	graves_init(&g);
 	r->send_size = p->req_size;
 	r->recv_size = p->rsp_size;
 	/* Each socket is new: the sizes it ends with are the sizes a
@@ -157,18 +246,24 @@ udp_crr_client(struct test_ctx *ctx)
 		    (ctx->end_ns == 0 &&
 		     r->trans + r->lost >= (uint64_t)p->count))
 			break;
-		rc = transaction(ctx, &rto, &setup);
-		if (rc == WAIT_FAIL)
+		rc = transaction(ctx, &rto, &setup, &g);
+		if (rc == WAIT_FAIL) {
+			graves_poll(ctx, &g, 0);
 			return -1;
+		}
+		graves_poll(ctx, &g, UDP_CRR_GRAVE_NS);
 		now = clock_ns();
 		if (rc == WAIT_OK)
 			progress = now;
 		else if (ctx->end_ns == 0 &&
-			 now - progress >= MODULE_IDLE_SEC * NS_PER_SEC)
+			 now - progress >= MODULE_IDLE_SEC * NS_PER_SEC) {
+			graves_poll(ctx, &g, 0);
 			return err_set(ctx->err,
 				       "no answer from netserver for %d s",
 				       MODULE_IDLE_SEC);
+		}
 	}
+	graves_end(ctx, &g, rto.ns);
 	return 0;
 }
 
@@ -233,6 +328,7 @@ serve_datagram(struct test_ctx *ctx, struct pending *t, size_t n,
 		return;
 	t->len[i] = 0;
 	r->recv_calls++;
+	r->requests++;
 	r->bytes_recv += n;
 	/* The request's bytes are still at the start of buf. */
 	if (sendto(ctx->fd, ctx->buf, rsp, MSG_DONTWAIT,
@@ -243,6 +339,31 @@ serve_datagram(struct test_ctx *ctx, struct pending *t, size_t n,
 	r->bytes_sent += rsp;
 	r->send_calls++;
 	r->trans++;
+}
+
+/* The most datagrams the server drains after the client's stop. */
+#define UDP_CRR_DRAIN 4096
+
+/* The client said stop: the requests its socket still holds reached
+ * netserver, and are served as ever, so that a netserver that fell
+ * behind does not pass them off as lost on the way. */
+static void
+drain(struct test_ctx *ctx, struct pending *t)
+{
+	struct sockaddr_storage from;
+	socklen_t len;
+	ssize_t n;
+
+	for (int i = 0; i < UDP_CRR_DRAIN; i++) {
+		len = sizeof(from);
+		n = recvfrom(ctx->fd, ctx->buf, ctx->buflen, MSG_DONTWAIT,
+			     (struct sockaddr *)&from, &len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return;
+		serve_datagram(ctx, t, (size_t)n, &from, len);
+	}
 }
 
 int
@@ -279,8 +400,10 @@ udp_crr_server(struct test_ctx *ctx)
 			/* Busy: look for the client's "stop" every 5 ms. */
 			if (now - check > 5000000) {
 				check = now;
-				if (module_stop_requested(ctx))
+				if (module_stop_requested(ctx)) {
+					drain(ctx, t);
 					break;
+				}
 			}
 			continue;
 		}
@@ -291,8 +414,10 @@ udp_crr_server(struct test_ctx *ctx)
 				strerror(errno));
 			goto fail;
 		}
-		if (module_stop_requested(ctx))
+		if (module_stop_requested(ctx)) {
+			drain(ctx, t);
 			break;
+		}
 		if (module_stalled(ctx, now, last, "kept sending requests") < 0)
 			goto fail;
 	}

@@ -183,6 +183,12 @@ result_init(struct result *res, const struct netperf_opts *o,
 	if (res->hist == NULL)
 		return -1;
 	stats_hist_init(res->hist);
+	if (o->one_way) {
+		res->oneway = malloc(sizeof(*res->oneway));
+		if (res->oneway == NULL)
+			return -1;
+		oneway_init(res->oneway);
+	}
 	for (i = 0; i < argc && len + 1 < sizeof(res->command_line); i++)
 		len += (size_t)snprintf(res->command_line + len,
 					sizeof(res->command_line) - len, "%s%s",
@@ -1099,6 +1105,11 @@ static int
 print_result(const struct netperf_opts *o, struct result *res,
 	     const struct report_opts *ro, struct select_list *list)
 {
+	char warn[ERR_LEN];
+
+	if (res->oneway != NULL &&
+	    oneway_verdict(res->oneway, warn, sizeof(warn)) < 0)
+		fprintf(stderr, "netperf: warning: %s\n", warn);
 	if (o->json || o->json_stream) {
 		if (json_doc_print(stdout, res, o->json_stream) < 0) {
 			fprintf(stderr,

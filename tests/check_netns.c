@@ -2121,6 +2121,85 @@ START_TEST(udp_crr_with_loss_completes)
 }
 END_TEST
 
+/*
+ * Which way a UDP_RR or UDP_CRR transaction was lost: nftables drops one
+ * datagram in ten (numgen random mod 10 == 0, with a counter) of the
+ * requests only, on their way into b (netserver), then of the answers
+ * only, on their way into a (netperf). LOST_REQUESTS and LOST_RESPONSES
+ * must each equal their rule's counter exactly, and the other be 0; the
+ * selectors print what the JSON document holds. Only data datagrams are
+ * dropped: not the 16-byte token (UDP length 24) nor the end markers.
+ */
+static void
+drop_one_in_ten(const char *ns)
+{
+	struct harness_out o;
+
+	nft_drops_chain(ns, "inet", "input");
+	MUST(o, ns, "nft", "add", "rule", "inet", "nptest", "drops", "udp",
+	     "length", ">", "24", "numgen", "random", "mod", "10", "==", "0",
+	     "counter", "drop");
+}
+
+static void
+loss_direction_run(const char *test, int answers)
+{
+	const char *ns = answers ? env.ns.a : env.ns.b;
+	const char *args[] = {"-t",    test, "-l",
+			      "3",     "--", "-r",
+			      "64,64", "-o", "LOST_REQUESTS,LOST_RESPONSES",
+			      NULL};
+	const char *jargs[] = {"-t", test, "-l",    "3",
+			       "--", "-r", "64,64", NULL};
+	struct harness_out o;
+	unsigned long long drops;
+	double req, rsp, late;
+	json_t *doc;
+	double v[2];
+	const char *l;
+
+	drop_one_in_ten(ns);
+	doc = netperf_json(&env, jargs);
+	drops = nft_drops_in(ns, "inet");
+	req = harness_json_num(doc, "result.lost_requests");
+	rsp = harness_json_num(doc, "result.lost_responses");
+	late = harness_json_num(doc, "local.counts.late_answers");
+	json_decref(doc);
+	ck_assert_msg(drops > 0, "%s: nothing dropped", test);
+	ck_assert_msg(req == (answers ? 0 : (double)drops) &&
+			  rsp == (answers ? (double)drops : 0),
+		      "%s, dropping %s: nft dropped %llu; lost requests "
+		      "%.0f, lost responses %.0f (late answers %.0f)",
+		      test, answers ? "answers" : "requests", drops, req, rsp,
+		      late);
+	/* The selectors, in a run of their own, the counter from 0. */
+	MUST(o, ns, "nft", "delete", "table", "inet", "nptest");
+	drop_one_in_ten(ns);
+	netperf(&env, args, &o);
+	drops = nft_drops_in(ns, "inet");
+	l = strstr(o.out, "Lost Responses\n");
+	ck_assert_msg(l != NULL && sscanf(l + 15, "%lf,%lf", &v[0], &v[1]) == 2,
+		      "%.3000s", o.out);
+	ck_assert_msg(v[answers ? 1 : 0] == (double)drops &&
+			  v[answers ? 0 : 1] == 0,
+		      "%s: nft dropped %llu: %.3000s", test, drops, o.out);
+	MUST(o, ns, "nft", "delete", "table", "inet", "nptest");
+}
+
+START_TEST(udp_rr_loss_direction)
+{
+	loss_direction_run("UDP_RR", 0);
+	loss_direction_run("UDP_RR", 1);
+}
+END_TEST
+
+START_TEST(udp_crr_loss_direction)
+{
+	loss_direction_run("UDP_CRR", 0);
+	loss_direction_run("UDP_CRR", 1);
+}
+END_TEST
+
 static Suite *
 netns_suite(void)
 {
@@ -2169,6 +2248,11 @@ netns_suite(void)
 
 	tcase_add_test(unit, parsers);
 	suite_add_tcase(s, unit);
+
+	tc = veth_tcase("loss_direction");
+	tcase_add_test(tc, udp_rr_loss_direction);
+	tcase_add_test(tc, udp_crr_loss_direction);
+	suite_add_tcase(s, tc);
 	return s;
 }
 

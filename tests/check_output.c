@@ -533,6 +533,12 @@ static const struct jmap jmaps[] = {
      0, NULL},
     {"BIDIR_R2L_LOSS_PERCENT", "result/bidir/remote_to_local/loss_percent",
      0, NULL},
+    {"LOST_REQUESTS", "result/lost_requests", 0, NULL},
+    {"LOST_RESPONSES", "result/lost_responses", 0, NULL},
+    {"OUTBOUND_P50_LATENCY", "one_way/outbound_us/p50", 0, NULL},
+    {"OUTBOUND_P99_LATENCY", "one_way/outbound_us/p99", 0, NULL},
+    {"INBOUND_P50_LATENCY", "one_way/inbound_us/p50", 0, NULL},
+    {"INBOUND_P99_LATENCY", "one_way/inbound_us/p99", 0, NULL},
 };
 
 #define NJMAPS (int)(sizeof(jmaps) / sizeof(jmaps[0]))

@@ -5,8 +5,11 @@
  * out of the other device. Packets keep their order; none is dropped
  * unless a queue overflows (counted, and reported on exit).
  *
- *   delayline NS_A IF_A NS_B IF_B DELAY_US MAX_SECONDS
+ *   delayline NS_A IF_A NS_B IF_B DELAY_US[,DELAY_US] MAX_SECONDS
  *
+ * One DELAY_US holds packets that long each way; two, the first from A
+ * to B and the second from B to A (an asymmetric line, for one-way
+ * delay).
  * NS_A and NS_B are names under /run/netns. The devices exist while the
  * relay runs and vanish with it. It prints "ready" on stdout once both
  * are open, and exits at SIGTERM, when stdin closes (the test that
@@ -160,16 +163,19 @@ main(int argc, char **argv)
 	struct dir dirs[2];
 	struct pollfd pfd[3];
 	struct sched_param sp = {.sched_priority = 10};
-	uint64_t delay, end, now, next;
+	uint64_t delay[2], end, now, next;
+	char *rest;
 	struct timespec ts;
 	int a, b, i;
 
 	if (argc != 7) {
 		fprintf(stderr, "usage: delayline NS_A IF_A NS_B IF_B "
-				"DELAY_US MAX_SECONDS\n");
+				"DELAY_US[,DELAY_US] MAX_SECONDS\n");
 		return 2;
 	}
-	delay = strtoull(argv[5], NULL, 10) * 1000u;
+	delay[0] = strtoull(argv[5], &rest, 10) * 1000u;
+	delay[1] =
+	    *rest == ',' ? strtoull(rest + 1, NULL, 10) * 1000u : delay[0];
 	end = now_ns() + strtoull(argv[6], NULL, 10) * 1000000000u;
 	signal(SIGTERM, on_term);
 	signal(SIGINT, on_term);
@@ -240,9 +246,9 @@ main(int argc, char **argv)
 				break;
 		}
 		if (pfd[0].revents & POLLIN)
-			take(&dirs[0], delay);
+			take(&dirs[0], delay[0]);
 		if (pfd[1].revents & POLLIN)
-			take(&dirs[1], delay);
+			take(&dirs[1], delay[1]);
 	}
 	fprintf(stderr,
 		"delayline: relayed %llu a->b, %llu b->a; overflow %llu, %llu\n",
@@ -250,5 +256,7 @@ main(int argc, char **argv)
 		(unsigned long long)dirs[1].relayed,
 		(unsigned long long)dirs[0].overflow,
 		(unsigned long long)dirs[1].overflow);
+	free(dirs[0].ring);
+	free(dirs[1].ring);
 	return 0;
 }

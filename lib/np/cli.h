@@ -152,6 +152,8 @@ struct netperf_opts {
 	char transport[16];
 	/* --skip-rx-copy: the receivers read with MSG_TRUNC. */
 	int skip_rx_copy;
+	/* --one-way: each direction's delay (TCP_RR, UDP_RR). */
+	int one_way;
 };
 
 /* netperf 2.7's direction bits (-d). */

@@ -14,6 +14,7 @@
 
 #include "np/cpu.h"
 #include "np/err.h"
+#include "np/oneway.h"
 #include "np/side.h"
 #include "np/sock.h"
 #include "np/stats.h"
@@ -60,6 +61,8 @@ enum module_unit {
  * netserver accepts and closes (2.7's TCP_CC, an omni test of direction
  * 0). */
 #define MODULE_F_NO_DATA 0x200
+/* --one-way: requests and answers carry send and receive times. */
+#define MODULE_F_ONE_WAY 0x4000
 
 /*
  * Which of netperf 2.7's layouts a test prints (report.c), with 2.7's
@@ -197,6 +200,9 @@ struct test_params {
 	 * with MSG_TRUNC, so the kernel drops the data without copying it
 	 * out. */
 	int skip_rx_copy;
+	/* --one-way (TCP_RR, UDP_RR): requests carry netperf's send time,
+	 * answers netserver's receive and send times (oneway.c). */
+	int one_way;
 };
 
 /* One side's account of a test: what it did and what it cost. Its plain
@@ -251,6 +257,8 @@ struct test_ctx {
 	volatile sig_atomic_t *stop;
 	/* Per-operation latency, or NULL. */
 	struct stats_hist *hist;
+	/* --one-way's account (netperf's side), or NULL. */
+	struct oneway *ow;
 	/* --bidir: this stream runs the test's other half (netperf
 	 * receives what netserver sends). */
 	int reverse;

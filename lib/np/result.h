@@ -7,6 +7,7 @@
 #define NP_RESULT_H
 
 #include "np/module.h"
+#include "np/oneway.h"
 #include "np/platform.h"
 #include "np/sock.h"
 #include "np/stats.h"
@@ -133,6 +134,9 @@ struct result {
 	int family;		   /* of the data connection */
 	/* netperf's per-operation latency, all streams merged. */
 	struct stats_hist *hist;
+	/* --one-way: the delays each way, all streams merged; NULL
+	 * without it. */
+	struct oneway *oneway;
 	struct result_interim *interim;
 	int ninterim, interim_cap;
 	struct result_confidence conf;

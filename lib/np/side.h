@@ -165,7 +165,15 @@ enum side_merge { SIDE_SUM, SIDE_MAX, SIDE_EARLIEST, SIDE_FIRST };
 	 * other transport. */                                                 \
 	X(subflows, SIDE_I32, "subflows", SIDE_OPT, 0, 1 << 20,                \
 	  "mptcp_subflows", SIDE_JPLAIN, SIDE_SUM, "LOCAL_MPTCP_SUBFLOWS",     \
-	  "REMOTE_MPTCP_SUBFLOWS")
+	  "REMOTE_MPTCP_SUBFLOWS")                                             \
+	/* UDP_RR and UDP_CRR: requests netperf sent, and netserver            \
+	 * received (-1: an older netserver counts none); answers that came    \
+	 * after their request was given up on (oneway.c splits the lost).     \
+	 */                                                                    \
+	X(requests, SIDE_I64, "requests", SIDE_OPT, -1, INT64_MAX, "requests", \
+	  SIDE_JNULLNEG, SIDE_SUM, NULL, NULL)                                 \
+	X(late, SIDE_U64, "late", SIDE_OPT, 0, INT64_MAX, "late_answers",      \
+	  SIDE_JPLAIN, SIDE_SUM, NULL, NULL)
 
 /* The largest send or receive size that travels: 2^40 bytes. */
 #define SIDE_SIZE_MAX ((int64_t)1 << 40)
