@@ -859,6 +859,17 @@ stream_hist(struct test_ctx *ctx, char *err)
 	return 0;
 }
 
+/* The open loop's service-time histogram of a stream, as stream_hist. */
+static int
+stream_svc_hist(struct test_ctx *ctx, char *err)
+{
+	ctx->svc_hist = malloc(sizeof(*ctx->svc_hist));
+	if (ctx->svc_hist == NULL)
+		return err_set(err, "out of memory");
+	stats_hist_init(ctx->svc_hist);
+	return 0;
+}
+
 static int legacy_test(struct client *c, const struct netperf_opts *o,
 		       struct result *res, volatile sig_atomic_t *stop,
 		       char *err);
@@ -1040,6 +1051,8 @@ test_connect(struct client_run *t, char *err)
 				       streams_max(sizes, 4));
 		if (res->hist != NULL && stream_hist(ctx, err) < 0)
 			return -1;
+		if (res->svc_hist != NULL && stream_svc_hist(ctx, err) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -1164,6 +1177,8 @@ test_collect(struct client_run *t, char *err)
 		t->set.fds[i] = -1;
 		if (t->set.ctx[i].hist != NULL)
 			stats_hist_merge(res->hist, t->set.ctx[i].hist);
+		if (t->set.ctx[i].svc_hist != NULL)
+			stats_hist_merge(res->svc_hist, t->set.ctx[i].svc_hist);
 	}
 	module_merge(&t->run, &res->side[RESULT_LOCAL].sum);
 	rp->cpu_actual = t->set.r[0].cpu_id;
@@ -1463,6 +1478,8 @@ run_untagged(struct client *c, const struct netperf_opts *o,
 	ctx->untagged = 1;
 	if (res->hist != NULL && stream_hist(ctx, err) < 0)
 		return -1;
+	if (res->svc_hist != NULL && stream_svc_hist(ctx, err) < 0)
+		return -1;
 	run_setup(&run, c, o, res->m, 1, ctx, set->places);
 	if (start_at_missed(res, err))
 		return -1;
@@ -1473,6 +1490,8 @@ run_untagged(struct client *c, const struct netperf_opts *o,
 	set->fds[0] = -1;
 	if (ctx->hist != NULL)
 		stats_hist_merge(res->hist, ctx->hist);
+	if (ctx->svc_hist != NULL)
+		stats_hist_merge(res->svc_hist, ctx->svc_hist);
 	module_merge(&run, sum);
 	res->side[RESULT_LOCAL].place.cpu_actual = set->r[0].cpu_id;
 	return 0;

@@ -43,12 +43,10 @@ side_cpu(const struct result *res, struct result_side *side)
 	}
 }
 
-/* Latency in microseconds from netperf's histogram. */
+/* Latency in microseconds from netperf's histogram h into l. */
 static void
-latency(struct result *res)
+latency_of(const struct stats_hist *h, struct result_latency *l)
 {
-	const struct stats_hist *h = res->hist;
-	struct result_latency *l = &res->lat;
 
 	memset(l, 0, sizeof(*l));
 	if (h == NULL || h->count == 0)
@@ -63,6 +61,13 @@ latency(struct result *res)
 	l->p99 = stats_hist_percentile(h, 99) / 1e3;
 	l->p999 = stats_hist_percentile(h, 99.9) / 1e3;
 	l->p9999 = stats_hist_percentile(h, 99.99) / 1e3;
+}
+
+static void
+latency(struct result *res)
+{
+	latency_of(res->hist, &res->lat);
+	latency_of(res->svc_hist, &res->svc);
 }
 
 /* Jain's index: (sum x)^2 / (n sum x^2); 1 when every stream got the
@@ -288,6 +293,8 @@ result_free(struct result *res)
 		res->side[i].stream = NULL;
 	}
 	free(res->hist);
+	free(res->svc_hist);
+	res->svc_hist = NULL;
 	free(res->interim);
 	free(res->samples);
 	res->samples = NULL;

@@ -162,6 +162,8 @@ rr_client(struct test_ctx *ctx)
 	uint64_t *stamp, now, since, sent = 0;
 	int ending = 0;
 
+	if (module_open_loop(p))
+		return rr_open_client(ctx);
 	/* The start time of each transaction in flight, oldest at head; a
 	 * ring of burst + 1 slots allocated before the loop starts. */
 	stamp = calloc((size_t)depth, sizeof(*stamp));
@@ -449,6 +451,8 @@ udp_rr_client(struct test_ctx *ctx)
 	int ending = 0;
 	ssize_t n;
 
+	if (module_open_loop(p))
+		return udp_rr_open_client(ctx);
 	u.fl = calloc((size_t)u.depth, sizeof(*u.fl));
 	if (u.fl == NULL)
 		return err_set(ctx->err, "out of memory");

@@ -113,6 +113,7 @@ streams_free(struct streams *s, char *shared)
 		else if (s->ctx[i].buf != shared)
 			free(s->ctx[i].buf);
 		free(s->ctx[i].hist);
+		free(s->ctx[i].svc_hist);
 	}
 	for (i = 0; s->fds != NULL && i < s->n; i++)
 		if (s->fds[i] >= 0)

@@ -58,6 +58,9 @@ enum module_unit {
  * netserver accepts and closes (2.7's TCP_CC, an omni test of direction
  * 0). */
 #define MODULE_F_NO_DATA 0x200
+/* --rate offers transactions per second on an open loop, and --timeout
+ * and --reconnect apply (rr_open.c). */
+#define MODULE_F_OPEN 0x400
 
 /*
  * Which of netperf 2.7's layouts a test prints (report.c), with 2.7's
@@ -188,7 +191,22 @@ struct test_params {
 	/* -D on a TCP test: netserver sends its own TCP_INFO every interim
 	 * seconds during the test (an "interim" message); 0 for never. */
 	double interim;
+	/* Client only, the open loop (rr_open.c): --arrivals, gaps drawn
+	 * from an exponential (MODULE_ARRIVALS_POISSON) or constant; the
+	 * --timeout in seconds (0: none); --reconnect after a connection
+	 * error. --rate (rate above) is then transactions/s over all
+	 * streams. */
+	int arrivals;
+	double timeout;
+	int reconnect;
 };
+
+enum { MODULE_ARRIVALS_POISSON, MODULE_ARRIVALS_FIXED };
+
+/* The RR client takes the open loop (rr_open.c) in place of its closed
+ * one: with --rate, --timeout or --reconnect. */
+#define module_open_loop(p)                                                    \
+	((p)->rate > 0 || (p)->timeout > 0 || (p)->reconnect)
 
 /* One side's account of a test: what it did and what it cost. Its plain
  * figures are the rows of SIDE_FIELDS (np/side.h); the rest are here. */
@@ -259,6 +277,9 @@ struct test_ctx {
 	 * when they last did; transactions, and when they last grew. */
 	uint64_t wd_seen, wd_any_at, wd_trans, wd_at;
 	char wd_err[ERR_LEN];
+	/* The open loop's service time (from the actual send; hist then
+	 * counts from the intended send time), or NULL. */
+	struct stats_hist *svc_hist;
 };
 
 enum { MODULE_WD_RUNNING, MODULE_WD_DONE, MODULE_WD_FIRED };
@@ -415,6 +436,9 @@ int cc_client(struct test_ctx *ctx);
 int cc_server(struct test_ctx *ctx);
 int mss_client(struct test_ctx *ctx);
 int sendfile_send(struct test_ctx *ctx);
+/* The open loop of TCP_RR and UDP_RR's clients (rr_open.c). */
+int rr_open_client(struct test_ctx *ctx);
+int udp_rr_open_client(struct test_ctx *ctx);
 
 /* A UDP client's receive time-out: -e's fixed one, or TCP's rule (srtt +
  * 4 rttvar, within 20 ms and 3 s; 1 s before any answer). */
