@@ -16,6 +16,7 @@
 #include "np/fast.h"
 #include "np/interim.h"
 #include "np/proto.h"
+#include "np/rr_open.h"
 #include "np/session.h"
 #include "np/streams.h"
 #include "np/sock.h"
@@ -1191,6 +1192,8 @@ test_collect(struct client_run *t, char *err)
 				  (MODULE_GRACE_SEC + 5) * 1000, err);
 	if (prc == SESSION_PEER_ERROR)
 		remote_words(t->c, err);
+	if (prc < 0)
+		rr_open_peer_gone(res, err);
 	if (prc < 0 || read_results(msg, res, err) < 0 ||
 	    result_check_remote(res, (double)(clock_ns() - t->asked) / 1e9,
 				err) < 0)

@@ -31,8 +31,11 @@
 /* The spin before a due time: what the wake-ups overshoot, learnt as the
  * test runs, within these bounds. */
 #define OPEN_SPIN_MIN_NS 5000ULL
-#define OPEN_SPIN_MAX_NS 300000ULL
+#define OPEN_SPIN_MAX_NS 100000ULL
 #define OPEN_SPIN_INIT_NS 50000ULL
+/* The most of a mean gap the spin may take: a thread that never sleeps
+ * is one the kernel throttles (a real-time one loses 50 ms a second). */
+#define OPEN_SPIN_SHARE 0.8
 
 /* One stream's arrivals: the intended send time of its next request. */
 struct arrivals {
@@ -126,6 +129,8 @@ open_init(struct open_loop *ol, struct test_ctx *ctx)
 	 * thread is the stream's own. */
 	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	arrivals_init(&ol->arr, ctx->p, ctx, clock_ns());
+	if (ol->arr.mean > 0 && ol->spin > ol->arr.mean * OPEN_SPIN_SHARE)
+		ol->spin = (uint64_t)(ol->arr.mean * OPEN_SPIN_SHARE);
 	return 0;
 }
 
@@ -234,6 +239,11 @@ open_wait(struct open_loop *ol, int fd, uint64_t t)
 				ol->spin = OPEN_SPIN_MIN_NS;
 			if (ol->spin > OPEN_SPIN_MAX_NS)
 				ol->spin = OPEN_SPIN_MAX_NS;
+			/* Some sleep in every gap (OPEN_SPIN_SHARE). */
+			if (ol->arr.mean > 0 &&
+			    ol->spin > ol->arr.mean * OPEN_SPIN_SHARE)
+				ol->spin =
+				    (uint64_t)(ol->arr.mean * OPEN_SPIN_SHARE);
 		}
 		if (now < t && t - now > ol->spin + OPEN_SPIN_MIN_NS)
 			return 0;
@@ -607,4 +617,21 @@ rr_open_notes(const struct result *res, char *warn, char *fail, size_t cap)
 		out |= 2;
 	}
 	return out;
+}
+
+void
+rr_open_peer_gone(const struct result *res, char *err)
+{
+	const struct side_result *s = &res->side[RESULT_LOCAL].sum;
+	size_t len = strlen(err);
+
+	if (s->errors == 0 || len + 1 >= ERR_LEN)
+		return;
+	snprintf(err + len, ERR_LEN - len,
+		 " after netperf counted %llu connection error%s (%llu of %d "
+		 "stream%s ended early)",
+		 (unsigned long long)s->errors, s->errors == 1 ? "" : "s",
+		 (unsigned long long)s->ended,
+		 res->p.streams > 0 ? res->p.streams : 1,
+		 res->p.streams > 1 ? "s" : "");
 }

@@ -16,4 +16,9 @@ struct result;
  */
 int rr_open_notes(const struct result *res, char *warn, char *fail, size_t cap);
 
+/* netserver went away after the test's streams ran: appends to err (an
+ * ERR_LEN buffer saying so) the connection errors netperf's streams
+ * counted in res's local sum, when there were any. */
+void rr_open_peer_gone(const struct result *res, char *err);
+
 #endif
