@@ -473,6 +473,7 @@ static json_t *
 json_open_loop(const struct result *res, int *bad)
 {
 	const struct result_latency *l = &res->svc;
+	const struct side_result *s = &res->side[RESULT_LOCAL].sum;
 	json_t *o, *svc;
 
 	if (!module_has(res->m, MODULE_F_OPEN) || !module_open_loop(&res->p))
@@ -494,6 +495,14 @@ json_open_loop(const struct result *res, int *bad)
 	     res->p.timeout > 0 ? jnum(res->p.timeout * 1e3) : json_null(),
 	     bad);
 	jput(o, "reconnect", json_boolean(res->p.reconnect), bad);
+	jput(o, "send_lag_mean_us",
+	     res->p.rate > 0 && s->requests > 0
+		 ? jnum((double)s->lag_ns / (double)s->requests / 1e3)
+		 : json_null(),
+	     bad);
+	jput(o, "send_lag_max_us",
+	     res->p.rate > 0 ? jnum((double)s->lag_max_ns / 1e3) : json_null(),
+	     bad);
 	if (l->count == 0) {
 		jput(o, "service_latency_us", json_null(), bad);
 		return o;

@@ -1338,7 +1338,11 @@ sel_open(const struct result *res, int id, char *b, size_t cap)
 		put_f2(b, cap, open ? res->p.rate : -1);
 		break;
 	case SEL_ACHIEVED_RATE:
-		put_f2(b, cap, module_is_rr(res->m) ? res->trans_rate : -1);
+		put_f2(b, cap,
+		       module_has(res->m, MODULE_F_OPEN) &&
+			       module_open_loop(&res->p)
+			   ? res->trans_rate
+			   : -1);
 		break;
 	case SEL_SERVICE_P50_LATENCY:
 	case SEL_SERVICE_P99_LATENCY:
