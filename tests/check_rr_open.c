@@ -298,12 +298,22 @@ again:
 		"netperf waited %.3f s for a CPU\n",
 		arrivals, trans, secs, c.n, mean, cv, stalled_ns / 1e6, stalled,
 		sc.local_wait_hi);
-	if ((fabs(trans - 100000) > 1000 || !(cv >= cv_lo && cv <= cv_hi) ||
+	if (!HARNESS_SANITIZED &&
+	    (fabs(trans - 100000) > 1000 || !(cv >= cv_lo && cv <= cv_hi) ||
 	     stalled_ns > 0.02 * secs * 1e9) &&
 	    harness_once_more(&tries, "%s: %.0f transactions, CV %.3f",
 			      arrivals, trans, cv)) {
 		free(c.t);
 		goto again;
+	}
+	/* Under ASan the sender is several times slower: the run checks
+	 * its memory, the plain build its timing. */
+	if (HARNESS_SANITIZED) {
+		harness_skip("%s arrivals: rate and gaps: not under ASan",
+			     arrivals);
+		free(c.t);
+		free(o);
+		return;
 	}
 	ck_assert_msg(fabs(trans - 100000) <= 1000,
 		      "%.0f transactions, not 100000 within 1 %%: %.2000s",
@@ -506,6 +516,7 @@ killed_server(const char *test)
 		      "not one line: %s", o->err);
 	ck_assert_msg(strstr(o->err, "connection error") != NULL,
 		      "the errors are not counted: %s", o->err);
+	free(o);
 }
 
 START_TEST(killed_server_udp)
