@@ -931,8 +931,8 @@ static const struct opt global_opts[] = {
      NULL, OPT_FLAG, .to = NP(bidir)},
     {0, "rate", required_argument, "bits/s",
      "UDP_STREAM: offer this rate per stream;\n"
-     "TCP_RR, UDP_RR: transactions/s over all\n"
-     "streams, open loop (k, M, G: 10^3, 10^6, 10^9)",
+     "TCP_RR, UDP_RR, TCP_CRR: transactions/s over\n"
+     "all streams, open loop (k, M, G: 10^3, 10^6, 10^9)",
      NULL, OPT_FN, .fn = g_rate},
     {0, "batch", required_argument, "n", "send and receive n datagrams a call",
      NULL, OPT_INT, .to = NP(batch), .min = 1, .max = FAST_BATCH_MAX},
@@ -1002,8 +1002,8 @@ static const struct opt global_opts[] = {
      "is a time-out",
      NULL, OPT_FN, .fn = g_timeout},
     {0, "reconnect", no_argument, NULL,
-     "RR tests: a stream goes on after a connection\n"
-     "error (else it ends)",
+     "UDP_RR, TCP_CRR: a stream goes on after a\n"
+     "connection error (else it ends)",
      NULL, OPT_FLAG, .to = NP(reconnect)},
 };
 
@@ -1471,9 +1471,11 @@ check_test(struct netperf_opts *o, const struct test_module *m, char *err)
 		return err_set(err, "--arrivals needs --rate");
 	/* A TCP_RR stream's connection is netserver's stream too: it ends
 	 * with it. */
-	if (o->reconnect && m->socktype != SOCK_DGRAM)
-		return err_set(err, "--reconnect applies to UDP_RR only; a "
-				    "TCP_RR stream ends with its connection");
+	if (o->reconnect && m->socktype != SOCK_DGRAM &&
+	    !module_has(m, MODULE_F_PER_TRANS))
+		return err_set(err, "--reconnect applies to UDP_RR and TCP_CRR "
+				    "only; a TCP_RR stream ends with its "
+				    "connection");
 	{
 		struct test_params p;
 

@@ -90,7 +90,7 @@ const struct test_module module_table[] = {
      MODULE_F_BUSY_POLL | MODULE_F_OPEN, 0, 0, 0, 7, NULL, &layout_rr,
      rr_client, rr_server},
     {"TCP_CRR", "TCP Connect/Request/Response TEST", TCP, MODULE_BOTH,
-     MODULE_TRANS, MODULE_F_PER_TRANS, 0, 0, 0, 0,
+     MODULE_TRANS, MODULE_F_PER_TRANS | MODULE_F_OPEN, 0, 0, 0, 0,
      "needs netserver to close each connection; an echo service does not",
      &layout_crr, crr_client, crr_server},
     {"UDP_STREAM", "UDP STREAM TEST", UDP, MODULE_TO_SERVER, MODULE_BYTES,

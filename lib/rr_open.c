@@ -569,6 +569,69 @@ fail:
 	return -1;
 }
 
+/* One transaction at a time (TCP_CRR): the same arrivals and counts. */
+struct rr_pacer {
+	struct open_loop ol;
+};
+
+struct rr_pacer *
+rr_pacer_new(struct test_ctx *ctx)
+{
+	struct rr_pacer *pc = calloc(1, sizeof(*pc));
+
+	if (pc == NULL || open_init(&pc->ol, ctx) < 0) {
+		free(pc);
+		return NULL;
+	}
+	pc->ol.depth = 1;
+	return pc;
+}
+
+uint64_t
+rr_pacer_next(struct rr_pacer *pc)
+{
+	struct open_loop *ol = &pc->ol;
+	uint64_t now, due;
+
+	for (;;) {
+		now = clock_ns();
+		if (open_ending(ol, now))
+			return 0;
+		due = open_due(ol, now);
+		if (due <= now) {
+			open_sent(ol, now);
+			return due;
+		}
+		open_wait(ol, -1, due);
+	}
+}
+
+void
+rr_pacer_done(struct rr_pacer *pc, uint64_t now)
+{
+	struct open_loop *ol = &pc->ol;
+
+	if (ol->n == 0)
+		return;
+	open_answer(ol, &ol->q[0], now);
+	ol->n = 0;
+	ol->free_at = now;
+}
+
+void
+rr_pacer_failed(struct rr_pacer *pc)
+{
+	open_broken(&pc->ol);
+}
+
+void
+rr_pacer_free(struct rr_pacer *pc)
+{
+	if (pc != NULL)
+		free(pc->ol.q);
+	free(pc);
+}
+
 int
 rr_open_notes(const struct result *res, char *warn, char *fail, size_t cap)
 {

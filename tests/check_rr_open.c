@@ -346,6 +346,52 @@ START_TEST(rate_fixed_on_wire)
 }
 END_TEST
 
+/*
+ * TCP_CRR on the open loop: a connection a transaction, at --rate 500 for
+ * 2 s on two streams, fixed arrivals: 1000 transactions within 2 %, and
+ * its latency counts from the intended send time (never below the
+ * service time).
+ */
+START_TEST(crr_rate)
+{
+	const char *args[] = {"-t",
+			      "TCP_CRR",
+			      "-l",
+			      "2",
+			      "-P",
+			      "0",
+			      "--rate",
+			      "500",
+			      "--arrivals",
+			      "fixed",
+			      "--streams",
+			      "2",
+			      "--",
+			      "-k",
+			      "TRANSACTION_RATE,ELAPSED_TIME,OFFERED_RATE,"
+			      "P50_LATENCY,SERVICE_P50_LATENCY,ERRORS",
+			      NULL};
+	struct harness_out *o = malloc(sizeof(*o));
+	double trans, p50, svc;
+
+	ck_assert(o != NULL);
+	run(args, 30, o);
+	ck_assert_msg(o->status == 0, "netperf exited %d: %.2000s%.1000s",
+		      o->status, o->out, o->err);
+	trans = keyval(o, "TRANSACTION_RATE") * keyval(o, "ELAPSED_TIME");
+	p50 = keyval(o, "P50_LATENCY");
+	svc = keyval(o, "SERVICE_P50_LATENCY");
+	ck_assert_msg(keyval(o, "OFFERED_RATE") == 500, "%s", o->out);
+	ck_assert_msg(keyval(o, "ERRORS") == 0, "%s", o->out);
+	if (!HARNESS_SANITIZED)
+		ck_assert_msg(fabs(trans - 1000) <= 20,
+			      "%.0f transactions, not 1000 within 2 %%: %s",
+			      trans, o->out);
+	ck_assert_msg(svc > 0 && p50 >= svc, "%s", o->out);
+	free(o);
+}
+END_TEST
+
 /* Stops netserver's session child at 1 s for 300 ms, then continues it
  * (or, with kill set, kills it at 1 s). */
 struct staller {
@@ -480,7 +526,7 @@ END_TEST
  * exits non-zero with one line on stderr saying why.
  */
 static void
-killed_server(const char *test)
+killed_server(const char *test, int reconnect)
 {
 	const char *args[] = {"-t",
 			      test,
@@ -495,10 +541,20 @@ killed_server(const char *test)
 			      "--",
 			      "-k",
 			      "TRANSACTION_RATE,TIMEOUTS,ERRORS",
+			      NULL,
 			      NULL};
 	struct harness_out *o = malloc(sizeof(*o));
 	struct staller s = {0, 1, 0};
 	const char *nl;
+	unsigned long long errors = 0, ended = 9;
+
+	/* --reconnect before the "--": the last two words move up. */
+	if (reconnect) {
+		args[10] = "--reconnect";
+		args[11] = "--";
+		args[12] = "-k";
+		args[13] = "TRANSACTION_RATE,TIMEOUTS,ERRORS";
+	}
 
 	ck_assert(o != NULL);
 	ck_assert_int_eq(pthread_create(&s.thread, NULL, staller_loop, &s), 0);
@@ -514,20 +570,41 @@ killed_server(const char *test)
 	ck_assert_msg(nl != NULL && nl[1] == '\0' &&
 			  strncmp(o->err, "netperf: ", 9) == 0,
 		      "not one line: %s", o->err);
-	ck_assert_msg(strstr(o->err, "connection error") != NULL,
+	nl = strstr(o->err, "counted ");
+	ck_assert_msg(nl != NULL &&
+			  sscanf(nl, "counted %llu connection", &errors) == 1 &&
+			  (nl = strchr(nl, '(')) != NULL &&
+			  sscanf(nl, "(%llu of", &ended) == 1,
 		      "the errors are not counted: %s", o->err);
+	/* Without --reconnect the stream ends at its first error; with it
+	 * (TCP_CRR: every refused connect) it goes on counting. */
+	ck_assert_msg(reconnect ? errors > 10 && ended == 0
+				: errors == 1 && ended == 1,
+		      "%s", o->err);
 	free(o);
 }
 
 START_TEST(killed_server_udp)
 {
-	killed_server("UDP_RR");
+	killed_server("UDP_RR", 0);
 }
 END_TEST
 
 START_TEST(killed_server_tcp)
 {
-	killed_server("TCP_RR");
+	killed_server("TCP_RR", 0);
+}
+END_TEST
+
+START_TEST(killed_server_crr)
+{
+	killed_server("TCP_CRR", 0);
+}
+END_TEST
+
+START_TEST(killed_server_crr_reconnect)
+{
+	killed_server("TCP_CRR", 1);
 }
 END_TEST
 
@@ -547,11 +624,14 @@ rr_open_suite(void)
 	tcase_add_checked_fixture(co, rt_setup, rt_teardown);
 	tcase_set_timeout(co, 90);
 	tcase_add_test(co, coordinated_omission);
+	tcase_add_test(co, crr_rate);
 	suite_add_tcase(s, co);
 	tcase_add_checked_fixture(err, rt_setup, rt_teardown);
 	tcase_set_timeout(err, 60);
 	tcase_add_test(err, killed_server_udp);
 	tcase_add_test(err, killed_server_tcp);
+	tcase_add_test(err, killed_server_crr);
+	tcase_add_test(err, killed_server_crr_reconnect);
 	suite_add_tcase(s, err);
 	return s;
 }

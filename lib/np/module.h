@@ -439,6 +439,18 @@ int sendfile_send(struct test_ctx *ctx);
 /* The open loop of TCP_RR and UDP_RR's clients (rr_open.c). */
 int rr_open_client(struct test_ctx *ctx);
 int udp_rr_open_client(struct test_ctx *ctx);
+/* The open loop of a loop with one transaction at a time (TCP_CRR):
+ * rr_pacer_new gives one for ctx (NULL without memory); rr_pacer_next
+ * waits for the next request's intended send time and returns it, or 0
+ * when the test ends first; rr_pacer_done counts the transaction it
+ * began as answered at now (a time-out past --timeout), and
+ * rr_pacer_failed counts a connection error in its place. */
+struct rr_pacer;
+struct rr_pacer *rr_pacer_new(struct test_ctx *ctx);
+uint64_t rr_pacer_next(struct rr_pacer *pc);
+void rr_pacer_done(struct rr_pacer *pc, uint64_t now);
+void rr_pacer_failed(struct rr_pacer *pc);
+void rr_pacer_free(struct rr_pacer *pc);
 
 /* A UDP client's receive time-out: -e's fixed one, or TCP's rule (srtt +
  * 4 rttvar, within 20 ms and 3 s; 1 s before any answer). */
