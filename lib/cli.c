@@ -1469,6 +1469,15 @@ check_test(struct netperf_opts *o, const struct test_module *m, char *err)
 	}
 	if (o->arrivals_set && o->rate <= 0)
 		return err_set(err, "--arrivals needs --rate");
+	/* Both ends take a data connection silent for MODULE_IDLE_SEC for a
+	 * dead peer: a stream's arrivals must not leave it that quiet. */
+	if (o->rate > 0 && module_has(m, MODULE_F_OPEN) &&
+	    o->rate < o->streams)
+		return err_set(err,
+			       "--rate %g over %d streams is under one "
+			       "transaction a second per stream; a peer silent "
+			       "for %d s is taken for gone",
+			       o->rate, o->streams, MODULE_IDLE_SEC);
 	/* A TCP_RR stream's connection is netserver's stream too: it ends
 	 * with it. */
 	if (o->reconnect && m->socktype != SOCK_DGRAM &&
