@@ -794,6 +794,43 @@ g_rate(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
 	return 0;
 }
 
+/* --arrivals poisson|fixed. */
+static int
+g_arrivals(const struct opt *opt, const char *arg, void *dst,
+	   struct opt_run *run, char *err)
+{
+	struct netperf_opts *o = dst;
+
+	(void)opt;
+	(void)run;
+	if (strcmp(arg, "poisson") == 0)
+		o->arrivals = MODULE_ARRIVALS_POISSON;
+	else if (strcmp(arg, "fixed") == 0)
+		o->arrivals = MODULE_ARRIVALS_FIXED;
+	else
+		return err_set(err, "--arrivals: \"%s\" is neither poisson "
+				    "nor fixed",
+			       arg);
+	o->arrivals_set = 1;
+	return 0;
+}
+
+/* --timeout MS, kept in seconds. */
+static int
+g_timeout(const struct opt *opt, const char *arg, void *dst,
+	  struct opt_run *run, char *err)
+{
+	char why[ERR_LEN];
+	double ms;
+
+	(void)opt;
+	(void)run;
+	if (units_parse_double(arg, 0.001, 3600000, &ms, why) < 0)
+		return err_set(err, "--timeout: %s", why);
+	((struct netperf_opts *)dst)->timeout = ms / 1e3;
+	return 0;
+}
+
 /* netperf's options before "--", in the order of its usage text. */
 static const struct opt global_opts[] = {
     {'H', NULL, required_argument, "host[,fam]",
@@ -909,8 +946,9 @@ static const struct opt global_opts[] = {
      "way, at the same time",
      NULL, OPT_FLAG, .to = NP(bidir)},
     {0, "rate", required_argument, "bits/s",
-     "UDP_STREAM: offer this rate per stream\n"
-     "(k, M, G: 10^3, 10^6, 10^9)",
+     "UDP_STREAM: offer this rate per stream;\n"
+     "TCP_RR, UDP_RR, TCP_CRR: transactions/s over\n"
+     "all streams, open loop (k, M, G: 10^3, 10^6, 10^9)",
      NULL, OPT_FN, .fn = g_rate},
     {0, "batch", required_argument, "n", "send and receive n datagrams a call",
      NULL, OPT_INT, .to = NP(batch), .min = 1, .max = FAST_BATCH_MAX},
@@ -980,6 +1018,18 @@ static const struct opt global_opts[] = {
      "TCP_RR, UDP_RR: each direction's delay (the\n"
      "hosts' clocks in sync; -r 16,32 at least)",
      NULL, OPT_FLAG, .to = NP(one_way)},
+    {0, "arrivals", required_argument, "poisson|fixed",
+     "--rate on RR tests: exponential (default) or\n"
+     "constant gaps between requests",
+     NULL, OPT_FN, .fn = g_arrivals},
+    {0, "timeout", required_argument, "ms",
+     "RR tests: an answer later than this (or none)\n"
+     "is a time-out",
+     NULL, OPT_FN, .fn = g_timeout},
+    {0, "reconnect", no_argument, NULL,
+     "UDP_RR, TCP_CRR: a stream goes on after a\n"
+     "connection error (else it ends)",
+     NULL, OPT_FLAG, .to = NP(reconnect)},
 };
 
 const struct opt_table cli_netperf_options = {
@@ -1425,12 +1475,46 @@ check_test(struct netperf_opts *o, const struct test_module *m, char *err)
 			 o->ldata_port, o->rdata_port);
 		o->ldata_port = 0;
 	}
-	if (o->rate > 0 && !module_has(m, MODULE_F_RATE)) {
-		char names[128];
+	if (o->rate > 0 && !module_has(m, MODULE_F_RATE) &&
+	    !module_has(m, MODULE_F_OPEN)) {
+		char names[128], open[128];
 
 		module_names_with(MODULE_F_RATE, names, sizeof(names));
-		return err_set(err, "--rate applies to %s only", names);
+		module_names_with(MODULE_F_OPEN, open, sizeof(open));
+		return err_set(err,
+			       "--rate applies to %s (bits/s) and %s "
+			       "(transactions/s) only",
+			       names, open);
 	}
+	if ((o->timeout > 0 || o->reconnect || o->arrivals_set) &&
+	    !module_has(m, MODULE_F_OPEN)) {
+		char names[128];
+
+		module_names_with(MODULE_F_OPEN, names, sizeof(names));
+		return err_set(err, "--%s applies to %s only",
+			       o->timeout > 0 ? "timeout"
+			       : o->reconnect ? "reconnect"
+					      : "arrivals",
+			       names);
+	}
+	if (o->arrivals_set && o->rate <= 0)
+		return err_set(err, "--arrivals needs --rate");
+	/* Both ends take a data connection silent for MODULE_IDLE_SEC for a
+	 * dead peer: a stream's arrivals must not leave it that quiet. */
+	if (o->rate > 0 && module_has(m, MODULE_F_OPEN) &&
+	    o->rate < o->streams)
+		return err_set(err,
+			       "--rate %g over %d streams is under one "
+			       "transaction a second per stream; a peer silent "
+			       "for %d s is taken for gone",
+			       o->rate, o->streams, MODULE_IDLE_SEC);
+	/* A TCP_RR stream's connection is netserver's stream too: it ends
+	 * with it. */
+	if (o->reconnect && m->socktype != SOCK_DGRAM &&
+	    !module_has(m, MODULE_F_PER_TRANS))
+		return err_set(err, "--reconnect applies to UDP_RR and TCP_CRR "
+				    "only; a TCP_RR stream ends with its "
+				    "connection");
 	{
 		struct test_params p;
 
@@ -1674,6 +1758,9 @@ cli_netperf_request(const struct netperf_opts *o, struct test_params *p)
 	snprintf(p->fill_file, sizeof(p->fill_file), "%.255s", o->fill_file);
 	snprintf(p->transport, sizeof(p->transport), "%s", o->transport);
 	p->skip_rx_copy = o->skip_rx_copy;
+	p->arrivals = o->arrivals;
+	p->timeout = o->timeout;
+	p->reconnect = o->reconnect;
 }
 
 static int

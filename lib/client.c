@@ -16,6 +16,7 @@
 #include "np/fast.h"
 #include "np/interim.h"
 #include "np/proto.h"
+#include "np/rr_open.h"
 #include "np/session.h"
 #include "np/streams.h"
 #include "np/sock.h"
@@ -866,6 +867,17 @@ stream_hist(struct test_ctx *ctx, char *err)
 	return 0;
 }
 
+/* The open loop's service-time histogram of a stream, as stream_hist. */
+static int
+stream_svc_hist(struct test_ctx *ctx, char *err)
+{
+	ctx->svc_hist = malloc(sizeof(*ctx->svc_hist));
+	if (ctx->svc_hist == NULL)
+		return err_set(err, "out of memory");
+	stats_hist_init(ctx->svc_hist);
+	return 0;
+}
+
 static int legacy_test(struct client *c, const struct netperf_opts *o,
 		       struct result *res, volatile sig_atomic_t *stop,
 		       char *err);
@@ -1058,6 +1070,8 @@ test_connect(struct client_run *t, char *err)
 				return err_set(err, "out of memory");
 			oneway_init(ctx->ow);
 		}
+		if (res->svc_hist != NULL && stream_svc_hist(ctx, err) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -1184,6 +1198,8 @@ test_collect(struct client_run *t, char *err)
 			stats_hist_merge(res->hist, t->set.ctx[i].hist);
 		if (t->set.ctx[i].ow != NULL && res->oneway != NULL)
 			oneway_merge(res->oneway, t->set.ctx[i].ow);
+		if (t->set.ctx[i].svc_hist != NULL)
+			stats_hist_merge(res->svc_hist, t->set.ctx[i].svc_hist);
 	}
 	module_merge(&t->run, &res->side[RESULT_LOCAL].sum);
 	rp->cpu_actual = t->set.r[0].cpu_id;
@@ -1196,6 +1212,8 @@ test_collect(struct client_run *t, char *err)
 				  (MODULE_GRACE_SEC + 5) * 1000, err);
 	if (prc == SESSION_PEER_ERROR)
 		remote_words(t->c, err);
+	if (prc < 0)
+		rr_open_peer_gone(res, err);
 	if (prc < 0 || read_results(msg, res, err) < 0 ||
 	    result_check_remote(res, (double)(clock_ns() - t->asked) / 1e9,
 				err) < 0)
@@ -1493,6 +1511,8 @@ run_untagged(struct client *c, const struct netperf_opts *o,
 	ctx->untagged = 1;
 	if (res->hist != NULL && stream_hist(ctx, err) < 0)
 		return -1;
+	if (res->svc_hist != NULL && stream_svc_hist(ctx, err) < 0)
+		return -1;
 	run_setup(&run, c, o, res->m, 1, ctx, set->places);
 	if (start_at_missed(res, err))
 		return -1;
@@ -1503,6 +1523,8 @@ run_untagged(struct client *c, const struct netperf_opts *o,
 	set->fds[0] = -1;
 	if (ctx->hist != NULL)
 		stats_hist_merge(res->hist, ctx->hist);
+	if (ctx->svc_hist != NULL)
+		stats_hist_merge(res->svc_hist, ctx->svc_hist);
 	module_merge(&run, sum);
 	res->side[RESULT_LOCAL].place.cpu_actual = set->r[0].cpu_id;
 	return 0;

@@ -465,6 +465,63 @@ json_hist_exact(const struct stats_hist *h)
 	return o;
 }
 
+/* The open loop (--rate, --timeout, --reconnect): the offer, what came
+ * of it, and the service times from the actual sends; null otherwise. */
+static json_t *
+json_open_loop(const struct result *res, int *bad)
+{
+	const struct result_latency *l = &res->svc;
+	const struct side_result *s = &res->side[RESULT_LOCAL].sum;
+	json_t *o, *svc;
+
+	if (!module_has(res->m, MODULE_F_OPEN) || !module_open_loop(&res->p))
+		return json_null();
+	o = json_object();
+	if (o == NULL) {
+		*bad = 1;
+		return NULL;
+	}
+	jput(o, "offered_rate",
+	     res->p.rate > 0 ? jnum(res->p.rate) : json_null(), bad);
+	jput(o, "achieved_rate", jnum(res->trans_rate), bad);
+	jput(o, "arrivals",
+	     jstr(res->p.rate <= 0 ? "closed"
+		  : res->p.arrivals == MODULE_ARRIVALS_FIXED ? "fixed"
+							      : "poisson"),
+	     bad);
+	jput(o, "timeout_ms",
+	     res->p.timeout > 0 ? jnum(res->p.timeout * 1e3) : json_null(),
+	     bad);
+	jput(o, "reconnect", json_boolean(res->p.reconnect), bad);
+	jput(o, "send_lag_mean_us",
+	     res->p.rate > 0 && s->requests > 0
+		 ? jnum((double)s->lag_ns / (double)s->requests / 1e3)
+		 : json_null(),
+	     bad);
+	jput(o, "send_lag_max_us",
+	     res->p.rate > 0 ? jnum((double)s->lag_max_ns / 1e3) : json_null(),
+	     bad);
+	if (l->count == 0) {
+		jput(o, "service_latency_us", json_null(), bad);
+		return o;
+	}
+	svc = json_object();
+	if (svc == NULL) {
+		*bad = 1;
+		return o;
+	}
+	jput(svc, "count", juint(l->count), bad);
+	jput(svc, "min", jnum(l->min), bad);
+	jput(svc, "max", jnum(l->max), bad);
+	jput(svc, "mean", jnum(l->mean), bad);
+	jput(svc, "p50", jnum(l->p50), bad);
+	jput(svc, "p90", jnum(l->p90), bad);
+	jput(svc, "p99", jnum(l->p99), bad);
+	jput(svc, "p99.9", jnum(l->p999), bad);
+	jput(o, "service_latency_us", svc, bad);
+	return o;
+}
+
 /* Microseconds from the histogram's nanoseconds. */
 static json_t *
 json_latency(const struct result *res, int *bad)
@@ -714,6 +771,7 @@ json_doc(const struct result *res)
 	jput(root, "interim", json_interims(res, &bad), &bad);
 	jput(root, "confidence", json_confidence(res, &bad), &bad);
 	jput(root, "iterations", json_iterations(res, &bad), &bad);
+	jput(root, "open_loop", json_open_loop(res, &bad), &bad);
 	jput(root, "errors", json_array(), &bad);
 	jput(root, "one_way", oneway_json(res), &bad);
 	if (bad) {

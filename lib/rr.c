@@ -164,6 +164,8 @@ rr_client(struct test_ctx *ctx)
 	uint64_t *stamp, now, since, sent = 0;
 	int ending = 0;
 
+	if (module_open_loop(p))
+		return rr_open_client(ctx);
 	/* The start time of each transaction in flight, oldest at head; a
 	 * ring of burst + 1 slots allocated before the loop starts. */
 	stamp = calloc((size_t)depth, sizeof(*stamp));
@@ -536,6 +538,8 @@ udp_rr_client(struct test_ctx *ctx)
 	int ending = 0;
 	ssize_t n;
 
+	if (module_open_loop(p))
+		return udp_rr_open_client(ctx);
 	u.fl = calloc((size_t)u.depth, sizeof(*u.fl));
 	u.gone = calloc(UDP_RR_GONE, sizeof(*u.gone));
 	if (u.fl == NULL || u.gone == NULL) {
@@ -807,9 +811,10 @@ crr_exchange(struct test_ctx *ctx, size_t req, size_t rsp)
 }
 
 /* A connection a transaction, each carrying req bytes out and rsp back:
- * TCP_CRR's, or none at all (TCP_CC). */
+ * TCP_CRR's, or none at all (TCP_CC); on the open loop's schedule when pc
+ * is not NULL. */
 static int
-crr_loop(struct test_ctx *ctx, size_t req, size_t rsp)
+crr_run(struct test_ctx *ctx, size_t req, size_t rsp, struct rr_pacer *pc)
 {
 	const struct test_params *p = ctx->p;
 	struct side_result *r = ctx->r;
@@ -835,11 +840,19 @@ crr_loop(struct test_ctx *ctx, size_t req, size_t rsp)
 		if (*ctx->stop || (ctx->end_ns != 0 && now >= ctx->end_ns) ||
 		    (ctx->end_ns == 0 && r->trans >= (uint64_t)p->count))
 			break;
+		if (pc != NULL) {
+			if (rr_pacer_next(pc) == 0)
+				break;
+			now = clock_ns();
+		}
 		t0 = now;
 		fd = sock_connect_addr((struct sockaddr *)&ctx->peer,
 				       ctx->peerlen, SOCK_STREAM,
 				       port_walk_next(&walk, &ctx->peer),
 				       &setup, crr_connect_ms(ctx, now), err);
+		if (fd < 0 && pc != NULL && errno != EADDRNOTAVAIL &&
+		    errno != EADDRINUSE)
+			goto broken;
 		if (fd < 0) {
 			/* Out of local ports for a moment, or this one of -p's
 			 * still taken: count it and try again (the next port),
@@ -867,15 +880,44 @@ crr_loop(struct test_ctx *ctx, size_t req, size_t rsp)
 			rc = crr_exchange(ctx, req, rsp);
 		ctx->fd = -1;
 		close(fd);
+		if (rc < 0 && pc != NULL)
+			goto broken;
 		if (rc < 0)
 			return -1;
 		now = clock_ns();
 		r->bytes_recv += rsp;
+		if (pc != NULL) {
+			rr_pacer_done(pc, now);
+			continue;
+		}
 		r->trans++;
 		if (ctx->hist != NULL)
 			stats_hist_add(ctx->hist, now - t0);
+		continue;
+	broken:
+		/* The open loop counts a connection error (refused, reset)
+		 * and goes on with --reconnect; without it the stream ends,
+		 * and the others go on. */
+		rr_pacer_failed(pc);
+		if (!p->reconnect) {
+			r->ended++;
+			break;
+		}
 	}
 	return 0;
+}
+
+static int
+crr_loop(struct test_ctx *ctx, size_t req, size_t rsp)
+{
+	struct rr_pacer *pc = NULL;
+	int rc;
+
+	if (module_open_loop(ctx->p) && (pc = rr_pacer_new(ctx)) == NULL)
+		return err_set(ctx->err, "out of memory");
+	rc = crr_run(ctx, req, rsp, pc);
+	rr_pacer_free(pc);
+	return rc;
 }
 
 int

@@ -283,6 +283,17 @@
 	  "Microseconds")                                                      \
 	X(INBOUND_P99_LATENCY, "Inbound", "99th", "Percentile",                \
 	  "Microseconds")                                                      \
+	X(OFFERED_RATE, "Offered", "Rate", "Trans/s", "")                      \
+	X(ACHIEVED_RATE, "Achieved", "Rate", "Trans/s", "")                    \
+	X(SERVICE_P50_LATENCY, "Service", "50th", "Percentile", "Microseconds") \
+	X(SERVICE_P99_LATENCY, "Service", "99th", "Percentile", "Microseconds") \
+	X(SERVICE_P999_LATENCY, "Service", "99.9th", "Percentile",             \
+	  "Microseconds")                                                      \
+	X(SERVICE_MEAN_LATENCY, "Service", "Mean", "Latency", "Microseconds")  \
+	X(TIMEOUTS, "Time-outs", "", "", "")                                   \
+	X(ERRORS, "Connection", "Errors", "", "")                              \
+	X(SEND_LAG_MEAN, "Send", "Lag", "Mean", "Microseconds")                \
+	X(SEND_LAG_MAX, "Send", "Lag", "Maximum", "Microseconds")              \
 	TCPINFO_FIELDS(SEL_TCP, X)
 
 /* Two selectors for each TCP_INFO figure, netperf's and netserver's
@@ -1365,6 +1376,55 @@ sel_oneway(const struct result *res, int id, char *b, size_t cap)
 	return 1;
 }
 
+/* The open loop's figures (--rate, rr_open.c): -1 where a test has none;
+ * returns 1 when id is one of them. */
+static int
+sel_open(const struct result *res, int id, char *b, size_t cap)
+{
+	const struct side_result *s = &res->side[RESULT_LOCAL].sum;
+	int open = module_has(res->m, MODULE_F_OPEN) && res->p.rate > 0;
+	const struct result_latency *l = &res->svc;
+
+	switch (id) {
+	case SEL_OFFERED_RATE:
+		put_f2(b, cap, open ? res->p.rate : -1);
+		break;
+	case SEL_ACHIEVED_RATE:
+		put_f2(b, cap,
+		       module_has(res->m, MODULE_F_OPEN) &&
+			       module_open_loop(&res->p)
+			   ? res->trans_rate
+			   : -1);
+		break;
+	case SEL_SERVICE_P50_LATENCY:
+	case SEL_SERVICE_P99_LATENCY:
+	case SEL_SERVICE_P999_LATENCY:
+		if (l->count == 0)
+			put_i(b, cap, -1);
+		else
+			snprintf(b, cap, "%.0f",
+				 id == SEL_SERVICE_P50_LATENCY	 ? l->p50
+				 : id == SEL_SERVICE_P99_LATENCY ? l->p99
+								 : l->p999);
+		break;
+	case SEL_SERVICE_MEAN_LATENCY:
+		put_f2(b, cap, l->count == 0 ? -1 : l->mean);
+		break;
+	case SEL_SEND_LAG_MEAN:
+		put_f2(b, cap,
+		       open && s->requests > 0
+			   ? (double)s->lag_ns / (double)s->requests / 1e3
+			   : -1);
+		break;
+	case SEL_SEND_LAG_MAX:
+		put_f2(b, cap, open ? (double)s->lag_max_ns / 1e3 : -1);
+		break;
+	default:
+		return 0;
+	}
+	return 1;
+}
+
 /* The ways to a selector's value, tried in turn; each returns 1 when id
  * is one of its selectors. */
 static int (*const sel_getters[])(const struct result *res, int id, char *b,
@@ -1373,6 +1433,7 @@ static int (*const sel_getters[])(const struct result *res, int id, char *b,
     sel_rates,	  sel_cpu_place, sel_ends,	  sel_latency,
     sel_run,	  compat_bufs,	 compat_sockopts, platform_machine,
     platform_nic, platform_host, platform_link,	  sel_oneway,
+    sel_open,
 };
 
 /* Formats selector id of res into b, as netperf's format for it does;

@@ -116,6 +116,7 @@ streams_free(struct streams *s, char *shared)
 			free(s->ctx[i].buf);
 		free(s->ctx[i].hist);
 		free(s->ctx[i].ow);
+		free(s->ctx[i].svc_hist);
 	}
 	for (i = 0; s->fds != NULL && i < s->n; i++)
 		if (s->fds[i] >= 0)

@@ -21,6 +21,7 @@
 #include "np/client.h"
 #include "np/report.h"
 #include "np/result.h"
+#include "np/rr_open.h"
 #include "np/stats.h"
 #include "np/sweep.h"
 #include "np/iface.h"
@@ -188,6 +189,15 @@ result_init(struct result *res, const struct netperf_opts *o,
 		if (res->oneway == NULL)
 			return -1;
 		oneway_init(res->oneway);
+	}
+	/* The open loop's service times, beside latency from the intended
+	 * send time. */
+	if (res->m != NULL && module_has(res->m, MODULE_F_OPEN) &&
+	    module_open_loop(&res->p)) {
+		res->svc_hist = malloc(sizeof(*res->svc_hist));
+		if (res->svc_hist == NULL)
+			return -1;
+		stats_hist_init(res->svc_hist);
 	}
 	for (i = 0; i < argc && len + 1 < sizeof(res->command_line); i++)
 		len += (size_t)snprintf(res->command_line + len,
@@ -1139,6 +1149,24 @@ print_result(const struct netperf_opts *o, struct result *res,
 }
 
 
+/* The open loop's warning (a rate under 99 % of the offer) and its
+ * connection errors, one line each on stderr; errors make the exit
+ * status EXIT_FAILURE, else it stays rc. */
+static int
+open_loop_notes(const struct result *res, int rc)
+{
+	char warn[ERR_LEN], fail[ERR_LEN];
+	int k = rr_open_notes(res, warn, fail, sizeof(warn));
+
+	if (k & 1)
+		fprintf(stderr, "netperf: warning: %s\n", warn);
+	if (k & 2) {
+		fprintf(stderr, "netperf: %s\n", fail);
+		return EXIT_FAILURE;
+	}
+	return rc;
+}
+
 /* A test that failed: the message, and a JSON document naming why where
  * one was asked for. */
 static void
@@ -1205,6 +1233,8 @@ run_test(struct netperf_opts *o, struct select_list *list, int argc,
 		debug_sides(&res);
 	if (print_result(o, &res, &ro, list) == 0)
 		rc = EXIT_SUCCESS;
+	if (rc == EXIT_SUCCESS)
+		rc = open_loop_notes(&res, rc);
 out:
 	client_close(&c);
 	result_free(&res);

@@ -824,7 +824,7 @@ static const struct bad_case bad_netperf[] = {
     {"-t UDP_STREAM --rate 0", "--rate"},
     {"-t UDP_STREAM --rate 1000001g", "--rate"},
     {"--rate 10M", "--rate"},
-    {"-t TCP_RR --rate 1M", "--rate"},
+    {"-t TCP_STREAM --rate 1M", "--rate"},
     {"-t UDP_RR -- -e 0", "-e"},
     {"-t UDP_RR -- -e 3601", "-e"},
     {"-t UDP_RR -- -e x", "-e"},
@@ -842,6 +842,15 @@ static const struct bad_case bad_netperf[] = {
     {"--zerocopy -- -I", "-I sends with write(2): not with --zerocopy"},
     {"-t UDP_STREAM --batch 4 -- -I", "not with --batch"},
     {"-t UDP_STREAM --udp-gso -- -I", "not with --udp-gso"},
+    {"-t TCP_RR --rate 0", "--rate"},
+    {"-t TCP_CC --rate 1k", "--rate applies to"},
+    {"-t TCP_RR --timeout 0", "--timeout"},
+    {"-t TCP_RR --timeout x", "--timeout"},
+    {"-t TCP_STREAM --timeout 5", "--timeout applies to"},
+    {"-t TCP_RR --rate 1k --arrivals bogus", "--arrivals"},
+    {"-t TCP_RR --arrivals fixed", "--arrivals needs --rate"},
+    {"-t TCP_RR --reconnect", "--reconnect applies to UDP_RR and TCP_CRR"},
+    {"-t UDP_RR --rate 3 --streams 4", "under one transaction a second"},
 };
 
 START_TEST(test_netperf_rejects)

@@ -9,6 +9,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -2200,6 +2201,70 @@ START_TEST(udp_crr_loss_direction)
 }
 END_TEST
 
+/*
+ * UDP_RR --timeout 50 on an open loop, nftables dropping 5 % of the
+ * answers on their way into a: each dropped answer is one time-out, and
+ * nothing else is one (an answer 50 ms late would be, on a stalled
+ * machine: once more then), so TIMEOUTS equals the rule's counter.
+ */
+START_TEST(udp_rr_timeouts_match_nftables)
+{
+	const char *args[] = {"-t",	    "UDP_RR", "-l", "3",  "-P", "0",
+			      "--rate",	    "2000",   "--timeout", "50", "--",
+			      "-r",	    "64",     "-b", "63", "-k",
+			      "TRANSACTION_RATE,TIMEOUTS,ERRORS,DUPLICATES",
+			      NULL};
+	struct harness_out o;
+	unsigned long long d0, drops;
+	double timeouts, trans, errors;
+	char v[64];
+	int tries = 0;
+
+	struct sched_param fifo = {.sched_priority = 10}, other = {0};
+	char why[2048];
+	double late;
+	int rt;
+
+	/* netserver and netperf under SCHED_FIFO, inherited through ip
+	 * netns exec: on this shared machine a netserver that waits 50 ms
+	 * for a CPU answers late, and a late answer is a time-out too. */
+	server_stop(&env);
+	rt = sched_setscheduler(0, SCHED_FIFO, &fifo) == 0;
+	ck_assert_msg(server_start(&env, why, sizeof(why)) == 0, "%s", why);
+	nft_drop_at(env.ns.a, "inet", "input", 5);
+again:
+	d0 = nft_drops_in(env.ns.a, "inet");
+	netperf(&env, args, &o);
+	drops = nft_drops_in(env.ns.a, "inet") - d0;
+	ck_assert_msg(harness_keyval(o.out, "DUPLICATES", v, sizeof(v)) == 0,
+		      "%.2000s", o.out);
+	late = strtod(v, NULL);
+	ck_assert_msg(harness_keyval(o.out, "TIMEOUTS", v, sizeof(v)) == 0,
+		      "%.2000s", o.out);
+	timeouts = strtod(v, NULL);
+	ck_assert(harness_keyval(o.out, "ERRORS", v, sizeof(v)) == 0);
+	errors = strtod(v, NULL);
+	ck_assert(harness_keyval(o.out, "TRANSACTION_RATE", v, sizeof(v)) ==
+		  0);
+	trans = strtod(v, NULL) * 3;
+	fprintf(stderr,
+		"timeouts %.0f, nft dropped %llu, late answers %.0f, "
+		"transactions %.0f\n",
+		timeouts, drops, late, trans);
+	if (timeouts != (double)drops &&
+	    harness_once_more(&tries, "timeouts %.0f, nft dropped %llu",
+			      timeouts, drops))
+		goto again;
+	if (rt)
+		sched_setscheduler(0, SCHED_OTHER, &other);
+	ck_assert_msg(drops > 100 && trans > 5000 && errors == 0,
+		      "nft dropped %llu: %.2000s", drops, o.out);
+	ck_assert_msg(timeouts == (double)drops,
+		      "TIMEOUTS %.0f, nft dropped %llu answers: %.2000s",
+		      timeouts, drops, o.out);
+}
+END_TEST
+
 static Suite *
 netns_suite(void)
 {
@@ -2244,6 +2309,13 @@ netns_suite(void)
 	tcase_add_unchecked_fixture(tc, NULL, sweep);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, tcp_cc_matches_kernel_opens);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("rr_open");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_unchecked_fixture(tc, NULL, sweep);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, udp_rr_timeouts_match_nftables);
 	suite_add_tcase(s, tc);
 
 	tcase_add_test(unit, parsers);

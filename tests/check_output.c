@@ -539,6 +539,16 @@ static const struct jmap jmaps[] = {
     {"OUTBOUND_P99_LATENCY", "one_way/outbound_us/p99", 0, NULL},
     {"INBOUND_P50_LATENCY", "one_way/inbound_us/p50", 0, NULL},
     {"INBOUND_P99_LATENCY", "one_way/inbound_us/p99", 0, NULL},
+    {"OFFERED_RATE", "open_loop/offered_rate", 0, NULL},
+    {"ACHIEVED_RATE", "open_loop/achieved_rate", 0, NULL},
+    {"SERVICE_P50_LATENCY", "open_loop/service_latency_us/p50", 0, NULL},
+    {"SERVICE_P99_LATENCY", "open_loop/service_latency_us/p99", 0, NULL},
+    {"SERVICE_P999_LATENCY", "open_loop/service_latency_us/p99.9", 0, NULL},
+    {"SERVICE_MEAN_LATENCY", "open_loop/service_latency_us/mean", 0, NULL},
+    {"TIMEOUTS", "local/counts/timeouts", 0, NULL},
+    {"ERRORS", "local/counts/connection_errors", 0, NULL},
+    {"SEND_LAG_MEAN", "open_loop/send_lag_mean_us", 0, NULL},
+    {"SEND_LAG_MAX", "open_loop/send_lag_max_us", 0, NULL},
 };
 
 #define NJMAPS (int)(sizeof(jmaps) / sizeof(jmaps[0]))

@@ -119,7 +119,7 @@ struct netperf_opts {
 	int nodelay;		       /* -D */
 	int burst;		       /* -b */
 	double rto;		       /* -e secs, UDP_RR time-out */
-	double rate;		       /* --rate bits/s, UDP_STREAM */
+	double rate; /* --rate bits/s (UDP_STREAM), transactions/s (RR) */
 	int ldata_port, rdata_port;    /* -P l[,r] */
 	char data_host[CLI_HOST_LEN];  /* -H */
 	char data_local[CLI_HOST_LEN]; /* -L */
@@ -154,6 +154,11 @@ struct netperf_opts {
 	int skip_rx_copy;
 	/* --one-way: each direction's delay (TCP_RR, UDP_RR). */
 	int one_way;
+	/* The open loop: --arrivals (and whether it was given), --timeout
+	 * in seconds (0: none), --reconnect. */
+	int arrivals, arrivals_set;
+	double timeout;
+	int reconnect;
 };
 
 /* netperf 2.7's direction bits (-d). */

@@ -63,6 +63,9 @@ enum module_unit {
 #define MODULE_F_NO_DATA 0x200
 /* --one-way: requests and answers carry send and receive times. */
 #define MODULE_F_ONE_WAY 0x4000
+/* --rate offers transactions per second on an open loop, and --timeout
+ * and --reconnect apply (rr_open.c). */
+#define MODULE_F_OPEN 0x400
 
 /*
  * Which of netperf 2.7's layouts a test prints (report.c), with 2.7's
@@ -203,7 +206,22 @@ struct test_params {
 	/* --one-way (TCP_RR, UDP_RR): requests carry netperf's send time,
 	 * answers netserver's receive and send times (oneway.c). */
 	int one_way;
+	/* Client only, the open loop (rr_open.c): --arrivals, gaps drawn
+	 * from an exponential (MODULE_ARRIVALS_POISSON) or constant; the
+	 * --timeout in seconds (0: none); --reconnect after a connection
+	 * error. --rate (rate above) is then transactions/s over all
+	 * streams. */
+	int arrivals;
+	double timeout;
+	int reconnect;
 };
+
+enum { MODULE_ARRIVALS_POISSON, MODULE_ARRIVALS_FIXED };
+
+/* The RR client takes the open loop (rr_open.c) in place of its closed
+ * one: with --rate, --timeout or --reconnect. */
+#define module_open_loop(p)                                                    \
+	((p)->rate > 0 || (p)->timeout > 0 || (p)->reconnect)
 
 /* One side's account of a test: what it did and what it cost. Its plain
  * figures are the rows of SIDE_FIELDS (np/side.h); the rest are here. */
@@ -279,6 +297,9 @@ struct test_ctx {
 	/* What the data sockets are (np/transport.h): the test's own, or
 	 * the one the request names. */
 	const struct transport *transport;
+	/* The open loop's service time (from the actual send; hist then
+	 * counts from the intended send time), or NULL. */
+	struct stats_hist *svc_hist;
 };
 
 enum { MODULE_WD_RUNNING, MODULE_WD_DONE, MODULE_WD_FIRED };
@@ -435,6 +456,21 @@ int cc_client(struct test_ctx *ctx);
 int cc_server(struct test_ctx *ctx);
 int mss_client(struct test_ctx *ctx);
 int sendfile_send(struct test_ctx *ctx);
+/* The open loop of TCP_RR and UDP_RR's clients (rr_open.c). */
+int rr_open_client(struct test_ctx *ctx);
+int udp_rr_open_client(struct test_ctx *ctx);
+/* The open loop of a loop with one transaction at a time (TCP_CRR):
+ * rr_pacer_new gives one for ctx (NULL without memory); rr_pacer_next
+ * waits for the next request's intended send time and returns it, or 0
+ * when the test ends first; rr_pacer_done counts the transaction it
+ * began as answered at now (a time-out past --timeout), and
+ * rr_pacer_failed counts a connection error in its place. */
+struct rr_pacer;
+struct rr_pacer *rr_pacer_new(struct test_ctx *ctx);
+uint64_t rr_pacer_next(struct rr_pacer *pc);
+void rr_pacer_done(struct rr_pacer *pc, uint64_t now);
+void rr_pacer_failed(struct rr_pacer *pc);
+void rr_pacer_free(struct rr_pacer *pc);
 
 /* A UDP client's receive time-out: -e's fixed one, or TCP's rule (srtt +
  * 4 rttvar, within 20 ms and 3 s; 1 s before any answer). */

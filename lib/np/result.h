@@ -169,6 +169,11 @@ struct result {
 	double fairness;
 	/* --bidir: netperf to netserver, and back; thruput is their sum. */
 	struct result_dir dir[2];
+	/* The open loop (--rate): netperf's service times, from each
+	 * request's actual send (hist counts from its intended send time),
+	 * or NULL; and their figures, derived by result_compute. */
+	struct stats_hist *svc_hist;
+	struct result_latency svc;
 };
 
 /* The mean round trip in microseconds implied by the transaction rate

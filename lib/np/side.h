@@ -173,7 +173,26 @@ enum side_merge { SIDE_SUM, SIDE_MAX, SIDE_EARLIEST, SIDE_FIRST };
 	X(requests, SIDE_I64, "requests", SIDE_OPT, -1, INT64_MAX, "requests", \
 	  SIDE_JNULLNEG, SIDE_SUM, NULL, NULL)                                 \
 	X(late, SIDE_U64, "late", SIDE_OPT, 0, INT64_MAX, "late_answers",      \
-	  SIDE_JPLAIN, SIDE_SUM, NULL, NULL)
+	  SIDE_JPLAIN, SIDE_SUM, NULL, NULL)                                   \
+	/* The open loop (--rate, --timeout): transactions answered after      \
+	 * --timeout or never, connection errors, and streams they ended. */   \
+	X(timeouts, SIDE_U64, "timeouts", SIDE_OPT, 0, INT64_MAX, "timeouts",  \
+	  SIDE_JPLAIN, SIDE_SUM, "TIMEOUTS", NULL)                             \
+	X(errors, SIDE_U64, "errors", SIDE_OPT, 0, INT64_MAX,                  \
+	  "connection_errors",                                                 \
+	  SIDE_JPLAIN, SIDE_SUM, "ERRORS", NULL)                               \
+	X(ended, SIDE_U64, "ended", SIDE_OPT, 0, INT64_MAX, "streams_ended",   \
+	  SIDE_JPLAIN, SIDE_SUM, NULL, NULL)                                   \
+	/* The open loop's requests sent are the requests above; the ns their  \
+	 * sends lagged behind their due time with the stream free (netperf's  \
+	 * own lateness), the most of it, and the ns they waited for a busy    \
+	 * stream. */                                                          \
+	X(lag_ns, SIDE_U64, "lag_ns", SIDE_OPT, 0, INT64_MAX, "send_lag_ns",   \
+	  SIDE_JPLAIN, SIDE_SUM, NULL, NULL)                                   \
+	X(lag_max_ns, SIDE_U64, "lag_max_ns", SIDE_OPT, 0, INT64_MAX,          \
+	  "send_lag_max_ns", SIDE_JPLAIN, SIDE_MAX, NULL, NULL)                \
+	X(wait_ns, SIDE_U64, "wait_ns", SIDE_OPT, 0, INT64_MAX,                \
+	  "busy_wait_ns", SIDE_JPLAIN, SIDE_SUM, NULL, NULL)
 
 /* The largest send or receive size that travels: 2^40 bytes. */
 #define SIDE_SIZE_MAX ((int64_t)1 << 40)

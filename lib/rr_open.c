@@ -1,0 +1,700 @@
+/*
+ * The open loop of TCP_RR's and UDP_RR's clients (--rate, --timeout,
+ * --reconnect). Each stream draws its own arrivals, R / streams a second,
+ * and every request has an intended send time. A request whose stream is
+ * busy (-b + 1 requests in flight) waits, and the wait is part of its
+ * latency: the histogram counts from the intended time, as wrk2 does, so
+ * a stall shows in it (no coordinated omission); the service histogram
+ * counts from the actual send. Without --rate every request is due at
+ * once, which is the closed loop with time-outs and errors counted.
+ */
+#include "np/rr_open.h"
+
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "np/clock.h"
+#include "np/err.h"
+#include "np/module.h"
+#include "np/result.h"
+
+/* How long one wait may last before the loop looks at the test's end and
+ * Ctrl-C again. */
+#define OPEN_NAP_MAX_NS (20 * 1000000ULL)
+/* The spin before a due time: what the wake-ups overshoot, learnt as the
+ * test runs, within these bounds. */
+#define OPEN_SPIN_MIN_NS 5000ULL
+#define OPEN_SPIN_MAX_NS 100000ULL
+#define OPEN_SPIN_INIT_NS 50000ULL
+/* The most of a mean gap the spin may take: a thread that never sleeps
+ * is one the kernel throttles (a real-time one loses 50 ms a second). */
+#define OPEN_SPIN_SHARE 0.8
+
+/* One stream's arrivals: the intended send time of its next request. */
+struct arrivals {
+	uint64_t start, next;
+	double at;   /* ns from start of next, kept exact as a double */
+	double mean; /* ns between requests; 0: every request is due now */
+	int fixed;
+	uint64_t rng;
+};
+
+/* A request in flight. */
+struct open_req {
+	uint64_t due, sent, seq;
+};
+
+/* One stream's open loop. */
+struct open_loop {
+	struct test_ctx *ctx;
+	struct arrivals arr;
+	struct open_req *q; /* ring of depth, oldest at head */
+	int depth, head, n;
+	/* When the stream last had a slot free again after being full: a
+	 * request due before then waited for the stream, not for netperf. */
+	uint64_t free_at;
+	uint64_t spin, late; /* the spin, and the wake-ups' mean lateness */
+	uint64_t timeout;    /* ns, 0 for none */
+	uint64_t seq;
+};
+
+/* xorshift64*: the arrivals need speed and independence between streams,
+ * not secrecy. */
+static uint64_t
+rng_next(uint64_t *s)
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545F4914F6CDD1DULL;
+}
+
+/* A uniform double in (0, 1]. */
+static double
+rng_unit(uint64_t *s)
+{
+	return ((double)(rng_next(s) >> 11) + 1) / 9007199254740992.0;
+}
+
+static void
+arrivals_init(struct arrivals *a, const struct test_params *p, const void *who,
+	      uint64_t start)
+{
+	int streams = p->streams > 0 ? p->streams : 1;
+
+	memset(a, 0, sizeof(*a));
+	a->start = start;
+	a->fixed = p->arrivals == MODULE_ARRIVALS_FIXED;
+	a->rng = (start ^ (uint64_t)(uintptr_t)who * 0x9E3779B97F4A7C15ULL) | 1;
+	if (p->rate <= 0)
+		return; /* closed: next stays at 0, always due */
+	a->mean = 1e9 * streams / p->rate;
+	/* Streams with fixed gaps start at random phases, so that they do
+	 * not all send at once; a Poisson stream is memoryless anyway. */
+	a->at = a->fixed ? a->mean * rng_unit(&a->rng)
+			 : -a->mean * log(rng_unit(&a->rng));
+	a->next = start + (uint64_t)a->at;
+}
+
+static void
+arrivals_advance(struct arrivals *a)
+{
+	if (a->mean <= 0)
+		return;
+	a->at += a->fixed ? a->mean : -a->mean * log(rng_unit(&a->rng));
+	a->next = a->start + (uint64_t)a->at;
+}
+
+static int
+open_init(struct open_loop *ol, struct test_ctx *ctx)
+{
+	memset(ol, 0, sizeof(*ol));
+	ol->ctx = ctx;
+	ol->depth = ctx->p->burst + 1;
+	ol->q = calloc((size_t)ol->depth, sizeof(*ol->q));
+	if (ol->q == NULL)
+		return err_set(ctx->err, "out of memory");
+	ol->spin = OPEN_SPIN_INIT_NS;
+	ol->late = OPEN_SPIN_INIT_NS / 2;
+	ol->timeout = (uint64_t)(ctx->p->timeout * 1e9);
+	/* Wake-ups as close to the asked time as the kernel allows: the
+	 * default 50 us of slack would be the whole gap at 20 k/s. This
+	 * thread is the stream's own. */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	arrivals_init(&ol->arr, ctx->p, ctx, clock_ns());
+	if (ol->arr.mean > 0 && ol->spin > ol->arr.mean * OPEN_SPIN_SHARE)
+		ol->spin = (uint64_t)(ol->arr.mean * OPEN_SPIN_SHARE);
+	return 0;
+}
+
+/* The test is over for new requests. */
+static int
+open_ending(const struct open_loop *ol, uint64_t now)
+{
+	const struct test_ctx *ctx = ol->ctx;
+
+	return *ctx->stop || (ctx->end_ns != 0 && now >= ctx->end_ns) ||
+	       (ctx->end_ns == 0 && ol->seq >= (uint64_t)ctx->p->count);
+}
+
+/* The intended send time of the next request: now, on a closed loop. */
+static uint64_t
+open_due(const struct open_loop *ol, uint64_t now)
+{
+	return ol->arr.mean > 0 ? ol->arr.next : now;
+}
+
+/* Records a request sent at now, and draws the next one's time. */
+static void
+open_sent(struct open_loop *ol, uint64_t now)
+{
+	struct side_result *r = ol->ctx->r;
+	struct open_req *q = &ol->q[(ol->head + ol->n) % ol->depth];
+	uint64_t due = open_due(ol, now), ready, lag;
+
+	if (ol->arr.mean > 0) {
+		/* Late behind the later of its due time and the moment the
+		 * stream could take it: netperf's own lag. Waiting for the
+		 * stream is the server's. */
+		ready = due > ol->free_at ? due : ol->free_at;
+		lag = now > ready ? now - ready : 0;
+		r->lag_ns += lag;
+		if (lag > r->lag_max_ns)
+			r->lag_max_ns = lag;
+		if (ol->free_at > due)
+			r->wait_ns += ol->free_at - due;
+	}
+	q->due = due;
+	q->sent = now;
+	q->seq = ol->seq++;
+	ol->n++;
+	r->requests++;
+	arrivals_advance(&ol->arr);
+}
+
+/* The answer to in-flight request q came at now: a transaction, or a
+ * time-out when it came later than --timeout after its send. */
+static void
+open_answer(struct open_loop *ol, const struct open_req *q, uint64_t now)
+{
+	struct test_ctx *ctx = ol->ctx;
+
+	if (ol->n == ol->depth)
+		ol->free_at = now;
+	if (ol->timeout > 0 && now - q->sent > ol->timeout) {
+		ctx->r->timeouts++;
+		return;
+	}
+	ctx->r->trans++;
+	if (ctx->hist != NULL)
+		stats_hist_add(ctx->hist, now - q->due);
+	if (ctx->svc_hist != NULL)
+		stats_hist_add(ctx->svc_hist, now - q->sent);
+}
+
+/*
+ * Waits until t, or until fd (when not -1) is readable: sleeps to a little
+ * before t, then spins, so the request leaves on time. Returns 1 when fd
+ * is readable, 0 otherwise (t reached, or a nap of OPEN_NAP_MAX_NS done:
+ * the caller looks at the clock again).
+ */
+static int
+open_wait(struct open_loop *ol, int fd, uint64_t t)
+{
+	struct pollfd pfd = {fd, POLLIN, 0};
+	uint64_t now = clock_ns(), wake, over;
+	struct timespec ts;
+	int rc;
+
+	if (t > now + ol->spin) {
+		wake = t - ol->spin;
+		if (wake - now > OPEN_NAP_MAX_NS)
+			wake = now + OPEN_NAP_MAX_NS;
+		if (fd < 0) {
+			ts.tv_sec = (time_t)(wake / NS_PER_SEC);
+			ts.tv_nsec = (long)(wake % NS_PER_SEC);
+			rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME,
+					     &ts, NULL);
+		} else {
+			ts.tv_sec = (time_t)((wake - now) / NS_PER_SEC);
+			ts.tv_nsec = (long)((wake - now) % NS_PER_SEC);
+			rc = ppoll(&pfd, 1, &ts, NULL);
+			if (rc > 0)
+				return 1;
+		}
+		now = clock_ns();
+		if (rc == 0 && now >= wake) {
+			/* Learn how late the wake-ups are: spin twice that. */
+			over = now - wake;
+			ol->late = (7 * ol->late + over) / 8;
+			ol->spin = 2 * ol->late;
+			if (ol->spin < OPEN_SPIN_MIN_NS)
+				ol->spin = OPEN_SPIN_MIN_NS;
+			if (ol->spin > OPEN_SPIN_MAX_NS)
+				ol->spin = OPEN_SPIN_MAX_NS;
+			/* Some sleep in every gap (OPEN_SPIN_SHARE). */
+			if (ol->arr.mean > 0 &&
+			    ol->spin > ol->arr.mean * OPEN_SPIN_SHARE)
+				ol->spin =
+				    (uint64_t)(ol->arr.mean * OPEN_SPIN_SHARE);
+		}
+		if (now < t && t - now > ol->spin + OPEN_SPIN_MIN_NS)
+			return 0;
+	}
+	while (now < t) {
+		if (fd >= 0 && poll(&pfd, 1, 0) > 0)
+			return 1;
+		now = clock_ns();
+	}
+	return 0;
+}
+
+/* A connection error on stream ctx: counted; the requests in flight are
+ * never answered (time-outs when --timeout is set, else lost). */
+static void
+open_broken(struct open_loop *ol)
+{
+	struct side_result *r = ol->ctx->r;
+
+	r->errors++;
+	if (ol->timeout > 0)
+		r->timeouts += (uint64_t)ol->n;
+	else
+		r->lost += (uint64_t)ol->n;
+	ol->n = 0;
+	ol->head = 0;
+}
+
+/* Sends a TCP request in full; 0, 1 when the connection is broken (reset
+ * or closed), -1 with ctx->err set on any other error. */
+static int
+tcp_send_req(struct test_ctx *ctx, size_t len)
+{
+	const char *b = ctx->buf;
+	ssize_t n;
+
+	while (len > 0) {
+		n = send(ctx->fd, b, len, MSG_NOSIGNAL);
+		if (n > 0) {
+			b += n;
+			len -= (size_t)n;
+			continue;
+		}
+		if (n < 0 &&
+		    (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK))
+			continue;
+		if (n < 0 && (errno == ECONNRESET || errno == EPIPE))
+			return 1;
+		return err_set(ctx->err, "data connection: send: %s",
+			       strerror(errno));
+	}
+	return 0;
+}
+
+int
+rr_open_client(struct test_ctx *ctx)
+{
+	const struct test_params *p = ctx->p;
+	struct side_result *r = ctx->r;
+	size_t req = (size_t)p->req_size, rsp = (size_t)p->rsp_size, got = 0;
+	size_t want;
+	struct open_loop ol;
+	uint64_t now, due;
+	ssize_t n;
+	int rc, ending;
+
+	if (open_init(&ol, ctx) < 0)
+		return -1;
+	r->send_size = (int64_t)req;
+	r->recv_size = (int64_t)rsp;
+	for (;;) {
+		now = clock_ns();
+		ending = open_ending(&ol, now);
+		if (ending && ol.n == 0)
+			break;
+		if (ending &&
+		    module_overtime(ctx, now, "kept the test going") < 0)
+			goto fail;
+		due = open_due(&ol, now);
+		if (!ending && ol.n < ol.depth && due <= now) {
+			rc = tcp_send_req(ctx, req);
+			if (rc < 0)
+				goto fail;
+			if (rc > 0)
+				goto broken;
+			r->bytes_sent += req;
+			r->send_calls++;
+			open_sent(&ol, now);
+			continue;
+		}
+		if (ol.n == 0) {
+			open_wait(&ol, -1, due);
+			continue;
+		}
+		if (open_wait(&ol, ctx->fd,
+			      !ending && ol.n < ol.depth
+				  ? due
+				  : now + OPEN_NAP_MAX_NS) == 0)
+			continue;
+		want = (size_t)ol.n * rsp - got;
+		n = recv(ctx->fd, ctx->buf,
+			 want < ctx->buflen ? want : ctx->buflen, MSG_DONTWAIT);
+		if (n == 0 || (n < 0 && errno == ECONNRESET))
+			goto broken;
+		if (n < 0 &&
+		    (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+			continue;
+		if (n < 0) {
+			err_set(ctx->err, "data connection: recv: %s",
+				strerror(errno));
+			goto fail;
+		}
+		r->recv_calls++;
+		r->bytes_recv += (uint64_t)n;
+		got += (size_t)n;
+		now = clock_ns();
+		while (ol.n > 0 && got >= rsp) {
+			got -= rsp;
+			open_answer(&ol, &ol.q[ol.head], now);
+			ol.head = (ol.head + 1) % ol.depth;
+			ol.n--;
+		}
+	}
+	free(ol.q);
+	shutdown(ctx->fd, SHUT_WR);
+	/* Wait for the server's close so both sides end their intervals. */
+	for (;;) {
+		now = clock_ns();
+		if (module_overtime(ctx, now, "kept the test going") < 0)
+			return -1;
+		if (open_wait(&ol, ctx->fd, now + OPEN_NAP_MAX_NS) == 0)
+			continue;
+		n = recv(ctx->fd, ctx->buf, 1, MSG_DONTWAIT);
+		if (n == 0 || (n < 0 && errno == ECONNRESET))
+			return 0;
+		if (n > 0)
+			return err_set(ctx->err,
+				       "the peer sent more than it was asked");
+		if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+			return err_set(ctx->err, "data connection: recv: %s",
+				       strerror(errno));
+	}
+broken:
+	/* The stream ends here, counted; the others go on. */
+	open_broken(&ol);
+	r->ended++;
+	free(ol.q);
+	return 0;
+fail:
+	free(ol.q);
+	return -1;
+}
+
+/* UDP_RR tags each request with up to 8 bytes of its sequence number,
+ * which netserver echoes; none for netperf 2.7's netserver, which then
+ * answers the oldest request. */
+static size_t
+udp_taglen(const struct test_ctx *ctx)
+{
+	int64_t n = ctx->p->req_size < ctx->p->rsp_size ? ctx->p->req_size
+							: ctx->p->rsp_size;
+
+	if (ctx->untagged)
+		return 0;
+	return n < 8 ? (size_t)n : 8;
+}
+
+/* Writes v's low len bytes at b, big-endian. */
+static void
+udp_put_tag(char *b, uint64_t v, size_t len)
+{
+	for (size_t k = len; k-- > 0; v >>= 8)
+		b[k] = (char)(v & 0xff);
+}
+
+/* The in-flight request a tag answers (the oldest when untagged), or -1. */
+static int
+udp_match(const struct open_loop *ol, const char *buf, size_t n, size_t taglen)
+{
+	uint64_t tag = 0, mask;
+	int i, best = -1;
+
+	if (n < taglen)
+		return -1;
+	for (size_t k = 0; k < taglen; k++)
+		tag = tag << 8 | (unsigned char)buf[k];
+	mask = taglen == 8 ? UINT64_MAX : ((1ULL << (8 * taglen)) - 1);
+	for (i = 0; i < ol->n; i++) {
+		if (taglen > 0 && (ol->q[i].seq & mask) == tag)
+			return i;
+		if (taglen == 0 && (best < 0 || ol->q[i].seq < ol->q[best].seq))
+			best = i;
+	}
+	return best;
+}
+
+/* Gives up on every request sent limit ns or more before now: a time-out
+ * under --timeout, else lost (the adaptive time-out). Returns the send
+ * time of the oldest still in flight, or UINT64_MAX for none. */
+static uint64_t
+udp_expire(struct open_loop *ol, uint64_t now, uint64_t limit)
+{
+	struct side_result *r = ol->ctx->r;
+	uint64_t oldest = UINT64_MAX;
+	int i;
+
+	for (i = 0; i < ol->n;) {
+		if (now - ol->q[i].sent >= limit) {
+			if (ol->n == ol->depth)
+				ol->free_at = now;
+			if (ol->timeout > 0)
+				r->timeouts++;
+			else
+				r->lost++;
+			ol->q[i] = ol->q[--ol->n];
+			continue;
+		}
+		if (ol->q[i].sent < oldest)
+			oldest = ol->q[i].sent;
+		i++;
+	}
+	return oldest;
+}
+
+int
+udp_rr_open_client(struct test_ctx *ctx)
+{
+	const struct test_params *p = ctx->p;
+	struct side_result *r = ctx->r;
+	size_t req = (size_t)p->req_size, taglen = udp_taglen(ctx);
+	uint64_t now, due, limit, oldest, until, progress;
+	struct module_rto rto;
+	struct open_loop ol;
+	int i, ending;
+	ssize_t n;
+
+	if (open_init(&ol, ctx) < 0)
+		return -1;
+	r->send_size = (int64_t)req;
+	r->recv_size = p->rsp_size;
+	module_rto_init(&rto, p->rto);
+	progress = clock_ns();
+	for (;;) {
+		now = clock_ns();
+		ending = open_ending(&ol, now);
+		limit = ol.timeout > 0 ? ol.timeout : rto.ns;
+		oldest = udp_expire(&ol, now, limit);
+		if (ending && ol.n == 0)
+			break;
+		if (module_overtime(ctx, now, "kept sending datagrams") < 0)
+			goto fail;
+		if (now - progress >= MODULE_IDLE_SEC * NS_PER_SEC &&
+		    ctx->end_ns == 0) {
+			err_set(ctx->err, "no answer from netserver for %d s",
+				MODULE_IDLE_SEC);
+			goto fail;
+		}
+		due = open_due(&ol, now);
+		if (!ending && ol.n < ol.depth && due <= now) {
+			udp_put_tag(ctx->buf, ol.seq, taglen);
+			n = send(ctx->fd, ctx->buf, req, 0);
+			if (n < 0 && errno == ECONNREFUSED && !p->reconnect)
+				goto broken;
+			if (n < 0 && errno == ECONNREFUSED) {
+				r->errors++;
+			} else if (n < 0) {
+				r->send_errors++; /* it will time out */
+			} else {
+				r->bytes_sent += (uint64_t)n;
+				r->send_calls++;
+			}
+			open_sent(&ol, now);
+			continue;
+		}
+		until = oldest != UINT64_MAX ? oldest + limit : UINT64_MAX;
+		if (!ending && ol.n < ol.depth && due < until)
+			until = due;
+		if (until == UINT64_MAX)
+			until = now + OPEN_NAP_MAX_NS;
+		if (open_wait(&ol, ol.n > 0 ? ctx->fd : -1, until) == 0)
+			continue;
+		n = recv(ctx->fd, ctx->buf, ctx->buflen, MSG_DONTWAIT);
+		now = clock_ns();
+		if (n > 0 && module_udp_token(ctx, ctx->buf, (size_t)n, 0))
+			continue;
+		if (n < 0 && errno == ECONNREFUSED && !p->reconnect)
+			goto broken;
+		if (n < 0 && errno == ECONNREFUSED) {
+			r->errors++;
+			continue;
+		}
+		if (n < 0 &&
+		    (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+			continue;
+		if (n < 0) {
+			err_set(ctx->err, "data socket: recv: %s",
+				strerror(errno));
+			goto fail;
+		}
+		r->recv_calls++;
+		i = udp_match(&ol, ctx->buf, (size_t)n, taglen);
+		if (i < 0) {
+			r->dups++; /* the answer to one given up on */
+			continue;
+		}
+		r->bytes_recv += (uint64_t)n;
+		progress = now;
+		module_rto_sample(&rto, now - ol.q[i].sent);
+		open_answer(&ol, &ol.q[i], now);
+		ol.q[i] = ol.q[--ol.n];
+	}
+	free(ol.q);
+	module_udp_end(ctx);
+	return 0;
+broken:
+	/* netserver's socket is gone: the stream ends, counted. */
+	open_broken(&ol);
+	r->ended++;
+	free(ol.q);
+	return 0;
+fail:
+	free(ol.q);
+	return -1;
+}
+
+/* One transaction at a time (TCP_CRR): the same arrivals and counts. */
+struct rr_pacer {
+	struct open_loop ol;
+};
+
+struct rr_pacer *
+rr_pacer_new(struct test_ctx *ctx)
+{
+	struct rr_pacer *pc = calloc(1, sizeof(*pc));
+
+	if (pc == NULL || open_init(&pc->ol, ctx) < 0) {
+		free(pc);
+		return NULL;
+	}
+	pc->ol.depth = 1;
+	return pc;
+}
+
+uint64_t
+rr_pacer_next(struct rr_pacer *pc)
+{
+	struct open_loop *ol = &pc->ol;
+	uint64_t now, due;
+
+	for (;;) {
+		now = clock_ns();
+		if (open_ending(ol, now))
+			return 0;
+		due = open_due(ol, now);
+		if (due <= now) {
+			open_sent(ol, now);
+			return due;
+		}
+		open_wait(ol, -1, due);
+	}
+}
+
+void
+rr_pacer_done(struct rr_pacer *pc, uint64_t now)
+{
+	struct open_loop *ol = &pc->ol;
+
+	if (ol->n == 0)
+		return;
+	open_answer(ol, &ol->q[0], now);
+	ol->n = 0;
+	ol->free_at = now;
+}
+
+void
+rr_pacer_failed(struct rr_pacer *pc)
+{
+	open_broken(&pc->ol);
+}
+
+void
+rr_pacer_free(struct rr_pacer *pc)
+{
+	if (pc != NULL)
+		free(pc->ol.q);
+	free(pc);
+}
+
+int
+rr_open_notes(const struct result *res, char *warn, char *fail, size_t cap)
+{
+	const struct side_result *s = &res->side[RESULT_LOCAL].sum;
+	double rate = res->p.rate, lag, wait;
+	int out = 0;
+
+	warn[0] = fail[0] = '\0';
+	if (!module_has(res->m, MODULE_F_OPEN))
+		return 0;
+	if (rate > 0 && res->trans_rate < 0.99 * rate) {
+		lag =
+		    s->requests > 0 ? (double)s->lag_ns / s->requests / 1e3 : 0;
+		wait = s->requests > 0 ? (double)s->wait_ns / s->requests / 1e3
+				       : 0;
+		if (s->lag_ns >= s->wait_ns)
+			snprintf(warn, cap,
+				 "achieved %.0f of the %.0f transactions/s "
+				 "offered: netperf could not send on time "
+				 "(its sends lagged %.1f us on average, "
+				 "%.1f us at most)",
+				 res->trans_rate, rate, lag,
+				 (double)s->lag_max_ns / 1e3);
+		else
+			snprintf(warn, cap,
+				 "achieved %.0f of the %.0f transactions/s "
+				 "offered: netserver could not answer at "
+				 "this rate (requests waited %.1f us on "
+				 "average for their stream; %llu timed out "
+				 "or were lost; netperf's send lag %.1f us)",
+				 res->trans_rate, rate, wait,
+				 (unsigned long long)(s->timeouts + s->lost),
+				 lag);
+		out |= 1;
+	}
+	if (s->errors > 0) {
+		snprintf(fail, cap,
+			 "%llu connection error%s; %llu of %d stream%s ended "
+			 "early%s",
+			 (unsigned long long)s->errors,
+			 s->errors == 1 ? "" : "s",
+			 (unsigned long long)s->ended,
+			 res->p.streams > 0 ? res->p.streams : 1,
+			 res->p.streams > 1 ? "s" : "",
+			 res->p.reconnect ? " (--reconnect went on)" : "");
+		out |= 2;
+	}
+	return out;
+}
+
+void
+rr_open_peer_gone(const struct result *res, char *err)
+{
+	const struct side_result *s = &res->side[RESULT_LOCAL].sum;
+	size_t len = strlen(err);
+
+	if (s->errors == 0 || len + 1 >= ERR_LEN)
+		return;
+	snprintf(err + len, ERR_LEN - len,
+		 " after netperf counted %llu connection error%s (%llu of %d "
+		 "stream%s ended early)",
+		 (unsigned long long)s->errors, s->errors == 1 ? "" : "s",
+		 (unsigned long long)s->ended,
+		 res->p.streams > 0 ? res->p.streams : 1,
+		 res->p.streams > 1 ? "s" : "");
+}
