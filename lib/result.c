@@ -288,6 +288,8 @@ result_free(struct result *res)
 		res->side[i].stream = NULL;
 	}
 	free(res->hist);
+	for (i = 0; res->interim != NULL && i < res->ninterim; i++)
+		free(res->interim[i].stream);
 	free(res->interim);
 	free(res->samples);
 	res->samples = NULL;
