@@ -1,5 +1,6 @@
 #include "np/runplot.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,17 +84,36 @@ run_has(const struct result *res, struct runplot_has *h)
 	}
 }
 
+/* The longest whole interval: what -D asked for, give or take. */
+static double
+whole_interval(const struct result *res)
+{
+	double len = 0;
+	int i;
+
+	for (i = 0; i < res->ninterim; i++)
+		if (!res->interim[i].partial && res->interim[i].interval > len)
+			len = res->interim[i].interval;
+	return len;
+}
+
 /* The datablock: time, rate, p50, p99, retransmits, srtt, then each
- * stream's rate; one row per interval, at its end. */
+ * stream's rate; one row per interval, at its end. A tail shorter than
+ * half an interval is left out: its rate over a few milliseconds is
+ * noise, not a change the picture should show. */
 static void
 run_data(FILE *f, const struct result *res, const struct runplot_has *h)
 {
+	double whole = whole_interval(res);
 	int i, s;
 
 	fputs("$run << EOD\n", f);
 	for (i = 0; i < res->ninterim; i++) {
 		const struct result_interim *iv = &res->interim[i];
 		int tcp = iv->tcpi.n > 0;
+
+		if (iv->partial && iv->interval < whole / 2)
+			continue;
 
 		fprintf(f, "%.6f", iv->since_start);
 		put_num(f, iv->value);
@@ -111,7 +131,8 @@ run_data(FILE *f, const struct result *res, const struct runplot_has *h)
 }
 
 int
-runplot_script(FILE *f, const struct result *res, char *err)
+runplot_script(FILE *f, const struct result *res, const char *path,
+	       char *err)
 {
 	char text[ESCAPE_LEN], q[3][ESCAPE_GNUPLOT_LEN];
 	struct runplot_has h;
@@ -128,11 +149,26 @@ runplot_script(FILE *f, const struct result *res, char *err)
 	run_data(f, res, &h);
 	fputs("set datafile missing '?'\n"
 	      "set grid\n"
-	      "set key top left opaque\n"
+	      "set key below horizontal\n"
+	      "set bmargin 6\n"
+	      "set lmargin 12\n"
+	      "set rmargin 12\n"
+	      "set xrange [0:*]\n"
 	      "set yrange [0:*]\n",
 	      f);
-	if (h.tcp)
+	if (h.tcp) {
+		/* Two panels: a taller picture, on the terminal that
+		 * sweep_gnuplot set for the file's extension. */
+		if (path != NULL) {
+			const char *ext = strrchr(path, '.');
+
+			fprintf(f, "set terminal %s size 900,800 noenhanced\n",
+				ext != NULL && strcmp(ext, ".svg") == 0
+				    ? "svg dynamic"
+				    : "png");
+		}
 		fputs("set multiplot layout 2,1\n", f);
+	}
 	snprintf(text, sizeof(text), "%s to %.100s: %s per interval",
 		 res->m->name, res->side[RESULT_REMOTE].name,
 		 module_is_rr(res->m) && res->fmt == 'x' ? "transactions/s"
@@ -148,8 +184,9 @@ runplot_script(FILE *f, const struct result *res, char *err)
 			"set y2label %s\n"
 			"set y2tics\n"
 			"set ytics nomirror\n"
-			"set y2range [0:*]\n",
-			escape_gnuplot(q[0], sizeof(q[0]), "latency, us"));
+			"set logscale y2\n",
+			escape_gnuplot(q[0], sizeof(q[0]),
+				       "latency, us (log scale)"));
 	fprintf(f, "plot $run using 1:2 with linespoints lw 2 title %s",
 		escape_gnuplot(q[0], sizeof(q[0]),
 			       h.streams > 1 ? "sum" : "rate"));
@@ -168,6 +205,7 @@ runplot_script(FILE *f, const struct result *res, char *err)
 	/* The kernel's view of the same intervals, below. */
 	fprintf(f,
 		"unset y2label\n"
+		"unset logscale y2\n"
 		"set title %s\n"
 		"set ylabel %s\n"
 		"set y2label %s\n"
@@ -207,7 +245,7 @@ runplot_plot(const char *path, const struct result *res, char *err)
 	f = open_memstream(&body, &blen);
 	if (f == NULL)
 		return err_set(err, "--plot: out of memory");
-	rc = runplot_script(f, res, err);
+	rc = runplot_script(f, res, path, err);
 	if (fclose(f) != 0) {
 		free(body);
 		return err_set(err, "--plot: out of memory");
@@ -222,18 +260,21 @@ runplot_merge_script(FILE *f, const struct merge *m,
 		     const struct merge_figures *fig, char *err)
 {
 	char text[ESCAPE_LEN], q[ESCAPE_GNUPLOT_LEN];
-	int64_t t0 = INT64_MAX;
+	double t0 = INFINITY, whole;
 	long points = 0;
 	int i, j, drawn = 0;
 
+	/* Times as doubles: the documents' nanoseconds are checked to be
+	 * times, not to be near each other, and no difference of two may
+	 * overflow. */
 	for (i = 0; i < m->nruns; i++) {
 		const struct merge_run *r = &m->runs[i];
 
 		if (r->nsamples == 0)
 			continue;
 		points += r->nsamples;
-		if (r->start_ns < t0)
-			t0 = r->start_ns;
+		if ((double)r->start_ns < t0)
+			t0 = (double)r->start_ns;
 	}
 	if (points == 0)
 		return err_set(err, "--plot: no run has -D intervals to draw");
@@ -249,11 +290,21 @@ runplot_merge_script(FILE *f, const struct merge *m,
 
 		if (r->nsamples == 0)
 			continue;
+		/* A run's last sample may be its tail, some milliseconds
+		 * long: left out under half its longest interval, as in a
+		 * run's own plot. */
+		whole = 0;
+		for (j = 0; j < r->nsamples; j++)
+			if (r->samples[j].interval > whole)
+				whole = r->samples[j].interval;
 		fprintf(f, "$r%d << EOD\n", i);
 		for (j = 0; j < r->nsamples; j++)
-			fprintf(f, "%.6f %.6g\n",
-				(double)(r->samples[j].end_ns - t0) / 1e9,
-				r->samples[j].value);
+			if (j + 1 < r->nsamples ||
+			    r->samples[j].interval >= whole / 2)
+				fprintf(f, "%.6f %.6g\n",
+					((double)r->samples[j].end_ns - t0) /
+					    1e9,
+					r->samples[j].value);
 		fputs("EOD\n", f);
 	}
 	snprintf(text, sizeof(text), "%s: %d runs on one time axis",
@@ -265,13 +316,15 @@ runplot_merge_script(FILE *f, const struct merge *m,
 	fprintf(f,
 		"set ylabel %s\n"
 		"set grid\n"
-		"set key top left opaque\n"
+		"set key below horizontal\n"
+		"set bmargin 6\n"
+		"set xrange [0:*]\n"
 		"set yrange [0:*]\n",
 		escape_gnuplot(q, sizeof(q), text));
 	if (fig->thruput_window >= 0 &&
 	    fig->window_end_ns > fig->window_start_ns) {
-		double a = (double)(fig->window_start_ns - t0) / 1e9,
-		       b = (double)(fig->window_end_ns - t0) / 1e9;
+		double a = ((double)fig->window_start_ns - t0) / 1e9,
+		       b = ((double)fig->window_end_ns - t0) / 1e9;
 
 		fprintf(f,
 			"set object 1 rectangle from %.6f, graph 0 to %.6f, "

@@ -25,10 +25,12 @@
 void runplot_line(FILE *out, const struct result *res,
 		  const struct result_interim *iv, int n);
 
-/* Writes the gnuplot commands that draw res's intervals, data inline,
- * every text a quoted literal (escape_gnuplot); returns 0, or -1 when it
- * has no interval or too many (err says which). */
-int runplot_script(FILE *f, const struct result *res, char *err);
+/* Writes the gnuplot commands that draw res's intervals into path (whose
+ * extension picks the terminal; NULL to leave it), data inline, every
+ * text a quoted literal (escape_gnuplot); returns 0, or -1 when it has
+ * no interval or too many (err says which). */
+int runplot_script(FILE *f, const struct result *res, const char *path,
+		   char *err);
 
 /* Draws res's intervals into path (.svg or .png) with gnuplot. Returns 0;
  * 1 when gnuplot is not installed; -1 with err set. */
