@@ -79,10 +79,24 @@ static void
 hist_take(struct stats_hist *iv, struct stats_hist *prev,
 	  const struct stats_hist *h)
 {
-	uint64_t now, sum;
-	int b;
+	uint64_t now, sum, lo, hi;
+	int b, first, last;
 
-	for (b = 0; b < STATS_NBUCKETS; b++) {
+	/* Only the buckets between the stream's least and greatest value
+	 * can have grown: a few hundred loads, not every bucket, at each
+	 * boundary. min and max only move outwards, and the loop moves
+	 * them after the bucket, so a value whose bucket lies outside the
+	 * range read here is left in that bucket for a later interval,
+	 * whose own difference takes it; after the loops end (the tail)
+	 * the range is final. (The count cannot tell that nothing moved:
+	 * it is written before min and max.) */
+	lo = __atomic_load_n(&h->min, __ATOMIC_RELAXED);
+	hi = __atomic_load_n(&h->max, __ATOMIC_RELAXED);
+	if (lo > hi)
+		return;
+	first = stats_bucket_of(lo);
+	last = stats_bucket_of(hi);
+	for (b = first; b <= last; b++) {
 		now = __atomic_load_n(&h->bucket[b], __ATOMIC_RELAXED);
 		if (now == prev->bucket[b])
 			continue;
@@ -135,8 +149,7 @@ interval_track_take(struct interval_track *t, const struct module_run *run,
 		t->prev[i] = c;
 		sum += t->stream[i];
 		if (t->hist != NULL)
-			hist_take(t->hist, &t->prev_hist[i],
-				  run->ctx[i].hist);
+			hist_take(t->hist, &t->prev_hist[i], run->ctx[i].hist);
 	}
 	if (t->hist != NULL)
 		hist_bounds(t->hist);

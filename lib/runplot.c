@@ -131,8 +131,7 @@ run_data(FILE *f, const struct result *res, const struct runplot_has *h)
 }
 
 int
-runplot_script(FILE *f, const struct result *res, const char *path,
-	       char *err)
+runplot_script(FILE *f, const struct result *res, const char *path, char *err)
 {
 	char text[ESCAPE_LEN], q[3][ESCAPE_GNUPLOT_LEN];
 	struct runplot_has h;
@@ -187,9 +186,9 @@ runplot_script(FILE *f, const struct result *res, const char *path,
 			"set logscale y2\n",
 			escape_gnuplot(q[0], sizeof(q[0]),
 				       "latency, us (log scale)"));
-	fprintf(f, "plot $run using 1:2 with linespoints lw 2 title %s",
-		escape_gnuplot(q[0], sizeof(q[0]),
-			       h.streams > 1 ? "sum" : "rate"));
+	fprintf(
+	    f, "plot $run using 1:2 with linespoints lw 2 title %s",
+	    escape_gnuplot(q[0], sizeof(q[0]), h.streams > 1 ? "sum" : "rate"));
 	for (s = 0; s < h.streams; s++) {
 		snprintf(text, sizeof(text), "stream %d", s + 1);
 		fprintf(f, ", '' using 1:%d with lines title %s", 7 + s,
@@ -307,8 +306,8 @@ runplot_merge_script(FILE *f, const struct merge *m,
 					r->samples[j].value);
 		fputs("EOD\n", f);
 	}
-	snprintf(text, sizeof(text), "%s: %d runs on one time axis",
-		 m->test, m->nruns);
+	snprintf(text, sizeof(text), "%s: %d runs on one time axis", m->test,
+		 m->nruns);
 	fprintf(f, "set title %s\n", escape_gnuplot(q, sizeof(q), text));
 	fprintf(f, "set xlabel %s\n",
 		escape_gnuplot(q, sizeof(q), "seconds since the first start"));
@@ -331,8 +330,7 @@ runplot_merge_script(FILE *f, const struct merge *m,
 			"graph 1 behind fillcolor rgb '#dde8f0' "
 			"fillstyle solid 1.0 noborder\n"
 			"set label 1 %s at %.6f, graph 0.04 center\n",
-			a, b,
-			escape_gnuplot(q, sizeof(q), "all runs active"),
+			a, b, escape_gnuplot(q, sizeof(q), "all runs active"),
 			(a + b) / 2);
 	}
 	fputs("plot ", f);
