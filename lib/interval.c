@@ -54,105 +54,110 @@ interval_track_init(struct interval_track *t, const struct module_run *run,
 	t->prev = calloc((size_t)(run->n > 0 ? run->n : 1), sizeof(*t->prev));
 	t->stream =
 	    calloc((size_t)(run->n > 0 ? run->n : 1), sizeof(*t->stream));
+	/* Three histograms whatever the streams: the sum of what was read
+	 * at the last boundary, at this one, and their difference. The
+	 * baseline is zero, as the streams' histograms start: anything
+	 * counted before the gate is in the first interval. */
 	if (hists) {
-		t->prev_hist = calloc((size_t)run->n, sizeof(*t->prev_hist));
-		t->hist = malloc(sizeof(*t->hist));
+		t->prev_hist = calloc(1, sizeof(*t->prev_hist));
+		t->cur_hist = calloc(1, sizeof(*t->cur_hist));
+		t->hist = calloc(1, sizeof(*t->hist));
 	}
 	if (t->prev == NULL || t->stream == NULL ||
-	    (hists && (t->prev_hist == NULL || t->hist == NULL))) {
+	    (hists && (t->prev_hist == NULL || t->cur_hist == NULL ||
+		       t->hist == NULL))) {
 		interval_track_free(t);
 		return err_set(err, "out of memory");
 	}
-	/* The baseline is zero (calloc), as the streams' counts and
-	 * histograms start: anything counted before the gate is in the
-	 * first interval. */
 	t->out.n = run->n;
 	t->out.stream = t->stream;
 	return 0;
 }
 
-/* Adds what stream histogram h gained since *prev into iv, and moves
- * *prev up to it. The loop writes h as this runs: each bucket is read
- * once, and a value counted after its bucket was read is the next
- * interval's. */
+/*
+ * Adds stream histogram h, as it reads now, into sum. The loop writes h
+ * as this runs, without a lock: each bucket is one 8-byte load, and
+ * only the buckets between the stream's least and greatest value can
+ * hold anything (a few hundred loads, not all 7424). min and max only
+ * move outwards and the loop moves them after the bucket, so a value
+ * whose bucket lies outside the range read here, or that came after its
+ * bucket was read, is in no read yet: a later boundary's sum has it.
+ * Every bucket's read only grows from one boundary to the next, so the
+ * differences of the sums are never negative, and once the loops have
+ * ended (the tail) the reads are the totals.
+ */
 static void
-hist_take(struct stats_hist *iv, struct stats_hist *prev,
-	  const struct stats_hist *h)
+hist_read(struct stats_hist *sum, const struct stats_hist *h)
 {
-	uint64_t now, sum, lo, hi;
-	int b, first, last;
+	uint64_t lo, hi;
+	int b, last;
 
-	/* Only the buckets between the stream's least and greatest value
-	 * can have grown: a few hundred loads, not every bucket, at each
-	 * boundary. min and max only move outwards, and the loop moves
-	 * them after the bucket, so a value whose bucket lies outside the
-	 * range read here is left in that bucket for a later interval,
-	 * whose own difference takes it; after the loops end (the tail)
-	 * the range is final. (The count cannot tell that nothing moved:
-	 * it is written before min and max.) */
 	lo = __atomic_load_n(&h->min, __ATOMIC_RELAXED);
 	hi = __atomic_load_n(&h->max, __ATOMIC_RELAXED);
 	if (lo > hi)
 		return;
-	first = stats_bucket_of(lo);
 	last = stats_bucket_of(hi);
-	for (b = first; b <= last; b++) {
-		now = __atomic_load_n(&h->bucket[b], __ATOMIC_RELAXED);
-		if (now == prev->bucket[b])
-			continue;
-		iv->bucket[b] += now - prev->bucket[b];
-		iv->count += now - prev->bucket[b];
-		prev->bucket[b] = now;
-	}
-	sum = __atomic_load_n(&h->sum, __ATOMIC_RELAXED);
-	iv->sum += sum - prev->sum;
-	prev->sum = sum;
+	for (b = stats_bucket_of(lo); b <= last; b++)
+		sum->bucket[b] +=
+		    __atomic_load_n(&h->bucket[b], __ATOMIC_RELAXED);
+	sum->sum += __atomic_load_n(&h->sum, __ATOMIC_RELAXED);
 }
 
-/* The interval histogram's bounds from its buckets: min and max are
- * not differences, so they are its lowest and highest buckets' edges. */
+/* iv = cur - prev, bucket by bucket, with its count, and its bounds from
+ * its buckets (min and max are not differences: they are its lowest and
+ * highest buckets' edges). */
 static void
-hist_bounds(struct stats_hist *h)
+hist_diff(struct stats_hist *iv, const struct stats_hist *cur,
+	  const struct stats_hist *prev)
 {
 	uint64_t lo, hi;
 	int b;
 
-	h->min = UINT64_MAX;
-	h->max = 0;
-	for (b = 0; b < STATS_NBUCKETS; b++)
-		if (h->bucket[b] != 0 &&
-		    stats_bucket_bounds(b, &lo, &hi) == 0) {
-			h->min = lo;
-			break;
+	stats_hist_init(iv);
+	iv->max = 0;
+	for (b = 0; b < STATS_NBUCKETS; b++) {
+		uint64_t d = cur->bucket[b] - prev->bucket[b];
+
+		if (d == 0)
+			continue;
+		iv->bucket[b] = d;
+		iv->count += d;
+		if (stats_bucket_bounds(b, &lo, &hi) == 0) {
+			if (lo < iv->min)
+				iv->min = lo;
+			iv->max = hi;
 		}
-	for (b = STATS_NBUCKETS - 1; b >= 0; b--)
-		if (h->bucket[b] != 0 &&
-		    stats_bucket_bounds(b, &lo, &hi) == 0) {
-			h->max = hi;
-			break;
-		}
+	}
+	/* The sum is read apart from the buckets, so it may run a value
+	 * ahead of them or behind; it is no more than a mean's guide. */
+	iv->sum = cur->sum >= prev->sum ? cur->sum - prev->sum : 0;
 }
 
 uint64_t
 interval_track_take(struct interval_track *t, const struct module_run *run,
 		    int partial)
 {
+	struct stats_hist *swap;
 	struct tcpinfo ti_now;
 	uint64_t c, sum = 0;
 	int i;
 
 	if (t->hist != NULL)
-		stats_hist_init(t->hist);
+		memset(t->cur_hist, 0, sizeof(*t->cur_hist));
 	for (i = 0; i < t->n; i++) {
 		c = interval_stream_count(run, i);
 		t->stream[i] = c - t->prev[i];
 		t->prev[i] = c;
 		sum += t->stream[i];
 		if (t->hist != NULL)
-			hist_take(t->hist, &t->prev_hist[i], run->ctx[i].hist);
+			hist_read(t->cur_hist, run->ctx[i].hist);
 	}
-	if (t->hist != NULL)
-		hist_bounds(t->hist);
+	if (t->hist != NULL) {
+		hist_diff(t->hist, t->cur_hist, t->prev_hist);
+		swap = t->prev_hist;
+		t->prev_hist = t->cur_hist;
+		t->cur_hist = swap;
+	}
 	interval_tcpinfo(run, &ti_now);
 	tcpinfo_delta(&ti_now, &t->ti_prev, &t->ti_iv);
 	t->ti_prev = ti_now;
@@ -167,6 +172,7 @@ interval_track_free(struct interval_track *t)
 	free(t->prev);
 	free(t->stream);
 	free(t->prev_hist);
+	free(t->cur_hist);
 	free(t->hist);
 	memset(t, 0, sizeof(*t));
 }

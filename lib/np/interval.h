@@ -21,9 +21,10 @@ struct interval_track {
 	int n;		  /* streams */
 	uint64_t *prev;	  /* each stream's count at the last boundary */
 	uint64_t *stream; /* each stream's count over this interval */
-	/* Each stream's histogram at the last boundary (n of them), and
-	 * all streams' over this interval; NULL without histograms. */
-	struct stats_hist *prev_hist;
+	/* The streams' histograms as read at the last boundary and at
+	 * this one, summed, and this interval's (their difference); NULL
+	 * without histograms. Three whatever the number of streams. */
+	struct stats_hist *prev_hist, *cur_hist;
 	struct stats_hist *hist;
 	struct tcpinfo ti_prev, ti_iv;
 	uint64_t prev_t; /* the last boundary, CLOCK_MONOTONIC ns */
