@@ -51,11 +51,12 @@ runplot_line(FILE *out, const struct result *res,
 	fflush(out);
 }
 
-/* A figure for a datablock: "?" (gnuplot's missing value) when v < 0. */
+/* A figure for a datablock: "?" (gnuplot's missing value) when v < 0 or
+ * not a finite number. */
 static void
 put_num(FILE *f, double v)
 {
-	if (v < 0)
+	if (!isfinite(v) || v < 0)
 		fputs(" ?", f);
 	else
 		fprintf(f, " %.6g", v);
