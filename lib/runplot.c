@@ -7,6 +7,7 @@
 #include "np/err.h"
 #include "np/escape.h"
 #include "np/figure.h"
+#include "np/select.h"
 #include "np/sweep.h"
 #include "np/units.h"
 
@@ -48,6 +49,35 @@ runplot_line(FILE *out, const struct result *res,
 			fprintf(out, " %.2f", iv->stream[i]);
 	}
 	fputc('\n', out);
+	fflush(out);
+}
+
+void
+runplot_keyval(FILE *out, const struct result *res,
+	       const struct result_interim *iv, int n)
+{
+	int i;
+
+	select_interim(out, res, iv, n, 'k');
+	fprintf(out, "NETPERF_INTERIM_PARTIAL[%d]=%d\n", n, iv->partial);
+	if (iv->lat_count > 0)
+		fprintf(out,
+			"NETPERF_INTERIM_P50_LATENCY[%d]=%.2f\n"
+			"NETPERF_INTERIM_P99_LATENCY[%d]=%.2f\n"
+			"NETPERF_INTERIM_P999_LATENCY[%d]=%.2f\n",
+			n, iv->p50, n, iv->p99, n, iv->p999);
+	if (iv->tcpi.n > 0 && iv->tcpi.v[TCPINFO_RETRANS] >= 0)
+		fprintf(out, "NETPERF_INTERIM_RETRANS[%d]=%lld\n", n,
+			(long long)iv->tcpi.v[TCPINFO_RETRANS]);
+	if (iv->tcpi.n > 0 && iv->tcpi.v[TCPINFO_RTT] >= 0)
+		fprintf(out, "NETPERF_INTERIM_SRTT[%d]=%lld\n", n,
+			(long long)iv->tcpi.v[TCPINFO_RTT]);
+	if (iv->nstreams > 1 && iv->stream != NULL) {
+		fprintf(out, "NETPERF_INTERIM_STREAMS[%d]=", n);
+		for (i = 0; i < iv->nstreams; i++)
+			fprintf(out, "%s%.2f", i ? "," : "", iv->stream[i]);
+		fputc('\n', out);
+	}
 	fflush(out);
 }
 

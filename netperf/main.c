@@ -183,6 +183,9 @@ on_interim(void *arg, double count, double secs, double since_start,
 	res->interim[res->ninterim] = iv;
 	if (ic->o->json_stream)
 		json_doc_interim(stdout, res, &iv);
+	else if (!ic->o->json && ic->o->interval_lines &&
+		 ic->o->output_mode == 'k')
+		runplot_keyval(stdout, res, &iv, res->ninterim);
 	else if (!ic->o->json && ic->o->interval_lines)
 		runplot_line(stdout, res, &iv, res->ninterim);
 	else if (!ic->o->json && !iv.partial) {

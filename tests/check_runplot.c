@@ -424,6 +424,59 @@ START_TEST(interim_lines_stay_27)
 }
 END_TEST
 
+/* Under -k, --interval-lines keeps 2.7's keys and adds the interval's
+ * figures as keys; without it, -k gives 2.7's keys alone. */
+START_TEST(interval_keys)
+{
+	const char *with[] = {"-H",
+			      "127.0.0.1",
+			      "-p",
+			      harness_port,
+			      "-t",
+			      "TCP_RR",
+			      "-l",
+			      "0.7",
+			      "-D",
+			      "0.3",
+			      "--interval-lines",
+			      "--",
+			      "-k",
+			      "THROUGHPUT",
+			      NULL};
+	const char *without[] = {
+	    "-H",  "127.0.0.1", "-p",  harness_port, "-t", "TCP_RR",	 "-l",
+	    "0.7", "-D",	"0.3", "--",	     "-k", "THROUGHPUT", NULL};
+	static struct harness_out o;
+	char v[64];
+	int n;
+
+	ck_assert_int_eq(harness_netperf(with, 30, &o), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	n = harness_text_count(o.out, "NETPERF_INTERIM_RESULT[");
+	ck_assert_int_ge(n, 2);
+	ck_assert_int_eq(harness_text_count(o.out, "NETPERF_UNITS["), n);
+	ck_assert_int_eq(
+	    harness_text_count(o.out, "NETPERF_INTERIM_P99_LATENCY["), n);
+	ck_assert_int_eq(harness_text_count(o.out, "NETPERF_INTERIM_SRTT["), n);
+	ck_assert_int_eq(
+	    harness_keyval(o.out, "NETPERF_INTERIM_PARTIAL[0]", v, sizeof(v)),
+	    0);
+	ck_assert_str_eq(v, "0");
+	ck_assert_int_eq(harness_keyval(o.out, "NETPERF_INTERIM_P50_LATENCY[0]",
+					v, sizeof(v)),
+			 0);
+	ck_assert_double_gt(strtod(v, NULL), 0);
+	ck_assert_ptr_nonnull(strstr(o.out, "\nTHROUGHPUT="));
+
+	ck_assert_int_eq(harness_netperf(without, 30, &o), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ck_assert_int_ge(harness_text_count(o.out, "NETPERF_INTERIM_RESULT["),
+			 1);
+	ck_assert_ptr_null(strstr(o.out, "NETPERF_INTERIM_P"));
+	ck_assert_ptr_null(strstr(o.out, "NETPERF_INTERIM_SRTT"));
+}
+END_TEST
+
 /* One TCP_STREAM run with -D and --json into path, started at start_at
  * ("+S"), in a child; returns its PID. */
 static pid_t
@@ -603,6 +656,7 @@ runplot_suite(void)
 	tcase_add_test(live, rr_intervals_json_and_plot);
 	tcase_add_test(live, stream_plot_per_stream);
 	tcase_add_test(live, interim_lines_stay_27);
+	tcase_add_test(live, interval_keys);
 	tcase_add_test(live, merge_plot_two_runs);
 	tcase_add_test(live, plot_bad_uses);
 	tcase_add_test(live, merge_plot_without_intervals);

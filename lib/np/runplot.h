@@ -25,6 +25,13 @@
 void runplot_line(FILE *out, const struct result *res,
 		  const struct result_interim *iv, int n);
 
+/* Interval n (from 0) of res as --interval-lines gives it under -k:
+ * netperf 2.7's four NETPERF_INTERIM keys, then NETPERF_INTERIM_PARTIAL,
+ * the latency percentiles (RR), retransmits and srtt (TCP) and each
+ * stream's figure (--streams). */
+void runplot_keyval(FILE *out, const struct result *res,
+		    const struct result_interim *iv, int n);
+
 /* Writes the gnuplot commands that draw res's intervals into path (whose
  * extension picks the terminal; NULL to leave it), data inline, every
  * text a quoted literal (escape_gnuplot); returns 0, or -1 when it has
