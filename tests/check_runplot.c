@@ -8,7 +8,7 @@
  * errors.
  */
 #include <math.h>
-#include <sched.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,9 +40,11 @@ fake_rr(struct test_ctx *ctx)
 		stats_hist_add(ctx->hist, 1000 + x % 10000000);
 		__atomic_store_n(&ctx->r->trans, ctx->r->trans + 1,
 				 __ATOMIC_RELAXED);
-		/* Two streams and the coordinator on two CPUs. */
-		if (++n % 4096 == 0)
-			sched_yield();
+		/* Two streams and the coordinator on two CPUs, shared with
+		 * whatever else runs: the streams leave the coordinator
+		 * room to take its boundaries. */
+		if (++n % 1024 == 0)
+			nanosleep(&(struct timespec){0, 100000}, NULL);
 	}
 	for (i = 0; i < TAIL_VALUES; i++) {
 		stats_hist_add(ctx->hist, 5000 + (uint64_t)i);
@@ -118,7 +120,7 @@ START_TEST(interval_hists_add_up)
 	stats_hist_init(&t.hist);
 	stats_hist_init(&total);
 	t.stream_sums_ok = 1;
-	p.duration = 0.4;
+	p.duration = 0.45;
 	for (i = 0; i < FAKE_STREAMS; i++) {
 		stats_hist_init(&h[i]);
 		ctx[i].p = &p;
@@ -132,7 +134,7 @@ START_TEST(interval_hists_add_up)
 	run.m = &fake_module;
 	run.n = FAKE_STREAMS;
 	run.ctx = ctx;
-	run.interim_sec = 0.03;
+	run.interim_sec = 0.1;
 	run.interim_tail = 1;
 	run.on_interim = tally_interval;
 	run.arg = &t;
@@ -142,10 +144,14 @@ START_TEST(interval_hists_add_up)
 		stats_hist_merge(&total, &h[i]);
 		ck_assert_uint_eq(t.stream[i], r[i].trans);
 	}
-	ck_assert_msg(t.intervals >= 4, "%d intervals", t.intervals);
-	/* The tail, reported once and last. */
-	ck_assert_int_eq(t.partials, 1);
-	ck_assert_int_eq(t.partial_last, 1);
+	/* Two whole intervals at least (four on an idle machine) and the
+	 * tail. */
+	ck_assert_msg(t.intervals >= 3, "%d intervals", t.intervals);
+	/* The tail, reported once and last: there is one unless the
+	 * coordinator, late for the last boundary (50 ms before the end),
+	 * took it after the streams had ended. */
+	ck_assert_int_le(t.partials, 1);
+	ck_assert_int_eq(t.partial_last, t.partials);
 	ck_assert(t.stream_sums_ok);
 	ck_assert_uint_eq(t.count, r[0].trans + r[1].trans);
 	ck_assert_uint_eq(t.hist.count, total.count);
@@ -280,7 +286,7 @@ START_TEST(rr_intervals_json_and_plot)
 	static struct harness_out o;
 	static char svg[1 << 20];
 	uint64_t lat = 0, trans = 0, ev_lat = 0;
-	int events = 0, partial = 0;
+	int events = 0, partial = 0, with_lat = 0;
 	json_t *doc = NULL, *a, *e;
 	const char *line;
 	size_t i;
@@ -305,11 +311,22 @@ START_TEST(rr_intervals_json_and_plot)
 			double p50 = harness_json_num(j, "p50_us"),
 			       p99 = harness_json_num(j, "p99_us"),
 			       p999 = harness_json_num(j, "p999_us");
-
-			ck_assert_msg(p50 > 0 && p50 <= p99 && p99 <= p999,
-				      "p50 %g p99 %g p99.9 %g", p50, p99, p999);
-			ev_lat +=
+			uint64_t lc =
 			    (uint64_t)harness_json_num(j, "latency_count");
+
+			/* An interval in which no round trip ended (the
+			 * loop waited for a CPU throughout) has none. */
+			if (lc > 0) {
+				ck_assert_msg(
+				    p50 > 0 && p50 <= p99 && p99 <= p999,
+				    "p50 %g p99 %g p99.9 %g", p50, p99, p999);
+				with_lat++;
+			} else {
+				ck_assert_msg(isnan(p50) && isnan(p99) &&
+						  isnan(p999),
+					      "no round trips, p50 %g", p50);
+			}
+			ev_lat += lc;
 			events++;
 			json_decref(j);
 		} else {
@@ -323,6 +340,7 @@ START_TEST(rr_intervals_json_and_plot)
 	/* Four boundaries and the tail, less those a busy machine merged
 	 * into the next. */
 	ck_assert_msg(events >= 2, "%d interval events", events);
+	ck_assert_int_ge(with_lat, 1);
 	ck_assert_ptr_nonnull(doc);
 	a = harness_json_at(doc, "interim");
 	ck_assert_ptr_nonnull(a);
