@@ -631,7 +631,8 @@ report_tail(struct module_run *run)
 	c = interval_track_take(t, run, 1);
 	if (c == 0 && (t->hist == NULL || t->hist->count == 0))
 		return;
-	run->interim_k++;
+	/* interim_k is already the number of the boundary after the last
+	 * one reported: the tail's. */
 	run->on_interim(run->arg, (double)c, (double)(end - t->prev_t) / 1e9,
 			(double)(end - run->start_ns) / 1e9,
 			t->ti_iv.n > 0 ? &t->ti_iv : NULL, &t->out);
