@@ -1358,6 +1358,11 @@ main(int argc, char **argv)
 				"give --sweep or -D too\n");
 		return 2;
 	}
+	if (o.interval_lines && o.interim <= 0) {
+		fprintf(stderr, "netperf: --interval-lines prints -D's "
+				"intervals; give -D too\n");
+		return 2;
+	}
 	if (o.plot[0] != '\0' && o.sweep[0] == '\0' &&
 	    sweep_plot_check(o.plot, err) < 0) {
 		fprintf(stderr, "netperf: %s\n", err);

@@ -614,6 +614,9 @@ START_TEST(plot_bad_uses)
 	     ".png\n"},
 	    {{"--merge", "/tmp/np-runplot-none.json", "--plot", NULL},
 	     "netperf: option --plot needs a value\n"},
+	    {{"-H", "127.0.0.1", "-p", "PORT", "-t", "TCP_RR",
+	      "--interval-lines", NULL},
+	     "netperf: --interval-lines prints -D's intervals; give -D too\n"},
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
