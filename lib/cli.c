@@ -977,7 +977,9 @@ static const struct opt global_opts[] = {
      "one run per value of m, r, s or streams", NULL, OPT_STRING,
      .to = NP(sweep), .len = sizeof(((struct netperf_opts *)0)->sweep)},
     {0, "plot", required_argument, "FILE",
-     "draw the sweep with gnuplot (.svg or .png)", NULL, OPT_STRING,
+     "draw the sweep, or a -D run, with gnuplot\n"
+     "(.svg or .png)",
+     NULL, OPT_STRING,
      .to = NP(plot), .len = sizeof(((struct netperf_opts *)0)->plot)},
     {0, "compare", required_argument, "OLD NEW",
      "compare two sets of JSON results (files or\n"
@@ -1001,7 +1003,7 @@ static const struct opt global_opts[] = {
      NULL, OPT_FN, .fn = g_start_at},
     {0, "merge", required_argument, "FILE...",
      "merge --json results exactly (-P, -v, --json,\n"
-     "--max-skew, -- -o/-O/-k)",
+     "--max-skew, --plot FILE, -- -o/-O/-k)",
      NULL, OPT_ELSEWHERE, .to = 0},
     {0, "max-skew", required_argument, "SECS",
      "--merge: warn above this start skew (0.01)", NULL, OPT_ELSEWHERE,
@@ -1030,6 +1032,10 @@ static const struct opt global_opts[] = {
      "UDP_RR, TCP_CRR: a stream goes on after a\n"
      "connection error (else it ends)",
      NULL, OPT_FLAG, .to = NP(reconnect)},
+    {0, "interval-lines", no_argument, NULL,
+     "with -D, one readable line per interval (rate,\n"
+     "latency percentiles, retransmits, srtt)",
+     NULL, OPT_FLAG, .to = NP(interval_lines)},
 };
 
 const struct opt_table cli_netperf_options = {
@@ -1664,6 +1670,12 @@ cli_merge_parse(int argc, char **argv, struct merge_opts *o, char *err)
 			else
 				o->verbosity = (int)v;
 			i++;
+		} else if (strcmp(a, "--plot") == 0) {
+			if (val == NULL)
+				return err_set(err, "option %s needs a value",
+					       a);
+			o->plot = val;
+			i++;
 		} else if (strcmp(a, "--max-skew") == 0) {
 			if (val == NULL)
 				return err_set(err, "option %s needs a value",
@@ -1675,7 +1687,7 @@ cli_merge_parse(int argc, char **argv, struct merge_opts *o, char *err)
 		} else if (a[0] == '-' && a[1] != '\0') {
 			return err_set(err,
 				       "--merge takes -P, -v, --json, "
-				       "--max-skew and files, not %s",
+				       "--max-skew, --plot and files, not %s",
 				       a);
 		} else {
 			o->files[o->nfiles++] = argv[i];

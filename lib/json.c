@@ -610,6 +610,31 @@ json_streams(const struct result *res, int *bad)
 	return a;
 }
 
+/* What an interval adds to its rate (--json and --json-stream alike):
+ * whether it is the tail, its latency percentiles (null without timed
+ * round trips) and, with --streams, each stream's figure. */
+static void
+json_interval_detail(json_t *o, const struct result_interim *iv, int *bad)
+{
+	json_t *a;
+	int i;
+
+	jput(o, "partial", json_boolean(iv->partial), bad);
+	jput(o, "latency_count", juint(iv->lat_count), bad);
+	jput(o, "p50_us", iv->lat_count > 0 ? jnum(iv->p50) : json_null(),
+	     bad);
+	jput(o, "p99_us", iv->lat_count > 0 ? jnum(iv->p99) : json_null(),
+	     bad);
+	jput(o, "p999_us", iv->lat_count > 0 ? jnum(iv->p999) : json_null(),
+	     bad);
+	if (iv->nstreams < 2 || iv->stream == NULL)
+		return;
+	a = json_array();
+	for (i = 0; a != NULL && i < iv->nstreams; i++)
+		jpush(a, jnum(iv->stream[i]), bad);
+	jput(o, "streams", a, bad);
+}
+
 static json_t *
 json_interims(const struct result *res, int *bad)
 {
@@ -636,6 +661,7 @@ json_interims(const struct result *res, int *bad)
 		     json_tcpinfo(&res->interim[i].tcpi, bad), bad);
 		jput(o, "remote_tcp_info",
 		     json_tcpinfo(&res->interim[i].rtcpi, bad), bad);
+		json_interval_detail(o, &res->interim[i], bad);
 		jpush(a, o, bad);
 	}
 	return a;
@@ -860,6 +886,9 @@ json_doc_interim(FILE *out, const struct result *res,
 	jput(o, "since_start", jnum(iv->since_start), &bad);
 	jput(o, "local_tcp_info", json_tcpinfo(&iv->tcpi, &bad), &bad);
 	jput(o, "remote_tcp_info", json_tcpinfo(&iv->rtcpi, &bad), &bad);
+	jput(o, "count", juint(iv->count), &bad);
+	jput(o, "ending_ns", jns(iv->ending_ns), &bad);
+	json_interval_detail(o, iv, &bad);
 	if (!bad && json_dumpf(o, out,
 			       JSON_COMPACT | JSON_PRESERVE_ORDER |
 				   JSON_REAL_PRECISION(15)) == 0) {

@@ -1075,6 +1075,8 @@ window(const struct merge *m, struct merge_figures *f)
 	}
 	f->window_s = (double)(we - ws) / 1e9;
 	f->thruput_window = work / f->window_s;
+	f->window_start_ns = ws;
+	f->window_end_ns = we;
 }
 
 int

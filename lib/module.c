@@ -16,6 +16,7 @@
 #include "np/auth.h"
 #include "np/clock.h"
 #include "np/err.h"
+#include "np/interval.h"
 #include "np/sock.h"
 #include "np/transport.h"
 
@@ -303,52 +304,6 @@ module_cong_of(int fd, const struct test_params *p, int is_server, char *out,
 		out[0] = '\0';
 	out[strcspn(out, "\n")] = '\0';
 	fclose(f);
-}
-
-/* The count an interim report divides by time: what this side moved. */
-static uint64_t
-interim_count(const struct module_run *run)
-{
-	const struct test_module *m = run->m;
-	uint64_t sum = 0;
-	int i;
-
-	/* The loops update their counters without locks; an 8-byte aligned
-	 * load sees either the old or the new value, which is all an
-	 * interim figure needs. */
-	for (i = 0; i < run->n; i++) {
-		const struct side_result *r = run->ctx[i].r;
-
-		if (module_is_rr(m))
-			sum += __atomic_load_n(&r->trans, __ATOMIC_RELAXED);
-		else if (m->flow == MODULE_TO_CLIENT || run->ctx[i].reverse)
-			sum +=
-			    __atomic_load_n(&r->bytes_recv, __ATOMIC_RELAXED);
-		else
-			sum +=
-			    __atomic_load_n(&r->bytes_sent, __ATOMIC_RELAXED);
-	}
-	return sum;
-}
-
-/* The streams' TCP_INFO merged, read by the coordinator at an interim
- * boundary; t->n is 0 for a test without it. */
-static void
-interim_tcpinfo(const struct module_run *run, struct tcpinfo *t)
-{
-	struct tcpinfo one;
-	char ignored[ERR_LEN];
-	int i;
-
-	tcpinfo_clear(t);
-	if (!module_has_tcpinfo(run->m))
-		return;
-	/* getsockopt on another thread's socket is safe; it takes the
-	 * socket lock for a moment, once an interval. */
-	for (i = 0; i < run->n; i++)
-		if (run->ctx[i].fd >= 0 &&
-		    tcpinfo_read(run->ctx[i].fd, &one, ignored) == 0)
-			tcpinfo_merge(t, &one);
 }
 
 /* Whether any stream is watched (test_ctx.watched). */
@@ -639,33 +594,26 @@ open_gate(struct module_run *run, struct cpu_sample *before, char *err)
 static void
 coordinate(struct module_run *run)
 {
-	uint64_t start = run->start_ns, boundary, step, prev_t, prev_c, now, c;
-	struct tcpinfo ti_prev, ti_now, ti_iv;
+	struct interval_track *t = run->track;
+	uint64_t start = run->start_ns, boundary, step, now, c;
 
 	if (run->abort || (run->interim_sec <= 0 && run->on_stop == NULL &&
 			   !any_watched(run)))
 		return;
-	step = run->interim_sec > 0 ? (uint64_t)(run->interim_sec * 1e9)
-				    : UINT64_MAX / 2;
-	prev_t = start;
-	prev_c = 0;
-	/* The connections are new: their counters start at zero. */
-	tcpinfo_clear(&ti_prev);
+	step = t != NULL ? (uint64_t)(run->interim_sec * 1e9) : UINT64_MAX / 2;
 	run->interim_k = 0;
+	if (t != NULL)
+		t->prev_t = start;
 	for (boundary = start + step; wait_boundary(run, boundary);) {
 		/* Boundaries are start + k * step, so intervals never drift
 		 * with the time it takes to report one. */
 		now = clock_ns();
-		c = interim_count(run);
-		interim_tcpinfo(run, &ti_now);
-		tcpinfo_delta(&ti_now, &ti_prev, &ti_iv);
-		run->on_interim(run->arg, (double)(c - prev_c),
-				(double)(now - prev_t) / 1e9,
+		c = interval_track_take(t, run, 0);
+		run->on_interim(run->arg, (double)c,
+				(double)(now - t->prev_t) / 1e9,
 				(double)(now - start) / 1e9,
-				ti_now.n > 0 ? &ti_iv : NULL);
-		prev_t = now;
-		prev_c = c;
-		ti_prev = ti_now;
+				t->ti_iv.n > 0 ? &t->ti_iv : NULL, &t->out);
+		t->prev_t = now;
 		/* Boundaries already past (an interval shorter than a
 		 * report takes) go into the next interval, rather than
 		 * each being reported as an interval of next to nothing. */
@@ -674,9 +622,30 @@ coordinate(struct module_run *run)
 			run->interim_k++;
 		} while (boundary <= clock_ns());
 	}
-	/* A last partial interval is not reported: every interim figure
-	 * covers exactly one interval, and the final result covers them
-	 * all. */
+}
+
+/* After the streams, when asked (interim_tail): what they did after the
+ * last boundary, as a partial interval ending with the last of them, so
+ * that the intervals add up to the totals. Nothing when they did
+ * nothing. */
+static void
+report_tail(struct module_run *run)
+{
+	struct interval_track *t = run->track;
+	uint64_t end = t->prev_t, c;
+	int i;
+
+	for (i = 0; i < run->n; i++)
+		if (run->ctx[i].done_ns > end)
+			end = run->ctx[i].done_ns;
+	c = interval_track_take(t, run, 1);
+	if (c == 0 && (t->hist == NULL || t->hist->count == 0))
+		return;
+	/* interim_k is already the number of the boundary after the last
+	 * one reported: the tail's. */
+	run->on_interim(run->arg, (double)c, (double)(end - t->prev_t) / 1e9,
+			(double)(end - run->start_ns) / 1e9,
+			t->ti_iv.n > 0 ? &t->ti_iv : NULL, &t->out);
 }
 
 /* After the streams: the first failure, and the CPU over the run. */
@@ -706,6 +675,7 @@ int
 module_run_all(struct module_run *run, char *err)
 {
 	struct cpu_sample before = {0}, after = {0};
+	struct interval_track *track = NULL;
 	struct stream_job *jobs;
 	pthread_condattr_t ca;
 	pthread_t *tids;
@@ -732,13 +702,31 @@ module_run_all(struct module_run *run, char *err)
 		err_set(err, "out of memory");
 		goto out;
 	}
+	/* -D: the intervals' accounts, set up before any stream runs. */
+	if (run->interim_sec > 0 && run->on_interim != NULL) {
+		track = malloc(sizeof(*track));
+		if (track == NULL ||
+		    interval_track_init(track, run, err) < 0) {
+			free(track);
+			track = NULL;
+			err_set(err, "out of memory");
+			goto out;
+		}
+		run->track = track;
+	}
 	started = start_streams(run, jobs, tids, err);
 	open_gate(run, &before, err);
 	coordinate(run);
 	for (i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);
+	if (track != NULL && run->interim_tail && !run->abort)
+		report_tail(run);
 	rc = finish_run(run, jobs, &before, &after, err);
 out:
+	if (track != NULL)
+		interval_track_free(track);
+	free(track);
+	run->track = NULL;
 	cpu_sample_free(&after);
 	cpu_sample_free(&before);
 	pthread_cond_destroy(&run->cond);

@@ -297,6 +297,8 @@ result_free(struct result *res)
 	res->oneway = NULL;
 	free(res->svc_hist);
 	res->svc_hist = NULL;
+	for (i = 0; res->interim != NULL && i < res->ninterim; i++)
+		free(res->interim[i].stream);
 	free(res->interim);
 	free(res->samples);
 	res->samples = NULL;

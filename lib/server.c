@@ -860,7 +860,7 @@ serve_wire_pack(const struct serve *sv)
  */
 static void
 serve_interim(void *arg, double count, double secs, double since_start,
-	      const struct tcpinfo *tcpi)
+	      const struct tcpinfo *tcpi, const struct module_interval *ivl)
 {
 	struct serve *sv = arg;
 	struct proto_interim iv = {.n = sv->run.interim_k,
@@ -870,6 +870,7 @@ serve_interim(void *arg, double count, double secs, double since_start,
 	int rc;
 
 	(void)count;
+	(void)ivl;
 	sv->interim_n++;
 	if (tcpi == NULL || sv->interim_failed)
 		return;

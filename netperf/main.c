@@ -22,6 +22,7 @@
 #include "np/report.h"
 #include "np/result.h"
 #include "np/rr_open.h"
+#include "np/runplot.h"
 #include "np/stats.h"
 #include "np/sweep.h"
 #include "np/iface.h"
@@ -95,24 +96,67 @@ struct interim_ctx {
 	struct result *res;
 };
 
+/* count over secs in the result's units. */
+static double
+interim_value(const struct result *res, double count, double secs)
+{
+	double per_sec = secs > 0 ? count / secs : 0;
+
+	if (module_is_rr(res->m))
+		return res->fmt == 'x'
+			   ? per_sec
+			   : units_from_bytes(per_sec *
+						  (double)(res->p.req_size +
+							   res->p.rsp_size),
+					      res->fmt);
+	return units_from_bytes(per_sec, res->fmt);
+}
+
+/* What the runner knew of the interval beyond its sum: latency
+ * percentiles and each stream's figure. Returns 0, or -1 without
+ * memory. */
+static int
+interim_detail(const struct result *res, struct result_interim *iv,
+	       const struct module_interval *ivl)
+{
+	iv->p50 = iv->p99 = iv->p999 = -1;
+	iv->lat_count = 0;
+	iv->partial = ivl != NULL && ivl->partial;
+	iv->nstreams = 0;
+	iv->stream = NULL;
+	if (ivl == NULL)
+		return 0;
+	/* A stream test's histogram times its calls, not round trips:
+	 * the interval's latency is an RR test's. */
+	if (module_is_rr(res->m) && ivl->hist != NULL &&
+	    ivl->hist->count > 0) {
+		iv->lat_count = ivl->hist->count;
+		iv->p50 = stats_hist_percentile(ivl->hist, 50) / 1e3;
+		iv->p99 = stats_hist_percentile(ivl->hist, 99) / 1e3;
+		iv->p999 = stats_hist_percentile(ivl->hist, 99.9) / 1e3;
+	}
+	if (ivl->n > 1 && ivl->stream != NULL) {
+		iv->stream = calloc((size_t)ivl->n, sizeof(*iv->stream));
+		if (iv->stream == NULL)
+			return -1;
+		iv->nstreams = ivl->n;
+		for (int i = 0; i < ivl->n; i++)
+			iv->stream[i] = interim_value(
+			    res, (double)ivl->stream[i], iv->interval);
+	}
+	return 0;
+}
+
 static void
 on_interim(void *arg, double count, double secs, double since_start,
-	   const struct tcpinfo *tcpi, const struct tcpinfo *remote)
+	   const struct tcpinfo *tcpi, const struct tcpinfo *remote,
+	   const struct module_interval *ivl)
 {
 	struct interim_ctx *ic = arg;
 	struct result *res = ic->res;
 	struct result_interim iv, *grown;
-	double per_sec = secs > 0 ? count / secs : 0;
 
-	if (module_is_rr(res->m))
-		iv.value =
-		    res->fmt == 'x'
-			? per_sec
-			: units_from_bytes(per_sec * (double)(res->p.req_size +
-							      res->p.rsp_size),
-					   res->fmt);
-	else
-		iv.value = units_from_bytes(per_sec, res->fmt);
+	iv.value = interim_value(res, count, secs);
 	iv.interval = secs;
 	iv.count = count > 0 ? (uint64_t)count : 0;
 	iv.ending_ns = clock_real_ns();
@@ -135,18 +179,27 @@ on_interim(void *arg, double count, double secs, double since_start,
 		res->interim = grown;
 		res->interim_cap = cap;
 	}
+	if (interim_detail(res, &iv, ivl) < 0)
+		return;
 	res->interim[res->ninterim] = iv;
 	if (ic->o->json_stream)
 		json_doc_interim(stdout, res, &iv);
-	else if (!ic->o->json) {
+	else if (!ic->o->json && ic->o->interval_lines &&
+		 ic->o->output_mode == 'k')
+		runplot_keyval(stdout, res, &iv, res->ninterim);
+	else if (!ic->o->json && ic->o->interval_lines)
+		runplot_line(stdout, res, &iv, res->ninterim);
+	else if (!ic->o->json && !iv.partial) {
+		/* netperf 2.7's lines stay as they are, for the scripts
+		 * that read every line with "Interim" in it (2.7's
+		 * bloat.sh): each a whole interval, as 2.7's, so the tail
+		 * is in the JSON and --interval-lines only. */
 		select_interim(stdout, res, &iv, res->ninterim,
 			       ic->o->output_mode == 'o'   ? 'o'
 			       : ic->o->output_mode == 'k' ? 'k'
 							   : 'l');
-		/* netperf 2.7's lines stay as they are, for the scripts
-		 * that read every line with "Interim" in it (2.7's
-		 * bloat.sh); --interim-tcp, which 2.7 lacks, adds the
-		 * kernel's view below each. */
+		/* --interim-tcp, which 2.7 lacks, adds the kernel's view
+		 * below each. */
 		if (ic->o->interim_tcp && ic->o->output_mode != 'o' &&
 		    ic->o->output_mode != 'k')
 			select_interim_tcp(stdout, &iv);
@@ -987,7 +1040,8 @@ run_merge(int argc, char **argv)
 		free(o.files);
 		return EXIT_SUCCESS;
 	}
-	if (o.mode != 0 && merge_list_check(o.list, err) < 0) {
+	if ((o.mode != 0 && merge_list_check(o.list, err) < 0) ||
+	    (o.plot != NULL && sweep_plot_check(o.plot, err) < 0)) {
 		fprintf(stderr, "netperf: %s\n", err);
 		free(o.files);
 		return 2;
@@ -1003,6 +1057,10 @@ run_merge(int argc, char **argv)
 	}
 	if (merge_output(&o, &t.m, &f, &warn) < 0)
 		goto out;
+	if (o.plot != NULL && runplot_merge_plot(o.plot, &t.m, &f, err) != 0) {
+		print_file_err(err);
+		goto out;
+	}
 	rc = t.bad ? EXIT_FAILURE : warn ? 3 : EXIT_SUCCESS;
 out:
 	merge_free(&t.m);
@@ -1235,6 +1293,12 @@ run_test(struct netperf_opts *o, struct select_list *list, int argc,
 		rc = EXIT_SUCCESS;
 	if (rc == EXIT_SUCCESS)
 		rc = open_loop_notes(&res, rc);
+	/* --plot on a -D run: the intervals, drawn after the result is
+	 * out, so a plot that fails loses no figure. */
+	if (o->plot[0] != '\0' && runplot_plot(o->plot, &res, err) != 0) {
+		fprintf(stderr, "netperf: %s\n", err);
+		rc = EXIT_FAILURE;
+	}
 out:
 	client_close(&c);
 	result_free(&res);
@@ -1330,9 +1394,19 @@ main(int argc, char **argv)
 	 * its bloat.sh stops a 7200 s TCP_RR with "pkill -ALRM netperf". */
 	sigaction(SIGALRM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (o.plot[0] != '\0' && o.sweep[0] == '\0') {
-		fprintf(stderr, "netperf: --plot draws a sweep; give --sweep "
-				"too\n");
+	if (o.plot[0] != '\0' && o.sweep[0] == '\0' && o.interim <= 0) {
+		fprintf(stderr, "netperf: --plot draws a sweep or a -D run; "
+				"give --sweep or -D too\n");
+		return 2;
+	}
+	if (o.interval_lines && o.interim <= 0) {
+		fprintf(stderr, "netperf: --interval-lines prints -D's "
+				"intervals; give -D too\n");
+		return 2;
+	}
+	if (o.plot[0] != '\0' && o.sweep[0] == '\0' &&
+	    sweep_plot_check(o.plot, err) < 0) {
+		fprintf(stderr, "netperf: %s\n", err);
 		return 2;
 	}
 	if (o.want_rem_cpu)

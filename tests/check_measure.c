@@ -362,7 +362,7 @@ END_TEST
  * --json-stream: a JSON line per interval, then the document, whose
  * "interim" array holds the same samples, field for field. -D 0.3 in a
  * 1 s test puts the last boundary 0.1 s before the end: three intervals,
- * whatever the scheduling.
+ * whatever the scheduling, and the tail after them, marked partial.
  */
 START_TEST(interim_json_stream)
 {
@@ -393,10 +393,18 @@ START_TEST(interim_json_stream)
 	}
 	ck_assert_msg(doc != NULL, "no document in:\n%s", r.out);
 	arr = harness_json_at(doc, "interim");
-	ck_assert_msg(n == 3 && json_array_size(arr) == 3,
+	ck_assert_msg(n == 4 && json_array_size(arr) == 4,
 		      "%d interim lines, %zu in the document:\n%s", n,
 		      json_array_size(arr), r.out);
-	for (i = 0; i < n; i++) {
+	/* The tail: the same in the line and the document, ending with
+	 * the test. */
+	ck_assert(json_is_true(harness_json_at(lines[3], "partial")));
+	ck_assert(json_is_true(json_object_get(json_array_get(arr, 3),
+					       "partial")));
+	ck_assert_int_eq((int)num(lines[3], "n"), 3);
+	ck_assert(num(lines[3], "count") ==
+		  num(json_array_get(arr, 3), "count"));
+	for (i = 0; i < 3; i++) {
 		json_t *a = json_array_get(arr, (size_t)i);
 
 		ck_assert_int_eq((int)num(lines[i], "n"), i);
@@ -445,14 +453,17 @@ START_TEST(interim_json_stream)
 			      "interim %d ends %.9f s in, its intervals sum "
 			      "to %.9f",
 			      i, num(a, "since_start"), covered);
+		ck_assert(!json_is_true(harness_json_at(lines[i], "partial")));
 		counted += num(a, "count");
 		json_decref(lines[i]);
 	}
-	/* The intervals hold no more transactions than the test did. */
-	total = num(doc, "result.throughput") * num(doc, "result.elapsed_s");
-	ck_assert_msg(counted <= total + 0.5,
-		      "intervals count %.0f transactions, the test %.1f",
-		      counted, total);
+	/* The intervals and the tail hold the test's transactions. */
+	total = num(doc, "local.counts.transactions");
+	ck_assert_msg(counted + num(lines[3], "count") == total,
+		      "intervals count %.0f transactions and the tail %.0f, "
+		      "the test %.0f",
+		      counted, num(lines[3], "count"), total);
+	json_decref(lines[3]);
 	/*
 	 * Reporting does not disturb the test: what the test did after the
 	 * last interval, in the rest of its time, is what the intervals'
@@ -494,6 +505,18 @@ check_boundaries(json_t *doc, double step, const char *what)
 		json_t *a = json_array_get(arr, i);
 		double end = num(a, "since_start");
 		long k = (long)floor(end / step + 1e-9);
+
+		/* The tail, last, ends with the stream, at no boundary. */
+		if (json_is_true(json_object_get(a, "partial"))) {
+			ck_assert_msg(i + 1 == json_array_size(arr),
+				      "%s: interim %zu of %zu is partial",
+				      what, i, json_array_size(arr));
+			ck_assert_msg(end <= elapsed + 1e-3,
+				      "%s: the tail ends %.6f s in, the stream "
+				      "at %.6f s",
+				      what, end, elapsed);
+			break;
+		}
 
 		ck_assert_msg(k > prev,
 			      "%s: interim %zu ends %.9f s in, at boundary "
@@ -665,8 +688,16 @@ START_TEST(json_document)
 	ck_assert_int_eq((int)num(doc, "local.placement.cpu_actual"), 0);
 	ck_assert_int_eq((int)num(doc, "remote.placement.cpu_actual"), 0);
 
-	/* -D 0.3 in 1 s: boundaries at 0.3, 0.6 and 0.9 s. */
-	ck_assert_int_eq(json_array_size(harness_json_at(doc, "interim")), 3);
+	/* -D 0.3 in 1 s: boundaries at 0.3, 0.6 and 0.9 s, then the tail
+	 * from 0.9 s to the end, marked partial. */
+	ck_assert_int_eq(json_array_size(harness_json_at(doc, "interim")), 4);
+	for (i = 0; i < 4; i++) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "interim.%zu.partial", i);
+		ck_assert_int_eq(json_is_true(harness_json_at(doc, key)),
+				 i == 3);
+	}
 	ck_assert_int_eq((int)num(doc, "confidence.iterations"), 1);
 	ck_assert(json_is_true(harness_json_at(doc, "confidence.met")));
 	ck_assert_int_eq((int)num(doc, "result.stream_count"), 1);

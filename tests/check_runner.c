@@ -54,8 +54,9 @@ on_stop(void *arg)
 
 static void
 on_interim(void *arg, double count, double secs, double since_start,
-	   const struct tcpinfo *tcpi)
+	   const struct tcpinfo *tcpi, const struct module_interval *ivl)
 {
+	(void)ivl;
 	(void)arg;
 	(void)count;
 	(void)secs;

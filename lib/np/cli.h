@@ -159,6 +159,9 @@ struct netperf_opts {
 	int arrivals, arrivals_set;
 	double timeout;
 	int reconnect;
+	/* --interval-lines: with -D, one readable line per interval in
+	 * place of netperf 2.7's "Interim result:" lines. */
+	int interval_lines;
 };
 
 /* netperf 2.7's direction bits (-d). */
@@ -188,6 +191,8 @@ struct merge_opts {
 	char list[1024]; /* their selector list, "" for the default */
 	int nfiles;
 	char **files; /* into argv */
+	/* --plot FILE: the runs' intervals on one time axis; NULL none. */
+	const char *plot;
 };
 
 /* Whether argv asks for --merge. */

@@ -33,7 +33,8 @@ struct client {
 	double interim_sec;
 	void (*on_interim)(void *arg, double count, double secs,
 			   double since_start, const struct tcpinfo *tcpi,
-			   const struct tcpinfo *remote);
+			   const struct tcpinfo *remote,
+			   const struct module_interval *ivl);
 	void *arg;
 	/* -F: the bytes netperf's buffers are filled with (repeated), or
 	 * NULL for netperf's pattern. */

@@ -110,6 +110,9 @@ struct merge_figures {
 	double cpu_s[2];      /* CPU seconds per role, -1 unmeasured */
 	double sd[2];	      /* service demand per role, -1 unmeasured */
 	struct result_latency lat;
+	/* The window in which every run was active, CLOCK_REALTIME ns;
+	 * both 0 when there is none (thruput_window -1). */
+	int64_t window_start_ns, window_end_ns;
 };
 
 /* An empty merge. */

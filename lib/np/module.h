@@ -374,6 +374,20 @@ const struct test_module *module_find(const char *name);
 /* The table of every test module, ended by a NULL name. */
 extern const struct test_module module_table[];
 
+/* What an interim report knows beyond the sum (struct module_run's
+ * on_interim): each stream's count over the interval and, for a test
+ * that keeps latency (RR), every stream's latency over it merged. */
+struct module_interval {
+	/* The tail: what the streams did after the last boundary, reported
+	 * once they ended (module_run's interim_tail). */
+	int partial;
+	int n;
+	const uint64_t *stream;	       /* n counts over the interval */
+	const struct stats_hist *hist; /* ns; NULL without histograms */
+};
+
+struct interval_track;
+
 /* One side's run of a test: n streams, each a thread with its context. */
 struct module_run {
 	const struct test_module *m;
@@ -393,8 +407,14 @@ struct module_run {
 	double interim_sec;
 	int64_t interim_k;
 	void (*on_interim)(void *arg, double count, double secs,
-			   double since_start, const struct tcpinfo *tcpi);
+			   double since_start, const struct tcpinfo *tcpi,
+			   const struct module_interval *iv);
 	void *arg;
+	/* Report the tail too: once the streams end, what they did after
+	 * the last boundary goes to on_interim as a partial interval, so
+	 * the intervals add up to the totals (netperf's side only). */
+	int interim_tail;
+	struct interval_track *track; /* module_run_all's, while it runs */
 	/* Called once, from the coordinating thread, when ctx[0].stop is
 	 * set during the test (Ctrl-C), or NULL. */
 	void (*on_stop)(void *stop_arg);

@@ -50,6 +50,18 @@ struct result_interim {
 	struct tcpinfo rtcpi;
 	uint64_t count;	    /* bytes or transactions moved in it */
 	int64_t ending_ns;  /* its end, CLOCK_REALTIME ns (UTC) */
+	/* The tail: what the streams did after the last whole interval,
+	 * reported when they ended (interval shorter than -D's). */
+	int partial;
+	/* RR: netperf's latency over the interval in microseconds, from
+	 * the histogram of the round trips timed in it (lat_count); -1
+	 * when none were. */
+	double p50, p99, p999;
+	uint64_t lat_count;
+	/* --streams: each stream's figure over the interval, in the
+	 * result's units (nstreams of them, owned); NULL for one. */
+	int nstreams;
+	double *stream;
 };
 
 /* Repeated runs (-i, -I): the means and how wide their intervals are. */

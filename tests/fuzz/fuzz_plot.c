@@ -17,7 +17,9 @@
 #include "../plot_lint.h"
 #include "np/compare.h"
 #include "np/escape.h"
+#include "np/merge.h"
 #include "np/module.h"
+#include "np/runplot.h"
 #include "np/sweep.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -197,6 +199,121 @@ fuzz_sweep(struct cursor *c)
 	free(b);
 }
 
+/* A -D run's plot: any figures in its intervals (NaN, infinities,
+ * negatives), any remote host name; and a merge's, any run names and
+ * samples. */
+static void
+fuzz_runplot(struct cursor *c)
+{
+	static const char *const tests[] = {"TCP_STREAM", "TCP_RR",
+					    "UDP_STREAM", "UDP_RR"};
+	static struct result_interim iv[16];
+	static double streams[16][4];
+	static struct merge_run runs[4], plain_runs[4];
+	static struct merge_sample samples[4][16];
+	struct result res, plain;
+	struct merge m, pm;
+	struct merge_figures fig;
+	char err[ERR_LEN], *a, *b;
+	size_t len;
+	FILE *f;
+	int n, ra, rb;
+
+	memset(&res, 0, sizeof(res));
+	res.m = module_find(tests[take_byte(c) % 4]);
+	res.fmt = take_byte(c) & 1 ? 'x' : 'm';
+	take_text(c, res.side[RESULT_REMOTE].name,
+		  sizeof(res.side[RESULT_REMOTE].name));
+	n = take_byte(c) % 17;
+	for (int i = 0; i < n; i++) {
+		memset(&iv[i], 0, sizeof(iv[i]));
+		iv[i].value = take_double(c);
+		iv[i].interval = take_double(c);
+		iv[i].since_start = take_double(c);
+		iv[i].partial = take_byte(c) & 1;
+		iv[i].lat_count = take_byte(c);
+		iv[i].p50 = take_double(c);
+		iv[i].p99 = take_double(c);
+		tcpinfo_clear(&iv[i].tcpi);
+		iv[i].tcpi.n = take_byte(c) & 1;
+		iv[i].tcpi.v[TCPINFO_RTT] = take_i64(c);
+		iv[i].tcpi.v[TCPINFO_RETRANS] = take_i64(c);
+		iv[i].nstreams = take_byte(c) % 5;
+		for (int s = 0; s < iv[i].nstreams; s++)
+			streams[i][s] = take_double(c);
+		iv[i].stream = iv[i].nstreams > 0 ? streams[i] : NULL;
+	}
+	res.interim = iv;
+	res.ninterim = n;
+	plain = res;
+	snprintf(plain.side[RESULT_REMOTE].name,
+		 sizeof(plain.side[RESULT_REMOTE].name), "h");
+	f = open_memstream(&a, &len);
+	FUZZ_ASSERT(f != NULL);
+	ra = runplot_script(f, &res, "x.svg", err);
+	FUZZ_ASSERT(fclose(f) == 0 && a != NULL);
+	f = open_memstream(&b, &len);
+	FUZZ_ASSERT(f != NULL);
+	rb = runplot_script(f, &plain, "x.svg", err);
+	FUZZ_ASSERT(fclose(f) == 0 && b != NULL);
+	FUZZ_ASSERT(ra == rb);
+	if (ra == 0)
+		same_shape(a, b);
+	free(a);
+	free(b);
+
+	/* A merge as --merge leaves it: its samples checked (finite, not
+	 * negative, at most a day long), any names. */
+	memset(&m, 0, sizeof(m));
+	memset(&fig, 0, sizeof(fig));
+	take_text(c, m.test, sizeof(m.test));
+	take_text(c, m.units, sizeof(m.units));
+	m.nruns = take_byte(c) % 5;
+	m.runs = runs;
+	for (int r = 0; r < m.nruns; r++) {
+		memset(&runs[r], 0, sizeof(runs[r]));
+		take_text(c, runs[r].name, sizeof(runs[r].name));
+		runs[r].start_ns = take_i64(c);
+		if (runs[r].start_ns < 0)
+			runs[r].start_ns = -(runs[r].start_ns + 1);
+		runs[r].nsamples = take_byte(c) % 17;
+		runs[r].samples = samples[r];
+		for (int i = 0; i < runs[r].nsamples; i++) {
+			double v = take_double(c), l = take_double(c);
+
+			samples[r][i].value = isfinite(v) ? fabs(v) : 0;
+			samples[r][i].interval =
+			    isfinite(l) ? fmod(fabs(l), 86400) : 0;
+			samples[r][i].end_ns = take_i64(c);
+			if (samples[r][i].end_ns < 0)
+				samples[r][i].end_ns =
+				    -(samples[r][i].end_ns + 1);
+		}
+		plain_runs[r] = runs[r];
+		snprintf(plain_runs[r].name, sizeof(plain_runs[r].name), "r");
+	}
+	fig.thruput_window = take_byte(c) & 1 ? 1 : -1;
+	fig.window_start_ns = take_i64(c);
+	fig.window_end_ns = take_i64(c);
+	pm = m;
+	pm.runs = plain_runs;
+	snprintf(pm.test, sizeof(pm.test), "t");
+	snprintf(pm.units, sizeof(pm.units), "u");
+	f = open_memstream(&a, &len);
+	FUZZ_ASSERT(f != NULL);
+	ra = runplot_merge_script(f, &m, &fig, err);
+	FUZZ_ASSERT(fclose(f) == 0 && a != NULL);
+	f = open_memstream(&b, &len);
+	FUZZ_ASSERT(f != NULL);
+	rb = runplot_merge_script(f, &pm, &fig, err);
+	FUZZ_ASSERT(fclose(f) == 0 && b != NULL);
+	FUZZ_ASSERT(ra == rb);
+	if (ra == 0)
+		same_shape(a, b);
+	free(a);
+	free(b);
+}
+
 /* The raw input as one text: a whole literal, and when the text is plain
  * (printable, no backslash or backquote, short enough) its exact copy. */
 static void
@@ -236,9 +353,16 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct cursor c = {data, size};
 
 	fuzz_escape(data, size);
-	if (take_byte(&c) & 1)
+	switch (take_byte(&c) % 4) {
+	case 1:
+	case 3:
 		fuzz_sweep(&c);
-	else
+		break;
+	case 2:
+		fuzz_runplot(&c);
+		break;
+	default:
 		fuzz_compare(&c);
+	}
 	return 0;
 }

@@ -1,0 +1,178 @@
+#include "np/interval.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t
+interval_stream_count(const struct module_run *run, int i)
+{
+	const struct side_result *r = run->ctx[i].r;
+
+	/* The loops update their counters without locks; an 8-byte aligned
+	 * load sees either the old or the new value, which is all an
+	 * interim figure needs. */
+	if (module_is_rr(run->m))
+		return __atomic_load_n(&r->trans, __ATOMIC_RELAXED);
+	if (run->m->flow == MODULE_TO_CLIENT || run->ctx[i].reverse)
+		return __atomic_load_n(&r->bytes_recv, __ATOMIC_RELAXED);
+	return __atomic_load_n(&r->bytes_sent, __ATOMIC_RELAXED);
+}
+
+/* The streams' TCP_INFO merged, read by the coordinator at a boundary;
+ * t->n is 0 for a test without it. */
+static void
+interval_tcpinfo(const struct module_run *run, struct tcpinfo *t)
+{
+	struct tcpinfo one;
+	char ignored[ERR_LEN];
+	int i;
+
+	tcpinfo_clear(t);
+	if (!module_has_tcpinfo(run->m))
+		return;
+	/* getsockopt on another thread's socket is safe; it takes the
+	 * socket lock for a moment, once an interval. */
+	for (i = 0; i < run->n; i++)
+		if (run->ctx[i].fd >= 0 &&
+		    tcpinfo_read(run->ctx[i].fd, &one, ignored) == 0)
+			tcpinfo_merge(t, &one);
+}
+
+int
+interval_track_init(struct interval_track *t, const struct module_run *run,
+		    char *err)
+{
+	int i, hists = run->n > 0;
+
+	memset(t, 0, sizeof(*t));
+	t->n = run->n;
+	/* The connections are new: their counters start at zero. */
+	tcpinfo_clear(&t->ti_prev);
+	for (i = 0; i < run->n; i++)
+		if (run->ctx[i].hist == NULL)
+			hists = 0;
+	t->prev = calloc((size_t)(run->n > 0 ? run->n : 1), sizeof(*t->prev));
+	t->stream =
+	    calloc((size_t)(run->n > 0 ? run->n : 1), sizeof(*t->stream));
+	/* Three histograms whatever the streams: the sum of what was read
+	 * at the last boundary, at this one, and their difference. The
+	 * baseline is zero, as the streams' histograms start: anything
+	 * counted before the gate is in the first interval. */
+	if (hists) {
+		t->prev_hist = calloc(1, sizeof(*t->prev_hist));
+		t->cur_hist = calloc(1, sizeof(*t->cur_hist));
+		t->hist = calloc(1, sizeof(*t->hist));
+	}
+	if (t->prev == NULL || t->stream == NULL ||
+	    (hists && (t->prev_hist == NULL || t->cur_hist == NULL ||
+		       t->hist == NULL))) {
+		interval_track_free(t);
+		return err_set(err, "out of memory");
+	}
+	t->out.n = run->n;
+	t->out.stream = t->stream;
+	return 0;
+}
+
+/*
+ * Adds stream histogram h, as it reads now, into sum. The loop writes h
+ * as this runs, without a lock: each bucket is one 8-byte load, and
+ * only the buckets between the stream's least and greatest value can
+ * hold anything (a few hundred loads, not all 7424). min and max only
+ * move outwards and the loop moves them after the bucket, so a value
+ * whose bucket lies outside the range read here, or that came after its
+ * bucket was read, is in no read yet: a later boundary's sum has it.
+ * Every bucket's read only grows from one boundary to the next, so the
+ * differences of the sums are never negative, and once the loops have
+ * ended (the tail) the reads are the totals.
+ */
+static void
+hist_read(struct stats_hist *sum, const struct stats_hist *h)
+{
+	uint64_t lo, hi;
+	int b, last;
+
+	lo = __atomic_load_n(&h->min, __ATOMIC_RELAXED);
+	hi = __atomic_load_n(&h->max, __ATOMIC_RELAXED);
+	if (lo > hi)
+		return;
+	last = stats_bucket_of(hi);
+	for (b = stats_bucket_of(lo); b <= last; b++)
+		sum->bucket[b] +=
+		    __atomic_load_n(&h->bucket[b], __ATOMIC_RELAXED);
+	sum->sum += __atomic_load_n(&h->sum, __ATOMIC_RELAXED);
+}
+
+/* iv = cur - prev, bucket by bucket, with its count, and its bounds from
+ * its buckets (min and max are not differences: they are its lowest and
+ * highest buckets' edges). */
+static void
+hist_diff(struct stats_hist *iv, const struct stats_hist *cur,
+	  const struct stats_hist *prev)
+{
+	uint64_t lo, hi;
+	int b;
+
+	stats_hist_init(iv);
+	iv->max = 0;
+	for (b = 0; b < STATS_NBUCKETS; b++) {
+		uint64_t d = cur->bucket[b] - prev->bucket[b];
+
+		if (d == 0)
+			continue;
+		iv->bucket[b] = d;
+		iv->count += d;
+		if (stats_bucket_bounds(b, &lo, &hi) == 0) {
+			if (lo < iv->min)
+				iv->min = lo;
+			iv->max = hi;
+		}
+	}
+	/* The sum is read apart from the buckets, so it may run a value
+	 * ahead of them or behind; it is no more than a mean's guide. */
+	iv->sum = cur->sum >= prev->sum ? cur->sum - prev->sum : 0;
+}
+
+uint64_t
+interval_track_take(struct interval_track *t, const struct module_run *run,
+		    int partial)
+{
+	struct stats_hist *swap;
+	struct tcpinfo ti_now;
+	uint64_t c, sum = 0;
+	int i;
+
+	if (t->hist != NULL)
+		memset(t->cur_hist, 0, sizeof(*t->cur_hist));
+	for (i = 0; i < t->n; i++) {
+		c = interval_stream_count(run, i);
+		t->stream[i] = c - t->prev[i];
+		t->prev[i] = c;
+		sum += t->stream[i];
+		if (t->hist != NULL)
+			hist_read(t->cur_hist, run->ctx[i].hist);
+	}
+	if (t->hist != NULL) {
+		hist_diff(t->hist, t->cur_hist, t->prev_hist);
+		swap = t->prev_hist;
+		t->prev_hist = t->cur_hist;
+		t->cur_hist = swap;
+	}
+	interval_tcpinfo(run, &ti_now);
+	tcpinfo_delta(&ti_now, &t->ti_prev, &t->ti_iv);
+	t->ti_prev = ti_now;
+	t->out.partial = partial;
+	t->out.hist = t->hist;
+	return sum;
+}
+
+void
+interval_track_free(struct interval_track *t)
+{
+	free(t->prev);
+	free(t->stream);
+	free(t->prev_hist);
+	free(t->cur_hist);
+	free(t->hist);
+	memset(t, 0, sizeof(*t));
+}
