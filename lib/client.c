@@ -19,6 +19,7 @@
 #include "np/session.h"
 #include "np/streams.h"
 #include "np/sock.h"
+#include "np/underload.h"
 #include "np/wire.h"
 
 /* Milliseconds to wait for a connection to netserver. */
@@ -1038,7 +1039,9 @@ test_connect(struct client_run *t, char *err)
 				      t->c->fill_len) < 0)
 			return err_set(err, "cannot allocate a %zu-byte buffer",
 				       streams_max(sizes, 4));
-		if (res->hist != NULL && stream_hist(ctx, err) < 0)
+		/* --under-load: the probe's round trips only. */
+		if (res->hist != NULL && ctx->role == UNDERLOAD_PROBE &&
+		    stream_hist(ctx, err) < 0)
 			return -1;
 	}
 	return 0;

@@ -17,6 +17,7 @@
 #include "np/clock.h"
 #include "np/err.h"
 #include "np/sock.h"
+#include "np/underload.h"
 
 /* netperf 2.7's layouts, quirks and all (report.c prints them). */
 static const struct module_layout layout_stream = {
@@ -213,8 +214,13 @@ stream_main(void *arg)
 	t0 = run->start_ns;
 	ctx->end_ns =
 	    ctx->p->duration > 0 ? t0 + (uint64_t)(ctx->p->duration * 1e9) : 0;
-	/* A reversed stream (--bidir) runs the half the peer would. */
-	job->rc = (run->is_server != ctx->reverse ? m->server : m->client)(ctx);
+	/* A reversed stream (--bidir) runs the half the peer would; a bulk
+	 * flow beside a probe (--under-load), a stream test's. */
+	if (ctx->role != UNDERLOAD_PROBE)
+		job->rc = underload_loop(ctx->role, run->is_server)(ctx);
+	else
+		job->rc = (run->is_server != ctx->reverse ? m->server
+							  : m->client)(ctx);
 	t1 = clock_ns();
 	__atomic_store_n(&ctx->done_ns, t1, __ATOMIC_RELEASE);
 	/* Ended, unless the coordinator gave up on the peer first: then its

@@ -272,6 +272,12 @@ proto_request_pack(const struct test_params *p)
 		if (p->interim > 0)
 			json_object_set_new(o, "interim",
 					    json_real(p->interim));
+		if (p->load_up > 0)
+			json_object_set_new(o, "load_up",
+					    json_integer(p->load_up));
+		if (p->load_down > 0)
+			json_object_set_new(o, "load_down",
+					    json_integer(p->load_down));
 	}
 	return o;
 }
@@ -381,7 +387,9 @@ request_later(const json_t *msg, struct test_params *p, char *err)
 	    opt_bool(msg, "splice", &p->splice, err) ||
 	    opt_bool(msg, "bidir", &p->bidir, err) ||
 	    opt_double(msg, "interim", PROTO_INTERIM_MIN, PROTO_INTERIM_MAX,
-		       &p->interim, err))
+		       &p->interim, err) ||
+	    opt_int32(msg, "load_up", 0, 4096, &p->load_up, err) ||
+	    opt_int32(msg, "load_down", 0, 4096, &p->load_down, err))
 		return -1;
 	if (json_object_get(msg, "cpu_bind") != NULL &&
 	    proto_get_string(msg, "cpu_bind", p->cpu_bind, sizeof(p->cpu_bind),

@@ -20,6 +20,7 @@
 #include "np/session.h"
 #include "np/streams.h"
 #include "np/sock.h"
+#include "np/underload.h"
 #include "np/wire.h"
 
 /* How often the guard looks at the stop flag and the test's deadline. */
@@ -188,6 +189,8 @@ server_check_request(const struct test_params *p,
 	    check_size("response size", p->rsp_size, lim->max_msg, err) ||
 	    check_size("send buffer", p->rsndbuf, lim->max_buf, err) ||
 	    check_size("receive buffer", p->rrcvbuf, lim->max_buf, err))
+		return -1;
+	if (underload_check(m, p, err) < 0)
 		return -1;
 	return check_shape(m, p, err) < 0 ? -1 : fast_check(m, p, err);
 }
@@ -496,6 +499,7 @@ alloc_buffers(const struct test_module *m, const struct test_params *p,
 
 	module_server_buffers(m, r->send_size, r->recv_size, p->req_size,
 			      p->rsp_size, &one, &each);
+	underload_server_buffer(p, r, &each);
 	/* netperf 2.7's -A, -O, -W, -k or -K for this side: every stream
 	 * gets its own ring, aligned and offset as asked (dirty words are
 	 * written, so no sharing). -F's remote half is never a path

@@ -8,6 +8,7 @@
 #include "np/err.h"
 #include "np/fast.h"
 #include "np/sock.h"
+#include "np/underload.h"
 
 int
 streams_alloc(struct streams *s, const struct test_module *m, int n,
@@ -68,10 +69,13 @@ streams_open(struct streams *s, int i, int fd, const struct test_params *p,
 	c->r = &s->r[i];
 	c->token = token;
 	c->reverse = module_stream_reversed(p, i);
+	c->role = underload_role(p, i);
 	/* TCP_RR blocks in every transaction, where a socket time-out
 	 * would arm a kernel timer each time (2 % of same-CPU TCP_RR on
-	 * this project's VMs): the coordinator watches it instead. */
-	c->watched = m->protocol == IPPROTO_TCP && module_is_rr(m) && !per_trans;
+	 * this project's VMs): the coordinator watches it instead. A bulk
+	 * flow beside it (--under-load) keeps a stream test's time-outs. */
+	c->watched = m->protocol == IPPROTO_TCP && module_is_rr(m) &&
+		     !per_trans && c->role == UNDERLOAD_PROBE;
 	c->wd_state = MODULE_WD_RUNNING;
 	c->wd_seen = c->wd_any_at = c->wd_trans = c->wd_at = 0;
 	/* netserver's UDP loops look for the client's "stop" when a

@@ -147,6 +147,9 @@ struct netperf_opts {
 	 * not what was meant: one line each, for main to print on stderr. */
 	char warn[CLI_WARN_MAX][ERR_LEN];
 	int nwarn;
+	/* --under-load up=N,down=N: bulk flows beside a second run of the
+	 * RR test (underload.h); both 0 without it. */
+	int load_up, load_down;
 };
 
 /* netperf 2.7's direction bits (-d). */

@@ -188,6 +188,9 @@ struct test_params {
 	/* -D on a TCP test: netserver sends its own TCP_INFO every interim
 	 * seconds during the test (an "interim" message); 0 for never. */
 	double interim;
+	/* --under-load: bulk flows beside the probe (stream 0), up from
+	 * netperf then down to it, streams 1.. (underload.h); 0 for none. */
+	int load_up, load_down;
 };
 
 /* One side's account of a test: what it did and what it cost. Its plain
@@ -259,6 +262,9 @@ struct test_ctx {
 	 * when they last did; transactions, and when they last grew. */
 	uint64_t wd_seen, wd_any_at, wd_trans, wd_at;
 	char wd_err[ERR_LEN];
+	/* --under-load: this stream's part, enum underload_role (0: the
+	 * test's own loop). */
+	int role;
 };
 
 enum { MODULE_WD_RUNNING, MODULE_WD_DONE, MODULE_WD_FIRED };

@@ -124,6 +124,8 @@ struct result_side {
 	double peak;
 };
 
+struct underload;
+
 struct result {
 	const struct test_module *m;
 	struct test_params p;
@@ -165,6 +167,9 @@ struct result {
 	double fairness;
 	/* --bidir: netperf to netserver, and back; thruput is their sum. */
 	struct result_dir dir[2];
+	/* --under-load: the probe idle (this result) against the probe
+	 * beside bulk flows; NULL without it. */
+	struct underload *load;
 };
 
 /* The mean round trip in microseconds implied by the transaction rate
