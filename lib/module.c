@@ -643,6 +643,14 @@ coordinate(struct module_run *run)
 		return;
 	step = run->interim_sec > 0 ? (uint64_t)(run->interim_sec * 1e9)
 				    : UINT64_MAX / 2;
+	/* --under-load: what the bulk flows delivered while the probe ran,
+	 * read at its end (no -D with it: this is the only boundary). */
+	if (underload_role(run->ctx[0].p, run->n - 1) != UNDERLOAD_PROBE &&
+	    run->ctx[0].p->duration > 0) {
+		wait_boundary(run, start + (uint64_t)(run->ctx[0].p->duration *
+						      1e9));
+		underload_snapshot(run);
+	}
 	prev_t = start;
 	prev_c = 0;
 	/* The connections are new: their counters start at zero. */

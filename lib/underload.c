@@ -3,8 +3,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <netinet/in.h>
 #include <sys/socket.h>
 
+#include <linux/tcp.h>
+
+#include "np/clock.h"
 #include "np/err.h"
 #include "np/result.h"
 #include "np/stats.h"
@@ -137,6 +141,33 @@ underload_check(const struct test_module *m, const struct test_params *p,
 }
 
 void
+underload_snapshot(const struct module_run *run)
+{
+	struct tcp_info ti;
+	socklen_t len;
+	int i, role, sends;
+	double secs = (double)(clock_ns() - run->start_ns) / 1e9;
+
+	for (i = 0; i < run->n; i++) {
+		const struct test_ctx *c = &run->ctx[i];
+
+		role = c->role;
+		if (role == UNDERLOAD_PROBE || c->fd < 0)
+			continue;
+		sends = role == UNDERLOAD_UP ? !run->is_server : run->is_server;
+		memset(&ti, 0, sizeof(ti));
+		len = sizeof(ti);
+		/* Another thread's socket: TCP_INFO takes its lock for a
+		 * moment, once. */
+		if (getsockopt(c->fd, IPPROTO_TCP, TCP_INFO, &ti, &len) < 0)
+			continue;
+		c->r->load_bytes =
+		    sends ? ti.tcpi_bytes_acked : ti.tcpi_bytes_received;
+		c->r->load_secs = secs;
+	}
+}
+
+void
 underload_server_buffer(const struct test_params *p,
 			const struct side_result *r, int64_t *each)
 {
@@ -178,20 +209,13 @@ underload_rpm(const struct stats_hist *h)
 	return 60e9 / (sum / (double)taken);
 }
 
-/* A receiver's goodput in 10^6 bits/s over its own interval. */
-static double
-mbps(const struct side_result *r)
-{
-	return r->elapsed > 0 ? (double)r->bytes_recv * 8 / r->elapsed / 1e6
-			      : 0;
-}
-
 void
 underload_compute(const struct result *idle, const struct result *loaded,
 		  struct underload *u)
 {
 	const struct side_result *ls = loaded->side[RESULT_LOCAL].stream;
-	const struct side_result *rs = loaded->side[RESULT_REMOTE].stream;
+	uint64_t bytes[2] = {0, 0};
+	double secs;
 	int i;
 
 	u->up = loaded->p.load_up;
@@ -215,14 +239,19 @@ underload_compute(const struct result *idle, const struct result *loaded,
 	u->added_ms = u->idle_p50 >= 0 && u->loaded_p50 >= 0
 			  ? (u->loaded_p50 - u->idle_p50) / 1e3
 			  : 0;
-	u->up_mbps = u->down_mbps = 0;
-	for (i = 1; ls != NULL && rs != NULL && i < loaded->nstreams; i++) {
-		/* Each flow as its receiver counted it. */
-		if (underload_role(&loaded->p, i) == UNDERLOAD_UP)
-			u->up_mbps += mbps(&rs[i]);
-		else
-			u->down_mbps += mbps(&ls[i]);
+	/* What each flow delivered while the probe ran, as netperf's end
+	 * of its connection counted it at the probe's end (bytes its peer
+	 * acknowledged, or bytes it received): the queue's backlog, which
+	 * drains after the probe is done, is not counted. */
+	secs = 0;
+	for (i = 1; ls != NULL && i < loaded->nstreams; i++) {
+		bytes[underload_role(&loaded->p, i) == UNDERLOAD_UP] +=
+		    ls[i].load_bytes;
+		if (ls[i].load_secs > secs)
+			secs = ls[i].load_secs;
 	}
+	u->up_mbps = secs > 0 ? (double)bytes[1] * 8 / secs / 1e6 : 0;
+	u->down_mbps = secs > 0 ? (double)bytes[0] * 8 / secs / 1e6 : 0;
 	u->total_mbps = u->up_mbps + u->down_mbps;
 	u->idle_rpm = underload_rpm(idle->hist);
 	u->loaded_rpm = underload_rpm(loaded->hist);

@@ -202,6 +202,13 @@ struct side_result {
 	/* TCP_INFO of the data connection at the end (n 0 for UDP and
 	 * TCP_CRR); over streams, merged by each field's rule. */
 	struct tcpinfo tcpi;
+	/* --under-load, a bulk flow: the bytes its connection had
+	 * delivered when the probe's interval ended (TCP_INFO's bytes
+	 * acknowledged, or received, as this side sends or receives), and
+	 * the seconds from the start to that reading (the coordinator may
+	 * wake late on a busy host); not sent to the peer. */
+	uint64_t load_bytes;
+	double load_secs;
 };
 
 /* The state a data loop runs with. */

@@ -65,6 +65,10 @@ module_loop_fn underload_loop(int role, int is_server);
 int underload_check(const struct test_module *m, const struct test_params *p,
 		    char *err);
 
+/* The coordinator's reading at the probe's end: each bulk stream's
+ * delivered bytes (side_result.load_bytes) from its TCP_INFO. */
+void underload_snapshot(const struct module_run *run);
+
 /* Grows *each, the buffer a netserver stream gets, to what a bulk flow
  * of r's send and receive sizes needs, when p asks for load. */
 void underload_server_buffer(const struct test_params *p,
