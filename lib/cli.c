@@ -1366,8 +1366,9 @@ under_load_check(const struct netperf_opts *o, const struct test_module *m,
 		return err_set(err, "--under-load runs for a time: give -l in "
 				    "seconds, not a count");
 	if (o->no_control || o->legacy)
-		return err_set(err, "--under-load needs our netserver: not with "
-				    "-N or --legacy");
+		return err_set(err,
+			       "--under-load needs our netserver: not with "
+			       "-N or --legacy");
 	if (o->sweep[0] != '\0' || o->start_at_ns > 0 || o->interim != 0)
 		return err_set(err, "--under-load runs two phases: not with "
 				    "--sweep, --start-at or -D");

@@ -647,8 +647,8 @@ coordinate(struct module_run *run)
 	 * read at its end (no -D with it: this is the only boundary). */
 	if (underload_role(run->ctx[0].p, run->n - 1) != UNDERLOAD_PROBE &&
 	    run->ctx[0].p->duration > 0) {
-		wait_boundary(run, start + (uint64_t)(run->ctx[0].p->duration *
-						      1e9));
+		wait_boundary(
+		    run, start + (uint64_t)(run->ctx[0].p->duration * 1e9));
 		underload_snapshot(run);
 	}
 	prev_t = start;

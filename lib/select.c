@@ -1368,9 +1368,9 @@ sel_underload(const struct result *res, int id, char *b, size_t cap)
 	case SEL_LOAD_UP_THROUGHPUT:
 	case SEL_LOAD_DOWN_THROUGHPUT:
 		if (u != NULL)
-			put_f2(b, cap, id == SEL_LOAD_UP_THROUGHPUT
-					   ? u->up_mbps
-					   : u->down_mbps);
+			put_f2(b, cap,
+			       id == SEL_LOAD_UP_THROUGHPUT ? u->up_mbps
+							    : u->down_mbps);
 		else
 			b[0] = '\0';
 		return 1;
@@ -1391,7 +1391,7 @@ static int (*const sel_getters[])(const struct result *res, int id, char *b,
     sel_tcp,	  side_value,	 sel_test,	  sel_cpu,
     sel_rates,	  sel_cpu_place, sel_ends,	  sel_latency,
     sel_run,	  compat_bufs,	 compat_sockopts, platform_machine,
-    platform_nic, platform_host, platform_link, sel_underload,
+    platform_nic, platform_host, platform_link,	  sel_underload,
 };
 
 /* Formats selector id of res into b, as netperf's format for it does;

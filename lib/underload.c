@@ -77,8 +77,9 @@ underload_parse(const char *spec, int *up, int *down, char *err)
 		size_t len = strcspn(s, ",");
 
 		if (len == 0)
-			return err_set(err, "--under-load: an empty part in "
-					    "\"%.64s\"",
+			return err_set(err,
+				       "--under-load: an empty part in "
+				       "\"%.64s\"",
 				       spec);
 		if (parse_one(s, len, up, down, &seen, err) < 0)
 			return -1;
@@ -118,13 +119,13 @@ underload_check(const struct test_module *m, const struct test_params *p,
 		return 0;
 	if (m->socktype != SOCK_STREAM || !module_is_rr(m) ||
 	    module_has(m, MODULE_F_PER_TRANS))
-		return err_set(err,
-			       "--under-load probes with TCP_RR, not %s",
+		return err_set(err, "--under-load probes with TCP_RR, not %s",
 			       m->name);
-	if (p->load_up < 0 || p->load_down < 0 ||
-	    p->load_up > UNDERLOAD_MAX || p->load_down > UNDERLOAD_MAX)
-		return err_set(err, "--under-load: %d up and %d down flows, "
-				    "outside 0..%d",
+	if (p->load_up < 0 || p->load_down < 0 || p->load_up > UNDERLOAD_MAX ||
+	    p->load_down > UNDERLOAD_MAX)
+		return err_set(err,
+			       "--under-load: %d up and %d down flows, "
+			       "outside 0..%d",
 			       p->load_up, p->load_down, UNDERLOAD_MAX);
 	if (p->streams != 1 + p->load_up + p->load_down)
 		return err_set(err,
@@ -220,9 +221,8 @@ underload_compute(const struct result *idle, const struct result *loaded,
 
 	u->up = loaded->p.load_up;
 	u->down = loaded->p.load_down;
-	u->idle_p50 = idle->hist != NULL && idle->hist->count > 0
-			  ? idle->lat.p50
-			  : -1;
+	u->idle_p50 =
+	    idle->hist != NULL && idle->hist->count > 0 ? idle->lat.p50 : -1;
 	u->idle_p99 = u->idle_p50 >= 0 ? idle->lat.p99 : -1;
 	u->loaded_p50 = loaded->hist != NULL && loaded->hist->count > 0
 			    ? loaded->lat.p50

@@ -286,8 +286,7 @@ under_load(struct client *c, const struct netperf_opts *o, struct result *res,
 		return err_set(err, "--under-load needs our netserver; this "
 				    "one speaks netperf 2.7's protocol");
 	res->load = calloc(1, sizeof(*res->load));
-	if (res->load == NULL ||
-	    result_init(&loaded, o, c, argc, argv) < 0) {
+	if (res->load == NULL || result_init(&loaded, o, c, argc, argv) < 0) {
 		memset(&loaded, 0, sizeof(loaded));
 		err_set(err, "out of memory");
 		goto out;

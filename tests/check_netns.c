@@ -2246,8 +2246,8 @@ ul_overlimits(void)
 
 	MUST(o, ul_router, "tc", "-s", "qdisc", "show", "dev", ul_dev_br);
 	p = strstr(o.out, "overlimits ");
-	ck_assert_msg(p != NULL && sscanf(p, "overlimits %llu", &n) == 1,
-		      "%s", o.out);
+	ck_assert_msg(p != NULL && sscanf(p, "overlimits %llu", &n) == 1, "%s",
+		      o.out);
 	return n;
 }
 
@@ -2265,9 +2265,9 @@ ul_overlimits(void)
 static int
 ul_case(int ms, double min_ms, double max_ms, int last)
 {
-	const char *args[] = {"-t",	     "TCP_RR", "-l", "2",
-			      "--under-load", "up=4",   "--", "-s",
-			      "256K",	     "-S",     "256K", NULL};
+	const char *args[] = {"-t",	      "TCP_RR", "-l",	"2",
+			      "--under-load", "up=4",	"--",	"-s",
+			      "256K",	      "-S",	"256K", NULL};
 	struct harness_sched k;
 	unsigned long long held;
 	double added, up, down, mss, want, idle, loaded, slack;

@@ -40,10 +40,24 @@ END_TEST
 START_TEST(parse_bad)
 {
 	static const char *const bad[] = {
-	    "",		"up",	     "up=",	   "up=-1",    "up=257",
-	    "up=1x",	"up=+1",     "up= 1",	   "side=1",   "up=1,up=2",
-	    "up=1,",	",up=1",     "up=0",	   "up=0,down=0", "UP=1",
-	    "up=99999999999999999999", "up=1;down=1", "down=1,,up=1",
+	    "",
+	    "up",
+	    "up=",
+	    "up=-1",
+	    "up=257",
+	    "up=1x",
+	    "up=+1",
+	    "up= 1",
+	    "side=1",
+	    "up=1,up=2",
+	    "up=1,",
+	    ",up=1",
+	    "up=0",
+	    "up=0,down=0",
+	    "UP=1",
+	    "up=99999999999999999999",
+	    "up=1;down=1",
+	    "down=1,,up=1",
 	};
 	char err[ERR_LEN];
 	int up, down;
@@ -165,14 +179,14 @@ START_TEST(usage_errors)
 {
 	static const char *const specs[] = {"up=x", "sideways=1", "up=0",
 					    "up=1,up=1"};
-	const char *args[] = {"-t", "TCP_RR", "-l", "1", "--under-load", NULL,
-			      NULL};
-	const char *udp[] = {"-t", "UDP_RR", "-l", "1", "--under-load", "up=1",
-			     NULL};
+	const char *args[] = {"-t",	      "TCP_RR", "-l", "1",
+			      "--under-load", NULL,	NULL};
+	const char *udp[] = {"-t",	     "UDP_RR", "-l", "1",
+			     "--under-load", "up=1",   NULL};
 	const char *cnt[] = {"-t",	     "TCP_RR", "-l", "-100",
 			     "--under-load", "up=1",   NULL};
-	const char *streams[] = {"-t", "TCP_RR", "-l", "1", "--streams", "2",
-				 "--under-load", "up=1", NULL};
+	const char *streams[] = {"-t", "TCP_RR",       "-l",   "1", "--streams",
+				 "2",  "--under-load", "up=1", NULL};
 	struct harness_out o;
 
 	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
@@ -180,10 +194,10 @@ START_TEST(usage_errors)
 		np_run(args, &o);
 		ck_assert_msg(o.status == 2, "%s: exit %d: %s", specs[i],
 			      o.status, o.err);
-		ck_assert_msg(strncmp(o.err, "netperf: --under-load", 21) == 0 &&
-				  strchr(o.err, '\n') ==
-				      o.err + strlen(o.err) - 1,
-			      "%s: %s", specs[i], o.err);
+		ck_assert_msg(
+		    strncmp(o.err, "netperf: --under-load", 21) == 0 &&
+			strchr(o.err, '\n') == o.err + strlen(o.err) - 1,
+		    "%s: %s", specs[i], o.err);
 		ck_assert_str_eq(o.out, "");
 	}
 	np_run(udp, &o);
@@ -206,8 +220,8 @@ END_TEST
  */
 START_TEST(loopback_both_ways)
 {
-	const char *text[] = {"-t", "TCP_RR", "-l", "1", "--under-load",
-			      "up=1,down=1", NULL};
+	const char *text[] = {"-t",	      "TCP_RR",	     "-l", "1",
+			      "--under-load", "up=1,down=1", NULL};
 	const char *sel[] = {"-t",
 			     "TCP_RR",
 			     "-l",
@@ -222,8 +236,8 @@ START_TEST(loopback_both_ways)
 			     "LOADED_ADDED_DELAY,LOADED_LATENCY_RATIO,"
 			     "IDLE_RPM,LOADED_RPM",
 			     NULL};
-	const char *json[] = {"-t", "TCP_RR", "-l", "1", "--under-load",
-			      "down=2", "--json", NULL};
+	const char *json[] = {"-t",	      "TCP_RR", "-l",	  "1",
+			      "--under-load", "down=2", "--json", NULL};
 	const char *debug[] = {"-d", NULL};
 	struct harness_server dbg;
 	struct harness_out o;
@@ -242,11 +256,11 @@ START_TEST(loopback_both_ways)
 	b = strstr(o.out, "\nLatency under load (the probe alone, then beside "
 			  "1 bulk flow up, 1 down)\n");
 	ck_assert_msg(b != NULL, "%s", o.out);
-	ck_assert_msg(strstr(b, "\nidle ") != NULL &&
-			  strstr(b, "\nloaded ") != NULL &&
-			  strstr(b, "\nAdded delay ") != NULL &&
-			  strstr(b, "\nBulk goodput during the probe: ") != NULL,
-		      "%s", b);
+	ck_assert_msg(
+	    strstr(b, "\nidle ") != NULL && strstr(b, "\nloaded ") != NULL &&
+		strstr(b, "\nAdded delay ") != NULL &&
+		strstr(b, "\nBulk goodput during the probe: ") != NULL,
+	    "%s", b);
 	/* One control session (one child of netserver) ran both phases:
 	 * the probe alone, then with the two flows. */
 	p = strstr(log, ": running TCP_RR, 1 stream,");
@@ -264,17 +278,16 @@ START_TEST(loopback_both_ways)
 		static const char *const names[] = {
 		    "IDLE_P50_LATENCY",	  "LOADED_P50_LATENCY",
 		    "IDLE_P99_LATENCY",	  "LOADED_P99_LATENCY",
-		    "LOAD_UP_THROUGHPUT",	  "LOAD_DOWN_THROUGHPUT",
-		    "LOADED_ADDED_DELAY",	  "LOADED_LATENCY_RATIO",
+		    "LOAD_UP_THROUGHPUT", "LOAD_DOWN_THROUGHPUT",
+		    "LOADED_ADDED_DELAY", "LOADED_LATENCY_RATIO",
 		    "IDLE_RPM",		  "LOADED_RPM"};
 		char key[64];
 
 		for (int i = 0; i < 10; i++) {
 			snprintf(key, sizeof(key), "\n%s=", names[i]);
 			p = strstr(o.out, key);
-			ck_assert_msg(p != NULL &&
-					  sscanf(p + strlen(key), "%lf",
-						 &v[i]) == 1,
+			ck_assert_msg(p != NULL && sscanf(p + strlen(key),
+							  "%lf", &v[i]) == 1,
 				      "%s: %s", names[i], o.out);
 		}
 	}
@@ -292,17 +305,16 @@ START_TEST(loopback_both_ways)
 	u = json_object_get(doc, "under_load");
 	ck_assert_msg(json_is_object(u), "%s", o.out);
 	ck_assert_int_eq(json_integer_value(json_object_get(u, "up_flows")), 0);
-	ck_assert_int_eq(
-	    json_integer_value(json_object_get(u, "down_flows")), 2);
+	ck_assert_int_eq(json_integer_value(json_object_get(u, "down_flows")),
+			 2);
 	ck_assert(json_real_value(json_object_get(u, "up_throughput_mbps")) ==
 		  0);
 	ck_assert(json_real_value(json_object_get(u, "down_throughput_mbps")) >
 		  1);
-	ck_assert(json_real_value(json_object_get(u, "loaded_transaction_rate")) >
-		  0);
+	ck_assert(
+	    json_real_value(json_object_get(u, "loaded_transaction_rate")) > 0);
 	/* The document's own test is the idle phase: one stream. */
-	ck_assert_int_eq(
-	    (int)harness_json_num(doc, "result.stream_count"), 1);
+	ck_assert_int_eq((int)harness_json_num(doc, "result.stream_count"), 1);
 	json_decref(doc);
 }
 END_TEST
@@ -311,8 +323,14 @@ END_TEST
 START_TEST(absent_without_option)
 {
 	const char *json[] = {"-t", "TCP_RR", "-l", "1", "--json", NULL};
-	const char *sel[] = {"-t", "TCP_RR", "-l", "1", "--",
-			     "-k", "IDLE_P50_LATENCY,LOAD_UP_THROUGHPUT", NULL};
+	const char *sel[] = {"-t",
+			     "TCP_RR",
+			     "-l",
+			     "1",
+			     "--",
+			     "-k",
+			     "IDLE_P50_LATENCY,LOAD_UP_THROUGHPUT",
+			     NULL};
 	struct harness_out o;
 	json_t *doc;
 

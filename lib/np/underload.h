@@ -31,12 +31,12 @@ enum underload_role {
 /* The figures of --under-load, computed once for every output form.
  * Latencies in microseconds; -1 where there was nothing to measure. */
 struct underload {
-	int up, down;		 /* bulk flows each way */
+	int up, down; /* bulk flows each way */
 	double idle_p50, idle_p99;
 	double loaded_p50, loaded_p99;
 	double idle_rate, loaded_rate; /* the probe's transactions/s */
-	double ratio;		 /* loaded P50 / idle P50 */
-	double added_ms;	 /* loaded P50 - idle P50, in ms */
+	double ratio;		       /* loaded P50 / idle P50 */
+	double added_ms;	       /* loaded P50 - idle P50, in ms */
 	/* The bulk flows' goodput while the probe ran, 10^6 bits/s, as
 	 * each flow's receiver counted it; total is their sum. */
 	double up_mbps, down_mbps, total_mbps;
