@@ -645,7 +645,8 @@ coordinate(struct module_run *run)
 				    : UINT64_MAX / 2;
 	/* --under-load: what the bulk flows delivered while the probe ran,
 	 * read at its end (no -D with it: this is the only boundary). */
-	if (underload_role(run->ctx[0].p, run->n - 1) != UNDERLOAD_PROBE &&
+	if (run->ctx[0].p != NULL &&
+	    underload_role(run->ctx[0].p, run->n - 1) != UNDERLOAD_PROBE &&
 	    run->ctx[0].p->duration > 0) {
 		wait_boundary(
 		    run, start + (uint64_t)(run->ctx[0].p->duration * 1e9));
