@@ -1343,25 +1343,20 @@ omni_module(struct netperf_opts *o, char *err)
 	return 0;
 }
 
-/*
- * -N: no netserver. As netperf 2.7, the data port defaults to the
- * standard service for the test (discard, chargen or echo) and an RR
- * test's response is its request echoed. What needs netserver is an
- * error saying so.
- */
-/* --under-load: a TCP request/response probe of one stream, timed, over
- * our protocol, once per run. Returns 0, or -1 with err set. */
+/* --under-load: a request/response probe of one stream, timed, over our
+ * protocol, once per run. Returns 0, or -1 with err set. */
 static int
 under_load_check(const struct netperf_opts *o, const struct test_module *m,
 		 char *err)
 {
-	if (m->socktype != SOCK_STREAM || !module_is_rr(m) ||
-	    module_has(m, MODULE_F_PER_TRANS))
-		return err_set(err, "--under-load probes with TCP_RR, not %s",
+	if (!module_is_rr(m) || module_has(m, MODULE_F_PER_TRANS))
+		return err_set(err,
+			       "--under-load probes with TCP_RR or UDP_RR, "
+			       "not %s",
 			       m->name);
-	if (o->streams > 1 || o->bidir)
-		return err_set(err, "--under-load runs one probe: --streams "
-				    "and --bidir do not apply");
+	if (o->streams > 1 || o->bidir || o->wire)
+		return err_set(err, "--under-load runs one probe: --streams, "
+				    "--bidir and --wire do not apply");
 	if (o->count > 0)
 		return err_set(err, "--under-load runs for a time: give -l in "
 				    "seconds, not a count");
@@ -1375,6 +1370,12 @@ under_load_check(const struct netperf_opts *o, const struct test_module *m,
 	return 0;
 }
 
+/*
+ * -N: no netserver. As netperf 2.7, the data port defaults to the
+ * standard service for the test (discard, chargen or echo) and an RR
+ * test's response is its request echoed. What needs netserver is an
+ * error saying so.
+ */
 static int
 no_control_check(struct netperf_opts *o, const struct test_module *m,
 		 char *err)

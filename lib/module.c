@@ -181,7 +181,8 @@ stream_main(void *arg)
 	struct module_run *run = job->run;
 	struct test_ctx *ctx = job->ctx;
 	struct side_result *r = ctx->r;
-	const struct test_module *m = run->m;
+	/* A bulk flow beside a probe (--under-load) is TCP_STREAM's. */
+	const struct test_module *m = underload_module(run->m, ctx->role);
 	uint64_t t0, t1;
 	int bound = 0;
 

@@ -101,6 +101,24 @@ underload_role(const struct test_params *p, int i)
 	return i <= p->load_up ? UNDERLOAD_UP : UNDERLOAD_DOWN;
 }
 
+const struct test_module *
+underload_module(const struct test_module *m, int role)
+{
+	static const struct test_module *bulk;
+
+	if (role == UNDERLOAD_PROBE)
+		return m;
+	if (bulk == NULL)
+		bulk = module_find("TCP_STREAM");
+	return bulk;
+}
+
+int
+underload_mixed(const struct test_module *m, const struct test_params *p)
+{
+	return p->load_up + p->load_down > 0 && m->socktype != SOCK_STREAM;
+}
+
 module_loop_fn
 underload_loop(int role, int is_server)
 {
@@ -117,9 +135,10 @@ underload_check(const struct test_module *m, const struct test_params *p,
 {
 	if (p->load_up + p->load_down == 0)
 		return 0;
-	if (m->socktype != SOCK_STREAM || !module_is_rr(m) ||
-	    module_has(m, MODULE_F_PER_TRANS))
-		return err_set(err, "--under-load probes with TCP_RR, not %s",
+	if (!module_is_rr(m) || module_has(m, MODULE_F_PER_TRANS))
+		return err_set(err,
+			       "--under-load probes with TCP_RR or UDP_RR, "
+			       "not %s",
 			       m->name);
 	if (p->load_up < 0 || p->load_down < 0 || p->load_up > UNDERLOAD_MAX ||
 	    p->load_down > UNDERLOAD_MAX)
@@ -133,8 +152,9 @@ underload_check(const struct test_module *m, const struct test_params *p,
 			       "%d bulk flows make %d",
 			       p->streams, p->load_up + p->load_down,
 			       1 + p->load_up + p->load_down);
-	if (p->bidir)
-		return err_set(err, "--under-load and --bidir do not mix");
+	if (p->bidir || p->wire)
+		return err_set(err, "--under-load does not mix with --bidir or "
+				    "--wire");
 	if (p->duration <= 0)
 		return err_set(err, "--under-load runs for a time: give -l in "
 				    "seconds, not a count");

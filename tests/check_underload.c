@@ -112,8 +112,9 @@ START_TEST(check_request)
 	p.load_up = 1;
 	p.streams = 2;
 	ck_assert_int_eq(underload_check(module_find("TCP_RR"), &p, err), 0);
-	ck_assert_int_lt(underload_check(module_find("UDP_RR"), &p, err), 0);
+	ck_assert_int_eq(underload_check(module_find("UDP_RR"), &p, err), 0);
 	ck_assert_int_lt(underload_check(module_find("TCP_CRR"), &p, err), 0);
+	ck_assert_int_lt(underload_check(module_find("UDP_CRR"), &p, err), 0);
 	ck_assert_int_lt(underload_check(module_find("TCP_STREAM"), &p, err),
 			 0);
 	p.streams = 3;
@@ -124,6 +125,9 @@ START_TEST(check_request)
 	p.count = 100;
 	ck_assert_int_lt(underload_check(module_find("TCP_RR"), &p, err), 0);
 	p.duration = 2;
+	p.wire = 1;
+	ck_assert_int_lt(underload_check(module_find("TCP_RR"), &p, err), 0);
+	p.wire = 0;
 	p.load_up = UNDERLOAD_MAX + 1;
 	p.streams = UNDERLOAD_MAX + 2;
 	ck_assert_int_lt(underload_check(module_find("TCP_RR"), &p, err), 0);
@@ -181,8 +185,8 @@ START_TEST(usage_errors)
 					    "up=1,up=1"};
 	const char *args[] = {"-t",	      "TCP_RR", "-l", "1",
 			      "--under-load", NULL,	NULL};
-	const char *udp[] = {"-t",	     "UDP_RR", "-l", "1",
-			     "--under-load", "up=1",   NULL};
+	const char *crr[] = {"-t",	     "TCP_CRR", "-l", "1",
+			     "--under-load", "up=1",	NULL};
 	const char *cnt[] = {"-t",	     "TCP_RR", "-l", "-100",
 			     "--under-load", "up=1",   NULL};
 	const char *streams[] = {"-t", "TCP_RR",       "-l",   "1", "--streams",
@@ -200,8 +204,8 @@ START_TEST(usage_errors)
 		    "%s: %s", specs[i], o.err);
 		ck_assert_str_eq(o.out, "");
 	}
-	np_run(udp, &o);
-	ck_assert_msg(o.status == 2 && strstr(o.err, "TCP_RR") != NULL,
+	np_run(crr, &o);
+	ck_assert_msg(o.status == 2 && strstr(o.err, "TCP_CRR") != NULL,
 		      "exit %d: %s", o.status, o.err);
 	np_run(cnt, &o);
 	ck_assert_msg(o.status == 2 && strstr(o.err, "-l") != NULL,
@@ -319,6 +323,34 @@ START_TEST(loopback_both_ways)
 }
 END_TEST
 
+/* UDP_RR as the probe: its datagram socket beside the flows' TCP
+ * connections, in one session. */
+START_TEST(loopback_udp_probe)
+{
+	const char *json[] = {"-t",	      "UDP_RR",	     "-l",     "1",
+			      "--under-load", "up=1,down=1", "--json", NULL};
+	struct harness_out o;
+	json_t *doc, *u;
+
+	np_run(json, &o);
+	ck_assert_msg(o.status == 0, "exit %d: %s", o.status, o.err);
+	doc = harness_json_parse(o.out);
+	ck_assert_ptr_nonnull(doc);
+	u = json_object_get(doc, "under_load");
+	ck_assert_msg(json_is_object(u), "%s", o.out);
+	ck_assert(json_real_value(json_object_get(u, "up_throughput_mbps")) >
+		  1);
+	ck_assert(json_real_value(json_object_get(u, "down_throughput_mbps")) >
+		  1);
+	ck_assert(
+	    json_real_value(json_object_get(u, "loaded_transaction_rate")) > 0);
+	ck_assert(json_real_value(json_object_get(u, "loaded_p50_us")) > 0);
+	ck_assert_str_eq(json_string_value(json_object_get(doc, "test")),
+			 "UDP_RR");
+	json_decref(doc);
+}
+END_TEST
+
 /* Without the option, the JSON says null and the selectors nothing. */
 START_TEST(absent_without_option)
 {
@@ -366,6 +398,7 @@ underload_suite(void)
 	tcase_set_timeout(run, 120);
 	tcase_add_test(run, usage_errors);
 	tcase_add_test(run, loopback_both_ways);
+	tcase_add_test(run, loopback_udp_probe);
 	tcase_add_test(run, absent_without_option);
 	suite_add_tcase(s, run);
 	return s;

@@ -56,12 +56,22 @@ int underload_parse(const char *spec, int *up, int *down, char *err);
  * flows (UNDERLOAD_PROBE for every stream of a test without). */
 int underload_role(const struct test_params *p, int i);
 
+/* The test whose sockets and loops a stream of this role has: m for the
+ * probe, TCP_STREAM for a bulk flow. */
+const struct test_module *underload_module(const struct test_module *m,
+					   int role);
+
+/* Whether p's load makes a test of m open sockets of two types: a UDP
+ * probe (UDP_RR) beside the bulk flows' TCP. */
+int underload_mixed(const struct test_module *m, const struct test_params *p);
+
 /* The loop that runs a bulk role on one side (is_server: netserver's). */
 module_loop_fn underload_loop(int role, int is_server);
 
-/* Whether test m can carry p's bulk flows (a TCP request/response test
- * over one connection a stream, timed, 1 + up + down streams); returns
- * 0, or -1 with err set. A request without load always passes. */
+/* Whether test m can carry p's bulk flows (a request/response test over
+ * one connection or socket a stream, timed, 1 + up + down streams, no
+ * --wire or --bidir); returns 0, or -1 with err set. A request without
+ * load always passes. */
 int underload_check(const struct test_module *m, const struct test_params *p,
 		    char *err);
 
