@@ -969,8 +969,8 @@ static const struct opt global_opts[] = {
      "print a shell completion script (alone)", NULL, OPT_ELSEWHERE,
      .to = 0},
     {0, "under-load", required_argument, "up=N,down=N",
-     "TCP_RR: the probe alone, then beside N bulk\n"
-     "flows up (TCP_STREAM) and down (TCP_MAERTS)",
+     "TCP_RR, UDP_RR: the probe alone, then beside\n"
+     "N bulk flows up (TCP_STREAM) and down (TCP_MAERTS)",
      NULL, OPT_FN, .fn = g_under_load},
 };
 
