@@ -298,7 +298,7 @@ START_TEST(loopback_both_ways)
 	/* Round trips happened in both phases; the flows moved data both
 	 * ways; the ratio and the added delay are the two P50s'. */
 	ck_assert(v[0] >= 0 && v[1] > 0 && v[2] >= v[0] && v[3] >= v[1]);
-	ck_assert_msg(v[4] > 1 && v[5] > 1, "%s", o.out);
+	ck_assert_msg(v[4] > 0 && v[5] > 0, "%s", o.out);
 	ck_assert_msg(fabs(v[6] - (v[1] - v[0]) / 1e3) < 0.002, "%s", o.out);
 	ck_assert(v[8] > 0 && v[9] > 0);
 
@@ -314,7 +314,7 @@ START_TEST(loopback_both_ways)
 	ck_assert(json_real_value(json_object_get(u, "up_throughput_mbps")) ==
 		  0);
 	ck_assert(json_real_value(json_object_get(u, "down_throughput_mbps")) >
-		  1);
+		  0);
 	ck_assert(
 	    json_real_value(json_object_get(u, "loaded_transaction_rate")) > 0);
 	/* The document's own test is the idle phase: one stream. */
@@ -339,9 +339,9 @@ START_TEST(loopback_udp_probe)
 	u = json_object_get(doc, "under_load");
 	ck_assert_msg(json_is_object(u), "%s", o.out);
 	ck_assert(json_real_value(json_object_get(u, "up_throughput_mbps")) >
-		  1);
+		  0);
 	ck_assert(json_real_value(json_object_get(u, "down_throughput_mbps")) >
-		  1);
+		  0);
 	ck_assert(
 	    json_real_value(json_object_get(u, "loaded_transaction_rate")) > 0);
 	ck_assert(json_real_value(json_object_get(u, "loaded_p50_us")) > 0);
