@@ -19,6 +19,7 @@
 #include "np/oneway.h"
 #include "np/opt.h"
 #include "np/transport.h"
+#include "np/underload.h"
 #include "np/units.h"
 
 /* The largest message or buffer size netperf will ask for: 1 GiB. */
@@ -781,6 +782,18 @@ g_start_at(const struct opt *opt, const char *arg, void *dst,
 			    &((struct netperf_opts *)dst)->start_at_ns, err);
 }
 
+/* --under-load SPEC: the bulk flows of the loaded phase. */
+static int
+g_under_load(const struct opt *opt, const char *arg, void *dst,
+	     struct opt_run *run, char *err)
+{
+	struct netperf_opts *o = dst;
+
+	(void)opt;
+	(void)run;
+	return underload_parse(arg, &o->load_up, &o->load_down, err);
+}
+
 static int
 g_rate(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
        char *err)
@@ -1036,6 +1049,10 @@ static const struct opt global_opts[] = {
      "with -D, one readable line per interval (rate,\n"
      "latency percentiles, retransmits, srtt)",
      NULL, OPT_FLAG, .to = NP(interval_lines)},
+    {0, "under-load", required_argument, "up=N,down=N",
+     "TCP_RR, UDP_RR: the probe alone, then beside\n"
+     "N bulk flows up (TCP_STREAM) and down (TCP_MAERTS)",
+     NULL, OPT_FN, .fn = g_under_load},
 };
 
 const struct opt_table cli_netperf_options = {
@@ -1412,6 +1429,33 @@ omni_module(struct netperf_opts *o, char *err)
 	return 0;
 }
 
+/* --under-load: a request/response probe of one stream, timed, over our
+ * protocol, once per run. Returns 0, or -1 with err set. */
+static int
+under_load_check(const struct netperf_opts *o, const struct test_module *m,
+		 char *err)
+{
+	if (!module_is_rr(m) || module_has(m, MODULE_F_PER_TRANS))
+		return err_set(err,
+			       "--under-load probes with TCP_RR or UDP_RR, "
+			       "not %s",
+			       m->name);
+	if (o->streams > 1 || o->bidir || o->wire)
+		return err_set(err, "--under-load runs one probe: --streams, "
+				    "--bidir and --wire do not apply");
+	if (o->count > 0)
+		return err_set(err, "--under-load runs for a time: give -l in "
+				    "seconds, not a count");
+	if (o->no_control || o->legacy)
+		return err_set(err,
+			       "--under-load needs our netserver: not with "
+			       "-N or --legacy");
+	if (o->sweep[0] != '\0' || o->start_at_ns > 0 || o->interim != 0)
+		return err_set(err, "--under-load runs two phases: not with "
+				    "--sweep, --start-at or -D");
+	return 0;
+}
+
 /*
  * -N: no netserver. As netperf 2.7, the data port defaults to the
  * standard service for the test (discard, chargen or echo) and an RR
@@ -1547,6 +1591,8 @@ check_test(struct netperf_opts *o, const struct test_module *m, char *err)
 		return err_set(err, "--bidir runs for a time: give -l in "
 				    "seconds, not a count");
 	if (o->one_way && oneway_refuses(m, o->req_size, o->rsp_size, err) < 0)
+		return -1;
+	if (o->load_up + o->load_down > 0 && under_load_check(o, m, err) < 0)
 		return -1;
 	if (o->data_family == AF_UNSPEC)
 		o->data_family =

@@ -21,6 +21,7 @@
 #include "np/streams.h"
 #include "np/sock.h"
 #include "np/transport.h"
+#include "np/underload.h"
 #include "np/wire.h"
 
 /* Milliseconds to wait for a connection to netserver. */
@@ -501,7 +502,8 @@ client_check_data(struct client *c, const struct netperf_opts *o,
 /* Opens the data connection to the port netserver gave, recording the
  * socket buffer sizes it had before connecting. */
 static int
-open_data(const struct netperf_opts *o, struct result *res, int port, char *err)
+open_data_as(const struct netperf_opts *o, struct result *res, int socktype,
+	     int port, char *err)
 {
 	const char *host = data_host(o, res);
 	const struct transport *t = transport_of(res->m, &res->p);
@@ -510,7 +512,7 @@ open_data(const struct netperf_opts *o, struct result *res, int port, char *err)
 	    (int)o->mss, &res->p.lx, t->protocol};
 	int fd;
 
-	fd = sock_connect(host, port, o->data_family, res->m->socktype, &setup,
+	fd = sock_connect(host, port, o->data_family, socktype, &setup,
 			  CLIENT_CONNECT_MS, err);
 	res->side[RESULT_LOCAL].sum.sndbuf = setup.got_sndbuf;
 	res->side[RESULT_LOCAL].sum.rcvbuf = setup.got_rcvbuf;
@@ -519,6 +521,13 @@ open_data(const struct netperf_opts *o, struct result *res, int port, char *err)
 		return -1;
 	}
 	return fd;
+}
+
+/* The test's own data connection. */
+static int
+open_data(const struct netperf_opts *o, struct result *res, int port, char *err)
+{
+	return open_data_as(o, res, res->m->socktype, port, err);
 }
 
 /* A test with a connection (or source port) per transaction: resolve
@@ -1032,16 +1041,20 @@ test_connect(struct client_run *t, char *err)
 	int64_t sizes[4];
 
 	for (i = 0; i < t->set.n; i++) {
+		/* A bulk flow beside a probe (--under-load) is TCP's. */
+		int type = underload_module(t->m, underload_role(&res->p, i))
+			       ->socktype;
+
 		fd = per_trans ? crr_target(t->o, res, t->set.ports[i],
 					    &t->set.ctx[i], err)
-			       : open_data(t->o, res, t->set.ports[i], err);
+			       : open_data_as(t->o, res, type, t->set.ports[i],
+					      err);
 		t->set.fds[i] = fd;
 		if (fd < 0)
 			return -1;
 		if (i == 0)
 			note_data_path(&t->dp, fd);
-		if (!per_trans &&
-		    send_token(fd, t->m->socktype, t->token, err) < 0) {
+		if (!per_trans && send_token(fd, type, t->token, err) < 0) {
 			remote_reason(t->c, &t->peer, err);
 			return -1;
 		}
@@ -1066,7 +1079,9 @@ test_connect(struct client_run *t, char *err)
 				      t->c->fill_len) < 0)
 			return err_set(err, "cannot allocate a %zu-byte buffer",
 				       streams_max(sizes, 4));
-		if (res->hist != NULL && stream_hist(ctx, err) < 0)
+		/* --under-load: the probe's round trips only. */
+		if (res->hist != NULL && ctx->role == UNDERLOAD_PROBE &&
+		    stream_hist(ctx, err) < 0)
 			return -1;
 		if (res->oneway != NULL) {
 			ctx->ow = malloc(sizeof(*ctx->ow));

@@ -14,6 +14,7 @@
 #include "np/err.h"
 #include "np/figure.h"
 #include "np/proto.h"
+#include "np/underload.h"
 
 /*
  * JSON. Builders record a failed allocation in *bad instead of checking
@@ -388,6 +389,39 @@ json_bidir(const struct result *res, int *bad)
 		     bad);
 		jput(o, key[d], one, bad);
 	}
+	return o;
+}
+
+/* --under-load: the probe idle and loaded, and the bulk flows; null
+ * without it. */
+static json_t *
+json_underload(const struct result *res, int *bad)
+{
+	const struct underload *u = res->load;
+	json_t *o;
+
+	if (u == NULL)
+		return json_null();
+	o = json_object();
+	if (o == NULL) {
+		*bad = 1;
+		return NULL;
+	}
+	jput(o, "up_flows", jint(u->up), bad);
+	jput(o, "down_flows", jint(u->down), bad);
+	jput(o, "idle_p50_us", jopt(u->idle_p50), bad);
+	jput(o, "idle_p99_us", jopt(u->idle_p99), bad);
+	jput(o, "loaded_p50_us", jopt(u->loaded_p50), bad);
+	jput(o, "loaded_p99_us", jopt(u->loaded_p99), bad);
+	jput(o, "p50_ratio", jopt(u->ratio), bad);
+	jput(o, "added_delay_ms", jnum(u->added_ms), bad);
+	jput(o, "idle_transaction_rate", jnum(u->idle_rate), bad);
+	jput(o, "loaded_transaction_rate", jnum(u->loaded_rate), bad);
+	jput(o, "idle_rpm", jnum(u->idle_rpm), bad);
+	jput(o, "loaded_rpm", jnum(u->loaded_rpm), bad);
+	jput(o, "up_throughput_mbps", jnum(u->up_mbps), bad);
+	jput(o, "down_throughput_mbps", jnum(u->down_mbps), bad);
+	jput(o, "throughput_mbps", jnum(u->total_mbps), bad);
 	return o;
 }
 
@@ -800,6 +834,7 @@ json_doc(const struct result *res)
 	jput(root, "open_loop", json_open_loop(res, &bad), &bad);
 	jput(root, "errors", json_array(), &bad);
 	jput(root, "one_way", oneway_json(res), &bad);
+	jput(root, "under_load", json_underload(res, &bad), &bad);
 	if (bad) {
 		json_decref(root);
 		return NULL;

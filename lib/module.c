@@ -19,6 +19,7 @@
 #include "np/interval.h"
 #include "np/sock.h"
 #include "np/transport.h"
+#include "np/underload.h"
 
 /* netperf 2.7's layouts, quirks and all (report.c prints them). */
 static const struct module_layout layout_stream = {
@@ -185,7 +186,8 @@ stream_main(void *arg)
 	struct module_run *run = job->run;
 	struct test_ctx *ctx = job->ctx;
 	struct side_result *r = ctx->r;
-	const struct test_module *m = run->m;
+	/* A bulk flow beside a probe (--under-load) is TCP_STREAM's. */
+	const struct test_module *m = underload_module(run->m, ctx->role);
 	uint64_t t0, t1;
 	int bound = 0;
 
@@ -223,8 +225,13 @@ stream_main(void *arg)
 	 * down, when MPTCP may already be closing its subflows. */
 	if (module_has_tcpinfo(m))
 		transport_account(ctx->transport, ctx->fd, r);
-	/* A reversed stream (--bidir) runs the half the peer would. */
-	job->rc = (run->is_server != ctx->reverse ? m->server : m->client)(ctx);
+	/* A reversed stream (--bidir) runs the half the peer would; a bulk
+	 * flow beside a probe (--under-load), a stream test's. */
+	if (ctx->role != UNDERLOAD_PROBE)
+		job->rc = underload_loop(ctx->role, run->is_server)(ctx);
+	else
+		job->rc = (run->is_server != ctx->reverse ? m->server
+							  : m->client)(ctx);
 	t1 = clock_ns();
 	__atomic_store_n(&ctx->done_ns, t1, __ATOMIC_RELEASE);
 	/* Ended, unless the coordinator gave up on the peer first: then its
@@ -601,6 +608,15 @@ coordinate(struct module_run *run)
 			   !any_watched(run)))
 		return;
 	step = t != NULL ? (uint64_t)(run->interim_sec * 1e9) : UINT64_MAX / 2;
+	/* --under-load: what the bulk flows delivered while the probe ran,
+	 * read at its end (no -D with it: this is the only boundary). */
+	if (run->ctx[0].p != NULL &&
+	    underload_role(run->ctx[0].p, run->n - 1) != UNDERLOAD_PROBE &&
+	    run->ctx[0].p->duration > 0) {
+		wait_boundary(
+		    run, start + (uint64_t)(run->ctx[0].p->duration * 1e9));
+		underload_snapshot(run);
+	}
 	run->interim_k = 0;
 	if (t != NULL)
 		t->prev_t = start;

@@ -279,6 +279,12 @@ proto_request_pack(const struct test_params *p)
 			json_object_set_new(o, "skip_rx_copy", json_true());
 		if (p->one_way)
 			json_object_set_new(o, "one_way", json_true());
+		if (p->load_up > 0)
+			json_object_set_new(o, "load_up",
+					    json_integer(p->load_up));
+		if (p->load_down > 0)
+			json_object_set_new(o, "load_down",
+					    json_integer(p->load_down));
 	}
 	return o;
 }
@@ -390,7 +396,9 @@ request_later(const json_t *msg, struct test_params *p, char *err)
 	    opt_double(msg, "interim", PROTO_INTERIM_MIN, PROTO_INTERIM_MAX,
 		       &p->interim, err) ||
 	    opt_bool(msg, "skip_rx_copy", &p->skip_rx_copy, err) ||
-	    opt_bool(msg, "one_way", &p->one_way, err))
+	    opt_bool(msg, "one_way", &p->one_way, err) ||
+	    opt_int32(msg, "load_up", 0, 4096, &p->load_up, err) ||
+	    opt_int32(msg, "load_down", 0, 4096, &p->load_down, err))
 		return -1;
 	/* Which transports exist is transport_check's to say. */
 	if (json_object_get(msg, "transport") != NULL &&

@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "np/underload.h"
+
 void
 report_banner(FILE *out, const struct result *res, const struct report_opts *o)
 {
@@ -745,6 +747,8 @@ report_classic(FILE *out, const struct result *res, const struct report_opts *o)
 	if (res->side[RESULT_LOCAL].wire.enabled ||
 	    res->side[RESULT_REMOTE].wire.enabled)
 		wire_table(out, res);
+	if (res->load != NULL)
+		underload_print(out, res->load);
 }
 
 /* The finer view netperf's decades hide: percentiles, and the non-empty

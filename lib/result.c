@@ -301,6 +301,8 @@ result_free(struct result *res)
 		free(res->interim[i].stream);
 	free(res->interim);
 	free(res->samples);
+	free(res->load);
+	res->load = NULL;
 	res->samples = NULL;
 	res->nsamples = 0;
 	res->hist = NULL;

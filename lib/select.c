@@ -15,6 +15,7 @@
 #include "np/figure.h"
 #include "np/oneway.h"
 #include "np/proto.h"
+#include "np/underload.h"
 
 /*
  * The selector table: netperf 2.7's omni names and the four title lines
@@ -294,6 +295,16 @@
 	X(ERRORS, "Connection", "Errors", "", "")                              \
 	X(SEND_LAG_MEAN, "Send", "Lag", "Mean", "Microseconds")                \
 	X(SEND_LAG_MAX, "Send", "Lag", "Maximum", "Microseconds")              \
+	X(IDLE_P50_LATENCY, "Idle", "50th Pct", "Latency", "Microseconds")     \
+	X(IDLE_P99_LATENCY, "Idle", "99th Pct", "Latency", "Microseconds")     \
+	X(LOADED_P50_LATENCY, "Loaded", "50th Pct", "Latency", "Microseconds") \
+	X(LOADED_P99_LATENCY, "Loaded", "99th Pct", "Latency", "Microseconds") \
+	X(LOADED_LATENCY_RATIO, "Loaded", "Idle", "P50 Ratio", "")             \
+	X(LOADED_ADDED_DELAY, "Loaded", "Added", "P50 Delay", "Milliseconds")  \
+	X(LOAD_UP_THROUGHPUT, "Load", "Up", "Throughput", "10^6bits/s")        \
+	X(LOAD_DOWN_THROUGHPUT, "Load", "Down", "Throughput", "10^6bits/s")    \
+	X(IDLE_RPM, "Idle", "Round Trips", "per Minute", "")                   \
+	X(LOADED_RPM, "Loaded", "Round Trips", "per Minute", "")               \
 	TCPINFO_FIELDS(SEL_TCP, X)
 
 /* Two selectors for each TCP_INFO figure, netperf's and netserver's
@@ -1427,13 +1438,73 @@ sel_open(const struct result *res, int id, char *b, size_t cap)
 
 /* The ways to a selector's value, tried in turn; each returns 1 when id
  * is one of its selectors. */
+/* --under-load's figures (underload.h); "" without it. Returns 1 when id
+ * is one of them. */
+static int
+sel_underload(const struct result *res, int id, char *b, size_t cap)
+{
+	const struct underload *u = res->load;
+	double v;
+
+	switch (id) {
+	case SEL_IDLE_P50_LATENCY:
+		v = u != NULL ? u->idle_p50 : 0;
+		break;
+	case SEL_IDLE_P99_LATENCY:
+		v = u != NULL ? u->idle_p99 : 0;
+		break;
+	case SEL_LOADED_P50_LATENCY:
+		v = u != NULL ? u->loaded_p50 : 0;
+		break;
+	case SEL_LOADED_P99_LATENCY:
+		v = u != NULL ? u->loaded_p99 : 0;
+		break;
+	case SEL_IDLE_RPM:
+		v = u != NULL ? u->idle_rpm : 0;
+		break;
+	case SEL_LOADED_RPM:
+		v = u != NULL ? u->loaded_rpm : 0;
+		break;
+	case SEL_LOADED_LATENCY_RATIO:
+		if (u != NULL)
+			put_f2(b, cap, u->ratio);
+		else
+			b[0] = '\0';
+		return 1;
+	case SEL_LOADED_ADDED_DELAY:
+		if (u != NULL)
+			put_f3(b, cap, u->added_ms);
+		else
+			b[0] = '\0';
+		return 1;
+	case SEL_LOAD_UP_THROUGHPUT:
+	case SEL_LOAD_DOWN_THROUGHPUT:
+		if (u != NULL)
+			put_f2(b, cap,
+			       id == SEL_LOAD_UP_THROUGHPUT ? u->up_mbps
+							    : u->down_mbps);
+		else
+			b[0] = '\0';
+		return 1;
+	default:
+		return 0;
+	}
+	/* Whole microseconds and whole round trips, as the other latency
+	 * selectors print them. */
+	if (u != NULL)
+		snprintf(b, cap, "%.0f", v);
+	else
+		b[0] = '\0';
+	return 1;
+}
+
 static int (*const sel_getters[])(const struct result *res, int id, char *b,
 				  size_t cap) = {
     sel_tcp,	  side_value,	 sel_test,	  sel_cpu,
     sel_rates,	  sel_cpu_place, sel_ends,	  sel_latency,
     sel_run,	  compat_bufs,	 compat_sockopts, platform_machine,
     platform_nic, platform_host, platform_link,	  sel_oneway,
-    sel_open,
+    sel_open,	  sel_underload,
 };
 
 /* Formats selector id of res into b, as netperf's format for it does;

@@ -21,6 +21,7 @@
 #include "np/streams.h"
 #include "np/sock.h"
 #include "np/transport.h"
+#include "np/underload.h"
 #include "np/wire.h"
 
 /* What a child keeps across the tests of one session. */
@@ -190,6 +191,8 @@ server_check_request(const struct test_params *p,
 	    check_size("response size", p->rsp_size, lim->max_msg, err) ||
 	    check_size("send buffer", p->rsndbuf, lim->max_buf, err) ||
 	    check_size("receive buffer", p->rrcvbuf, lim->max_buf, err))
+		return -1;
+	if (underload_check(m, p, err) < 0)
 		return -1;
 	return check_shape(m, p, err) < 0 || transport_check(m, p, err) < 0
 		   ? -1
@@ -454,6 +457,23 @@ open_data(int ctl, const struct test_module *m, const struct test_params *p,
 {
 	int n = m->socktype == SOCK_DGRAM ? p->streams : 1, i;
 
+	/* --under-load with a UDP probe: its socket, and one listener for
+	 * every bulk flow. */
+	if (underload_mixed(m, p)) {
+		fds[0] = open_listener(ctl, m, p, p->data_port, err);
+		if (fds[0] < 0)
+			return -1;
+		fds[1] = open_listener(ctl, underload_module(m, UNDERLOAD_UP),
+				       p, 0, err);
+		if (fds[1] < 0) {
+			close(fds[0]);
+			return -1;
+		}
+		ports[0] = sock_local_port(fds[0]);
+		for (i = 1; i < p->streams; i++)
+			ports[i] = sock_local_port(fds[1]);
+		return 2;
+	}
 	for (i = 0; i < n; i++) {
 		fds[i] = open_listener(
 		    ctl, m, p, p->data_port ? p->data_port + i : 0, err);
@@ -504,6 +524,7 @@ alloc_buffers(const struct test_module *m, const struct test_params *p,
 
 	module_server_buffers(m, r->send_size, r->recv_size, p->req_size,
 			      p->rsp_size, &one, &each);
+	underload_server_buffer(p, r, &each);
 	/* netperf 2.7's -A, -O, -W, -k or -K for this side: every stream
 	 * gets its own ring, aligned and offset as asked (dirty words are
 	 * written, so no sharing). -F's remote half is never a path
@@ -700,6 +721,9 @@ serve_listen(struct serve *sv, char *err)
 			  err) < 0)
 		return SERVE_TELL;
 	list = json_array();
+	/* Every stream's port when the probe's and the flows' differ. */
+	if (underload_mixed(sv->m, p))
+		n = p->streams;
 	for (i = 0; i < n; i++)
 		json_array_append_new(list, json_integer(sv->set.ports[i]));
 	ready = json_pack("{s:s, s:i, s:o, s:i, s:i, s:I, s:I, s:s}", "type",
@@ -722,7 +746,8 @@ serve_listen(struct serve *sv, char *err)
 static int
 serve_data_socket(struct serve *sv, int i, uint64_t accept_by, char *err)
 {
-	const struct test_module *m = sv->m;
+	const struct test_module *m =
+	    underload_module(sv->m, underload_role(&sv->p, i));
 	struct test_ctx *c = &sv->set.ctx[i];
 	int fd;
 
@@ -769,9 +794,12 @@ serve_admit(struct serve *sv, char *err)
 	const unsigned char *token;
 	int i, fd;
 
-	if (module_accepts(sv->m)) {
-		if (admit_init(&sv->adm, sv->lfds[0], sv->ctl, 1, sv->token,
-			       sv->log, err) < 0)
+	/* The TCP listener: the test's, or the bulk flows' beside a UDP
+	 * probe (--under-load). */
+	if (module_accepts(sv->m) || underload_mixed(sv->m, &sv->p)) {
+		if (admit_init(&sv->adm,
+			       sv->lfds[underload_mixed(sv->m, &sv->p)],
+			       sv->ctl, 1, sv->token, sv->log, err) < 0)
 			return SERVE_TELL;
 		sv->adm_on = 1;
 	}

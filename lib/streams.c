@@ -9,6 +9,7 @@
 #include "np/fast.h"
 #include "np/sock.h"
 #include "np/transport.h"
+#include "np/underload.h"
 
 int
 streams_alloc(struct streams *s, const struct test_module *m, int n,
@@ -59,7 +60,9 @@ streams_open(struct streams *s, int i, int fd, const struct test_params *p,
 	     volatile sig_atomic_t *stop, const unsigned char *token,
 	     char *err)
 {
-	const struct test_module *m = s->m;
+	/* A bulk flow beside a probe (--under-load) is TCP_STREAM's. */
+	int role = underload_role(p, i);
+	const struct test_module *m = underload_module(s->m, role);
 	struct test_ctx *c = &s->ctx[i];
 	int per_trans = module_has(m, MODULE_F_PER_TRANS);
 
@@ -70,6 +73,7 @@ streams_open(struct streams *s, int i, int fd, const struct test_params *p,
 	c->token = token;
 	c->reverse = module_stream_reversed(p, i);
 	c->transport = transport_of(m, p);
+	c->role = role;
 	/* TCP_RR blocks in every transaction, where a socket time-out
 	 * would arm a kernel timer each time (2 % of same-CPU TCP_RR on
 	 * this project's VMs): the coordinator watches it instead. */
@@ -87,9 +91,11 @@ streams_open(struct streams *s, int i, int fd, const struct test_params *p,
 			       err) < 0))
 		return -1;
 	/* A reversed --bidir stream runs the peer's half, so its data path
-	 * is the peer's too. */
+	 * is the peer's too; so does a bulk flow down. */
 	return per_trans ? 0
-			 : fast_setup(m, p, fd, s->is_server != c->reverse,
+			 : fast_setup(m, p, fd,
+				      s->is_server !=
+					  (c->reverse || role == UNDERLOAD_DOWN),
 				      c->r, err);
 }
 

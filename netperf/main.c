@@ -26,6 +26,7 @@
 #include "np/stats.h"
 #include "np/sweep.h"
 #include "np/iface.h"
+#include "np/underload.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -338,6 +339,40 @@ dump_tcp_info(const struct result *res)
 	fflush(stderr);
 }
 
+/*
+ * --under-load: the probe again, in the same control session, now as
+ * stream 0 of one request whose other streams are the bulk flows; res,
+ * the probe's idle run (computed), gets the figures of both.
+ */
+static int
+under_load(struct client *c, const struct netperf_opts *o, struct result *res,
+	   int argc, char **argv, char *err)
+{
+	struct result loaded;
+	int rc = -1;
+
+	if (c->legacy)
+		return err_set(err, "--under-load needs our netserver; this "
+				    "one speaks netperf 2.7's protocol");
+	res->load = calloc(1, sizeof(*res->load));
+	if (res->load == NULL || result_init(&loaded, o, c, argc, argv) < 0) {
+		memset(&loaded, 0, sizeof(loaded));
+		err_set(err, "out of memory");
+		goto out;
+	}
+	loaded.p.load_up = o->load_up;
+	loaded.p.load_down = o->load_down;
+	loaded.p.streams = 1 + o->load_up + o->load_down;
+	if (client_test(c, o, &loaded, &stop_requested, err) < 0)
+		goto out;
+	result_compute(&loaded);
+	underload_compute(res, &loaded, res->load);
+	rc = 0;
+out:
+	result_free(&loaded);
+	return rc;
+}
+
 /* Runs the test once, or until the confidence interval is narrow enough;
  * leaves in *res the last run with its headline figures replaced by the
  * means over all runs, as netperf prints them. */
@@ -378,6 +413,12 @@ run_iterations(struct client *c, const struct netperf_opts *o,
 		}
 		dump_tcp_info(res);
 		result_compute(res);
+		if (o->load_up + o->load_down > 0 &&
+		    under_load(c, o, res, argc, argv, err) < 0) {
+			free(samples);
+			free(all);
+			return -1;
+		}
 		result_sample_of(res, &samples[n]);
 		if (res->hist != NULL)
 			stats_hist_merge(all, res->hist);

@@ -2265,6 +2265,258 @@ again:
 }
 END_TEST
 
+/*
+ * --under-load over a bottleneck: a router namespace between netperf's
+ * (a) and netserver's (b), whose egress towards b, the way of the up
+ * flows and of the probe's requests, tbf shapes to 50 Mbit/s. The queue
+ * is the router's, not netperf's own host's: at the sender's own egress,
+ * TCP Small Queues hold a flow's bytes in the local qdisc to about a
+ * millisecond of its pacing rate, and a drop there is a local error that
+ * stalls the flow (measured through a 5 ms buffer: 34 to 47 Mbit/s of the
+ * 47.8 a flow can get), where a router's drop is a loss that SACK
+ * recovers.
+ */
+static char ul_router[64], ul_dev_ar[32], ul_dev_br[32];
+
+static void
+ul_up(struct netns_env *e)
+{
+	struct harness_out o;
+	char why[2048], cidr[32], gw_a[24], gw_b[24];
+	int x;
+
+	memset(e, 0, sizeof(*e));
+	harness_netns_name(&e->ns, "npl-", runner, "npl", "10.203");
+	/* b's name with a suffix: harness_netns_sweep("npl-") finds it. */
+	snprintf(ul_router, sizeof(ul_router), "%sr", e->ns.b);
+	snprintf(ul_dev_ar, sizeof(ul_dev_ar), "%sr", e->ns.dev_a);
+	snprintf(ul_dev_br, sizeof(ul_dev_br), "%sr", e->ns.dev_b);
+	x = (int)getpid() % 250 + 1;
+	/* a in 10.203.X.0/25, b in 10.203.X.128/25, the router in both. */
+	snprintf(e->ns.addr_b, sizeof(e->ns.addr_b), "10.203.%d.130", x);
+	snprintf(gw_a, sizeof(gw_a), "10.203.%d.2", x);
+	snprintf(gw_b, sizeof(gw_b), "10.203.%d.129", x);
+	harness_netns_add(&e->ns);
+	MUST(o, NULL, "ip", "netns", "add", ul_router);
+	MUST(o, NULL, "ip", "link", "add", e->ns.dev_a, "netns", e->ns.a,
+	     "type", "veth", "peer", "name", ul_dev_ar, "netns", ul_router);
+	MUST(o, NULL, "ip", "link", "add", e->ns.dev_b, "netns", e->ns.b,
+	     "type", "veth", "peer", "name", ul_dev_br, "netns", ul_router);
+	snprintf(cidr, sizeof(cidr), "%s/25", e->ns.addr_a);
+	MUST(o, e->ns.a, "ip", "addr", "add", cidr, "dev", e->ns.dev_a);
+	snprintf(cidr, sizeof(cidr), "%s/25", gw_a);
+	MUST(o, ul_router, "ip", "addr", "add", cidr, "dev", ul_dev_ar);
+	snprintf(cidr, sizeof(cidr), "%s/25", e->ns.addr_b);
+	MUST(o, e->ns.b, "ip", "addr", "add", cidr, "dev", e->ns.dev_b);
+	snprintf(cidr, sizeof(cidr), "%s/25", gw_b);
+	MUST(o, ul_router, "ip", "addr", "add", cidr, "dev", ul_dev_br);
+	MUST(o, e->ns.a, "ip", "link", "set", e->ns.dev_a, "up");
+	MUST(o, e->ns.b, "ip", "link", "set", e->ns.dev_b, "up");
+	MUST(o, ul_router, "ip", "link", "set", "lo", "up");
+	MUST(o, ul_router, "ip", "link", "set", ul_dev_ar, "up");
+	MUST(o, ul_router, "ip", "link", "set", ul_dev_br, "up");
+	MUST(o, e->ns.a, "ip", "route", "add", "default", "via", gw_a);
+	MUST(o, e->ns.b, "ip", "route", "add", "default", "via", gw_b);
+	MUST(o, ul_router, "sysctl", "-qw", "net.ipv4.ip_forward=1");
+	/* One frame a segment at the shaper, as net_up says. */
+	if (have_tool("ethtool")) {
+		cmd(&o, e->ns.a, "ethtool", "-K", e->ns.dev_a, "gro", "off",
+		    "gso", "off", "tso", "off", "tx", "off", "rx", "off", NULL);
+		cmd(&o, e->ns.b, "ethtool", "-K", e->ns.dev_b, "gro", "off",
+		    "gso", "off", "tso", "off", "tx", "off", "rx", "off", NULL);
+		cmd(&o, ul_router, "ethtool", "-K", ul_dev_ar, "gro", "off",
+		    "gso", "off", "tso", "off", "tx", "off", "rx", "off", NULL);
+		cmd(&o, ul_router, "ethtool", "-K", ul_dev_br, "gro", "off",
+		    "gso", "off", "tso", "off", "tx", "off", "rx", "off", NULL);
+	}
+	ck_assert_msg(server_start(e, why, sizeof(why)) == 0, "%s", why);
+}
+
+static void
+ul_setup(void)
+{
+	ul_up(&env);
+}
+
+static void
+ul_teardown(void)
+{
+	struct harness_out o;
+
+	net_down(&env);
+	if (ul_router[0] != '\0')
+		cmd(&o, NULL, "ip", "netns", "del", ul_router, NULL);
+	ul_router[0] = '\0';
+}
+
+static void
+ul_sweep(void)
+{
+	char pt[32];
+
+	harness_netns_sweep("npl-", runner);
+	snprintf(pt, sizeof(pt), "np-ns-%d-", (int)runner);
+	harness_tmp_sweep(pt);
+}
+
+/* The router's shaper towards b at 50 Mbit/s with a queue of ms
+ * milliseconds at that rate, verified as the kernel holds it. tc's
+ * "latency" adds the bucket to the queue (limit = rate x latency +
+ * burst), which at 5 ms would double it; the 32 KB bucket is what this
+ * VM's tbf needs to pass its rate (tbf() above). So the queue's limit is
+ * given in bytes: exactly the buffer asked for. */
+static void
+ul_shape(int ms)
+{
+	struct harness_out o;
+	char limit[24];
+
+	snprintf(limit, sizeof(limit), "%d", 50000000 / 8 / 1000 * ms);
+	MUST(o, ul_router, "tc", "qdisc", "add", "dev", ul_dev_br, "root",
+	     "tbf", "rate", "50mbit", "burst", "256kbit", "limit", limit);
+	MUST(o, ul_router, "tc", "qdisc", "show", "dev", ul_dev_br);
+	ck_assert_msg(strstr(o.out, "tbf") != NULL &&
+			  strstr(o.out, "rate 50Mbit") != NULL,
+		      "the shaper is not as asked: %s", o.out);
+}
+
+/* The shaper's count of times it held a packet back (its overlimits). */
+static unsigned long long
+ul_overlimits(void)
+{
+	struct harness_out o;
+	unsigned long long n = 0;
+	const char *p;
+
+	MUST(o, ul_router, "tc", "-s", "qdisc", "show", "dev", ul_dev_br);
+	p = strstr(o.out, "overlimits ");
+	ck_assert_msg(p != NULL && sscanf(p, "overlimits %llu", &n) == 1, "%s",
+		      o.out);
+	return n;
+}
+
+/*
+ * One probe beside four up flows for 2 s through a buffer of ms: checks
+ * the added delay against the buffer (at least min_ms, under max_ms) and
+ * the flows' goodput against what the shaper passes of payload: 50
+ * Mbit/s of 1514-byte frames (MTU 1500 and Ethernet's 14), each carrying
+ * an MSS. The socket buffers (256 KB each way) bound each flow's window,
+ * so that four of them stand in the large buffer rather than overshoot
+ * it in slow start and stall on a burst of losses; they fill the small
+ * one whatever they are. Returns 1 when a check failed in a way a busy
+ * machine explains (the flows starved of a CPU), for one more try.
+ */
+static int
+ul_case(const char *test, int ms, double min_ms, double max_ms, int last)
+{
+	const char *args[] = {"-t",	      test,	"-l",	"2",
+			      "--under-load", "up=4",	"--",	"-s",
+			      "256K",	      "-S",	"256K", NULL};
+	struct harness_sched k;
+	unsigned long long held;
+	double added, up, down, mss, want, idle, loaded, slack;
+	json_t *doc;
+
+	held = ul_overlimits();
+	doc = netperf_json_env(&env, NULL, args);
+	harness_last_sched(&k);
+	added = harness_json_num(doc, "under_load.added_delay_ms");
+	up = harness_json_num(doc, "under_load.up_throughput_mbps");
+	down = harness_json_num(doc, "under_load.down_throughput_mbps");
+	idle = harness_json_num(doc, "under_load.idle_p50_us");
+	loaded = harness_json_num(doc, "under_load.loaded_p50_us");
+	mss = harness_json_num(doc, "local.counts.mss");
+	json_decref(doc);
+	/* A UDP probe has none: the flows' is MTU 1500 less 40 bytes of
+	 * headers, and 12 of timestamps where the namespace's TCP has them
+	 * (a new namespace does). */
+	if (isnan(mss)) {
+		struct harness_out t;
+
+		MUST(t, env.ns.a, "sysctl", "-n", "net.ipv4.tcp_timestamps");
+		mss = atoi(t.out) != 0 ? 1448 : 1460;
+	}
+	/* The shaper shaped: it held packets back during the run. */
+	ck_assert_msg(ul_overlimits() > held, "%d ms: tbf never held a packet",
+		      ms);
+	ck_assert_msg(mss > 1000 && mss <= 1460, "MSS %.0f", mss);
+	ck_assert_msg(down == 0, "%d ms: %.2f Mbit/s down without down flows",
+		      ms, down);
+	ck_assert_msg(fabs(added - (loaded - idle) / 1e3) < 1e-6,
+		      "added %.3f ms, P50s %.0f and %.0f us", added, idle,
+		      loaded);
+	want = 50.0 * mss / 1514;
+	/* Below it by no more than the shaper idled while either end's
+	 * threads waited for a CPU (the kernel's count) over the 2 s. */
+	slack = harness_sched_wait(&k) / 2;
+	if ((up < want * (0.95 - slack) || added < min_ms) && !last) {
+		fprintf(stderr,
+			"%d ms: %.2f Mbit/s (want %.2f), added %.3f ms "
+			"(idle %.0f us, loaded %.0f us), CPU waits %.1f ms; "
+			"once more\n",
+			ms, up, want, added, idle, loaded,
+			harness_sched_wait(&k) * 1e3);
+		return 1;
+	}
+	ck_assert_msg(up < want * 1.05 && up > want * (0.95 - slack),
+		      "%d ms: the flows got %.2f Mbit/s, expected %.2f (MSS "
+		      "%.0f); the two ends waited %.1f ms for a CPU",
+		      ms, up, want, mss, harness_sched_wait(&k) * 1e3);
+	ck_assert_msg(added >= min_ms && added < max_ms,
+		      "%d ms buffer: the load added %.3f ms to the P50 (idle "
+		      "%.0f us, loaded %.0f us), expected %.0f to %.0f ms",
+		      ms, added, idle, loaded, min_ms, max_ms);
+	return 0;
+}
+
+/* A 200 ms buffer: the standing queue of the four flows' windows (about
+ * 1 MB, 160 ms at 50 Mbit/s) is the probe's too. */
+START_TEST(under_load_large_buffer)
+{
+	if (HARNESS_SANITIZED) {
+		harness_skip("under_load_large_buffer: the shaper's rates are "
+			     "checked in the plain build, not under the "
+			     "sanitizers");
+		return;
+	}
+	ul_shape(200);
+	if (ul_case("TCP_RR", 200, 50, 1e9, 0))
+		ul_case("TCP_RR", 200, 50, 1e9, 1);
+}
+END_TEST
+
+/* A 5 ms buffer holds 31 KB: the probe waits behind no more than that. */
+START_TEST(under_load_small_buffer)
+{
+	if (HARNESS_SANITIZED) {
+		harness_skip("under_load_small_buffer: the shaper's rates are "
+			     "checked in the plain build, not under the "
+			     "sanitizers");
+		return;
+	}
+	ul_shape(5);
+	/* No lower bound: a P50 within the buffer's few ms may come out
+	 * below the idle one by noise. */
+	if (ul_case("TCP_RR", 5, -1e9, 10, 0))
+		ul_case("TCP_RR", 5, -1e9, 10, 1);
+}
+END_TEST
+
+/* UDP_RR as the probe: its datagrams wait in the same queue. */
+START_TEST(under_load_udp_probe)
+{
+	if (HARNESS_SANITIZED) {
+		harness_skip("under_load_udp_probe: the shaper's rates are "
+			     "checked in the plain build, not under the "
+			     "sanitizers");
+		return;
+	}
+	ul_shape(200);
+	if (ul_case("UDP_RR", 200, 50, 1e9, 0))
+		ul_case("UDP_RR", 200, 50, 1e9, 1);
+}
+END_TEST
+
 static Suite *
 netns_suite(void)
 {
@@ -2324,6 +2576,13 @@ netns_suite(void)
 	tc = veth_tcase("loss_direction");
 	tcase_add_test(tc, udp_rr_loss_direction);
 	tcase_add_test(tc, udp_crr_loss_direction);
+	tc = tcase_create("under_load");
+	tcase_add_checked_fixture(tc, ul_setup, ul_teardown);
+	tcase_add_unchecked_fixture(tc, NULL, ul_sweep);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, under_load_large_buffer);
+	tcase_add_test(tc, under_load_small_buffer);
+	tcase_add_test(tc, under_load_udp_probe);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -549,6 +549,16 @@ static const struct jmap jmaps[] = {
     {"ERRORS", "local/counts/connection_errors", 0, NULL},
     {"SEND_LAG_MEAN", "open_loop/send_lag_mean_us", 0, NULL},
     {"SEND_LAG_MAX", "open_loop/send_lag_max_us", 0, NULL},
+    {"IDLE_P50_LATENCY", "under_load/idle_p50_us", 0, NULL},
+    {"IDLE_P99_LATENCY", "under_load/idle_p99_us", 0, NULL},
+    {"LOADED_P50_LATENCY", "under_load/loaded_p50_us", 0, NULL},
+    {"LOADED_P99_LATENCY", "under_load/loaded_p99_us", 0, NULL},
+    {"LOADED_LATENCY_RATIO", "under_load/p50_ratio", 0, NULL},
+    {"LOADED_ADDED_DELAY", "under_load/added_delay_ms", 0, NULL},
+    {"LOAD_UP_THROUGHPUT", "under_load/up_throughput_mbps", 0, NULL},
+    {"LOAD_DOWN_THROUGHPUT", "under_load/down_throughput_mbps", 0, NULL},
+    {"IDLE_RPM", "under_load/idle_rpm", 0, NULL},
+    {"LOADED_RPM", "under_load/loaded_rpm", 0, NULL},
 };
 
 #define NJMAPS (int)(sizeof(jmaps) / sizeof(jmaps[0]))

@@ -162,6 +162,9 @@ struct netperf_opts {
 	/* --interval-lines: with -D, one readable line per interval in
 	 * place of netperf 2.7's "Interim result:" lines. */
 	int interval_lines;
+	/* --under-load up=N,down=N: bulk flows beside a second run of the
+	 * RR test (underload.h); both 0 without it. */
+	int load_up, load_down;
 };
 
 /* netperf 2.7's direction bits (-d). */

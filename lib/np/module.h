@@ -214,6 +214,9 @@ struct test_params {
 	int arrivals;
 	double timeout;
 	int reconnect;
+	/* --under-load: bulk flows beside the probe (stream 0), up from
+	 * netperf then down to it, streams 1.. (underload.h); 0 for none. */
+	int load_up, load_down;
 };
 
 enum { MODULE_ARRIVALS_POISSON, MODULE_ARRIVALS_FIXED };
@@ -232,6 +235,13 @@ struct side_result {
 	/* TCP_INFO of the data connection at the end (n 0 for UDP and
 	 * TCP_CRR); over streams, merged by each field's rule. */
 	struct tcpinfo tcpi;
+	/* --under-load, a bulk flow: the bytes its connection had
+	 * delivered when the probe's interval ended (TCP_INFO's bytes
+	 * acknowledged, or received, as this side sends or receives), and
+	 * the seconds from the start to that reading (the coordinator may
+	 * wake late on a busy host); not sent to the peer. */
+	uint64_t load_bytes;
+	double load_secs;
 };
 
 /* The state a data loop runs with. */
@@ -300,6 +310,9 @@ struct test_ctx {
 	/* The open loop's service time (from the actual send; hist then
 	 * counts from the intended send time), or NULL. */
 	struct stats_hist *svc_hist;
+	/* --under-load: this stream's part, enum underload_role (0: the
+	 * test's own loop). */
+	int role;
 };
 
 enum { MODULE_WD_RUNNING, MODULE_WD_DONE, MODULE_WD_FIRED };

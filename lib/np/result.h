@@ -137,6 +137,8 @@ struct result_side {
 	double peak;
 };
 
+struct underload;
+
 struct result {
 	const struct test_module *m;
 	struct test_params p;
@@ -186,6 +188,9 @@ struct result {
 	 * or NULL; and their figures, derived by result_compute. */
 	struct stats_hist *svc_hist;
 	struct result_latency svc;
+	/* --under-load: the probe idle (this result) against the probe
+	 * beside bulk flows; NULL without it. */
+	struct underload *load;
 };
 
 /* The mean round trip in microseconds implied by the transaction rate
