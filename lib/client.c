@@ -499,20 +499,21 @@ client_check_data(struct client *c, const struct netperf_opts *o,
 		       host, family_name(af), family_name(res->family));
 }
 
-/* Opens the data connection to the port netserver gave, recording the
+/* Opens the data connection of test m (the test's own, or a bulk flow's
+ * beside an --under-load probe) to the port netserver gave, recording the
  * socket buffer sizes it had before connecting. */
 static int
-open_data_as(const struct netperf_opts *o, struct result *res, int socktype,
-	     int port, char *err)
+open_data_as(const struct netperf_opts *o, struct result *res,
+	     const struct test_module *m, int port, char *err)
 {
 	const char *host = data_host(o, res);
-	const struct transport *t = transport_of(res->m, &res->p);
+	const struct transport *t = transport_of(m, &res->p);
 	struct sock_setup setup = {
 	    o->data_local, o->ldata_port, o->lsndbuf, o->lrcvbuf, -1, -1,
 	    (int)o->mss, &res->p.lx, t->protocol};
 	int fd;
 
-	fd = sock_connect(host, port, o->data_family, socktype, &setup,
+	fd = sock_connect(host, port, o->data_family, m->socktype, &setup,
 			  CLIENT_CONNECT_MS, err);
 	res->side[RESULT_LOCAL].sum.sndbuf = setup.got_sndbuf;
 	res->side[RESULT_LOCAL].sum.rcvbuf = setup.got_rcvbuf;
@@ -527,7 +528,7 @@ open_data_as(const struct netperf_opts *o, struct result *res, int socktype,
 static int
 open_data(const struct netperf_opts *o, struct result *res, int port, char *err)
 {
-	return open_data_as(o, res, res->m->socktype, port, err);
+	return open_data_as(o, res, res->m, port, err);
 }
 
 /* A test with a connection (or source port) per transaction: resolve
@@ -1042,19 +1043,19 @@ test_connect(struct client_run *t, char *err)
 
 	for (i = 0; i < t->set.n; i++) {
 		/* A bulk flow beside a probe (--under-load) is TCP's. */
-		int type = underload_module(t->m, underload_role(&res->p, i))
-			       ->socktype;
+		const struct test_module *m =
+		    underload_module(t->m, underload_role(&res->p, i));
 
 		fd = per_trans ? crr_target(t->o, res, t->set.ports[i],
 					    &t->set.ctx[i], err)
-			       : open_data_as(t->o, res, type, t->set.ports[i],
+			       : open_data_as(t->o, res, m, t->set.ports[i],
 					      err);
 		t->set.fds[i] = fd;
 		if (fd < 0)
 			return -1;
 		if (i == 0)
 			note_data_path(&t->dp, fd);
-		if (!per_trans && send_token(fd, type, t->token, err) < 0) {
+		if (!per_trans && send_token(fd, m->socktype, t->token, err) < 0) {
 			remote_reason(t->c, &t->peer, err);
 			return -1;
 		}
