@@ -17,6 +17,7 @@
 #include "np/err.h"
 #include "np/fast.h"
 #include "np/opt.h"
+#include "np/tstamp.h"
 #include "np/units.h"
 
 /* The largest message or buffer size netperf will ask for: 1 GiB. */
@@ -955,6 +956,10 @@ static const struct opt global_opts[] = {
     {0, "completion", required_argument, "bash",
      "print a shell completion script (alone)", NULL, OPT_ELSEWHERE,
      .to = 0},
+    {0, "timestamps", no_argument, NULL,
+     "TCP_RR, UDP_RR: split each round trip into\n"
+     "client stack, network and server (SO_TIMESTAMPING)",
+     NULL, OPT_FLAG, .to = NP(timestamps)},
 };
 
 const struct opt_table cli_netperf_options = {
@@ -1422,6 +1427,16 @@ check_test(struct netperf_opts *o, const struct test_module *m, char *err)
 		return err_set(err, "--bidir applies to %s only, not %s", names,
 			       m->name);
 	}
+	if (o->timestamps && !module_has(m, MODULE_F_TSTAMP)) {
+		char names[128];
+
+		module_names_with(MODULE_F_TSTAMP, names, sizeof(names));
+		return err_set(err, "--timestamps applies to %s only, not %s",
+			       names, m->name);
+	}
+	if (o->timestamps && (o->legacy || o->no_control))
+		return err_set(err, "--timestamps needs netserver's own "
+				    "stamps: not with --legacy or -N");
 	if (o->bidir && o->count > 0)
 		return err_set(err, "--bidir runs for a time: give -l in "
 				    "seconds, not a count");
@@ -1638,6 +1653,16 @@ cli_netperf_request(const struct netperf_opts *o, struct test_params *p)
 	p->lport_max = o->port_max;
 	p->retry_connect = o->retry_connect;
 	snprintf(p->fill_file, sizeof(p->fill_file), "%.255s", o->fill_file);
+	p->timestamps = o->timestamps;
+	/* A test's hook (tests/check_tstamp.c): netserver sleeps this long
+	 * between a request's read and its answer's write. */
+	if (o->timestamps && getenv("NETPERF_TEST_SERVE_DELAY_US") != NULL) {
+		long d = strtol(getenv("NETPERF_TEST_SERVE_DELAY_US"), NULL,
+				10);
+
+		if (d > 0 && d <= TSTAMP_DELAY_MAX_US)
+			p->serve_delay_us = (int)d;
+	}
 }
 
 static int

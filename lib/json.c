@@ -14,6 +14,7 @@
 #include "np/err.h"
 #include "np/figure.h"
 #include "np/proto.h"
+#include "np/tstamp.h"
 
 /*
  * JSON. Builders record a failed allocation in *bad instead of checking
@@ -717,6 +718,8 @@ json_doc(const struct result *res)
 	jput(root, "confidence", json_confidence(res, &bad), &bad);
 	jput(root, "iterations", json_iterations(res, &bad), &bad);
 	jput(root, "errors", json_array(), &bad);
+	if (res->tstamp != NULL)
+		jput(root, "timestamps", tstamp_json(res->tstamp), &bad);
 	if (bad) {
 		json_decref(root);
 		return NULL;

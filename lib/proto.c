@@ -9,6 +9,7 @@
 #include "np/be.h"
 #include "np/err.h"
 #include "np/escape.h"
+#include "np/tstamp.h"
 
 ssize_t
 proto_encode(const json_t *msg, char *buf, size_t cap, char *err)
@@ -272,6 +273,11 @@ proto_request_pack(const struct test_params *p)
 		if (p->interim > 0)
 			json_object_set_new(o, "interim",
 					    json_real(p->interim));
+		if (p->timestamps)
+			json_object_set_new(o, "timestamps", json_true());
+		if (p->serve_delay_us > 0)
+			json_object_set_new(o, "serve_delay_us",
+					    json_integer(p->serve_delay_us));
 	}
 	return o;
 }
@@ -381,7 +387,10 @@ request_later(const json_t *msg, struct test_params *p, char *err)
 	    opt_bool(msg, "splice", &p->splice, err) ||
 	    opt_bool(msg, "bidir", &p->bidir, err) ||
 	    opt_double(msg, "interim", PROTO_INTERIM_MIN, PROTO_INTERIM_MAX,
-		       &p->interim, err))
+		       &p->interim, err) ||
+	    opt_bool(msg, "timestamps", &p->timestamps, err) ||
+	    opt_int32(msg, "serve_delay_us", 0, TSTAMP_DELAY_MAX_US,
+		      &p->serve_delay_us, err))
 		return -1;
 	if (json_object_get(msg, "cpu_bind") != NULL &&
 	    proto_get_string(msg, "cpu_bind", p->cpu_bind, sizeof(p->cpu_bind),

@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "np/tstamp.h"
+
 void
 report_banner(FILE *out, const struct result *res, const struct report_opts *o)
 {
@@ -304,6 +306,8 @@ rr_table(FILE *out, const struct result *res, const struct report_opts *o)
 			res->p.rto > 0 ? "fixed (-e)" : "adaptive");
 	if (o->verbosity >= 2)
 		rr_verbose(out, res);
+	if (o->verbosity >= 2 && res->tstamp != NULL)
+		tstamp_print(out, res->tstamp);
 }
 
 static void

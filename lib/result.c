@@ -7,6 +7,8 @@
 #include <unistd.h>
 #include <string.h>
 
+#include "np/tstamp.h"
+
 /* Work done by one side per second: KB (1024 bytes) of everything it sent
  * and received, or its transactions when service demand is per trans. */
 static double
@@ -288,6 +290,11 @@ result_free(struct result *res)
 		res->side[i].stream = NULL;
 	}
 	free(res->hist);
+	if (res->tstamp != NULL) {
+		tstamp_result_free(res->tstamp);
+		free(res->tstamp);
+		res->tstamp = NULL;
+	}
 	free(res->interim);
 	free(res->samples);
 	res->samples = NULL;

@@ -17,6 +17,7 @@
 #include "np/clock.h"
 #include "np/err.h"
 #include "np/sock.h"
+#include "np/tstamp.h"
 
 /* Sends len bytes in full; returns 0, or -1 with err set when the peer
  * stops taking them (see module_stalled). *since is a recent clock_ns()
@@ -117,7 +118,8 @@ recv_full(struct test_ctx *ctx, char *buf, size_t len, uint64_t *calls,
 		 * hard end applies. */
 		if (again++ && module_overtime(ctx, clock_ns(), what) < 0)
 			return -1;
-		n = recv(ctx->fd, buf + off, len - off, 0);
+		n = ctx->ts != NULL ? tstamp_recv(ctx->ts, buf + off, len - off)
+				    : recv(ctx->fd, buf + off, len - off, 0);
 		if (n > 0) {
 			off += (size_t)n;
 			(*calls)++;
@@ -181,8 +183,12 @@ rr_client(struct test_ctx *ctx)
 			ending = 1;
 		while (!ending && inflight < depth &&
 		       (ctx->end_ns != 0 || sent < (uint64_t)p->count)) {
+			if (ctx->ts != NULL)
+				tstamp_send_begin(ctx->ts);
 			if (send_full(ctx, ctx->buf, req, &since) < 0)
 				goto fail;
+			if (ctx->ts != NULL)
+				tstamp_sent(ctx->ts, (uint32_t)sent, req);
 			stamp[(head + inflight) % depth] = now;
 			inflight++;
 			sent++;
@@ -203,6 +209,8 @@ rr_client(struct test_ctx *ctx)
 		now = clock_ns();
 		if (ctx->hist != NULL)
 			stats_hist_add(ctx->hist, now - stamp[head]);
+		if (ctx->ts != NULL)
+			tstamp_answered(ctx->ts, (uint32_t)r->trans);
 		head = (head + 1) % depth;
 		inflight--;
 		r->trans++;
@@ -253,6 +261,10 @@ rr_server(struct test_ctx *ctx)
 				       "transactions of the test",
 				       (long long)p->count);
 		r->bytes_recv += req;
+		if (ctx->ts != NULL) {
+			tstamp_request(ctx->ts);
+			tstamp_answer(ctx->ts, rsp);
+		}
 		if (send_full(ctx, ctx->buf, rsp, &now) < 0) {
 			if (legacy_end(ctx))
 				break;
@@ -375,6 +387,8 @@ udp_rr_fill(struct test_ctx *ctx, struct udp_rr *u, uint64_t now)
 	while (u->inflight < u->depth &&
 	       (ctx->end_ns != 0 || u->seq <= (uint64_t)ctx->p->count)) {
 		put_tag(ctx->buf, u->seq, u->taglen);
+		if (ctx->ts != NULL)
+			tstamp_send_begin(ctx->ts);
 		n = send(ctx->fd, ctx->buf, u->req, 0);
 		if (n < 0 && errno == ECONNREFUSED)
 			return err_set(ctx->err, "netserver's data socket is "
@@ -384,6 +398,9 @@ udp_rr_fill(struct test_ctx *ctx, struct udp_rr *u, uint64_t now)
 		} else {
 			r->bytes_sent += (uint64_t)n;
 			r->send_calls++;
+			if (ctx->ts != NULL)
+				tstamp_sent(ctx->ts, (uint32_t)(u->seq & mask),
+					    (size_t)n);
 		}
 		u->fl[u->inflight].tag = u->seq & mask;
 		u->fl[u->inflight].start = now;
@@ -411,6 +428,8 @@ udp_rr_answer(struct test_ctx *ctx, struct udp_rr *u, ssize_t n,
 		return;
 	}
 	rtt = now - u->fl[i].start;
+	if (ctx->ts != NULL)
+		tstamp_answered(ctx->ts, (uint32_t)tag);
 	u->fl[i] = u->fl[--u->inflight];
 	r->trans++;
 	r->bytes_recv += (uint64_t)n;
@@ -469,7 +488,8 @@ udp_rr_client(struct test_ctx *ctx)
 			set_rcv_timeout(ctx->fd, rto.ns);
 			applied = rto.ns;
 		}
-		n = recv(ctx->fd, ctx->buf, ctx->buflen, 0);
+		n = ctx->ts != NULL ? tstamp_recv(ctx->ts, ctx->buf, ctx->buflen)
+				    : recv(ctx->fd, ctx->buf, ctx->buflen, 0);
 		now = clock_ns();
 		/* A flood of stray datagrams keeps recv from timing out:
 		 * it must not keep the test going. */
@@ -521,7 +541,8 @@ udp_rr_server(struct test_ctx *ctx)
 	r->send_size = (int64_t)rsp;
 	r->recv_size = p->req_size;
 	for (;;) {
-		n = recv(ctx->fd, ctx->buf, ctx->buflen, 0);
+		n = ctx->ts != NULL ? tstamp_recv(ctx->ts, ctx->buf, ctx->buflen)
+				    : recv(ctx->fd, ctx->buf, ctx->buflen, 0);
 		now = clock_ns();
 		if (module_overtime(ctx, now, "kept sending requests") < 0)
 			return -1;
@@ -534,6 +555,10 @@ udp_rr_server(struct test_ctx *ctx)
 			r->recv_calls++;
 			r->bytes_recv += (uint64_t)n;
 			last = now;
+			if (ctx->ts != NULL) {
+				tstamp_request(ctx->ts);
+				tstamp_answer(ctx->ts, rsp);
+			}
 			/* The request's tag is still at the start of buf. */
 			if (send(ctx->fd, ctx->buf, rsp, 0) < 0) {
 				r->send_errors++;

@@ -14,6 +14,7 @@
 #include "np/err.h"
 #include "np/figure.h"
 #include "np/proto.h"
+#include "np/tstamp.h"
 
 /*
  * The selector table: netperf 2.7's omni names and the four title lines
@@ -270,7 +271,11 @@
 	X(BIDIR_L2R_LOSS_PERCENT, "Bidir", "Local->Remote", "Lost", "%")       \
 	X(BIDIR_R2L_LOSS_PERCENT, "Bidir", "Remote->Local", "Lost", "%")       \
 	X(COMMAND_LINE, "Command", "Line", "", "")                             \
-	TCPINFO_FIELDS(SEL_TCP, X)
+	TCPINFO_FIELDS(SEL_TCP, X)                                             \
+	TSTAMP_SELECTORS(SEL_TSTAMP, X)
+
+/* --timestamps' parts of a round trip (np/tstamp.h). */
+#define SEL_TSTAMP(X, name, part, stat, l0, l1, l2, l3) X(name, l0, l1, l2, l3)
 
 /* Two selectors for each TCP_INFO figure, netperf's and netserver's
  * (ours): LOCAL_TCP_RTT, REMOTE_TCP_RTT... */
@@ -1315,12 +1320,33 @@ compat_sockopts(const struct result *res, int id, char *b, size_t cap)
 
 /* The ways to a selector's value, tried in turn; each returns 1 when id
  * is one of its selectors. */
+/* --timestamps' figures; -1 without them. */
+static int
+sel_tstamp(const struct result *res, int id, char *b, size_t cap)
+{
+#define SEL_TSTAMP_MAP(X, name, part, stat, l0, l1, l2, l3)                    \
+	{SEL_##name, part, stat},
+	static const struct {
+		int id, part, stat;
+	} map[] = {TSTAMP_SELECTORS(SEL_TSTAMP_MAP, X)};
+#undef SEL_TSTAMP_MAP
+	size_t i;
+
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (map[i].id == id) {
+			tstamp_select(res->tstamp, map[i].part, map[i].stat,
+				      b, cap);
+			return 1;
+		}
+	return 0;
+}
+
 static int (*const sel_getters[])(const struct result *res, int id, char *b,
 				  size_t cap) = {
     sel_tcp,	  side_value,	 sel_test,	  sel_cpu,
     sel_rates,	  sel_cpu_place, sel_ends,	  sel_latency,
     sel_run,	  compat_bufs,	 compat_sockopts, platform_machine,
-    platform_nic, platform_host, platform_link,
+    platform_nic, platform_host, platform_link, sel_tstamp,
 };
 
 /* Formats selector id of res into b, as netperf's format for it does;

@@ -146,7 +146,8 @@ struct netperf_opts {
 	/* Where a value is read as netperf 2.7 reads it, which is probably
 	 * not what was meant: one line each, for main to print on stderr. */
 	char warn[CLI_WARN_MAX][ERR_LEN];
-	int nwarn;
+	int nwarn;	/* --timestamps: split each round trip (TCP_RR, UDP_RR). */
+	int timestamps;
 };
 
 /* netperf 2.7's direction bits (-d). */

@@ -20,6 +20,8 @@
 #include "np/tcpinfo.h"
 #include "np/topo.h"
 
+struct tstamp;
+
 /* Who moves a test's data. */
 enum module_flow {
 	MODULE_TO_SERVER, /* netperf sends, netserver receives */
@@ -58,6 +60,8 @@ enum module_unit {
  * netserver accepts and closes (2.7's TCP_CC, an omni test of direction
  * 0). */
 #define MODULE_F_NO_DATA 0x200
+/* --timestamps splits each round trip with SO_TIMESTAMPING. */
+#define MODULE_F_TSTAMP 0x4000
 
 /*
  * Which of netperf 2.7's layouts a test prints (report.c), with 2.7's
@@ -188,6 +192,12 @@ struct test_params {
 	/* -D on a TCP test: netserver sends its own TCP_INFO every interim
 	 * seconds during the test (an "interim" message); 0 for never. */
 	double interim;
+	/* --timestamps (TCP_RR, UDP_RR): both ends split each round trip
+	 * with SO_TIMESTAMPING (tstamp.c); serve_delay_us, a test-only
+	 * sleep netserver takes between a request's read and its answer
+	 * (NETPERF_TEST_SERVE_DELAY_US, at most TSTAMP_DELAY_MAX_US). */
+	int timestamps;
+	int serve_delay_us;
 };
 
 /* One side's account of a test: what it did and what it cost. Its plain
@@ -259,6 +269,8 @@ struct test_ctx {
 	 * when they last did; transactions, and when they last grew. */
 	uint64_t wd_seen, wd_any_at, wd_trans, wd_at;
 	char wd_err[ERR_LEN];
+	/* --timestamps: the data socket's stamps (tstamp.c), or NULL. */
+	struct tstamp *ts;
 };
 
 enum { MODULE_WD_RUNNING, MODULE_WD_DONE, MODULE_WD_FIRED };

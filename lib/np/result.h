@@ -13,6 +13,8 @@
 #include "np/units.h"
 #include "np/wire.h"
 
+struct tstamp_result;
+
 /* The two sides of a test, the index of struct result's side[]. */
 enum { RESULT_LOCAL, RESULT_REMOTE, RESULT_NSIDES };
 
@@ -165,6 +167,9 @@ struct result {
 	double fairness;
 	/* --bidir: netperf to netserver, and back; thruput is their sum. */
 	struct result_dir dir[2];
+	/* --timestamps: both sides' parts of the round trip (tstamp.c), or
+	 * NULL; with -i, the last run's. */
+	struct tstamp_result *tstamp;
 };
 
 /* The mean round trip in microseconds implied by the transaction rate
