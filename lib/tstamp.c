@@ -8,6 +8,8 @@
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -27,6 +29,11 @@
 /* Messages one recvmmsg call takes. */
 #define TSTAMP_VEC (4 * TSTAMP_BATCH)
 #define TSTAMP_CTRL 256
+/* Linux 6.2's OPT_ID_TCP: TCP's count starts at the next byte written,
+ * not at the first unacknowledged one. Older headers lack its name. */
+#ifndef SOF_TIMESTAMPING_OPT_ID_TCP
+#define SOF_TIMESTAMPING_OPT_ID_TCP (1 << 16)
+#endif
 
 /* One transaction: netperf's (send, SND, RX, read) or netserver's (RX,
  * read, write, SND), CLOCK_REALTIME ns; 0 while unknown. */
@@ -89,12 +96,25 @@ tstamp_open(int fd, int tcp, int server, int delay_us, char *err)
 		err_set(err, "out of memory");
 		return NULL;
 	}
-	if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &flags,
-		       sizeof(flags)) < 0) {
+	/* Over TCP, OPT_ID alone counts from the first byte not yet
+	 * acknowledged (the test's token may still be in flight): OPT_ID_TCP
+	 * counts from the next byte written. A kernel without it (before
+	 * 6.2) counts from snd_una, and what is unacknowledged is added. */
+	if (tcp && setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING,
+			      &(unsigned){flags | SOF_TIMESTAMPING_OPT_ID_TCP},
+			      sizeof(flags)) == 0) {
+		ts->next_id = 0;
+	} else if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &flags,
+			      sizeof(flags)) < 0) {
 		err_set(err, "--timestamps: SO_TIMESTAMPING: %s",
 			strerror(errno));
 		free(ts);
 		return NULL;
+	} else if (tcp) {
+		int outq = 0;
+
+		if (ioctl(fd, SIOCOUTQ, &outq) == 0 && outq > 0)
+			ts->next_id = (uint32_t)outq;
 	}
 	ts->fd = fd;
 	ts->tcp = tcp;
