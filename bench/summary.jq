@@ -141,7 +141,13 @@ def pairs: [
    theirs: {group: "streams_1", tool: "netperf"}},
   {order: 40, label: "4 netperf processes / --streams 1 (ideal 4)", chart: false,
    ours: {group: "streams_4", tool: "netperf-x4"},
-   theirs: {group: "streams_1", tool: "netperf"}}
+   theirs: {group: "streams_1", tool: "netperf"}},
+  {order: 41, label: "TCP_RR --timestamps / without",
+   ours: {group: "tcp_rr", tool: "netperf+timestamps"},
+   theirs: {group: "tcp_rr", tool: "netperf"}},
+  {order: 42, label: "UDP_RR --timestamps / without",
+   ours: {group: "udp_rr", tool: "netperf+timestamps"},
+   theirs: {group: "udp_rr", tool: "netperf"}}
 ];
 
 def ok: map(select(.value != null));
