@@ -442,9 +442,33 @@ static const char *const part_name[TSTAMP_NPARTS] = {
     "network",
 };
 
+/* Buckets a packed histogram may have before it is coarsened: four of
+ * them must fit a results message (PROTO_MAX_MSG) with room to spare. */
+#define TSTAMP_PACK_BUCKETS 600
+
+/* h, or where it has too many buckets for a message, a copy of it with
+ * each run of 8 buckets moved to its middle one (16 a power of two, each
+ * value known to within 3 %; count, sum, min and max stay exact). */
+static const struct stats_hist *
+packable(const struct stats_hist *h, struct stats_hist *tmp)
+{
+	int i, n = 0;
+
+	for (i = 0; i < STATS_NBUCKETS; i++)
+		n += h->bucket[i] != 0;
+	if (n <= TSTAMP_PACK_BUCKETS)
+		return h;
+	*tmp = *h;
+	memset(tmp->bucket, 0, sizeof(tmp->bucket));
+	for (i = 0; i < STATS_NBUCKETS; i++)
+		tmp->bucket[(i & ~7) + 4] += h->bucket[i];
+	return tmp;
+}
+
 json_t *
 tstamp_pack(const struct tstamp_account *a)
 {
+	struct stats_hist *tmp = malloc(sizeof(*tmp));
 	json_t *o = json_pack("{s:I, s:I, s:I, s:I}", "stamps",
 			      (json_int_t)a->stamps, "errq_calls",
 			      (json_int_t)a->errq_calls, "incomplete",
@@ -453,18 +477,21 @@ tstamp_pack(const struct tstamp_account *a)
 	json_t *h;
 	int i;
 
-	if (o == NULL)
-		return NULL;
+	if (o == NULL || tmp == NULL)
+		goto fail;
 	for (i = 0; i < TSTAMP_NHIST; i++) {
 		if (a->h[i] == NULL)
 			continue;
-		h = proto_hist_pack(a->h[i]);
-		if (h == NULL || json_object_set_new(o, part_name[i], h) < 0) {
-			json_decref(o);
-			return NULL;
-		}
+		h = proto_hist_pack(packable(a->h[i], tmp));
+		if (h == NULL || json_object_set_new(o, part_name[i], h) < 0)
+			goto fail;
 	}
+	free(tmp);
 	return o;
+fail:
+	free(tmp);
+	json_decref(o);
+	return NULL;
 }
 
 int

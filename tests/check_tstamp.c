@@ -84,6 +84,43 @@ START_TEST(account_round_trip)
 }
 END_TEST
 
+/* A histogram spread over thousands of buckets is coarsened to fit a
+ * results message beside three more, its totals exact, its median
+ * within 3 %. */
+START_TEST(wide_histogram_fits)
+{
+	struct tstamp_account a, b;
+	char err[ERR_LEN], *text;
+	double p0, p1;
+	json_t *j;
+	int i, k;
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	for (k = TSTAMP_SERVER; k <= TSTAMP_SERVER_OUT; k++) {
+		a.h[k] = malloc(sizeof(struct stats_hist));
+		stats_hist_init(a.h[k]);
+		for (i = 0; i < 200000; i++)
+			stats_hist_add(a.h[k], 1000 + (uint64_t)i * i / 4);
+	}
+	j = tstamp_pack(&a);
+	ck_assert_ptr_nonnull(j);
+	text = json_dumps(j, JSON_COMPACT);
+	ck_assert_msg(strlen(text) < 40000, "%zu bytes", strlen(text));
+	free(text);
+	ck_assert_int_eq(tstamp_unpack(j, &b, err), 0);
+	ck_assert_uint_eq(b.h[TSTAMP_SERVER_APP]->count, 200000);
+	ck_assert_uint_eq(b.h[TSTAMP_SERVER_APP]->sum,
+			  a.h[TSTAMP_SERVER_APP]->sum);
+	p0 = stats_hist_percentile(a.h[TSTAMP_SERVER_APP], 50);
+	p1 = stats_hist_percentile(b.h[TSTAMP_SERVER_APP], 50);
+	ck_assert_double_eq_tol(p1, p0, 0.03 * p0);
+	json_decref(j);
+	tstamp_account_free(&a);
+	tstamp_account_free(&b);
+}
+END_TEST
+
 /* The network part is netperf's rest less netserver's residence: with
  * a constant residence, exactly the rest shifted. */
 START_TEST(network_derived)
@@ -596,6 +633,7 @@ main(void)
 	unsetenv("NETPERF_TEST_SERVE_DELAY_US");
 	tcase_add_test(unit, account_round_trip);
 	tcase_add_test(unit, network_derived);
+	tcase_add_test(unit, wide_histogram_fits);
 	suite_add_tcase(s, unit);
 
 	tcase_add_checked_fixture(lo, lo_setup, lo_teardown);
