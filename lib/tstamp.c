@@ -53,8 +53,8 @@ struct tstamp {
 	uint32_t count;	  /* netserver: answers so far */
 	uint32_t oldest;  /* a slot index where stamp searches start */
 	int since_drain;
-	uint64_t t0;	      /* tstamp_send_begin's */
-	uint64_t rx, read;    /* the last data read's RX stamp and return */
+	uint64_t t0;	   /* tstamp_send_begin's */
+	uint64_t rx, read; /* the last data read's RX stamp and return */
 	struct slot ring[TSTAMP_RING];
 	struct tstamp_account acct;
 	struct stats_hist hist[TSTAMP_NHIST];
@@ -436,10 +436,9 @@ tstamp_result_free(struct tstamp_result *t)
 
 /* The parts' names: JSON keys and the -v 2 table's rows. */
 static const char *const part_name[TSTAMP_NPARTS] = {
-    "round_trip",	"client_stack_out", "client_stack_in",
-    "client_stack",	"client_rest",	    "server",
-    "server_stack_in", "server_app",	    "server_stack_out",
-    "network",
+    "round_trip",	"client_stack_out", "client_stack_in", "client_stack",
+    "client_rest",	"server",	    "server_stack_in", "server_app",
+    "server_stack_out", "network",
 };
 
 /* Buckets a packed histogram may have before it is coarsened: four of
@@ -469,11 +468,10 @@ json_t *
 tstamp_pack(const struct tstamp_account *a)
 {
 	struct stats_hist *tmp = malloc(sizeof(*tmp));
-	json_t *o = json_pack("{s:I, s:I, s:I, s:I}", "stamps",
-			      (json_int_t)a->stamps, "errq_calls",
-			      (json_int_t)a->errq_calls, "incomplete",
-			      (json_int_t)a->incomplete, "hw",
-			      (json_int_t)a->hw);
+	json_t *o =
+	    json_pack("{s:I, s:I, s:I, s:I}", "stamps", (json_int_t)a->stamps,
+		      "errq_calls", (json_int_t)a->errq_calls, "incomplete",
+		      (json_int_t)a->incomplete, "hw", (json_int_t)a->hw);
 	json_t *h;
 	int i;
 
@@ -499,8 +497,7 @@ tstamp_unpack(const json_t *j, struct tstamp_account *a, char *err)
 {
 	static const char *const counts[] = {"stamps", "errq_calls",
 					     "incomplete", "hw"};
-	uint64_t *dst[] = {&a->stamps, &a->errq_calls, &a->incomplete,
-			   &a->hw};
+	uint64_t *dst[] = {&a->stamps, &a->errq_calls, &a->incomplete, &a->hw};
 	int64_t v;
 	json_t *h;
 	int i;
@@ -568,12 +565,12 @@ tstamp_figure(const struct tstamp_result *t, int p, struct tstamp_fig *f)
 	shift = stats_hist_mean(srv);
 	f->count = h->count;
 	f->mean = (stats_hist_mean(h) - shift) / 1e3;
-	f->p50 = (stats_hist_percentile(h, 50) -
-		  stats_hist_percentile(srv, 50)) /
-		 1e3;
-	f->p99 = (stats_hist_percentile(h, 99) -
-		  stats_hist_percentile(srv, 99)) /
-		 1e3;
+	f->p50 =
+	    (stats_hist_percentile(h, 50) - stats_hist_percentile(srv, 50)) /
+	    1e3;
+	f->p99 =
+	    (stats_hist_percentile(h, 99) - stats_hist_percentile(srv, 99)) /
+	    1e3;
 	if (f->p50 < 0)
 		f->p50 = 0;
 	if (f->p99 < 0)
@@ -594,8 +591,9 @@ tstamp_select(const struct tstamp_result *t, int p, int stat, char *b,
 		return;
 	}
 	snprintf(b, cap, "%.2f",
-		 stat == TSTAMP_P50 ? f.p50 : stat == TSTAMP_P99 ? f.p99
-								  : f.mean);
+		 stat == TSTAMP_P50   ? f.p50
+		 : stat == TSTAMP_P99 ? f.p99
+				      : f.mean);
 }
 
 /* Which stamps the parts come from. */
@@ -612,11 +610,10 @@ kind(const struct tstamp_result *t)
 static json_t *
 side_json(const struct tstamp_account *a)
 {
-	return json_pack("{s:I, s:I, s:I, s:I}", "stamps",
-			 (json_int_t)a->stamps, "errqueue_calls",
-			 (json_int_t)a->errq_calls, "incomplete",
-			 (json_int_t)a->incomplete, "hardware_stamps",
-			 (json_int_t)a->hw);
+	return json_pack(
+	    "{s:I, s:I, s:I, s:I}", "stamps", (json_int_t)a->stamps,
+	    "errqueue_calls", (json_int_t)a->errq_calls, "incomplete",
+	    (json_int_t)a->incomplete, "hardware_stamps", (json_int_t)a->hw);
 }
 
 json_t *
@@ -668,14 +665,20 @@ tstamp_print(FILE *out, const struct tstamp_result *t)
 {
 	/* The order a request and its answer take. */
 	static const int order[] = {
-	    TSTAMP_CLIENT_OUT, TSTAMP_NETWORK,	  TSTAMP_SERVER_IN,
-	    TSTAMP_SERVER_APP, TSTAMP_SERVER_OUT, TSTAMP_SERVER,
+	    TSTAMP_CLIENT_OUT, TSTAMP_NETWORK,	    TSTAMP_SERVER_IN,
+	    TSTAMP_SERVER_APP, TSTAMP_SERVER_OUT,   TSTAMP_SERVER,
 	    TSTAMP_CLIENT_IN,  TSTAMP_CLIENT_STACK, TSTAMP_RTT,
 	};
 	static const char *const label[TSTAMP_NPARTS] = {
-	    "round trip",   "client stack out", "client stack in",
-	    "client stack", "",		       "server (residence)",
-	    "server stack in", "server app",  "server stack out",
+	    "round trip",
+	    "client stack out",
+	    "client stack in",
+	    "client stack",
+	    "",
+	    "server (residence)",
+	    "server stack in",
+	    "server app",
+	    "server stack out",
 	    "network (both ways)",
 	};
 	struct tstamp_fig f;
@@ -691,8 +694,8 @@ tstamp_print(FILE *out, const struct tstamp_result *t)
 		(unsigned long long)t->side[0].incomplete,
 		(unsigned long long)t->side[1].stamps,
 		(unsigned long long)t->side[1].errq_calls,
-		(unsigned long long)t->side[1].incomplete, "Part (us)",
-		"Count", "Mean", "P50", "P99");
+		(unsigned long long)t->side[1].incomplete, "Part (us)", "Count",
+		"Mean", "P50", "P99");
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		if (tstamp_figure(t, order[i], &f) < 0) {
 			fprintf(out, "%-20s %10s\n", label[order[i]], "-");

@@ -211,15 +211,15 @@ unum(json_t *doc, const char *path)
 static void
 parts_add_up(const char *test)
 {
-	const char *args[] = {"--json", "-t", test, "-l", "2", "--timestamps",
-			      NULL};
+	const char *args[] = {"--json", "-t",		test, "-l",
+			      "2",	"--timestamps", NULL};
 	json_t *doc = lo_json(args);
 	double trans = num(doc, "latency_us.count"), n, mean;
 	uint64_t cs, sv;
 
-	ck_assert_str_eq(json_string_value(
-			     harness_json_at(doc, "timestamps.kind")),
-			 "software");
+	ck_assert_str_eq(
+	    json_string_value(harness_json_at(doc, "timestamps.kind")),
+	    "software");
 	n = num(doc, "timestamps.parts.round_trip.count");
 	ck_assert_msg(n >= 0.95 * trans && n <= trans,
 		      "%s: %.0f of %.0f transactions split", test, n, trans);
@@ -229,17 +229,19 @@ parts_add_up(const char *test)
 	/* netperf: out + in is its stack; its stack and the rest are its
 	 * round trip. */
 	cs = unum(doc, "timestamps.parts.client_stack.sum_ns");
-	ck_assert_uint_eq(unum(doc, "timestamps.parts.client_stack_out.sum_ns") +
-			      unum(doc, "timestamps.parts.client_stack_in.sum_ns"),
-			  cs);
+	ck_assert_uint_eq(
+	    unum(doc, "timestamps.parts.client_stack_out.sum_ns") +
+		unum(doc, "timestamps.parts.client_stack_in.sum_ns"),
+	    cs);
 	ck_assert_uint_eq(cs + unum(doc, "timestamps.parts.client_rest.sum_ns"),
 			  unum(doc, "timestamps.parts.round_trip.sum_ns"));
 	/* netserver: in, application, out are its residence. */
 	sv = unum(doc, "timestamps.parts.server.sum_ns");
-	ck_assert_uint_eq(unum(doc, "timestamps.parts.server_stack_in.sum_ns") +
-			      unum(doc, "timestamps.parts.server_app.sum_ns") +
-			      unum(doc, "timestamps.parts.server_stack_out.sum_ns"),
-			  sv);
+	ck_assert_uint_eq(
+	    unum(doc, "timestamps.parts.server_stack_in.sum_ns") +
+		unum(doc, "timestamps.parts.server_app.sum_ns") +
+		unum(doc, "timestamps.parts.server_stack_out.sum_ns"),
+	    sv);
 	/* And the means: client stack + server + network = round trip. */
 	mean = num(doc, "timestamps.parts.client_stack.mean_us") +
 	       num(doc, "timestamps.parts.server.mean_us") +
@@ -249,8 +251,8 @@ parts_add_up(const char *test)
 	/* On loopback the network is a few microseconds at most, and the
 	 * stamped round trip is the application's. */
 	ck_assert_double_lt(num(doc, "timestamps.parts.network.p50_us"), 50);
-	ck_assert_double_lt(num(doc, "timestamps.parts.client_stack_out.p50_us"),
-			    1000);
+	ck_assert_double_lt(
+	    num(doc, "timestamps.parts.client_stack_out.p50_us"), 1000);
 	ck_assert_double_le(num(doc, "timestamps.parts.round_trip.p50_us"),
 			    1.1 * num(doc, "latency_us.p50") + 5);
 	/* The stamps are read a batch at a time: far fewer error-queue
@@ -277,20 +279,29 @@ END_TEST
 /* The selectors give the parts; without --timestamps, -1. */
 START_TEST(selectors)
 {
-	const char *on[] = {"-t", "TCP_RR", "-l", "1", "--timestamps", "--",
+	const char *on[] = {"-t",
+			    "TCP_RR",
+			    "-l",
+			    "1",
+			    "--timestamps",
+			    "--",
 			    "-k",
 			    "NETWORK_P50_LATENCY,SERVER_P99_LATENCY,"
 			    "CLIENT_STACK_P50_LATENCY,SERVER_APP_P50_LATENCY",
 			    NULL};
-	const char *off[] = {"-t", "TCP_RR", "-l", "1", "--", "-k",
+	const char *off[] = {"-t",
+			     "TCP_RR",
+			     "-l",
+			     "1",
+			     "--",
+			     "-k",
 			     "NETWORK_P50_LATENCY,CLIENT_STACK_P99_LATENCY",
 			     NULL};
 	char err[4096], *out = NULL, v[64];
 
 	ck_assert_int_eq(lo_run(on, &out, err, sizeof(err)), 0);
-	ck_assert_int_eq(harness_keyval(out, "CLIENT_STACK_P50_LATENCY", v,
-					sizeof(v)),
-			 0);
+	ck_assert_int_eq(
+	    harness_keyval(out, "CLIENT_STACK_P50_LATENCY", v, sizeof(v)), 0);
 	ck_assert_msg(atof(v) > 0, "CLIENT_STACK_P50_LATENCY=%s", v);
 	ck_assert_int_eq(
 	    harness_keyval(out, "SERVER_P99_LATENCY", v, sizeof(v)), 0);
@@ -311,8 +322,8 @@ END_TEST
 /* -v 2 prints the table of parts. */
 START_TEST(verbose_table)
 {
-	const char *args[] = {"-t", "UDP_RR", "-l", "1", "-v", "2",
-			      "--timestamps", NULL};
+	const char *args[] = {"-t", "UDP_RR", "-l",	      "1",
+			      "-v", "2",      "--timestamps", NULL};
 	char err[4096], *out = NULL;
 
 	ck_assert_int_eq(lo_run(args, &out, err, sizeof(err)), 0);
@@ -327,8 +338,8 @@ END_TEST
 /* Tests without the property refuse the option, naming those with it. */
 START_TEST(refused_elsewhere)
 {
-	const char *args[] = {"-t", "TCP_STREAM", "-l", "1", "--timestamps",
-			      NULL};
+	const char *args[] = {"-t", "TCP_STREAM",   "-l",
+			      "1",  "--timestamps", NULL};
 	char err[4096], *out = NULL;
 	int rc = lo_run(args, &out, err, sizeof(err));
 
@@ -496,13 +507,11 @@ sweep(void)
 static json_t *
 line_json(const struct line *l, const char *test)
 {
-	const char *argv[] = {"ip",	    "netns",	   "exec",
-			      l->ns.a,	    "chrt",	   "-f",
-			      "5",	    NP_NETPERF,	   "--json",
-			      "-H",	    l->ns.addr_b,  "-p",
-			      l->port_text, "-t",	   test,
-			      "-l",	    "3",	   "--timestamps",
-			      NULL};
+	const char *argv[] = {
+	    "ip",	  "netns", "exec",	   l->ns.a,  "chrt",
+	    "-f",	  "5",	   NP_NETPERF,	   "--json", "-H",
+	    l->ns.addr_b, "-p",	   l->port_text,   "-t",     test,
+	    "-l",	  "3",	   "--timestamps", NULL};
 	char *out, err[4096];
 	json_t *doc;
 	int rc;
