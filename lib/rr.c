@@ -37,7 +37,8 @@ send_full(struct test_ctx *ctx, const char *buf, size_t len, uint64_t *since)
 		if (again++ &&
 		    module_overtime(ctx, clock_ns(), "kept the test going") < 0)
 			return -1;
-		n = send(ctx->fd, buf, len, MSG_NOSIGNAL);
+		n = ctx->ts != NULL ? tstamp_send(ctx->ts, buf, len, MSG_NOSIGNAL)
+				    : send(ctx->fd, buf, len, MSG_NOSIGNAL);
 		if (n > 0) {
 			buf += n;
 			len -= (size_t)n;
@@ -389,7 +390,8 @@ udp_rr_fill(struct test_ctx *ctx, struct udp_rr *u, uint64_t now)
 		put_tag(ctx->buf, u->seq, u->taglen);
 		if (ctx->ts != NULL)
 			tstamp_send_begin(ctx->ts);
-		n = send(ctx->fd, ctx->buf, u->req, 0);
+		n = ctx->ts != NULL ? tstamp_send(ctx->ts, ctx->buf, u->req, 0)
+				    : send(ctx->fd, ctx->buf, u->req, 0);
 		if (n < 0 && errno == ECONNREFUSED)
 			return err_set(ctx->err, "netserver's data socket is "
 						 "gone (Connection refused)");
@@ -560,7 +562,9 @@ udp_rr_server(struct test_ctx *ctx)
 				tstamp_answer(ctx->ts, rsp);
 			}
 			/* The request's tag is still at the start of buf. */
-			if (send(ctx->fd, ctx->buf, rsp, 0) < 0) {
+			if ((ctx->ts != NULL
+				 ? tstamp_send(ctx->ts, ctx->buf, rsp, 0)
+				 : send(ctx->fd, ctx->buf, rsp, 0)) < 0) {
 				r->send_errors++;
 			} else {
 				r->bytes_sent += rsp;

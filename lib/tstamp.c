@@ -22,10 +22,16 @@
  * divides 256, so that UDP_RR's 1-byte tags (the low 8 bits of its
  * sequence numbers) still find their slot. */
 #define TSTAMP_RING 256
-/* The error queue is read once every this many transactions, in one
- * recvmmsg call: two stamps (SCHED, SND) a send, well inside the socket's
- * receive buffer, which the error queue is charged to. */
-#define TSTAMP_BATCH 16
+/* The error queue is read once every this many stamped transactions, in
+ * one recvmmsg call: two stamps (SCHED, SND) a send, well inside the
+ * socket's receive buffer, which the error queue is charged to. */
+#define TSTAMP_BATCH 8
+/* One transaction in this many is stamped, the first, the ninth...: a
+ * stamp's own cost (two buffers queued and read back a send, on each end)
+ * is a quarter of a loopback transaction's. Both ends count alike, so they
+ * stamp the same transactions (over UDP, until one is lost), and the
+ * choice never depends on how long a transaction takes. */
+#define TSTAMP_EVERY 8
 /* Messages one recvmmsg call takes. */
 #define TSTAMP_VEC (4 * TSTAMP_BATCH)
 #define TSTAMP_CTRL 256
@@ -49,16 +55,21 @@ struct slot {
 struct tstamp {
 	int fd, tcp, server;
 	int delay_us;
-	uint32_t next_id; /* OPT_ID of the next byte or datagram sent */
-	uint32_t count;	  /* netserver: answers so far */
-	uint32_t oldest;  /* a slot index where stamp searches start */
-	int since_drain;
+	uint32_t next_id;  /* OPT_ID of the next byte or datagram sent */
+	uint32_t count;	   /* netserver: answers so far */
+	uint32_t oldest;   /* a slot index where stamp searches start */
+	int since_drain;   /* stamped transactions since the last drain */
+	int sample;	   /* the next send is stamped */
+	int stamped;	   /* the last send was */
+	uint64_t nsend;	   /* netperf: requests begun */
+	uint32_t udp_id;   /* UDP: OPT_ID of the next stamped datagram */
 	uint64_t t0;	   /* tstamp_send_begin's */
 	uint64_t rx, read; /* the last data read's RX stamp and return */
 	struct slot ring[TSTAMP_RING];
 	struct tstamp_account acct;
 	struct stats_hist hist[TSTAMP_NHIST];
 	char rctrl[TSTAMP_CTRL];
+	char sctrl[CMSG_SPACE(sizeof(uint32_t))];
 	struct mmsghdr vec[TSTAMP_VEC];
 	char ctrl[TSTAMP_VEC][TSTAMP_CTRL];
 };
@@ -78,16 +89,16 @@ ts_ns(const struct timespec *t)
 struct tstamp *
 tstamp_open(int fd, int tcp, int server, int delay_us, char *err)
 {
-	/* Software stamps for sends (entering the qdisc, leaving for the
-	 * driver) and receives, and hardware ones where the NIC was set to
-	 * make them; OPT_ID numbers them, OPT_TSONLY leaves the packet out
-	 * of the error queue, OPT_CMSG gives its control messages. */
+	/* Software stamps for receives, and hardware ones where the NIC was
+	 * set to make them; OPT_ID numbers sends' stamps, OPT_TSONLY leaves
+	 * the packet out of the error queue, OPT_CMSG gives its control
+	 * messages. Sends ask for theirs one at a time (tstamp_send). */
 	unsigned flags =
-	    SOF_TIMESTAMPING_TX_SCHED | SOF_TIMESTAMPING_TX_SOFTWARE |
 	    SOF_TIMESTAMPING_RX_SOFTWARE | SOF_TIMESTAMPING_SOFTWARE |
-	    SOF_TIMESTAMPING_TX_HARDWARE | SOF_TIMESTAMPING_RX_HARDWARE |
-	    SOF_TIMESTAMPING_RAW_HARDWARE | SOF_TIMESTAMPING_OPT_ID |
-	    SOF_TIMESTAMPING_OPT_TSONLY | SOF_TIMESTAMPING_OPT_CMSG;
+	    SOF_TIMESTAMPING_RX_HARDWARE | SOF_TIMESTAMPING_RAW_HARDWARE |
+	    SOF_TIMESTAMPING_OPT_ID | SOF_TIMESTAMPING_OPT_TSONLY |
+	    SOF_TIMESTAMPING_OPT_CMSG;
+	struct cmsghdr *c;
 	struct tstamp *ts;
 	int i;
 
@@ -126,6 +137,15 @@ tstamp_open(int fd, int tcp, int server, int delay_us, char *err)
 		ts->vec[i].msg_hdr.msg_control = ts->ctrl[i];
 		ts->vec[i].msg_hdr.msg_controllen = TSTAMP_CTRL;
 	}
+	/* A stamped send's control message: entering the qdisc, leaving
+	 * for the driver, and the NIC's own stamp where it makes one. */
+	c = (struct cmsghdr *)ts->sctrl;
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SO_TIMESTAMPING;
+	c->cmsg_len = CMSG_LEN(sizeof(uint32_t));
+	*(uint32_t *)CMSG_DATA(c) = SOF_TIMESTAMPING_TX_SCHED |
+				    SOF_TIMESTAMPING_TX_SOFTWARE |
+				    SOF_TIMESTAMPING_TX_HARDWARE;
 	return ts;
 }
 
@@ -269,19 +289,46 @@ drain(struct tstamp *ts)
 void
 tstamp_send_begin(struct tstamp *ts)
 {
-	ts->t0 = real_ns();
+	ts->sample = ts->nsend++ % TSTAMP_EVERY == 0;
+	if (ts->sample)
+		ts->t0 = real_ns();
+	ts->stamped = 0;
+}
+
+ssize_t
+tstamp_send(struct tstamp *ts, const void *buf, size_t len, int flags)
+{
+	struct iovec iov = {(void *)buf, len};
+	struct msghdr m = {.msg_iov = &iov,
+			   .msg_iovlen = 1,
+			   .msg_control = ts->sctrl,
+			   .msg_controllen = sizeof(ts->sctrl)};
+
+	if (!ts->sample)
+		return send(ts->fd, buf, len, flags);
+	/* One call is stamped, at its last byte: what a partial send
+	 * leaves goes unstamped, and the transaction stays incomplete. */
+	ts->sample = 0;
+	ts->stamped = 1;
+	return sendmsg(ts->fd, &m, flags);
 }
 
 void
 tstamp_sent(struct tstamp *ts, uint32_t key, size_t len)
 {
-	struct slot *s = take(ts, key);
+	struct slot *s;
 
-	/* TCP numbers bytes, and a send is stamped at its last; UDP
-	 * numbers datagrams. */
-	ts->next_id += ts->tcp ? (uint32_t)len : 1;
-	s->id = ts->next_id - 1;
+	/* TCP numbers every byte, and a send is stamped at its last; UDP
+	 * numbers only the datagrams that ask for a stamp. */
+	if (ts->tcp)
+		ts->next_id += (uint32_t)len;
+	if (!ts->stamped)
+		return;
+	ts->stamped = 0;
+	s = take(ts, key);
+	s->id = ts->tcp ? ts->next_id - 1 : ts->udp_id++;
 	s->t[0] = ts->t0;
+	ts->since_drain++;
 }
 
 ssize_t
@@ -334,17 +381,21 @@ tstamp_answered(struct tstamp *ts, uint32_t key)
 			settle(ts, s);
 	}
 	ts->rx = 0;
-	if (++ts->since_drain >= TSTAMP_BATCH)
+	if (ts->since_drain >= TSTAMP_BATCH)
 		drain(ts);
 }
 
 void
 tstamp_request(struct tstamp *ts)
 {
-	struct slot *s = take(ts, ts->count);
+	struct slot *s;
 
-	s->t[0] = ts->rx;
-	s->t[1] = ts->read;
+	ts->sample = ts->count % TSTAMP_EVERY == 0;
+	if (ts->sample) {
+		s = take(ts, ts->count);
+		s->t[0] = ts->rx;
+		s->t[1] = ts->read;
+	}
 	ts->rx = 0;
 	if (ts->delay_us > 0) {
 		struct timespec d = {0, (long)ts->delay_us * 1000};
@@ -352,7 +403,6 @@ tstamp_request(struct tstamp *ts)
 		while (nanosleep(&d, &d) < 0 && errno == EINTR)
 			;
 	}
-	ts->since_drain++;
 }
 
 void
@@ -361,9 +411,13 @@ tstamp_answer(struct tstamp *ts, size_t len)
 	struct slot *s = &ts->ring[ts->count % TSTAMP_RING];
 
 	ts->count++;
-	ts->next_id += ts->tcp ? (uint32_t)len : 1;
-	s->id = ts->next_id - 1;
+	if (ts->tcp)
+		ts->next_id += (uint32_t)len;
+	if (!ts->sample)
+		return;
+	s->id = ts->tcp ? ts->next_id - 1 : ts->udp_id++;
 	s->t[2] = real_ns();
+	ts->since_drain++;
 }
 
 /* Slots that only lack a SND stamp take their SCHED stamp: a device that

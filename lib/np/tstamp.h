@@ -127,11 +127,16 @@ struct tstamp *tstamp_open(int fd, int tcp, int server, int delay_us,
 /* Frees what tstamp_open made (the socket stays open). */
 void tstamp_free(struct tstamp *ts);
 
-/* Data path, netperf: the time just before a request's send(); then,
- * once sent whole, its key (the transaction's number, only its low 8
- * bits need be unique among those in flight) and length. */
+/* Data path, netperf: the time just before a request's send() (and
+ * whether it is stamped); then, once sent (with tstamp_send) whole, its key
+ * (the transaction's number, only its low 8 bits need be unique among those in
+ * flight) and length. */
 void tstamp_send_begin(struct tstamp *ts);
 void tstamp_sent(struct tstamp *ts, uint32_t key, size_t len);
+
+/* The data path's send(2): with a stamp when this transaction is one of
+ * those stamped; returns what send returns. */
+ssize_t tstamp_send(struct tstamp *ts, const void *buf, size_t len, int flags);
 
 /* A recv(2) that also takes the RX stamp and the time it returned;
  * returns what recv returns. */
@@ -141,7 +146,8 @@ ssize_t tstamp_recv(struct tstamp *ts, void *buf, size_t len);
 void tstamp_answered(struct tstamp *ts, uint32_t key);
 
 /* netserver: a request has been read whole (the test-only delay runs
- * here); then its answer of len bytes is about to be sent. */
+ * here); then its answer of len bytes is about to be sent (with
+ * tstamp_send). */
 void tstamp_request(struct tstamp *ts);
 void tstamp_answer(struct tstamp *ts, size_t len);
 
