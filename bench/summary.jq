@@ -148,7 +148,13 @@ def pairs: [
   {order: 42, label: "recv SD 128K --skip-rx-copy / without (lower=better)",
    better: "lower", units: "us/KB",
    ours: {group: "tcp_stream_128K", tool: "netperf+skiprx", field: "remote_sd"},
-   theirs: {group: "tcp_stream_128K", tool: "netperf", field: "remote_sd"}}
+   theirs: {group: "tcp_stream_128K", tool: "netperf", field: "remote_sd"}},
+  {order: 43, label: "TCP_RR --timestamps / without",
+   ours: {group: "tcp_rr", tool: "netperf+timestamps"},
+   theirs: {group: "tcp_rr", tool: "netperf"}},
+  {order: 44, label: "UDP_RR --timestamps / without",
+   ours: {group: "udp_rr", tool: "netperf+timestamps"},
+   theirs: {group: "udp_rr", tool: "netperf"}}
 ];
 
 def ok: map(select(.value != null));

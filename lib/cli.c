@@ -20,6 +20,7 @@
 #include "np/opt.h"
 #include "np/transport.h"
 #include "np/underload.h"
+#include "np/tstamp.h"
 #include "np/units.h"
 
 /* The largest message or buffer size netperf will ask for: 1 GiB. */
@@ -1053,6 +1054,10 @@ static const struct opt global_opts[] = {
      "TCP_RR, UDP_RR: the probe alone, then beside\n"
      "N bulk flows up (TCP_STREAM) and down (TCP_MAERTS)",
      NULL, OPT_FN, .fn = g_under_load},
+    {0, "timestamps", no_argument, NULL,
+     "TCP_RR, UDP_RR: split each round trip into\n"
+     "client stack, network and server (SO_TIMESTAMPING)",
+     NULL, OPT_FLAG, .to = NP(timestamps)},
 };
 
 const struct opt_table cli_netperf_options = {
@@ -1587,6 +1592,16 @@ check_test(struct netperf_opts *o, const struct test_module *m, char *err)
 		return err_set(err, "--bidir applies to %s only, not %s", names,
 			       m->name);
 	}
+	if (o->timestamps && !module_has(m, MODULE_F_TSTAMP)) {
+		char names[128];
+
+		module_names_with(MODULE_F_TSTAMP, names, sizeof(names));
+		return err_set(err, "--timestamps applies to %s only, not %s",
+			       names, m->name);
+	}
+	if (o->timestamps && (o->legacy || o->no_control))
+		return err_set(err, "--timestamps needs netserver's own "
+				    "stamps: not with --legacy or -N");
 	if (o->bidir && o->count > 0)
 		return err_set(err, "--bidir runs for a time: give -l in "
 				    "seconds, not a count");
@@ -1819,6 +1834,16 @@ cli_netperf_request(const struct netperf_opts *o, struct test_params *p)
 	p->arrivals = o->arrivals;
 	p->timeout = o->timeout;
 	p->reconnect = o->reconnect;
+	p->timestamps = o->timestamps;
+	/* A test's hook (tests/check_tstamp.c): netserver sleeps this long
+	 * between a request's read and its answer's write. */
+	if (o->timestamps && getenv("NETPERF_TEST_SERVE_DELAY_US") != NULL) {
+		long d = strtol(getenv("NETPERF_TEST_SERVE_DELAY_US"), NULL,
+				10);
+
+		if (d > 0 && d <= TSTAMP_DELAY_MAX_US)
+			p->serve_delay_us = (int)d;
+	}
 }
 
 static int

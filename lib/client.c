@@ -22,6 +22,7 @@
 #include "np/sock.h"
 #include "np/transport.h"
 #include "np/underload.h"
+#include "np/tstamp.h"
 #include "np/wire.h"
 
 /* Milliseconds to wait for a connection to netserver. */
@@ -646,6 +647,10 @@ read_results(const json_t *msg, struct result *res, char *err)
 
 	if (proto_result_unpack(msg, &r->sum, err) < 0)
 		return -1;
+	if (res->tstamp != NULL &&
+	    tstamp_unpack(json_object_get(msg, "timestamps"),
+			  &res->tstamp->side[RESULT_REMOTE], err) < 0)
+		return -1;
 	if (wire != NULL && proto_wire_unpack(wire, &r->wire, err) < 0)
 		return -1;
 	if (r->wire.shared && !res->p.wire_share)
@@ -1212,6 +1217,11 @@ test_collect(struct client_run *t, char *err)
 	for (i = 0; i < t->set.n; i++) {
 		if (lports != NULL)
 			lports[i] = sock_local_port(t->set.fds[i]);
+		/* The stamps still queued are read before the close. */
+		if (t->set.ctx[i].ts != NULL &&
+		    tstamp_collect(t->set.ctx[i].ts,
+				   &res->tstamp->side[RESULT_LOCAL], err) < 0)
+			goto out;
 		close(t->set.fds[i]);
 		t->set.fds[i] = -1;
 		if (t->set.ctx[i].hist != NULL)
@@ -1704,6 +1714,9 @@ legacy_refuses(const struct result *res, char *err)
 	if (p->zerocopy && tx)
 		return err_set(err, "--zerocopy: a 2.7 netserver does not "
 				    "send with MSG_ZEROCOPY");
+	if (p->timestamps)
+		return err_set(err, "--timestamps: a 2.7 netserver reads no "
+				    "stamps");
 	return 0;
 }
 

@@ -15,6 +15,7 @@
 #include "np/figure.h"
 #include "np/proto.h"
 #include "np/underload.h"
+#include "np/tstamp.h"
 
 /*
  * JSON. Builders record a failed allocation in *bad instead of checking
@@ -835,6 +836,8 @@ json_doc(const struct result *res)
 	jput(root, "errors", json_array(), &bad);
 	jput(root, "one_way", oneway_json(res), &bad);
 	jput(root, "under_load", json_underload(res, &bad), &bad);
+	if (res->tstamp != NULL)
+		jput(root, "timestamps", tstamp_json(res->tstamp), &bad);
 	if (bad) {
 		json_decref(root);
 		return NULL;

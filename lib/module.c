@@ -90,8 +90,9 @@ const struct test_module module_table[] = {
      MODULE_F_TCP_BULK, 0, 0, 0, 19, NULL, &layout_maerts, stream_recv,
      stream_send},
     {"TCP_RR", "TCP REQUEST/RESPONSE TEST", TCP, MODULE_BOTH, MODULE_TRANS,
-     MODULE_F_BUSY_POLL | MODULE_F_ONE_WAY | MODULE_F_OPEN, 0, 0, 0, 7,
-     NULL, &layout_rr,
+     MODULE_F_BUSY_POLL | MODULE_F_ONE_WAY | MODULE_F_OPEN |
+	 MODULE_F_TSTAMP,
+     0, 0, 0, 7, NULL, &layout_rr,
      rr_client, rr_server},
     {"TCP_CRR", "TCP Connect/Request/Response TEST", TCP, MODULE_BOTH,
      MODULE_TRANS, MODULE_F_PER_TRANS | MODULE_F_OPEN, 0, 0, 0, 0,
@@ -103,7 +104,8 @@ const struct test_module module_table[] = {
      MODULE_UDP_HDR, MODULE_UDP_MAX, 0, 9, NULL, &layout_datagrams,
      udp_stream_send, udp_stream_recv},
     {"UDP_RR", "UDP REQUEST/RESPONSE TEST", UDP, MODULE_BOTH, MODULE_TRANS,
-     MODULE_F_RETRY | MODULE_F_BUSY_POLL | MODULE_F_ONE_WAY | MODULE_F_OPEN,
+     MODULE_F_RETRY | MODULE_F_BUSY_POLL | MODULE_F_ONE_WAY | MODULE_F_OPEN |
+	 MODULE_F_TSTAMP,
      0, 0, MODULE_UDP_MAX, 7, NULL, &layout_udp_rr, udp_rr_client,
      udp_rr_server},
     {"UDP_CRR", "UDP Connect/Request/Response TEST", UDP, MODULE_BOTH,

@@ -9,6 +9,7 @@
 #include "np/be.h"
 #include "np/err.h"
 #include "np/escape.h"
+#include "np/tstamp.h"
 
 ssize_t
 proto_encode(const json_t *msg, char *buf, size_t cap, char *err)
@@ -285,6 +286,11 @@ proto_request_pack(const struct test_params *p)
 		if (p->load_down > 0)
 			json_object_set_new(o, "load_down",
 					    json_integer(p->load_down));
+		if (p->timestamps)
+			json_object_set_new(o, "timestamps", json_true());
+		if (p->serve_delay_us > 0)
+			json_object_set_new(o, "serve_delay_us",
+					    json_integer(p->serve_delay_us));
 	}
 	return o;
 }
@@ -398,7 +404,10 @@ request_later(const json_t *msg, struct test_params *p, char *err)
 	    opt_bool(msg, "skip_rx_copy", &p->skip_rx_copy, err) ||
 	    opt_bool(msg, "one_way", &p->one_way, err) ||
 	    opt_int32(msg, "load_up", 0, 4096, &p->load_up, err) ||
-	    opt_int32(msg, "load_down", 0, 4096, &p->load_down, err))
+	    opt_int32(msg, "load_down", 0, 4096, &p->load_down, err) ||
+	    opt_bool(msg, "timestamps", &p->timestamps, err) ||
+	    opt_int32(msg, "serve_delay_us", 0, TSTAMP_DELAY_MAX_US,
+		      &p->serve_delay_us, err))
 		return -1;
 	/* Which transports exist is transport_check's to say. */
 	if (json_object_get(msg, "transport") != NULL &&

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "np/underload.h"
+#include "np/tstamp.h"
 
 void
 report_banner(FILE *out, const struct result *res, const struct report_opts *o)
@@ -308,6 +309,8 @@ rr_table(FILE *out, const struct result *res, const struct report_opts *o)
 		rr_verbose(out, res);
 		oneway_report(out, res);
 	}
+	if (o->verbosity >= 2 && res->tstamp != NULL)
+		tstamp_print(out, res->tstamp);
 }
 
 static void

@@ -7,6 +7,8 @@
 #include <unistd.h>
 #include <string.h>
 
+#include "np/tstamp.h"
+
 /* Work done by one side per second: KB (1024 bytes) of everything it sent
  * and received, or its transactions when service demand is per trans. */
 static double
@@ -299,6 +301,11 @@ result_free(struct result *res)
 	res->svc_hist = NULL;
 	for (i = 0; res->interim != NULL && i < res->ninterim; i++)
 		free(res->interim[i].stream);
+	if (res->tstamp != NULL) {
+		tstamp_result_free(res->tstamp);
+		free(res->tstamp);
+		res->tstamp = NULL;
+	}
 	free(res->interim);
 	free(res->samples);
 	free(res->load);

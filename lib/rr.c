@@ -19,6 +19,7 @@
 #include "np/oneway.h"
 #include "np/sock.h"
 #include "np/transport.h"
+#include "np/tstamp.h"
 
 /* Sends len bytes in full; returns 0, or -1 with err set when the peer
  * stops taking them (see module_stalled). *since is a recent clock_ns()
@@ -38,7 +39,8 @@ send_full(struct test_ctx *ctx, const char *buf, size_t len, uint64_t *since)
 		if (again++ &&
 		    module_overtime(ctx, clock_ns(), "kept the test going") < 0)
 			return -1;
-		n = send(ctx->fd, buf, len, MSG_NOSIGNAL);
+		n = ctx->ts != NULL ? tstamp_send(ctx->ts, buf, len, MSG_NOSIGNAL)
+				    : send(ctx->fd, buf, len, MSG_NOSIGNAL);
 		if (n > 0) {
 			buf += n;
 			len -= (size_t)n;
@@ -119,7 +121,8 @@ recv_full(struct test_ctx *ctx, char *buf, size_t len, uint64_t *calls,
 		 * hard end applies. */
 		if (again++ && module_overtime(ctx, clock_ns(), what) < 0)
 			return -1;
-		n = recv(ctx->fd, buf + off, len - off, 0);
+		n = ctx->ts != NULL ? tstamp_recv(ctx->ts, buf + off, len - off)
+				    : recv(ctx->fd, buf + off, len - off, 0);
 		if (n > 0) {
 			off += (size_t)n;
 			(*calls)++;
@@ -187,8 +190,12 @@ rr_client(struct test_ctx *ctx)
 		       (ctx->end_ns != 0 || sent < (uint64_t)p->count)) {
 			if (ctx->ow != NULL)
 				oneway_stamp_request(ctx->buf);
+			if (ctx->ts != NULL)
+				tstamp_send_begin(ctx->ts);
 			if (send_full(ctx, ctx->buf, req, &since) < 0)
 				goto fail;
+			if (ctx->ts != NULL)
+				tstamp_sent(ctx->ts, (uint32_t)sent, req);
 			stamp[(head + inflight) % depth] = now;
 			inflight++;
 			sent++;
@@ -211,6 +218,8 @@ rr_client(struct test_ctx *ctx)
 			oneway_answer(ctx->ow, ctx->buf, rsp);
 		if (ctx->hist != NULL)
 			stats_hist_add(ctx->hist, now - stamp[head]);
+		if (ctx->ts != NULL)
+			tstamp_answered(ctx->ts, (uint32_t)r->trans);
 		head = (head + 1) % depth;
 		inflight--;
 		r->trans++;
@@ -263,6 +272,10 @@ rr_server(struct test_ctx *ctx)
 				       "transactions of the test",
 				       (long long)p->count);
 		r->bytes_recv += req;
+		if (ctx->ts != NULL) {
+			tstamp_request(ctx->ts);
+			tstamp_answer(ctx->ts, rsp);
+		}
 		if (p->one_way)
 			oneway_stamp_reply(ctx->buf);
 		if (send_full(ctx, ctx->buf, rsp, &now) < 0) {
@@ -397,7 +410,10 @@ udp_rr_fill(struct test_ctx *ctx, struct udp_rr *u, uint64_t now)
 		put_tag(ctx->buf, u->seq, u->taglen);
 		if (ctx->ow != NULL)
 			oneway_stamp_request(ctx->buf);
-		n = send(ctx->fd, ctx->buf, u->req, 0);
+		if (ctx->ts != NULL)
+			tstamp_send_begin(ctx->ts);
+		n = ctx->ts != NULL ? tstamp_send(ctx->ts, ctx->buf, u->req, 0)
+				    : send(ctx->fd, ctx->buf, u->req, 0);
 		if (n < 0 && errno == ECONNREFUSED)
 			return err_set(ctx->err, "netserver's data socket is "
 						 "gone (Connection refused)");
@@ -406,6 +422,9 @@ udp_rr_fill(struct test_ctx *ctx, struct udp_rr *u, uint64_t now)
 		} else {
 			r->bytes_sent += (uint64_t)n;
 			r->send_calls++;
+			if (ctx->ts != NULL)
+				tstamp_sent(ctx->ts, (uint32_t)(u->seq & mask),
+					    (size_t)n);
 		}
 		u->fl[u->inflight].tag = u->seq & mask;
 		u->fl[u->inflight].start = now;
@@ -457,6 +476,8 @@ udp_rr_answer(struct test_ctx *ctx, struct udp_rr *u, ssize_t n,
 		return;
 	}
 	rtt = now - u->fl[i].start;
+	if (ctx->ts != NULL)
+		tstamp_answered(ctx->ts, (uint32_t)tag);
 	u->fl[i] = u->fl[--u->inflight];
 	r->trans++;
 	r->bytes_recv += (uint64_t)n;
@@ -564,7 +585,8 @@ udp_rr_client(struct test_ctx *ctx)
 			set_rcv_timeout(ctx->fd, rto.ns);
 			applied = rto.ns;
 		}
-		n = recv(ctx->fd, ctx->buf, ctx->buflen, 0);
+		n = ctx->ts != NULL ? tstamp_recv(ctx->ts, ctx->buf, ctx->buflen)
+				    : recv(ctx->fd, ctx->buf, ctx->buflen, 0);
 		now = clock_ns();
 		/* A flood of stray datagrams keeps recv from timing out:
 		 * it must not keep the test going. */
@@ -608,9 +630,11 @@ fail:
 }
 
 /* One request of n bytes in buf: counted, stamped (--one-way) and
- * answered. */
+ * answered; with --timestamps, split too when it was read through the
+ * stamps (ts: the test's own reads, not the drain after the stop). */
 static void
-udp_rr_serve_one(struct test_ctx *ctx, ssize_t n, size_t rsp)
+udp_rr_serve_one(struct test_ctx *ctx, ssize_t n, size_t rsp,
+		 struct tstamp *ts)
 {
 	struct side_result *r = ctx->r;
 
@@ -618,11 +642,16 @@ udp_rr_serve_one(struct test_ctx *ctx, ssize_t n, size_t rsp)
 	r->requests++;
 	r->bytes_recv += (uint64_t)n;
 	/* The request's tag is still at the start of buf. */
-	if (ctx->p->one_way) {
+	if (ctx->p->one_way)
 		oneway_stamp_received(ctx->buf);
-		oneway_stamp_reply(ctx->buf);
+	if (ts != NULL) {
+		tstamp_request(ts);
+		tstamp_answer(ts, rsp);
 	}
-	if (send(ctx->fd, ctx->buf, rsp, 0) < 0) {
+	if (ctx->p->one_way)
+		oneway_stamp_reply(ctx->buf);
+	if ((ts != NULL ? tstamp_send(ts, ctx->buf, rsp, 0)
+			: send(ctx->fd, ctx->buf, rsp, 0)) < 0) {
 		r->send_errors++;
 	} else {
 		r->bytes_sent += rsp;
@@ -648,7 +677,7 @@ udp_rr_drain(struct test_ctx *ctx, size_t rsp)
 		if (n == 0 || (n < 0 && errno != EINTR))
 			return;
 		if (n > 0 && !module_udp_token(ctx, ctx->buf, (size_t)n, 1))
-			udp_rr_serve_one(ctx, n, rsp);
+			udp_rr_serve_one(ctx, n, rsp, NULL);
 	}
 }
 
@@ -664,7 +693,8 @@ udp_rr_server(struct test_ctx *ctx)
 	r->send_size = (int64_t)rsp;
 	r->recv_size = p->req_size;
 	for (;;) {
-		n = recv(ctx->fd, ctx->buf, ctx->buflen, 0);
+		n = ctx->ts != NULL ? tstamp_recv(ctx->ts, ctx->buf, ctx->buflen)
+				    : recv(ctx->fd, ctx->buf, ctx->buflen, 0);
 		now = clock_ns();
 		if (module_overtime(ctx, now, "kept sending requests") < 0)
 			return -1;
@@ -674,7 +704,7 @@ udp_rr_server(struct test_ctx *ctx)
 		if (n > 0 && module_udp_token(ctx, ctx->buf, (size_t)n, 1))
 			continue;
 		if (n > 0) {
-			udp_rr_serve_one(ctx, n, rsp);
+			udp_rr_serve_one(ctx, n, rsp, ctx->ts);
 			last = now;
 			if (now - check > 5000000) {
 				check = now;

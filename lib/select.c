@@ -16,6 +16,7 @@
 #include "np/oneway.h"
 #include "np/proto.h"
 #include "np/underload.h"
+#include "np/tstamp.h"
 
 /*
  * The selector table: netperf 2.7's omni names and the four title lines
@@ -305,7 +306,11 @@
 	X(LOAD_DOWN_THROUGHPUT, "Load", "Down", "Throughput", "10^6bits/s")    \
 	X(IDLE_RPM, "Idle", "Round Trips", "per Minute", "")                   \
 	X(LOADED_RPM, "Loaded", "Round Trips", "per Minute", "")               \
-	TCPINFO_FIELDS(SEL_TCP, X)
+	TCPINFO_FIELDS(SEL_TCP, X)                                             \
+	TSTAMP_SELECTORS(SEL_TSTAMP, X)
+
+/* --timestamps' parts of a round trip (np/tstamp.h). */
+#define SEL_TSTAMP(X, name, part, stat, l0, l1, l2, l3) X(name, l0, l1, l2, l3)
 
 /* Two selectors for each TCP_INFO figure, netperf's and netserver's
  * (ours): LOCAL_TCP_RTT, REMOTE_TCP_RTT... */
@@ -1436,8 +1441,6 @@ sel_open(const struct result *res, int id, char *b, size_t cap)
 	return 1;
 }
 
-/* The ways to a selector's value, tried in turn; each returns 1 when id
- * is one of its selectors. */
 /* --under-load's figures (underload.h); "" without it. Returns 1 when id
  * is one of them. */
 static int
@@ -1498,13 +1501,36 @@ sel_underload(const struct result *res, int id, char *b, size_t cap)
 	return 1;
 }
 
+/* --timestamps' figures; -1 without them. */
+static int
+sel_tstamp(const struct result *res, int id, char *b, size_t cap)
+{
+#define SEL_TSTAMP_MAP(X, name, part, stat, l0, l1, l2, l3)                    \
+	{SEL_##name, part, stat},
+	static const struct {
+		int id, part, stat;
+	} map[] = {TSTAMP_SELECTORS(SEL_TSTAMP_MAP, X)};
+#undef SEL_TSTAMP_MAP
+	size_t i;
+
+	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (map[i].id == id) {
+			tstamp_select(res->tstamp, map[i].part, map[i].stat,
+				      b, cap);
+			return 1;
+		}
+	return 0;
+}
+
+/* The ways to a selector's value, tried in turn; each returns 1 when id
+ * is one of its selectors. */
 static int (*const sel_getters[])(const struct result *res, int id, char *b,
 				  size_t cap) = {
     sel_tcp,	  side_value,	 sel_test,	  sel_cpu,
     sel_rates,	  sel_cpu_place, sel_ends,	  sel_latency,
     sel_run,	  compat_bufs,	 compat_sockopts, platform_machine,
     platform_nic, platform_host, platform_link,	  sel_oneway,
-    sel_open,	  sel_underload,
+    sel_open,	  sel_underload, sel_tstamp,
 };
 
 /* Formats selector id of res into b, as netperf's format for it does;

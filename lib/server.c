@@ -22,6 +22,7 @@
 #include "np/sock.h"
 #include "np/transport.h"
 #include "np/underload.h"
+#include "np/tstamp.h"
 #include "np/wire.h"
 
 /* What a child keeps across the tests of one session. */
@@ -979,6 +980,27 @@ serve_run(struct serve *sv, char *err)
 	return SERVE_OK;
 }
 
+/* --timestamps: every stream's stamps merged into the results. */
+static int
+serve_tstamp(struct serve *sv, json_t *res, char *err)
+{
+	struct tstamp_account a;
+	json_t *j;
+	int i, rc = 0;
+
+	memset(&a, 0, sizeof(a));
+	for (i = 0; i < sv->p.streams && rc == 0; i++)
+		if (sv->set.ctx[i].ts != NULL)
+			rc = tstamp_collect(sv->set.ctx[i].ts, &a, err);
+	if (rc == 0) {
+		j = tstamp_pack(&a);
+		if (j == NULL || json_object_set_new(res, "timestamps", j) < 0)
+			rc = err_set(err, "out of memory");
+	}
+	tstamp_account_free(&a);
+	return rc;
+}
+
 /* The results, every stream's too when there are several. */
 static enum serve_rc
 serve_report(struct serve *sv, char *err)
@@ -1004,6 +1026,11 @@ serve_report(struct serve *sv, char *err)
 	sv->plat = NULL;
 	if (sv->p.wire)
 		json_object_set_new(res, "wire", serve_wire_pack(sv));
+	if (sv->set.ctx[0].ts != NULL &&
+	    serve_tstamp(sv, res, err) < 0) {
+		json_decref(res);
+		return SERVE_TELL;
+	}
 	if (sv->p.streams > 1) {
 		list = json_array();
 		for (i = 0; i < sv->p.streams; i++)

@@ -10,6 +10,7 @@
 #include "np/sock.h"
 #include "np/transport.h"
 #include "np/underload.h"
+#include "np/tstamp.h"
 
 int
 streams_alloc(struct streams *s, const struct test_module *m, int n,
@@ -92,11 +93,21 @@ streams_open(struct streams *s, int i, int fd, const struct test_params *p,
 		return -1;
 	/* A reversed --bidir stream runs the peer's half, so its data path
 	 * is the peer's too; so does a bulk flow down. */
-	return per_trans ? 0
-			 : fast_setup(m, p, fd,
-				      s->is_server !=
-					  (c->reverse || role == UNDERLOAD_DOWN),
-				      c->r, err);
+	if (per_trans)
+		return 0;
+	if (fast_setup(m, p, fd,
+		       s->is_server != (c->reverse || role == UNDERLOAD_DOWN),
+		       c->r, err) < 0)
+		return -1;
+	/* --timestamps: after the token, so its bytes are not counted. */
+	if (p->timestamps && module_has(m, MODULE_F_TSTAMP)) {
+		c->ts = tstamp_open(fd, m->socktype == SOCK_STREAM,
+				    s->is_server,
+				    s->is_server ? p->serve_delay_us : 0, err);
+		if (c->ts == NULL)
+			return -1;
+	}
+	return 0;
 }
 
 size_t
@@ -123,6 +134,7 @@ streams_free(struct streams *s, char *shared)
 		free(s->ctx[i].hist);
 		free(s->ctx[i].ow);
 		free(s->ctx[i].svc_hist);
+		tstamp_free(s->ctx[i].ts);
 	}
 	for (i = 0; s->fds != NULL && i < s->n; i++)
 		if (s->fds[i] >= 0)

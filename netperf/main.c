@@ -18,6 +18,7 @@
 #include "np/proto.h"
 #include "np/sock.h"
 #include "np/topo.h"
+#include "np/tstamp.h"
 #include "np/client.h"
 #include "np/report.h"
 #include "np/result.h"
@@ -252,6 +253,11 @@ result_init(struct result *res, const struct netperf_opts *o,
 		if (res->svc_hist == NULL)
 			return -1;
 		stats_hist_init(res->svc_hist);
+	}
+	if (o->timestamps) {
+		res->tstamp = calloc(1, sizeof(*res->tstamp));
+		if (res->tstamp == NULL)
+			return -1;
 	}
 	for (i = 0; i < argc && len + 1 < sizeof(res->command_line); i++)
 		len += (size_t)snprintf(res->command_line + len,

@@ -559,6 +559,26 @@ static const struct jmap jmaps[] = {
     {"LOAD_DOWN_THROUGHPUT", "under_load/down_throughput_mbps", 0, NULL},
     {"IDLE_RPM", "under_load/idle_rpm", 0, NULL},
     {"LOADED_RPM", "under_load/loaded_rpm", 0, NULL},
+    /* --timestamps' parts (null, and -1, without it) */
+    {"NETWORK_P50_LATENCY", "timestamps/parts/network/p50_us", 0, NULL},
+    {"NETWORK_P99_LATENCY", "timestamps/parts/network/p99_us", 0, NULL},
+    {"NETWORK_MEAN_LATENCY", "timestamps/parts/network/mean_us", 0, NULL},
+    {"SERVER_P50_LATENCY", "timestamps/parts/server/p50_us", 0, NULL},
+    {"SERVER_P99_LATENCY", "timestamps/parts/server/p99_us", 0, NULL},
+    {"SERVER_MEAN_LATENCY", "timestamps/parts/server/mean_us", 0, NULL},
+    {"CLIENT_STACK_P50_LATENCY", "timestamps/parts/client_stack/p50_us", 0, NULL},
+    {"CLIENT_STACK_P99_LATENCY", "timestamps/parts/client_stack/p99_us", 0, NULL},
+    {"CLIENT_STACK_MEAN_LATENCY", "timestamps/parts/client_stack/mean_us", 0, NULL},
+    {"CLIENT_STACK_OUT_P50_LATENCY", "timestamps/parts/client_stack_out/p50_us", 0, NULL},
+    {"CLIENT_STACK_OUT_P99_LATENCY", "timestamps/parts/client_stack_out/p99_us", 0, NULL},
+    {"CLIENT_STACK_IN_P50_LATENCY", "timestamps/parts/client_stack_in/p50_us", 0, NULL},
+    {"CLIENT_STACK_IN_P99_LATENCY", "timestamps/parts/client_stack_in/p99_us", 0, NULL},
+    {"SERVER_STACK_IN_P50_LATENCY", "timestamps/parts/server_stack_in/p50_us", 0, NULL},
+    {"SERVER_STACK_IN_P99_LATENCY", "timestamps/parts/server_stack_in/p99_us", 0, NULL},
+    {"SERVER_APP_P50_LATENCY", "timestamps/parts/server_app/p50_us", 0, NULL},
+    {"SERVER_APP_P99_LATENCY", "timestamps/parts/server_app/p99_us", 0, NULL},
+    {"SERVER_STACK_OUT_P50_LATENCY", "timestamps/parts/server_stack_out/p50_us", 0, NULL},
+    {"SERVER_STACK_OUT_P99_LATENCY", "timestamps/parts/server_stack_out/p99_us", 0, NULL},
 };
 
 #define NJMAPS (int)(sizeof(jmaps) / sizeof(jmaps[0]))

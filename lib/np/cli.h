@@ -165,6 +165,8 @@ struct netperf_opts {
 	/* --under-load up=N,down=N: bulk flows beside a second run of the
 	 * RR test (underload.h); both 0 without it. */
 	int load_up, load_down;
+	/* --timestamps: split each round trip (TCP_RR, UDP_RR). */
+	int timestamps;
 };
 
 /* netperf 2.7's direction bits (-d). */

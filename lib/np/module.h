@@ -22,6 +22,7 @@
 #include "np/topo.h"
 
 struct transport;
+struct tstamp;
 
 /* Who moves a test's data. */
 enum module_flow {
@@ -66,6 +67,8 @@ enum module_unit {
 /* --rate offers transactions per second on an open loop, and --timeout
  * and --reconnect apply (rr_open.c). */
 #define MODULE_F_OPEN 0x400
+/* --timestamps splits each round trip with SO_TIMESTAMPING. */
+#define MODULE_F_TSTAMP 0x8000
 
 /*
  * Which of netperf 2.7's layouts a test prints (report.c), with 2.7's
@@ -217,6 +220,12 @@ struct test_params {
 	/* --under-load: bulk flows beside the probe (stream 0), up from
 	 * netperf then down to it, streams 1.. (underload.h); 0 for none. */
 	int load_up, load_down;
+	/* --timestamps (TCP_RR, UDP_RR): both ends split each round trip
+	 * with SO_TIMESTAMPING (tstamp.c); serve_delay_us, a test-only
+	 * sleep netserver takes between a request's read and its answer
+	 * (NETPERF_TEST_SERVE_DELAY_US, at most TSTAMP_DELAY_MAX_US). */
+	int timestamps;
+	int serve_delay_us;
 };
 
 enum { MODULE_ARRIVALS_POISSON, MODULE_ARRIVALS_FIXED };
@@ -313,6 +322,8 @@ struct test_ctx {
 	/* --under-load: this stream's part, enum underload_role (0: the
 	 * test's own loop). */
 	int role;
+	/* --timestamps: the data socket's stamps (tstamp.c), or NULL. */
+	struct tstamp *ts;
 };
 
 enum { MODULE_WD_RUNNING, MODULE_WD_DONE, MODULE_WD_FIRED };

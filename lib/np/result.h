@@ -14,6 +14,8 @@
 #include "np/units.h"
 #include "np/wire.h"
 
+struct tstamp_result;
+
 /* The two sides of a test, the index of struct result's side[]. */
 enum { RESULT_LOCAL, RESULT_REMOTE, RESULT_NSIDES };
 
@@ -191,6 +193,9 @@ struct result {
 	/* --under-load: the probe idle (this result) against the probe
 	 * beside bulk flows; NULL without it. */
 	struct underload *load;
+	/* --timestamps: both sides' parts of the round trip (tstamp.c), or
+	 * NULL; with -i, the last run's. */
+	struct tstamp_result *tstamp;
 };
 
 /* The mean round trip in microseconds implied by the transaction rate
