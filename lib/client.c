@@ -647,7 +647,9 @@ read_results(const json_t *msg, struct result *res, char *err)
 	peer_text(r->place.requested, sizeof(r->place.requested));
 	peer_text(r->place.cpus, sizeof(r->place.cpus));
 	peer_text(r->place.note, sizeof(r->place.note));
-	if (res->nstreams > 1) {
+	/* Flows on threads: netserver's sums only, a list of thousands
+	 * would not fit in a message; each flow's counts are netperf's. */
+	if (res->nstreams > 1 && !module_flows(&res->p)) {
 		if (!json_is_array(streams) ||
 		    (int)json_array_size(streams) != res->nstreams)
 			return err_set(err,
@@ -1001,6 +1003,8 @@ test_connect(struct client_run *t, char *err)
 	struct result *res = t->res;
 	struct side_result *sum = &res->side[RESULT_LOCAL].sum;
 	int per_trans = module_has(t->m, MODULE_F_PER_TRANS), i, fd;
+	int flows = module_flows(&res->p);
+	uint64_t t0 = clock_ns();
 	int64_t sizes[4];
 
 	for (i = 0; i < t->set.n; i++) {
@@ -1018,6 +1022,7 @@ test_connect(struct client_run *t, char *err)
 			return -1;
 		}
 	}
+	res->setup_sec = (double)(clock_ns() - t0) / 1e9;
 	streams_sizes(t->m, t->o->send_size, t->o->recv_size, sum->sndbuf,
 		      sum->rcvbuf, sum);
 	sizes[0] = sum->send_size;
@@ -1034,6 +1039,10 @@ test_connect(struct client_run *t, char *err)
 		if (streams_open(&t->set, i, t->set.fds[i], &res->p, t->stop,
 				 t->token, err) < 0)
 			return -1;
+		/* Flows share their thread's buffer and histogram: the
+		 * first flow of each thread holds them (flows.c). */
+		if (flows && i >= res->p.threads)
+			continue;
 		if (module_ctx_buffer(ctx, sizes, 4, &res->p.lbuf, t->c->fill,
 				      t->c->fill_len) < 0)
 			return err_set(err, "cannot allocate a %zu-byte buffer",
@@ -1070,6 +1079,7 @@ test_run(struct client_run *t, char *err)
 	t->run.start_at_ns = res->p.start_at_ns;
 	run_setup(&t->run, t->c, t->o, t->m, t->set.n, t->set.ctx,
 		  t->set.places);
+	t->run.threads = module_flows(&res->p) ? res->p.threads : 0;
 	t->run.on_stop = send_stop;
 	t->run.stop_arg = t->c;
 	t->run.on_interim = test_interim;

@@ -539,6 +539,16 @@ json_streams(const struct result *res, int *bad)
 		}
 		jput(s, "index", jint(i), bad);
 		jput(s, "throughput", jnum(result_stream_thruput(res, i)), bad);
+		/* Flows on threads: netserver's per-flow counts stay with
+		 * it (its sums came), so a flow has netperf's alone. */
+		if (module_flows(&res->p)) {
+			jput(s, "local",
+			     json_counts(&res->side[RESULT_LOCAL].stream[i],
+					 bad),
+			     bad);
+			jpush(a, s, bad);
+			continue;
+		}
 		/* "local", "remote", then "local_tcp_info", "remote_...". */
 		for (side = 0; side < RESULT_NSIDES; side++)
 			jput(s, result_side_name(side),
@@ -553,6 +563,27 @@ json_streams(const struct result *res, int *bad)
 		jpush(a, s, bad);
 	}
 	return a;
+}
+
+/* Flows on threads: how many on how many threads, the set-up time
+ * apart from the measured interval, and the flows' spread. */
+static json_t *
+json_flows(const struct result *res, int *bad)
+{
+	json_t *o = json_object();
+
+	if (o == NULL) {
+		*bad = 1;
+		return NULL;
+	}
+	jput(o, "flows", jint(res->nstreams), bad);
+	jput(o, "threads", jint(res->p.threads), bad);
+	jput(o, "setup_seconds", jnum(res->setup_sec), bad);
+	jput(o, "min", jnum(res->flow_min), bad);
+	jput(o, "median", jnum(res->flow_median), bad);
+	jput(o, "max", jnum(res->flow_max), bad);
+	jput(o, "jain", jnum(res->fairness), bad);
+	return o;
 }
 
 static json_t *
@@ -717,6 +748,8 @@ json_doc(const struct result *res)
 	jput(root, "confidence", json_confidence(res, &bad), &bad);
 	jput(root, "iterations", json_iterations(res, &bad), &bad);
 	jput(root, "errors", json_array(), &bad);
+	if (module_flows(&res->p))
+		jput(root, "flows", json_flows(res, &bad), &bad);
 	if (bad) {
 		json_decref(root);
 		return NULL;

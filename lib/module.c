@@ -16,6 +16,7 @@
 #include "np/auth.h"
 #include "np/clock.h"
 #include "np/err.h"
+#include "np/flows.h"
 #include "np/sock.h"
 
 /* netperf 2.7's layouts, quirks and all (report.c prints them). */
@@ -722,12 +723,17 @@ module_run_all(struct module_run *run, char *err)
 		err_set(err, "out of memory");
 		goto out;
 	}
-	started = start_streams(run, jobs, tids, err);
+	/* Flows on fewer threads than streams: flows.c's threads, at the
+	 * same gate. */
+	started = run->threads > 0 ? flows_start(run, tids, err)
+				   : start_streams(run, jobs, tids, err);
 	open_gate(run, &before, err);
 	coordinate(run);
 	for (i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);
 	rc = finish_run(run, jobs, &before, &after, err);
+	if (run->threads > 0 && flows_finish(run, rc < 0 ? NULL : err) < 0)
+		rc = -1;
 out:
 	cpu_sample_free(&after);
 	cpu_sample_free(&before);

@@ -9,6 +9,7 @@
 #include "np/be.h"
 #include "np/err.h"
 #include "np/escape.h"
+#include "np/flows.h"
 
 ssize_t
 proto_encode(const json_t *msg, char *buf, size_t cap, char *err)
@@ -272,6 +273,9 @@ proto_request_pack(const struct test_params *p)
 		if (p->interim > 0)
 			json_object_set_new(o, "interim",
 					    json_real(p->interim));
+		if (p->threads > 0)
+			json_object_set_new(o, "threads",
+					    json_integer(p->threads));
 	}
 	return o;
 }
@@ -369,7 +373,7 @@ request_later(const json_t *msg, struct test_params *p, char *err)
 	sock_extra_init(&p->lx);
 	if (opt_double(msg, "rto", 0, 3600, &p->rto, err) ||
 	    opt_double(msg, "rate", 0, 1e15, &p->rate, err) ||
-	    opt_int32(msg, "streams", 1, 4096, &p->streams, err) ||
+	    opt_int32(msg, "streams", 1, FLOWS_MAX, &p->streams, err) ||
 	    opt_bool(msg, "wire", &p->wire, err) ||
 	    opt_bool(msg, "wire_share", &p->wire_share, err) ||
 	    /* batch 0 or 1: a call a datagram. */
@@ -381,7 +385,8 @@ request_later(const json_t *msg, struct test_params *p, char *err)
 	    opt_bool(msg, "splice", &p->splice, err) ||
 	    opt_bool(msg, "bidir", &p->bidir, err) ||
 	    opt_double(msg, "interim", PROTO_INTERIM_MIN, PROTO_INTERIM_MAX,
-		       &p->interim, err))
+		       &p->interim, err) ||
+	    opt_int32(msg, "threads", 0, FLOWS_MAX, &p->threads, err))
 		return -1;
 	if (json_object_get(msg, "cpu_bind") != NULL &&
 	    proto_get_string(msg, "cpu_bind", p->cpu_bind, sizeof(p->cpu_bind),

@@ -188,6 +188,10 @@ struct test_params {
 	/* -D on a TCP test: netserver sends its own TCP_INFO every interim
 	 * seconds during the test (an "interim" message); 0 for never. */
 	double interim;
+	/* --threads: the threads that serve the streams on each end, each
+	 * from one epoll set (flows.c); 0, or as many as the streams, for
+	 * a thread a stream. */
+	int threads;
 };
 
 /* One side's account of a test: what it did and what it cost. Its plain
@@ -292,6 +296,9 @@ struct test_module {
 /* Stream i of n runs the other way (--bidir). */
 #define module_stream_reversed(p, i) ((p)->bidir && (i) >= (p)->streams / 2)
 
+/* The streams run as flows on fewer threads (flows.c). */
+#define module_flows(p) ((p)->threads > 0 && (p)->threads < (p)->streams)
+
 /* The test has property f, MODULE_F_*. */
 #define module_has(m, f) (((m)->flags & (f)) != 0)
 
@@ -374,6 +381,11 @@ struct module_run {
 	 * for start_at_ns and wall_start_ns, at most the lateness; -1
 	 * without start_at_ns. */
 	int64_t start_cpu_wait_ns;
+	/* Flows on threads (flows.c): threads, each driving n / threads of
+	 * the contexts from one epoll set; 0 for a thread a stream. The
+	 * threads' own state, flows.c's between start and finish. */
+	int threads;
+	void *flows;
 };
 
 /*
