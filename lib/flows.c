@@ -335,6 +335,10 @@ on_readable(struct flows_job *j, struct flow *f, uint64_t now)
 			return 0;
 		}
 		r->recv_calls++;
+		/* A short read emptied the queue: another call would only
+		 * say so (EAGAIN), a system call a transaction. */
+		if ((size_t)n < j->buflen)
+			i = FLOWS_CALLS_PER_EVENT;
 		switch (j->role) {
 		case ROLE_RR_CLIENT:
 			if (rr_client_read(j, f, (size_t)n, now) < 0)
