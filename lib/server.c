@@ -195,9 +195,9 @@ server_check_request(const struct test_params *p,
 			       p->threads, p->streams);
 	if (p->streams > server_max_streams(lim, module_flows(p)))
 		return err_set(err,
-			       "%d streams exceed this server's limit of %d%s",
-			       p->streams, server_max_streams(lim, module_flows(p)),
-			       module_flows(p) ? "" : " on a thread each");
+			       "%d streams exceed this server's limit of %d",
+			       p->streams,
+			       server_max_streams(lim, module_flows(p)));
 	if (module_flows(p) && flows_check(m, p, err) < 0)
 		return -1;
 	if (flows_nofile((long)p->streams + FLOWS_FD_SLACK, err) < 0)
