@@ -559,8 +559,11 @@ alloc_buffers(const struct test_module *m, const struct test_params *p,
 					       (long long)size);
 		return 0;
 	}
-	/* Flows on threads: a buffer a thread, and each flow's state. */
+	/* Flows on threads: a buffer a thread, large enough to take what
+	 * several messages left at once, and each flow's state. */
 	nbuf = module_flows(p) ? p->threads : p->streams;
+	if (module_flows(p) && one == 0 && each < 65536)
+		each = 65536;
 	total = one + (int64_t)nbuf * each +
 		(module_flows(p) ? (int64_t)p->streams *
 				       (int64_t)flows_mem_per_flow()
