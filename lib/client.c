@@ -14,6 +14,7 @@
 #include "np/escape.h"
 #include "np/legacy.h"
 #include "np/fast.h"
+#include "np/flows.h"
 #include "np/interim.h"
 #include "np/proto.h"
 #include "np/session.h"
@@ -995,6 +996,40 @@ out:
 	return rc;
 }
 
+/* Flows on threads: every data connection, FLOWS_CONNECT_WINDOW in
+ * progress at a time, as open_data sets each up. */
+static int
+connect_flows(struct client_run *t, char *err)
+{
+	const struct netperf_opts *o = t->o;
+	struct result *res = t->res;
+	struct sock_setup setup = {o->data_local, 0, o->lsndbuf, o->lrcvbuf,
+				   -1, -1, (int)o->mss, &res->p.lx};
+	struct addrinfo *ai, *local = NULL;
+	int rc;
+
+	if (sock_resolve(data_host(o, res), t->set.ports[0], o->data_family,
+			 SOCK_STREAM, &ai, err) < 0)
+		return -1;
+	if (o->data_local[0] != '\0' &&
+	    sock_resolve(o->data_local, 0, ai->ai_family, SOCK_STREAM, &local,
+			 err) < 0) {
+		freeaddrinfo(ai);
+		return -1;
+	}
+	rc = flows_connect(ai->ai_addr, ai->ai_addrlen, local, &setup,
+			   t->token, AUTH_TOKEN_LEN, t->set.n, t->set.fds,
+			   CLIENT_CONNECT_MS, err);
+	res->side[RESULT_LOCAL].sum.sndbuf = setup.got_sndbuf;
+	res->side[RESULT_LOCAL].sum.rcvbuf = setup.got_rcvbuf;
+	if (rc == 0)
+		note_data_path(&t->dp, t->set.fds[0]);
+	if (local != NULL)
+		freeaddrinfo(local);
+	freeaddrinfo(ai);
+	return rc;
+}
+
 /* Every stream's data connection, bound to the test by its token (CRR's
  * loop sends it on each of its connections), with its buffer. */
 static int
@@ -1007,7 +1042,13 @@ test_connect(struct client_run *t, char *err)
 	uint64_t t0 = clock_ns();
 	int64_t sizes[4];
 
-	for (i = 0; i < t->set.n; i++) {
+	/* Flows: many connections in progress at once, each sending its
+	 * token as it opens. */
+	if (flows && connect_flows(t, err) < 0) {
+		remote_reason(t->c, &t->peer, err);
+		return -1;
+	}
+	for (i = 0; !flows && i < t->set.n; i++) {
 		fd = per_trans ? crr_target(t->o, res, t->set.ports[i],
 					    &t->set.ctx[i], err)
 			       : open_data(t->o, res, t->set.ports[i], err);

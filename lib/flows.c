@@ -3,6 +3,8 @@
 
 #include <errno.h>
 #include <netinet/in.h>
+#include <netdb.h>
+#include <poll.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -698,4 +700,80 @@ flows_finish(struct module_run *run, char *err)
 		}
 	jobs_free(run);
 	return rc;
+}
+
+int
+flows_connect(const struct sockaddr *sa, socklen_t salen,
+	      const struct addrinfo *local, struct sock_setup *setup,
+	      const unsigned char *token, size_t len, int n, int *fds,
+	      int timeout_ms, char *err)
+{
+	struct pollfd pfd[FLOWS_CONNECT_WINDOW];
+	uint64_t until[FLOWS_CONNECT_WINDOW], now;
+	int who[FLOWS_CONNECT_WINDOW], npend = 0, next = 0, done = 0, k;
+	char why[ERR_LEN];
+	socklen_t elen;
+	int soerr, rc;
+	ssize_t sent;
+
+	while (done < n) {
+		/* Keep the window full: each connect returns at once. */
+		while (npend < FLOWS_CONNECT_WINDOW && next < n) {
+			fds[next] = sock_connect_addr(sa, salen, SOCK_STREAM,
+						      local, setup, -1, why);
+			if (fds[next] < 0)
+				return err_set(err, "data connection %d: %s",
+					       next, why);
+			who[npend] = next++;
+			until[npend++] =
+			    clock_ns() + (uint64_t)timeout_ms * 1000000;
+		}
+		for (k = 0; k < npend; k++)
+			pfd[k] = (struct pollfd){.fd = fds[who[k]],
+						 .events = POLLOUT};
+		rc = poll(pfd, (nfds_t)npend, 100);
+		if (rc < 0 && errno != EINTR)
+			return err_set(err, "poll: %s", strerror(errno));
+		now = clock_ns();
+		/* Backwards: the last entry moves into a finished one's
+		 * place, and it has been looked at already. */
+		for (k = npend - 1; k >= 0; k--) {
+			if (rc > 0 && pfd[k].revents != 0) {
+				soerr = 0;
+				elen = sizeof(soerr);
+				if (getsockopt(pfd[k].fd, SOL_SOCKET, SO_ERROR,
+					       &soerr, &elen) < 0)
+					soerr = errno;
+				if (soerr != 0)
+					return err_set(err,
+						       "data connection %d: "
+						       "%s",
+						       who[k],
+						       strerror(soerr));
+				/* A new connection's send buffer is empty:
+				 * the token goes in one call. */
+				sent = send(pfd[k].fd, token, len,
+					    MSG_NOSIGNAL | MSG_DONTWAIT);
+				if (sent != (ssize_t)len)
+					return err_set(err,
+						       "data connection %d: "
+						       "send: %s",
+						       who[k],
+						       sent < 0
+							   ? strerror(errno)
+							   : "short send");
+			} else if (now < until[k]) {
+				continue;
+			} else {
+				return err_set(err,
+					       "data connection %d: %s", who[k],
+					       strerror(ETIMEDOUT));
+			}
+			done++;
+			npend--;
+			who[k] = who[npend];
+			until[k] = until[npend];
+		}
+	}
+	return 0;
 }

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "np/module.h"
+#include "np/sock.h"
 
 /* The most flows a test may ask for (--streams). */
 #define FLOWS_MAX 1000000
@@ -55,6 +56,21 @@ int flows_nofile(long need, char *err);
  * run->abort is set and err says why).
  */
 int flows_start(struct module_run *run, pthread_t *tids, char *err);
+
+/* Connections in progress at once while flows are set up. */
+#define FLOWS_CONNECT_WINDOW 64
+
+/*
+ * Opens n TCP connections to sa (from local when not NULL, with setup's
+ * socket options), FLOWS_CONNECT_WINDOW in progress at a time, each
+ * within timeout_ms, and sends token (len bytes) on each as it opens.
+ * fds[i] gets connection i (non-blocking), -1 where none was opened.
+ * Returns 0, or -1 with err set.
+ */
+int flows_connect(const struct sockaddr *sa, socklen_t salen,
+		  const struct addrinfo *local, struct sock_setup *setup,
+		  const unsigned char *token, size_t len, int n, int *fds,
+		  int timeout_ms, char *err);
 
 /* After the threads are joined: 0, or -1 with err set to the first
  * failure. Frees the threads' state either way. */
