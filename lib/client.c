@@ -1039,16 +1039,17 @@ test_connect(struct client_run *t, char *err)
 	struct side_result *sum = &res->side[RESULT_LOCAL].sum;
 	int per_trans = module_has(t->m, MODULE_F_PER_TRANS), i, fd;
 	int flows = module_flows(&res->p);
+	int tcp_flows = flows && t->m->socktype == SOCK_STREAM;
 	uint64_t t0 = clock_ns();
 	int64_t sizes[4];
 
 	/* Flows: many connections in progress at once, each sending its
 	 * token as it opens. */
-	if (flows && connect_flows(t, err) < 0) {
+	if (tcp_flows && connect_flows(t, err) < 0) {
 		remote_reason(t->c, &t->peer, err);
 		return -1;
 	}
-	for (i = 0; !flows && i < t->set.n; i++) {
+	for (i = 0; !tcp_flows && i < t->set.n; i++) {
 		fd = per_trans ? crr_target(t->o, res, t->set.ports[i],
 					    &t->set.ctx[i], err)
 			       : open_data(t->o, res, t->set.ports[i], err);

@@ -26,6 +26,8 @@ enum flow_role {
 	ROLE_RR_SERVER, /* reads requests, sends responses */
 	ROLE_SEND,	/* sends until the end, then half-closes */
 	ROLE_RECV,	/* reads until the peer half-closes */
+	ROLE_UDP_CLIENT, /* UDP_RR: tagged requests, lost ones timed out */
+	ROLE_UDP_SERVER, /* UDP_RR: answers until the client's "stop" */
 };
 
 enum flow_state { FLOW_RUN, FLOW_CLOSING, FLOW_DONE };
@@ -47,6 +49,10 @@ struct flows_job {
 	enum flow_role role;
 	struct flow *f;
 	uint64_t *stamps; /* depth a flow: RR send times, oldest at head */
+	uint64_t *tags;	  /* depth a flow: UDP_RR's tags in flight */
+	size_t taglen;
+	struct module_rto rto;
+	uint64_t expired_at;
 	struct stats_hist *hist;
 	char *buf;
 	size_t buflen;
@@ -67,7 +73,7 @@ struct flows_job {
  * the allocator's headers: the bound the man page states. */
 _Static_assert(sizeof(struct test_ctx) + 2 * sizeof(struct side_result) +
 			   sizeof(struct topo_place) + sizeof(struct flow) +
-			   sizeof(uint64_t) + 4 * sizeof(int) + 1024 <=
+			   2 * sizeof(uint64_t) + 4 * sizeof(int) + 1024 <=
 		       FLOWS_MEM_PER_FLOW,
 	       "a flow's state outgrew FLOWS_MEM_PER_FLOW");
 
@@ -93,13 +99,14 @@ int
 flows_check(const struct test_module *m, const struct test_params *p,
 	    char *err)
 {
-	if (m->protocol != IPPROTO_TCP || module_has(m, MODULE_F_PER_TRANS) ||
+	if (module_has(m, MODULE_F_PER_TRANS) ||
 	    module_has(m, MODULE_F_NO_DATA) ||
-	    (m->flow == MODULE_BOTH) != module_is_rr(m))
+	    (m->flow == MODULE_BOTH) != module_is_rr(m) ||
+	    (m->protocol != IPPROTO_TCP && !module_is_rr(m)))
 		return err_set(err,
 			       "--threads: %s runs a thread a stream; flows "
-			       "on fewer threads are for TCP_RR, TCP_STREAM "
-			       "and TCP_MAERTS",
+			       "on fewer threads are for TCP_RR, TCP_STREAM, "
+			       "TCP_MAERTS and UDP_RR",
 			       m->name);
 	if (m->client == NULL || m->server == NULL || p->bidir ||
 	    p->zerocopy || p->splice || p->interval_burst > 0 ||
@@ -300,6 +307,155 @@ rr_server_read(struct flows_job *j, struct flow *f, size_t n, uint64_t now)
 	return flush(j, f);
 }
 
+/* UDP_RR: a tag of up to 8 bytes leads each request, echoed in its
+ * answer, as rr.c's loops do. */
+static void
+put_tag(char *p, uint64_t v, size_t len)
+{
+	for (size_t i = len; i-- > 0; v >>= 8)
+		p[i] = (char)(v & 0xff);
+}
+
+static uint64_t
+get_tag(const char *p, size_t len)
+{
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < len; i++)
+		v = v << 8 | (unsigned char)p[i];
+	return v;
+}
+
+/* A UDP_RR client's flow is done: the zero-length end markers (three,
+ * any may be lost; the "stop" on the control connection is the reliable
+ * end behind them). */
+static void
+udp_done(struct flows_job *j, struct flow *f, uint64_t now)
+{
+	for (int i = 0; i < 3; i++)
+		send(f->ctx->fd, j->buf, 0, MSG_DONTWAIT);
+	flow_done(j, f, now);
+}
+
+/* A UDP_RR client's requests, up to the depth in flight. */
+static int
+udp_fill(struct flows_job *j, struct flow *f, uint64_t now)
+{
+	const struct test_params *p = f->ctx->p;
+	struct side_result *r = f->ctx->r;
+	size_t base = (size_t)(f - j->f) * (size_t)j->depth;
+	uint64_t mask = j->taglen == 8 ? UINT64_MAX
+				       : ((1ULL << (8 * j->taglen)) - 1);
+	ssize_t n;
+
+	while (f->inflight < (uint32_t)j->depth && may_issue(j, f)) {
+		put_tag(j->buf, f->sent + 1, j->taglen);
+		n = send(f->ctx->fd, j->buf, (size_t)p->req_size,
+			 MSG_DONTWAIT);
+		if (n < 0 && errno == ECONNREFUSED)
+			return fail(j, f, "netserver's data socket is gone",
+				    ECONNREFUSED);
+		if (n < 0) {
+			r->send_errors++; /* it will time out */
+		} else {
+			r->bytes_sent += (uint64_t)n;
+			r->send_calls++;
+		}
+		j->tags[base + f->inflight] = (f->sent + 1) & mask;
+		j->stamps[base + f->inflight] = now;
+		f->inflight++;
+		f->sent++;
+	}
+	if (j->ending && f->inflight == 0)
+		udp_done(j, f, now);
+	return 0;
+}
+
+/* A UDP_RR datagram of n bytes in the thread's buffer. */
+static int
+udp_datagram(struct flows_job *j, struct flow *f, size_t n, uint64_t now)
+{
+	struct test_ctx *c = f->ctx;
+	struct side_result *r = c->r;
+	size_t base = (size_t)(f - j->f) * (size_t)j->depth;
+	uint64_t tag, rtt;
+	uint32_t i;
+
+	if (j->role == ROLE_UDP_SERVER) {
+		if (n == 0) {
+			/* The client's end marker. */
+			flow_done(j, f, now);
+			return 0;
+		}
+		/* The token again, not a request: echoed, not answered. */
+		if (module_udp_token(c, j->buf, n, 1))
+			return 0;
+		r->recv_calls++;
+		r->bytes_recv += n;
+		f->got = now; /* the last request, which ends its interval */
+		/* The request's tag is still at the start of the buffer. */
+		if (send(c->fd, j->buf, (size_t)c->p->rsp_size, MSG_DONTWAIT) <
+		    0) {
+			r->send_errors++;
+		} else {
+			r->bytes_sent += (uint64_t)c->p->rsp_size;
+			r->send_calls++;
+			r->trans++;
+		}
+		return 0;
+	}
+	if (n == 0 || module_udp_token(c, j->buf, n, 0))
+		return 0;
+	r->recv_calls++;
+	tag = get_tag(j->buf, j->taglen);
+	for (i = 0; i < f->inflight && j->tags[base + i] != tag; i++)
+		;
+	if (i == f->inflight || n < j->taglen) {
+		r->dups++;
+		return 0;
+	}
+	rtt = now - j->stamps[base + i];
+	f->inflight--;
+	j->tags[base + i] = j->tags[base + f->inflight];
+	j->stamps[base + i] = j->stamps[base + f->inflight];
+	r->trans++;
+	r->bytes_recv += n;
+	if (j->hist != NULL)
+		stats_hist_add(j->hist, rtt);
+	module_rto_sample(&j->rto, rtt);
+	return udp_fill(j, f, now);
+}
+
+/* UDP_RR's client, every few milliseconds: the requests older than the
+ * time-out are lost, and new ones go in their place. */
+static int
+udp_expire(struct flows_job *j, uint64_t now)
+{
+	int k;
+
+	for (k = 0; k < j->nflows; k++) {
+		struct flow *f = &j->f[k];
+		size_t base = (size_t)k * (size_t)j->depth;
+		uint32_t i;
+
+		if (f->state == FLOW_DONE)
+			continue;
+		for (i = 0; i < f->inflight;) {
+			if (now - j->stamps[base + i] < j->rto.ns) {
+				i++;
+				continue;
+			}
+			f->ctx->r->lost++;
+			f->inflight--;
+			j->tags[base + i] = j->tags[base + f->inflight];
+			j->stamps[base + i] = j->stamps[base + f->inflight];
+		}
+		if (udp_fill(j, f, now) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* Readable: takes what is there (a few calls at most) and acts on it. */
 static int
 on_readable(struct flows_job *j, struct flow *f, uint64_t now)
@@ -314,8 +470,18 @@ on_readable(struct flows_job *j, struct flow *f, uint64_t now)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return 0;
+		if (n < 0 && j->role == ROLE_UDP_CLIENT && errno == ECONNREFUSED)
+			return fail(j, f, "netserver's data socket is gone",
+				    errno);
+		if (n < 0 && j->role == ROLE_UDP_SERVER && errno == ECONNREFUSED)
+			return 0;
 		if (n < 0)
 			return fail(j, f, "data connection: recv", errno);
+		if (j->role == ROLE_UDP_CLIENT || j->role == ROLE_UDP_SERVER) {
+			if (udp_datagram(j, f, (size_t)n, now) < 0)
+				return -1;
+			continue;
+		}
 		if (n == 0) {
 			if (f->state == FLOW_CLOSING) {
 				flow_done(j, f, now);
@@ -339,7 +505,8 @@ on_readable(struct flows_job *j, struct flow *f, uint64_t now)
 		r->recv_calls++;
 		/* A short read emptied the queue: another call would only
 		 * say so (EAGAIN), a system call a transaction. */
-		if ((size_t)n < j->buflen)
+		if ((size_t)n < j->buflen && j->role != ROLE_UDP_CLIENT &&
+		    j->role != ROLE_UDP_SERVER)
 			i = FLOWS_CALLS_PER_EVENT;
 		switch (j->role) {
 		case ROLE_RR_CLIENT:
@@ -365,6 +532,9 @@ on_readable(struct flows_job *j, struct flow *f, uint64_t now)
 				    "the peer sent data back on the one-way "
 				    "data connection",
 				    0);
+		case ROLE_UDP_CLIENT:
+		case ROLE_UDP_SERVER:
+			break;
 		}
 	}
 	return 0;
@@ -429,6 +599,10 @@ begin_end(struct flows_job *j)
 		if ((j->role == ROLE_SEND && f->tosend == 0) ||
 		    (j->role == ROLE_RR_CLIENT && f->inflight == 0))
 			half_close(j, f);
+		else if (j->role == ROLE_UDP_CLIENT && f->inflight == 0)
+			udp_done(j, f, clock_ns());
+		else if (j->role == ROLE_UDP_SERVER)
+			flow_done(j, f, clock_ns());
 	}
 }
 
@@ -436,7 +610,8 @@ begin_end(struct flows_job *j)
 static int
 ends_itself(const struct flows_job *j)
 {
-	return j->role == ROLE_SEND || j->role == ROLE_RR_CLIENT;
+	return j->role == ROLE_SEND || j->role == ROLE_RR_CLIENT ||
+	       j->role == ROLE_UDP_CLIENT;
 }
 
 /* The thread's loop over its flows until each has ended. */
@@ -457,6 +632,11 @@ drive(struct flows_job *j)
 	if (j->role == ROLE_SEND)
 		for (i = 0; i < j->nflows; i++)
 			want(j, &j->f[i], 1);
+	if (j->role == ROLE_UDP_CLIENT)
+		for (i = 0; i < j->nflows; i++)
+			if (udp_fill(j, &j->f[i], now) < 0)
+				return -1;
+	j->expired_at = now;
 	while (j->open > 0) {
 		now = clock_ns();
 		if (!j->ending && ends_itself(j) &&
@@ -464,8 +644,15 @@ drive(struct flows_job *j)
 			begin_end(j);
 		/* netserver sending (MAERTS) ends early when the client
 		 * asks; it looks every few milliseconds. */
-		if (!j->ending && j->role == ROLE_SEND && c0->ctl >= 0 &&
-		    now - check > 5000000) {
+		if (j->role == ROLE_UDP_CLIENT &&
+		    now - j->expired_at > 10000000) {
+			j->expired_at = now;
+			if (udp_expire(j, now) < 0)
+				return -1;
+		}
+		if (!j->ending &&
+		    (j->role == ROLE_SEND || j->role == ROLE_UDP_SERVER) &&
+		    c0->ctl >= 0 && now - check > 5000000) {
 			check = now;
 			if (module_stop_requested(c0))
 				begin_end(j);
@@ -479,7 +666,9 @@ drive(struct flows_job *j)
 			j->rc = -1;
 			return -1;
 		}
-		ms = 100;
+		ms = j->role == ROLE_UDP_CLIENT || j->role == ROLE_UDP_SERVER
+			 ? 5
+			 : 100;
 		if (!j->ending && j->end_ns != 0 && ends_itself(j)) {
 			until = j->end_ns > now ? j->end_ns - now : 0;
 			if (until < 100000000)
@@ -533,7 +722,13 @@ flows_report(struct flows_job *j)
 			__atomic_store_n(&c->done_ns, clock_ns(),
 					 __ATOMIC_RELEASE);
 		}
+		/* A UDP_RR server's interval ends with its last request. */
+		if (j->role == ROLE_UDP_SERVER && j->f[i].got > 0)
+			r->elapsed = (double)(j->f[i].got - j->run->start_ns) /
+				     1e9;
 		sock_get_buffers(c->fd, &r->sndbuf_end, &r->rcvbuf_end);
+		if (c->p == NULL || !module_has_tcpinfo(j->run->m))
+			continue;
 		sock_tcp_stats(c->fd, &r->mss, &r->retrans);
 		if (tcpinfo_read(c->fd, &r->tcpi, ignored) == 0 &&
 		    r->tcpi.v[TCPINFO_RETRANS] >= 0)
@@ -586,6 +781,8 @@ role_of(const struct module_run *run)
 {
 	const struct test_module *m = run->m;
 
+	if (m->flow == MODULE_BOTH && m->protocol != IPPROTO_TCP)
+		return run->is_server ? ROLE_UDP_SERVER : ROLE_UDP_CLIENT;
 	if (m->flow == MODULE_BOTH)
 		return run->is_server ? ROLE_RR_SERVER : ROLE_RR_CLIENT;
 	if ((m->flow == MODULE_TO_SERVER) == (run->is_server != 0))
@@ -604,7 +801,21 @@ job_init(struct flows_job *j, struct module_run *run, int t, char *err)
 	j->ep = -1;
 	j->role = role_of(run);
 	j->nflows = (run->n - t + T - 1) / T;
-	j->depth = j->role == ROLE_RR_CLIENT ? run->ctx[t].p->burst + 1 : 1;
+	j->depth = j->role == ROLE_RR_CLIENT || j->role == ROLE_UDP_CLIENT
+		       ? run->ctx[t].p->burst + 1
+		       : 1;
+	{
+		const struct test_params *p = run->ctx[t].p;
+		int64_t least = p->req_size < p->rsp_size ? p->req_size
+							    : p->rsp_size;
+
+		j->taglen = least < 8 ? (size_t)least : 8;
+		/* -e, or 3 s (the adaptive rule's ceiling): thousands of
+		 * flows wait their turn far longer than a round trip, and an
+		 * adaptive time-out learns only from answers in time, so it
+		 * would give up on every late one and send again. */
+		module_rto_init(&j->rto, p->rto > 0 ? p->rto : 3.0);
+	}
 	/* The thread's buffer is its first flow's: the caller gave the
 	 * first T contexts one each, and the others none. */
 	j->buf = run->ctx[t].buf;
@@ -613,7 +824,9 @@ job_init(struct flows_job *j, struct module_run *run, int t, char *err)
 	j->f = calloc((size_t)j->nflows, sizeof(*j->f));
 	j->stamps = calloc((size_t)j->nflows * (size_t)j->depth,
 			   sizeof(*j->stamps));
-	if (j->f == NULL || j->stamps == NULL)
+	j->tags = calloc((size_t)j->nflows * (size_t)j->depth,
+			 sizeof(*j->tags));
+	if (j->f == NULL || j->stamps == NULL || j->tags == NULL)
 		return err_set(err, "out of memory");
 	if (j->buf == NULL || j->buflen == 0)
 		return err_set(err, "flows: thread %d has no buffer", t);
@@ -645,6 +858,7 @@ jobs_free(struct module_run *run)
 			close(jobs[t].ep);
 		free(jobs[t].f);
 		free(jobs[t].stamps);
+		free(jobs[t].tags);
 	}
 	free(jobs);
 	run->flows = NULL;

@@ -2,7 +2,7 @@
  * Flows on threads (--streams N --threads T): ten thousand TCP_RR flows on
  * two threads each way, each of which must complete transactions, with
  * netserver's session within the memory its man page states a flow; the
- * bulk tests as flows; and the usage errors, netperf's and netserver's.
+ * bulk tests and UDP_RR as flows; and the usage errors, netperf's and netserver's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -240,6 +240,42 @@ START_TEST(bulk_flows)
 }
 END_TEST
 
+/* UDP_RR as flows: 2000 flows on 2 threads, each answered, none lost on
+ * loopback, and the flows add up to the sum. */
+START_TEST(udp_rr_flows)
+{
+	const char *args[] = {"-H", "127.0.0.1", "-p", harness_port, "-t",
+			      "UDP_RR", "-l", "2", "--streams", "2000",
+			      "--threads", "2", "-J", NULL};
+	char path[64], *text;
+	json_t *doc, *streams;
+	double sum = 0;
+	long hwm;
+
+	snprintf(path, sizeof(path), "/tmp/check_flows.%d.json", (int)getpid());
+	ck_assert_int_eq(run_watched(&harness_srv, args, path, 60, &hwm), 0);
+	text = slurp(path);
+	unlink(path);
+	doc = harness_json_parse(text);
+	free(text);
+	ck_assert_ptr_nonnull(doc);
+	streams = harness_json_at(doc, "streams");
+	ck_assert_int_eq(json_array_size(streams), 2000);
+	for (size_t i = 0; i < 2000; i++) {
+		double t = harness_json_num(json_array_get(streams, i),
+					    "local.transactions");
+
+		ck_assert_msg(t >= 1, "UDP_RR flow %zu: %g transactions", i,
+			      t);
+		sum += t;
+	}
+	ck_assert(fabs(sum - harness_json_num(doc, "local.counts.transactions")) <
+		  0.5);
+	ck_assert(harness_json_num(doc, "local.counts.lost") == 0);
+	json_decref(doc);
+}
+END_TEST
+
 /* Bad values: one line each, status 2. */
 START_TEST(usage_errors)
 {
@@ -317,6 +353,7 @@ flows_suite(void)
 	tcase_set_timeout(tc, 180);
 	tcase_add_test(tc, ten_thousand_flows);
 	tcase_add_test(tc, bulk_flows);
+	tcase_add_test(tc, udp_rr_flows);
 	tcase_add_test(tc, usage_errors);
 	tcase_add_test(tc, open_file_limit);
 	suite_add_tcase(s, tc);
