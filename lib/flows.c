@@ -22,10 +22,10 @@
 
 /* What a flow does on this end. */
 enum flow_role {
-	ROLE_RR_CLIENT, /* sends requests, reads responses */
-	ROLE_RR_SERVER, /* reads requests, sends responses */
-	ROLE_SEND,	/* sends until the end, then half-closes */
-	ROLE_RECV,	/* reads until the peer half-closes */
+	ROLE_RR_CLIENT,	 /* sends requests, reads responses */
+	ROLE_RR_SERVER,	 /* reads requests, sends responses */
+	ROLE_SEND,	 /* sends until the end, then half-closes */
+	ROLE_RECV,	 /* reads until the peer half-closes */
 	ROLE_UDP_CLIENT, /* UDP_RR: tagged requests, lost ones timed out */
 	ROLE_UDP_SERVER, /* UDP_RR: answers until the client's "stop" */
 };
@@ -72,9 +72,9 @@ struct flows_job {
  * this file's state with one send time, the guard's slot, with room for
  * the allocator's headers: the bound the man page states. */
 _Static_assert(sizeof(struct test_ctx) + 2 * sizeof(struct side_result) +
-			   sizeof(struct topo_place) + sizeof(struct flow) +
-			   2 * sizeof(uint64_t) + 4 * sizeof(int) + 1024 <=
-		       FLOWS_MEM_PER_FLOW,
+		       sizeof(struct topo_place) + sizeof(struct flow) +
+		       2 * sizeof(uint64_t) + 4 * sizeof(int) + 1024 <=
+		   FLOWS_MEM_PER_FLOW,
 	       "a flow's state outgrew FLOWS_MEM_PER_FLOW");
 
 size_t
@@ -96,8 +96,7 @@ flows_default_threads(int n)
 }
 
 int
-flows_check(const struct test_module *m, const struct test_params *p,
-	    char *err)
+flows_check(const struct test_module *m, const struct test_params *p, char *err)
 {
 	if (module_has(m, MODULE_F_PER_TRANS) ||
 	    module_has(m, MODULE_F_NO_DATA) ||
@@ -108,9 +107,8 @@ flows_check(const struct test_module *m, const struct test_params *p,
 			       "on fewer threads are for TCP_RR, TCP_STREAM, "
 			       "TCP_MAERTS and UDP_RR",
 			       m->name);
-	if (m->client == NULL || m->server == NULL || p->bidir ||
-	    p->zerocopy || p->splice || p->interval_burst > 0 ||
-	    p->use_write)
+	if (m->client == NULL || m->server == NULL || p->bidir || p->zerocopy ||
+	    p->splice || p->interval_burst > 0 || p->use_write)
 		return err_set(err, "--threads with fewer threads than "
 				    "streams takes none of --bidir, "
 				    "--zerocopy, -V, -w/-b pacing or -I");
@@ -344,14 +342,13 @@ udp_fill(struct flows_job *j, struct flow *f, uint64_t now)
 	const struct test_params *p = f->ctx->p;
 	struct side_result *r = f->ctx->r;
 	size_t base = (size_t)(f - j->f) * (size_t)j->depth;
-	uint64_t mask = j->taglen == 8 ? UINT64_MAX
-				       : ((1ULL << (8 * j->taglen)) - 1);
+	uint64_t mask =
+	    j->taglen == 8 ? UINT64_MAX : ((1ULL << (8 * j->taglen)) - 1);
 	ssize_t n;
 
 	while (f->inflight < (uint32_t)j->depth && may_issue(j, f)) {
 		put_tag(j->buf, f->sent + 1, j->taglen);
-		n = send(f->ctx->fd, j->buf, (size_t)p->req_size,
-			 MSG_DONTWAIT);
+		n = send(f->ctx->fd, j->buf, (size_t)p->req_size, MSG_DONTWAIT);
 		if (n < 0 && errno == ECONNREFUSED)
 			return fail(j, f, "netserver's data socket is gone",
 				    ECONNREFUSED);
@@ -470,10 +467,12 @@ on_readable(struct flows_job *j, struct flow *f, uint64_t now)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return 0;
-		if (n < 0 && j->role == ROLE_UDP_CLIENT && errno == ECONNREFUSED)
+		if (n < 0 && j->role == ROLE_UDP_CLIENT &&
+		    errno == ECONNREFUSED)
 			return fail(j, f, "netserver's data socket is gone",
 				    errno);
-		if (n < 0 && j->role == ROLE_UDP_SERVER && errno == ECONNREFUSED)
+		if (n < 0 && j->role == ROLE_UDP_SERVER &&
+		    errno == ECONNREFUSED)
 			return 0;
 		if (n < 0)
 			return fail(j, f, "data connection: recv", errno);
@@ -564,8 +563,8 @@ on_writable(struct flows_job *j, struct flow *f)
 				return 0;
 			}
 			if ((uint64_t)p->count - r->bytes_sent < want_len)
-				want_len =
-				    (size_t)((uint64_t)p->count - r->bytes_sent);
+				want_len = (size_t)((uint64_t)p->count -
+						    r->bytes_sent);
 		}
 		n = send(f->ctx->fd, j->buf, want_len,
 			 MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -687,8 +686,7 @@ drive(struct flows_job *j)
 
 			if (f->state == FLOW_DONE)
 				continue;
-			if ((ev[i].events & EPOLLOUT) &&
-			    on_writable(j, f) < 0)
+			if ((ev[i].events & EPOLLOUT) && on_writable(j, f) < 0)
 				return -1;
 			if ((ev[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) &&
 			    on_readable(j, f, now) < 0)
@@ -717,15 +715,15 @@ flows_report(struct flows_job *j)
 
 		r->cpu_id = cpu;
 		if (j->f[i].state != FLOW_DONE) {
-			r->elapsed = (double)(clock_ns() - j->run->start_ns) /
-				     1e9;
+			r->elapsed =
+			    (double)(clock_ns() - j->run->start_ns) / 1e9;
 			__atomic_store_n(&c->done_ns, clock_ns(),
 					 __ATOMIC_RELEASE);
 		}
 		/* A UDP_RR server's interval ends with its last request. */
 		if (j->role == ROLE_UDP_SERVER && j->f[i].got > 0)
-			r->elapsed = (double)(j->f[i].got - j->run->start_ns) /
-				     1e9;
+			r->elapsed =
+			    (double)(j->f[i].got - j->run->start_ns) / 1e9;
 		sock_get_buffers(c->fd, &r->sndbuf_end, &r->rcvbuf_end);
 		if (c->p == NULL || !module_has_tcpinfo(j->run->m))
 			continue;
@@ -746,10 +744,10 @@ flows_main(void *arg)
 	int bound = 0;
 
 	if (run->places != NULL && run->places[j->t].set != NULL)
-		bound = topo_bind_thread(run->topo, &run->places[j->t], j->err)
-				== 0
-			    ? 1
-			    : -1;
+		bound =
+		    topo_bind_thread(run->topo, &run->places[j->t], j->err) == 0
+			? 1
+			: -1;
 	pthread_mutex_lock(&run->lock);
 	run->ready++;
 	pthread_cond_broadcast(&run->cond);
@@ -760,9 +758,8 @@ flows_main(void *arg)
 		j->rc = -1;
 	if (bound >= 0 && !run->abort) {
 		j->end_ns = j->f[0].ctx->p->duration > 0
-				? run->start_ns + (uint64_t)(j->f[0].ctx->p
-								 ->duration *
-							     1e9)
+				? run->start_ns +
+				      (uint64_t)(j->f[0].ctx->p->duration * 1e9)
 				: 0;
 		for (int i = 0; i < j->nflows; i++)
 			j->f[i].ctx->end_ns = j->end_ns;
@@ -806,8 +803,8 @@ job_init(struct flows_job *j, struct module_run *run, int t, char *err)
 		       : 1;
 	{
 		const struct test_params *p = run->ctx[t].p;
-		int64_t least = p->req_size < p->rsp_size ? p->req_size
-							    : p->rsp_size;
+		int64_t least =
+		    p->req_size < p->rsp_size ? p->req_size : p->rsp_size;
 
 		j->taglen = least < 8 ? (size_t)least : 8;
 		/* -e, or 3 s (the adaptive rule's ceiling): thousands of
@@ -822,10 +819,10 @@ job_init(struct flows_job *j, struct module_run *run, int t, char *err)
 	j->buflen = run->ctx[t].buflen;
 	j->hist = run->ctx[t].hist;
 	j->f = calloc((size_t)j->nflows, sizeof(*j->f));
-	j->stamps = calloc((size_t)j->nflows * (size_t)j->depth,
-			   sizeof(*j->stamps));
-	j->tags = calloc((size_t)j->nflows * (size_t)j->depth,
-			 sizeof(*j->tags));
+	j->stamps =
+	    calloc((size_t)j->nflows * (size_t)j->depth, sizeof(*j->stamps));
+	j->tags =
+	    calloc((size_t)j->nflows * (size_t)j->depth, sizeof(*j->tags));
 	if (j->f == NULL || j->stamps == NULL || j->tags == NULL)
 		return err_set(err, "out of memory");
 	if (j->buf == NULL || j->buflen == 0)
@@ -962,8 +959,7 @@ flows_connect(const struct sockaddr *sa, socklen_t salen,
 					return err_set(err,
 						       "data connection %d: "
 						       "%s",
-						       who[k],
-						       strerror(soerr));
+						       who[k], strerror(soerr));
 				/* A new connection's send buffer is empty:
 				 * the token goes in one call. */
 				sent = send(pfd[k].fd, token, len,
@@ -979,9 +975,8 @@ flows_connect(const struct sockaddr *sa, socklen_t salen,
 			} else if (now < until[k]) {
 				continue;
 			} else {
-				return err_set(err,
-					       "data connection %d: %s", who[k],
-					       strerror(ETIMEDOUT));
+				return err_set(err, "data connection %d: %s",
+					       who[k], strerror(ETIMEDOUT));
 			}
 			done++;
 			npend--;

@@ -2,7 +2,8 @@
  * Flows on threads (--streams N --threads T): ten thousand TCP_RR flows on
  * two threads each way, each of which must complete transactions, with
  * netserver's session within the memory its man page states a flow; the
- * bulk tests and UDP_RR as flows; and the usage errors, netperf's and netserver's.
+ * bulk tests and UDP_RR as flows; and the usage errors, netperf's and
+ * netserver's.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -135,12 +136,12 @@ slurp(const char *path)
  */
 START_TEST(ten_thousand_flows)
 {
-	const char *small[] = {"-H", "127.0.0.1", "-p", harness_port,
-			       "-t", "TCP_RR", "-l", "1", "--streams",
-			       "64", "--threads", "2", NULL};
-	const char *big[] = {"-H", "127.0.0.1", "-p", harness_port,
-			     "-t", "TCP_RR", "-l", "3", "--streams",
-			     "10000", "--threads", "2", "-J", NULL};
+	const char *small[] = {
+	    "-H", "127.0.0.1", "-p", harness_port, "-t", "TCP_RR", "-l",
+	    "1",  "--streams", "64", "--threads",  "2",	 NULL};
+	const char *big[] = {
+	    "-H", "127.0.0.1", "-p",	harness_port, "-t", "TCP_RR", "-l",
+	    "3",  "--streams", "10000", "--threads",  "2",  "-J",     NULL};
 	char path[64];
 	long hwm64, hwm, parent = status_kb(harness_srv.pid, "VmRSS:");
 	json_t *doc, *streams;
@@ -171,8 +172,8 @@ START_TEST(ten_thousand_flows)
 		total += (int64_t)t;
 	}
 	/* The flows are the sum, and the set-up time is apart from it. */
-	ck_assert_int_eq((int64_t)harness_json_num(doc, "local.counts.transactions"),
-			 total);
+	ck_assert_int_eq(
+	    (int64_t)harness_json_num(doc, "local.counts.transactions"), total);
 	ck_assert(harness_json_num(doc, "flows.setup_seconds") > 0);
 	ck_assert(harness_json_num(doc, "flows.threads") == 2);
 	ck_assert(harness_json_num(doc, "flows.min") > 0);
@@ -198,9 +199,10 @@ START_TEST(bulk_flows)
 	const char *tests[] = {"TCP_STREAM", "TCP_MAERTS"};
 
 	for (int k = 0; k < 2; k++) {
-		const char *args[] = {"-H", "127.0.0.1", "-p", harness_port,
-				      "-t", tests[k], "-l", "1", "--streams",
-				      "300", "--threads", "2", "-J", NULL};
+		const char *args[] = {
+		    "-H",	 "127.0.0.1", "-p", harness_port, "-t",
+		    tests[k],	 "-l",	      "1",  "--streams",  "300",
+		    "--threads", "2",	      "-J", NULL};
 		const char *key = k == 0 ? "bytes_sent" : "bytes_recv";
 		char sumkey[64];
 		char path[64];
@@ -244,9 +246,9 @@ END_TEST
  * loopback, and the flows add up to the sum. */
 START_TEST(udp_rr_flows)
 {
-	const char *args[] = {"-H", "127.0.0.1", "-p", harness_port, "-t",
-			      "UDP_RR", "-l", "2", "--streams", "2000",
-			      "--threads", "2", "-J", NULL};
+	const char *args[] = {
+	    "-H", "127.0.0.1", "-p",   harness_port, "-t", "UDP_RR", "-l",
+	    "2",  "--streams", "2000", "--threads",  "2",  "-J",     NULL};
 	char path[64], *text;
 	json_t *doc, *streams;
 	double sum = 0;
@@ -265,12 +267,11 @@ START_TEST(udp_rr_flows)
 		double t = harness_json_num(json_array_get(streams, i),
 					    "local.transactions");
 
-		ck_assert_msg(t >= 1, "UDP_RR flow %zu: %g transactions", i,
-			      t);
+		ck_assert_msg(t >= 1, "UDP_RR flow %zu: %g transactions", i, t);
 		sum += t;
 	}
-	ck_assert(fabs(sum - harness_json_num(doc, "local.counts.transactions")) <
-		  0.5);
+	ck_assert(fabs(sum - harness_json_num(
+				 doc, "local.counts.transactions")) < 0.5);
 	ck_assert(harness_json_num(doc, "local.counts.lost") == 0);
 	json_decref(doc);
 }
@@ -294,17 +295,23 @@ START_TEST(usage_errors)
 
 	ck_assert_ptr_nonnull(o);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		const char *args[] = {"-H",	   "127.0.0.1",	 "-p",
-				      harness_port, "-t",	 "TCP_RR",
-				      bad[i].args[0], bad[i].args[1],
-				      bad[i].args[2], bad[i].args[3], NULL};
+		const char *args[] = {"-H",
+				      "127.0.0.1",
+				      "-p",
+				      harness_port,
+				      "-t",
+				      "TCP_RR",
+				      bad[i].args[0],
+				      bad[i].args[1],
+				      bad[i].args[2],
+				      bad[i].args[3],
+				      NULL};
 
 		ck_assert_int_eq(harness_netperf(args, 10, o), 0);
 		ck_assert_int_eq(o->status, 2);
-		ck_assert_msg(strncmp(o->err, bad[i].err, strlen(bad[i].err)) ==
-				      0,
-			      "%s %s: \"%s\"", bad[i].args[0], bad[i].args[1],
-			      o->err);
+		ck_assert_msg(
+		    strncmp(o->err, bad[i].err, strlen(bad[i].err)) == 0,
+		    "%s %s: \"%s\"", bad[i].args[0], bad[i].args[1], o->err);
 		ck_assert_int_eq(newlines(o->err), 1);
 	}
 	free(o);
@@ -315,10 +322,9 @@ END_TEST
  * (status 2), and netserver, whose limit is lower, refuses in one line. */
 START_TEST(open_file_limit)
 {
-	const char *args[] = {"-H",	 "127.0.0.1", "-p",	 harness_port,
-			      "-t",	 "TCP_RR",    "-l",	 "1",
-			      "--streams", "3000",    "--threads", "2",
-			      NULL};
+	const char *args[] = {
+	    "-H", "127.0.0.1", "-p",   harness_port, "-t", "TCP_RR", "-l",
+	    "1",  "--streams", "3000", "--threads",  "2",  NULL};
 	struct rlimit low = {1000, 1000};
 	struct harness_out *o = malloc(sizeof(*o));
 
