@@ -1359,8 +1359,7 @@ no_control_check(struct netperf_opts *o, const struct test_module *m,
 /* --streams on --threads: threads for the flows, a flow engine for the
  * test, descriptors for the connections. */
 static int
-flows_opts_check(struct netperf_opts *o, const struct test_module *m,
-		 char *err)
+flows_opts_check(struct netperf_opts *o, const struct test_module *m, char *err)
 {
 	struct test_params p;
 
@@ -1675,7 +1674,8 @@ cli_netperf_request(const struct netperf_opts *o, struct test_params *p)
 		const struct test_module *m = module_find(o->test);
 
 		p->threads = flows_default_threads(p->streams);
-		if (module_flows(p) && (m == NULL || flows_check(m, p, NULL) < 0))
+		if (module_flows(p) &&
+		    (m == NULL || flows_check(m, p, NULL) < 0))
 			p->threads = 0;
 	}
 }

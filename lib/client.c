@@ -1003,8 +1003,9 @@ connect_flows(struct client_run *t, char *err)
 {
 	const struct netperf_opts *o = t->o;
 	struct result *res = t->res;
-	struct sock_setup setup = {o->data_local, 0, o->lsndbuf, o->lrcvbuf,
-				   -1, -1, (int)o->mss, &res->p.lx};
+	struct sock_setup setup = {o->data_local, 0,	     o->lsndbuf,
+				   o->lrcvbuf,	  -1,	     -1,
+				   (int)o->mss,	  &res->p.lx};
 	struct addrinfo *ai, *local = NULL;
 	int rc;
 
@@ -1017,8 +1018,8 @@ connect_flows(struct client_run *t, char *err)
 		freeaddrinfo(ai);
 		return -1;
 	}
-	rc = flows_connect(ai->ai_addr, ai->ai_addrlen, local, &setup,
-			   t->token, AUTH_TOKEN_LEN, t->set.n, t->set.fds,
+	rc = flows_connect(ai->ai_addr, ai->ai_addrlen, local, &setup, t->token,
+			   AUTH_TOKEN_LEN, t->set.n, t->set.fds,
 			   CLIENT_CONNECT_MS, err);
 	res->side[RESULT_LOCAL].sum.sndbuf = setup.got_sndbuf;
 	res->side[RESULT_LOCAL].sum.rcvbuf = setup.got_rcvbuf;

@@ -611,8 +611,8 @@ result_check_remote(const struct result *res, double span, char *err)
 	    check_pair(res, &res->side[RESULT_LOCAL].sum,
 		       &res->side[RESULT_REMOTE].sum, "", err) < 0)
 		return -1;
-	for (i = 0; res->nstreams > 1 && !module_flows(&res->p) &&
-		    i < res->nstreams;
+	for (i = 0;
+	     res->nstreams > 1 && !module_flows(&res->p) && i < res->nstreams;
 	     i++) {
 		snprintf(pre, sizeof(pre), "streams[%d].", i);
 		/* Pairs only for the sums: which of netserver's streams

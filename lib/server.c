@@ -190,14 +190,14 @@ server_check_request(const struct test_params *p,
 			       (double)(p->start_at_ns - clock_real_ns()) / 1e9,
 			       lim->max_start_ahead);
 	if (p->threads < 0 || p->threads > p->streams)
-		return err_set(err, "%d threads for %d streams: more threads "
-				    "than streams",
+		return err_set(err,
+			       "%d threads for %d streams: more threads "
+			       "than streams",
 			       p->threads, p->streams);
 	if (p->streams > server_max_streams(lim, module_flows(p)))
-		return err_set(err,
-			       "%d streams exceed this server's limit of %d",
-			       p->streams,
-			       server_max_streams(lim, module_flows(p)));
+		return err_set(
+		    err, "%d streams exceed this server's limit of %d",
+		    p->streams, server_max_streams(lim, module_flows(p)));
 	if (module_flows(p) && flows_check(m, p, err) < 0)
 		return -1;
 	if (flows_nofile((long)p->streams + FLOWS_FD_SLACK, err) < 0)
@@ -565,9 +565,9 @@ alloc_buffers(const struct test_module *m, const struct test_params *p,
 	if (module_flows(p) && one == 0 && each < 65536)
 		each = 65536;
 	total = one + (int64_t)nbuf * each +
-		(module_flows(p) ? (int64_t)p->streams *
-				       (int64_t)flows_mem_per_flow()
-				 : 0);
+		(module_flows(p)
+		     ? (int64_t)p->streams * (int64_t)flows_mem_per_flow()
+		     : 0);
 	if (total > lim->max_session_mem) {
 		size_text(total, need, sizeof(need));
 		size_text(lim->max_session_mem, have, sizeof(have));
@@ -816,8 +816,8 @@ serve_admit(struct serve *sv, char *err)
 		/* Flows: thousands come one after another, each within
 		 * the limit of the one before. */
 		if (module_flows(&sv->p) && i > 0)
-			accept_by = clock_ns() +
-				    (uint64_t)sv->lim->accept_ms * 1000000;
+			accept_by =
+			    clock_ns() + (uint64_t)sv->lim->accept_ms * 1000000;
 		fd = serve_data_socket(sv, i, accept_by, err);
 		if (fd < 0 ||
 		    streams_open(&sv->set, i, fd, &sv->p, sv->stop, token,
