@@ -164,11 +164,10 @@ struct result {
 	/* Jain's fairness index over the streams' throughput, 1 for one. */
 	double fairness;
 	/* --bidir: netperf to netserver, and back; thruput is their sum. */
-	struct result_dir
-	    dir[2]; /* Flows on threads (--threads): seconds netperf took to
-		     * open every data connection, apart from the measured
-		     * interval; and the flows' smallest, median and largest
-		     * figures in the headline's units. */
+	struct result_dir dir[2];
+	/* Flows on threads (--threads): seconds netperf took to open every
+	 * data connection, apart from the measured interval; and the flows'
+	 * smallest, median and largest figures in the headline's units. */
 	double setup_sec;
 	double flow_min, flow_median, flow_max;
 };
