@@ -363,7 +363,8 @@ udp_fill(struct flows_job *j, struct flow *f, uint64_t now)
 		f->inflight++;
 		f->sent++;
 	}
-	if (j->ending && f->inflight == 0)
+	/* Ended (or counted out) with every answer in: done. */
+	if (f->inflight == 0 && !may_issue(j, f))
 		udp_done(j, f, now);
 	return 0;
 }

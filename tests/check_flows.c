@@ -277,6 +277,40 @@ START_TEST(udp_rr_flows)
 }
 END_TEST
 
+/* Count-limited (-l -N): every flow makes its N transactions and ends,
+ * over TCP and UDP alike. */
+START_TEST(counted_flows)
+{
+	const char *tests[] = {"TCP_RR", "UDP_RR"};
+
+	for (int k = 0; k < 2; k++) {
+		const char *args[] = {
+		    "-H",	 "127.0.0.1", "-p",  harness_port, "-t",
+		    tests[k],	 "-l",	      "-50", "--streams",  "300",
+		    "--threads", "2",	      "-J",  NULL};
+		char path[64], *text;
+		json_t *doc;
+		long hwm;
+
+		snprintf(path, sizeof(path), "/tmp/check_flows.%d.json",
+			 (int)getpid());
+		ck_assert_int_eq(
+		    run_watched(&harness_srv, args, path, 30, &hwm), 0);
+		text = slurp(path);
+		unlink(path);
+		doc = harness_json_parse(text);
+		free(text);
+		ck_assert_ptr_nonnull(doc);
+		ck_assert_msg(
+		    harness_json_num(doc, "local.counts.transactions") ==
+			300 * 50,
+		    "%s: %g transactions", tests[k],
+		    harness_json_num(doc, "local.counts.transactions"));
+		json_decref(doc);
+	}
+}
+END_TEST
+
 /* Bad values: one line each, status 2. */
 START_TEST(usage_errors)
 {
@@ -360,6 +394,7 @@ flows_suite(void)
 	tcase_add_test(tc, ten_thousand_flows);
 	tcase_add_test(tc, bulk_flows);
 	tcase_add_test(tc, udp_rr_flows);
+	tcase_add_test(tc, counted_flows);
 	tcase_add_test(tc, usage_errors);
 	tcase_add_test(tc, open_file_limit);
 	suite_add_tcase(s, tc);
