@@ -17,6 +17,7 @@
 #include "np/err.h"
 #include "np/fast.h"
 #include "np/oneway.h"
+#include "np/flows.h"
 #include "np/opt.h"
 #include "np/transport.h"
 #include "np/underload.h"
@@ -954,7 +955,7 @@ static const struct opt global_opts[] = {
      "--legacy, 2.7's passphrase, sent in plain text",
      NULL, OPT_FN, .fn = g_passphrase},
     {0, "streams", required_argument, "n", "n parallel data connections", NULL,
-     OPT_INT, .to = NP(streams), .min = 1, .max = 1024},
+     OPT_INT, .to = NP(streams), .min = 1, .max = FLOWS_MAX},
     {0, "bidir", no_argument, NULL,
      "TCP_STREAM, UDP_STREAM: as many again the other\n"
      "way, at the same time",
@@ -1058,6 +1059,10 @@ static const struct opt global_opts[] = {
      "TCP_RR, UDP_RR: split each round trip into\n"
      "client stack, network and server (SO_TIMESTAMPING)",
      NULL, OPT_FLAG, .to = NP(timestamps)},
+    {0, "threads", required_argument, "T",
+     "run --streams on T threads a side, each\n"
+     "driving its flows from one epoll set",
+     NULL, OPT_INT, .to = NP(threads), .min = 1, .max = FLOWS_MAX},
 };
 
 const struct opt_table cli_netperf_options = {
@@ -1486,6 +1491,30 @@ no_control_check(struct netperf_opts *o, const struct test_module *m,
 	return 0;
 }
 
+/* --streams on --threads: threads for the flows, a flow engine for the
+ * test, descriptors for the connections. */
+static int
+flows_opts_check(struct netperf_opts *o, const struct test_module *m, char *err)
+{
+	struct test_params p;
+
+	if (o->threads > o->streams)
+		return err_set(err,
+			       "--threads %d: more threads than the %d "
+			       "stream%s",
+			       o->threads, o->streams,
+			       o->streams > 1 ? "s" : "");
+	cli_netperf_request(o, &p);
+	if (module_flows(&p) && flows_check(m, &p, err) < 0)
+		return -1;
+	if (!module_flows(&p) && p.streams > FLOWS_THREAD_EACH_MAX)
+		return err_set(err,
+			       "--streams %d on a thread each: at most %d; "
+			       "give --threads",
+			       p.streams, FLOWS_THREAD_EACH_MAX);
+	return flows_nofile((long)p.streams + FLOWS_FD_SLACK, err);
+}
+
 /* The checks on the options and the test module together. */
 static int
 check_test(struct netperf_opts *o, const struct test_module *m, char *err)
@@ -1621,7 +1650,7 @@ check_test(struct netperf_opts *o, const struct test_module *m, char *err)
 		o->lx.dontroute = o->rx.dontroute = 1;
 	if (o->no_control)
 		return no_control_check(o, m, err);
-	return 0;
+	return flows_opts_check(o, m, err);
 }
 
 /* As 2.7 (netsh.c): with no -H, netserver is on this host, "::1" when
@@ -1844,6 +1873,17 @@ cli_netperf_request(const struct netperf_opts *o, struct test_params *p)
 		if (d > 0 && d <= TSTAMP_DELAY_MAX_US)
 			p->serve_delay_us = (int)d;
 	}
+	/* --threads, or what runs the streams fastest (flows.h), where the
+	 * test runs as flows at all. */
+	p->threads = o->threads;
+	if (p->threads == 0) {
+		const struct test_module *m = module_find(o->test);
+
+		p->threads = flows_default_threads(p->streams);
+		if (module_flows(p) &&
+		    (m == NULL || flows_check(m, p, NULL) < 0))
+			p->threads = 0;
+	}
 }
 
 static int
@@ -1953,8 +1993,10 @@ static const struct opt netserver_opts[] = {
     {0, "max-buffer", required_argument, "BYTES",
      "largest socket buffer (256M)", NULL, OPT_SIZE, .to = NS(max_buffer),
      .min = 1, .max = INT32_MAX},
-    {0, "max-streams", required_argument, "N", "data connections per test (64)",
-     NULL, OPT_INT, .to = NS(max_streams), .min = 1, .max = 1024},
+    {0, "max-streams", required_argument, "N",
+     "data connections per test (what\n"
+     "--max-session-memory holds)",
+     NULL, OPT_INT, .to = NS(max_streams), .min = 1, .max = FLOWS_MAX},
     {0, "max-session-memory", required_argument, "BYTES",
      "data buffers of one session (256M)", NULL, OPT_SIZE,
      .to = NS(max_session_memory), .min = 1, .max = (double)(INT64_C(1) << 40)},

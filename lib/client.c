@@ -14,6 +14,7 @@
 #include "np/escape.h"
 #include "np/legacy.h"
 #include "np/fast.h"
+#include "np/flows.h"
 #include "np/interim.h"
 #include "np/proto.h"
 #include "np/rr_open.h"
@@ -670,7 +671,9 @@ read_results(const json_t *msg, struct result *res, char *err)
 	peer_text(r->place.requested, sizeof(r->place.requested));
 	peer_text(r->place.cpus, sizeof(r->place.cpus));
 	peer_text(r->place.note, sizeof(r->place.note));
-	if (res->nstreams > 1) {
+	/* Flows on threads: netserver's sums only, a list of thousands
+	 * would not fit in a message; each flow's counts are netperf's. */
+	if (res->nstreams > 1 && !module_flows(&res->p)) {
 		if (!json_is_array(streams) ||
 		    (int)json_array_size(streams) != res->nstreams)
 			return err_set(err,
@@ -1036,6 +1039,42 @@ out:
 	return rc;
 }
 
+/* Flows on threads: every data connection, FLOWS_CONNECT_WINDOW in
+ * progress at a time, as open_data sets each up. */
+static int
+connect_flows(struct client_run *t, char *err)
+{
+	const struct netperf_opts *o = t->o;
+	struct result *res = t->res;
+	struct sock_setup setup = {
+	    o->data_local, 0,	       o->lsndbuf,
+	    o->lrcvbuf,	   -1,	       -1,
+	    (int)o->mss,   &res->p.lx, transport_of(res->m, &res->p)->protocol};
+	struct addrinfo *ai, *local = NULL;
+	int rc;
+
+	if (sock_resolve(data_host(o, res), t->set.ports[0], o->data_family,
+			 SOCK_STREAM, &ai, err) < 0)
+		return -1;
+	if (o->data_local[0] != '\0' &&
+	    sock_resolve(o->data_local, 0, ai->ai_family, SOCK_STREAM, &local,
+			 err) < 0) {
+		freeaddrinfo(ai);
+		return -1;
+	}
+	rc = flows_connect(ai->ai_addr, ai->ai_addrlen, local, &setup, t->token,
+			   AUTH_TOKEN_LEN, t->set.n, t->set.fds,
+			   CLIENT_CONNECT_MS, err);
+	res->side[RESULT_LOCAL].sum.sndbuf = setup.got_sndbuf;
+	res->side[RESULT_LOCAL].sum.rcvbuf = setup.got_rcvbuf;
+	if (rc == 0)
+		note_data_path(&t->dp, t->set.fds[0]);
+	if (local != NULL)
+		freeaddrinfo(local);
+	freeaddrinfo(ai);
+	return rc;
+}
+
 /* Every stream's data connection, bound to the test by its token (CRR's
  * loop sends it on each of its connections), with its buffer. */
 static int
@@ -1044,9 +1083,18 @@ test_connect(struct client_run *t, char *err)
 	struct result *res = t->res;
 	struct side_result *sum = &res->side[RESULT_LOCAL].sum;
 	int per_trans = module_has(t->m, MODULE_F_PER_TRANS), i, fd;
+	int flows = module_flows(&res->p);
+	int tcp_flows = flows && t->m->socktype == SOCK_STREAM;
+	uint64_t t0 = clock_ns();
 	int64_t sizes[4];
 
-	for (i = 0; i < t->set.n; i++) {
+	/* Flows: many connections in progress at once, each sending its
+	 * token as it opens. */
+	if (tcp_flows && connect_flows(t, err) < 0) {
+		remote_reason(t->c, &t->peer, err);
+		return -1;
+	}
+	for (i = 0; !tcp_flows && i < t->set.n; i++) {
 		/* A bulk flow beside a probe (--under-load) is TCP's. */
 		const struct test_module *m =
 		    underload_module(t->m, underload_role(&res->p, i));
@@ -1065,6 +1113,7 @@ test_connect(struct client_run *t, char *err)
 			return -1;
 		}
 	}
+	res->setup_sec = (double)(clock_ns() - t0) / 1e9;
 	streams_sizes(t->m, t->o->send_size, t->o->recv_size, sum->sndbuf,
 		      sum->rcvbuf, sum);
 	sizes[0] = sum->send_size;
@@ -1081,6 +1130,10 @@ test_connect(struct client_run *t, char *err)
 		if (streams_open(&t->set, i, t->set.fds[i], &res->p, t->stop,
 				 t->token, err) < 0)
 			return -1;
+		/* Flows share their thread's buffer and histogram: the
+		 * first flow of each thread holds them (flows.c). */
+		if (flows && i >= res->p.threads)
+			continue;
 		if (module_ctx_buffer(ctx, sizes, 4, &res->p.lbuf, t->c->fill,
 				      t->c->fill_len) < 0)
 			return err_set(err, "cannot allocate a %zu-byte buffer",
@@ -1127,6 +1180,7 @@ test_run(struct client_run *t, char *err)
 	t->run.start_at_ns = res->p.start_at_ns;
 	run_setup(&t->run, t->c, t->o, t->m, t->set.n, t->set.ctx,
 		  t->set.places);
+	t->run.threads = module_flows(&res->p) ? res->p.threads : 0;
 	t->run.on_stop = send_stop;
 	t->run.stop_arg = t->c;
 	t->run.on_interim = test_interim;

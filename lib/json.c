@@ -629,6 +629,16 @@ json_streams(const struct result *res, int *bad)
 		}
 		jput(s, "index", jint(i), bad);
 		jput(s, "throughput", jnum(result_stream_thruput(res, i)), bad);
+		/* Flows on threads: netserver's per-flow counts stay with
+		 * it (its sums came), so a flow has netperf's alone. */
+		if (module_flows(&res->p)) {
+			jput(s, "local",
+			     json_counts(&res->side[RESULT_LOCAL].stream[i],
+					 bad),
+			     bad);
+			jpush(a, s, bad);
+			continue;
+		}
 		/* "local", "remote", then "local_tcp_info", "remote_...". */
 		for (side = 0; side < RESULT_NSIDES; side++)
 			jput(s, result_side_name(side),
@@ -668,6 +678,27 @@ json_interval_detail(json_t *o, const struct result_interim *iv, int *bad)
 	for (i = 0; a != NULL && i < iv->nstreams; i++)
 		jpush(a, jnum(iv->stream[i]), bad);
 	jput(o, "streams", a, bad);
+}
+
+/* Flows on threads: how many on how many threads, the set-up time
+ * apart from the measured interval, and the flows' spread. */
+static json_t *
+json_flows(const struct result *res, int *bad)
+{
+	json_t *o = json_object();
+
+	if (o == NULL) {
+		*bad = 1;
+		return NULL;
+	}
+	jput(o, "flows", jint(res->nstreams), bad);
+	jput(o, "threads", jint(res->p.threads), bad);
+	jput(o, "setup_seconds", jnum(res->setup_sec), bad);
+	jput(o, "min", jnum(res->flow_min), bad);
+	jput(o, "median", jnum(res->flow_median), bad);
+	jput(o, "max", jnum(res->flow_max), bad);
+	jput(o, "jain", jnum(res->fairness), bad);
+	return o;
 }
 
 static json_t *
@@ -838,6 +869,8 @@ json_doc(const struct result *res)
 	jput(root, "under_load", json_underload(res, &bad), &bad);
 	if (res->tstamp != NULL)
 		jput(root, "timestamps", tstamp_json(res->tstamp), &bad);
+	if (module_flows(&res->p))
+		jput(root, "flows", json_flows(res, &bad), &bad);
 	if (bad) {
 		json_decref(root);
 		return NULL;

@@ -17,6 +17,7 @@
 #include "np/clock.h"
 #include "np/err.h"
 #include "np/interval.h"
+#include "np/flows.h"
 #include "np/sock.h"
 #include "np/transport.h"
 #include "np/underload.h"
@@ -732,7 +733,10 @@ module_run_all(struct module_run *run, char *err)
 		}
 		run->track = track;
 	}
-	started = start_streams(run, jobs, tids, err);
+	/* Flows on fewer threads than streams: flows.c's threads, at the
+	 * same gate. */
+	started = run->threads > 0 ? flows_start(run, tids, err)
+				   : start_streams(run, jobs, tids, err);
 	open_gate(run, &before, err);
 	coordinate(run);
 	for (i = 0; i < started; i++)
@@ -740,6 +744,8 @@ module_run_all(struct module_run *run, char *err)
 	if (track != NULL && run->interim_tail && !run->abort)
 		report_tail(run);
 	rc = finish_run(run, jobs, &before, &after, err);
+	if (run->threads > 0 && flows_finish(run, rc < 0 ? NULL : err) < 0)
+		rc = -1;
 out:
 	if (track != NULL)
 		interval_track_free(track);

@@ -10,6 +10,7 @@
 #include "np/err.h"
 #include "np/escape.h"
 #include "np/tstamp.h"
+#include "np/flows.h"
 
 ssize_t
 proto_encode(const json_t *msg, char *buf, size_t cap, char *err)
@@ -291,6 +292,9 @@ proto_request_pack(const struct test_params *p)
 		if (p->serve_delay_us > 0)
 			json_object_set_new(o, "serve_delay_us",
 					    json_integer(p->serve_delay_us));
+		if (p->threads > 0)
+			json_object_set_new(o, "threads",
+					    json_integer(p->threads));
 	}
 	return o;
 }
@@ -388,7 +392,7 @@ request_later(const json_t *msg, struct test_params *p, char *err)
 	sock_extra_init(&p->lx);
 	if (opt_double(msg, "rto", 0, 3600, &p->rto, err) ||
 	    opt_double(msg, "rate", 0, 1e15, &p->rate, err) ||
-	    opt_int32(msg, "streams", 1, 4096, &p->streams, err) ||
+	    opt_int32(msg, "streams", 1, FLOWS_MAX, &p->streams, err) ||
 	    opt_bool(msg, "wire", &p->wire, err) ||
 	    opt_bool(msg, "wire_share", &p->wire_share, err) ||
 	    /* batch 0 or 1: a call a datagram. */
@@ -407,7 +411,8 @@ request_later(const json_t *msg, struct test_params *p, char *err)
 	    opt_int32(msg, "load_down", 0, 4096, &p->load_down, err) ||
 	    opt_bool(msg, "timestamps", &p->timestamps, err) ||
 	    opt_int32(msg, "serve_delay_us", 0, TSTAMP_DELAY_MAX_US,
-		      &p->serve_delay_us, err))
+		      &p->serve_delay_us, err) ||
+	    opt_int32(msg, "threads", 0, FLOWS_MAX, &p->threads, err))
 		return -1;
 	/* Which transports exist is transport_check's to say. */
 	if (json_object_get(msg, "transport") != NULL &&

@@ -92,6 +92,35 @@ fairness(struct result *res)
 	res->fairness = sq > 0 ? sum * sum / (res->nstreams * sq) : 1;
 }
 
+static int
+dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Flows on threads: the flows' smallest, median and largest figures,
+ * which the table gives in place of a row a flow. */
+static void
+flow_spread(struct result *res)
+{
+	double *x;
+	int i, n = res->nstreams;
+
+	res->flow_min = res->flow_median = res->flow_max = 0;
+	if (n < 2 || res->side[RESULT_LOCAL].stream == NULL ||
+	    (x = malloc((size_t)n * sizeof(*x))) == NULL)
+		return;
+	for (i = 0; i < n; i++)
+		x[i] = result_stream_thruput(res, i);
+	qsort(x, (size_t)n, sizeof(*x), dbl_cmp);
+	res->flow_min = x[0];
+	res->flow_max = x[n - 1];
+	res->flow_median = n % 2 ? x[n / 2] : (x[n / 2 - 1] + x[n / 2]) / 2;
+	free(x);
+}
+
 /* --bidir: each direction from its own streams (the first half netperf
  * to netserver, the second back), the headline their sum. The sums over
  * all streams mix the two, but each side's bytes received are one
@@ -240,6 +269,7 @@ result_compute(struct result *res)
 		side_cpu(res, &res->side[i]);
 	latency(res);
 	fairness(res);
+	flow_spread(res);
 }
 
 const char *
@@ -341,6 +371,13 @@ result_stream_thruput(const struct result *res, int i)
 
 			bytes = (double)(d ? l->bytes_recv : r->bytes_recv);
 			secs = res->dir[d].elapsed;
+			break;
+		}
+		/* Flows on threads: netserver sends its sums only, so a
+		 * flow's figure is what netperf sent of it. */
+		if (module_flows(&res->p)) {
+			bytes = (double)l->bytes_sent;
+			secs = res->side[RESULT_LOCAL].sum.elapsed;
 			break;
 		}
 		bytes = (double)r->bytes_recv;
@@ -605,7 +642,9 @@ result_check_remote(const struct result *res, double span, char *err)
 	    check_pair(res, &res->side[RESULT_LOCAL].sum,
 		       &res->side[RESULT_REMOTE].sum, "", err) < 0)
 		return -1;
-	for (i = 0; res->nstreams > 1 && i < res->nstreams; i++) {
+	for (i = 0;
+	     res->nstreams > 1 && !module_flows(&res->p) && i < res->nstreams;
+	     i++) {
 		snprintf(pre, sizeof(pre), "streams[%d].", i);
 		/* Pairs only for the sums: which of netserver's streams
 		 * took which of netperf's connections is its own affair. */

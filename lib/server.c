@@ -19,6 +19,7 @@
 #include "np/proto.h"
 #include "np/session.h"
 #include "np/streams.h"
+#include "np/flows.h"
 #include "np/sock.h"
 #include "np/transport.h"
 #include "np/underload.h"
@@ -51,7 +52,8 @@ server_limits_default(struct server_limits *lim)
 	lim->max_buf = 256 << 20;
 	lim->idle_ms = 60000;
 	lim->accept_ms = 10000;
-	lim->max_streams = 64;
+	/* 0: as many as --max-session-memory holds (server_max_streams). */
+	lim->max_streams = 0;
 	lim->max_sessions = 64;
 	lim->max_per_addr = 16;
 	lim->legacy = 1;
@@ -63,6 +65,28 @@ server_limits_default(struct server_limits *lim)
 	lim->allow_low_ports = 0;
 	lim->max_start_ahead = 300;
 	lim->report = NULL;
+}
+
+int
+server_max_streams(const struct server_limits *lim, int flows)
+{
+	int64_t n;
+
+	/* A thread a stream: 64 unless told, and never past a thread
+	 * count a host can take; the results of each must also fit in
+	 * one message (PROTO_MAX_MSG). */
+	if (!flows)
+		return lim->max_streams > 0 &&
+			       lim->max_streams < FLOWS_THREAD_EACH_MAX
+			   ? lim->max_streams
+		       : lim->max_streams > 0 ? FLOWS_THREAD_EACH_MAX
+					      : 64;
+	if (lim->max_streams > 0)
+		return lim->max_streams;
+	n = lim->max_session_mem / (int64_t)flows_mem_per_flow();
+	if (n > FLOWS_MAX)
+		n = FLOWS_MAX;
+	return n < 1 ? 1 : (int)n;
 }
 
 void
@@ -169,10 +193,19 @@ server_check_request(const struct test_params *p,
 			       "(--max-start-ahead)",
 			       (double)(p->start_at_ns - clock_real_ns()) / 1e9,
 			       lim->max_start_ahead);
-	if (p->streams > lim->max_streams)
+	if (p->threads < 0 || p->threads > p->streams)
 		return err_set(err,
-			       "%d streams exceed this server's limit of %d",
-			       p->streams, lim->max_streams);
+			       "%d threads for %d streams: more threads "
+			       "than streams",
+			       p->threads, p->streams);
+	if (p->streams > server_max_streams(lim, module_flows(p)))
+		return err_set(
+		    err, "%d streams exceed this server's limit of %d",
+		    p->streams, server_max_streams(lim, module_flows(p)));
+	if (module_flows(p) && flows_check(m, p, err) < 0)
+		return -1;
+	if (flows_nofile((long)p->streams + FLOWS_FD_SLACK, err) < 0)
+		return -1;
 	if (p->data_port != 0 && p->data_port < 1024 && !lim->allow_low_ports)
 		return err_set(
 		    err,
@@ -228,8 +261,9 @@ open_listener(int ctl, const struct test_module *m, const struct test_params *p,
 	sock_addr_text((struct sockaddr *)&self, addr);
 	if (transport_probe(t, self.ss_family, err) < 0)
 		return -1;
+	/* Flows on threads: thousands of connections arrive at once. */
 	fd = sock_listen_proto(addr, port, self.ss_family, m->socktype,
-			       t->protocol, 64, err);
+			       t->protocol, module_flows(p) ? 4096 : 64, err);
 	if (fd < 0)
 		return -1;
 	/* netperf 2.7's options for netserver's side: accepted TCP
@@ -521,7 +555,7 @@ alloc_buffers(const struct test_module *m, const struct test_params *p,
 	int64_t one, each, total;
 	char need[32], have[32];
 	size_t len;
-	int i;
+	int i, nbuf;
 
 	module_server_buffers(m, r->send_size, r->recv_size, p->req_size,
 			      p->rsp_size, &one, &each);
@@ -554,7 +588,15 @@ alloc_buffers(const struct test_module *m, const struct test_params *p,
 					       (long long)size);
 		return 0;
 	}
-	total = one + (int64_t)p->streams * each;
+	/* Flows on threads: a buffer a thread, large enough to take what
+	 * several messages left at once, and each flow's state. */
+	nbuf = module_flows(p) ? p->threads : p->streams;
+	if (module_flows(p) && one == 0 && each < 65536)
+		each = 65536;
+	total = one + (int64_t)nbuf * each +
+		(module_flows(p)
+		     ? (int64_t)p->streams * (int64_t)flows_mem_per_flow()
+		     : 0);
 	if (total > lim->max_session_mem) {
 		size_text(total, need, sizeof(need));
 		size_text(lim->max_session_mem, have, sizeof(have));
@@ -572,6 +614,8 @@ alloc_buffers(const struct test_module *m, const struct test_params *p,
 					    "buffer", (long long)one);
 	}
 	for (i = 0; i < p->streams; i++) {
+		if (one == 0 && i >= nbuf)
+			continue;
 		if (one > 0) {
 			ctx[i].buf = *shared;
 			ctx[i].buflen = len;
@@ -809,6 +853,11 @@ serve_admit(struct serve *sv, char *err)
 	token = module_accepts(sv->m) ? NULL : sv->token;
 	for (i = 0; i < sv->p.streams; i++) {
 		sv->set.r[i] = sv->r;
+		/* Flows: thousands come one after another, each within
+		 * the limit of the one before. */
+		if (module_flows(&sv->p) && i > 0)
+			accept_by =
+			    clock_ns() + (uint64_t)sv->lim->accept_ms * 1000000;
 		fd = serve_data_socket(sv, i, accept_by, err);
 		if (fd < 0 ||
 		    streams_open(&sv->set, i, fd, &sv->p, sv->stop, token,
@@ -940,6 +989,7 @@ serve_run(struct serve *sv, char *err)
 	run->topo = sv->set.places != NULL ? &sv->st->topo : NULL;
 	run->places = sv->set.places;
 	run->start_at_ns = sv->p.start_at_ns;
+	run->threads = module_flows(&sv->p) ? sv->p.threads : 0;
 	if (sv->p.interim > 0 && module_has_tcpinfo(sv->m)) {
 		run->interim_sec = sv->p.interim;
 		run->on_interim = serve_interim;
@@ -1031,7 +1081,9 @@ serve_report(struct serve *sv, char *err)
 		json_decref(res);
 		return SERVE_TELL;
 	}
-	if (sv->p.streams > 1) {
+	/* Flows on threads: the sums alone, as a list of thousands would
+	 * not fit in a message (PROTO_MAX_MSG). */
+	if (sv->p.streams > 1 && !module_flows(&sv->p)) {
 		list = json_array();
 		for (i = 0; i < sv->p.streams; i++)
 			json_array_append_new(list,

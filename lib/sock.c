@@ -166,6 +166,9 @@ sock_connect_addr(const struct sockaddr *sa, socklen_t salen, int socktype,
 		soerr = errno;
 		goto fail;
 	}
+	/* The caller waits for it, beside others (flows_connect). */
+	if (timeout_ms < 0)
+		return fd;
 	if (rc < 0) {
 		pfd.fd = fd;
 		pfd.events = POLLOUT;

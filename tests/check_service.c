@@ -135,7 +135,7 @@ START_TEST(bad_options)
 	    {{"--max-message", "2G"}, "--max-message: "},
 	    {{"--max-message", "0"}, "--max-message: must be at least 1"},
 	    {{"--max-buffer", "3G"}, "--max-buffer: "},
-	    {{"--max-streams", "1025"}, "--max-streams: "},
+	    {{"--max-streams", "1000001"}, "--max-streams: "},
 	    {{"--accept-timeout", "0"}, "--accept-timeout: "},
 	    {{"--max-session-memory", "0"},
 	     "--max-session-memory: must be at least 1"},

@@ -51,6 +51,9 @@ struct netperf_opts {
 	/* --streams N: parallel data connections. */
 	int streams;
 	int bidir; /* --bidir: both directions at once */
+	/* --threads T: threads that run the streams on each end; 0 for the
+	 * default (flows_default_threads). */
+	int threads;
 	/* -D secs[,units]: interim results every secs seconds (a negative
 	 * value is accepted as netperf 2.6+ does and means its magnitude). */
 	double interim;

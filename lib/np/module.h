@@ -226,6 +226,10 @@ struct test_params {
 	 * (NETPERF_TEST_SERVE_DELAY_US, at most TSTAMP_DELAY_MAX_US). */
 	int timestamps;
 	int serve_delay_us;
+	/* --threads: the threads that serve the streams on each end, each
+	 * from one epoll set (flows.c); 0, or as many as the streams, for
+	 * a thread a stream. */
+	int threads;
 };
 
 enum { MODULE_ARRIVALS_POISSON, MODULE_ARRIVALS_FIXED };
@@ -357,6 +361,9 @@ struct test_module {
 /* Stream i of n runs the other way (--bidir). */
 #define module_stream_reversed(p, i) ((p)->bidir && (i) >= (p)->streams / 2)
 
+/* The streams run as flows on fewer threads (flows.c). */
+#define module_flows(p) ((p)->threads > 0 && (p)->threads < (p)->streams)
+
 /* The test has property f, MODULE_F_*. */
 #define module_has(m, f) (((m)->flags & (f)) != 0)
 
@@ -459,6 +466,11 @@ struct module_run {
 	 * for start_at_ns and wall_start_ns, at most the lateness; -1
 	 * without start_at_ns. */
 	int64_t start_cpu_wait_ns;
+	/* Flows on threads (flows.c): threads, each driving n / threads of
+	 * the contexts from one epoll set; 0 for a thread a stream. The
+	 * threads' own state, flows.c's between start and finish. */
+	int threads;
+	void *flows;
 };
 
 /*

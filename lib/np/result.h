@@ -196,6 +196,11 @@ struct result {
 	/* --timestamps: both sides' parts of the round trip (tstamp.c), or
 	 * NULL; with -i, the last run's. */
 	struct tstamp_result *tstamp;
+	/* Flows on threads (--threads): seconds netperf took to open every
+	 * data connection, apart from the measured interval; and the flows'
+	 * smallest, median and largest figures in the headline's units. */
+	double setup_sec;
+	double flow_min, flow_median, flow_max;
 };
 
 /* The mean round trip in microseconds implied by the transaction rate

@@ -18,7 +18,8 @@ struct server_limits {
 	int max_buf;	     /* SO_SNDBUF / SO_RCVBUF */
 	int idle_ms;	     /* control silence before and between tests */
 	int accept_ms;	     /* wait for the data connection */
-	int max_streams;     /* data connections per test */
+	int max_streams;     /* data connections per test; 0: what
+			      * max_session_mem holds */
 	int max_sessions;    /* sessions at once (the parent counts them) */
 	int max_per_addr;    /* sessions at once from one client address */
 	/* --legacy: netperf 2.7 clients are served too; legacy_pass holds
@@ -62,6 +63,11 @@ typedef void (*server_log_fn)(int level, const char *fmt, ...)
  * sessions, 16 from one address, 256 MiB of data buffers a session, a
  * 5 s hello, two hours a session, starts at most 300 s ahead... */
 void server_limits_default(struct server_limits *lim);
+
+/* The most data connections a test may have: --max-streams, or, as
+ * flows on threads (flows set), as many as --max-session-memory holds,
+ * and on a thread each 64. */
+int server_max_streams(const struct server_limits *lim, int flows);
 
 /* Checks a decoded request against the limits and the module table;
  * returns 0, or -1 with err naming the limit it breaks. */

@@ -78,7 +78,8 @@ int sock_connect(const char *host, int port, int family, int socktype,
 
 /* Connects to a resolved address within timeout_ms, first binding local
  * when it is not NULL and applying setup's buffer sizes; returns the
- * descriptor, or -1 with err set. */
+ * descriptor, or -1 with err set. A timeout_ms below 0 returns at once,
+ * the connection in progress on a non-blocking descriptor. */
 int sock_connect_addr(const struct sockaddr *sa, socklen_t salen, int socktype,
 		      const struct addrinfo *local, struct sock_setup *setup,
 		      int timeout_ms, char *err);
