@@ -112,6 +112,13 @@ flows_check(const struct test_module *m, const struct test_params *p, char *err)
 		return err_set(err, "--threads with fewer threads than "
 				    "streams takes none of --bidir, "
 				    "--zerocopy, -V, -w/-b pacing or -I");
+	/* The open loop, the stamps and the time-outs are the thread-a-
+	 * stream loops' (rr_open.c, oneway.c, tstamp.c). */
+	if ((module_is_rr(m) && p->rate > 0) || p->timeout > 0 ||
+	    p->reconnect || p->one_way || p->timestamps)
+		return err_set(err, "--threads with fewer threads than "
+				    "streams takes none of --rate, --timeout, "
+				    "--reconnect, --one-way or --timestamps");
 	return 0;
 }
 

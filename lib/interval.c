@@ -42,15 +42,17 @@ int
 interval_track_init(struct interval_track *t, const struct module_run *run,
 		    char *err)
 {
-	int i, hists = run->n > 0;
+	int i, hists = 0;
 
 	memset(t, 0, sizeof(*t));
 	t->n = run->n;
 	/* The connections are new: their counters start at zero. */
 	tcpinfo_clear(&t->ti_prev);
+	/* Flows on threads keep a histogram a thread, in the first streams'
+	 * contexts, not one a flow. */
 	for (i = 0; i < run->n; i++)
-		if (run->ctx[i].hist == NULL)
-			hists = 0;
+		if (run->ctx[i].hist != NULL)
+			hists = 1;
 	t->prev = calloc((size_t)(run->n > 0 ? run->n : 1), sizeof(*t->prev));
 	t->stream =
 	    calloc((size_t)(run->n > 0 ? run->n : 1), sizeof(*t->stream));
@@ -149,7 +151,7 @@ interval_track_take(struct interval_track *t, const struct module_run *run,
 		t->stream[i] = c - t->prev[i];
 		t->prev[i] = c;
 		sum += t->stream[i];
-		if (t->hist != NULL)
+		if (t->hist != NULL && run->ctx[i].hist != NULL)
 			hist_read(t->cur_hist, run->ctx[i].hist);
 	}
 	if (t->hist != NULL) {
