@@ -316,7 +316,7 @@ START_TEST(sweep_streams_adds_streams)
 			      "ms for a CPU",
 			      n[i], v[0], harness_sched_wait(&k) * 1e3);
 		/* Both CPU figures and service demands were measured, and
-		 * each demand is its utilisation spread over the bytes: at
+		 * each demand is its utilisation spread over its bytes: at
 		 * this rate a point may see no busy tick in /proc/stat, so
 		 * 0 is a measurement, but the pair must agree. */
 		for (int c = 1; c < 3; c++) {
@@ -328,10 +328,16 @@ START_TEST(sweep_streams_adds_streams)
 			ck_assert_msg(v[c] >= 0 && v[c] <= 100,
 				      "%d streams: column %d is %g", n[i],
 				      c + 1, v[c]);
-			ck_assert_msg(fabs(v[c + 2] - sd) <= slack,
+			/* The receiver's (remote) demand is over the
+			 * throughput shown, the datagrams received; the
+			 * sender's over those sent, which on a machine too
+			 * busy to take them all are more. */
+			ck_assert_msg(c == 2 ? fabs(v[c + 2] - sd) <= slack
+					     : v[c + 2] <= sd + slack,
 				      "%d streams: demand %g for %.2f%%, "
-				      "expected %g",
-				      n[i], v[c + 2], v[c], sd);
+				      "expected %s%g",
+				      n[i], v[c + 2], v[c], c == 2 ? "" : "at most ",
+				      sd);
 			busy += v[c];
 		}
 	}
