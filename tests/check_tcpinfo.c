@@ -809,158 +809,35 @@ END_TEST
 
 /* ---------------------------------------------------- the delay line */
 
-/* The two namespaces and the relay between them. */
-struct line {
-	struct harness_netns ns; /* a netperf's, b netserver's; TUN or veth */
-	pid_t relay, srv;
-	int relay_in; /* the relay's stdin: it exits when this closes */
-	int port;
-	char port_text[16];
-	char log[64];
-};
-
-static struct line line;
+static struct harness_line line;
 static pid_t runner;
 
 /* The harness's assertion that a command succeeds, by a short name. */
 #define MUST HARNESS_MUST
 
-/* Starts the relay with DELAY_US each way; waits for its "ready". */
+/* netperf's and netserver's namespaces and netserver's log are np-t and
+ * np-ti; its sessions are the remote side of each run's account of waits
+ * (harness_last_sched). */
 static void
-relay_start(struct line *l, int delay_us)
+server_start(struct harness_line *l)
 {
-	char d[16], text[64];
-	int in[2], out[2];
-	ssize_t n;
-	pid_t parent = getpid();
-
-	snprintf(d, sizeof(d), "%d", delay_us);
-	ck_assert_int_eq(pipe(in), 0);
-	ck_assert_int_eq(pipe(out), 0);
-	l->relay = fork();
-	if (l->relay == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127);
-		dup2(in[0], STDIN_FILENO);
-		dup2(out[1], STDOUT_FILENO);
-		close(in[0]);
-		close(in[1]);
-		close(out[0]);
-		close(out[1]);
-		execl(NP_DELAYLINE, NP_DELAYLINE, l->ns.a, l->ns.dev_a, l->ns.b,
-		      l->ns.dev_b, d, "90", (char *)NULL);
-		_exit(127);
-	}
-	ck_assert_int_gt(l->relay, 0);
-	close(in[0]);
-	close(out[1]);
-	l->relay_in = in[1];
-	n = read(out[0], text, sizeof(text) - 1);
-	close(out[0]);
-	ck_assert_msg(n >= 5 && strncmp(text, "ready", 5) == 0,
-		      "the delay line did not start");
+	harness_line_server(l, runner, "np-ti");
+	harness_sched_server(l->srv);
 }
 
-static void
-server_start(struct line *l)
-{
-	/* Real-time, as the relay: on a loaded machine a round trip would
-	 * otherwise hold the time netserver waited for a CPU. Its loops
-	 * here block far more than they run (a window-bound flow, or one
-	 * transaction each 20 ms), and RT throttling bounds them anyway. */
-	const char *argv[] = {"ip", "netns", "exec",	   l->ns.b, "chrt",
-			      "-f", "5",     NP_NETSERVER, "-D",    "-p",
-			      "0",  "-L",    l->ns.addr_b, NULL};
-	pid_t parent = getpid();
-	char text[1024];
-	int fd;
-
-	snprintf(l->log, sizeof(l->log), "/tmp/np-ti-%d-srv-XXXXXX",
-		 (int)runner);
-	fd = mkstemp(l->log);
-	ck_assert_int_ge(fd, 0);
-	l->srv = fork();
-	if (l->srv == 0) {
-		int null = open("/dev/null", O_RDWR);
-
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127);
-		dup2(null, STDIN_FILENO);
-		dup2(null, STDOUT_FILENO);
-		dup2(fd, STDERR_FILENO);
-		execvp(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	close(fd);
-	ck_assert_int_gt(l->srv, 0);
-	for (double t = harness_now() + 5; harness_now() < t;) {
-		char *p;
-
-		harness_read_file(l->log, text, sizeof(text));
-		p = strstr(text, "port '");
-		if (p != NULL && sscanf(p, "port '%d'", &l->port) == 1) {
-			snprintf(l->port_text, sizeof(l->port_text), "%d",
-				 l->port);
-			/* Its sessions are the remote side of each run's
-			 * account of waits (harness_last_sched). */
-			harness_sched_server(l->srv);
-			return;
-		}
-		usleep(20000);
-	}
-	ck_abort_msg("netserver did not start: %s", text);
-}
-
-static void
-line_down(struct line *l)
-{
-	if (l->srv > 0) {
-		kill(l->srv, SIGTERM);
-		harness_wait_status(l->srv, harness_now() + 5);
-		l->srv = 0;
-	}
-	if (l->relay > 0) {
-		close(l->relay_in);
-		kill(l->relay, SIGTERM);
-		harness_wait_status(l->relay, harness_now() + 5);
-		l->relay = 0;
-	}
-	harness_netns_del(&l->ns);
-	if (l->log[0] != '\0')
-		unlink(l->log);
-	memset(l, 0, sizeof(*l));
-}
-
-/* Two namespaces with nothing in them but lo and a TUN device each, the
- * relay 10 ms each way between the devices, netserver in b. The addresses
- * exist only inside the namespaces. */
+/* Two namespaces joined by the relay, 10 ms each way, netserver in b. */
 static void
 line_up(void)
 {
-	struct line *l = &line;
-	char pa[160], pb[160];
-
-	memset(l, 0, sizeof(*l));
-	harness_netns_name(&l->ns, "np-t", runner, "npt", "10.201");
-	snprintf(pa, sizeof(pa), "%s/32", l->ns.addr_b);
-	snprintf(pb, sizeof(pb), "%s/32", l->ns.addr_a);
-	harness_netns_add(&l->ns);
-	relay_start(l, 10000);
-	MUST("ip", "-n", l->ns.a, "addr", "add", l->ns.addr_a, "peer", pa,
-	     "dev", l->ns.dev_a);
-	MUST("ip", "-n", l->ns.b, "addr", "add", l->ns.addr_b, "peer", pb,
-	     "dev", l->ns.dev_b);
-	MUST("ip", "-n", l->ns.a, "link", "set", l->ns.dev_a, "up");
-	MUST("ip", "-n", l->ns.b, "link", "set", l->ns.dev_b, "up");
-	server_start(l);
+	harness_line_up(&line, NP_DELAYLINE, "10000", "np-t", runner, "npt",
+			"10.201", "np-ti");
+	harness_sched_server(line.srv);
 }
 
 static void
 line_teardown(void)
 {
-	line_down(&line);
+	harness_line_down(&line);
 }
 
 /* After the case, in the runner: whatever a test that died early left. */
@@ -1023,7 +900,7 @@ struct pings {
  * answers or 1 s of silence.
  */
 static void
-pings_start(const struct line *l, struct pings *p, int count, double secs)
+pings_start(const struct harness_line *l, struct pings *p, int count, double secs)
 {
 	struct sockaddr_in sa;
 	socklen_t len = sizeof(sa);
@@ -1136,7 +1013,7 @@ pings_end(struct pings *p, double *min, double *median, double *max)
 /* PINGS pings before a test: fills min and median in ms; returns the
  * pings answered. */
 static int
-ping_pong(const struct line *l, double *min, double *median)
+ping_pong(const struct harness_line *l, double *min, double *median)
 {
 	struct pings p;
 	double max = 0;
@@ -1148,7 +1025,7 @@ ping_pong(const struct line *l, double *min, double *median)
 /* netperf in a against netserver in b, --json, args after host/port;
  * real-time like netserver (see server_start). */
 static json_t *
-line_netperf(const struct line *l, const char *const *args)
+line_netperf(const struct harness_line *l, const char *const *args)
 {
 	const char *argv[48] = {"ip",	     "netns", "exec",	    l->ns.a,
 				"chrt",	     "-f",    "5",	    NP_NETPERF,
@@ -1204,7 +1081,7 @@ struct during {
 /* line_netperf, with the line pinged back to back for the secs the test
  * runs; fills d. */
 static json_t *
-line_netperf_pinged(const struct line *l, const char *const *args,
+line_netperf_pinged(const struct harness_line *l, const char *const *args,
 		    double secs, struct during *d)
 {
 	struct pings p;
@@ -1347,7 +1224,7 @@ END_TEST
 /* nftables in b drops one in 25 of the data segments arriving from a,
  * counted; the control connection's port is spared. */
 static void
-nft_loss(const struct line *l)
+nft_loss(const struct harness_line *l)
 {
 	MUST("ip", "netns", "exec", l->ns.b, "nft", "add", "table", "inet",
 	     "nptcpi");
@@ -1361,7 +1238,7 @@ nft_loss(const struct line *l)
 }
 
 static unsigned long long
-nft_drops(const struct line *l)
+nft_drops(const struct harness_line *l)
 {
 	char out[4096], *p;
 	unsigned long long n = 0;
@@ -1422,7 +1299,7 @@ END_TEST
 static void
 veth_up(int l2r_mbit, int r2l_mbit)
 {
-	struct line *l = &line;
+	struct harness_line *l = &line;
 	char ra[16], rb[16];
 
 	memset(l, 0, sizeof(*l));
@@ -1456,7 +1333,7 @@ tx_bytes(const char *ns, const char *ifname)
 
 /* netperf in a (not real-time: these flows are not window-bound). */
 static json_t *
-veth_netperf(const struct line *l, const char *const *args)
+veth_netperf(const struct harness_line *l, const char *const *args)
 {
 	const char *argv[48] = {"ip",	    "netns",	 "exec", l->ns.a,
 				NP_NETPERF, "--json",	 "-H",	 l->ns.addr_b,

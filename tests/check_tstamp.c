@@ -355,144 +355,22 @@ END_TEST
 
 /* ---------------------------------------------------- the delay line */
 
-struct line {
-	struct harness_netns ns;
-	pid_t relay, srv;
-	int relay_in;
-	char port_text[16];
-	char log[64];
-};
-
-static struct line line;
+static struct harness_line line;
 
 #define MUST HARNESS_MUST
 
-static void
-relay_start(struct line *l, int delay_us)
-{
-	char d[16], text[64];
-	int in[2], out[2];
-	ssize_t n;
-	pid_t parent = getpid();
-
-	snprintf(d, sizeof(d), "%d", delay_us);
-	ck_assert_int_eq(pipe(in), 0);
-	ck_assert_int_eq(pipe(out), 0);
-	l->relay = fork();
-	if (l->relay == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127);
-		dup2(in[0], STDIN_FILENO);
-		dup2(out[1], STDOUT_FILENO);
-		close(in[0]);
-		close(in[1]);
-		close(out[0]);
-		close(out[1]);
-		execl(NP_DELAYLINE, NP_DELAYLINE, l->ns.a, l->ns.dev_a, l->ns.b,
-		      l->ns.dev_b, d, "90", (char *)NULL);
-		_exit(127);
-	}
-	ck_assert_int_gt(l->relay, 0);
-	close(in[0]);
-	close(out[1]);
-	l->relay_in = in[1];
-	n = read(out[0], text, sizeof(text) - 1);
-	close(out[0]);
-	ck_assert_msg(n >= 5 && strncmp(text, "ready", 5) == 0,
-		      "the delay line did not start");
-}
-
-/* netserver in b, real-time as the relay (see check_tcpinfo). */
-static void
-server_start(struct line *l)
-{
-	const char *argv[] = {"ip", "netns", "exec",	   l->ns.b, "chrt",
-			      "-f", "5",     NP_NETSERVER, "-D",    "-p",
-			      "0",  "-L",    l->ns.addr_b, NULL};
-	pid_t parent = getpid();
-	char text[1024];
-	int fd, port;
-
-	snprintf(l->log, sizeof(l->log), "/tmp/np-ts-%d-srv-XXXXXX",
-		 (int)runner);
-	fd = mkstemp(l->log);
-	ck_assert_int_ge(fd, 0);
-	l->srv = fork();
-	if (l->srv == 0) {
-		int null = open("/dev/null", O_RDWR);
-
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (getppid() != parent)
-			_exit(127);
-		dup2(null, STDIN_FILENO);
-		dup2(null, STDOUT_FILENO);
-		dup2(fd, STDERR_FILENO);
-		execvp(argv[0], (char *const *)argv);
-		_exit(127);
-	}
-	close(fd);
-	ck_assert_int_gt(l->srv, 0);
-	for (double t = harness_now() + 5; harness_now() < t;) {
-		char *p;
-
-		harness_read_file(l->log, text, sizeof(text));
-		p = strstr(text, "port '");
-		if (p != NULL && sscanf(p, "port '%d'", &port) == 1) {
-			snprintf(l->port_text, sizeof(l->port_text), "%d",
-				 port);
-			return;
-		}
-		usleep(20000);
-	}
-	ck_abort_msg("netserver did not start: %s", text);
-}
-
-static void
-line_down(struct line *l)
-{
-	if (l->srv > 0) {
-		kill(l->srv, SIGTERM);
-		harness_wait_status(l->srv, harness_now() + 5);
-		l->srv = 0;
-	}
-	if (l->relay > 0) {
-		close(l->relay_in);
-		kill(l->relay, SIGTERM);
-		harness_wait_status(l->relay, harness_now() + 5);
-		l->relay = 0;
-	}
-	harness_netns_del(&l->ns);
-	if (l->log[0] != '\0')
-		unlink(l->log);
-	memset(l, 0, sizeof(*l));
-}
-
+/* Two namespaces joined by the relay, 10 ms each way. */
 static void
 line_up(void)
 {
-	struct line *l = &line;
-	char pa[160], pb[160];
-
-	memset(l, 0, sizeof(*l));
-	harness_netns_name(&l->ns, "np-s", runner, "nps", "10.203");
-	snprintf(pa, sizeof(pa), "%s/32", l->ns.addr_b);
-	snprintf(pb, sizeof(pb), "%s/32", l->ns.addr_a);
-	harness_netns_add(&l->ns);
-	relay_start(l, 10000);
-	MUST("ip", "-n", l->ns.a, "addr", "add", l->ns.addr_a, "peer", pa,
-	     "dev", l->ns.dev_a);
-	MUST("ip", "-n", l->ns.b, "addr", "add", l->ns.addr_b, "peer", pb,
-	     "dev", l->ns.dev_b);
-	MUST("ip", "-n", l->ns.a, "link", "set", l->ns.dev_a, "up");
-	MUST("ip", "-n", l->ns.b, "link", "set", l->ns.dev_b, "up");
-	server_start(l);
+	harness_line_up(&line, NP_DELAYLINE, "10000", "np-s", runner, "nps",
+			"10.203", "np-ts");
 }
 
 static void
 line_teardown(void)
 {
-	line_down(&line);
+	harness_line_down(&line);
 }
 
 static void
@@ -507,7 +385,7 @@ sweep(void)
 
 /* netperf in a, real-time, --json --timestamps, test's args after. */
 static json_t *
-line_json(const struct line *l, const char *test)
+line_json(const struct harness_line *l, const char *test)
 {
 	const char *argv[] = {
 	    "ip",	  "netns", "exec",	   l->ns.a,  "chrt",

@@ -1429,3 +1429,129 @@ harness_udp_junk(const char *src, int port, int n)
 	}
 	close(fd);
 }
+
+/* Starts the relay between l's devices, holding datagrams delays (its
+ * argument: "A2B_US" or "A2B_US,B2A_US"), and waits for its "ready". */
+static void
+line_relay(struct harness_line *l, const char *delayline, const char *delays)
+{
+	char text[64];
+	int in[2], out[2];
+	ssize_t n;
+	pid_t parent = getpid();
+
+	ck_assert_int_eq(pipe(in), 0);
+	ck_assert_int_eq(pipe(out), 0);
+	l->relay = fork();
+	if (l->relay == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+		dup2(in[0], STDIN_FILENO);
+		dup2(out[1], STDOUT_FILENO);
+		close(in[0]);
+		close(in[1]);
+		close(out[0]);
+		close(out[1]);
+		execl(delayline, delayline, l->ns.a, l->ns.dev_a, l->ns.b,
+		      l->ns.dev_b, delays, "90", (char *)NULL);
+		_exit(127);
+	}
+	ck_assert_int_gt(l->relay, 0);
+	close(in[0]);
+	close(out[1]);
+	l->relay_in = in[1];
+	n = read(out[0], text, sizeof(text) - 1);
+	close(out[0]);
+	ck_assert_msg(n >= 5 && strncmp(text, "ready", 5) == 0,
+		      "the delay line did not start");
+}
+
+void
+harness_line_server(struct harness_line *l, pid_t runner, const char *logtag)
+{
+	/* Its loops here block far more than they run (a window-bound
+	 * flow, or one transaction each 20 ms), and RT throttling bounds
+	 * them anyway. */
+	const char *argv[] = {"ip", "netns", "exec",	   l->ns.b, "chrt",
+			      "-f", "5",     NP_NETSERVER, "-D",    "-p",
+			      "0",  "-L",    l->ns.addr_b, NULL};
+	pid_t parent = getpid();
+	char text[1024];
+	int fd;
+
+	snprintf(l->log, sizeof(l->log), "/tmp/%s-%d-srv-XXXXXX", logtag,
+		 (int)runner);
+	fd = mkstemp(l->log);
+	ck_assert_int_ge(fd, 0);
+	l->srv = fork();
+	if (l->srv == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(127);
+		dup2(null, STDIN_FILENO);
+		dup2(null, STDOUT_FILENO);
+		dup2(fd, STDERR_FILENO);
+		execvp(argv[0], (char *const *)argv);
+		_exit(127);
+	}
+	close(fd);
+	ck_assert_int_gt(l->srv, 0);
+	for (double t = harness_now() + 5; harness_now() < t;) {
+		char *p;
+
+		harness_read_file(l->log, text, sizeof(text));
+		p = strstr(text, "port '");
+		if (p != NULL && sscanf(p, "port '%d'", &l->port) == 1) {
+			snprintf(l->port_text, sizeof(l->port_text), "%d",
+				 l->port);
+			return;
+		}
+		usleep(20000);
+	}
+	ck_abort_msg("netserver did not start: %s", text);
+}
+
+void
+harness_line_up(struct harness_line *l, const char *delayline,
+		const char *delays, const char *tag, pid_t runner,
+		const char *dev, const char *net, const char *logtag)
+{
+	char pa[160], pb[160];
+
+	memset(l, 0, sizeof(*l));
+	harness_netns_name(&l->ns, tag, runner, dev, net);
+	snprintf(pa, sizeof(pa), "%s/32", l->ns.addr_b);
+	snprintf(pb, sizeof(pb), "%s/32", l->ns.addr_a);
+	harness_netns_add(&l->ns);
+	line_relay(l, delayline, delays);
+	HARNESS_MUST("ip", "-n", l->ns.a, "addr", "add", l->ns.addr_a, "peer",
+		     pa, "dev", l->ns.dev_a);
+	HARNESS_MUST("ip", "-n", l->ns.b, "addr", "add", l->ns.addr_b, "peer",
+		     pb, "dev", l->ns.dev_b);
+	HARNESS_MUST("ip", "-n", l->ns.a, "link", "set", l->ns.dev_a, "up");
+	HARNESS_MUST("ip", "-n", l->ns.b, "link", "set", l->ns.dev_b, "up");
+	harness_line_server(l, runner, logtag);
+}
+
+void
+harness_line_down(struct harness_line *l)
+{
+	if (l->srv > 0) {
+		kill(l->srv, SIGTERM);
+		harness_wait_status(l->srv, harness_now() + 5);
+		l->srv = 0;
+	}
+	if (l->relay > 0) {
+		close(l->relay_in);
+		kill(l->relay, SIGTERM);
+		harness_wait_status(l->relay, harness_now() + 5);
+		l->relay = 0;
+	}
+	harness_netns_del(&l->ns);
+	if (l->log[0] != '\0')
+		unlink(l->log);
+	memset(l, 0, sizeof(*l));
+}

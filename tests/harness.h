@@ -319,6 +319,39 @@ void harness_tmp_sweep(const char *prefix);
 int harness_netns_possible(void);
 
 /*
+ * A delay line: two namespaces with nothing in them but lo and a TUN
+ * device each, tests/delayline relaying between the devices (the binary
+ * at path delayline, held "A2B_US" or "A2B_US,B2A_US" each way), and a
+ * netserver in b, under SCHED_FIFO as the relay is: on a loaded machine a
+ * round trip would otherwise hold the time netserver waited for a CPU.
+ * The addresses exist only inside the namespaces.
+ */
+struct harness_line {
+	struct harness_netns ns; /* a netperf's, b netserver's */
+	pid_t relay, srv;
+	int relay_in; /* the relay's stdin: it exits when this closes */
+	int port;     /* netserver's control port, and as text */
+	char port_text[16];
+	char log[64]; /* netserver's stderr */
+};
+
+/* Sets up l as above, names as harness_netns_name's (tag, runner, dev,
+ * net), netserver's log /tmp/LOGTAG-RUNNER-srv-XXXXXX; fails the test
+ * when it cannot. */
+void harness_line_up(struct harness_line *l, const char *delayline,
+		     const char *delays, const char *tag, pid_t runner,
+		     const char *dev, const char *net, const char *logtag);
+
+/* Starts l's netserver in l->ns.b, listening on addr_b only, and waits
+ * for its port; for a pair of namespaces set up otherwise too. */
+void harness_line_server(struct harness_line *l, pid_t runner,
+			 const char *logtag);
+
+/* Stops netserver and the relay, deletes the namespaces and the log;
+ * safe after a partial set-up, and twice. */
+void harness_line_down(struct harness_line *l);
+
+/*
  * Runs argv (its program first) with stdout to out_path and stderr to
  * err_path, killing it after timeout s; returns its exit status (-1 when
  * killed) with its own peak RSS in KB and its wall time. wait4 gives
