@@ -434,14 +434,6 @@ START_TEST(late_answers_not_lost)
 }
 END_TEST
 
-static int
-netns_possible(void)
-{
-	if (access("/dev/net/tun", R_OK | W_OK) != 0)
-		return 0;
-	return harness_netns_possible();
-}
-
 int
 main(void)
 {
@@ -465,7 +457,7 @@ main(void)
 	tcase_add_test(lo, skewed_clock_refused);
 	suite_add_tcase(s, lo);
 
-	can_ns = netns_possible();
+	can_ns = harness_line_possible();
 	if (can_ns) {
 		tcase_add_checked_fixture(ns, line_up, line_down);
 		tcase_add_unchecked_fixture(ns, NULL, sweep);

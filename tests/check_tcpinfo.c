@@ -1484,14 +1484,6 @@ START_TEST(bidir_udp_through_tbf)
 }
 END_TEST
 
-static int
-netns_possible(void)
-{
-	if (access("/dev/net/tun", R_OK | W_OK) != 0)
-		return 0;
-	return harness_netns_possible();
-}
-
 int
 main(void)
 {
@@ -1521,7 +1513,7 @@ main(void)
 	tcase_add_test(lo, bidir_loopback);
 	suite_add_tcase(s, lo);
 
-	can_ns = netns_possible();
+	can_ns = harness_line_possible();
 	if (can_ns) {
 		tcase_add_checked_fixture(ns, line_up, line_teardown);
 		tcase_add_unchecked_fixture(ns, NULL, sweep);

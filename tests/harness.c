@@ -1555,3 +1555,11 @@ harness_line_down(struct harness_line *l)
 		unlink(l->log);
 	memset(l, 0, sizeof(*l));
 }
+
+int
+harness_line_possible(void)
+{
+	if (access("/dev/net/tun", R_OK | W_OK) != 0)
+		return 0;
+	return harness_netns_possible();
+}

@@ -347,6 +347,10 @@ void harness_line_up(struct harness_line *l, const char *delayline,
 void harness_line_server(struct harness_line *l, pid_t runner,
 			 const char *logtag);
 
+/* Whether a delay line can be set up here: /dev/net/tun and network
+ * namespaces (harness_netns_possible); 1 or 0. */
+int harness_line_possible(void);
+
 /* Stops netserver and the relay, deletes the namespaces and the log;
  * safe after a partial set-up, and twice. */
 void harness_line_down(struct harness_line *l);
