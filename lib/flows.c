@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "np/clock.h"
+#include "np/be.h"
 #include "np/err.h"
 #include "np/sock.h"
 #include "np/streams.h"
@@ -312,25 +313,6 @@ rr_server_read(struct flows_job *j, struct flow *f, size_t n, uint64_t now)
 	return flush(j, f);
 }
 
-/* UDP_RR: a tag of up to 8 bytes leads each request, echoed in its
- * answer, as rr.c's loops do. */
-static void
-put_tag(char *p, uint64_t v, size_t len)
-{
-	for (size_t i = len; i-- > 0; v >>= 8)
-		p[i] = (char)(v & 0xff);
-}
-
-static uint64_t
-get_tag(const char *p, size_t len)
-{
-	uint64_t v = 0;
-
-	for (size_t i = 0; i < len; i++)
-		v = v << 8 | (unsigned char)p[i];
-	return v;
-}
-
 /* A UDP_RR client's flow is done: the zero-length end markers (three,
  * any may be lost; the "stop" on the control connection is the reliable
  * end behind them). */
@@ -354,7 +336,7 @@ udp_fill(struct flows_job *j, struct flow *f, uint64_t now)
 	ssize_t n;
 
 	while (f->inflight < (uint32_t)j->depth && may_issue(j, f)) {
-		put_tag(j->buf, f->sent + 1, j->taglen);
+		ben_put(j->buf, f->sent + 1, j->taglen);
 		n = send(f->ctx->fd, j->buf, (size_t)p->req_size, MSG_DONTWAIT);
 		if (n < 0 && errno == ECONNREFUSED)
 			return fail(j, f, "netserver's data socket is gone",
@@ -412,7 +394,7 @@ udp_datagram(struct flows_job *j, struct flow *f, size_t n, uint64_t now)
 	if (n == 0 || module_udp_token(c, j->buf, n, 0))
 		return 0;
 	r->recv_calls++;
-	tag = get_tag(j->buf, j->taglen);
+	tag = ben_get(j->buf, j->taglen);
 	for (i = 0; i < f->inflight && j->tags[base + i] != tag; i++)
 		;
 	if (i == f->inflight || n < j->taglen) {
@@ -811,10 +793,7 @@ job_init(struct flows_job *j, struct module_run *run, int t, char *err)
 		       : 1;
 	{
 		const struct test_params *p = run->ctx[t].p;
-		int64_t least =
-		    p->req_size < p->rsp_size ? p->req_size : p->rsp_size;
-
-		j->taglen = least < 8 ? (size_t)least : 8;
+		j->taglen = module_udp_tag_len(&run->ctx[t]);
 		/* -e, or 3 s (the adaptive rule's ceiling): thousands of
 		 * flows wait their turn far longer than a round trip, and an
 		 * adaptive time-out learns only from answers in time, so it

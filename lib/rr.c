@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "np/admit.h"
+#include "np/be.h"
 #include "np/auth.h"
 #include "np/clock.h"
 #include "np/err.h"
@@ -291,11 +292,8 @@ rr_server(struct test_ctx *ctx)
 	return 0;
 }
 
-/* UDP_RR tags each request with up to 8 bytes of its sequence number; the
- * server echoes them, so a late answer to a request given up on is never
- * taken for the answer to a newer one. */
-static size_t
-udp_tag_len(const struct test_ctx *ctx)
+size_t
+module_udp_tag_len(const struct test_ctx *ctx)
 {
 	const struct test_params *p = ctx->p;
 	size_t n =
@@ -306,23 +304,6 @@ udp_tag_len(const struct test_ctx *ctx)
 	if (ctx->untagged)
 		return 0;
 	return n < 8 ? n : 8;
-}
-
-static void
-put_tag(char *p, uint64_t v, size_t len)
-{
-	for (size_t i = len; i-- > 0; v >>= 8)
-		p[i] = (char)(v & 0xff);
-}
-
-static uint64_t
-get_tag(const char *p, size_t len)
-{
-	uint64_t v = 0;
-
-	for (size_t i = 0; i < len; i++)
-		v = v << 8 | (unsigned char)p[i];
-	return v;
 }
 
 /* The adaptive receive time-out: TCP's RTO rule (srtt + 4 rttvar), never
@@ -407,7 +388,7 @@ udp_rr_fill(struct test_ctx *ctx, struct udp_rr *u, uint64_t now)
 
 	while (u->inflight < u->depth &&
 	       (ctx->end_ns != 0 || u->seq <= (uint64_t)ctx->p->count)) {
-		put_tag(ctx->buf, u->seq, u->taglen);
+		ben_put(ctx->buf, u->seq, u->taglen);
 		if (ctx->ow != NULL)
 			oneway_stamp_request(ctx->buf);
 		if (ctx->ts != NULL)
@@ -461,7 +442,7 @@ udp_rr_answer(struct test_ctx *ctx, struct udp_rr *u, ssize_t n,
 	      uint64_t now, struct module_rto *rto, uint64_t *progress)
 {
 	struct side_result *r = ctx->r;
-	uint64_t tag = get_tag(ctx->buf, u->taglen), rtt;
+	uint64_t tag = ben_get(ctx->buf, u->taglen), rtt;
 	int i;
 
 	r->recv_calls++;
@@ -542,7 +523,7 @@ udp_rr_linger(struct test_ctx *ctx, struct udp_rr *u, uint64_t rto_ns)
 		now = clock_ns();
 		if (n > 0 && !module_udp_token(ctx, ctx->buf, (size_t)n, 0) &&
 		    (size_t)n >= u->taglen)
-			udp_rr_stray(ctx, u, get_tag(ctx->buf, u->taglen), n);
+			udp_rr_stray(ctx, u, ben_get(ctx->buf, u->taglen), n);
 		else if (n < 0 && errno != EINTR)
 			break;
 	}
@@ -553,7 +534,7 @@ udp_rr_client(struct test_ctx *ctx)
 {
 	const struct test_params *p = ctx->p;
 	struct udp_rr u = {NULL, p->burst + 1, 0, 1, (size_t)p->req_size,
-			   udp_tag_len(ctx), NULL, 0};
+			   module_udp_tag_len(ctx), NULL, 0};
 	uint64_t now, applied = 0, progress;
 	struct module_rto rto;
 	int ending = 0;

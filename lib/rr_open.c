@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "np/clock.h"
+#include "np/be.h"
 #include "np/err.h"
 #include "np/module.h"
 #include "np/result.h"
@@ -397,28 +398,6 @@ fail:
 	return -1;
 }
 
-/* UDP_RR tags each request with up to 8 bytes of its sequence number,
- * which netserver echoes; none for netperf 2.7's netserver, which then
- * answers the oldest request. */
-static size_t
-udp_taglen(const struct test_ctx *ctx)
-{
-	int64_t n = ctx->p->req_size < ctx->p->rsp_size ? ctx->p->req_size
-							: ctx->p->rsp_size;
-
-	if (ctx->untagged)
-		return 0;
-	return n < 8 ? (size_t)n : 8;
-}
-
-/* Writes v's low len bytes at b, big-endian. */
-static void
-udp_put_tag(char *b, uint64_t v, size_t len)
-{
-	for (size_t k = len; k-- > 0; v >>= 8)
-		b[k] = (char)(v & 0xff);
-}
-
 /* The in-flight request a tag answers (the oldest when untagged), or -1. */
 static int
 udp_match(const struct open_loop *ol, const char *buf, size_t n, size_t taglen)
@@ -428,8 +407,7 @@ udp_match(const struct open_loop *ol, const char *buf, size_t n, size_t taglen)
 
 	if (n < taglen)
 		return -1;
-	for (size_t k = 0; k < taglen; k++)
-		tag = tag << 8 | (unsigned char)buf[k];
+	tag = ben_get(buf, taglen);
 	mask = taglen == 8 ? UINT64_MAX : ((1ULL << (8 * taglen)) - 1);
 	for (i = 0; i < ol->n; i++) {
 		if (taglen > 0 && (ol->q[i].seq & mask) == tag)
@@ -473,7 +451,7 @@ udp_rr_open_client(struct test_ctx *ctx)
 {
 	const struct test_params *p = ctx->p;
 	struct side_result *r = ctx->r;
-	size_t req = (size_t)p->req_size, taglen = udp_taglen(ctx);
+	size_t req = (size_t)p->req_size, taglen = module_udp_tag_len(ctx);
 	uint64_t now, due, limit, oldest, until, progress;
 	struct module_rto rto;
 	struct open_loop ol;
@@ -503,7 +481,7 @@ udp_rr_open_client(struct test_ctx *ctx)
 		}
 		due = open_due(&ol, now);
 		if (!ending && ol.n < ol.depth && due <= now) {
-			udp_put_tag(ctx->buf, ol.seq, taglen);
+			ben_put(ctx->buf, ol.seq, taglen);
 			n = send(ctx->fd, ctx->buf, req, 0);
 			if (n < 0 && errno == ECONNREFUSED && !p->reconnect)
 				goto broken;

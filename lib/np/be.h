@@ -4,6 +4,7 @@
 #ifndef NP_BE_H
 #define NP_BE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 static inline uint16_t
@@ -49,6 +50,28 @@ be64_put(void *buf, uint64_t v)
 
 	be32_put(p, (uint32_t)(v >> 32));
 	be32_put(p + 4, (uint32_t)v);
+}
+
+/* The low len (at most 8) bytes of v at buf, big-endian: UDP_RR's tag. */
+static inline void
+ben_put(void *buf, uint64_t v, size_t len)
+{
+	uint8_t *p = buf;
+
+	for (size_t i = len; i-- > 0; v >>= 8)
+		p[i] = (uint8_t)v;
+}
+
+/* Reads back len bytes that ben_put wrote. */
+static inline uint64_t
+ben_get(const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+	uint64_t v = 0;
+
+	for (size_t i = 0; i < len; i++)
+		v = v << 8 | p[i];
+	return v;
 }
 
 #endif

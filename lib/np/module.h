@@ -594,6 +594,14 @@ char *module_send_buffer(struct test_ctx *ctx);
 int module_udp_token(struct test_ctx *ctx, const char *p, size_t n,
 		     int echo);
 
+/* UDP_RR tags each request with up to 8 bytes of its sequence number
+ * (be.h's ben_put); the server echoes them, so a late answer to a request
+ * given up on is never taken for the answer to a newer one. None for
+ * netperf 2.7's netserver, which answers from a buffer of its own: any
+ * answer then completes the oldest request in flight. Returns the tag's
+ * length for ctx's sizes. */
+size_t module_udp_tag_len(const struct test_ctx *ctx);
+
 /*
  * The data buffers netserver's half of m needs for a test with these
  * sizes: *shared bytes that every stream only sends from (one buffer for
