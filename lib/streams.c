@@ -88,7 +88,7 @@ streams_open(struct streams *s, int i, int fd, const struct test_params *p,
 	 * is the peer's too. */
 	return per_trans ? 0
 			 : fast_setup(m, p, fd, s->is_server != c->reverse,
-				      c->r, err);
+				      c->r, &c->dp, err);
 }
 
 size_t

@@ -58,6 +58,8 @@ enum module_unit {
  * netserver accepts and closes (2.7's TCP_CC, an omni test of direction
  * 0). */
 #define MODULE_F_NO_DATA 0x200
+/* The sender's data comes from a file, sendfile(2) (2.7's TCP_SENDFILE). */
+#define MODULE_F_SENDFILE 0x400
 
 /*
  * Which of netperf 2.7's layouts a test prints (report.c), with 2.7's
@@ -202,6 +204,8 @@ struct side_result {
 };
 
 /* The state a data loop runs with. */
+struct data_path;
+
 struct test_ctx {
 	const struct test_params *p;
 	/* The connected data socket; a CRR server's listener. */
@@ -259,6 +263,9 @@ struct test_ctx {
 	 * when they last did; transactions, and when they last grew. */
 	uint64_t wd_seen, wd_any_at, wd_trans, wd_at;
 	char wd_err[ERR_LEN];
+	/* The data path this side's loop takes (np/datapath.h), NULL for
+	 * none: fast_setup picks it. */
+	const struct data_path *dp;
 };
 
 enum { MODULE_WD_RUNNING, MODULE_WD_DONE, MODULE_WD_FIRED };
@@ -414,7 +421,6 @@ int udp_crr_server(struct test_ctx *ctx);
 int cc_client(struct test_ctx *ctx);
 int cc_server(struct test_ctx *ctx);
 int mss_client(struct test_ctx *ctx);
-int sendfile_send(struct test_ctx *ctx);
 
 /* A UDP client's receive time-out: -e's fixed one, or TCP's rule (srtt +
  * 4 rttvar, within 20 ms and 3 s; 1 s before any answer). */
