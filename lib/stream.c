@@ -377,6 +377,10 @@ enum udp_rx_wait { RX_BLOCK, RX_DRAIN, RX_NAPPED };
 #define RX_NAP_START 20000ULL /* ns */
 #define RX_NAP_MIN 5000ULL
 #define RX_NAP_MAX 200000ULL
+/* Reads a receiver makes blocking, as 2.7's, after even its shortest nap
+ * lost datagrams; doubled each time that happens again. */
+#define RX_NAP_REST 256ULL
+#define RX_NAP_REST_MAX 65536ULL
 
 /* The receiver's account: the window of sequence numbers, the jitter
  * estimate, and its use of the data path. */
@@ -395,6 +399,8 @@ struct udp_rx {
 	enum udp_rx_wait wait;
 	uint64_t nap;	  /* ns; 0: block as soon as the queue is empty */
 	uint64_t nap_was; /* the nap before the last one lengthened it */
+	uint64_t rest;	  /* reads left to block before napping again */
+	uint64_t rest_next; /* the rest after the next lost shortest nap */
 	int slack;	  /* the thread's timer slack before the test */
 	uint64_t naps, nap_drops; /* naps, and those the socket dropped in */
 	int end;	  /* an end marker came */
@@ -608,7 +614,16 @@ rx_meminfo(int fd, uint32_t *used, uint32_t *size, uint32_t *drops)
  * halved when the socket dropped a datagram during it or the queue grew
  * past half the receive buffer, lengthened by a quarter when it stayed
  * under a quarter; always within RX_NAP_MIN..RX_NAP_MAX. Without
- * SO_MEMINFO the receiver does not nap. */
+ * SO_MEMINFO the receiver does not nap.
+ *
+ * A shortest nap that still lost datagrams means the receiver is not
+ * back on a CPU before its queue overflows: flows that outnumber the
+ * CPUs, or datagrams so large that the buffer holds only a few (three of
+ * 64 KB in the default 208 KB). Then the receiver rests from napping
+ * and blocks, as 2.7's does, so that a datagram's arrival wakes it at
+ * once and no read finds the queue empty, for RX_NAP_REST reads, twice
+ * as many each time it happens again (up to RX_NAP_REST_MAX), before it
+ * tries napping again. */
 static void
 udp_rx_nap(int fd, struct udp_rx *rx)
 {
@@ -625,8 +640,16 @@ udp_rx_nap(int fd, struct udp_rx *rx)
 		rx->nap = 0;
 		return;
 	}
-	if (after != before)
+	if (after != before) {
 		rx->nap_drops++;
+		if (rx->nap <= RX_NAP_MIN) {
+			if (rx->rest_next == 0)
+				rx->rest_next = RX_NAP_REST;
+			rx->rest = rx->rest_next;
+			if (rx->rest_next < RX_NAP_REST_MAX)
+				rx->rest_next *= 2;
+		}
+	}
 	if (after != before || 2 * (uint64_t)used > size) {
 		rx->nap /= 2;
 		if (rx->nap < RX_NAP_MIN)
@@ -687,8 +710,13 @@ udp_stream_recv(struct test_ctx *ctx)
 		    0)
 			goto fail;
 		if (rc == 0) {
+			/* Drained to the last datagram when it naps next;
+			 * otherwise each read blocks until one is there. */
 			rx.nap_was = 0;
-			rx.wait = RX_DRAIN;
+			if (rx.rest > 0)
+				rx.rest--;
+			rx.wait = rx.nap > 0 && rx.rest == 0 ? RX_DRAIN
+							      : RX_BLOCK;
 			if (rx.end)
 				stopping = 1;
 		} else if (errno == EINTR) {
