@@ -8,18 +8,10 @@
 #include <string.h>
 #include <sys/socket.h>
 
+#include "np/datapath.h"
 #include "np/err.h"
 
 /* Older headers lack these; the values are the kernel's ABI. */
-#ifndef UDP_SEGMENT
-#define UDP_SEGMENT 103
-#endif
-#ifndef UDP_GRO
-#define UDP_GRO 104
-#endif
-#ifndef SO_ZEROCOPY
-#define SO_ZEROCOPY 60
-#endif
 #ifndef SO_EE_ORIGIN_ZEROCOPY
 #define SO_EE_ORIGIN_ZEROCOPY 5
 #endif
@@ -91,72 +83,41 @@ fast_check(const struct test_module *m, const struct test_params *p, char *err)
 	return 0;
 }
 
-/* "the kernel refused X (EINVAL)", with the option's name first. */
+/* "--busy-poll: the kernel refused X (EINVAL: ...)". */
 static int
-refused(char *err, const char *opt, const char *what, int e)
+refused(char *err, const char *what, int e)
 {
 	const char *name = strerrorname_np(e);
 
-	return err_set(err, "%s: the kernel refused %s (%s: %s)", opt, what,
+	return err_set(err, "--busy-poll: the kernel refused %s (%s: %s)", what,
 		       name != NULL ? name : "?", strerror(e));
 }
 
 int
 fast_setup(const struct test_module *m, const struct test_params *p, int fd,
-	   int is_server, struct side_result *r, char *err)
+	   int is_server, struct side_result *r, const struct data_path **dp,
+	   char *err)
 {
-	int on = 1, v;
-	socklen_t len = sizeof(v);
 	/* Who sends the data: netserver when it flows to netperf. */
 	int sender = m->flow == MODULE_TO_CLIENT ? is_server : !is_server;
+	socklen_t len;
+	int v;
 
 	r->path[0] = '\0';
-	if (module_has(m, MODULE_F_UDP_FAST)) {
-		if (sender && p->udp_gso) {
-			v = (int)r->send_size;
-			if (setsockopt(fd, SOL_UDP, UDP_SEGMENT, &v,
-				       sizeof(v)) < 0)
-				return refused(err, "--udp-gso", "UDP_SEGMENT",
-					       errno);
-			snprintf(r->path, sizeof(r->path), "gso");
-		} else if (!sender && p->udp_gro) {
-			if (setsockopt(fd, SOL_UDP, UDP_GRO, &on, sizeof(on)) <
-			    0)
-				return refused(err, "--udp-gro", "UDP_GRO",
-					       errno);
-			snprintf(r->path, sizeof(r->path), "gro");
-		} else {
-			snprintf(r->path, sizeof(r->path), "%s%s",
-				 sender ? "send" : "recv",
-				 p->batch > 1 ? "mmsg" : "");
-		}
-	} else if (module_has(m, MODULE_F_TCP_BULK)) {
-		if (sender && p->zerocopy) {
-			if (setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY, &on,
-				       sizeof(on)) < 0)
-				return refused(err, "--zerocopy", "SO_ZEROCOPY",
-					       errno);
-			snprintf(r->path, sizeof(r->path), "zerocopy");
-		} else if (!sender && p->splice) {
-			snprintf(r->path, sizeof(r->path), "splice");
-		} else if (!sender && p->skip_rx_copy) {
-			snprintf(r->path, sizeof(r->path), "trunc");
-		} else {
-			snprintf(r->path, sizeof(r->path), "%s",
-				 sender ? "send" : "recv");
-		}
-	} else if (module_has(m, MODULE_F_BUSY_POLL) && p->busy_poll > 0) {
+	*dp = datapath_pick(m, p, sender);
+	if (*dp != NULL) {
+		if ((*dp)->setup != NULL && (*dp)->setup(fd, p, r, err) < 0)
+			return -1;
+		snprintf(r->path, sizeof(r->path), "%s", (*dp)->name);
+	}
+	if (module_has(m, MODULE_F_BUSY_POLL) && p->busy_poll > 0) {
 		v = p->busy_poll;
-		if (setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &v,
-			       sizeof(v)) < 0)
-			return refused(err, "--busy-poll",
-				       "SO_BUSY_POLL", errno);
+		len = sizeof(v);
+		if (setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &v, sizeof(v)) < 0)
+			return refused(err, "SO_BUSY_POLL", errno);
 		/* What the socket holds, not what was asked. */
-		if (getsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &v, &len) <
-		    0)
-			return refused(err, "--busy-poll",
-				       "reading SO_BUSY_POLL back",
-				       errno);
+		if (getsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &v, &len) < 0)
+			return refused(err, "reading SO_BUSY_POLL back", errno);
 		r->busy_poll = v;
 	}
 	return 0;

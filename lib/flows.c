@@ -109,10 +109,12 @@ flows_check(const struct test_module *m, const struct test_params *p, char *err)
 			       "TCP_MAERTS and UDP_RR",
 			       m->name);
 	if (m->client == NULL || m->server == NULL || p->bidir || p->zerocopy ||
-	    p->splice || p->interval_burst > 0 || p->use_write)
+	    p->splice || p->skip_rx_copy || p->interval_burst > 0 ||
+	    p->use_write)
 		return err_set(err, "--threads with fewer threads than "
 				    "streams takes none of --bidir, "
-				    "--zerocopy, -V, -w/-b pacing or -I");
+				    "--zerocopy, -V, --skip-rx-copy, -w/-b "
+				    "pacing or -I");
 	/* The open loop, the stamps and the time-outs are the thread-a-
 	 * stream loops' (rr_open.c, oneway.c, tstamp.c). */
 	if ((module_is_rr(m) && p->rate > 0) || p->timeout > 0 ||

@@ -122,7 +122,8 @@ const struct test_module module_table[] = {
     {"TCP_MSS", "TCP MSS TEST", TCP, MODULE_TO_SERVER, MODULE_BYTES, 0, 0, 0, 0,
      9, NULL, &layout_mss, mss_client, stream_recv},
     {"TCP_SENDFILE", "TCP SENDFILE TEST", TCP, MODULE_TO_SERVER, MODULE_BYTES,
-     0, 0, 0, 0, 9, NULL, &layout_sendfile, sendfile_send, stream_recv},
+     MODULE_F_SENDFILE, 0, 0, 0, 9, NULL, &layout_sendfile, stream_send,
+     stream_recv},
     {NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL},
 };
 

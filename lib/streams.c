@@ -97,7 +97,7 @@ streams_open(struct streams *s, int i, int fd, const struct test_params *p,
 		return 0;
 	if (fast_setup(m, p, fd,
 		       s->is_server != (c->reverse || role == UNDERLOAD_DOWN),
-		       c->r, err) < 0)
+		       c->r, &c->dp, err) < 0)
 		return -1;
 	/* --timestamps: after the token, so its bytes are not counted. */
 	if (p->timestamps && module_has(m, MODULE_F_TSTAMP)) {

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "harness.h"
+#include "np/datapath.h"
 
 static struct harness_server srv;
 static char port_text[16];
@@ -306,6 +307,57 @@ START_TEST(fast_bad_options)
 }
 END_TEST
 
+/* The name of the path the sender (1) or receiver of test name takes
+ * under p, "" for none; every path has the hook its direction calls. */
+static const char *
+picked(const char *name, const struct test_params *p, int sender)
+{
+	const struct test_module *m = module_find(name);
+	const struct data_path *dp;
+
+	ck_assert_ptr_nonnull(m);
+	dp = datapath_pick(m, p, sender);
+	if (dp == NULL)
+		return "";
+	ck_assert_ptr_nonnull(sender ? (void *)dp->send : (void *)dp->recv);
+	ck_assert_ptr_nonnull(dp->call);
+	return dp->name;
+}
+
+/* Every one-way test's two sides take a path with the hook they call,
+ * the options pick their own, and request/response tests take none. */
+START_TEST(datapath_rows)
+{
+	struct test_params p;
+	const struct test_module *m;
+
+	memset(&p, 0, sizeof(p));
+	for (m = module_table; m->name != NULL; m++) {
+		int oneway = !module_is_rr(m);
+
+		ck_assert_msg((*picked(m->name, &p, 1) != '\0') == oneway &&
+				  (*picked(m->name, &p, 0) != '\0') == oneway,
+			      "%s", m->name);
+	}
+	ck_assert_str_eq(picked("TCP_STREAM", &p, 1), "send");
+	ck_assert_str_eq(picked("TCP_SENDFILE", &p, 1), "sendfile");
+	ck_assert_str_eq(picked("TCP_SENDFILE", &p, 0), "recv");
+	ck_assert_str_eq(picked("UDP_STREAM", &p, 0), "recv");
+	p.zerocopy = p.splice = 1;
+	ck_assert_str_eq(picked("TCP_MAERTS", &p, 1), "zerocopy");
+	ck_assert_str_eq(picked("TCP_STREAM", &p, 0), "splice");
+	ck_assert_str_eq(picked("TCP_SENDFILE", &p, 1), "sendfile");
+	p.batch = 8;
+	ck_assert_str_eq(picked("UDP_STREAM", &p, 1), "sendmmsg");
+	ck_assert_str_eq(picked("UDP_STREAM", &p, 0), "recvmmsg");
+	p.batch = 0;
+	p.udp_gso = p.udp_gro = 1;
+	ck_assert_str_eq(picked("UDP_STREAM", &p, 1), "gso");
+	ck_assert_str_eq(picked("UDP_STREAM", &p, 0), "gro");
+	ck_assert_str_eq(picked("UDP_RR", &p, 1), "");
+}
+END_TEST
+
 static Suite *
 fast_suite(void)
 {
@@ -322,6 +374,9 @@ fast_suite(void)
 	tcase_add_test(tc, udp_receiver_naps);
 	tcase_add_test(tc, streams_spread);
 	tcase_add_test(tc, fast_bad_options);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("table");
+	tcase_add_test(tc, datapath_rows);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -28,14 +28,16 @@ int fast_check(const struct test_module *m, const struct test_params *p,
 	       char *err);
 
 /*
- * Sets this side's fast-path socket options on fd and records in r the
- * path its loop takes; is_server says whose half of the test the loop
- * runs (a reversed --bidir stream runs the peer's). Call once
- * r->send_size is known. Returns 0, or -1
- * with err as "--udp-gso: the kernel refused UDP_SEGMENT (EINVAL)".
+ * Picks the data path this side's loop takes (np/datapath.h) into dp,
+ * sets its socket options and SO_BUSY_POLL on fd, and names the path in
+ * r; is_server says whose half of the test the loop runs (a reversed
+ * --bidir stream runs the peer's). Call once r->send_size is known.
+ * Returns 0, or -1 with err as "--udp-gso: the kernel refused
+ * UDP_SEGMENT (EINVAL)".
  */
 int fast_setup(const struct test_module *m, const struct test_params *p, int fd,
-	       int is_server, struct side_result *r, char *err);
+	       int is_server, struct side_result *r,
+	       const struct data_path **dp, char *err);
 
 /* Takes the zero-copy completions waiting on fd's error queue into r's
  * zc_done and zc_copied; returns how many sends they covered. Never

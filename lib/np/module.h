@@ -69,6 +69,8 @@ enum module_unit {
 #define MODULE_F_OPEN 0x400
 /* --timestamps splits each round trip with SO_TIMESTAMPING. */
 #define MODULE_F_TSTAMP 0x8000
+/* The sender's data comes from a file, sendfile(2) (2.7's TCP_SENDFILE). */
+#define MODULE_F_SENDFILE 0x800
 
 /*
  * Which of netperf 2.7's layouts a test prints (report.c), with 2.7's
@@ -258,6 +260,8 @@ struct side_result {
 };
 
 /* The state a data loop runs with. */
+struct data_path;
+
 struct test_ctx {
 	const struct test_params *p;
 	/* The connected data socket; a CRR server's listener. */
@@ -328,6 +332,9 @@ struct test_ctx {
 	int role;
 	/* --timestamps: the data socket's stamps (tstamp.c), or NULL. */
 	struct tstamp *ts;
+	/* The data path this side's loop takes (np/datapath.h), NULL for
+	 * none: fast_setup picks it. */
+	const struct data_path *dp;
 };
 
 enum { MODULE_WD_RUNNING, MODULE_WD_DONE, MODULE_WD_FIRED };
@@ -511,7 +518,6 @@ int udp_crr_server(struct test_ctx *ctx);
 int cc_client(struct test_ctx *ctx);
 int cc_server(struct test_ctx *ctx);
 int mss_client(struct test_ctx *ctx);
-int sendfile_send(struct test_ctx *ctx);
 /* The open loop of TCP_RR and UDP_RR's clients (rr_open.c). */
 int rr_open_client(struct test_ctx *ctx);
 int udp_rr_open_client(struct test_ctx *ctx);

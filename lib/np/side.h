@@ -111,9 +111,9 @@ enum side_merge { SIDE_SUM, SIDE_MAX, SIDE_EARLIEST, SIDE_FIRST };
 	/* The CPU the test thread ended on. */                                \
 	X(cpu_id, SIDE_I32, "cpu_id", SIDE_V1, -1, INT32_MAX, "cpu_id",        \
 	  SIDE_JNULLNEG, SIDE_FIRST, NULL, NULL)                               \
-	/* The data path this side's loop took: "send", "sendmmsg", "gso",     \
-	 * "zerocopy", "recv", "recvmmsg", "gro" or "splice"; "" for none in   \
-	 * particular (RR tests). */                                           \
+	/* The data path this side's loop took, its name in datapath_table    \
+	 * ("send", "gso", "zerocopy", "sendfile", "recv", "gro", "splice",    \
+	 * ...); "none" for TCP_MSS, "" for none in particular (RR tests). */  \
 	X(path, SIDE_STR, "path", SIDE_FAST, 0, 0, "data_path", SIDE_JPLAIN,   \
 	  SIDE_FIRST, "LOCAL_DATA_PATH", "REMOTE_DATA_PATH")                   \
 	/* System calls that moved the data: fewer than send_calls or          \
