@@ -329,15 +329,26 @@ START_TEST(sweep_streams_adds_streams)
 				      "%d streams: column %d is %g", n[i],
 				      c + 1, v[c]);
 			/* The receiver's (remote) demand is over the
-			 * throughput shown, the datagrams received; the
-			 * sender's over those sent, which on a machine too
-			 * busy to take them all are more. */
-			ck_assert_msg(c == 2 ? fabs(v[c + 2] - sd) <= slack
-					     : v[c + 2] <= sd + slack,
-				      "%d streams: demand %g for %.2f%%, "
-				      "expected %s%g",
-				      n[i], v[c + 2], v[c], c == 2 ? "" : "at most ",
-				      sd);
+			 * throughput shown, the datagrams it received in its
+			 * own time; the sender's is over the datagrams sent
+			 * in the sender's time, which the table does not
+			 * show: more datagrams when the receiver could not
+			 * take them all, a longer time when the sender waited
+			 * for a CPU to start or stop. So the sender's is
+			 * held to the same share of CPU, within a quarter. */
+			if (c == 2)
+				ck_assert_msg(fabs(v[c + 2] - sd) <= slack,
+					      "%d streams: receiver's demand "
+					      "%g for %.2f%%, expected %g",
+					      n[i], v[c + 2], v[c], sd);
+			else
+				ck_assert_msg((v[c] == 0) == (v[c + 2] == 0) &&
+						  v[c + 2] <= 1.25 * sd + slack,
+					      "%d streams: sender's demand %g "
+					      "for %.2f%%, expected at most "
+					      "%g",
+					      n[i], v[c + 2], v[c],
+					      1.25 * sd + slack);
 			busy += v[c];
 		}
 	}
