@@ -24,107 +24,205 @@
 
 /* netperf 2.7's layouts, quirks and all (report.c prints them). */
 static const struct module_layout layout_stream = {
-    MODULE_TABLE_STREAM, MODULE_SINGLE_BRANDED, MODULE_V2_BLOCKS, 0, 1, "",
-    "Histogram of time spent in send() call.", 0};
+    .table = MODULE_TABLE_STREAM,
+    .single = MODULE_SINGLE_BRANDED,
+    .verbose = MODULE_V2_BLOCKS,
+    .title_methods = 1,
+    .cpu_gap = "",
+    .hist_title = "Histogram of time spent in send() call.",
+};
 static const struct module_layout layout_maerts = {
-    MODULE_TABLE_STREAM, MODULE_SINGLE_BRANDED, MODULE_V2_BLOCKS, 0, 1, "",
-    "Histogram of time spent in recv() call.", 0};
+    .table = MODULE_TABLE_STREAM,
+    .single = MODULE_SINGLE_BRANDED,
+    .verbose = MODULE_V2_BLOCKS,
+    .title_methods = 1,
+    .cpu_gap = "",
+    .hist_title = "Histogram of time spent in recv() call.",
+};
 /* 2.7's UDP_STREAM histogram title has no full stop. */
 static const struct module_layout layout_datagrams = {
-    MODULE_TABLE_DATAGRAMS, MODULE_SINGLE_LOCAL, MODULE_V2_BLOCKS, 0, 1, "",
-    "Histogram of time spent in send() call", 0};
+    .table = MODULE_TABLE_DATAGRAMS,
+    .single = MODULE_SINGLE_LOCAL,
+    .verbose = MODULE_V2_BLOCKS,
+    .title_methods = 1,
+    .cpu_gap = "",
+    .hist_title = "Histogram of time spent in send() call",
+};
 static const struct module_layout layout_rr = {
-    MODULE_TABLE_RR, MODULE_SINGLE_BRANDED, MODULE_V2_BLOCKS, 1, 1, "",
-    "Histogram of request/response times", 0};
+    .table = MODULE_TABLE_RR,
+    .single = MODULE_SINGLE_BRANDED,
+    .verbose = MODULE_V2_BLOCKS,
+    .burst_banner = 1,
+    .title_methods = 1,
+    .cpu_gap = "",
+    .hist_title = "Histogram of request/response times",
+};
 /* UDP_RR's -c -C line has one more space after the rate, and its
  * histogram title 2.7's typo. */
 static const struct module_layout layout_udp_rr = {
-    MODULE_TABLE_RR,
-    MODULE_SINGLE_BRANDED,
-    MODULE_V2_HISTOGRAM,
-    1,
-    1,
-    " ",
-    "Histogram of request/reponse times.", 0};
+    .table = MODULE_TABLE_RR,
+    .single = MODULE_SINGLE_BRANDED,
+    .verbose = MODULE_V2_HISTOGRAM,
+    .burst_banner = 1,
+    .title_methods = 1,
+    .cpu_gap = " ",
+    .hist_title = "Histogram of request/reponse times.",
+};
 /* TCP_CRR: no burst, no method letters, no brand, the alignments alone,
  * and UDP_RR's wider -c -C line. */
 static const struct module_layout layout_crr = {
-    MODULE_TABLE_RR,
-    MODULE_SINGLE_BARE,
-    MODULE_V2_ALIGNMENT,
-    0,
-    0,
-    " ",
-    "Histogram of request/response times", 0};
+    .table = MODULE_TABLE_RR,
+    .single = MODULE_SINGLE_BARE,
+    .verbose = MODULE_V2_ALIGNMENT,
+    .cpu_gap = " ",
+    .hist_title = "Histogram of request/response times",
+};
 
 /* 2.7's classic tests (nettest_bsd.c), which it never migrated to omni.
  * TCP_SENDFILE prints TCP_STREAM's table; TCP_CC TCP_CRR's. */
 static const struct module_layout layout_sendfile = {
-    MODULE_TABLE_STREAM,
-    MODULE_SINGLE_BRANDED,
-    MODULE_V2_BLOCKS,
-    0,
-    1,
-    "",
-    "Histogram of time spent in send() call.",
-    1};
+    .table = MODULE_TABLE_STREAM,
+    .single = MODULE_SINGLE_BRANDED,
+    .verbose = MODULE_V2_BLOCKS,
+    .title_methods = 1,
+    .cpu_gap = "",
+    .hist_title = "Histogram of time spent in send() call.",
+    .classic = 1,
+};
 static const struct module_layout layout_cc = {
-    MODULE_TABLE_RR,
-    MODULE_SINGLE_BARE,
-    MODULE_V2_ALIGNMENT,
-    0,
-    0,
-    " ",
-    "Histogram of request/response times",
-    1};
+    .table = MODULE_TABLE_RR,
+    .single = MODULE_SINGLE_BARE,
+    .verbose = MODULE_V2_ALIGNMENT,
+    .cpu_gap = " ",
+    .hist_title = "Histogram of request/response times",
+    .classic = 1,
+};
 static const struct module_layout layout_mss = {
-    MODULE_TABLE_MSS, MODULE_SINGLE_BRANDED, MODULE_V2_BLOCKS, 0, 0, "", "", 1};
+    .table = MODULE_TABLE_MSS,
+    .single = MODULE_SINGLE_BRANDED,
+    .verbose = MODULE_V2_BLOCKS,
+    .cpu_gap = "",
+    .hist_title = "",
+    .classic = 1,
+};
 
-#define TCP SOCK_STREAM, IPPROTO_TCP
-#define UDP SOCK_DGRAM, IPPROTO_UDP
+#define TCP .socktype = SOCK_STREAM, .protocol = IPPROTO_TCP
+#define UDP .socktype = SOCK_DGRAM, .protocol = IPPROTO_UDP
 
+/* The tests, a row each; a field left out is 0 (no flags, no -m bounds,
+ * no -r limit, no -N service). */
 const struct test_module module_table[] = {
-    {"TCP_STREAM", "TCP STREAM TEST", TCP, MODULE_TO_SERVER, MODULE_BYTES,
-     MODULE_F_BIDIR | MODULE_F_TCP_BULK, 0, 0, 0, 9, NULL, &layout_stream,
-     stream_send, stream_recv},
-    {"TCP_MAERTS", "TCP MAERTS TEST", TCP, MODULE_TO_CLIENT, MODULE_BYTES,
-     MODULE_F_TCP_BULK, 0, 0, 0, 19, NULL, &layout_maerts, stream_recv,
-     stream_send},
-    {"TCP_RR", "TCP REQUEST/RESPONSE TEST", TCP, MODULE_BOTH, MODULE_TRANS,
-     MODULE_F_BUSY_POLL | MODULE_F_ONE_WAY | MODULE_F_OPEN |
-	 MODULE_F_TSTAMP,
-     0, 0, 0, 7, NULL, &layout_rr,
-     rr_client, rr_server},
-    {"TCP_CRR", "TCP Connect/Request/Response TEST", TCP, MODULE_BOTH,
-     MODULE_TRANS, MODULE_F_PER_TRANS | MODULE_F_OPEN, 0, 0, 0, 0,
-     "needs netserver to close each connection; an echo service does not",
-     &layout_crr, crr_client, crr_server},
-    {"UDP_STREAM", "UDP STREAM TEST", UDP, MODULE_TO_SERVER, MODULE_BYTES,
-     MODULE_F_SEQ | MODULE_F_BIDIR | MODULE_F_RATE | MODULE_F_UDP_FAST |
-	 MODULE_F_DONTROUTE,
-     MODULE_UDP_HDR, MODULE_UDP_MAX, 0, 9, NULL, &layout_datagrams,
-     udp_stream_send, udp_stream_recv},
-    {"UDP_RR", "UDP REQUEST/RESPONSE TEST", UDP, MODULE_BOTH, MODULE_TRANS,
-     MODULE_F_RETRY | MODULE_F_BUSY_POLL | MODULE_F_ONE_WAY | MODULE_F_OPEN |
-	 MODULE_F_TSTAMP,
-     0, 0, MODULE_UDP_MAX, 7, NULL, &layout_udp_rr, udp_rr_client,
-     udp_rr_server},
-    {"UDP_CRR", "UDP Connect/Request/Response TEST", UDP, MODULE_BOTH,
-     MODULE_TRANS, MODULE_F_PER_TRANS | MODULE_F_RETRY, 0, 0, MODULE_UDP_MAX,
-     0, "needs netserver to answer each new socket's token; an echo service "
-	"does not",
-     &layout_rr, udp_crr_client, udp_crr_server},
-    {"TCP_CC", "TCP Connect/Close TEST", TCP, MODULE_BOTH, MODULE_TRANS,
-     MODULE_F_PER_TRANS | MODULE_F_NO_DATA, 0, 0, 0, 0,
-     "needs netserver to close each connection; a standard service does "
-     "not",
-     &layout_cc, cc_client, cc_server},
-    {"TCP_MSS", "TCP MSS TEST", TCP, MODULE_TO_SERVER, MODULE_BYTES, 0, 0, 0, 0,
-     9, NULL, &layout_mss, mss_client, stream_recv},
-    {"TCP_SENDFILE", "TCP SENDFILE TEST", TCP, MODULE_TO_SERVER, MODULE_BYTES,
-     MODULE_F_SENDFILE, 0, 0, 0, 9, NULL, &layout_sendfile, stream_send,
-     stream_recv},
-    {NULL, NULL, 0, 0, 0, 0, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL},
+    {.name = "TCP_STREAM",
+     .title = "TCP STREAM TEST",
+     TCP,
+     .flow = MODULE_TO_SERVER,
+     .unit = MODULE_BYTES,
+     .flags = MODULE_F_BIDIR | MODULE_F_TCP_BULK,
+     .nc_port = 9,
+     .layout = &layout_stream,
+     .client = stream_send,
+     .server = stream_recv},
+    {.name = "TCP_MAERTS",
+     .title = "TCP MAERTS TEST",
+     TCP,
+     .flow = MODULE_TO_CLIENT,
+     .unit = MODULE_BYTES,
+     .flags = MODULE_F_TCP_BULK,
+     .nc_port = 19,
+     .layout = &layout_maerts,
+     .client = stream_recv,
+     .server = stream_send},
+    {.name = "TCP_RR",
+     .title = "TCP REQUEST/RESPONSE TEST",
+     TCP,
+     .flow = MODULE_BOTH,
+     .unit = MODULE_TRANS,
+     .flags = MODULE_F_BUSY_POLL | MODULE_F_ONE_WAY | MODULE_F_OPEN |
+	      MODULE_F_TSTAMP,
+     .nc_port = 7,
+     .layout = &layout_rr,
+     .client = rr_client,
+     .server = rr_server},
+    {.name = "TCP_CRR",
+     .title = "TCP Connect/Request/Response TEST",
+     TCP,
+     .flow = MODULE_BOTH,
+     .unit = MODULE_TRANS,
+     .flags = MODULE_F_PER_TRANS | MODULE_F_OPEN,
+     .nc_refusal =
+	 "needs netserver to close each connection; an echo service does not",
+     .layout = &layout_crr,
+     .client = crr_client,
+     .server = crr_server},
+    {.name = "UDP_STREAM",
+     .title = "UDP STREAM TEST",
+     UDP,
+     .flow = MODULE_TO_SERVER,
+     .unit = MODULE_BYTES,
+     .flags = MODULE_F_SEQ | MODULE_F_BIDIR | MODULE_F_RATE |
+	      MODULE_F_UDP_FAST | MODULE_F_DONTROUTE,
+     .send_min = MODULE_UDP_HDR,
+     .send_max = MODULE_UDP_MAX,
+     .nc_port = 9,
+     .layout = &layout_datagrams,
+     .client = udp_stream_send,
+     .server = udp_stream_recv},
+    {.name = "UDP_RR",
+     .title = "UDP REQUEST/RESPONSE TEST",
+     UDP,
+     .flow = MODULE_BOTH,
+     .unit = MODULE_TRANS,
+     .flags = MODULE_F_RETRY | MODULE_F_BUSY_POLL | MODULE_F_ONE_WAY |
+	      MODULE_F_OPEN | MODULE_F_TSTAMP,
+     .rr_max = MODULE_UDP_MAX,
+     .nc_port = 7,
+     .layout = &layout_udp_rr,
+     .client = udp_rr_client,
+     .server = udp_rr_server},
+    {.name = "UDP_CRR",
+     .title = "UDP Connect/Request/Response TEST",
+     UDP,
+     .flow = MODULE_BOTH,
+     .unit = MODULE_TRANS,
+     .flags = MODULE_F_PER_TRANS | MODULE_F_RETRY,
+     .rr_max = MODULE_UDP_MAX,
+     .nc_refusal = "needs netserver to answer each new socket's token; an "
+		   "echo service does not",
+     .layout = &layout_rr,
+     .client = udp_crr_client,
+     .server = udp_crr_server},
+    {.name = "TCP_CC",
+     .title = "TCP Connect/Close TEST",
+     TCP,
+     .flow = MODULE_BOTH,
+     .unit = MODULE_TRANS,
+     .flags = MODULE_F_PER_TRANS | MODULE_F_NO_DATA,
+     .nc_refusal =
+	 "needs netserver to close each connection; a standard service does "
+	 "not",
+     .layout = &layout_cc,
+     .client = cc_client,
+     .server = cc_server},
+    {.name = "TCP_MSS",
+     .title = "TCP MSS TEST",
+     TCP,
+     .flow = MODULE_TO_SERVER,
+     .unit = MODULE_BYTES,
+     .nc_port = 9,
+     .layout = &layout_mss,
+     .client = mss_client,
+     .server = stream_recv},
+    {.name = "TCP_SENDFILE",
+     .title = "TCP SENDFILE TEST",
+     TCP,
+     .flow = MODULE_TO_SERVER,
+     .unit = MODULE_BYTES,
+     .flags = MODULE_F_SENDFILE,
+     .nc_port = 9,
+     .layout = &layout_sendfile,
+     .client = stream_send,
+     .server = stream_recv},
+    {.name = NULL},
 };
 
 #undef TCP
