@@ -1415,15 +1415,8 @@ omni_module(struct netperf_opts *o, char *err)
 			     : " (directions: send, recv, rr, stream, maerts, "
 			       "2, 4, 6)");
 	}
-	if (dir == (CLI_DIR_XMIT | CLI_DIR_RECV))
-		name = o->conn_test ? (udp ? NULL : "TCP_CRR")
-				    : (udp ? "UDP_RR" : "TCP_RR");
-	else if (o->conn_test)
-		name = NULL;
-	else if (dir == CLI_DIR_XMIT)
-		name = udp ? "UDP_STREAM" : "TCP_STREAM";
-	else
-		name = udp ? NULL : "TCP_MAERTS";
+	name = module_omni_test(udp, (dir & CLI_DIR_XMIT) != 0,
+				(dir & CLI_DIR_RECV) != 0, o->conn_test);
 	if (name == NULL)
 		return err_set(err,
 			       "-t OMNI: %s%s is not available (TCP send, "

@@ -565,16 +565,11 @@ legacy_request_params(const struct legacy_omni_request *r,
 			     "TOS are not served to 2.7 clients");
 		return EOPNOTSUPP;
 	}
-	if (tcp && rr)
-		name = crr ? "TCP_CRR" : "TCP_RR";
-	else if (crr || r->direction == 0)
-		name = tcp && crr && r->direction == 0 ? "TCP_CC" : NULL;
-	else if (tcp)
-		name = r->direction == LEGACY_RECV ? "TCP_STREAM" : "TCP_MAERTS";
-	else if (rr)
-		name = "UDP_RR";
-	else
-		name = r->direction == LEGACY_RECV ? "UDP_STREAM" : NULL;
+	/* The direction is netserver's: it receives what goes to it. */
+	name = r->direction & ~(LEGACY_XMIT | LEGACY_RECV)
+		   ? NULL
+		   : module_omni_test(!tcp, (r->direction & LEGACY_RECV) != 0,
+				      (r->direction & LEGACY_XMIT) != 0, crr);
 	if (name == NULL) {
 		err_set(err, "this omni request is none of the tests (the "
 			     "six, and TCP_CC)");

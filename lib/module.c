@@ -262,6 +262,20 @@ module_find(const char *name)
 	return NULL;
 }
 
+const char *
+module_omni_test(int udp, int to_server, int to_client, int per_trans)
+{
+	if (to_server && to_client)
+		return !per_trans ? (udp ? "UDP_RR" : "TCP_RR")
+				  : (udp ? NULL : "TCP_CRR");
+	if (per_trans)
+		/* 2.7's TCP_CC: an omni test of direction 0. */
+		return !udp && !to_server && !to_client ? "TCP_CC" : NULL;
+	if (to_server)
+		return udp ? "UDP_STREAM" : "TCP_STREAM";
+	return to_client && !udp ? "TCP_MAERTS" : NULL;
+}
+
 /* One stream's thread: bind, wait for the others, run, record. */
 struct stream_job {
 	struct module_run *run;

@@ -409,6 +409,13 @@ void module_names_with(unsigned f, char *out, size_t cap);
 /* Finds a test by name, case-insensitively; NULL when unknown. */
 const struct test_module *module_find(const char *name);
 
+/* netperf 2.7's omni test as one of ours: UDP or TCP, data to netserver,
+ * to netperf (both: request/response), a connection per transaction.
+ * The test's name, or NULL when none of ours is that (UDP's connect
+ * tests, a receive test over UDP, a connect test with data one way). */
+const char *module_omni_test(int udp, int to_server, int to_client,
+			     int per_trans);
+
 /* The table of every test module, ended by a NULL name. */
 extern const struct test_module module_table[];
 
