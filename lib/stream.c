@@ -19,6 +19,7 @@
 #include "np/be.h"
 #include "np/clock.h"
 #include "np/err.h"
+#include "np/transport.h"
 #include "np/datapath.h"
 
 #ifndef UDP_GRO
@@ -176,6 +177,14 @@ stream_recv(struct test_ctx *ctx)
 	size_t size = (size_t)r->recv_size;
 	uint64_t now = clock_ns(), then, progress = now;
 	uint64_t most = ctx->p->count > 0 ? count_bound(ctx) : 0;
+	/* The transport's figures once more halfway through a timed test
+	 * (MPTCP's subflows, joined after the interval began; at the end
+	 * the peer may be closing them already). */
+	uint64_t mid =
+	    ctx->end_ns != 0 && ctx->transport != NULL &&
+		    ctx->transport->account != NULL
+		? ctx->end_ns - (uint64_t)(ctx->p->duration * 1e9 / 2)
+		: 0;
 	struct datapath_io io;
 	ssize_t n;
 	int e;
@@ -191,6 +200,10 @@ stream_recv(struct test_ctx *ctx)
 			r->bytes_recv += (uint64_t)n;
 			r->recv_calls++;
 			progress = now;
+			if (mid != 0 && now >= mid) {
+				transport_account(ctx->transport, ctx->fd, r);
+				mid = 0;
+			}
 			if (ctx->hist != NULL)
 				stats_hist_add(ctx->hist, now - then);
 			if (ctx->end_own && ctx->end_ns != 0 &&
