@@ -851,6 +851,11 @@ module_run_all(struct module_run *run, char *err)
 	started = run->threads > 0 ? flows_start(run, tids, err)
 				   : start_streams(run, jobs, tids, err);
 	open_gate(run, &before, err);
+	/* A control connection that failed ends the running streams
+	 * through netserver's guard, as a client that dies does. */
+	if (!run->abort && run->gate_opened != NULL &&
+	    run->gate_opened(run->gate_arg, err) < 0)
+		run->abort = 1;
 	coordinate(run);
 	for (i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);

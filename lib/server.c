@@ -964,6 +964,28 @@ serve_interim(void *arg, double count, double secs, double since_start,
 		sv->interim_dropped++;
 }
 
+static int
+send_go(void *arg, char *err)
+{
+	struct serve *sv = arg;
+
+	return session_send_new(sv->ctl, proto_new("go"), SESSION_TIMEOUT_MS,
+				err);
+}
+
+/* Whether "go" waits for this side's gate: where netserver only
+ * receives, its interval must have begun before netperf, which starts on
+ * "go", sends its first byte, or what arrives before it opened would
+ * count in a shorter interval (a rate too high on a host slow to start
+ * its threads). Where netserver sends, the receiver, netperf, opens its
+ * gate on "go" first as it is. With --start-at both open at the time. */
+static int
+go_after_gate(const struct serve *sv)
+{
+	return sv->m->flow == MODULE_TO_SERVER && !sv->p.bidir &&
+	       sv->p.start_at_ns == 0 && sv->p.load_down == 0;
+}
+
 /* "go", the test, and its end: the client's "stop" where the loops have
  * no end of their own, and the streams' counts summed. */
 static enum serve_rc
@@ -978,9 +1000,14 @@ serve_run(struct serve *sv, char *err)
 	 * the session began (platform_job_start); this waits for the
 	 * rest, if any, and reads the data path's, a few system calls. */
 	sv->plat = server_platform(sv->st, sv->ctl, sv->set.ctx[0].fd);
-	if (session_send_new(sv->ctl, proto_new("go"), SESSION_TIMEOUT_MS,
-			     err) < 0)
+	run->gate_opened = NULL;
+	run->gate_arg = NULL;
+	if (go_after_gate(sv)) {
+		run->gate_opened = send_go;
+		run->gate_arg = sv;
+	} else if (send_go(sv, err) < 0) {
 		return SERVE_FAIL;
+	}
 	run->m = sv->m;
 	run->is_server = 1;
 	run->measure_cpu = sv->p.remote_cpu;

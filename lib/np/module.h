@@ -465,6 +465,12 @@ struct module_run {
 	void (*on_stop)(void *stop_arg);
 	void *stop_arg;
 	int stop_sent;
+	/* Called once, from the coordinating thread, the moment the gate
+	 * has opened (every stream is running), or NULL: netserver's "go",
+	 * when it receives, so that its interval begins before the sender's
+	 * first byte. Returns 0, or -1 to end the test (err set). */
+	int (*gate_opened)(void *gate_arg, char *err);
+	void *gate_arg;
 	/* Filled by module_run_all. */
 	struct cpu_util cpu;
 	int cpu_measured;
