@@ -11,10 +11,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "np/err.h"
 #include "np/module.h"
+#include "np/proto.h"
 #include "np/stats.h"
 #include "np/underload.h"
 
@@ -131,6 +133,66 @@ START_TEST(check_request)
 	p.load_up = UNDERLOAD_MAX + 1;
 	p.streams = UNDERLOAD_MAX + 2;
 	ck_assert_int_lt(underload_check(module_find("TCP_RR"), &p, err), 0);
+}
+END_TEST
+
+/*
+ * An older netserver ignores load_up and load_down and would run every
+ * stream as a probe; its ready then says nothing of them, and netperf
+ * refuses it, as it does a ready whose counts are not the ones asked.
+ */
+START_TEST(ready_confirms_load)
+{
+	static const char *const old_ready =
+	    "{\"type\":\"ready\",\"data_port\":5001,\"data_ports\":[5001],"
+	    "\"sndbuf\":16384,\"rcvbuf\":131072,\"send_size\":16384,"
+	    "\"recv_size\":131072,\"token\":\"00\"}";
+	struct test_params p, asked;
+	char err[ERR_LEN];
+	json_t *ready;
+
+	memset(&p, 0, sizeof(p));
+	p.duration = 2;
+	p.streams = 1;
+	ready = json_loads(old_ready, 0, NULL);
+	ck_assert_ptr_nonnull(ready);
+	/* Without load, an old ready is all there is to say. */
+	ck_assert_int_eq(proto_ready_check(ready, &p, err), 0);
+	p.load_up = 2;
+	p.load_down = 1;
+	p.streams = 4;
+	ck_assert_int_lt(proto_ready_check(ready, &p, err), 0);
+	ck_assert_msg(strstr(err, "netserver is too old for --under-load") ==
+			      err &&
+			  strstr(err, "2 up and 1 down") != NULL &&
+			  strchr(err, '\n') == NULL,
+		      "%s", err);
+	/* What our netserver adds is what netperf checks. */
+	proto_ready_confirm(ready, &p);
+	ck_assert_int_eq(proto_ready_check(ready, &p, err), 0);
+	ck_assert_int_eq(json_integer_value(json_object_get(ready, "load_up")),
+			 2);
+	/* Counts that differ, either way, or are not numbers. */
+	asked = p;
+	asked.load_down = 2;
+	asked.streams = 5;
+	ck_assert_int_lt(proto_ready_check(ready, &asked, err), 0);
+	asked = p;
+	asked.load_up = 1;
+	asked.streams = 3;
+	ck_assert_int_lt(proto_ready_check(ready, &asked, err), 0);
+	json_object_set_new(ready, "load_down", json_string("1"));
+	ck_assert_int_lt(proto_ready_check(ready, &p, err), 0);
+	json_object_del(ready, "load_down");
+	ck_assert_int_lt(proto_ready_check(ready, &p, err), 0);
+	/* --one-way's confirmation goes through the same pair. */
+	memset(&asked, 0, sizeof(asked));
+	asked.one_way = 1;
+	ck_assert_int_lt(proto_ready_check(ready, &asked, err), 0);
+	ck_assert_msg(strstr(err, "--one-way") == err, "%s", err);
+	proto_ready_confirm(ready, &asked);
+	ck_assert_int_eq(proto_ready_check(ready, &asked, err), 0);
+	json_decref(ready);
 }
 END_TEST
 
@@ -351,6 +413,68 @@ START_TEST(loopback_udp_probe)
 }
 END_TEST
 
+/* The fixture's netserver, asked on the wire, confirms in its ready the
+ * counts it will run (and says nothing of them to a request without). */
+static json_t *
+ready_for(const char *extra)
+{
+	char req[1024], buf[4096];
+	json_t *ready;
+	int fd = harness_connect(atoi(harness_port));
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(
+	    harness_send_json(fd, "{\"type\":\"hello\",\"version\":1}"), 0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+	snprintf(req, sizeof(req),
+		 "{\"type\":\"request\",\"test\":\"TCP_RR\",\"duration\":1,"
+		 "\"count\":0,\"send_size\":0,\"recv_size\":0,"
+		 "\"rsend_size\":0,\"rrecv_size\":0,\"req_size\":1,"
+		 "\"rsp_size\":1,\"lsndbuf\":-1,\"lrcvbuf\":-1,"
+		 "\"rsndbuf\":-1,\"rrcvbuf\":-1,\"nodelay\":false,"
+		 "\"burst\":0,\"remote_cpu\":false,\"data_port\":0%s}",
+		 extra);
+	ck_assert_int_eq(harness_send_json(fd, req), 0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+	/* No data connection follows: the test ends with the session. */
+	close(fd);
+	ready = json_loads(buf, 0, NULL);
+	ck_assert_msg(ready != NULL &&
+			  strcmp(proto_type(ready), "ready") == 0,
+		      "reply: %s", buf);
+	return ready;
+}
+
+START_TEST(server_confirms_load)
+{
+	struct test_params p;
+	char err[ERR_LEN];
+	json_t *ready;
+
+	memset(&p, 0, sizeof(p));
+	p.load_up = 2;
+	p.load_down = 1;
+	p.streams = 4;
+	ready = ready_for(",\"streams\":4,\"load_up\":2,\"load_down\":1");
+	ck_assert_int_eq(json_integer_value(json_object_get(ready, "load_up")),
+			 2);
+	ck_assert_int_eq(
+	    json_integer_value(json_object_get(ready, "load_down")), 1);
+	ck_assert_msg(proto_ready_check(ready, &p, err) == 0, "%s", err);
+	json_decref(ready);
+	ready = ready_for(",\"streams\":2,\"load_down\":1");
+	ck_assert_int_eq(json_integer_value(json_object_get(ready, "load_up")),
+			 0);
+	ck_assert_int_eq(
+	    json_integer_value(json_object_get(ready, "load_down")), 1);
+	json_decref(ready);
+	ready = ready_for("");
+	ck_assert_ptr_null(json_object_get(ready, "load_up"));
+	ck_assert_ptr_null(json_object_get(ready, "load_down"));
+	json_decref(ready);
+}
+END_TEST
+
 /* Without the option, the JSON says null and the selectors nothing. */
 START_TEST(absent_without_option)
 {
@@ -393,6 +517,7 @@ underload_suite(void)
 	tcase_add_test(unit, roles);
 	tcase_add_test(unit, check_request);
 	tcase_add_test(unit, rpm);
+	tcase_add_test(unit, ready_confirms_load);
 	suite_add_tcase(s, unit);
 	tcase_add_checked_fixture(run, harness_setup, harness_teardown);
 	tcase_set_timeout(run, 120);
@@ -400,6 +525,7 @@ underload_suite(void)
 	tcase_add_test(run, loopback_both_ways);
 	tcase_add_test(run, loopback_udp_probe);
 	tcase_add_test(run, absent_without_option);
+	tcase_add_test(run, server_confirms_load);
 	suite_add_tcase(s, run);
 	return s;
 }
