@@ -371,8 +371,17 @@ client_open(struct client *c, const struct netperf_opts *o, char *err)
 		 * connection (the passphrase, when there is one, must be
 		 * its first message). */
 		close(c->ctl);
+		c->ctl = -1;
 		/* 2.7's protocol carries no platform record. */
 		plat_free(c);
+		/* Nor bulk flows beside a probe: refused now, before an
+		 * idle phase it could run is spent for nothing (--legacy
+		 * itself is refused with the options). */
+		if (o->load_up + o->load_down > 0) {
+			err_set(err, "netserver is too old for --under-load: "
+				     "it speaks netperf 2.7's protocol");
+			goto wipe;
+		}
 		if (legacy_open(c, o, err) < 0)
 			goto wipe;
 		explicit_bzero(&key, sizeof(key));
