@@ -467,8 +467,7 @@ proto_ready_confirm(json_t *ready, const struct test_params *p)
 	if (p->one_way)
 		json_object_set_new(ready, "one_way", json_true());
 	if (p->load_up + p->load_down > 0) {
-		json_object_set_new(ready, "load_up",
-				    json_integer(p->load_up));
+		json_object_set_new(ready, "load_up", json_integer(p->load_up));
 		json_object_set_new(ready, "load_down",
 				    json_integer(p->load_down));
 	}
