@@ -371,8 +371,17 @@ client_open(struct client *c, const struct netperf_opts *o, char *err)
 		 * connection (the passphrase, when there is one, must be
 		 * its first message). */
 		close(c->ctl);
+		c->ctl = -1;
 		/* 2.7's protocol carries no platform record. */
 		plat_free(c);
+		/* Nor bulk flows beside a probe: refused now, before an
+		 * idle phase it could run is spent for nothing (--legacy
+		 * itself is refused with the options). */
+		if (o->load_up + o->load_down > 0) {
+			err_set(err, "netserver is too old for --under-load: "
+				     "it speaks netperf 2.7's protocol");
+			goto wipe;
+		}
 		if (legacy_open(c, o, err) < 0)
 			goto wipe;
 		explicit_bzero(&key, sizeof(key));
@@ -1021,13 +1030,10 @@ test_negotiate(struct client_run *t, char *err)
 			     err);
 	if (prc == SESSION_PEER_ERROR)
 		remote_words(t->c, err);
-	if (prc < 0 || read_ready(msg, res, t->set.ports, n, err) < 0)
+	/* What an older netserver ignores, it does not confirm. */
+	if (prc < 0 || read_ready(msg, res, t->set.ports, n, err) < 0 ||
+	    proto_ready_check(msg, &res->p, err) < 0)
 		goto out;
-	if (res->p.one_way && !json_is_true(json_object_get(msg, "one_way"))) {
-		err_set(err, "--one-way: netserver does not stamp its answers "
-			     "(an older netserver)");
-		goto out;
-	}
 	if (auth_unhex(json_string_value(json_object_get(msg, "token")),
 		       t->token, sizeof(t->token)) < 0) {
 		err_set(err, "netserver's ready message has no valid token");

@@ -458,6 +458,42 @@ proto_request_unpack(const json_t *msg, struct test_params *p, char *err)
 	return 0;
 }
 
+void
+proto_ready_confirm(json_t *ready, const struct test_params *p)
+{
+	/* It stamps the answers, and runs the bulk flows beside the probe:
+	 * an older netserver, which ignores what it does not know, would
+	 * say neither and run every stream as a probe. */
+	if (p->one_way)
+		json_object_set_new(ready, "one_way", json_true());
+	if (p->load_up + p->load_down > 0) {
+		json_object_set_new(ready, "load_up", json_integer(p->load_up));
+		json_object_set_new(ready, "load_down",
+				    json_integer(p->load_down));
+	}
+}
+
+int
+proto_ready_check(const json_t *ready, const struct test_params *p, char *err)
+{
+	const json_t *up = json_object_get(ready, "load_up");
+	const json_t *down = json_object_get(ready, "load_down");
+
+	if (p->one_way && !json_is_true(json_object_get(ready, "one_way")))
+		return err_set(err, "--one-way: netserver does not stamp its "
+				    "answers (an older netserver)");
+	if (p->load_up + p->load_down == 0)
+		return 0;
+	if (!json_is_integer(up) || !json_is_integer(down) ||
+	    json_integer_value(up) != p->load_up ||
+	    json_integer_value(down) != p->load_down)
+		return err_set(err, "netserver is too old for --under-load: "
+				    "its ready does not confirm %d up and %d "
+				    "down bulk flows",
+			       p->load_up, p->load_down);
+	return 0;
+}
+
 static json_t *
 load_pack(const struct cpu_load *l)
 {

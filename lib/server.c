@@ -776,10 +776,8 @@ serve_listen(struct serve *sv, char *err)
 			  list, "sndbuf", r->sndbuf, "rcvbuf", r->rcvbuf,
 			  "send_size", (json_int_t)r->send_size, "recv_size",
 			  (json_int_t)r->recv_size, "token", sv->token_hex);
-	/* Says it stamps the answers: an older netserver, which ignores
-	 * what it does not know, would not. */
-	if (ready != NULL && p->one_way)
-		json_object_set_new(ready, "one_way", json_true());
+	if (ready != NULL)
+		proto_ready_confirm(ready, p);
 	i = session_send(sv->ctl, ready, SESSION_TIMEOUT_MS, err);
 	json_decref(ready);
 	return i < 0 ? SERVE_FAIL : SERVE_OK;

@@ -347,6 +347,38 @@ START_TEST(ours_to_ref_detected)
 }
 END_TEST
 
+/* --under-load against 2.7's netserver, which runs no bulk flows beside
+ * a probe: refused in one line, detected or with --legacy, before the
+ * idle phase runs (nothing on stdout, well under -l). */
+START_TEST(ours_to_ref_under_load)
+{
+	struct harness_server ref;
+	char port_text[16];
+	const char *args[] = {"-H",	    "127.0.0.1", "-p", port_text,
+			      "-t",	    "UDP_RR",	 "-l", "5",
+			      "--under-load", "up=1",	 NULL, NULL};
+
+	ck_assert_int_eq(ref_server_start(&ref, NULL, NULL), 0);
+	snprintf(port_text, sizeof(port_text), "%d", ref.port);
+	ck_assert_int_eq(harness_netperf(args, 60, &out), 0);
+	ck_assert_int_ne(out.status, 0);
+	ck_assert_str_eq(out.out, "");
+	ck_assert_msg(strcmp(out.err, "netperf: netserver is too old for "
+				      "--under-load: it speaks netperf "
+				      "2.7's protocol\n") == 0,
+		      "%s", out.err);
+	ck_assert_double_lt(out.seconds, 4);
+	args[10] = "--legacy";
+	ck_assert_int_eq(harness_netperf(args, 60, &out), 0);
+	ref_server_stop(&ref);
+	ck_assert_int_eq(out.status, 2);
+	ck_assert_msg(strstr(out.err, "netperf: --under-load needs our "
+				      "netserver: not with -N or --legacy") ==
+			  out.err,
+		      "%s", out.err);
+}
+END_TEST
+
 /* Without --legacy against 2.7's netserver -Z: it closes on the probe
  * (not its passphrase), and netperf starts again with -Z's first. */
 START_TEST(ours_to_ref_detected_passphrase)
@@ -1284,6 +1316,7 @@ interop_suite(void)
 	tcase_add_test(tc, ours_to_ref_passphrase);
 	tcase_add_test(tc, ours_to_ref_demo_iterations);
 	tcase_add_loop_test(tc, ours_to_ref_refused, 0, 10);
+	tcase_add_test(tc, ours_to_ref_under_load);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("2.7 to ours");

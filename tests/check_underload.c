@@ -10,11 +10,19 @@
 #include <jansson.h>
 #include <math.h>
 #include <stdlib.h>
+#include <poll.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "np/err.h"
+#include "np/legacy.h"
 #include "np/module.h"
+#include "np/proto.h"
 #include "np/stats.h"
 #include "np/underload.h"
 
@@ -131,6 +139,66 @@ START_TEST(check_request)
 	p.load_up = UNDERLOAD_MAX + 1;
 	p.streams = UNDERLOAD_MAX + 2;
 	ck_assert_int_lt(underload_check(module_find("TCP_RR"), &p, err), 0);
+}
+END_TEST
+
+/*
+ * An older netserver ignores load_up and load_down and would run every
+ * stream as a probe; its ready then says nothing of them, and netperf
+ * refuses it, as it does a ready whose counts are not the ones asked.
+ */
+START_TEST(ready_confirms_load)
+{
+	static const char *const old_ready =
+	    "{\"type\":\"ready\",\"data_port\":5001,\"data_ports\":[5001],"
+	    "\"sndbuf\":16384,\"rcvbuf\":131072,\"send_size\":16384,"
+	    "\"recv_size\":131072,\"token\":\"00\"}";
+	struct test_params p, asked;
+	char err[ERR_LEN];
+	json_t *ready;
+
+	memset(&p, 0, sizeof(p));
+	p.duration = 2;
+	p.streams = 1;
+	ready = json_loads(old_ready, 0, NULL);
+	ck_assert_ptr_nonnull(ready);
+	/* Without load, an old ready is all there is to say. */
+	ck_assert_int_eq(proto_ready_check(ready, &p, err), 0);
+	p.load_up = 2;
+	p.load_down = 1;
+	p.streams = 4;
+	ck_assert_int_lt(proto_ready_check(ready, &p, err), 0);
+	ck_assert_msg(strstr(err, "netserver is too old for --under-load") ==
+			      err &&
+			  strstr(err, "2 up and 1 down") != NULL &&
+			  strchr(err, '\n') == NULL,
+		      "%s", err);
+	/* What our netserver adds is what netperf checks. */
+	proto_ready_confirm(ready, &p);
+	ck_assert_int_eq(proto_ready_check(ready, &p, err), 0);
+	ck_assert_int_eq(json_integer_value(json_object_get(ready, "load_up")),
+			 2);
+	/* Counts that differ, either way, or are not numbers. */
+	asked = p;
+	asked.load_down = 2;
+	asked.streams = 5;
+	ck_assert_int_lt(proto_ready_check(ready, &asked, err), 0);
+	asked = p;
+	asked.load_up = 1;
+	asked.streams = 3;
+	ck_assert_int_lt(proto_ready_check(ready, &asked, err), 0);
+	json_object_set_new(ready, "load_down", json_string("1"));
+	ck_assert_int_lt(proto_ready_check(ready, &p, err), 0);
+	json_object_del(ready, "load_down");
+	ck_assert_int_lt(proto_ready_check(ready, &p, err), 0);
+	/* --one-way's confirmation goes through the same pair. */
+	memset(&asked, 0, sizeof(asked));
+	asked.one_way = 1;
+	ck_assert_int_lt(proto_ready_check(ready, &asked, err), 0);
+	ck_assert_msg(strstr(err, "--one-way") == err, "%s", err);
+	proto_ready_confirm(ready, &asked);
+	ck_assert_int_eq(proto_ready_check(ready, &asked, err), 0);
+	json_decref(ready);
 }
 END_TEST
 
@@ -351,6 +419,198 @@ START_TEST(loopback_udp_probe)
 }
 END_TEST
 
+/* The fixture's netserver, asked on the wire, confirms in its ready the
+ * counts it will run (and says nothing of them to a request without). */
+static json_t *
+ready_for(const char *extra)
+{
+	char req[1024], buf[4096];
+	json_t *ready;
+	int fd = harness_connect(atoi(harness_port));
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(
+	    harness_send_json(fd, "{\"type\":\"hello\",\"version\":1}"), 0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+	snprintf(req, sizeof(req),
+		 "{\"type\":\"request\",\"test\":\"TCP_RR\",\"duration\":1,"
+		 "\"count\":0,\"send_size\":0,\"recv_size\":0,"
+		 "\"rsend_size\":0,\"rrecv_size\":0,\"req_size\":1,"
+		 "\"rsp_size\":1,\"lsndbuf\":-1,\"lrcvbuf\":-1,"
+		 "\"rsndbuf\":-1,\"rrcvbuf\":-1,\"nodelay\":false,"
+		 "\"burst\":0,\"remote_cpu\":false,\"data_port\":0%s}",
+		 extra);
+	ck_assert_int_eq(harness_send_json(fd, req), 0);
+	ck_assert_int_gt(harness_recv_frame(fd, buf, sizeof(buf), 5000), 0);
+	/* No data connection follows: the test ends with the session. */
+	close(fd);
+	ready = json_loads(buf, 0, NULL);
+	ck_assert_msg(ready != NULL && strcmp(proto_type(ready), "ready") == 0,
+		      "reply: %s", buf);
+	return ready;
+}
+
+START_TEST(server_confirms_load)
+{
+	struct test_params p;
+	char err[ERR_LEN];
+	json_t *ready;
+
+	memset(&p, 0, sizeof(p));
+	p.load_up = 2;
+	p.load_down = 1;
+	p.streams = 4;
+	ready = ready_for(",\"streams\":4,\"load_up\":2,\"load_down\":1");
+	ck_assert_int_eq(json_integer_value(json_object_get(ready, "load_up")),
+			 2);
+	ck_assert_int_eq(
+	    json_integer_value(json_object_get(ready, "load_down")), 1);
+	ck_assert_msg(proto_ready_check(ready, &p, err) == 0, "%s", err);
+	json_decref(ready);
+	ready = ready_for(",\"streams\":2,\"load_down\":1");
+	ck_assert_int_eq(json_integer_value(json_object_get(ready, "load_up")),
+			 0);
+	ck_assert_int_eq(
+	    json_integer_value(json_object_get(ready, "load_down")), 1);
+	json_decref(ready);
+	ready = ready_for("");
+	ck_assert_ptr_null(json_object_get(ready, "load_up"));
+	ck_assert_ptr_null(json_object_get(ready, "load_down"));
+	json_decref(ready);
+}
+END_TEST
+
+/*
+ * An older netserver, in effect: a relay in front of the fixture's that
+ * passes everything but takes load_up and load_down out of each ready,
+ * as a netserver that ignored them would answer. Its first answer (to
+ * netperf's probe) is 2.7-sized; then come 4-byte big-endian frames.
+ */
+static void
+relay_run(int lfd)
+{
+	static char down[1 << 16];
+	size_t have = 0, raw = LEGACY_MSG_LEN;
+	double deadline = harness_now() + 30;
+	int c = accept(lfd, NULL, NULL),
+	    s = harness_connect(atoi(harness_port));
+	struct pollfd pfd[2] = {{.fd = c, .events = POLLIN},
+				{.fd = s, .events = POLLIN}};
+	char buf[4096];
+	ssize_t n;
+
+	if (c < 0 || s < 0)
+		_exit(1);
+	while (harness_now() < deadline && poll(pfd, 2, 100) >= 0) {
+		if (pfd[0].revents != 0) {
+			n = read(c, buf, sizeof(buf));
+			if (n <= 0 || harness_send(s, buf, (size_t)n) < 0)
+				break;
+		}
+		if (pfd[1].revents == 0)
+			continue;
+		n = read(s, down + have, sizeof(down) - have);
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		for (;;) {
+			size_t len;
+			json_t *msg;
+			char *text;
+
+			if (raw > 0) {
+				len = have < raw ? have : raw;
+				raw -= len;
+			} else if (have >= 4) {
+				unsigned char *h = (unsigned char *)down;
+
+				len = 4 + ((size_t)h[0] << 24 |
+					   (size_t)h[1] << 16 |
+					   (size_t)h[2] << 8 | h[3]);
+				if (have < len)
+					break;
+				msg = json_loadb(down + 4, len - 4, 0, NULL);
+				if (msg != NULL &&
+				    strcmp(proto_type(msg), "ready") == 0) {
+					unsigned char hdr[4];
+					size_t tl;
+
+					json_object_del(msg, "load_up");
+					json_object_del(msg, "load_down");
+					text = json_dumps(msg, JSON_COMPACT);
+					tl = strlen(text);
+					hdr[0] = (unsigned char)(tl >> 24);
+					hdr[1] = (unsigned char)(tl >> 16);
+					hdr[2] = (unsigned char)(tl >> 8);
+					hdr[3] = (unsigned char)tl;
+					if (harness_send(c, hdr, 4) < 0 ||
+					    harness_send(c, text, tl) < 0)
+						_exit(1);
+					free(text);
+					json_decref(msg);
+					memmove(down, down + len, have - len);
+					have -= len;
+					continue;
+				}
+				json_decref(msg);
+			} else {
+				break;
+			}
+			if (len == 0)
+				break;
+			if (harness_send(c, down, len) < 0)
+				_exit(1);
+			memmove(down, down + len, have - len);
+			have -= len;
+		}
+	}
+	_exit(0);
+}
+
+/* netperf against that netserver: the idle phase runs, the loaded one
+ * is refused in one line naming the cause, and no result is printed. */
+START_TEST(older_server_refused)
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof(sin);
+	char port[16];
+	const char *args[] = {"-t",	      "TCP_RR", "-l", "1",
+			      "--under-load", "up=1",	NULL};
+	struct harness_out o;
+	pid_t parent = getpid(), relay;
+	int lfd = socket(AF_INET, SOCK_STREAM, 0);
+
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_ge(lfd, 0);
+	ck_assert_int_eq(bind(lfd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	ck_assert_int_eq(listen(lfd, 1), 0);
+	ck_assert_int_eq(getsockname(lfd, (struct sockaddr *)&sin, &len), 0);
+	snprintf(port, sizeof(port), "%d", ntohs(sin.sin_port));
+	relay = fork();
+	ck_assert_int_ge(relay, 0);
+	if (relay == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			_exit(1);
+		relay_run(lfd);
+	}
+	close(lfd);
+	np_run_at(port, args, &o);
+	kill(relay, SIGKILL);
+	harness_wait_status(relay, harness_now() + 5);
+	ck_assert_msg(o.status == 1, "exit %d: %s", o.status, o.err);
+	ck_assert_str_eq(o.err, "netperf: netserver is too old for "
+				"--under-load: its ready does not confirm 1 "
+				"up and 0 down bulk flows\n");
+	/* The banner, printed before the idle phase, and no result. */
+	ck_assert_msg(harness_text_count(o.out, "\n") <= 1 &&
+			  strstr(o.out, "Latency under load") == NULL,
+		      "%s", o.out);
+}
+END_TEST
+
 /* Without the option, the JSON says null and the selectors nothing. */
 START_TEST(absent_without_option)
 {
@@ -393,6 +653,7 @@ underload_suite(void)
 	tcase_add_test(unit, roles);
 	tcase_add_test(unit, check_request);
 	tcase_add_test(unit, rpm);
+	tcase_add_test(unit, ready_confirms_load);
 	suite_add_tcase(s, unit);
 	tcase_add_checked_fixture(run, harness_setup, harness_teardown);
 	tcase_set_timeout(run, 120);
@@ -400,6 +661,8 @@ underload_suite(void)
 	tcase_add_test(run, loopback_both_ways);
 	tcase_add_test(run, loopback_udp_probe);
 	tcase_add_test(run, absent_without_option);
+	tcase_add_test(run, server_confirms_load);
+	tcase_add_test(run, older_server_refused);
 	suite_add_tcase(s, run);
 	return s;
 }

@@ -55,6 +55,15 @@ json_t *proto_request_pack(const struct test_params *p);
  * naming the first bad or missing field. */
 int proto_request_unpack(const json_t *msg, struct test_params *p, char *err);
 
+/* Adds to netserver's ready what it will do of p that an older netserver
+ * would silently ignore (one_way, load_up, load_down). */
+void proto_ready_confirm(json_t *ready, const struct test_params *p);
+
+/* Whether ready confirms all that p asked for of that kind; returns 0, or
+ * -1 with err naming the option and an older netserver. */
+int proto_ready_check(const json_t *ready, const struct test_params *p,
+		      char *err);
+
 /* Encodes one side's result; NULL only without memory. */
 json_t *proto_result_pack(const struct side_result *r);
 
