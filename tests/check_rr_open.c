@@ -3,8 +3,9 @@
  * real netserver on loopback: the rate held, the gaps between requests as
  * the wire sees them (a libpcap capture of the data flow, not netperf's
  * own clock), latency counted from the intended send time while netserver
- * is stopped (wrk2's coordinated-omission demonstration), and a stream
- * whose netserver dies.
+ * is stopped (wrk2's coordinated-omission demonstration), a stream
+ * whose netserver dies, and -D's intervals counting the time-outs, errors
+ * and active streams of both.
  */
 #include <math.h>
 #include <pcap/pcap.h>
@@ -393,11 +394,13 @@ START_TEST(crr_rate)
 END_TEST
 
 /* Stops netserver's session child at 1 s for 300 ms, then continues it
- * (or, with kill set, kills it at 1 s). */
+ * (or, with kill set, kills it at 1 s); at_ms and stall_ms, when not 0,
+ * say when and how long instead. */
 struct staller {
 	pthread_t thread;
 	int kill;
 	int done; /* 1: stopped and continued (or killed) */
+	long at_ms, stall_ms;
 };
 
 static void *
@@ -408,6 +411,14 @@ staller_loop(void *arg)
 	struct timespec one = {1, 0}, stall = {0, 300000000};
 	int n;
 
+	if (s->at_ms > 0) {
+		one.tv_sec = s->at_ms / 1000;
+		one.tv_nsec = s->at_ms % 1000 * 1000000;
+	}
+	if (s->stall_ms > 0) {
+		stall.tv_sec = s->stall_ms / 1000;
+		stall.tv_nsec = s->stall_ms % 1000 * 1000000;
+	}
 	/* On time even on a crowded machine: a stall meant to last 300 ms
 	 * must not last until this thread gets a CPU. */
 	go_fifo();
@@ -544,7 +555,7 @@ killed_server(const char *test, int reconnect)
 			      NULL,
 			      NULL};
 	struct harness_out *o = malloc(sizeof(*o));
-	struct staller s = {0, 1, 0};
+	struct staller s = {.kill = 1};
 	const char *nl;
 	unsigned long long errors = 0, ended = 9;
 
@@ -738,6 +749,56 @@ START_TEST(interval_timeouts_tcp)
 END_TEST
 
 /*
+ * A tail of time-outs alone: netserver stopped from 0.5 s to 2.5 s of a
+ * 1.5 s TCP_RR with -D 1, so that after the boundary at 1 s no answer
+ * comes until the requests in flight are late. The tail has no
+ * transaction and is reported all the same, with their time-outs, so
+ * that the intervals still add up to the total.
+ */
+START_TEST(interval_timeouts_tail)
+{
+	const char *args[] = {"-t", "TCP_RR",    "-l", "1.5",  "-D", "1",
+			      "--rate", "1000", "--timeout", "50",
+			      "--json-stream", "--", "-b", "8", NULL};
+	struct harness_out *o = malloc(sizeof(*o));
+	struct staller s = {.at_ms = 500, .stall_ms = 2000};
+	struct iv_counts c;
+	const char *last;
+	json_t *doc, *tail;
+	double total;
+
+	ck_assert(o != NULL);
+	ck_assert_int_eq(pthread_create(&s.thread, NULL, staller_loop, &s), 0);
+	run(args, 30, o);
+	pthread_join(s.thread, NULL);
+	ck_assert_msg(s.done, "no session child of netserver to stop");
+	ck_assert_msg(o->status == 0, "exit %d: %.2000s%.1000s", o->status,
+		      o->out, o->err);
+	doc = iv_json(o->out, &c);
+	ck_assert_ptr_nonnull(doc);
+	total = harness_json_num(doc, "local.counts.timeouts");
+	fprintf(stderr, "TCP_RR stalled to the end: %d intervals, %llu "
+			"time-outs, %.0f in all\n",
+		c.n, c.timeouts, total);
+	ck_assert_msg(total > 0, "the stall timed nothing out: %s", o->out);
+	ck_assert_uint_eq(c.timeouts, (unsigned long long)total);
+	/* The last event is the tail: time-outs and no transaction. */
+	last = strstr(o->out, "\"partial\":true");
+	ck_assert_msg(last != NULL, "no tail: %s", o->out);
+	while (last > o->out && last[-1] != '\n')
+		last--;
+	tail = harness_json_parse(last);
+	ck_assert_ptr_nonnull(tail);
+	ck_assert_double_eq(harness_json_num(tail, "count"), 0);
+	ck_assert_double_gt(harness_json_num(tail, "timeouts"), 0);
+	ck_assert_double_eq(harness_json_num(tail, "flows"), 1);
+	json_decref(tail);
+	json_decref(doc);
+	free(o);
+}
+END_TEST
+
+/*
  * UDP_RR the same way, read from -k's keys: each interval's
  * NETPERF_INTERIM_TIMEOUTS adds up to TIMEOUTS, some interval has some,
  * and the readable line says the same under --interval-lines alone.
@@ -848,7 +909,7 @@ killed_intervals(const char *form)
 			      "0.25",	   "-P",     "0",  "--rate", "1000",
 			      "--timeout", "50",     form, NULL};
 	struct harness_out *o = malloc(sizeof(*o));
-	struct staller s = {0, 1, 0};
+	struct staller s = {.kill = 1};
 	struct iv_counts c;
 	unsigned long long errors = 0;
 	const char *p;
@@ -921,6 +982,7 @@ rr_open_suite(void)
 	tcase_add_checked_fixture(ivc, rt_setup, rt_teardown);
 	tcase_set_timeout(ivc, 90);
 	tcase_add_test(ivc, interval_timeouts_tcp);
+	tcase_add_test(ivc, interval_timeouts_tail);
 	tcase_add_test(ivc, interval_timeouts_udp);
 	tcase_add_test(ivc, interval_errors_json);
 	tcase_add_test(ivc, interval_errors_lines);
