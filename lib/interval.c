@@ -135,6 +135,39 @@ hist_diff(struct stats_hist *iv, const struct stats_hist *cur,
 	iv->sum = cur->sum >= prev->sum ? cur->sum - prev->sum : 0;
 }
 
+/*
+ * The open loop's counts over the interval that began at t->prev_t, into
+ * t->out: time-outs and connection errors as the difference of their sums
+ * (each stream's only grows, so the sum does, and the last read, after
+ * the loops ended, is the total), and the streams active in it: those
+ * not ended on a connection error by now and, for a whole interval, not
+ * done before it began. The tail counts every stream that ran to the
+ * end, even one that ended between the last boundary and its reading.
+ */
+static void
+interval_flows(struct interval_track *t, const struct module_run *run,
+	       int partial)
+{
+	uint64_t to = 0, errs = 0, done;
+	int i, flows = 0;
+
+	for (i = 0; i < t->n; i++) {
+		const struct side_result *r = run->ctx[i].r;
+
+		to += __atomic_load_n(&r->timeouts, __ATOMIC_RELAXED);
+		errs += __atomic_load_n(&r->errors, __ATOMIC_RELAXED);
+		done = __atomic_load_n(&run->ctx[i].done_ns, __ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&r->ended, __ATOMIC_RELAXED) == 0 &&
+		    (partial || done == 0 || done > t->prev_t))
+			flows++;
+	}
+	t->out.timeouts = to - t->timeouts_prev;
+	t->out.errors = errs - t->errors_prev;
+	t->out.flows = flows;
+	t->timeouts_prev = to;
+	t->errors_prev = errs;
+}
+
 uint64_t
 interval_track_take(struct interval_track *t, const struct module_run *run,
 		    int partial)
@@ -163,6 +196,7 @@ interval_track_take(struct interval_track *t, const struct module_run *run,
 	interval_tcpinfo(run, &ti_now);
 	tcpinfo_delta(&ti_now, &t->ti_prev, &t->ti_iv);
 	t->ti_prev = ti_now;
+	interval_flows(t, run, partial);
 	t->out.partial = partial;
 	t->out.hist = t->hist;
 	return sum;

@@ -657,7 +657,8 @@ json_streams(const struct result *res, int *bad)
 
 /* What an interval adds to its rate (--json and --json-stream alike):
  * whether it is the tail, its latency percentiles (null without timed
- * round trips) and, with --streams, each stream's figure. */
+ * round trips), its time-outs, errors and active streams and, with
+ * --streams, each stream's figure. */
 static void
 json_interval_detail(json_t *o, const struct result_interim *iv, int *bad)
 {
@@ -672,6 +673,9 @@ json_interval_detail(json_t *o, const struct result_interim *iv, int *bad)
 	     bad);
 	jput(o, "p999_us", iv->lat_count > 0 ? jnum(iv->p999) : json_null(),
 	     bad);
+	jput(o, "timeouts", juint(iv->timeouts), bad);
+	jput(o, "errors", juint(iv->errors), bad);
+	jput(o, "flows", jint(iv->flows), bad);
 	if (iv->nstreams < 2 || iv->stream == NULL)
 		return;
 	a = json_array();

@@ -759,7 +759,7 @@ coordinate(struct module_run *run)
 /* After the streams, when asked (interim_tail): what they did after the
  * last boundary, as a partial interval ending with the last of them, so
  * that the intervals add up to the totals. Nothing when they did
- * nothing. */
+ * nothing: no transfer, no round trip, no time-out and no error. */
 static void
 report_tail(struct module_run *run)
 {
@@ -771,7 +771,8 @@ report_tail(struct module_run *run)
 		if (run->ctx[i].done_ns > end)
 			end = run->ctx[i].done_ns;
 	c = interval_track_take(t, run, 1);
-	if (c == 0 && (t->hist == NULL || t->hist->count == 0))
+	if (c == 0 && (t->hist == NULL || t->hist->count == 0) &&
+	    t->out.timeouts == 0 && t->out.errors == 0)
 		return;
 	/* interim_k is already the number of the boundary after the last
 	 * one reported: the tail's. */

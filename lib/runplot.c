@@ -35,6 +35,13 @@ runplot_line(FILE *out, const struct result *res,
 	if (iv->lat_count > 0)
 		fprintf(out, "  p50 %.0f us  p99 %.0f us  p99.9 %.0f us",
 			iv->p50, iv->p99, iv->p999);
+	/* Time-outs and errors are the request/response tests' counts;
+	 * every test has its streams. */
+	if (module_is_rr(res->m))
+		fprintf(out, "  timeouts %llu  errors %llu",
+			(unsigned long long)iv->timeouts,
+			(unsigned long long)iv->errors);
+	fprintf(out, "  flows %d", iv->flows);
 	if (iv->tcpi.n > 0) {
 		if (iv->tcpi.v[TCPINFO_RETRANS] >= 0)
 			fprintf(out, "  retrans %lld",
@@ -78,6 +85,13 @@ runplot_keyval(FILE *out, const struct result *res,
 			fprintf(out, "%s%.2f", i ? "," : "", iv->stream[i]);
 		fputc('\n', out);
 	}
+	if (module_is_rr(res->m))
+		fprintf(out,
+			"NETPERF_INTERIM_TIMEOUTS[%d]=%llu\n"
+			"NETPERF_INTERIM_ERRORS[%d]=%llu\n",
+			n, (unsigned long long)iv->timeouts, n,
+			(unsigned long long)iv->errors);
+	fprintf(out, "NETPERF_INTERIM_FLOWS[%d]=%d\n", n, iv->flows);
 	fflush(out);
 }
 

@@ -115,8 +115,8 @@ interim_value(const struct result *res, double count, double secs)
 }
 
 /* What the runner knew of the interval beyond its sum: latency
- * percentiles and each stream's figure. Returns 0, or -1 without
- * memory. */
+ * percentiles, each stream's figure, time-outs, errors and active
+ * streams. Returns 0, or -1 without memory. */
 static int
 interim_detail(const struct result *res, struct result_interim *iv,
 	       const struct module_interval *ivl)
@@ -126,8 +126,13 @@ interim_detail(const struct result *res, struct result_interim *iv,
 	iv->partial = ivl != NULL && ivl->partial;
 	iv->nstreams = 0;
 	iv->stream = NULL;
+	iv->timeouts = iv->errors = 0;
+	iv->flows = res->p.streams > 0 ? res->p.streams : 1;
 	if (ivl == NULL)
 		return 0;
+	iv->timeouts = ivl->timeouts;
+	iv->errors = ivl->errors;
+	iv->flows = ivl->flows;
 	/* A stream test's histogram times its calls, not round trips:
 	 * the interval's latency is an RR test's. */
 	if (module_is_rr(res->m) && ivl->hist != NULL &&

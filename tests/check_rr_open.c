@@ -3,8 +3,9 @@
  * real netserver on loopback: the rate held, the gaps between requests as
  * the wire sees them (a libpcap capture of the data flow, not netperf's
  * own clock), latency counted from the intended send time while netserver
- * is stopped (wrk2's coordinated-omission demonstration), and a stream
- * whose netserver dies.
+ * is stopped (wrk2's coordinated-omission demonstration), a stream
+ * whose netserver dies, and -D's intervals counting the time-outs, errors
+ * and active streams of both.
  */
 #include <math.h>
 #include <pcap/pcap.h>
@@ -393,11 +394,13 @@ START_TEST(crr_rate)
 END_TEST
 
 /* Stops netserver's session child at 1 s for 300 ms, then continues it
- * (or, with kill set, kills it at 1 s). */
+ * (or, with kill set, kills it at 1 s); at_ms and stall_ms, when not 0,
+ * say when and how long instead. */
 struct staller {
 	pthread_t thread;
 	int kill;
 	int done; /* 1: stopped and continued (or killed) */
+	long at_ms, stall_ms;
 };
 
 static void *
@@ -408,6 +411,14 @@ staller_loop(void *arg)
 	struct timespec one = {1, 0}, stall = {0, 300000000};
 	int n;
 
+	if (s->at_ms > 0) {
+		one.tv_sec = s->at_ms / 1000;
+		one.tv_nsec = s->at_ms % 1000 * 1000000;
+	}
+	if (s->stall_ms > 0) {
+		stall.tv_sec = s->stall_ms / 1000;
+		stall.tv_nsec = s->stall_ms % 1000 * 1000000;
+	}
 	/* On time even on a crowded machine: a stall meant to last 300 ms
 	 * must not last until this thread gets a CPU. */
 	go_fifo();
@@ -544,7 +555,7 @@ killed_server(const char *test, int reconnect)
 			      NULL,
 			      NULL};
 	struct harness_out *o = malloc(sizeof(*o));
-	struct staller s = {0, 1, 0};
+	struct staller s = {.kill = 1};
 	const char *nl;
 	unsigned long long errors = 0, ended = 9;
 
@@ -608,6 +619,340 @@ START_TEST(killed_server_crr_reconnect)
 }
 END_TEST
 
+/* What -D's intervals said of time-outs, errors and streams. */
+struct iv_counts {
+	int n;		   /* intervals */
+	int with_timeouts; /* of which some timed out */
+	unsigned long long timeouts, errors;
+	int flows_first, flows_last;
+};
+
+/* The --json-stream interval events in out, summed into c; returns the
+ * document after them, or NULL when none came. */
+static json_t *
+iv_json(const char *out, struct iv_counts *c)
+{
+	const char *line, *nl, *type;
+	json_t *doc = NULL, *j;
+	double to;
+
+	memset(c, 0, sizeof(*c));
+	for (line = out; *line != '\0'; line = nl + 1) {
+		nl = strchr(line, '\n');
+		if (*line == '{') {
+			j = harness_json_parse(line);
+			ck_assert_msg(j != NULL, "not JSON: %.200s", line);
+			type = json_string_value(json_object_get(j, "type"));
+			if (type != NULL && strcmp(type, "interim") == 0) {
+				to = harness_json_num(j, "timeouts");
+				c->timeouts += (unsigned long long)to;
+				c->with_timeouts += to > 0;
+				c->errors +=
+				    (unsigned long long)harness_json_num(
+					j, "errors");
+				c->flows_last =
+				    (int)harness_json_num(j, "flows");
+				if (c->n++ == 0)
+					c->flows_first = c->flows_last;
+				json_decref(j);
+			} else {
+				json_decref(doc);
+				doc = j;
+			}
+		}
+		if (nl == NULL)
+			break;
+	}
+	return doc;
+}
+
+/* The --interval-lines readable lines in out, summed into c. */
+static void
+iv_lines(const char *out, struct iv_counts *c)
+{
+	const char *p;
+	unsigned long long to, errs;
+	int flows;
+
+	memset(c, 0, sizeof(*c));
+	for (p = out; (p = strstr(p, "interval ")) != NULL; p++) {
+		if (p != out && p[-1] != '\n')
+			continue;
+		p = strstr(p, "  timeouts ");
+		ck_assert_msg(
+		    p != NULL &&
+			sscanf(p, "  timeouts %llu  errors %llu  flows %d", &to,
+			       &errs, &flows) == 3,
+		    "an interval line without its counts: %s", out);
+		c->timeouts += to;
+		c->with_timeouts += to > 0;
+		c->errors += errs;
+		c->flows_last = flows;
+		if (c->n++ == 0)
+			c->flows_first = flows;
+	}
+}
+
+/*
+ * TCP_RR at 1000/s with --timeout 50 and a 300 ms stall of netserver:
+ * the requests in flight through the stall (-b 8) time out, and the
+ * --json-stream intervals' time-outs, the tail's among them, add up to
+ * the document's exactly; no errors, and the one stream active in each.
+ */
+START_TEST(interval_timeouts_tcp)
+{
+	const char *args[] = {"-t",
+			      "TCP_RR",
+			      "-l",
+			      "3",
+			      "-D",
+			      "0.5",
+			      "--rate",
+			      "1000",
+			      "--timeout",
+			      "50",
+			      "--json-stream",
+			      "--",
+			      "-b",
+			      "8",
+			      NULL};
+	struct harness_out *o = malloc(sizeof(*o));
+	struct staller s = {0};
+	struct iv_counts c;
+	json_t *doc;
+	double total;
+
+	ck_assert(o != NULL);
+	ck_assert_int_eq(pthread_create(&s.thread, NULL, staller_loop, &s), 0);
+	run(args, 30, o);
+	pthread_join(s.thread, NULL);
+	ck_assert_msg(s.done, "no session child of netserver to stop");
+	ck_assert_msg(o->status == 0, "exit %d: %.2000s%.1000s", o->status,
+		      o->out, o->err);
+	doc = iv_json(o->out, &c);
+	ck_assert_ptr_nonnull(doc);
+	total = harness_json_num(doc, "local.counts.timeouts");
+	fprintf(stderr,
+		"TCP_RR stalled: %d intervals, %llu time-outs in %d "
+		"of them, %.0f in all\n",
+		c.n, c.timeouts, c.with_timeouts, total);
+	ck_assert_int_ge(c.n, 3);
+	ck_assert_msg(total > 0, "the stall timed nothing out: %s", o->out);
+	ck_assert_uint_eq(c.timeouts, (unsigned long long)total);
+	ck_assert_int_ge(c.with_timeouts, 1);
+	ck_assert_uint_eq(c.errors, 0);
+	ck_assert_int_eq(c.flows_first, 1);
+	ck_assert_int_eq(c.flows_last, 1);
+	json_decref(doc);
+	free(o);
+}
+END_TEST
+
+/*
+ * A tail of time-outs alone: netserver stopped from 0.5 s to 2.5 s of a
+ * 1.5 s TCP_RR with -D 1, so that after the boundary at 1 s no answer
+ * comes until the requests in flight are late. The tail has no
+ * transaction and is reported all the same, with their time-outs, so
+ * that the intervals still add up to the total.
+ */
+START_TEST(interval_timeouts_tail)
+{
+	const char *args[] = {"-t", "TCP_RR",    "-l", "1.5",  "-D", "1",
+			      "--rate", "1000", "--timeout", "50",
+			      "--json-stream", "--", "-b", "8", NULL};
+	struct harness_out *o = malloc(sizeof(*o));
+	struct staller s = {.at_ms = 500, .stall_ms = 2000};
+	struct iv_counts c;
+	const char *last;
+	json_t *doc, *tail;
+	double total;
+
+	ck_assert(o != NULL);
+	ck_assert_int_eq(pthread_create(&s.thread, NULL, staller_loop, &s), 0);
+	run(args, 30, o);
+	pthread_join(s.thread, NULL);
+	ck_assert_msg(s.done, "no session child of netserver to stop");
+	ck_assert_msg(o->status == 0, "exit %d: %.2000s%.1000s", o->status,
+		      o->out, o->err);
+	doc = iv_json(o->out, &c);
+	ck_assert_ptr_nonnull(doc);
+	total = harness_json_num(doc, "local.counts.timeouts");
+	fprintf(stderr, "TCP_RR stalled to the end: %d intervals, %llu "
+			"time-outs, %.0f in all\n",
+		c.n, c.timeouts, total);
+	ck_assert_msg(total > 0, "the stall timed nothing out: %s", o->out);
+	ck_assert_uint_eq(c.timeouts, (unsigned long long)total);
+	/* The last event is the tail: time-outs and no transaction. */
+	last = strstr(o->out, "\"partial\":true");
+	ck_assert_msg(last != NULL, "no tail: %s", o->out);
+	while (last > o->out && last[-1] != '\n')
+		last--;
+	tail = harness_json_parse(last);
+	ck_assert_ptr_nonnull(tail);
+	ck_assert_double_eq(harness_json_num(tail, "count"), 0);
+	ck_assert_double_gt(harness_json_num(tail, "timeouts"), 0);
+	ck_assert_double_eq(harness_json_num(tail, "flows"), 1);
+	json_decref(tail);
+	json_decref(doc);
+	free(o);
+}
+END_TEST
+
+/*
+ * UDP_RR the same way, read from -k's keys: each interval's
+ * NETPERF_INTERIM_TIMEOUTS adds up to TIMEOUTS, some interval has some,
+ * and the readable line says the same under --interval-lines alone.
+ */
+START_TEST(interval_timeouts_udp)
+{
+	const char *keys[] = {"-t",
+			      "UDP_RR",
+			      "-l",
+			      "3",
+			      "-D",
+			      "0.5",
+			      "-P",
+			      "0",
+			      "--rate",
+			      "1000",
+			      "--timeout",
+			      "50",
+			      "--interval-lines",
+			      "--",
+			      "-b",
+			      "8",
+			      "-k",
+			      "TIMEOUTS,ERRORS",
+			      NULL};
+	const char *lines[] = {"-t",
+			       "UDP_RR",
+			       "-l",
+			       "3",
+			       "-D",
+			       "0.5",
+			       "-P",
+			       "0",
+			       "--rate",
+			       "1000",
+			       "--timeout",
+			       "50",
+			       "--interval-lines",
+			       "--",
+			       "-b",
+			       "8",
+			       NULL};
+	struct harness_out *o = malloc(sizeof(*o));
+	struct staller s = {0};
+	struct iv_counts c;
+	unsigned long long sum = 0;
+	char key[64];
+	int n, some = 0;
+	double v, total;
+
+	ck_assert(o != NULL);
+	ck_assert_int_eq(pthread_create(&s.thread, NULL, staller_loop, &s), 0);
+	run(keys, 30, o);
+	pthread_join(s.thread, NULL);
+	ck_assert_msg(s.done, "no session child of netserver to stop");
+	ck_assert_msg(o->status == 0, "exit %d: %.2000s%.1000s", o->status,
+		      o->out, o->err);
+	n = harness_text_count(o->out, "NETPERF_INTERIM_RESULT[");
+	ck_assert_int_ge(n, 3);
+	ck_assert_int_eq(
+	    harness_text_count(o->out, "NETPERF_INTERIM_TIMEOUTS["), n);
+	for (int i = 0; i < n; i++) {
+		snprintf(key, sizeof(key), "NETPERF_INTERIM_TIMEOUTS[%d]", i);
+		v = keyval(o, key);
+		sum += (unsigned long long)v;
+		some += v > 0;
+		snprintf(key, sizeof(key), "NETPERF_INTERIM_ERRORS[%d]", i);
+		ck_assert_double_eq(keyval(o, key), 0);
+		snprintf(key, sizeof(key), "NETPERF_INTERIM_FLOWS[%d]", i);
+		ck_assert_double_eq(keyval(o, key), 1);
+	}
+	total = keyval(o, "TIMEOUTS");
+	fprintf(stderr,
+		"UDP_RR stalled: %d intervals, %llu time-outs in %d "
+		"of them, TIMEOUTS %.0f\n",
+		n, sum, some, total);
+	ck_assert_msg(total > 0, "the stall timed nothing out: %s", o->out);
+	ck_assert_uint_eq(sum, (unsigned long long)total);
+	ck_assert_int_ge(some, 1);
+
+	memset(&s, 0, sizeof(s));
+	ck_assert_int_eq(pthread_create(&s.thread, NULL, staller_loop, &s), 0);
+	run(lines, 30, o);
+	pthread_join(s.thread, NULL);
+	ck_assert_msg(s.done, "no session child of netserver to stop");
+	ck_assert_msg(o->status == 0, "exit %d: %.2000s%.1000s", o->status,
+		      o->out, o->err);
+	iv_lines(o->out, &c);
+	ck_assert_int_ge(c.n, 3);
+	ck_assert_int_ge(c.with_timeouts, 1);
+	ck_assert_uint_eq(c.errors, 0);
+	ck_assert_int_eq(c.flows_first, 1);
+	ck_assert_int_eq(c.flows_last, 1);
+	free(o);
+}
+END_TEST
+
+/*
+ * netserver's session child killed at 1 s: the intervals count the one
+ * connection error netperf reports on exit, and the stream stops being
+ * active in the interval it ended in; --json-stream and the readable
+ * lines alike.
+ */
+static void
+killed_intervals(const char *form)
+{
+	const char *args[] = {"-t",	   "TCP_RR", "-l", "3",	     "-D",
+			      "0.25",	   "-P",     "0",  "--rate", "1000",
+			      "--timeout", "50",     form, NULL};
+	struct harness_out *o = malloc(sizeof(*o));
+	struct staller s = {.kill = 1};
+	struct iv_counts c;
+	unsigned long long errors = 0;
+	const char *p;
+
+	ck_assert(o != NULL);
+	ck_assert_int_eq(pthread_create(&s.thread, NULL, staller_loop, &s), 0);
+	run(args, 30, o);
+	pthread_join(s.thread, NULL);
+	ck_assert_msg(s.done, "no session child of netserver to kill");
+	ck_assert_msg(o->status != 0 && o->status != -1, "exit %d: %s",
+		      o->status, o->err);
+	p = strstr(o->err, "counted ");
+	ck_assert_msg(p != NULL &&
+			  sscanf(p, "counted %llu connection", &errors) == 1,
+		      "the errors are not counted: %s", o->err);
+	if (strcmp(form, "--json-stream") == 0)
+		json_decref(iv_json(o->out, &c));
+	else
+		iv_lines(o->out, &c);
+	fprintf(stderr, "%s, netserver killed: %d intervals, %llu errors\n",
+		form, c.n, c.errors);
+	ck_assert_int_ge(c.n, 2);
+	ck_assert_uint_eq(errors, 1);
+	ck_assert_msg(c.errors == errors, "intervals: %llu errors: %s",
+		      c.errors, o->out);
+	ck_assert_int_eq(c.flows_first, 1);
+	ck_assert_msg(c.flows_last == 0, "the last interval has %d flows: %s",
+		      c.flows_last, o->out);
+	free(o);
+}
+
+START_TEST(interval_errors_json)
+{
+	killed_intervals("--json-stream");
+}
+END_TEST
+
+START_TEST(interval_errors_lines)
+{
+	killed_intervals("--interval-lines");
+}
+END_TEST
+
 static Suite *
 rr_open_suite(void)
 {
@@ -615,6 +960,7 @@ rr_open_suite(void)
 	TCase *wire = tcase_create("wire");
 	TCase *co = tcase_create("coordinated_omission");
 	TCase *err = tcase_create("errors");
+	TCase *ivc = tcase_create("interval_counts");
 
 	tcase_add_checked_fixture(wire, rt_setup, rt_teardown);
 	tcase_set_timeout(wire, 90);
@@ -633,6 +979,14 @@ rr_open_suite(void)
 	tcase_add_test(err, killed_server_crr);
 	tcase_add_test(err, killed_server_crr_reconnect);
 	suite_add_tcase(s, err);
+	tcase_add_checked_fixture(ivc, rt_setup, rt_teardown);
+	tcase_set_timeout(ivc, 90);
+	tcase_add_test(ivc, interval_timeouts_tcp);
+	tcase_add_test(ivc, interval_timeouts_tail);
+	tcase_add_test(ivc, interval_timeouts_udp);
+	tcase_add_test(ivc, interval_errors_json);
+	tcase_add_test(ivc, interval_errors_lines);
+	suite_add_tcase(s, ivc);
 	return s;
 }
 

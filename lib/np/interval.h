@@ -27,6 +27,8 @@ struct interval_track {
 	struct stats_hist *prev_hist, *cur_hist;
 	struct stats_hist *hist;
 	struct tcpinfo ti_prev, ti_iv;
+	/* The streams' time-outs and errors summed at the last boundary. */
+	uint64_t timeouts_prev, errors_prev;
 	uint64_t prev_t; /* the last boundary, CLOCK_MONOTONIC ns */
 	struct module_interval out;
 };
@@ -38,7 +40,8 @@ int interval_track_init(struct interval_track *t, const struct module_run *run,
 
 /*
  * Takes the interval that ends now: fills
- * t->out (each stream's count and the interval's histogram), t->ti_iv
+ * t->out (each stream's count, the interval's histogram, its time-outs,
+ * errors and active streams), t->ti_iv
  * (the streams' TCP_INFO over it, n 0 when none) and returns the sum of
  * the streams' counts over it. partial marks the tail.
  */

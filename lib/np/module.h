@@ -429,6 +429,11 @@ struct module_interval {
 	int n;
 	const uint64_t *stream;	       /* n counts over the interval */
 	const struct stats_hist *hist; /* ns; NULL without histograms */
+	/* The open loop's time-outs and connection errors over the
+	 * interval, summed over the streams, and the streams that ran in
+	 * it and had not ended on a connection error by its end. */
+	uint64_t timeouts, errors;
+	int flows;
 };
 
 struct interval_track;

@@ -64,6 +64,12 @@ struct result_interim {
 	 * result's units (nstreams of them, owned); NULL for one. */
 	int nstreams;
 	double *stream;
+	/* The open loop's time-outs and connection errors in the interval
+	 * (the TIMEOUTS and ERRORS counted in it), and the streams active
+	 * in it (module_interval's flows); 0, 0 and the streams when the
+	 * runner said nothing. */
+	uint64_t timeouts, errors;
+	int flows;
 };
 
 /* Repeated runs (-i, -I): the means and how wide their intervals are. */

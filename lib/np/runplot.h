@@ -27,8 +27,9 @@ void runplot_line(FILE *out, const struct result *res,
 
 /* Interval n (from 0) of res as --interval-lines gives it under -k:
  * netperf 2.7's four NETPERF_INTERIM keys, then NETPERF_INTERIM_PARTIAL,
- * the latency percentiles (RR), retransmits and srtt (TCP) and each
- * stream's figure (--streams). */
+ * the latency percentiles (RR), retransmits and srtt (TCP), each
+ * stream's figure (--streams), time-outs and errors (RR) and the active
+ * streams. */
 void runplot_keyval(FILE *out, const struct result *res,
 		    const struct result_interim *iv, int n);
 
