@@ -25,6 +25,7 @@
 #include "np/rr_open.h"
 #include "np/runplot.h"
 #include "np/stats.h"
+#include "np/search.h"
 #include "np/sweep.h"
 #include "np/iface.h"
 #include "np/underload.h"
@@ -777,6 +778,120 @@ run_sweep(const struct netperf_opts *o, int argc, char **argv)
 	return ok < sw.n ? EXIT_FAILURE : rc;
 }
 
+/* One run of a search at rate, over c (connected when *connected);
+ * returns 0 when it ran, -1 with err set. */
+static int
+search_one(struct client *c, int *connected, const struct netperf_opts *o,
+	   double rate, struct result *res, struct topo *topo, int *have_topo,
+	   int argc, char **argv, char *err)
+{
+	struct netperf_opts oi = *o;
+	struct interim_ctx ic;
+
+	oi.rate = rate;
+	if (!*connected) {
+		if (setup_client(c, &oi, topo, have_topo, err) < 0)
+			return -1;
+		*connected = 1;
+	}
+	ic.o = &oi;
+	ic.res = res;
+	if (oi.interim > 0) {
+		c->interim_sec = oi.interim;
+		c->on_interim = on_interim;
+		c->arg = &ic;
+	}
+	if (run_iterations(c, &oi, res, &ic, argc, argv, err) < 0) {
+		/* netserver ends a session after a failed test: the next
+		 * run starts a new one. */
+		client_close(c);
+		*connected = 0;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * --search: doubles the rate from the start (--rate, else 1000/s) until a
+ * run misses the objective, then bisects; a row per run as it ends, the
+ * answer last. Exits 0 when a rate met it, 1 when even the first missed.
+ */
+static int
+run_search(const struct netperf_opts *o, int argc, char **argv)
+{
+	struct search_spec sp;
+	struct search s;
+	struct client c;
+	struct topo topo;
+	char err[ERR_LEN], why[ERR_LEN], label[24];
+	int have_topo = 0, connected = 0, header = 0;
+
+	if (search_parse(o->search, &sp, err) < 0) {
+		fprintf(stderr, "netperf: %s\n", err);
+		return 2;
+	}
+	search_init(&s, o->rate > 0 ? o->rate : SEARCH_START_DEFAULT,
+		    o->search_precision > 0 ? o->search_precision
+					    : SEARCH_PRECISION_DEFAULT);
+	memset(&c, 0, sizeof(c));
+	if (o->headers)
+		printf("%s search of the highest rate with %s to %s\n\n",
+		       o->test, sp.text, o->host);
+	while (s.next > 0 && !stop_requested) {
+		struct result res;
+		double rate = s.next;
+		int met;
+
+		memset(&res, 0, sizeof(res));
+		snprintf(label, sizeof(label), "%d", s.runs + 1);
+		if (search_one(&c, &connected, o, rate, &res, &topo, &have_topo,
+			       argc, argv, err) < 0) {
+			/* A run that fails outright meets nothing; the
+			 * search goes on below it. */
+			printf("%-10s %11.2f failed: %s\n", label, rate, err);
+			fprintf(stderr, "netperf: rate %.0f: %s\n", rate, err);
+			met = 0;
+		} else {
+			if (!header && o->headers)
+				sweep_rate_header(stdout, "Run", &res);
+			header = 1;
+			met = search_meets(&sp, &res, why, sizeof(why));
+			sweep_rate_row(stdout, label, &res);
+			printf("  %s\n", met ? "met" : why);
+		}
+		fflush(stdout);
+		result_free(&res);
+		search_record(&s, rate, met);
+	}
+	if (connected)
+		client_close(&c);
+	if (have_topo)
+		topo_free(&topo);
+	if (stop_requested && s.next > 0) {
+		fprintf(stderr, "netperf: --search interrupted after %d runs\n",
+			s.runs);
+		return EXIT_FAILURE;
+	}
+	if (s.lo == 0) {
+		printf("\nno rate met %s: even %.0f/s missed (%d run%s)\n",
+		       sp.text, s.hi, s.runs, s.runs == 1 ? "" : "s");
+		return EXIT_FAILURE;
+	}
+	if (s.capped || s.hi == 0)
+		printf("\nhighest rate meeting %s: at least %.0f Trans/s, the "
+		       "most searched (%d runs)\n",
+		       sp.text, s.lo, s.runs);
+	else if (s.hi - s.lo > s.precision * s.lo && s.hi - s.lo > 1)
+		printf("\nhighest rate meeting %s: %.0f Trans/s (missed at "
+		       "%.0f; stopped after %d runs, short of %g %%)\n",
+		       sp.text, s.lo, s.hi, s.runs, s.precision * 100);
+	else
+		printf("\nhighest rate meeting %s: %.0f Trans/s (missed at "
+		       "%.0f, within %g %%; %d runs)\n",
+		       sp.text, s.lo, s.hi, s.precision * 100, s.runs);
+	return EXIT_SUCCESS;
+}
+
 /* Prints "netperf: err" with every byte outside printable ASCII
  * escaped: the text quotes result files, which came from other hosts. */
 static void
@@ -1460,6 +1575,8 @@ main(int argc, char **argv)
 		return run_rem_cpu(&o);
 	if (o.ifstat[0] != '\0')
 		return ifstat_monitor(&o);
+	if (o.search[0] != '\0')
+		return run_search(&o, argc, argv);
 	if (o.sweep[0] != '\0')
 		return run_sweep(&o, argc, argv);
 	return run_test(&o, &list, argc, argv);
