@@ -753,6 +753,15 @@ run_sweep(const struct netperf_opts *o, int argc, char **argv)
 		fprintf(stderr, "netperf: %s\n", err);
 		return 2;
 	}
+	/* As --rate: every stream's arrivals at least one a second. */
+	for (i = 0; sweep_is_rate(&sw) && i < sw.n; i++)
+		if (sw.value[i] < o->streams) {
+			fprintf(stderr,
+				"netperf: --sweep: rate %s over %d streams is "
+				"under one transaction a second per stream\n",
+				sw.label[i], o->streams);
+			return 2;
+		}
 	pts = calloc((size_t)sw.n, sizeof(*pts));
 	if (pts == NULL) {
 		fprintf(stderr, "netperf: out of memory\n");

@@ -873,6 +873,17 @@ START_TEST(search_bad_specs)
 		ck_assert_int_eq(o.status, 2);
 		ck_assert_ptr_nonnull(strstr(o.err, "0.1 to 50"));
 	}
+	{
+		const char *args[] = {"-H",	    "127.0.0.1", "-p",
+				      harness_port, "-t",	 "UDP_RR",
+				      "--streams",  "4",	 "--sweep",
+				      "rate=2,100", NULL};
+		struct harness_out o;
+
+		ck_assert_int_eq(harness_netperf(args, 10, &o), 0);
+		ck_assert_int_eq(o.status, 2);
+		ck_assert_ptr_nonnull(strstr(o.err, "rate 2 over 4 streams"));
+	}
 }
 END_TEST
 
