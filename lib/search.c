@@ -16,8 +16,10 @@ obj_parse(const char *p, size_t len, struct search_obj *o, char *err)
 	static const struct {
 		const char *name, *canon;
 		int which;
-	} pct[] = {{"P99.9", "P99.9", 999}, {"P999", "P99.9", 999},
-		   {"P50", "P50", 50},	     {"P90", "P90", 90},
+	} pct[] = {{"P99.9", "P99.9", 999},
+		   {"P999", "P99.9", 999},
+		   {"P50", "P50", 50},
+		   {"P90", "P90", 90},
 		   {"P99", "P99", 99}};
 	char word[48], *le, *end;
 	size_t i, nl;
@@ -47,8 +49,8 @@ obj_parse(const char *p, size_t len, struct search_obj *o, char *err)
 	o->which = pct[i].which;
 	p = le + 2;
 	if (!isdigit((unsigned char)*p) && *p != '.')
-		return err_set(err, "--search: \"%s\" has no bound after <=",
-			       word);
+		return err_set(err,
+			       "--search: \"%s\" has no bound after <=", word);
 	v = strtod(p, &end);
 	if (strcmp(end, "us") == 0)
 		mult = 1;
