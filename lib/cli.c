@@ -1078,8 +1078,8 @@ static const struct opt global_opts[] = {
     {0, "search", required_argument, "P99<=200us",
      "TCP_RR, UDP_RR, TCP_CRR: the highest --rate\n"
      "that meets the objective, by bisection",
-     NULL, OPT_STRING,
-     .to = NP(search), .len = sizeof(((struct netperf_opts *)0)->search)},
+     NULL, OPT_STRING, .to = NP(search),
+     .len = sizeof(((struct netperf_opts *)0)->search)},
     {0, "search-precision", required_argument, "PCT",
      "--search stops within PCT % (default 2)", NULL, OPT_FN,
      .fn = g_search_precision},
@@ -1507,8 +1507,9 @@ search_opts_check(const struct netperf_opts *o, const struct test_module *m,
 	}
 	if (o->sweep[0] != '\0' || o->start_at_ns > 0 ||
 	    o->load_up + o->load_down > 0)
-		return err_set(err, "--search chooses the rate of each run: not "
-				    "with --sweep, --start-at or --under-load");
+		return err_set(err,
+			       "--search chooses the rate of each run: not "
+			       "with --sweep, --start-at or --under-load");
 	if (o->json || o->json_stream || o->output_mode != 0)
 		return err_set(err, "--search prints a table: not with -J, "
 				    "--json-stream, -o, -O or -k");
@@ -1516,8 +1517,9 @@ search_opts_check(const struct netperf_opts *o, const struct test_module *m,
 		return err_set(err, "--search runs for a time: give -l in "
 				    "seconds, not a count");
 	if (o->rate > 0 && o->rate < o->streams)
-		return err_set(err, "--search: the start, --rate %g, is under "
-				    "one transaction a second per stream",
+		return err_set(err,
+			       "--search: the start, --rate %g, is under "
+			       "one transaction a second per stream",
 			       o->rate);
 	return 0;
 }

@@ -172,9 +172,9 @@ sweep_rate_header(FILE *out, const char *param, const struct result *first)
 {
 	const char *sdu = first ? result_sd_units(first) : "";
 
-	fprintf(out, "%-10s %11s %11s  %9s %9s %9s  %7s %7s  %9s %9s\n",
-		param, "Offered", "Achieved", "P50", "P99", "P99.9", "Local",
-		"Remote", "Local", "Remote");
+	fprintf(out, "%-10s %11s %11s  %9s %9s %9s  %7s %7s  %9s %9s\n", param,
+		"Offered", "Achieved", "P50", "P99", "P99.9", "Local", "Remote",
+		"Local", "Remote");
 	fprintf(out, "%-10s %11s %11s  %9s %9s %9s  %7s %7s  %9s %9s\n\n", "",
 		"Trans/s", "Trans/s", "us", "us", "us", "CPU %", "CPU %", sdu,
 		sdu);
@@ -280,11 +280,12 @@ rate_csv(FILE *out, const struct sweep *s, const struct sweep_point *pts,
 	 int headers)
 {
 	if (headers)
-		fprintf(out, "%s,Value,Offered Rate,Achieved Rate,P50 Latency "
-			     "Microseconds,P99 Latency Microseconds,P99.9 "
-			     "Latency Microseconds,Local CPU Util %%,Remote "
-			     "CPU Util %%,Local Service Demand,Remote Service "
-			     "Demand,Service Demand Units,Error\n",
+		fprintf(out,
+			"%s,Value,Offered Rate,Achieved Rate,P50 Latency "
+			"Microseconds,P99 Latency Microseconds,P99.9 "
+			"Latency Microseconds,Local CPU Util %%,Remote "
+			"CPU Util %%,Local Service Demand,Remote Service "
+			"Demand,Service Demand Units,Error\n",
 			s->param);
 	for (int i = 0; i < s->n; i++) {
 		const struct result *r = &pts[i].res;
@@ -361,8 +362,9 @@ sweep_data(FILE *out, const struct sweep *s, const struct sweep_point *pts)
 			if (pts[i].ok)
 				fprintf(out, "%lld %.6g %.6g %.6g %.6g\n",
 					(long long)s->value[i],
-					pts[i].res.trans_rate, pts[i].res.lat.p50,
-					pts[i].res.lat.p99, pts[i].res.lat.p999);
+					pts[i].res.trans_rate,
+					pts[i].res.lat.p50, pts[i].res.lat.p99,
+					pts[i].res.lat.p999);
 		return;
 	}
 	for (int i = 0; i < s->n; i++)

@@ -270,9 +270,20 @@ END_TEST
 START_TEST(search_parse_good_bad)
 {
 	static const char *const bad[] = {
-	    "",		  "P99",	"P98<=1ms",	"P99<200us", "P99<=",
-	    "P99<=200",	  "P99<=200s",	"P99<=0us",	"P99<=-1us", "P99<=xus",
-	    "P99<=1ms,",  "P99<=1msx",	"<=1ms",	"P99<=nanus",
+	    "",
+	    "P99",
+	    "P98<=1ms",
+	    "P99<200us",
+	    "P99<=",
+	    "P99<=200",
+	    "P99<=200s",
+	    "P99<=0us",
+	    "P99<=-1us",
+	    "P99<=xus",
+	    "P99<=1ms,",
+	    "P99<=1msx",
+	    "<=1ms",
+	    "P99<=nanus",
 	    "P50<=1us,P90<=1us,P99<=1us,P99.9<=1us,P50<=2us",
 	};
 	struct search_spec sp;
@@ -698,10 +709,14 @@ rate_row(const char *out, const char *label, double *v, int max,
  * ends. */
 START_TEST(rate_sweep_rows)
 {
-	const char *args[] = {"-H",	   "127.0.0.1", "-p",	   harness_port,
-			      "-t",	   "TCP_RR",	"-l",	   "1",
-			      "-c",	   "-C",	"--arrivals", "fixed",
-			      "--sweep", "rate=500,1k,2k", NULL};
+	const char *args[] = {"-H",	    "127.0.0.1",
+			      "-p",	    harness_port,
+			      "-t",	    "TCP_RR",
+			      "-l",	    "1",
+			      "-c",	    "-C",
+			      "--arrivals", "fixed",
+			      "--sweep",    "rate=500,1k,2k",
+			      NULL};
 	static const char *const label[] = {"500", "1k", "2k"};
 	static const double rate[] = {500, 1000, 2000};
 	struct harness_out o;
@@ -740,11 +755,21 @@ END_TEST
  * answer a rate that met it, within the precision of one that missed. */
 START_TEST(search_converges)
 {
-	const char *args[] = {"-H",	  "127.0.0.1", "-p", harness_port,
-			      "-t",	  "TCP_RR",    "-l", "1",
-			      "--rate",	  "500",       "--search",
+	const char *args[] = {"-H",
+			      "127.0.0.1",
+			      "-p",
+			      harness_port,
+			      "-t",
+			      "TCP_RR",
+			      "-l",
+			      "1",
+			      "--rate",
+			      "500",
+			      "--search",
 			      "P99<=1000ms",
-			      "--search-precision", "25", NULL};
+			      "--search-precision",
+			      "25",
+			      NULL};
 	static struct harness_out o;
 	struct harness_sched k;
 	double answer = 0, missed = 0, v[16], wait = 0;
@@ -759,8 +784,8 @@ START_TEST(search_converges)
 		ck_assert_int_eq(harness_netperf(args, 110, &o), 0);
 		harness_last_sched(&k);
 		wait = harness_sched_wait(&k);
-		if (o.status == 0 || strstr(o.out, "under 99 % of 500/s") == NULL ||
-		    wait < 0.01)
+		if (o.status == 0 ||
+		    strstr(o.out, "under 99 % of 500/s") == NULL || wait < 0.01)
 			break;
 	}
 	if (tries == 3) {
@@ -772,9 +797,10 @@ START_TEST(search_converges)
 	ck_assert_msg(o.status == 0, "%d: %s\n%s", o.status, o.err, o.out);
 	p = strstr(o.out, "highest rate meeting P99<=1000ms: ");
 	ck_assert_msg(p != NULL, "%s", o.out);
-	ck_assert_int_eq(sscanf(p, "highest rate meeting P99<=1000ms: %lf "
-				   "Trans/s (missed at %lf, within 25 %%; %d "
-				   "runs)",
+	ck_assert_int_eq(sscanf(p,
+				"highest rate meeting P99<=1000ms: %lf "
+				"Trans/s (missed at %lf, within 25 %%; %d "
+				"runs)",
 				&answer, &missed, &runs),
 			 3);
 	ck_assert_double_ge(answer, 500);
@@ -791,8 +817,8 @@ START_TEST(search_converges)
 		ck_assert_ptr_nonnull(end);
 		/* The answer's run met the objective, the bound's missed. */
 		if (v[0] == answer)
-			met_row += end - line > 5 &&
-				   strncmp(end - 5, "  met", 5) == 0;
+			met_row +=
+			    end - line > 5 && strncmp(end - 5, "  met", 5) == 0;
 		if (v[0] == missed)
 			ck_assert_msg(strncmp(end - 5, "  met", 5) != 0, "%.*s",
 				      (int)(end - line), line);
@@ -811,10 +837,9 @@ END_TEST
  * search stops there and says so with status 1. */
 START_TEST(search_impossible)
 {
-	const char *args[] = {"-H",	  "127.0.0.1", "-p",	   harness_port,
-			      "-t",	  "UDP_RR",    "-l",	   "0.3",
-			      "--rate",	  "200",       "--search", "P50<=1us",
-			      NULL};
+	const char *args[] = {
+	    "-H",  "127.0.0.1", "-p",  harness_port, "-t",	 "UDP_RR", "-l",
+	    "0.3", "--rate",	"200", "--search",   "P50<=1us", NULL};
 	struct harness_out o;
 	double v[16];
 
@@ -841,13 +866,14 @@ START_TEST(search_bad_specs)
 	    {"TCP_RR", "--sweep", "rate=0", NULL},
 	};
 	static const char *const want[] = {
-	    "needs a unit", "unknown percentile", "must be over 0",
-	    "needs --search", "applies to", "rate applies to", "not a rate"};
+	    "needs a unit",   "unknown percentile", "must be over 0",
+	    "needs --search", "applies to",	    "rate applies to",
+	    "not a rate"};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		const char *args[12] = {"-H", "127.0.0.1", "-p", harness_port,
-					"-l", "0.2",	   "-t", bad[i][0],
-					bad[i][1], bad[i][2], NULL};
+		const char *args[12] = {
+		    "-H", "127.0.0.1", "-p",	  harness_port, "-l", "0.2",
+		    "-t", bad[i][0],   bad[i][1], bad[i][2],	NULL};
 		struct harness_out o;
 
 		ck_assert_int_eq(harness_netperf(args, 10, &o), 0);
@@ -862,11 +888,18 @@ START_TEST(search_bad_specs)
 		ck_assert_ptr_null(strstr(o.out, "Trans"));
 	}
 	{
-		const char *args[] = {"-H",	    "127.0.0.1", "-p",
-				      harness_port, "-t",	 "TCP_RR",
-				      "--search",   "P99<=1ms",	 "--search-"
-								 "precision",
-				      "60",	    NULL};
+		const char *args[] = {"-H",
+				      "127.0.0.1",
+				      "-p",
+				      harness_port,
+				      "-t",
+				      "TCP_RR",
+				      "--search",
+				      "P99<=1ms",
+				      "--search-"
+				      "precision",
+				      "60",
+				      NULL};
 		struct harness_out o;
 
 		ck_assert_int_eq(harness_netperf(args, 10, &o), 0);
