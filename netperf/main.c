@@ -864,6 +864,9 @@ run_search(const struct netperf_opts *o, int argc, char **argv)
 			       argc, argv, err) < 0) {
 			/* A run that fails outright meets nothing; the
 			 * search goes on below it. */
+			if (!header && o->headers)
+				sweep_rate_header(stdout, "Run", NULL);
+			header = 1;
 			printf("%-10s %11.2f failed: %s\n", label, rate, err);
 			fprintf(stderr, "netperf: rate %.0f: %s\n", rate, err);
 			met = 0;
