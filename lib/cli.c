@@ -1510,9 +1510,9 @@ search_opts_check(const struct netperf_opts *o, const struct test_module *m,
 		return err_set(err,
 			       "--search chooses the rate of each run: not "
 			       "with --sweep, --start-at or --under-load");
-	if (o->json || o->json_stream || o->output_mode != 0)
-		return err_set(err, "--search prints a table: not with -J, "
-				    "--json-stream, -o, -O or -k");
+	if (o->output_mode != 0)
+		return err_set(err, "--search prints a table or a JSON "
+				    "document: not with -o, -O or -k");
 	if (o->count > 0)
 		return err_set(err, "--search runs for a time: give -l in "
 				    "seconds, not a count");

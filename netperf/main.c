@@ -820,10 +820,40 @@ search_one(struct client *c, int *connected, const struct netperf_opts *o,
 	return 0;
 }
 
+/* --search's answer, the last line of its table: 0 when a rate met the
+ * objective, 1 when none did. */
+static int
+search_answer(const struct search *s, const struct search_spec *sp, char *out,
+	      size_t cap)
+{
+	if (s->lo == 0) {
+		snprintf(out, cap, "no rate met %s: even %.0f/s missed (%d run%s)",
+			 sp->text, s->hi, s->runs, s->runs == 1 ? "" : "s");
+		return 1;
+	}
+	if (s->capped || s->hi == 0)
+		snprintf(out, cap,
+			 "highest rate meeting %s: at least %.0f Trans/s, the "
+			 "most searched (%d runs)",
+			 sp->text, s->lo, s->runs);
+	else if (s->hi - s->lo > s->precision * s->lo && s->hi - s->lo > 1)
+		snprintf(out, cap,
+			 "highest rate meeting %s: %.0f Trans/s (missed at "
+			 "%.0f; stopped after %d runs, short of %g %%)",
+			 sp->text, s->lo, s->hi, s->runs, s->precision * 100);
+	else
+		snprintf(out, cap,
+			 "highest rate meeting %s: %.0f Trans/s (missed at "
+			 "%.0f, within %g %%; %d runs)",
+			 sp->text, s->lo, s->hi, s->precision * 100, s->runs);
+	return 0;
+}
+
 /*
  * --search: doubles the rate from the start (--rate, else 1000/s) until a
  * run misses the objective, then bisects; a row per run as it ends, the
- * answer last. Exits 0 when a rate met it, 1 when even the first missed.
+ * answer last (or, with --json, one netperf-search document). Exits 0
+ * when a rate met it, 1 when even the first missed.
  */
 static int
 run_search(const struct netperf_opts *o, int argc, char **argv)
@@ -833,8 +863,9 @@ run_search(const struct netperf_opts *o, int argc, char **argv)
 	struct search s;
 	struct client c;
 	struct topo topo;
-	char err[ERR_LEN], why[ERR_LEN], label[24];
-	int have_topo = 0, connected = 0, header = 0;
+	char err[ERR_LEN], why[ERR_LEN], label[24], answer[ERR_LEN];
+	int have_topo = 0, connected = 0, header = 0, rc, js;
+	json_t *doc = NULL, *runs = NULL;
 
 	if (search_parse(o->search, &sp, err) < 0) {
 		fprintf(stderr, "netperf: %s\n", err);
@@ -846,11 +877,20 @@ run_search(const struct netperf_opts *o, int argc, char **argv)
 	if (!os.arrivals_set)
 		os.arrivals = MODULE_ARRIVALS_FIXED;
 	o = &os;
+	js = o->json || o->json_stream;
 	search_init(&s, o->rate > 0 ? o->rate : SEARCH_START_DEFAULT,
 		    o->search_precision > 0 ? o->search_precision
 					    : SEARCH_PRECISION_DEFAULT);
+	if (js) {
+		doc = json_pack("{s:s, s:i, s:s, s:s, s:f, s:f, s:[]}",
+				"schema", "netperf-search", "schema_version", 1,
+				"test", o->test, "objective", sp.text,
+				"precision_pct", s.precision * 100, "start",
+				s.next, "runs");
+		runs = json_object_get(doc, "runs");
+	}
 	memset(&c, 0, sizeof(c));
-	if (o->headers)
+	if (o->headers && !js)
 		printf("%s search of the highest rate with %s to %s\n\n",
 		       o->test, sp.text, o->host);
 	while (s.next > 0 && !stop_requested) {
@@ -864,19 +904,40 @@ run_search(const struct netperf_opts *o, int argc, char **argv)
 			       argc, argv, err) < 0) {
 			/* A run that fails outright meets nothing; the
 			 * search goes on below it. */
-			if (!header && o->headers)
-				sweep_rate_header(stdout, "Run", NULL);
-			header = 1;
-			printf("%-10s %11.2f failed: %s\n", label, rate, err);
 			fprintf(stderr, "netperf: rate %.0f: %s\n", rate, err);
 			met = 0;
+			if (js) {
+				json_array_append_new(
+				    runs, json_pack("{s:f, s:b, s:b, s:s}",
+						    "rate", rate, "ok", 0,
+						    "met", 0, "error", err));
+			} else {
+				if (!header && o->headers)
+					sweep_rate_header(stdout, "Run", NULL);
+				header = 1;
+				printf("%-10s %11.2f failed: %s\n", label,
+				       rate, err);
+			}
 		} else {
-			if (!header && o->headers)
-				sweep_rate_header(stdout, "Run", &res);
-			header = 1;
 			met = search_meets(&sp, &res, why, sizeof(why));
-			sweep_rate_row(stdout, label, &res);
-			printf("  %s\n", met ? "met" : why);
+			if (js) {
+				json_t *run = json_pack(
+				    "{s:f, s:b, s:b}", "rate", rate, "ok", 1,
+				    "met", met);
+
+				if (!met)
+					json_object_set_new(run, "missed",
+							    json_string(why));
+				json_object_set_new(run, "result",
+						    json_doc(&res));
+				json_array_append_new(runs, run);
+			} else {
+				if (!header && o->headers)
+					sweep_rate_header(stdout, "Run", &res);
+				header = 1;
+				sweep_rate_row(stdout, label, &res);
+				printf("  %s\n", met ? "met" : why);
+			}
 		}
 		fflush(stdout);
 		result_free(&res);
@@ -889,26 +950,26 @@ run_search(const struct netperf_opts *o, int argc, char **argv)
 	if (stop_requested && s.next > 0) {
 		fprintf(stderr, "netperf: --search interrupted after %d runs\n",
 			s.runs);
+		json_decref(doc);
 		return EXIT_FAILURE;
 	}
-	if (s.lo == 0) {
-		printf("\nno rate met %s: even %.0f/s missed (%d run%s)\n",
-		       sp.text, s.hi, s.runs, s.runs == 1 ? "" : "s");
-		return EXIT_FAILURE;
+	rc = search_answer(&s, &sp, answer, sizeof(answer)) ? EXIT_FAILURE
+							     : EXIT_SUCCESS;
+	if (js) {
+		json_object_set_new(doc, "found", json_boolean(s.lo > 0));
+		json_object_set_new(doc, "rate",
+				    s.lo > 0 ? json_real(s.lo) : json_null());
+		json_object_set_new(doc, "missed_at",
+				    s.hi > 0 ? json_real(s.hi) : json_null());
+		json_object_set_new(doc, "answer", json_string(answer));
+		if (json_doc_write(stdout, doc, o->json_stream) < 0)
+			rc = EXIT_FAILURE;
+		json_decref(doc);
+	} else {
+		printf("\n%s\n", answer);
 	}
-	if (s.capped || s.hi == 0)
-		printf("\nhighest rate meeting %s: at least %.0f Trans/s, the "
-		       "most searched (%d runs)\n",
-		       sp.text, s.lo, s.runs);
-	else if (s.hi - s.lo > s.precision * s.lo && s.hi - s.lo > 1)
-		printf("\nhighest rate meeting %s: %.0f Trans/s (missed at "
-		       "%.0f; stopped after %d runs, short of %g %%)\n",
-		       sp.text, s.lo, s.hi, s.runs, s.precision * 100);
-	else
-		printf("\nhighest rate meeting %s: %.0f Trans/s (missed at "
-		       "%.0f, within %g %%; %d runs)\n",
-		       sp.text, s.lo, s.hi, s.precision * 100, s.runs);
-	return EXIT_SUCCESS;
+	fflush(stdout);
+	return rc;
 }
 
 /* Prints "netperf: err" with every byte outside printable ASCII

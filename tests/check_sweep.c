@@ -4,6 +4,7 @@
  * that many streams, the plot is a real SVG/PNG, and -G sets the MSS
  * both kernels report.
  */
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -852,6 +853,43 @@ START_TEST(search_impossible)
 }
 END_TEST
 
+/* With --json, one netperf-search document: each run with its result,
+ * and the answer, null when no rate met the objective. */
+START_TEST(search_json)
+{
+	const char *args[] = {"-H",	 "127.0.0.1", "-p",	  harness_port,
+			      "-t",	 "TCP_RR",    "-l",	  "0.3",
+			      "--rate",	 "300",	      "--search", "P50<=1us",
+			      "--json",	 NULL};
+	static struct harness_out o;
+	json_error_t jerr;
+	json_t *doc, *runs, *run;
+
+	ck_assert_int_eq(harness_netperf(args, 30, &o), 0);
+	ck_assert_msg(o.status == 1, "%d: %s", o.status, o.err);
+	doc = json_loads(o.out, 0, &jerr);
+	ck_assert_msg(doc != NULL, "%s: %s", jerr.text, o.out);
+	ck_assert_str_eq(json_string_value(json_object_get(doc, "schema")),
+			 "netperf-search");
+	ck_assert_str_eq(json_string_value(json_object_get(doc, "objective")),
+			 "P50<=1us");
+	ck_assert(json_is_false(json_object_get(doc, "found")));
+	ck_assert(json_is_null(json_object_get(doc, "rate")));
+	ck_assert_double_eq(json_real_value(json_object_get(doc, "missed_at")),
+			    300);
+	runs = json_object_get(doc, "runs");
+	ck_assert_int_eq(json_array_size(runs), 1);
+	run = json_array_get(runs, 0);
+	ck_assert_double_eq(json_real_value(json_object_get(run, "rate")), 300);
+	ck_assert(json_is_false(json_object_get(run, "met")));
+	ck_assert_ptr_nonnull(json_string_value(json_object_get(run, "missed")));
+	ck_assert_str_eq(json_string_value(json_object_get(
+			     json_object_get(run, "result"), "schema")),
+			 "netperf-result");
+	json_decref(doc);
+}
+END_TEST
+
 /* Bad objectives, precisions and combinations are one line each, status
  * 2, before anything runs. */
 START_TEST(search_bad_specs)
@@ -950,6 +988,7 @@ sweep_suite(void)
 	tcase_add_test(live, search_converges);
 	tcase_add_test(live, search_impossible);
 	tcase_add_test(live, search_bad_specs);
+	tcase_add_test(live, search_json);
 	suite_add_tcase(s, live);
 	return s;
 }
