@@ -17,6 +17,7 @@
 #include "np/err.h"
 #include "np/fast.h"
 #include "np/oneway.h"
+#include "np/search.h"
 #include "np/flows.h"
 #include "np/opt.h"
 #include "np/transport.h"
@@ -809,6 +810,17 @@ g_rate(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
 	return 0;
 }
 
+/* --search-precision PCT. */
+static int
+g_search_precision(const struct opt *opt, const char *arg, void *dst,
+		   struct opt_run *run, char *err)
+{
+	(void)opt;
+	(void)run;
+	return search_precision_parse(
+	    arg, &((struct netperf_opts *)dst)->search_precision, err);
+}
+
 /* --arrivals poisson|fixed. */
 static int
 g_arrivals(const struct opt *opt, const char *arg, void *dst,
@@ -1063,6 +1075,14 @@ static const struct opt global_opts[] = {
      "run --streams on T threads a side, each\n"
      "driving its flows from one epoll set",
      NULL, OPT_INT, .to = NP(threads), .min = 1, .max = FLOWS_MAX},
+    {0, "search", required_argument, "P99<=200us",
+     "TCP_RR, UDP_RR, TCP_CRR: the highest --rate\n"
+     "that meets the objective, by bisection",
+     NULL, OPT_STRING, .to = NP(search),
+     .len = sizeof(((struct netperf_opts *)0)->search)},
+    {0, "search-precision", required_argument, "PCT",
+     "--search stops within PCT % (default 2)", NULL, OPT_FN,
+     .fn = g_search_precision},
 };
 
 const struct opt_table cli_netperf_options = {
@@ -1459,6 +1479,44 @@ under_load_check(const struct netperf_opts *o, const struct test_module *m,
 	return 0;
 }
 
+/* --search: a valid objective, on a test with an open loop, one search
+ * a command. */
+static int
+search_opts_check(const struct netperf_opts *o, const struct test_module *m,
+		  char *err)
+{
+	struct search_spec sp;
+
+	if (o->search[0] == '\0')
+		return err_set(err, "--search-precision needs --search");
+	if (search_parse(o->search, &sp, err) < 0)
+		return -1;
+	if (!module_has(m, MODULE_F_OPEN)) {
+		char names[128];
+
+		module_names_with(MODULE_F_OPEN, names, sizeof(names));
+		return err_set(err, "--search applies to %s only, not %s",
+			       names, m->name);
+	}
+	if (o->sweep[0] != '\0' || o->start_at_ns > 0 ||
+	    o->load_up + o->load_down > 0)
+		return err_set(err,
+			       "--search chooses the rate of each run: not "
+			       "with --sweep, --start-at or --under-load");
+	if (o->output_mode != 0)
+		return err_set(err, "--search prints a table or a JSON "
+				    "document: not with -o, -O or -k");
+	if (o->count > 0)
+		return err_set(err, "--search runs for a time: give -l in "
+				    "seconds, not a count");
+	if (o->rate > 0 && o->rate < o->streams)
+		return err_set(err,
+			       "--search: the start, --rate %g, is under "
+			       "one transaction a second per stream",
+			       o->rate);
+	return 0;
+}
+
 /*
  * -N: no netserver. As netperf 2.7, the data port defaults to the
  * standard service for the test (discard, chargen or echo) and an RR
@@ -1574,7 +1632,8 @@ check_test(struct netperf_opts *o, const struct test_module *m, char *err)
 					      : "arrivals",
 			       names);
 	}
-	if (o->arrivals_set && o->rate <= 0)
+	if (o->arrivals_set && o->rate <= 0 &&
+	    strncmp(o->sweep, "rate=", 5) != 0 && o->search[0] == '\0')
 		return err_set(err, "--arrivals needs --rate");
 	/* Both ends take a data connection silent for MODULE_IDLE_SEC for a
 	 * dead peer: a stream's arrivals must not leave it that quiet. */
@@ -1631,6 +1690,12 @@ check_test(struct netperf_opts *o, const struct test_module *m, char *err)
 		return -1;
 	if (o->load_up + o->load_down > 0 && under_load_check(o, m, err) < 0)
 		return -1;
+	if ((o->search[0] != '\0' || o->search_precision > 0) &&
+	    search_opts_check(o, m, err) < 0)
+		return -1;
+	if (strncmp(o->sweep, "rate=", 5) == 0 && o->rate > 0)
+		return err_set(err, "--sweep rate= sets the rate of each run: "
+				    "not with --rate");
 	if (o->data_family == AF_UNSPEC)
 		o->data_family =
 		    o->family != AF_UNSPEC ? o->family : o->host_family;

@@ -28,10 +28,11 @@ sweep_parse(const char *arg, struct sweep *s, char *err)
 			       arg);
 	memcpy(s->param, arg, (size_t)(eq - arg));
 	if (strcmp(s->param, "m") != 0 && strcmp(s->param, "r") != 0 &&
-	    strcmp(s->param, "s") != 0 && strcmp(s->param, "streams") != 0)
+	    strcmp(s->param, "s") != 0 && strcmp(s->param, "streams") != 0 &&
+	    strcmp(s->param, "rate") != 0)
 		return err_set(err,
-			       "--sweep: unknown parameter \"%s\" (m, r, s or "
-			       "streams)",
+			       "--sweep: unknown parameter \"%s\" (m, r, s, "
+			       "streams or rate)",
 			       s->param);
 	max = strcmp(s->param, "streams") == 0 ? 1024 : (int64_t)1 << 30;
 	for (p = eq + 1;; p = comma + 1) {
@@ -47,10 +48,26 @@ sweep_parse(const char *arg, struct sweep *s, char *err)
 				       SWEEP_MAX);
 		memcpy(word, p, len);
 		word[len] = '\0';
-		if (strcmp(s->param, "streams") == 0
-			? units_parse_int(word, 1, max, &s->value[s->n], why)
-			: units_parse_size(word, max, &s->value[s->n], why))
+		if (sweep_is_rate(s)) {
+			double rate;
+
+			/* Transactions/s as --rate takes them (k, M, G:
+			 * powers of 10), whole ones. */
+			if (units_parse_rate(word, &rate, why) < 0 ||
+			    rate > SWEEP_RATE_MAX)
+				return err_set(err,
+					       "--sweep: \"%s\" is not a "
+					       "rate from 1 to %.0f "
+					       "transactions/s",
+					       word, SWEEP_RATE_MAX);
+			s->value[s->n] = (int64_t)(rate + 0.5);
+		} else if (strcmp(s->param, "streams") == 0
+			       ? units_parse_int(word, 1, max, &s->value[s->n],
+						 why)
+			       : units_parse_size(word, max, &s->value[s->n],
+						  why)) {
 			return err_set(err, "--sweep: %s", why);
+		}
 		if (s->value[s->n] < 1)
 			return err_set(
 			    err, "--sweep: \"%s\" must be at least 1", word);
@@ -63,12 +80,27 @@ sweep_parse(const char *arg, struct sweep *s, char *err)
 }
 
 int
+sweep_is_rate(const struct sweep *s)
+{
+	return strcmp(s->param, "rate") == 0;
+}
+
+int
 sweep_check(const struct sweep *s, const char *test, char *err)
 {
 	const struct test_module *m = module_find(test);
 
 	if (m == NULL)
 		return err_set(err, "unknown test \"%s\"", test);
+	if (sweep_is_rate(s) && !module_has(m, MODULE_F_OPEN)) {
+		char names[128];
+
+		module_names_with(MODULE_F_OPEN, names, sizeof(names));
+		return err_set(err,
+			       "--sweep: rate applies to %s (transactions/s, "
+			       "open loop), not %s",
+			       names, m->name);
+	}
 	if (strcmp(s->param, "r") == 0 && !module_is_rr(m))
 		return err_set(err,
 			       "--sweep: r applies to request/response "
@@ -106,6 +138,8 @@ sweep_apply(const struct sweep *s, int i, struct netperf_opts *o)
 	} else if (strcmp(s->param, "s") == 0) {
 		o->lsndbuf = o->lrcvbuf = (int)v;
 		o->rsndbuf = o->rrcvbuf = (int)v;
+	} else if (sweep_is_rate(s)) {
+		o->rate = (double)v;
 	} else {
 		o->streams = (int)v;
 	}
@@ -121,6 +155,8 @@ param_text(const char *param)
 		return "request and response size, bytes (-r)";
 	if (strcmp(param, "s") == 0)
 		return "socket buffer size, bytes (-s, -S)";
+	if (strcmp(param, "rate") == 0)
+		return "achieved transactions/s";
 	return "parallel streams (--streams)";
 }
 
@@ -129,6 +165,31 @@ units_of(const struct result *res)
 {
 	return module_is_rr(res->m) && res->fmt == 'x' ? "Trans"
 						       : units_label(res->fmt);
+}
+
+void
+sweep_rate_header(FILE *out, const char *param, const struct result *first)
+{
+	const char *sdu = first ? result_sd_units(first) : "";
+
+	fprintf(out, "%-10s %11s %11s  %9s %9s %9s  %7s %7s  %9s %9s\n", param,
+		"Offered", "Achieved", "P50", "P99", "P99.9", "Local", "Remote",
+		"Local", "Remote");
+	fprintf(out, "%-10s %11s %11s  %9s %9s %9s  %7s %7s  %9s %9s\n\n", "",
+		"Trans/s", "Trans/s", "us", "us", "us", "CPU %", "CPU %", sdu,
+		sdu);
+}
+
+void
+sweep_rate_row(FILE *out, const char *label, const struct result *r)
+{
+	fprintf(out,
+		"%-10s %11.2f %11.2f  %9.1f %9.1f %9.1f  %7.2f %7.2f  %9.3f "
+		"%9.3f",
+		label, r->p.rate, r->trans_rate, r->lat.p50, r->lat.p99,
+		r->lat.p999, r->side[RESULT_LOCAL].util,
+		r->side[RESULT_REMOTE].util, r->side[RESULT_LOCAL].sd,
+		r->side[RESULT_REMOTE].sd);
 }
 
 void
@@ -141,6 +202,22 @@ sweep_table(FILE *out, const struct sweep *s, const struct sweep_point *pts,
 	for (i = 0; i < s->n && first == NULL; i++)
 		if (pts[i].ok)
 			first = &pts[i].res;
+	if (sweep_is_rate(s)) {
+		/* The latency-vs-load curve: what was offered, what came
+		 * of it, and the tail at that load. */
+		if (headers)
+			sweep_rate_header(out, s->param, first);
+		for (i = 0; i < s->n; i++) {
+			if (!pts[i].ok) {
+				fprintf(out, "%-10s failed: %s\n", s->label[i],
+					pts[i].err);
+				continue;
+			}
+			sweep_rate_row(out, s->label[i], &pts[i].res);
+			fputc('\n', out);
+		}
+		return;
+	}
 	rr = first != NULL && module_is_rr(first->m);
 	if (headers) {
 		char units[32];
@@ -183,12 +260,63 @@ sweep_table(FILE *out, const struct sweep *s, const struct sweep_point *pts,
 	}
 }
 
+/* The reason a point failed, as one quoted CSV field and the line's end:
+ * a comma in it stays in its field. */
+static void
+csv_reason(FILE *out, const char *err)
+{
+	fputc('"', out);
+	for (const char *c = err; *c; c++) {
+		if (*c == '"')
+			fputc('"', out);
+		fputc(*c, out);
+	}
+	fputs("\"\n", out);
+}
+
+/* A rate sweep's CSV: the latency-vs-load columns. */
+static void
+rate_csv(FILE *out, const struct sweep *s, const struct sweep_point *pts,
+	 int headers)
+{
+	if (headers)
+		fprintf(out,
+			"%s,Value,Offered Rate,Achieved Rate,P50 Latency "
+			"Microseconds,P99 Latency Microseconds,P99.9 "
+			"Latency Microseconds,Local CPU Util %%,Remote "
+			"CPU Util %%,Local Service Demand,Remote Service "
+			"Demand,Service Demand Units,Error\n",
+			s->param);
+	for (int i = 0; i < s->n; i++) {
+		const struct result *r = &pts[i].res;
+
+		if (!pts[i].ok) {
+			fprintf(out, "%s,%lld,,,,,,,,,,,", s->label[i],
+				(long long)s->value[i]);
+			csv_reason(out, pts[i].err);
+			continue;
+		}
+		fprintf(out,
+			"%s,%lld,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.2f,%.3f,%.3f,"
+			"%s,\n",
+			s->label[i], (long long)s->value[i], r->p.rate,
+			r->trans_rate, r->lat.p50, r->lat.p99, r->lat.p999,
+			r->side[RESULT_LOCAL].util, r->side[RESULT_REMOTE].util,
+			r->side[RESULT_LOCAL].sd, r->side[RESULT_REMOTE].sd,
+			result_sd_units(r));
+	}
+}
+
 void
 sweep_csv(FILE *out, const struct sweep *s, const struct sweep_point *pts,
 	  int headers)
 {
 	int i;
 
+	if (sweep_is_rate(s)) {
+		rate_csv(out, s, pts, headers);
+		return;
+	}
 	if (headers)
 		fprintf(out,
 			"%s,Value,Throughput,Throughput Units,Local CPU "
@@ -229,6 +357,16 @@ sweep_csv(FILE *out, const struct sweep *s, const struct sweep_point *pts,
 void
 sweep_data(FILE *out, const struct sweep *s, const struct sweep_point *pts)
 {
+	if (sweep_is_rate(s)) {
+		for (int i = 0; i < s->n; i++)
+			if (pts[i].ok)
+				fprintf(out, "%lld %.6g %.6g %.6g %.6g\n",
+					(long long)s->value[i],
+					pts[i].res.trans_rate,
+					pts[i].res.lat.p50, pts[i].res.lat.p99,
+					pts[i].res.lat.p999);
+		return;
+	}
 	for (int i = 0; i < s->n; i++)
 		if (pts[i].ok)
 			fprintf(out, "%lld %.6g %.6g %.6g\n",
@@ -376,6 +514,41 @@ sweep_gnuplot(const char *path, const char *body, char *err)
 	return 0;
 }
 
+/*
+ * The latency-vs-load curve: each percentile (log scale) against the
+ * achieved rate, so the knee shows where the tail leaves the floor. A
+ * percentile of 0 (no transaction timed) has no place on a log axis.
+ */
+static int
+rate_plot_script(FILE *f, const struct sweep *s, const struct sweep_point *pts,
+		 const struct result *first)
+{
+	char text[ESCAPE_LEN], q[3][ESCAPE_GNUPLOT_LEN];
+
+	fputs("$sweep << EOD\n", f);
+	sweep_data(f, s, pts);
+	fputs("EOD\n", f);
+	snprintf(text, sizeof(text), "%s: latency against load (open loop)",
+		 first->m->name);
+	escape_gnuplot(q[0], sizeof(q[0]), text);
+	escape_gnuplot(q[1], sizeof(q[1]), param_text(s->param));
+	escape_gnuplot(q[2], sizeof(q[2]),
+		       "latency from the intended send, us");
+	fprintf(f,
+		"set title %s\n"
+		"set xlabel %s\n"
+		"set ylabel %s\n"
+		"set logscale y 10\n"
+		"set grid\n"
+		"set key top left\n"
+		"plot $sweep using 2:($3 > 0 ? $3 : 1/0) with linespoints "
+		"title 'P50', '' using 2:($4 > 0 ? $4 : 1/0) with linespoints "
+		"title 'P99', '' using 2:($5 > 0 ? $5 : 1/0) with linespoints "
+		"title 'P99.9'\n",
+		q[0], q[1], q[2]);
+	return 0;
+}
+
 int
 sweep_plot_script(FILE *f, const struct sweep *s, const struct sweep_point *pts)
 {
@@ -388,6 +561,8 @@ sweep_plot_script(FILE *f, const struct sweep *s, const struct sweep_point *pts)
 			first = &pts[i].res;
 	if (first == NULL)
 		return -1;
+	if (sweep_is_rate(s))
+		return rate_plot_script(f, s, pts, first);
 	sd = first->side[RESULT_LOCAL].sd >= 0 ||
 	     first->side[RESULT_REMOTE].sd >= 0;
 	/* The points inline, numbers only, so no file of ours is named. */

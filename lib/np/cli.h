@@ -170,6 +170,10 @@ struct netperf_opts {
 	int load_up, load_down;
 	/* --timestamps: split each round trip (TCP_RR, UDP_RR). */
 	int timestamps;
+	/* --search OBJECTIVE (search.h), "" without; --search-precision as
+	 * a fraction, 0 for the default. */
+	char search[64];
+	double search_precision;
 };
 
 /* netperf 2.7's direction bits (-d). */

@@ -12,9 +12,11 @@
 #include "np/result.h"
 
 #define SWEEP_MAX 64
+/* The highest rate a rate sweep or a search offers, transactions/s. */
+#define SWEEP_RATE_MAX 1e9
 
 struct sweep {
-	char param[16]; /* "m", "r", "s", "streams" */
+	char param[16]; /* "m", "r", "s", "streams", "rate" */
 	int n;
 	int64_t value[SWEEP_MAX];
 	char label[SWEEP_MAX][24]; /* as the user wrote each value */
@@ -23,9 +25,14 @@ struct sweep {
 /*
  * Parses "param=v1,v2,...": m (bytes per send), r (request and response
  * size), s (both sides' socket buffers) take sizes with K/M/G suffixes;
- * streams takes counts. Returns 0, or -1 with err set.
+ * streams takes counts; rate (the open loop's transactions/s) takes
+ * rates as --rate does (k, M, G: powers of 10). Returns 0, or -1 with err
+ * set.
  */
 int sweep_parse(const char *arg, struct sweep *s, char *err);
+
+/* Returns 1 when the sweep is over --rate (the latency-vs-load curve). */
+int sweep_is_rate(const struct sweep *s);
 
 /* Checks that the sweep's parameter means something for the test;
  * returns 0, or -1 with err set ("r applies to request/response
@@ -48,11 +55,22 @@ struct sweep_point {
 void sweep_table(FILE *out, const struct sweep *s,
 		 const struct sweep_point *pts, int headers);
 
+/* The rate table's two title lines and the blank line after them (the
+ * service demand's units from first, "" when NULL). */
+void sweep_rate_header(FILE *out, const char *param,
+		       const struct result *first);
+
+/* One row of the rate table, no newline: label, offered and achieved
+ * rate, P50/P99/P99.9 from the intended send, both sides' CPU and
+ * service demand. */
+void sweep_rate_row(FILE *out, const char *label, const struct result *r);
+
 /* The same as CSV, with a header row unless headers is 0. */
 void sweep_csv(FILE *out, const struct sweep *s, const struct sweep_point *pts,
 	       int headers);
 
-/* Writes the data gnuplot reads: value, figure, local and remote SD. */
+/* Writes the data gnuplot reads: value, figure, local and remote SD; for
+ * a rate sweep, value, achieved rate, P50, P99 and P99.9. */
 void sweep_data(FILE *out, const struct sweep *s,
 		const struct sweep_point *pts);
 
