@@ -538,8 +538,12 @@ START_TEST(sweep_streams_adds_streams)
 				 5);
 		ck_assert_msg(v[0] < n[i] * 20.6, "%d streams: %.2f", n[i],
 			      v[0]);
-		ck_assert_msg(v[0] > (n[i] - 1) * 20.6, "%d streams: %.2f",
-			      n[i], v[0]);
+		/* More than n - 1 streams could send, unless the kernel
+		 * counted the sweep waiting for a CPU. */
+		ck_assert_msg(v[0] > (n[i] - 1) * 20.6 - short_by,
+			      "%d streams: %.2f; the test waited %.1f ms for a "
+			      "CPU",
+			      n[i], v[0], harness_sched_wait(&k) * 1e3);
 		ck_assert_msg(v[0] > n[i] * 19.4 - short_by,
 			      "%d streams: %.2f Mbit/s; the test waited %.1f "
 			      "ms for a CPU",
