@@ -118,10 +118,12 @@ flows_check(const struct test_module *m, const struct test_params *p, char *err)
 	/* The open loop, the stamps and the time-outs are the thread-a-
 	 * stream loops' (rr_open.c, oneway.c, tstamp.c). */
 	if ((module_is_rr(m) && p->rate > 0) || p->timeout > 0 ||
-	    p->reconnect || p->one_way || p->timestamps)
+	    p->reconnect || p->one_way || p->timestamps || p->load_up > 0 ||
+	    p->load_down > 0)
 		return err_set(err, "--threads with fewer threads than "
 				    "streams takes none of --rate, --timeout, "
-				    "--reconnect, --one-way or --timestamps");
+				    "--reconnect, --one-way, --timestamps or "
+				    "--under-load");
 	return 0;
 }
 

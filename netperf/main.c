@@ -375,6 +375,9 @@ under_load(struct client *c, const struct netperf_opts *o, struct result *res,
 	loaded.p.load_up = o->load_up;
 	loaded.p.load_down = o->load_down;
 	loaded.p.streams = 1 + o->load_up + o->load_down;
+	/* A thread a stream: each stream's role picks its loop, which flows
+	 * on fewer threads (flows.c) do not. */
+	loaded.p.threads = 0;
 	if (client_test(c, o, &loaded, &stop_requested, err) < 0)
 		goto out;
 	result_compute(&loaded);
