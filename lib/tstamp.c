@@ -339,7 +339,7 @@ tstamp_sent(struct tstamp *ts, uint32_t key, size_t len)
 }
 
 ssize_t
-tstamp_recv(struct tstamp *ts, void *buf, size_t len)
+tstamp_recv(struct tstamp *ts, void *buf, size_t len, int flags)
 {
 	struct iovec iov = {buf, len};
 	struct msghdr m = {.msg_iov = &iov,
@@ -356,8 +356,8 @@ tstamp_recv(struct tstamp *ts, void *buf, size_t len)
 	/* A read no stamped transaction waits for takes no stamp: a
 	 * control message costs about as much as a stamped send. */
 	if (ts->server ? !sampled(ts->count) : ts->want_rx == 0)
-		return recv(ts->fd, buf, len, 0);
-	n = recvmsg(ts->fd, &m, 0);
+		return recv(ts->fd, buf, len, flags);
+	n = recvmsg(ts->fd, &m, flags);
 	if (n <= 0)
 		return n;
 	ts->read = real_ns();

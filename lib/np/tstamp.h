@@ -149,9 +149,9 @@ void tstamp_sent(struct tstamp *ts, uint32_t key, size_t len);
  * those stamped; returns what send returns. */
 ssize_t tstamp_send(struct tstamp *ts, const void *buf, size_t len, int flags);
 
-/* A recv(2) that also takes the RX stamp and the time it returned;
- * returns what recv returns. */
-ssize_t tstamp_recv(struct tstamp *ts, void *buf, size_t len);
+/* A recv(2) with flags that also takes the RX stamp and the time it
+ * returned; returns what recv returns. */
+ssize_t tstamp_recv(struct tstamp *ts, void *buf, size_t len, int flags);
 
 /* netperf: the answer to transaction key has been read whole. */
 void tstamp_answered(struct tstamp *ts, uint32_t key);
