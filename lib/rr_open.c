@@ -357,6 +357,10 @@ rr_open_client(struct test_ctx *ctx)
 			: recv(ctx->fd, ctx->buf, want, MSG_DONTWAIT);
 		if (n == 0 || (n < 0 && errno == ECONNRESET))
 			goto broken;
+		/* Nothing to read: poll woke for the stamps, which must be
+		 * read for it to sleep again. */
+		if (n < 0 && ctx->ts != NULL && errno == EAGAIN)
+			tstamp_drain(ctx->ts);
 		if (n < 0 &&
 		    (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 			continue;
@@ -559,6 +563,8 @@ udp_rr_open_client(struct test_ctx *ctx)
 			r->errors++;
 			continue;
 		}
+		if (n < 0 && ctx->ts != NULL && errno == EAGAIN)
+			tstamp_drain(ctx->ts); /* poll woke for the stamps */
 		if (n < 0 &&
 		    (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 			continue;

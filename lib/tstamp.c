@@ -24,8 +24,12 @@
 #define TSTAMP_RING 256
 /* The error queue is read once every this many stamped transactions, in
  * one recvmmsg call: two stamps (SCHED, SND) a send, well inside the
- * socket's receive buffer, which the error queue is charged to. */
-#define TSTAMP_BATCH 8
+ * socket's receive buffer, which the error queue is charged to. Every
+ * TSTAMP_EVERY-th transaction takes a slot of the ring, so a batch must
+ * be read before the ring comes round to its first slot again. */
+#define TSTAMP_BATCH 4
+_Static_assert(TSTAMP_BATCH * TSTAMP_EVERY <= TSTAMP_RING,
+	       "a slot is taken again before its stamps are read");
 /* Messages one recvmmsg call takes. */
 #define TSTAMP_VEC (4 * TSTAMP_BATCH)
 #define TSTAMP_CTRL 256
@@ -290,6 +294,12 @@ drain(struct tstamp *ts)
 				 ts_ns(&st->ts[0]));
 		}
 	} while (n == TSTAMP_VEC);
+}
+
+void
+tstamp_drain(struct tstamp *ts)
+{
+	drain(ts);
 }
 
 void
