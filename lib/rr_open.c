@@ -550,10 +550,10 @@ udp_rr_open_client(struct test_ctx *ctx)
 			until = now + OPEN_NAP_MAX_NS;
 		if (open_wait(&ol, ol.n > 0 ? ctx->fd : -1, until) == 0)
 			continue;
-		n = ctx->ts != NULL ? tstamp_recv(ctx->ts, ctx->buf,
-						  ctx->buflen, MSG_DONTWAIT)
-				    : recv(ctx->fd, ctx->buf, ctx->buflen,
-					   MSG_DONTWAIT);
+		n = ctx->ts != NULL
+			? tstamp_recv(ctx->ts, ctx->buf, ctx->buflen,
+				      MSG_DONTWAIT)
+			: recv(ctx->fd, ctx->buf, ctx->buflen, MSG_DONTWAIT);
 		now = clock_ns();
 		if (n > 0 && module_udp_token(ctx, ctx->buf, (size_t)n, 0))
 			continue;
@@ -583,7 +583,8 @@ udp_rr_open_client(struct test_ctx *ctx)
 		progress = now;
 		module_rto_sample(&rto, now - ol.q[i].sent);
 		if (ctx->ts != NULL)
-			tstamp_answered(ctx->ts, (uint32_t)(ol.q[i].seq & mask));
+			tstamp_answered(ctx->ts,
+					(uint32_t)(ol.q[i].seq & mask));
 		open_answer(&ol, &ol.q[i], now);
 		ol.q[i] = ol.q[--ol.n];
 	}

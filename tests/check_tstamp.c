@@ -273,10 +273,16 @@ parts_add_up(const char *test, const char *rate)
 	    num(doc, "timestamps.parts.client_stack_out.p50_us"), 1000);
 	/* The open loop's netperf polls, and its poll wakes for a stamped
 	 * request's stamps, read within that transaction's round trip:
-	 * some 10 us more on this loopback. */
-	ck_assert_double_le(num(doc, "timestamps.parts.round_trip.p50_us"),
-			    1.1 * num(doc, "latency_us.p50") +
-				(rate != NULL ? 30 : 5));
+	 * 10 to 40 us more on this loaded loopback, which puts its stamped
+	 * transactions in the tail of all of them, not past it. */
+	if (rate == NULL)
+		ck_assert_double_le(
+		    num(doc, "timestamps.parts.round_trip.p50_us"),
+		    1.1 * num(doc, "latency_us.p50") + 5);
+	else
+		ck_assert_double_le(
+		    num(doc, "timestamps.parts.round_trip.p50_us"),
+		    1.1 * num(doc, "latency_us.p99") + 5);
 	/* The stamps are read 4 stamped transactions at a time (the open
 	 * loop's netperf as they come: its poll wakes for them). */
 	ck_assert_double_le(num(doc, "timestamps.local.errqueue_calls"),
