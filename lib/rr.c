@@ -122,8 +122,9 @@ recv_full(struct test_ctx *ctx, char *buf, size_t len, uint64_t *calls,
 		 * hard end applies. */
 		if (again++ && module_overtime(ctx, clock_ns(), what) < 0)
 			return -1;
-		n = ctx->ts != NULL ? tstamp_recv(ctx->ts, buf + off, len - off)
-				    : recv(ctx->fd, buf + off, len - off, 0);
+		n = ctx->ts != NULL
+			? tstamp_recv(ctx->ts, buf + off, len - off, 0)
+			: recv(ctx->fd, buf + off, len - off, 0);
 		if (n > 0) {
 			off += (size_t)n;
 			(*calls)++;
@@ -566,8 +567,9 @@ udp_rr_client(struct test_ctx *ctx)
 			set_rcv_timeout(ctx->fd, rto.ns);
 			applied = rto.ns;
 		}
-		n = ctx->ts != NULL ? tstamp_recv(ctx->ts, ctx->buf, ctx->buflen)
-				    : recv(ctx->fd, ctx->buf, ctx->buflen, 0);
+		n = ctx->ts != NULL
+			? tstamp_recv(ctx->ts, ctx->buf, ctx->buflen, 0)
+			: recv(ctx->fd, ctx->buf, ctx->buflen, 0);
 		now = clock_ns();
 		/* A flood of stray datagrams keeps recv from timing out:
 		 * it must not keep the test going. */
@@ -674,8 +676,9 @@ udp_rr_server(struct test_ctx *ctx)
 	r->send_size = (int64_t)rsp;
 	r->recv_size = p->req_size;
 	for (;;) {
-		n = ctx->ts != NULL ? tstamp_recv(ctx->ts, ctx->buf, ctx->buflen)
-				    : recv(ctx->fd, ctx->buf, ctx->buflen, 0);
+		n = ctx->ts != NULL
+			? tstamp_recv(ctx->ts, ctx->buf, ctx->buflen, 0)
+			: recv(ctx->fd, ctx->buf, ctx->buflen, 0);
 		now = clock_ns();
 		if (module_overtime(ctx, now, "kept sending requests") < 0)
 			return -1;

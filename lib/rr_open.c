@@ -25,6 +25,7 @@
 #include "np/err.h"
 #include "np/module.h"
 #include "np/result.h"
+#include "np/tstamp.h"
 
 /* How long one wait may last before the loop looks at the test's end and
  * Ctrl-C again. */
@@ -282,7 +283,8 @@ tcp_send_req(struct test_ctx *ctx, size_t len)
 	ssize_t n;
 
 	while (len > 0) {
-		n = send(ctx->fd, b, len, MSG_NOSIGNAL);
+		n = ctx->ts != NULL ? tstamp_send(ctx->ts, b, len, MSG_NOSIGNAL)
+				    : send(ctx->fd, b, len, MSG_NOSIGNAL);
 		if (n > 0) {
 			b += n;
 			len -= (size_t)n;
@@ -325,11 +327,15 @@ rr_open_client(struct test_ctx *ctx)
 			goto fail;
 		due = open_due(&ol, now);
 		if (!ending && ol.n < ol.depth && due <= now) {
+			if (ctx->ts != NULL)
+				tstamp_send_begin(ctx->ts);
 			rc = tcp_send_req(ctx, req);
 			if (rc < 0)
 				goto fail;
 			if (rc > 0)
 				goto broken;
+			if (ctx->ts != NULL)
+				tstamp_sent(ctx->ts, (uint32_t)ol.seq, req);
 			r->bytes_sent += req;
 			r->send_calls++;
 			open_sent(&ol, now);
@@ -345,10 +351,17 @@ rr_open_client(struct test_ctx *ctx)
 				  : now + OPEN_NAP_MAX_NS) == 0)
 			continue;
 		want = (size_t)ol.n * rsp - got;
-		n = recv(ctx->fd, ctx->buf,
-			 want < ctx->buflen ? want : ctx->buflen, MSG_DONTWAIT);
+		if (want > ctx->buflen)
+			want = ctx->buflen;
+		n = ctx->ts != NULL
+			? tstamp_recv(ctx->ts, ctx->buf, want, MSG_DONTWAIT)
+			: recv(ctx->fd, ctx->buf, want, MSG_DONTWAIT);
 		if (n == 0 || (n < 0 && errno == ECONNRESET))
 			goto broken;
+		/* Nothing to read: poll woke for the stamps, which must be
+		 * read for it to sleep again. */
+		if (n < 0 && ctx->ts != NULL && errno == EAGAIN)
+			tstamp_drain(ctx->ts);
 		if (n < 0 &&
 		    (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 			continue;
@@ -363,6 +376,9 @@ rr_open_client(struct test_ctx *ctx)
 		now = clock_ns();
 		while (ol.n > 0 && got >= rsp) {
 			got -= rsp;
+			if (ctx->ts != NULL)
+				tstamp_answered(ctx->ts,
+						(uint32_t)ol.q[ol.head].seq);
 			open_answer(&ol, &ol.q[ol.head], now);
 			ol.head = (ol.head + 1) % ol.depth;
 			ol.n--;
@@ -452,6 +468,7 @@ udp_rr_open_client(struct test_ctx *ctx)
 	const struct test_params *p = ctx->p;
 	struct side_result *r = ctx->r;
 	size_t req = (size_t)p->req_size, taglen = module_udp_tag_len(ctx);
+	uint64_t mask = taglen == 8 ? UINT64_MAX : ((1ULL << (8 * taglen)) - 1);
 	uint64_t now, due, limit, oldest, until, progress;
 	struct module_rto rto;
 	struct open_loop ol;
@@ -482,7 +499,11 @@ udp_rr_open_client(struct test_ctx *ctx)
 		due = open_due(&ol, now);
 		if (!ending && ol.n < ol.depth && due <= now) {
 			ben_put(ctx->buf, ol.seq, taglen);
-			n = send(ctx->fd, ctx->buf, req, 0);
+			if (ctx->ts != NULL)
+				tstamp_send_begin(ctx->ts);
+			n = ctx->ts != NULL
+				? tstamp_send(ctx->ts, ctx->buf, req, 0)
+				: send(ctx->fd, ctx->buf, req, 0);
 			if (n < 0 && errno == ECONNREFUSED && !p->reconnect)
 				goto broken;
 			if (n < 0 && errno == ECONNREFUSED) {
@@ -492,6 +513,10 @@ udp_rr_open_client(struct test_ctx *ctx)
 			} else {
 				r->bytes_sent += (uint64_t)n;
 				r->send_calls++;
+				if (ctx->ts != NULL)
+					tstamp_sent(ctx->ts,
+						    (uint32_t)(ol.seq & mask),
+						    (size_t)n);
 			}
 			open_sent(&ol, now);
 			continue;
@@ -503,7 +528,10 @@ udp_rr_open_client(struct test_ctx *ctx)
 			until = now + OPEN_NAP_MAX_NS;
 		if (open_wait(&ol, ol.n > 0 ? ctx->fd : -1, until) == 0)
 			continue;
-		n = recv(ctx->fd, ctx->buf, ctx->buflen, MSG_DONTWAIT);
+		n = ctx->ts != NULL
+			? tstamp_recv(ctx->ts, ctx->buf, ctx->buflen,
+				      MSG_DONTWAIT)
+			: recv(ctx->fd, ctx->buf, ctx->buflen, MSG_DONTWAIT);
 		now = clock_ns();
 		if (n > 0 && module_udp_token(ctx, ctx->buf, (size_t)n, 0))
 			continue;
@@ -513,6 +541,8 @@ udp_rr_open_client(struct test_ctx *ctx)
 			r->errors++;
 			continue;
 		}
+		if (n < 0 && ctx->ts != NULL && errno == EAGAIN)
+			tstamp_drain(ctx->ts); /* poll woke for the stamps */
 		if (n < 0 &&
 		    (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 			continue;
@@ -530,6 +560,9 @@ udp_rr_open_client(struct test_ctx *ctx)
 		r->bytes_recv += (uint64_t)n;
 		progress = now;
 		module_rto_sample(&rto, now - ol.q[i].sent);
+		if (ctx->ts != NULL)
+			tstamp_answered(ctx->ts,
+					(uint32_t)(ol.q[i].seq & mask));
 		open_answer(&ol, &ol.q[i], now);
 		ol.q[i] = ol.q[--ol.n];
 	}

@@ -24,14 +24,12 @@
 #define TSTAMP_RING 256
 /* The error queue is read once every this many stamped transactions, in
  * one recvmmsg call: two stamps (SCHED, SND) a send, well inside the
- * socket's receive buffer, which the error queue is charged to. */
-#define TSTAMP_BATCH 8
-/* One transaction in this many is stamped, the first, the ninth...: a
- * stamp's own cost (two buffers queued and read back a send, on each end)
- * is a quarter of a loopback transaction's. Both ends count alike, so they
- * stamp the same transactions (over UDP, until one is lost), and the
- * choice never depends on how long a transaction takes. */
-#define TSTAMP_EVERY 8
+ * socket's receive buffer, which the error queue is charged to. Every
+ * TSTAMP_EVERY-th transaction takes a slot of the ring, so a batch must
+ * be read before the ring comes round to its first slot again. */
+#define TSTAMP_BATCH 4
+_Static_assert(TSTAMP_BATCH * TSTAMP_EVERY <= TSTAMP_RING,
+	       "a slot is taken again before its stamps are read");
 /* Messages one recvmmsg call takes. */
 #define TSTAMP_VEC (4 * TSTAMP_BATCH)
 #define TSTAMP_CTRL 256
@@ -56,7 +54,7 @@ struct tstamp {
 	int fd, tcp, server;
 	int delay_us;
 	uint32_t next_id;  /* OPT_ID of the next byte or datagram sent */
-	uint32_t count;	   /* netserver: answers so far */
+	uint64_t count;	   /* netserver: answers so far */
 	uint32_t oldest;   /* a slot index where stamp searches start */
 	int since_drain;   /* stamped transactions since the last drain */
 	int sample;	   /* the next send is stamped */
@@ -74,6 +72,13 @@ struct tstamp {
 	struct mmsghdr vec[TSTAMP_VEC];
 	char ctrl[TSTAMP_VEC][TSTAMP_CTRL];
 };
+
+/* Whether transaction n (from 0, as each end counts) is stamped. */
+static inline int
+sampled(uint64_t n)
+{
+	return n < TSTAMP_FIRST || n % TSTAMP_EVERY == 0;
+}
 
 static uint64_t
 real_ns(void)
@@ -292,9 +297,15 @@ drain(struct tstamp *ts)
 }
 
 void
+tstamp_drain(struct tstamp *ts)
+{
+	drain(ts);
+}
+
+void
 tstamp_send_begin(struct tstamp *ts)
 {
-	ts->sample = ts->nsend++ % TSTAMP_EVERY == 0;
+	ts->sample = sampled(ts->nsend++);
 	if (ts->sample)
 		ts->t0 = real_ns();
 	ts->stamped = 0;
@@ -338,7 +349,7 @@ tstamp_sent(struct tstamp *ts, uint32_t key, size_t len)
 }
 
 ssize_t
-tstamp_recv(struct tstamp *ts, void *buf, size_t len)
+tstamp_recv(struct tstamp *ts, void *buf, size_t len, int flags)
 {
 	struct iovec iov = {buf, len};
 	struct msghdr m = {.msg_iov = &iov,
@@ -353,10 +364,10 @@ tstamp_recv(struct tstamp *ts, void *buf, size_t len)
 	if (ts->server && ts->since_drain >= TSTAMP_BATCH)
 		drain(ts);
 	/* A read no stamped transaction waits for takes no stamp: a
-	 * control message costs as much as the stamps of one in 8. */
-	if (ts->server ? ts->count % TSTAMP_EVERY != 0 : ts->want_rx == 0)
-		return recv(ts->fd, buf, len, 0);
-	n = recvmsg(ts->fd, &m, 0);
+	 * control message costs about as much as a stamped send. */
+	if (ts->server ? !sampled(ts->count) : ts->want_rx == 0)
+		return recv(ts->fd, buf, len, flags);
+	n = recvmsg(ts->fd, &m, flags);
 	if (n <= 0)
 		return n;
 	ts->read = real_ns();
@@ -402,9 +413,9 @@ tstamp_request(struct tstamp *ts)
 {
 	struct slot *s;
 
-	ts->sample = ts->count % TSTAMP_EVERY == 0;
+	ts->sample = sampled(ts->count);
 	if (ts->sample) {
-		s = take(ts, ts->count);
+		s = take(ts, (uint32_t)ts->count);
 		s->t[0] = ts->rx;
 		s->t[1] = ts->read;
 	}

@@ -206,24 +206,40 @@ unum(json_t *doc, const char *path)
 	return (uint64_t)json_integer_value(v);
 }
 
+/* How many of the first trans transactions are stamped. */
+static double
+stamped(double trans)
+{
+	if (trans <= TSTAMP_FIRST)
+		return trans;
+	return TSTAMP_FIRST + ceil((trans - TSTAMP_FIRST) / TSTAMP_EVERY);
+}
+
 /* The parts add up where they are defined to, to the nanosecond, and
  * nearly every transaction has all its stamps. */
 static void
-parts_add_up(const char *test)
+parts_add_up(const char *test, const char *rate)
 {
-	const char *args[] = {"--json", "-t",		test, "-l",
-			      "2",	"--timestamps", NULL};
-	json_t *doc = lo_json(args);
-	double trans = num(doc, "latency_us.count"), n, mean;
+	const char *args[] = {"--json",	      "-t",	test, "-l", "2",
+			      "--timestamps", "--rate", rate, NULL};
+	json_t *doc;
+	double trans, n, mean;
 	uint64_t cs, sv;
+
+	if (rate == NULL)
+		args[6] = NULL;
+	doc = lo_json(args);
+	trans = num(doc, "latency_us.count");
 
 	ck_assert_str_eq(
 	    json_string_value(harness_json_at(doc, "timestamps.kind")),
 	    "software");
-	/* One transaction in 8 is stamped, the same ones on both ends. */
+	/* The first TSTAMP_FIRST transactions, then one in TSTAMP_EVERY,
+	 * are stamped, the same ones on both ends. */
 	n = num(doc, "timestamps.parts.round_trip.count");
-	ck_assert_msg(n >= 0.95 * trans / 8 && n <= trans / 8 + 1,
-		      "%s: %.0f of %.0f transactions split", test, n, trans);
+	ck_assert_msg(n >= 0.95 * stamped(trans) && n <= stamped(trans) + 1,
+		      "%s: %.0f of %.0f transactions split (%.0f stamped)",
+		      test, n, trans, stamped(trans));
 	ck_assert_msg(num(doc, "timestamps.parts.server.count") >= 0.95 * n &&
 			  num(doc, "timestamps.parts.server.count") <= n + 1,
 		      "%s: netserver split %.0f, netperf %.0f", test,
@@ -255,26 +271,50 @@ parts_add_up(const char *test)
 	ck_assert_double_lt(num(doc, "timestamps.parts.network.p50_us"), 50);
 	ck_assert_double_lt(
 	    num(doc, "timestamps.parts.client_stack_out.p50_us"), 1000);
-	ck_assert_double_le(num(doc, "timestamps.parts.round_trip.p50_us"),
-			    1.1 * num(doc, "latency_us.p50") + 5);
-	/* The stamps are read 8 stamped transactions at a time: an
-	 * error-queue read every 64 transactions. */
+	/* The open loop's netperf polls, and its poll wakes for a stamped
+	 * request's stamps, read within that transaction's round trip:
+	 * 10 to 40 us more on this loaded loopback, which puts its stamped
+	 * transactions in the tail of all of them, not past it. */
+	if (rate == NULL)
+		ck_assert_double_le(
+		    num(doc, "timestamps.parts.round_trip.p50_us"),
+		    1.1 * num(doc, "latency_us.p50") + 5);
+	else
+		ck_assert_double_le(
+		    num(doc, "timestamps.parts.round_trip.p50_us"),
+		    1.1 * num(doc, "latency_us.p99") + 5);
+	/* The stamps are read 4 stamped transactions at a time (the open
+	 * loop's netperf as they come: its poll wakes for them). */
 	ck_assert_double_le(num(doc, "timestamps.local.errqueue_calls"),
-			    trans / 60 + 2);
+			    rate != NULL ? 2 * stamped(trans) + 3
+					 : stamped(trans) / 4 + 3);
 	ck_assert_double_le(num(doc, "timestamps.remote.errqueue_calls"),
-			    trans / 60 + 2);
+			    stamped(trans) / 4 + 3);
 	json_decref(doc);
 }
 
 START_TEST(tcp_rr_parts_add_up)
 {
-	parts_add_up("TCP_RR");
+	parts_add_up("TCP_RR", NULL);
 }
 END_TEST
 
 START_TEST(udp_rr_parts_add_up)
 {
-	parts_add_up("UDP_RR");
+	parts_add_up("UDP_RR", NULL);
+}
+END_TEST
+
+/* The open loop (--rate) splits its transactions alike. */
+START_TEST(tcp_rr_open_parts_add_up)
+{
+	parts_add_up("TCP_RR", "2000");
+}
+END_TEST
+
+START_TEST(udp_rr_open_parts_add_up)
+{
+	parts_add_up("UDP_RR", "2000");
 }
 END_TEST
 
@@ -383,19 +423,26 @@ sweep(void)
 	harness_tmp_sweep(pt);
 }
 
-/* netperf in a, real-time, --json --timestamps, test's args after. */
+/* netperf in a, real-time, --json --timestamps, test's args after;
+ * open loop at rate transactions/s unless rate is NULL, with a 1 s
+ * time-out (the adaptive one gives up on some of UDP_RR's 20 ms round
+ * trips, whose answers are then duplicates, never split). */
 static json_t *
-line_json(const struct harness_line *l, const char *test)
+line_json_rate(const struct harness_line *l, const char *test,
+	       const char *rate)
 {
 	const char *argv[] = {
 	    "ip",	  "netns", "exec",	   l->ns.a,  "chrt",
 	    "-f",	  "5",	   NP_NETPERF,	   "--json", "-H",
 	    l->ns.addr_b, "-p",	   l->port_text,   "-t",     test,
-	    "-l",	  "3",	   "--timestamps", NULL};
+	    "-l",	  "3",	   "--timestamps", "--rate", rate,
+	    "--timeout",  "1000",  NULL};
 	char *out, err[4096];
 	json_t *doc;
 	int rc;
 
+	if (rate == NULL)
+		argv[18] = NULL;
 	rc = harness_exec_capture(argv, CMD_TIMEOUT, &out, err, sizeof(err));
 	ck_assert_msg(rc == 0, "netperf exited %d: %s%s", rc, out ? out : "",
 		      err);
@@ -403,6 +450,12 @@ line_json(const struct harness_line *l, const char *test)
 	ck_assert_msg(doc != NULL, "not JSON: %s", out);
 	free(out);
 	return doc;
+}
+
+static json_t *
+line_json(const struct harness_line *l, const char *test)
+{
+	return line_json_rate(l, test, NULL);
 }
 
 /* The line's parts: network 20 ms within 10 %, each stack part under
@@ -423,10 +476,15 @@ line_parts(json_t *doc, const char *test)
 
 		ck_abort_msg("%s: no split: %s", test, text);
 	}
-	/* 3 s of 20 ms transactions, one in 8 stamped */
-	ck_assert_msg(num(doc, "timestamps.parts.round_trip.count") >= 12,
-		      "%s: only %.0f transactions split", test,
-		      num(doc, "timestamps.parts.round_trip.count"));
+	/* 3 s of 20 ms transactions (about 150): the first 64 stamped,
+	 * then one in 64 */
+	ck_assert_msg(num(doc, "timestamps.parts.round_trip.count") >= 60,
+		      "%s: only %.0f of %.0f transactions split (%s local, "
+		      "%s remote)",
+		      test, num(doc, "timestamps.parts.round_trip.count"),
+		      num(doc, "latency_us.count"),
+		      json_dumps(harness_json_at(doc, "timestamps.local"), 0),
+		      json_dumps(harness_json_at(doc, "timestamps.remote"), 0));
 	v = num(doc, "timestamps.parts.network.p50_us");
 	fprintf(stderr,
 		"check_tstamp: %s over the line: network P50 %.0f us, mean "
@@ -461,6 +519,20 @@ START_TEST(line_split)
 	json_decref(doc);
 	doc = line_json(&line, "UDP_RR");
 	line_parts(doc, "UDP_RR");
+	json_decref(doc);
+}
+END_TEST
+
+/* The open loop over the line: 40 requests a second on one stream (its
+ * round trip, 20 ms, allows 50), split as the closed loop is. */
+START_TEST(line_split_open)
+{
+	json_t *doc = line_json_rate(&line, "TCP_RR", "40");
+
+	line_parts(doc, "TCP_RR --rate 40");
+	json_decref(doc);
+	doc = line_json_rate(&line, "UDP_RR", "40");
+	line_parts(doc, "UDP_RR --rate 40");
 	json_decref(doc);
 }
 END_TEST
@@ -522,6 +594,8 @@ main(void)
 	tcase_set_timeout(lo, 60);
 	tcase_add_test(lo, tcp_rr_parts_add_up);
 	tcase_add_test(lo, udp_rr_parts_add_up);
+	tcase_add_test(lo, tcp_rr_open_parts_add_up);
+	tcase_add_test(lo, udp_rr_open_parts_add_up);
 	tcase_add_test(lo, selectors);
 	tcase_add_test(lo, verbose_table);
 	tcase_add_test(lo, refused_elsewhere);
@@ -534,6 +608,7 @@ main(void)
 		tcase_set_timeout(ns, 90);
 		tcase_add_test(ns, line_split);
 		tcase_add_test(ns, line_server_sleep);
+		tcase_add_test(ns, line_split_open);
 		suite_add_tcase(s, ns);
 	}
 	rc = harness_run(s);
