@@ -1086,7 +1086,8 @@ number_of(const char *s, int *decimals, double *v)
 		*decimals = (int)(p - q);
 	}
 	/* %g's exponent form (2.7's classic byte counts), a shape of its
-	 * own. */
+	 * own, whatever its digits: %g drops trailing zeros, so 2.350e+09
+	 * prints as 2.35e+09 beside 1.901e+09. */
 	if (*p == 'e' || *p == 'E') {
 		const char *q;
 
@@ -1098,7 +1099,7 @@ number_of(const char *s, int *decimals, double *v)
 			p++;
 		if (p == q)
 			return 0;
-		*decimals += 100;
+		*decimals = 100;
 	}
 	if (*p != '\0')
 		return 0;
