@@ -336,6 +336,7 @@ stream_main(void *arg)
 	t0 = run->start_ns;
 	ctx->end_ns =
 	    ctx->p->duration > 0 ? t0 + (uint64_t)(ctx->p->duration * 1e9) : 0;
+	ctx->warm_ns = underload_warm_ns(ctx, t0);
 	/* The transport's figures as the interval begins, and again at its
 	 * end (below): a receiver's end comes after both ends have shut
 	 * down, when MPTCP may already be closing its subflows. */

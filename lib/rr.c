@@ -218,7 +218,7 @@ rr_client(struct test_ctx *ctx)
 		now = clock_ns();
 		if (ctx->ow != NULL)
 			oneway_answer(ctx->ow, ctx->buf, rsp);
-		if (ctx->hist != NULL)
+		if (ctx->hist != NULL && now >= ctx->warm_ns)
 			stats_hist_add(ctx->hist, now - stamp[head]);
 		if (ctx->ts != NULL)
 			tstamp_answered(ctx->ts, (uint32_t)r->trans);
@@ -466,7 +466,7 @@ udp_rr_answer(struct test_ctx *ctx, struct udp_rr *u, ssize_t n,
 	*progress = now;
 	if (ctx->ow != NULL)
 		oneway_answer(ctx->ow, ctx->buf, (size_t)n);
-	if (ctx->hist != NULL)
+	if (ctx->hist != NULL && *progress >= ctx->warm_ns)
 		stats_hist_add(ctx->hist, rtt);
 	module_rto_sample(rto, rtt);
 }

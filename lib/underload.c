@@ -188,6 +188,17 @@ underload_snapshot(const struct module_run *run)
 	}
 }
 
+uint64_t
+underload_warm_ns(const struct test_ctx *ctx, uint64_t t0)
+{
+	const struct test_params *p = ctx->p;
+
+	if (p->load_up + p->load_down == 0 || ctx->role != UNDERLOAD_PROBE ||
+	    p->duration <= 0)
+		return 0;
+	return t0 + (uint64_t)(p->duration * 1e9 / 4);
+}
+
 void
 underload_server_buffer(const struct test_params *p,
 			const struct side_result *r, int64_t *each)

@@ -378,6 +378,12 @@ under_load(struct client *c, const struct netperf_opts *o, struct result *res,
 	/* A thread a stream: each stream's role picks its loop, which flows
 	 * on fewer threads (flows.c) do not. */
 	loaded.p.threads = 0;
+	/* A UDP probe waits for its answers through the loaded queue: its
+	 * adaptive time-out (-e 0), which learns from the idle round trips,
+	 * would give up on the slowest and leave them out of the latency,
+	 * the figure this phase is for. Without -e, 2 s. */
+	if (loaded.p.rto == 0 && loaded.m->socktype == SOCK_DGRAM)
+		loaded.p.rto = 2.0;
 	if (client_test(c, o, &loaded, &stop_requested, err) < 0)
 		goto out;
 	result_compute(&loaded);

@@ -298,6 +298,10 @@ struct test_ctx {
 	int pace_left;
 	/* CLOCK_MONOTONIC end of the test; 0 when counting. */
 	uint64_t end_ns;
+	/* Round trips that end before this go uncounted in hist: the
+	 * --under-load probe beside its bulk flows measures once they have
+	 * filled the path (underload.c); 0 for from the start. */
+	uint64_t warm_ns;
 	/* Set by SIGINT to end early. */
 	volatile sig_atomic_t *stop;
 	/* Per-operation latency, or NULL. */

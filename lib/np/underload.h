@@ -56,6 +56,14 @@ int underload_parse(const char *spec, int *up, int *down, char *err);
  * flows (UNDERLOAD_PROBE for every stream of a test without). */
 int underload_role(const struct test_params *p, int i);
 
+/* Where the probe beside bulk flows starts counting its round trips, its
+ * loop having started at t0: a quarter of -l in, once the flows have
+ * filled the path, as the responsiveness draft measures under working
+ * conditions; a closed-loop probe makes thousands of fast round trips
+ * while the queue is still empty, which would outweigh the slow ones that
+ * follow. 0 for any other stream and test. */
+uint64_t underload_warm_ns(const struct test_ctx *ctx, uint64_t t0);
+
 /* The test whose sockets and loops a stream of this role has: m for the
  * probe, TCP_STREAM for a bulk flow. */
 const struct test_module *underload_module(const struct test_module *m,
