@@ -2582,6 +2582,8 @@ netns_suite(void)
 	tc = veth_tcase("loss_direction");
 	tcase_add_test(tc, udp_rr_loss_direction);
 	tcase_add_test(tc, udp_crr_loss_direction);
+	suite_add_tcase(s, tc);
+
 	tc = tcase_create("under_load");
 	tcase_add_checked_fixture(tc, ul_setup, ul_teardown);
 	tcase_add_unchecked_fixture(tc, NULL, ul_sweep);
