@@ -441,7 +441,7 @@ main(void)
 	TCase *unit = tcase_create("units");
 	TCase *lo = tcase_create("loopback");
 	TCase *ns = tcase_create("delay_line");
-	int can_ns, rc;
+	int can_ns;
 
 	runner = getpid();
 	tcase_add_test(unit, delays_each_way);
@@ -466,10 +466,5 @@ main(void)
 		tcase_add_test(ns, late_answers_not_lost);
 		suite_add_tcase(s, ns);
 	}
-	rc = harness_run(s);
-	if (!can_ns)
-		fprintf(stderr, "skipped: check_oneway: the delay-line case: "
-				"it needs root, /dev/net/tun and \"ip netns "
-				"add\"\n");
-	return rc;
+	return harness_run_line(s, can_ns);
 }

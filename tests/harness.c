@@ -1557,6 +1557,19 @@ harness_line_down(struct harness_line *l)
 }
 
 int
+harness_run_line(Suite *s, int can_line)
+{
+	int rc = harness_run(s);
+
+	if (!can_line)
+		fprintf(stderr,
+			"skipped: %s: the delay-line cases: they need root, "
+			"/dev/net/tun and \"ip netns add\"\n",
+			program_invocation_short_name);
+	return rc;
+}
+
+int
 harness_line_possible(void)
 {
 	if (access("/dev/net/tun", R_OK | W_OK) != 0)
