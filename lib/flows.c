@@ -877,15 +877,7 @@ flows_start(struct module_run *run, pthread_t *tids, char *err)
 			break;
 		started++;
 	}
-	if (started < run->threads) {
-		err_set(err, "cannot start %d flow threads", run->threads);
-		run->abort = 1;
-	}
-	pthread_mutex_lock(&run->lock);
-	while (run->ready < started)
-		pthread_cond_wait(&run->cond, &run->lock);
-	pthread_mutex_unlock(&run->lock);
-	return started;
+	return module_threads_ready(run, started, run->threads, "flow", err);
 }
 
 int

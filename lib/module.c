@@ -669,8 +669,15 @@ start_streams(struct module_run *run, struct stream_job *jobs,
 			break;
 		started++;
 	}
-	if (started < run->n) {
-		err_set(err, "cannot start %d stream threads", run->n);
+	return module_threads_ready(run, started, run->n, "stream", err);
+}
+
+int
+module_threads_ready(struct module_run *run, int started, int want,
+		     const char *what, char *err)
+{
+	if (started < want) {
+		err_set(err, "cannot start %d %s threads", want, what);
 		run->abort = 1;
 	}
 	pthread_mutex_lock(&run->lock);

@@ -509,6 +509,12 @@ struct module_run {
  */
 int module_run_all(struct module_run *run, char *err);
 
+/* The runner's threads have been created, started of the want asked for
+ * (what names them in the error): fewer aborts the run with err set. Waits
+ * until every one started is ready at the gate; returns started. */
+int module_threads_ready(struct module_run *run, int started, int want,
+			 const char *what, char *err);
+
 /* Sums the streams' counts into sum, with the run's CPU figures (which
  * sum now owns). */
 void module_merge(const struct module_run *run, struct side_result *sum);
