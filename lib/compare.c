@@ -1109,22 +1109,16 @@ compare_plot_script(FILE *f, const struct compare_report *r)
 	fputs("unset multiplot\n", f);
 }
 
+static int
+compare_script(FILE *f, const void *ctx, char *err)
+{
+	(void)err;
+	compare_plot_script(f, ctx);
+	return 0;
+}
+
 int
 compare_plot(const char *path, const struct compare_report *r, char *err)
 {
-	char *body = NULL;
-	size_t len = 0;
-	int rc;
-	FILE *f = open_memstream(&body, &len);
-
-	if (f == NULL)
-		return err_set(err, "--plot: out of memory");
-	compare_plot_script(f, r);
-	if (fclose(f) != 0 || body == NULL) {
-		free(body);
-		return err_set(err, "--plot: out of memory");
-	}
-	rc = sweep_gnuplot(path, body, err);
-	free(body);
-	return rc;
+	return sweep_draw(path, compare_script, r, err);
 }

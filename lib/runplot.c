@@ -267,36 +267,26 @@ runplot_script(FILE *f, const struct result *res, const char *path, char *err)
 	return 0;
 }
 
-/* Runs a script writer into memory and draws it into path. */
+/* A run and the file it is drawn into, for sweep_draw. */
+struct run_fig {
+	const struct result *res;
+	const char *path;
+};
+
 static int
-draw(const char *path, const char *body, size_t len, int rc, char *err)
+run_script(FILE *f, const void *ctx, char *err)
 {
-	if (rc < 0)
-		return -1;
-	if (body == NULL || len == 0)
-		return err_set(err, "--plot: out of memory");
-	return sweep_gnuplot(path, body, err);
+	const struct run_fig *fig = ctx;
+
+	return runplot_script(f, fig->res, fig->path, err);
 }
 
 int
 runplot_plot(const char *path, const struct result *res, char *err)
 {
-	char *body = NULL;
-	size_t blen = 0;
-	int rc;
-	FILE *f;
+	const struct run_fig fig = {.res = res, .path = path};
 
-	f = open_memstream(&body, &blen);
-	if (f == NULL)
-		return err_set(err, "--plot: out of memory");
-	rc = runplot_script(f, res, path, err);
-	if (fclose(f) != 0) {
-		free(body);
-		return err_set(err, "--plot: out of memory");
-	}
-	rc = draw(path, body, blen, rc, err);
-	free(body);
-	return rc;
+	return sweep_draw(path, run_script, &fig, err);
 }
 
 int
@@ -399,24 +389,25 @@ runplot_merge_script(FILE *f, const struct merge *m,
 	return 0;
 }
 
+/* A merge and its figures, for sweep_draw. */
+struct merge_fig {
+	const struct merge *m;
+	const struct merge_figures *fig;
+};
+
+static int
+merge_script(FILE *f, const void *ctx, char *err)
+{
+	const struct merge_fig *mf = ctx;
+
+	return runplot_merge_script(f, mf->m, mf->fig, err);
+}
+
 int
 runplot_merge_plot(const char *path, const struct merge *m,
 		   const struct merge_figures *fig, char *err)
 {
-	char *body = NULL;
-	size_t blen = 0;
-	int rc;
-	FILE *f;
+	const struct merge_fig mf = {.m = m, .fig = fig};
 
-	f = open_memstream(&body, &blen);
-	if (f == NULL)
-		return err_set(err, "--plot: out of memory");
-	rc = runplot_merge_script(f, m, fig, err);
-	if (fclose(f) != 0) {
-		free(body);
-		return err_set(err, "--plot: out of memory");
-	}
-	rc = draw(path, body, blen, rc, err);
-	free(body);
-	return rc;
+	return sweep_draw(path, merge_script, &mf, err);
 }

@@ -607,8 +607,8 @@ sweep_plot_script(FILE *f, const struct sweep *s, const struct sweep_point *pts)
 }
 
 int
-sweep_plot(const char *path, const struct sweep *s,
-	   const struct sweep_point *pts, char *err)
+sweep_draw(const char *path, sweep_script_fn write, const void *ctx,
+	   char *err)
 {
 	char *body = NULL;
 	size_t blen = 0;
@@ -618,16 +618,38 @@ sweep_plot(const char *path, const struct sweep *s,
 	f = open_memstream(&body, &blen);
 	if (f == NULL)
 		return err_set(err, "--plot: out of memory");
-	rc = sweep_plot_script(f, s, pts);
-	if (fclose(f) != 0 || body == NULL) {
+	rc = write(f, ctx, err);
+	if (fclose(f) != 0 || (rc == 0 && (body == NULL || blen == 0))) {
 		free(body);
 		return err_set(err, "--plot: out of memory");
 	}
-	if (rc < 0) {
-		free(body);
-		return err_set(err, "--plot: no point succeeded");
-	}
-	rc = sweep_gnuplot(path, body, err);
+	if (rc == 0)
+		rc = sweep_gnuplot(path, body, err);
 	free(body);
 	return rc;
+}
+
+/* A sweep and its points, for sweep_draw. */
+struct sweep_fig {
+	const struct sweep *s;
+	const struct sweep_point *pts;
+};
+
+static int
+sweep_script(FILE *f, const void *ctx, char *err)
+{
+	const struct sweep_fig *fig = ctx;
+
+	if (sweep_plot_script(f, fig->s, fig->pts) < 0)
+		return err_set(err, "--plot: no point succeeded");
+	return 0;
+}
+
+int
+sweep_plot(const char *path, const struct sweep *s,
+	   const struct sweep_point *pts, char *err)
+{
+	const struct sweep_fig fig = {.s = s, .pts = pts};
+
+	return sweep_draw(path, sweep_script, &fig, err);
 }

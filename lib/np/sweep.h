@@ -104,4 +104,16 @@ int sweep_plot(const char *path, const struct sweep *s,
  */
 int sweep_gnuplot(const char *path, const char *body, char *err);
 
+/* What writes a script for sweep_draw: its commands into f, from what ctx
+ * points at; 0, or -1 with err set. */
+typedef int (*sweep_script_fn)(FILE *f, const void *ctx, char *err);
+
+/*
+ * Writes a script with write into memory and draws it into path with
+ * sweep_gnuplot: the one driver of every --plot. Returns as
+ * sweep_gnuplot, and -1 with write's err when it failed.
+ */
+int sweep_draw(const char *path, sweep_script_fn write, const void *ctx,
+	       char *err);
+
 #endif
