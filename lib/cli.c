@@ -1132,9 +1132,9 @@ t_sizes(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
 			 opt->val, err);
 }
 
-/* -r req[,rsp], or a request mix, W%REQ[,RSP]/... (np/mix.h), which
- * 2.7 never takes (its sizes have no '%'): also what makes -t OMNI a
- * request/response test. */
+/* -r req[,rsp], or a request mix, W%REQ[,RSP]/... (np/mix.h): no size
+ * 2.7 takes is written with a '%', so a 2.7 command line never reads as
+ * a mix. Also what makes -t OMNI a request/response test. */
 static int
 t_rr(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
      char *err)
