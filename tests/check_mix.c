@@ -323,8 +323,8 @@ START_TEST(three_classes_same_request)
 END_TEST
 
 /* The same seed draws the same classes: two runs of 3000 transactions
- * with --mix-seed 42 count the same requests in each class, and the
- * seed is the one printed. */
+ * with --mix-seed 42 count the same requests in each class, the seed is
+ * the one printed, and a third run's selectors say the same. */
 START_TEST(seed_repeats)
 {
 	const char *args[] = {"-t", "TCP_RR", "-l", "-3000", "--mix-seed", "42",
@@ -340,8 +340,39 @@ START_TEST(seed_repeats)
 		ck_assert_uint_eq(u64_at(a, path), u64_at(b, path));
 	}
 	ck_assert_uint_eq(u64_at(a, "local.counts.transactions"), 3000);
-	json_decref(a);
 	json_decref(b);
+	/* The selectors of the same draws: the mix as written, the seed,
+	 * and each class's transactions as the JSON has them. */
+	{
+		const char *k[] = {"-H", "127.0.0.1", "-p", harness_port,
+				   "-t", "TCP_RR", "-l", "-3000", "--mix-seed",
+				   "42", "--", "-r", "70%10/20%20/10%30", "-k",
+				   "MIX_CLASSES,MIX_SEED,MIX_TRANSACTIONS,"
+				   "MIX_P99_LATENCY",
+				   NULL};
+		char v[128], want[128];
+
+		ck_assert_int_eq(harness_netperf(k, 60, &o), 0);
+		ck_assert_msg(o.status == 0, "%s", o.err);
+		ck_assert(harness_keyval(o.out, "MIX_CLASSES", v, sizeof(v)) ==
+			  0);
+		ck_assert_str_eq(v, "70%10,10/20%20,20/10%30,30");
+		ck_assert(harness_keyval(o.out, "MIX_SEED", v, sizeof(v)) == 0);
+		ck_assert_str_eq(v, "42");
+		ck_assert(harness_keyval(o.out, "MIX_TRANSACTIONS", v,
+					 sizeof(v)) == 0);
+		snprintf(want, sizeof(want), "%llu/%llu/%llu",
+			 (unsigned long long)u64_at(a, "mix.classes.0.transactions"),
+			 (unsigned long long)u64_at(a, "mix.classes.1.transactions"),
+			 (unsigned long long)u64_at(a, "mix.classes.2.transactions"));
+		ck_assert_str_eq(v, want);
+		ck_assert(harness_keyval(o.out, "MIX_P99_LATENCY", v,
+					 sizeof(v)) == 0);
+		ck_assert_msg(strchr(v, '/') != strrchr(v, '/') &&
+				  strtod(v, NULL) > 0,
+			      "%s", v);
+	}
+	json_decref(a);
 }
 END_TEST
 
