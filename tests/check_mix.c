@@ -15,6 +15,10 @@
 #include <string.h>
 
 #include "harness.h"
+#include "np/err.h"
+#include "np/mix.h"
+#include "np/module.h"
+#include "np/proto.h"
 
 #define MIX_90_10 "90%64,1400/10%1400,64"
 
@@ -475,11 +479,121 @@ START_TEST(usage_errors)
 }
 END_TEST
 
+/* The parser, as a pure function: what a mix is, what is not one, and
+ * each way a mix is wrong. */
+START_TEST(parser)
+{
+	struct mix m = {.seed = 5};
+	char err[ERR_LEN];
+
+	ck_assert_int_eq(mix_parse("64,1400", &m, err), 0);
+	ck_assert_int_eq(m.n, 0); /* a plain -r pair leaves m alone */
+	ck_assert_int_eq(mix_parse("90%64,1K/10%1400", &m, err), 1);
+	ck_assert_int_eq(m.n, 2);
+	ck_assert_uint_eq(m.seed, 5); /* --mix-seed stays */
+	ck_assert(m.c[0].req == 64 && m.c[0].rsp == 1024);
+	ck_assert(m.c[1].req == 1400 && m.c[1].rsp == 1400);
+	ck_assert_int_eq(mix_parse("33.3%1/33.3%2/33.4%3", &m, err), 1);
+	ck_assert_int_eq(m.n, 3);
+	ck_assert_int_eq(mix_parse("100%7,9", &m, err), 1);
+	ck_assert_int_eq(mix_parse("90%64/10.1%1", &m, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "100.1%"));
+	ck_assert_int_eq(mix_parse("90%64/%1", &m, err), -1);
+	ck_assert_int_eq(mix_parse("90%64/10%1,", &m, err), 1);
+	ck_assert_int_eq(mix_parse("90%64/10%,1", &m, err), -1);
+	ck_assert_int_eq(mix_parse("90%64/10%1,2,3", &m, err), -1);
+	ck_assert_int_eq(mix_parse("90%64/10%1/", &m, err), -1);
+	ck_assert_int_eq(mix_parse("nan%64/10%1", &m, err), -1);
+	ck_assert_int_eq(mix_parse("200%1/-100%1", &m, err), -1);
+	ck_assert_int_eq(mix_parse("50%2G/50%1", &m, err), -1);
+}
+END_TEST
+
+/* The draws: a class per weight, the same from the same seed, other
+ * streams' apart; the class byte read back, and refused where it names
+ * no class or (a datagram) its size is not the class's. */
+START_TEST(draws_and_class_byte)
+{
+	struct mix m;
+	char err[ERR_LEN], buf[8] = {0};
+	uint64_t s0, s1, again, n[3] = {0, 0, 0};
+	int i, same = 0;
+
+	ck_assert_int_eq(mix_parse("60%10/30%20,5/10%30", &m, err), 1);
+	m.seed = 1;
+	s0 = mix_stream_seed(&m, 0);
+	s1 = mix_stream_seed(&m, 1);
+	ck_assert(s0 != s1 && s0 != 0 && s1 != 0);
+	again = s0;
+	for (i = 0; i < 100000; i++) {
+		int c = mix_pick(&m, &s0);
+
+		ck_assert(c >= 0 && c < 3);
+		n[c]++;
+		same += c == mix_pick(&m, &again);
+	}
+	ck_assert_int_eq(same, 100000);
+	/* 99.9 % intervals of 60 000, 30 000 and 10 000. */
+	ck_assert(fabs((double)n[0] - 60000) < 3.2905 * sqrt(24000.0));
+	ck_assert(fabs((double)n[1] - 30000) < 3.2905 * sqrt(21000.0));
+	ck_assert(fabs((double)n[2] - 10000) < 3.2905 * sqrt(9000.0));
+	buf[2] = 1;
+	ck_assert_int_eq(mix_class_of(&m, buf, 20, 2, 1), 1);
+	ck_assert_int_eq(mix_class_of(&m, buf, 21, 2, 1), -1);
+	ck_assert_int_eq(mix_class_of(&m, buf, 3, 2, 0), 1);
+	ck_assert_int_eq(mix_class_of(&m, buf, 2, 2, 0), -1);
+	buf[2] = 3;
+	ck_assert_int_eq(mix_class_of(&m, buf, 30, 2, 0), -1);
+	buf[2] = (char)0xff;
+	ck_assert_int_eq(mix_class_of(&m, buf, 30, 2, 0), -1);
+}
+END_TEST
+
+/* The request carries the classes' sizes, not the weights; netserver
+ * refuses a class larger than the request's sizes say, or none. */
+START_TEST(request_round_trip)
+{
+	struct test_params p, q;
+	char err[ERR_LEN];
+	json_t *msg, *bad;
+
+	memset(&p, 0, sizeof(p));
+	snprintf(p.test, sizeof(p.test), "TCP_RR");
+	p.duration = 1;
+	p.streams = 1;
+	ck_assert_int_eq(mix_parse("90%64,1400/10%1400,64", &p.mix, err), 1);
+	mix_max(&p.mix, &p.req_size, &p.rsp_size);
+	msg = proto_request_pack(&p);
+	ck_assert_int_eq(proto_request_unpack(msg, &q, err), 0);
+	ck_assert_int_eq(q.mix.n, 2);
+	ck_assert(q.mix.c[1].req == 1400 && q.mix.c[1].rsp == 64);
+	ck_assert(q.req_size == 1400 && q.rsp_size == 1400);
+	json_object_set_new(msg, "rsp_size", json_integer(100));
+	ck_assert_int_eq(proto_request_unpack(msg, &q, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "mix class 1"));
+	json_object_set_new(msg, "rsp_size", json_integer(1400));
+	bad = json_array();
+	json_object_set_new(msg, "mix", bad);
+	ck_assert_int_eq(proto_request_unpack(msg, &q, err), -1);
+	json_object_set_new(msg, "mix", json_pack("[[1, 0]]"));
+	ck_assert_int_eq(proto_request_unpack(msg, &q, err), -1);
+	json_object_set_new(msg, "mix", json_pack("[[1, 2, 3]]"));
+	ck_assert_int_eq(proto_request_unpack(msg, &q, err), -1);
+	json_decref(msg);
+}
+END_TEST
+
 static Suite *
 mix_suite(void)
 {
 	Suite *s = suite_create("mix");
-	TCase *tc = tcase_create("loopback");
+	TCase *tc = tcase_create("units");
+
+	tcase_add_test(tc, parser);
+	tcase_add_test(tc, draws_and_class_byte);
+	tcase_add_test(tc, request_round_trip);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("loopback");
 
 	tcase_add_checked_fixture(tc, harness_setup, harness_teardown);
 	tcase_set_timeout(tc, 120);
