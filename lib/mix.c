@@ -70,10 +70,9 @@ mix_parse(const char *arg, struct mix *m, char *err)
 			return err_set(err, "-r: a mix has at most %d classes",
 				       MIX_MAX);
 		if (len == 0 || len >= sizeof(part))
-			return err_set(err,
-				       "-r: class %d of the mix \"%s\" is %s",
-				       out.n + 1, arg,
-				       len == 0 ? "empty" : "too long");
+			return err_set(
+			    err, "-r: class %d of the mix \"%s\" is %s",
+			    out.n + 1, arg, len == 0 ? "empty" : "too long");
 		memcpy(part, s, len);
 		part[len] = '\0';
 		if (class_parse(part, &out.c[out.n], out.n + 1, err) < 0)

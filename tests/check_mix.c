@@ -158,20 +158,18 @@ mix_account_ok(json_t *doc, const char *what)
 		    json_object_get(c, "bytes_received"));
 		hn += buckets_add(sum, harness_json_at(c, "latency_us.exact"));
 		/* A class's bytes are its sizes times its counts. */
-		ck_assert_uint_eq(
-		    (uint64_t)json_integer_value(
-			json_object_get(c, "bytes_sent")),
-		    (uint64_t)json_integer_value(
-			json_object_get(c, "requests")) *
-			(uint64_t)json_integer_value(
-			    json_object_get(c, "request_size")));
-		ck_assert_uint_eq(
-		    (uint64_t)json_integer_value(
-			json_object_get(c, "bytes_received")),
-		    (uint64_t)json_integer_value(
-			json_object_get(c, "transactions")) *
-			(uint64_t)json_integer_value(
-			    json_object_get(c, "response_size")));
+		ck_assert_uint_eq((uint64_t)json_integer_value(
+				      json_object_get(c, "bytes_sent")),
+				  (uint64_t)json_integer_value(
+				      json_object_get(c, "requests")) *
+				      (uint64_t)json_integer_value(
+					  json_object_get(c, "request_size")));
+		ck_assert_uint_eq((uint64_t)json_integer_value(
+				      json_object_get(c, "bytes_received")),
+				  (uint64_t)json_integer_value(
+				      json_object_get(c, "transactions")) *
+				      (uint64_t)json_integer_value(
+					  json_object_get(c, "response_size")));
 	}
 	binomial_ok(u64_at(doc, "mix.classes.0.requests"), rq, 0.9, what);
 	ck_assert_uint_eq(tr, u64_at(doc, "local.counts.transactions"));
@@ -185,12 +183,11 @@ mix_account_ok(json_t *doc, const char *what)
 	ck_assert_uint_eq(hn, tr);
 	buckets_add(tot, harness_json_at(doc, "latency_us.exact"));
 	ck_assert_uint_eq(json_object_size(tot), json_object_size(sum));
-	json_object_foreach(tot, key, v)
-	    ck_assert_msg(json_equal(v, json_object_get(sum, key)),
-			  "%s: bucket at %s ns: total %lld, classes %lld", what,
-			  key, (long long)json_integer_value(v),
-			  (long long)json_integer_value(
-			      json_object_get(sum, key)));
+	json_object_foreach(tot, key, v) ck_assert_msg(
+	    json_equal(v, json_object_get(sum, key)),
+	    "%s: bucket at %s ns: total %lld, classes %lld", what, key,
+	    (long long)json_integer_value(v),
+	    (long long)json_integer_value(json_object_get(sum, key)));
 	/* Each interval's classes add up to its count; the intervals add up
 	 * to each class's total. */
 	ck_assert_msg(json_is_array(ivs) && json_array_size(ivs) >= 3,
@@ -223,8 +220,8 @@ mix_account_ok(json_t *doc, const char *what)
 
 START_TEST(tcp_rr_closed)
 {
-	const char *args[] = {"-t", "TCP_RR", "-l", "2", "-D", "0.5",
-			      "--",  "-r",	   MIX_90_10, NULL};
+	const char *args[] = {"-t",  "TCP_RR", "-l", "2",	"-D",
+			      "0.5", "--",     "-r", MIX_90_10, NULL};
 	struct harness_out o;
 	json_t *doc = run_json(args, &o);
 
@@ -235,9 +232,9 @@ END_TEST
 
 START_TEST(tcp_rr_streams_burst)
 {
-	const char *args[] = {"-t", "TCP_RR", "-l", "2",	 "-D", "0.5",
-			      "--streams", "3", "--", "-r", MIX_90_10, "-b",
-			      "4",	NULL};
+	const char *args[] = {"-t",	 "TCP_RR",    "-l", "2",  "-D",
+			      "0.5",	 "--streams", "3",  "--", "-r",
+			      MIX_90_10, "-b",	      "4",  NULL};
 	struct harness_out o;
 	json_t *doc = run_json(args, &o);
 
@@ -248,9 +245,10 @@ END_TEST
 
 START_TEST(tcp_rr_open)
 {
-	const char *args[] = {"-t", "TCP_RR", "-l", "2", "-D", "0.5", "--rate",
-			      "5000", "--streams", "2", "--", "-r", MIX_90_10,
-			      "-b", "3", NULL};
+	const char *args[] = {"-t",	   "TCP_RR", "-l",     "2",
+			      "-D",	   "0.5",    "--rate", "5000",
+			      "--streams", "2",	     "--",     "-r",
+			      MIX_90_10,   "-b",     "3",      NULL};
 	struct harness_out o;
 	json_t *doc = run_json(args, &o);
 
@@ -261,8 +259,9 @@ END_TEST
 
 START_TEST(udp_rr_closed)
 {
-	const char *args[] = {"-t", "UDP_RR", "-l", "2", "-D", "0.5", "--streams",
-			      "2", "--", "-r", MIX_90_10, NULL};
+	const char *args[] = {"-t", "UDP_RR", "-l",	   "2",
+			      "-D", "0.5",    "--streams", "2",
+			      "--", "-r",     MIX_90_10,   NULL};
 	struct harness_out o;
 	json_t *doc = run_json(args, &o);
 
@@ -273,8 +272,8 @@ END_TEST
 
 START_TEST(udp_rr_open)
 {
-	const char *args[] = {"-t",	"UDP_RR", "-l", "2",  "-D",
-			      "0.5",	"--rate", "5000", "--", "-r",
+	const char *args[] = {"-t",	 "UDP_RR", "-l",   "2",	 "-D",
+			      "0.5",	 "--rate", "5000", "--", "-r",
 			      MIX_90_10, "-b",	   "3",	   NULL};
 	struct harness_out o;
 	json_t *doc = run_json(args, &o);
@@ -289,10 +288,14 @@ END_TEST
  * size (the bytes received are the responses' sizes times the counts). */
 START_TEST(three_classes_same_request)
 {
-	const char *tcp[] = {"-t", "TCP_RR", "-l", "1", "-D", "0.5", "--", "-r",
-			     "50%100,10/30%100,3000/20%7", NULL};
-	const char *udp[] = {"-t", "UDP_RR", "-l", "1", "-D", "0.5", "--", "-r",
-			     "50%100,10/30%100,3000/20%9", NULL};
+	const char *tcp[] = {"-t", "TCP_RR", "-l",
+			     "1",  "-D",     "0.5",
+			     "--", "-r",     "50%100,10/30%100,3000/20%7",
+			     NULL};
+	const char *udp[] = {"-t", "UDP_RR", "-l",
+			     "1",  "-D",     "0.5",
+			     "--", "-r",     "50%100,10/30%100,3000/20%9",
+			     NULL};
 	const char *const *runs[] = {tcp, udp};
 	struct harness_out o;
 	json_t *doc, *c;
@@ -331,8 +334,10 @@ END_TEST
  * the one printed, and a third run's selectors say the same. */
 START_TEST(seed_repeats)
 {
-	const char *args[] = {"-t", "TCP_RR", "-l", "-3000", "--mix-seed", "42",
-			      "--", "-r", "70%10/20%20/10%30", NULL};
+	const char *args[] = {"-t",    "TCP_RR",     "-l",
+			      "-3000", "--mix-seed", "42",
+			      "--",    "-r",	     "70%10/20%20/10%30",
+			      NULL};
 	struct harness_out o;
 	json_t *a = run_json(args, &o), *b = run_json(args, &o);
 	char path[64];
@@ -348,9 +353,20 @@ START_TEST(seed_repeats)
 	/* The selectors of the same draws: the mix as written, the seed,
 	 * and each class's transactions as the JSON has them. */
 	{
-		const char *k[] = {"-H", "127.0.0.1", "-p", harness_port,
-				   "-t", "TCP_RR", "-l", "-3000", "--mix-seed",
-				   "42", "--", "-r", "70%10/20%20/10%30", "-k",
+		const char *k[] = {"-H",
+				   "127.0.0.1",
+				   "-p",
+				   harness_port,
+				   "-t",
+				   "TCP_RR",
+				   "-l",
+				   "-3000",
+				   "--mix-seed",
+				   "42",
+				   "--",
+				   "-r",
+				   "70%10/20%20/10%30",
+				   "-k",
 				   "MIX_CLASSES,MIX_SEED,MIX_TRANSACTIONS,"
 				   "MIX_P99_LATENCY",
 				   NULL};
@@ -365,10 +381,12 @@ START_TEST(seed_repeats)
 		ck_assert_str_eq(v, "42");
 		ck_assert(harness_keyval(o.out, "MIX_TRANSACTIONS", v,
 					 sizeof(v)) == 0);
-		snprintf(want, sizeof(want), "%llu/%llu/%llu",
-			 (unsigned long long)u64_at(a, "mix.classes.0.transactions"),
-			 (unsigned long long)u64_at(a, "mix.classes.1.transactions"),
-			 (unsigned long long)u64_at(a, "mix.classes.2.transactions"));
+		snprintf(
+		    want, sizeof(want), "%llu/%llu/%llu",
+		    (unsigned long long)u64_at(a, "mix.classes.0.transactions"),
+		    (unsigned long long)u64_at(a, "mix.classes.1.transactions"),
+		    (unsigned long long)u64_at(a,
+					       "mix.classes.2.transactions"));
 		ck_assert_str_eq(v, want);
 		ck_assert(harness_keyval(o.out, "MIX_P99_LATENCY", v,
 					 sizeof(v)) == 0);
@@ -384,19 +402,47 @@ END_TEST
  * classes in every --interval-lines line and -k's interim lines. */
 START_TEST(readable_rows)
 {
-	const char *table[] = {"-H", "127.0.0.1", "-p", harness_port, "-t",
-			       "TCP_RR", "-l", "1", "-D", "0.5", "--interval-lines",
-			       "--mix-seed", "7", "--", "-r", MIX_90_10, NULL};
-	const char *keyval[] = {"-H", "127.0.0.1", "-p", harness_port, "-t",
-				"UDP_RR", "-l", "1", "-D", "0.5",
-				"--interval-lines", "--", "-r", MIX_90_10,
-				"-k", "THROUGHPUT", NULL};
+	const char *table[] = {"-H",
+			       "127.0.0.1",
+			       "-p",
+			       harness_port,
+			       "-t",
+			       "TCP_RR",
+			       "-l",
+			       "1",
+			       "-D",
+			       "0.5",
+			       "--interval-lines",
+			       "--mix-seed",
+			       "7",
+			       "--",
+			       "-r",
+			       MIX_90_10,
+			       NULL};
+	const char *keyval[] = {"-H",
+				"127.0.0.1",
+				"-p",
+				harness_port,
+				"-t",
+				"UDP_RR",
+				"-l",
+				"1",
+				"-D",
+				"0.5",
+				"--interval-lines",
+				"--",
+				"-r",
+				MIX_90_10,
+				"-k",
+				"THROUGHPUT",
+				NULL};
 	struct harness_out o;
 
 	ck_assert_int_eq(harness_netperf(table, 60, &o), 0);
 	ck_assert_msg(o.status == 0, "%s", o.err);
 	ck_assert_msg(strstr(o.out, "Request mix, seed 7") != NULL &&
-			  strstr(o.out, "\n0     90     64      1400") != NULL &&
+			  strstr(o.out, "\n0     90     64      1400") !=
+			      NULL &&
 			  strstr(o.out, "\n1     10     1400    64") != NULL &&
 			  strstr(o.out, "\nSum   100") != NULL,
 		      "%.3000s", o.out);
@@ -406,10 +452,10 @@ START_TEST(readable_rows)
 		      "%.3000s", o.out);
 	ck_assert_int_eq(harness_netperf(keyval, 60, &o), 0);
 	ck_assert_msg(o.status == 0, "%s", o.err);
-	ck_assert_msg(strstr(o.out, "NETPERF_INTERIM_CLASS_TRANS[0]=") != NULL &&
-			  strstr(o.out, "NETPERF_INTERIM_CLASS_P99_LATENCY[1]=") !=
-			      NULL,
-		      "%.3000s", o.out);
+	ck_assert_msg(
+	    strstr(o.out, "NETPERF_INTERIM_CLASS_TRANS[0]=") != NULL &&
+		strstr(o.out, "NETPERF_INTERIM_CLASS_P99_LATENCY[1]=") != NULL,
+	    "%.3000s", o.out);
 }
 END_TEST
 
@@ -434,13 +480,15 @@ START_TEST(usage_errors)
 	    {{"-t", "TCP_RR", "--", "-r", "90%64,1400/5%1400,64"},
 	     "add up to 95%, not 100%"},
 	    {{"-t", "TCP_RR", "--", "-r", "90%64/10%"}, "needs a request size"},
-	    {{"-t", "TCP_RR", "--", "-r", "0%64/100%1"}, "the weight is a percent"},
+	    {{"-t", "TCP_RR", "--", "-r", "0%64/100%1"},
+	     "the weight is a percent"},
 	    {{"-t", "TCP_RR", "--", "-r", "90%64//10%1"}, "is empty"},
 	    {{"-t", "TCP_RR", "--", "-r", "50%0/50%1"}, "at least 1 byte"},
 	    {{"-t", "TCP_RR", "--", "-r",
 	      "10%1/10%1/10%1/10%1/10%1/10%1/10%1/10%1/10%1/10%1"},
 	     "at most 8 classes"},
-	    {{"-t", "TCP_CRR", "--", "-r", MIX_90_10}, "TCP_RR and UDP_RR only"},
+	    {{"-t", "TCP_CRR", "--", "-r", MIX_90_10},
+	     "TCP_RR and UDP_RR only"},
 	    {{"-t", "TCP_STREAM", "--", "-r", MIX_90_10},
 	     "TCP_RR and UDP_RR only"},
 	    {{"-t", "TCP_RR", "--streams", "4", "--threads", "2", "--", "-r",
