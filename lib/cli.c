@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/random.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "np/clock.h"
 #include "np/err.h"
@@ -19,6 +21,7 @@
 #include "np/oneway.h"
 #include "np/search.h"
 #include "np/flows.h"
+#include "np/mix.h"
 #include "np/opt.h"
 #include "np/transport.h"
 #include "np/underload.h"
@@ -821,6 +824,29 @@ g_search_precision(const struct opt *opt, const char *arg, void *dst,
 	    arg, &((struct netperf_opts *)dst)->search_precision, err);
 }
 
+/* --mix-seed N: the request mix's draws, as a run printed them. */
+static int
+g_mix_seed(const struct opt *opt, const char *arg, void *dst,
+	   struct opt_run *run, char *err)
+{
+	struct netperf_opts *o = dst;
+	unsigned long long v;
+	char *end;
+
+	(void)opt;
+	(void)run;
+	errno = 0;
+	v = strtoull(arg, &end, 0);
+	if (arg[0] == '\0' || arg[0] == '-' || *end != '\0' || errno != 0)
+		return err_set(err,
+			       "--mix-seed: \"%s\" is not a whole number "
+			       "from 0 to 2^64 - 1",
+			       arg);
+	o->mix.seed = v;
+	o->mix_seed_set = 1;
+	return 0;
+}
+
 /* --arrivals poisson|fixed. */
 static int
 g_arrivals(const struct opt *opt, const char *arg, void *dst,
@@ -1083,6 +1109,10 @@ static const struct opt global_opts[] = {
     {0, "search-precision", required_argument, "PCT",
      "--search stops within PCT % (default 2)", NULL, OPT_FN,
      .fn = g_search_precision},
+    {0, "mix-seed", required_argument, "N",
+     "-r's request mix draws its classes from seed N\n"
+     "(default: a new one each run, printed)",
+     NULL, OPT_FN, .fn = g_mix_seed},
 };
 
 const struct opt_table cli_netperf_options = {
@@ -1102,15 +1132,24 @@ t_sizes(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
 			 opt->val, err);
 }
 
-/* -r req[,rsp]: also what makes -t OMNI a request/response test. */
+/* -r req[,rsp], or a request mix, W%REQ[,RSP]/... (np/mix.h): no size
+ * 2.7 takes is written with a '%', so a 2.7 command line never reads as
+ * a mix. Also what makes -t OMNI a request/response test. */
 static int
 t_rr(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
      char *err)
 {
 	struct netperf_opts *o = dst;
+	int rc = mix_parse(arg, &o->mix, err);
 
-	if (t_sizes(opt, arg, dst, run, err) < 0)
+	if (rc < 0)
 		return -1;
+	if (rc > 0)
+		mix_max(&o->mix, &o->req_size, &o->rsp_size);
+	else if (t_sizes(opt, arg, dst, run, err) < 0)
+		return -1;
+	else
+		o->mix.n = 0;
 	o->omni_rr = 1;
 	return 0;
 }
@@ -1566,6 +1605,49 @@ flows_opts_check(struct netperf_opts *o, const struct test_module *m, char *err)
 	return flows_nofile((long)p.streams + FLOWS_FD_SLACK, err);
 }
 
+/* -r's request mix: a test that carries one, on netserver's loops of a
+ * thread a stream; its seed drawn once when none is given. */
+static int
+mix_opts_check(struct netperf_opts *o, const struct test_module *m, char *err)
+{
+	const char *with = NULL;
+
+	if (o->mix.n == 0)
+		return err_set(err, "--mix-seed needs a request mix (-r "
+				    "W%%REQ[,RSP]/...)");
+	if (!module_has(m, MODULE_F_MIX)) {
+		char names[128];
+
+		module_names_with(MODULE_F_MIX, names, sizeof(names));
+		return err_set(err, "-r: a request mix applies to %s only, "
+				    "not %s",
+			       names, m->name);
+	}
+	if (o->one_way)
+		with = "--one-way";
+	else if (o->timestamps)
+		with = "--timestamps";
+	else if (o->load_up + o->load_down > 0)
+		with = "--under-load";
+	else if (o->no_control)
+		with = "-N";
+	else if (o->legacy)
+		with = "--legacy";
+	else if (o->threads > 0 && o->threads < o->streams)
+		with = "--threads (a mix runs a thread a stream)";
+	if (with != NULL)
+		return err_set(err, "-r: a request mix cannot be combined "
+				    "with %s",
+			       with);
+	if (!o->mix_seed_set) {
+		if (getrandom(&o->mix.seed, sizeof(o->mix.seed), 0) !=
+		    (ssize_t)sizeof(o->mix.seed))
+			o->mix.seed = clock_ns() ^ (uint64_t)getpid();
+		o->mix_seed_set = 1;
+	}
+	return 0;
+}
+
 /* The checks on the options and the test module together. */
 static int
 check_test(struct netperf_opts *o, const struct test_module *m, char *err)
@@ -1687,6 +1769,8 @@ check_test(struct netperf_opts *o, const struct test_module *m, char *err)
 		return err_set(err, "--bidir runs for a time: give -l in "
 				    "seconds, not a count");
 	if (o->one_way && oneway_refuses(m, o->req_size, o->rsp_size, err) < 0)
+		return -1;
+	if ((o->mix.n > 0 || o->mix_seed_set) && mix_opts_check(o, m, err) < 0)
 		return -1;
 	if (o->load_up + o->load_down > 0 && under_load_check(o, m, err) < 0)
 		return -1;
@@ -1876,6 +1960,7 @@ cli_netperf_request(const struct netperf_opts *o, struct test_params *p)
 	p->rrecv_size = o->rrecv_size;
 	p->req_size = o->req_size;
 	p->rsp_size = o->rsp_size;
+	p->mix = o->mix;
 	p->lsndbuf = o->lsndbuf;
 	p->lrcvbuf = o->lrcvbuf;
 	p->rsndbuf = o->rsndbuf;

@@ -1156,6 +1156,14 @@ test_connect(struct client_run *t, char *err)
 		}
 		if (res->svc_hist != NULL && stream_svc_hist(ctx, err) < 0)
 			return -1;
+		if (res->mix != NULL) {
+			ctx->mix = malloc((size_t)res->p.mix.n *
+					  sizeof(*ctx->mix));
+			if (ctx->mix == NULL)
+				return err_set(err, "out of memory");
+			mix_acct_init(ctx->mix, res->p.mix.n);
+			ctx->mix_rng = mix_stream_seed(&res->p.mix, i);
+		}
 	}
 	return 0;
 }
@@ -1290,6 +1298,9 @@ test_collect(struct client_run *t, char *err)
 			oneway_merge(res->oneway, t->set.ctx[i].ow);
 		if (t->set.ctx[i].svc_hist != NULL)
 			stats_hist_merge(res->svc_hist, t->set.ctx[i].svc_hist);
+		if (t->set.ctx[i].mix != NULL && res->mix != NULL)
+			mix_acct_merge(res->mix, t->set.ctx[i].mix,
+				       res->p.mix.n);
 	}
 	module_merge(&t->run, &res->side[RESULT_LOCAL].sum);
 	rp->cpu_actual = t->set.r[0].cpu_id;
@@ -1777,6 +1788,9 @@ legacy_refuses(const struct result *res, char *err)
 	if (p->timestamps)
 		return err_set(err, "--timestamps: a 2.7 netserver reads no "
 				    "stamps");
+	if (p->mix.n > 0)
+		return err_set(err, "-r: a 2.7 netserver reads no request "
+				    "mix");
 	return 0;
 }
 

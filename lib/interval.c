@@ -73,6 +73,26 @@ interval_track_init(struct interval_track *t, const struct module_run *run,
 	}
 	t->out.n = run->n;
 	t->out.stream = t->stream;
+	/* Only netperf's loops keep a mix's classes apart. */
+	if (run->n > 0 && run->ctx[0].mix != NULL) {
+		size_t k = (size_t)run->ctx[0].p->mix.n;
+
+		t->nclasses = (int)k;
+		t->class_prev = calloc(k, sizeof(*t->class_prev));
+		t->class_count = calloc(k, sizeof(*t->class_count));
+		t->class_prev_hist = calloc(k, sizeof(*t->class_prev_hist));
+		t->class_cur_hist = calloc(k, sizeof(*t->class_cur_hist));
+		t->class_hist = calloc(k, sizeof(*t->class_hist));
+		if (t->class_prev == NULL || t->class_count == NULL ||
+		    t->class_prev_hist == NULL || t->class_cur_hist == NULL ||
+		    t->class_hist == NULL) {
+			interval_track_free(t);
+			return err_set(err, "out of memory");
+		}
+		t->out.nclasses = t->nclasses;
+		t->out.class_count = t->class_count;
+		t->out.class_hist = t->class_hist;
+	}
 	return 0;
 }
 
@@ -168,10 +188,50 @@ interval_flows(struct interval_track *t, const struct module_run *run,
 	t->errors_prev = errs;
 }
 
+/*
+ * Stream i's count as the sum of its mix's classes' transactions, each
+ * read once and added into sums: the interval's classes then add up to
+ * its count exactly, as the loop's two counters, read apart, would not.
+ */
+static uint64_t
+class_read(struct interval_track *t, const struct module_run *run, int i,
+	   uint64_t *sums)
+{
+	const struct mix_acct *a = run->ctx[i].mix;
+	uint64_t c, total = 0;
+
+	for (int k = 0; k < t->nclasses; k++) {
+		c = __atomic_load_n(&a[k].trans, __ATOMIC_RELAXED);
+		sums[k] += c;
+		total += c;
+		hist_read(&t->class_cur_hist[k], &a[k].hist);
+	}
+	return total;
+}
+
+/* The classes' counts and histograms over the interval, from sums (what
+ * the streams' classes add up to now). */
+static void
+class_take(struct interval_track *t, const uint64_t *sums)
+{
+	struct stats_hist *swap;
+
+	for (int k = 0; k < t->nclasses; k++) {
+		t->class_count[k] = sums[k] - t->class_prev[k];
+		t->class_prev[k] = sums[k];
+		hist_diff(&t->class_hist[k], &t->class_cur_hist[k],
+			  &t->class_prev_hist[k]);
+	}
+	swap = t->class_prev_hist;
+	t->class_prev_hist = t->class_cur_hist;
+	t->class_cur_hist = swap;
+}
+
 uint64_t
 interval_track_take(struct interval_track *t, const struct module_run *run,
 		    int partial)
 {
+	uint64_t sums[MIX_MAX] = {0};
 	struct stats_hist *swap;
 	struct tcpinfo ti_now;
 	uint64_t c, sum = 0;
@@ -179,8 +239,13 @@ interval_track_take(struct interval_track *t, const struct module_run *run,
 
 	if (t->hist != NULL)
 		memset(t->cur_hist, 0, sizeof(*t->cur_hist));
+	if (t->nclasses > 0)
+		memset(t->class_cur_hist, 0,
+		       (size_t)t->nclasses * sizeof(*t->class_cur_hist));
 	for (i = 0; i < t->n; i++) {
-		c = interval_stream_count(run, i);
+		c = t->nclasses > 0 && run->ctx[i].mix != NULL
+			? class_read(t, run, i, sums)
+			: interval_stream_count(run, i);
 		t->stream[i] = c - t->prev[i];
 		t->prev[i] = c;
 		sum += t->stream[i];
@@ -193,6 +258,8 @@ interval_track_take(struct interval_track *t, const struct module_run *run,
 		t->prev_hist = t->cur_hist;
 		t->cur_hist = swap;
 	}
+	if (t->nclasses > 0)
+		class_take(t, sums);
 	interval_tcpinfo(run, &ti_now);
 	tcpinfo_delta(&ti_now, &t->ti_prev, &t->ti_iv);
 	t->ti_prev = ti_now;
@@ -210,5 +277,10 @@ interval_track_free(struct interval_track *t)
 	free(t->prev_hist);
 	free(t->cur_hist);
 	free(t->hist);
+	free(t->class_prev);
+	free(t->class_count);
+	free(t->class_prev_hist);
+	free(t->class_cur_hist);
+	free(t->class_hist);
 	memset(t, 0, sizeof(*t));
 }

@@ -607,6 +607,78 @@ json_latency(const struct result *res, int *bad)
 	return o;
 }
 
+/* A request mix: its seed (a string, for it may not fit a JSON number's
+ * signed 64 bits), and each class's weight, sizes, counts, bytes each
+ * way and latency, with its exact histogram (the totals' are their
+ * sums); null without a mix. */
+static json_t *
+json_mix(const struct result *res, int *bad)
+{
+	json_t *o, *a, *c, *l;
+	char seed[24];
+	int i;
+
+	if (res->p.mix.n == 0 || res->mix == NULL)
+		return json_null();
+	o = json_object();
+	a = json_array();
+	if (o == NULL || a == NULL) {
+		json_decref(o);
+		json_decref(a);
+		*bad = 1;
+		return NULL;
+	}
+	snprintf(seed, sizeof(seed), "%llu",
+		 (unsigned long long)res->p.mix.seed);
+	jput(o, "seed", jstr(seed), bad);
+	for (i = 0; i < res->p.mix.n; i++) {
+		const struct mix_acct *m = &res->mix[i];
+		const struct stats_hist *h = &m->hist;
+
+		c = json_object();
+		l = json_object();
+		if (c == NULL || l == NULL) {
+			json_decref(c);
+			json_decref(l);
+			*bad = 1;
+			break;
+		}
+		jput(c, "class", jint(i), bad);
+		jput(c, "weight_pct", jnum(res->p.mix.c[i].weight), bad);
+		jput(c, "request_size", jint(res->p.mix.c[i].req), bad);
+		jput(c, "response_size", jint(res->p.mix.c[i].rsp), bad);
+		jput(c, "requests", juint(m->requests), bad);
+		jput(c, "transactions", juint(m->trans), bad);
+		jput(c, "bytes_sent", juint(m->bytes_sent), bad);
+		jput(c, "bytes_received", juint(m->bytes_recv), bad);
+		jput(c, "trans_rate",
+		     jnum(res->elapsed > 0 ? (double)m->trans / res->elapsed
+					   : 0),
+		     bad);
+		jput(l, "count", juint(h->count), bad);
+		jput(l, "mean", h->count ? jnum(stats_hist_mean(h) / 1e3)
+					 : json_null(),
+		     bad);
+		jput(l, "p50",
+		     h->count ? jnum(stats_hist_percentile(h, 50) / 1e3)
+			      : json_null(),
+		     bad);
+		jput(l, "p99",
+		     h->count ? jnum(stats_hist_percentile(h, 99) / 1e3)
+			      : json_null(),
+		     bad);
+		jput(l, "p99.9",
+		     h->count ? jnum(stats_hist_percentile(h, 99.9) / 1e3)
+			      : json_null(),
+		     bad);
+		jput(l, "exact", json_hist_exact(h), bad);
+		jput(c, "latency_us", l, bad);
+		jpush(a, c, bad);
+	}
+	jput(o, "classes", a, bad);
+	return o;
+}
+
 static json_t *
 json_streams(const struct result *res, int *bad)
 {
@@ -676,6 +748,31 @@ json_interval_detail(json_t *o, const struct result_interim *iv, int *bad)
 	jput(o, "timeouts", juint(iv->timeouts), bad);
 	jput(o, "errors", juint(iv->errors), bad);
 	jput(o, "flows", jint(iv->flows), bad);
+	if (iv->nclasses > 0 && iv->classes != NULL) {
+		a = json_array();
+		for (i = 0; a != NULL && i < iv->nclasses; i++) {
+			const struct result_class_iv *c = &iv->classes[i];
+			json_t *co = json_object();
+
+			if (co == NULL) {
+				*bad = 1;
+				break;
+			}
+			jput(co, "count", juint(c->count), bad);
+			jput(co, "latency_count", juint(c->lat_count), bad);
+			jput(co, "p50_us",
+			     c->lat_count > 0 ? jnum(c->p50) : json_null(),
+			     bad);
+			jput(co, "p99_us",
+			     c->lat_count > 0 ? jnum(c->p99) : json_null(),
+			     bad);
+			jput(co, "p999_us",
+			     c->lat_count > 0 ? jnum(c->p999) : json_null(),
+			     bad);
+			jpush(a, co, bad);
+		}
+		jput(o, "classes", a, bad);
+	}
 	if (iv->nstreams < 2 || iv->stream == NULL)
 		return;
 	a = json_array();
@@ -875,6 +972,8 @@ json_doc(const struct result *res)
 		jput(root, "timestamps", tstamp_json(res->tstamp), &bad);
 	if (module_flows(&res->p))
 		jput(root, "flows", json_flows(res, &bad), &bad);
+	if (res->p.mix.n > 0)
+		jput(root, "mix", json_mix(res, &bad), &bad);
 	if (bad) {
 		json_decref(root);
 		return NULL;

@@ -138,7 +138,7 @@ const struct test_module module_table[] = {
      .flow = MODULE_BOTH,
      .unit = MODULE_TRANS,
      .flags = MODULE_F_BUSY_POLL | MODULE_F_ONE_WAY | MODULE_F_OPEN |
-	      MODULE_F_TSTAMP,
+	      MODULE_F_TSTAMP | MODULE_F_MIX,
      .nc_port = 7,
      .layout = &layout_rr,
      .client = rr_client,
@@ -173,7 +173,7 @@ const struct test_module module_table[] = {
      .flow = MODULE_BOTH,
      .unit = MODULE_TRANS,
      .flags = MODULE_F_RETRY | MODULE_F_BUSY_POLL | MODULE_F_ONE_WAY |
-	      MODULE_F_OPEN | MODULE_F_TSTAMP,
+	      MODULE_F_OPEN | MODULE_F_TSTAMP | MODULE_F_MIX,
      .rr_max = MODULE_UDP_MAX,
      .nc_port = 7,
      .layout = &layout_udp_rr,

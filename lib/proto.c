@@ -167,6 +167,55 @@ proto_get_string(const json_t *obj, const char *key, char *out, size_t cap,
 #define BUF_MAX_WIRE ((int64_t)INT32_MAX)
 
 /* netserver's half of netperf 2.7's socket options. */
+/* A request mix's sizes, [[req, rsp], ...]: netserver needs no more. */
+static json_t *
+mix_pack(const struct mix *m)
+{
+	json_t *a = json_array();
+
+	for (int i = 0; a != NULL && i < m->n; i++)
+		json_array_append_new(a, json_pack("[I, I]",
+						   (json_int_t)m->c[i].req,
+						   (json_int_t)m->c[i].rsp));
+	return a;
+}
+
+/* The mix of a request, checked: 1 to MIX_MAX classes of sizes from 1
+ * to the request's req_size and rsp_size, which are the largest. */
+static int
+mix_unpack(const json_t *a, struct test_params *p, char *err)
+{
+	int64_t req, rsp;
+	size_t i;
+
+	if (!json_is_array(a) || json_array_size(a) < 1 ||
+	    json_array_size(a) > MIX_MAX)
+		return err_set(err, "field \"mix\" is not a list of 1 to %d "
+				    "classes",
+			       MIX_MAX);
+	for (i = 0; i < json_array_size(a); i++) {
+		const json_t *c = json_array_get(a, i);
+		const json_t *q = json_array_get(c, 0), *r = json_array_get(c, 1);
+
+		if (!json_is_array(c) || json_array_size(c) != 2 ||
+		    !json_is_integer(q) || !json_is_integer(r))
+			return err_set(err, "mix class %zu is not [req, rsp]",
+				       i + 1);
+		req = json_integer_value(q);
+		rsp = json_integer_value(r);
+		if (req < 1 || req > p->req_size || rsp < 1 ||
+		    rsp > p->rsp_size)
+			return err_set(err,
+				       "mix class %zu's sizes are out of range "
+				       "(1 to req_size and rsp_size)",
+				       i + 1);
+		p->mix.c[i].req = req;
+		p->mix.c[i].rsp = rsp;
+	}
+	p->mix.n = (int)json_array_size(a);
+	return 0;
+}
+
 static json_t *
 sockopts_pack(const struct sock_extra *x)
 {
@@ -295,6 +344,8 @@ proto_request_pack(const struct test_params *p)
 		if (p->threads > 0)
 			json_object_set_new(o, "threads",
 					    json_integer(p->threads));
+		if (p->mix.n > 0)
+			json_object_set_new(o, "mix", mix_pack(&p->mix));
 	}
 	return o;
 }
@@ -429,6 +480,9 @@ request_later(const json_t *msg, struct test_params *p, char *err)
 	if (json_object_get(msg, "buffers") != NULL &&
 	    buffers_unpack(json_object_get(msg, "buffers"), &p->rbuf, err) < 0)
 		return -1;
+	if (json_object_get(msg, "mix") != NULL &&
+	    mix_unpack(json_object_get(msg, "mix"), p, err) < 0)
+		return -1;
 	if (json_object_get(msg, "start_at_ns") != NULL &&
 	    proto_get_int(msg, "start_at_ns", 1, INT64_MAX, &p->start_at_ns,
 			  err) < 0)
@@ -466,6 +520,10 @@ proto_ready_confirm(json_t *ready, const struct test_params *p)
 	 * say neither and run every stream as a probe. */
 	if (p->one_way)
 		json_object_set_new(ready, "one_way", json_true());
+	/* It reads each request's class: an older netserver would read
+	 * every request as the largest. */
+	if (p->mix.n > 0)
+		json_object_set_new(ready, "mix", json_integer(p->mix.n));
 	if (p->load_up + p->load_down > 0) {
 		json_object_set_new(ready, "load_up", json_integer(p->load_up));
 		json_object_set_new(ready, "load_down",
@@ -482,6 +540,10 @@ proto_ready_check(const json_t *ready, const struct test_params *p, char *err)
 	if (p->one_way && !json_is_true(json_object_get(ready, "one_way")))
 		return err_set(err, "--one-way: netserver does not stamp its "
 				    "answers (an older netserver)");
+	if (p->mix.n > 0 && json_integer_value(json_object_get(ready, "mix")) !=
+				p->mix.n)
+		return err_set(err, "-r: netserver does not read a request "
+				    "mix (an older netserver)");
 	if (p->load_up + p->load_down == 0)
 		return 0;
 	if (!json_is_integer(up) || !json_is_integer(down) ||

@@ -725,6 +725,57 @@ mss_table(FILE *out, const struct result *res, const struct report_opts *o)
 	fprintf(out, "%d %s\n", res->side[RESULT_LOCAL].sum.mss, brand(res, o));
 }
 
+/* A request mix: a row a class (its weight and sizes, its requests and
+ * transactions, its rate, the bytes each way, its latency), then the
+ * sum, which is the totals'; the seed that draws the same classes. */
+static void
+mix_table(FILE *out, const struct result *res)
+{
+	const struct mix *m = &res->p.mix;
+	uint64_t rq = 0, tr = 0, bs = 0, br = 0;
+	int i;
+
+	fprintf(out,
+		"\nRequest mix, seed %llu (--mix-seed repeats its draws)\n"
+		"Class Weight Request Resp.  Requests   Trans.     Trans.    "
+		"Bytes        Bytes        P50      P99      P99.9    Mean\n"
+		"      %%      Size    Size                         per sec   "
+		"sent         received     us       us       us       us\n",
+		(unsigned long long)m->seed);
+	for (i = 0; i < m->n; i++) {
+		const struct mix_acct *a = &res->mix[i];
+		const struct stats_hist *h = &a->hist;
+
+		fprintf(out,
+			"%-5d %-6g %-7lld %-6lld %-10llu %-10llu %-9.2f "
+			"%-12llu %-12llu",
+			i, m->c[i].weight, (long long)m->c[i].req,
+			(long long)m->c[i].rsp,
+			(unsigned long long)a->requests,
+			(unsigned long long)a->trans,
+			res->elapsed > 0 ? (double)a->trans / res->elapsed : 0,
+			(unsigned long long)a->bytes_sent,
+			(unsigned long long)a->bytes_recv);
+		if (h->count > 0)
+			fprintf(out, " %-8.1f %-8.1f %-8.1f %.1f",
+				stats_hist_percentile(h, 50) / 1e3,
+				stats_hist_percentile(h, 99) / 1e3,
+				stats_hist_percentile(h, 99.9) / 1e3,
+				stats_hist_mean(h) / 1e3);
+		fputc('\n', out);
+		rq += a->requests;
+		tr += a->trans;
+		bs += a->bytes_sent;
+		br += a->bytes_recv;
+	}
+	fprintf(out,
+		"%-5s %-6d %-7s %-6s %-10llu %-10llu %-9.2f %-12llu %-12llu\n",
+		"Sum", 100, "", "", (unsigned long long)rq,
+		(unsigned long long)tr,
+		res->elapsed > 0 ? (double)tr / res->elapsed : 0,
+		(unsigned long long)bs, (unsigned long long)br);
+}
+
 void
 report_classic(FILE *out, const struct result *res, const struct report_opts *o)
 {
@@ -751,6 +802,8 @@ report_classic(FILE *out, const struct result *res, const struct report_opts *o)
 	}
 	if (o->headers && res->nstreams > 1)
 		streams_table(out, res);
+	if (o->headers && res->p.mix.n > 0 && res->mix != NULL)
+		mix_table(out, res);
 	if (o->headers)
 		fast_lines(out, res);
 	if (o->headers && res->p.bidir)

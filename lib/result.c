@@ -329,8 +329,12 @@ result_free(struct result *res)
 	res->oneway = NULL;
 	free(res->svc_hist);
 	res->svc_hist = NULL;
-	for (i = 0; res->interim != NULL && i < res->ninterim; i++)
+	free(res->mix);
+	res->mix = NULL;
+	for (i = 0; res->interim != NULL && i < res->ninterim; i++) {
 		free(res->interim[i].stream);
+		free(res->interim[i].classes);
+	}
 	if (res->tstamp != NULL) {
 		tstamp_result_free(res->tstamp);
 		free(res->tstamp);

@@ -165,17 +165,23 @@ rr_client(struct test_ctx *ctx)
 	const struct test_params *p = ctx->p;
 	struct side_result *r = ctx->r;
 	size_t req = (size_t)p->req_size, rsp = (size_t)p->rsp_size;
-	int depth = p->burst + 1, head = 0, inflight = 0, rc;
+	int depth = p->burst + 1, head = 0, inflight = 0, rc, c;
 	uint64_t *stamp, now, since, sent = 0;
 	int ending = 0;
+	unsigned char *cls;
 
 	if (module_open_loop(p))
 		return rr_open_client(ctx);
 	/* The start time of each transaction in flight, oldest at head; a
-	 * ring of burst + 1 slots allocated before the loop starts. */
+	 * ring of burst + 1 slots allocated before the loop starts; with a
+	 * mix, each one's class beside it. */
 	stamp = calloc((size_t)depth, sizeof(*stamp));
-	if (stamp == NULL)
+	cls = calloc((size_t)depth, 1);
+	if (stamp == NULL || cls == NULL) {
+		free(stamp);
+		free(cls);
 		return err_set(ctx->err, "out of memory");
+	}
 	r->send_size = (int64_t)req;
 	r->recv_size = (int64_t)rsp;
 	/* One clock read a transaction: the answer's time also stamps the
@@ -194,6 +200,15 @@ rr_client(struct test_ctx *ctx)
 				oneway_stamp_request(ctx->buf);
 			if (ctx->ts != NULL)
 				tstamp_send_begin(ctx->ts);
+			if (ctx->mix != NULL) {
+				c = mix_pick(&p->mix, &ctx->mix_rng);
+				ctx->buf[0] = (char)c;
+				req = (size_t)p->mix.c[c].req;
+				cls[(head + inflight) % depth] =
+				    (unsigned char)c;
+				ctx->mix[c].requests++;
+				ctx->mix[c].bytes_sent += req;
+			}
 			if (send_full(ctx, ctx->buf, req, &since) < 0)
 				goto fail;
 			if (ctx->ts != NULL)
@@ -206,6 +221,8 @@ rr_client(struct test_ctx *ctx)
 		}
 		if (inflight == 0)
 			break;
+		if (ctx->mix != NULL)
+			rsp = (size_t)p->mix.c[cls[head]].rsp;
 		rc = recv_full(ctx, ctx->buf, rsp, &r->recv_calls,
 			       "kept the test going", since);
 		if (rc == 1) {
@@ -220,6 +237,13 @@ rr_client(struct test_ctx *ctx)
 			oneway_answer(ctx->ow, ctx->buf, rsp);
 		if (ctx->hist != NULL && now >= ctx->warm_ns)
 			stats_hist_add(ctx->hist, now - stamp[head]);
+		if (ctx->mix != NULL) {
+			struct mix_acct *a = &ctx->mix[cls[head]];
+
+			stats_hist_add(&a->hist, now - stamp[head]);
+			a->bytes_recv += rsp;
+			a->trans++;
+		}
 		if (ctx->ts != NULL)
 			tstamp_answered(ctx->ts, (uint32_t)r->trans);
 		head = (head + 1) % depth;
@@ -228,6 +252,7 @@ rr_client(struct test_ctx *ctx)
 		r->bytes_recv += rsp;
 	}
 	free(stamp);
+	free(cls);
 	shutdown(ctx->fd, SHUT_WR);
 	/* Wait for the server's close so both sides end their intervals. */
 	rc = recv_full(ctx, ctx->buf, 1, &r->recv_calls,
@@ -238,7 +263,53 @@ rr_client(struct test_ctx *ctx)
 	return rc == 1 ? 0 : -1;
 fail:
 	free(stamp);
+	free(cls);
 	return -1;
+}
+
+/* The smallest request of a mix: what netserver reads before it knows a
+ * request's class. */
+static size_t
+mix_min_req(const struct mix *m)
+{
+	int64_t least = m->c[0].req;
+
+	for (int i = 1; i < m->n; i++)
+		if (m->c[i].req < least)
+			least = m->c[i].req;
+	return (size_t)least;
+}
+
+/* A mix's request over TCP: its first min bytes (which hold the class
+ * byte), then the rest of its class's size. Sets *req and *rsp to the
+ * class's sizes. Returns recv_full's 0 or 1 (EOF before the request),
+ * or -1 with err set, also for a class the mix does not have. */
+static int
+mix_recv_req(struct test_ctx *ctx, size_t min, size_t *req, size_t *rsp,
+	     uint64_t since)
+{
+	const struct mix *m = &ctx->p->mix;
+	int rc, c;
+
+	rc = recv_full(ctx, ctx->buf, min, &ctx->r->recv_calls,
+		       "kept sending requests", since);
+	if (rc != 0)
+		return rc;
+	c = mix_class_of(m, ctx->buf, min, mix_class_off(0), 0);
+	if (c < 0)
+		return err_set(ctx->err,
+			       "a request names class %u; the mix has %d",
+			       (unsigned char)ctx->buf[0], m->n);
+	*req = (size_t)m->c[c].req;
+	*rsp = (size_t)m->c[c].rsp;
+	if (*req == min)
+		return 0;
+	rc = recv_full(ctx, ctx->buf + min, *req - min, &ctx->r->recv_calls,
+		       "kept sending requests", since);
+	if (rc == 1)
+		return err_set(ctx->err, "data connection closed in the "
+					 "middle of a message");
+	return rc;
 }
 
 int
@@ -247,14 +318,18 @@ rr_server(struct test_ctx *ctx)
 	const struct test_params *p = ctx->p;
 	struct side_result *r = ctx->r;
 	size_t req = (size_t)p->req_size, rsp = (size_t)p->rsp_size;
+	size_t min = p->mix.n > 0 ? mix_min_req(&p->mix) : req;
 	uint64_t now = clock_ns();
 	int rc;
 
 	r->send_size = (int64_t)rsp;
 	r->recv_size = (int64_t)req;
 	for (;;) {
-		rc = recv_full(ctx, ctx->buf, req, &r->recv_calls,
-			       "kept sending requests", now);
+		if (p->mix.n > 0)
+			rc = mix_recv_req(ctx, min, &req, &rsp, now);
+		else
+			rc = recv_full(ctx, ctx->buf, req, &r->recv_calls,
+				       "kept sending requests", now);
 		if (rc == 1 || (rc < 0 && legacy_end(ctx)))
 			break;
 		if (rc < 0)
@@ -304,6 +379,14 @@ module_udp_tag_len(const struct test_ctx *ctx)
 	 * tag, any answer completes the oldest request in flight. */
 	if (ctx->untagged)
 		return 0;
+	/* A mix: the tag fits every class's response, and its request
+	 * with the class byte after the tag (mix_class_off). */
+	if (p->mix.n > 0) {
+		n = mix_min_req(&p->mix) - 1;
+		for (int i = 0; i < p->mix.n; i++)
+			if ((size_t)p->mix.c[i].rsp < n)
+				n = (size_t)p->mix.c[i].rsp;
+	}
 	return n < 8 ? n : 8;
 }
 
@@ -350,6 +433,7 @@ module_rto_sample(struct module_rto *t, uint64_t rtt)
 struct inflight {
 	uint64_t tag;
 	uint64_t start;
+	int cls; /* a mix's class */
 };
 
 static void
@@ -385,17 +469,25 @@ udp_rr_fill(struct test_ctx *ctx, struct udp_rr *u, uint64_t now)
 	struct side_result *r = ctx->r;
 	uint64_t mask = u->taglen == 8 ? UINT64_MAX
 				       : ((1ULL << (8 * u->taglen)) - 1);
+	size_t req = u->req;
 	ssize_t n;
+	int c = 0;
 
 	while (u->inflight < u->depth &&
 	       (ctx->end_ns != 0 || u->seq <= (uint64_t)ctx->p->count)) {
 		ben_put(ctx->buf, u->seq, u->taglen);
+		if (ctx->mix != NULL) {
+			c = mix_pick(&ctx->p->mix, &ctx->mix_rng);
+			ctx->buf[mix_class_off(u->taglen)] = (char)c;
+			req = (size_t)ctx->p->mix.c[c].req;
+			ctx->mix[c].requests++;
+		}
 		if (ctx->ow != NULL)
 			oneway_stamp_request(ctx->buf);
 		if (ctx->ts != NULL)
 			tstamp_send_begin(ctx->ts);
-		n = ctx->ts != NULL ? tstamp_send(ctx->ts, ctx->buf, u->req, 0)
-				    : send(ctx->fd, ctx->buf, u->req, 0);
+		n = ctx->ts != NULL ? tstamp_send(ctx->ts, ctx->buf, req, 0)
+				    : send(ctx->fd, ctx->buf, req, 0);
 		if (n < 0 && errno == ECONNREFUSED)
 			return err_set(ctx->err, "netserver's data socket is "
 						 "gone (Connection refused)");
@@ -404,10 +496,13 @@ udp_rr_fill(struct test_ctx *ctx, struct udp_rr *u, uint64_t now)
 		} else {
 			r->bytes_sent += (uint64_t)n;
 			r->send_calls++;
+			if (ctx->mix != NULL)
+				ctx->mix[c].bytes_sent += (uint64_t)n;
 			if (ctx->ts != NULL)
 				tstamp_sent(ctx->ts, (uint32_t)(u->seq & mask),
 					    (size_t)n);
 		}
+		u->fl[u->inflight].cls = c;
 		u->fl[u->inflight].tag = u->seq & mask;
 		u->fl[u->inflight].start = now;
 		u->inflight++;
@@ -460,6 +555,13 @@ udp_rr_answer(struct test_ctx *ctx, struct udp_rr *u, ssize_t n,
 	rtt = now - u->fl[i].start;
 	if (ctx->ts != NULL)
 		tstamp_answered(ctx->ts, (uint32_t)tag);
+	if (ctx->mix != NULL) {
+		struct mix_acct *a = &ctx->mix[u->fl[i].cls];
+
+		a->trans++;
+		a->bytes_recv += (uint64_t)n;
+		stats_hist_add(&a->hist, rtt);
+	}
 	u->fl[i] = u->fl[--u->inflight];
 	r->trans++;
 	r->bytes_recv += (uint64_t)n;
@@ -620,8 +722,20 @@ udp_rr_serve_one(struct test_ctx *ctx, ssize_t n, size_t rsp,
 		 struct tstamp *ts)
 {
 	struct side_result *r = ctx->r;
+	const struct mix *m = &ctx->p->mix;
+	int c;
 
 	r->recv_calls++;
+	/* A mix's request says its class, and so its answer's size; one
+	 * that names none, or is not its class's size, is no request of
+	 * the test's and goes unanswered. */
+	if (m->n > 0) {
+		c = mix_class_of(m, ctx->buf, (size_t)n,
+				 mix_class_off(module_udp_tag_len(ctx)), 1);
+		if (c < 0)
+			return;
+		rsp = (size_t)m->c[c].rsp;
+	}
 	r->requests++;
 	r->bytes_recv += (uint64_t)n;
 	/* The request's tag is still at the start of buf. */

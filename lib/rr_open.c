@@ -51,6 +51,7 @@ struct arrivals {
 /* A request in flight. */
 struct open_req {
 	uint64_t due, sent, seq;
+	int cls; /* a mix's class */
 };
 
 /* One stream's open loop. */
@@ -65,6 +66,8 @@ struct open_loop {
 	uint64_t spin, late; /* the spin, and the wake-ups' mean lateness */
 	uint64_t timeout;    /* ns, 0 for none */
 	uint64_t seq;
+	/* A mix: the class of the request about to be sent (open_pick). */
+	int cls;
 };
 
 /* xorshift64*: the arrivals need speed and independence between streams,
@@ -176,6 +179,7 @@ open_sent(struct open_loop *ol, uint64_t now)
 	q->due = due;
 	q->sent = now;
 	q->seq = ol->seq++;
+	q->cls = ol->cls;
 	ol->n++;
 	r->requests++;
 	arrivals_advance(&ol->arr);
@@ -197,6 +201,10 @@ open_answer(struct open_loop *ol, const struct open_req *q, uint64_t now)
 	ctx->r->trans++;
 	if (ctx->hist != NULL)
 		stats_hist_add(ctx->hist, now - q->due);
+	if (ctx->mix != NULL) {
+		ctx->mix[q->cls].trans++;
+		stats_hist_add(&ctx->mix[q->cls].hist, now - q->due);
+	}
 	if (ctx->svc_hist != NULL)
 		stats_hist_add(ctx->svc_hist, now - q->sent);
 }
@@ -274,6 +282,33 @@ open_broken(struct open_loop *ol)
 	ol->head = 0;
 }
 
+/* A mix: draws the next request's class, writes it at off in the
+ * buffer, counts the request and returns its size; without a mix, the
+ * test's request size. */
+static size_t
+open_pick(struct open_loop *ol, size_t off)
+{
+	struct test_ctx *ctx = ol->ctx;
+	const struct mix *m = &ctx->p->mix;
+
+	if (ctx->mix == NULL)
+		return (size_t)ctx->p->req_size;
+	ol->cls = mix_pick(m, &ctx->mix_rng);
+	ctx->buf[mix_class_off(off)] = (char)ol->cls;
+	ctx->mix[ol->cls].requests++;
+	return (size_t)m->c[ol->cls].req;
+}
+
+/* The response size of in-flight request q. */
+static size_t
+open_rsp(const struct open_loop *ol, const struct open_req *q)
+{
+	const struct test_ctx *ctx = ol->ctx;
+
+	return ctx->mix != NULL ? (size_t)ctx->p->mix.c[q->cls].rsp
+				: (size_t)ctx->p->rsp_size;
+}
+
 /* Sends a TCP request in full; 0, 1 when the connection is broken (reset
  * or closed), -1 with ctx->err set on any other error. */
 static int
@@ -329,6 +364,7 @@ rr_open_client(struct test_ctx *ctx)
 		if (!ending && ol.n < ol.depth && due <= now) {
 			if (ctx->ts != NULL)
 				tstamp_send_begin(ctx->ts);
+			req = open_pick(&ol, 0);
 			rc = tcp_send_req(ctx, req);
 			if (rc < 0)
 				goto fail;
@@ -338,6 +374,8 @@ rr_open_client(struct test_ctx *ctx)
 				tstamp_sent(ctx->ts, (uint32_t)ol.seq, req);
 			r->bytes_sent += req;
 			r->send_calls++;
+			if (ctx->mix != NULL)
+				ctx->mix[ol.cls].bytes_sent += req;
 			open_sent(&ol, now);
 			continue;
 		}
@@ -350,7 +388,10 @@ rr_open_client(struct test_ctx *ctx)
 				  ? due
 				  : now + OPEN_NAP_MAX_NS) == 0)
 			continue;
-		want = (size_t)ol.n * rsp - got;
+		want = 0;
+		for (int k = 0; k < ol.n; k++)
+			want += open_rsp(&ol, &ol.q[(ol.head + k) % ol.depth]);
+		want -= got;
 		if (want > ctx->buflen)
 			want = ctx->buflen;
 		n = ctx->ts != NULL
@@ -374,8 +415,10 @@ rr_open_client(struct test_ctx *ctx)
 		r->bytes_recv += (uint64_t)n;
 		got += (size_t)n;
 		now = clock_ns();
-		while (ol.n > 0 && got >= rsp) {
+		while (ol.n > 0 && got >= (rsp = open_rsp(&ol, &ol.q[ol.head]))) {
 			got -= rsp;
+			if (ctx->mix != NULL)
+				ctx->mix[ol.q[ol.head].cls].bytes_recv += rsp;
 			if (ctx->ts != NULL)
 				tstamp_answered(ctx->ts,
 						(uint32_t)ol.q[ol.head].seq);
@@ -499,6 +542,7 @@ udp_rr_open_client(struct test_ctx *ctx)
 		due = open_due(&ol, now);
 		if (!ending && ol.n < ol.depth && due <= now) {
 			ben_put(ctx->buf, ol.seq, taglen);
+			req = open_pick(&ol, taglen);
 			if (ctx->ts != NULL)
 				tstamp_send_begin(ctx->ts);
 			n = ctx->ts != NULL
@@ -513,6 +557,9 @@ udp_rr_open_client(struct test_ctx *ctx)
 			} else {
 				r->bytes_sent += (uint64_t)n;
 				r->send_calls++;
+				if (ctx->mix != NULL)
+					ctx->mix[ol.cls].bytes_sent +=
+					    (uint64_t)n;
 				if (ctx->ts != NULL)
 					tstamp_sent(ctx->ts,
 						    (uint32_t)(ol.seq & mask),
@@ -558,6 +605,8 @@ udp_rr_open_client(struct test_ctx *ctx)
 			continue;
 		}
 		r->bytes_recv += (uint64_t)n;
+		if (ctx->mix != NULL)
+			ctx->mix[ol.q[i].cls].bytes_recv += (uint64_t)n;
 		progress = now;
 		module_rto_sample(&rto, now - ol.q[i].sent);
 		if (ctx->ts != NULL)

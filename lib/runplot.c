@@ -55,6 +55,15 @@ runplot_line(FILE *out, const struct result *res,
 		for (i = 0; i < iv->nstreams; i++)
 			fprintf(out, " %.2f", iv->stream[i]);
 	}
+	/* A request mix: each class's transactions and latency. */
+	for (i = 0; iv->classes != NULL && i < iv->nclasses; i++) {
+		fprintf(out, "  class%d %llu", i,
+			(unsigned long long)iv->classes[i].count);
+		if (iv->classes[i].lat_count > 0)
+			fprintf(out, " p50 %.0f us p99 %.0f us p99.9 %.0f us",
+				iv->classes[i].p50, iv->classes[i].p99,
+				iv->classes[i].p999);
+	}
 	fputc('\n', out);
 	fflush(out);
 }
@@ -92,6 +101,19 @@ runplot_keyval(FILE *out, const struct result *res,
 			n, (unsigned long long)iv->timeouts, n,
 			(unsigned long long)iv->errors);
 	fprintf(out, "NETPERF_INTERIM_FLOWS[%d]=%d\n", n, iv->flows);
+	/* A request mix: each class's transactions and P99, in class
+	 * order, comma-separated as the streams' figures. */
+	if (iv->nclasses > 0 && iv->classes != NULL) {
+		fprintf(out, "NETPERF_INTERIM_CLASS_TRANS[%d]=", n);
+		for (i = 0; i < iv->nclasses; i++)
+			fprintf(out, "%s%llu", i ? "," : "",
+				(unsigned long long)iv->classes[i].count);
+		fprintf(out, "\nNETPERF_INTERIM_CLASS_P99_LATENCY[%d]=", n);
+		for (i = 0; i < iv->nclasses; i++)
+			fprintf(out, "%s%.2f", i ? "," : "",
+				iv->classes[i].p99);
+		fputc('\n', out);
+	}
 	fflush(out);
 }
 

@@ -306,6 +306,10 @@
 	X(LOAD_DOWN_THROUGHPUT, "Load", "Down", "Throughput", "10^6bits/s")    \
 	X(IDLE_RPM, "Idle", "Round Trips", "per Minute", "")                   \
 	X(LOADED_RPM, "Loaded", "Round Trips", "per Minute", "")               \
+	X(MIX_CLASSES, "Request", "Mix", "", "")                               \
+	X(MIX_SEED, "Mix", "Seed", "", "")                                     \
+	X(MIX_TRANSACTIONS, "Mix", "Class", "Transactions", "")                \
+	X(MIX_P99_LATENCY, "Mix", "Class", "99th Percentile", "Microseconds")  \
 	TCPINFO_FIELDS(SEL_TCP, X)                                             \
 	TSTAMP_SELECTORS(SEL_TSTAMP, X)
 
@@ -1501,6 +1505,52 @@ sel_underload(const struct result *res, int id, char *b, size_t cap)
 	return 1;
 }
 
+/* A request mix's figures: the mix as -r takes it, its seed, and each
+ * class's transactions and P99 (microseconds, -1 for none timed) joined
+ * by '/' in -r's order, as the mix is written (a ',' would split -o's
+ * CSV); -1 without a mix. */
+static int
+sel_mix(const struct result *res, int id, char *b, size_t cap)
+{
+	const struct mix *m = &res->p.mix;
+	size_t off = 0;
+	int i, n;
+
+	if (id != SEL_MIX_CLASSES && id != SEL_MIX_SEED &&
+	    id != SEL_MIX_TRANSACTIONS && id != SEL_MIX_P99_LATENCY)
+		return 0;
+	if (m->n == 0 || res->mix == NULL) {
+		put_i(b, cap, -1);
+		return 1;
+	}
+	if (id == SEL_MIX_SEED) {
+		put_u(b, cap, m->seed);
+		return 1;
+	}
+	b[0] = '\0';
+	for (i = 0; i < m->n && off < cap; i++) {
+		const struct stats_hist *h = &res->mix[i].hist;
+		const char *sep = i > 0 ? "/" : "";
+
+		if (id == SEL_MIX_CLASSES)
+			n = snprintf(b + off, cap - off, "%s%g%%%lld,%lld", sep,
+				     m->c[i].weight, (long long)m->c[i].req,
+				     (long long)m->c[i].rsp);
+		else if (id == SEL_MIX_TRANSACTIONS)
+			n = snprintf(b + off, cap - off, "%s%llu", sep,
+				     (unsigned long long)res->mix[i].trans);
+		else
+			n = snprintf(b + off, cap - off, "%s%.2f", sep,
+				     h->count > 0
+					 ? stats_hist_percentile(h, 99) / 1e3
+					 : -1.0);
+		if (n < 0)
+			break;
+		off += (size_t)n;
+	}
+	return 1;
+}
+
 /* --timestamps' figures; -1 without them. */
 static int
 sel_tstamp(const struct result *res, int id, char *b, size_t cap)
@@ -1530,7 +1580,7 @@ static int (*const sel_getters[])(const struct result *res, int id, char *b,
     sel_rates,	  sel_cpu_place, sel_ends,	  sel_latency,
     sel_run,	  compat_bufs,	 compat_sockopts, platform_machine,
     platform_nic, platform_host, platform_link,	  sel_oneway,
-    sel_open,	  sel_underload, sel_tstamp,
+    sel_open,	  sel_underload, sel_tstamp,	  sel_mix,
 };
 
 /* Formats selector id of res into b, as netperf's format for it does;

@@ -173,6 +173,14 @@ server_check_request(const struct test_params *p,
 		return err_set(err, "bidir runs for a time, not a count");
 	if (p->one_way && oneway_refuses(m, p->req_size, p->rsp_size, err) < 0)
 		return -1;
+	/* Only these loops read a request's class (rr.c). */
+	if (p->mix.n > 0 &&
+	    (!module_has(m, MODULE_F_MIX) || module_flows(p) || p->one_way ||
+	     p->timestamps || p->load_up + p->load_down > 0))
+		return err_set(err, "a request mix applies to %s on a thread "
+				    "a stream, without one-way, timestamps "
+				    "or load",
+			       m->name);
 	if (p->duration > lim->max_duration)
 		return err_set(err,
 			       "test length %.0f s exceeds this server's limit "

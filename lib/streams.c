@@ -134,6 +134,7 @@ streams_free(struct streams *s, char *shared)
 		free(s->ctx[i].hist);
 		free(s->ctx[i].ow);
 		free(s->ctx[i].svc_hist);
+		free(s->ctx[i].mix);
 		tstamp_free(s->ctx[i].ts);
 	}
 	for (i = 0; s->fds != NULL && i < s->n; i++)

@@ -115,6 +115,31 @@ interim_value(const struct result *res, double count, double secs)
 	return units_from_bytes(per_sec, res->fmt);
 }
 
+/* A request mix's classes over the interval: each one's transactions
+ * and latency. Returns 0, or -1 without memory. */
+static int
+interim_classes(struct result_interim *iv, const struct module_interval *ivl)
+{
+	iv->classes = calloc((size_t)ivl->nclasses, sizeof(*iv->classes));
+	if (iv->classes == NULL)
+		return -1;
+	iv->nclasses = ivl->nclasses;
+	for (int k = 0; k < ivl->nclasses; k++) {
+		struct result_class_iv *c = &iv->classes[k];
+		const struct stats_hist *h = &ivl->class_hist[k];
+
+		c->count = ivl->class_count[k];
+		c->lat_count = h->count;
+		c->p50 = c->p99 = c->p999 = -1;
+		if (h->count == 0)
+			continue;
+		c->p50 = stats_hist_percentile(h, 50) / 1e3;
+		c->p99 = stats_hist_percentile(h, 99) / 1e3;
+		c->p999 = stats_hist_percentile(h, 99.9) / 1e3;
+	}
+	return 0;
+}
+
 /* What the runner knew of the interval beyond its sum: latency
  * percentiles, each stream's figure, time-outs, errors and active
  * streams. Returns 0, or -1 without memory. */
@@ -127,6 +152,8 @@ interim_detail(const struct result *res, struct result_interim *iv,
 	iv->partial = ivl != NULL && ivl->partial;
 	iv->nstreams = 0;
 	iv->stream = NULL;
+	iv->nclasses = 0;
+	iv->classes = NULL;
 	iv->timeouts = iv->errors = 0;
 	iv->flows = res->p.streams > 0 ? res->p.streams : 1;
 	if (ivl == NULL)
@@ -143,10 +170,14 @@ interim_detail(const struct result *res, struct result_interim *iv,
 		iv->p99 = stats_hist_percentile(ivl->hist, 99) / 1e3;
 		iv->p999 = stats_hist_percentile(ivl->hist, 99.9) / 1e3;
 	}
+	if (ivl->nclasses > 0 && interim_classes(iv, ivl) < 0)
+		return -1;
 	if (ivl->n > 1 && ivl->stream != NULL) {
 		iv->stream = calloc((size_t)ivl->n, sizeof(*iv->stream));
-		if (iv->stream == NULL)
+		if (iv->stream == NULL) {
+			free(iv->classes);
 			return -1;
+		}
 		iv->nstreams = ivl->n;
 		for (int i = 0; i < ivl->n; i++)
 			iv->stream[i] = interim_value(
@@ -259,6 +290,12 @@ result_init(struct result *res, const struct netperf_opts *o,
 		if (res->svc_hist == NULL)
 			return -1;
 		stats_hist_init(res->svc_hist);
+	}
+	if (res->p.mix.n > 0) {
+		res->mix = malloc((size_t)res->p.mix.n * sizeof(*res->mix));
+		if (res->mix == NULL)
+			return -1;
+		mix_acct_init(res->mix, res->p.mix.n);
 	}
 	if (o->timestamps) {
 		res->tstamp = calloc(1, sizeof(*res->tstamp));

@@ -2523,6 +2523,181 @@ START_TEST(under_load_udp_probe)
 }
 END_TEST
 
+#include "np/auth.h"
+
+/* The integer at path of doc. */
+static uint64_t
+u64_of(json_t *doc, const char *path)
+{
+	json_t *v = harness_json_at(doc, path);
+
+	ck_assert_msg(json_is_integer(v), "%s is not an integer", path);
+	return (uint64_t)json_integer_value(v);
+}
+
+/* netserver's data port in the mix case, fixed (-P ,port) so that
+ * nftables can count its flow; nothing else in b holds it. */
+#define MIX_PORT "40125"
+
+/* The k-th counter (from 0) of chain npmix CHAIN in ns: its packets and
+ * bytes. */
+static void
+mix_counter(const char *ns, const char *chain, int k, unsigned long long *pk,
+	    unsigned long long *by)
+{
+	struct harness_out o;
+	const char *p;
+
+	MUST(o, ns, "nft", "list", "chain", "inet", "npmix", chain);
+	p = o.out;
+	for (int i = 0; p != NULL && i <= k; i++) {
+		p = strstr(p, "counter packets ");
+		if (p != NULL && i < k)
+			p++;
+	}
+	ck_assert_msg(p != NULL && sscanf(p, "counter packets %llu bytes %llu",
+					  pk, by) == 2,
+		      "no counter %d in: %.3000s", k, o.out);
+}
+
+/*
+ * A rule that counts the data flow's packets of one direction in a (out:
+ * to netserver's port; in: from it) at hook; then, over TCP, one that
+ * counts those whose headers are not the bare 40 bytes, which must stay
+ * empty for the first one's bytes less 40 a packet to be payload.
+ */
+static void
+mix_rules(const char *ns, const char *proto, const char *chain,
+	  const char *hook)
+{
+	const char *dir = strcmp(chain, "out") == 0 ? "dport" : "sport";
+	struct harness_out o;
+	char type[96];
+
+	snprintf(type, sizeof(type), "{ type filter hook %s priority 0; }",
+		 hook);
+	MUST(o, ns, "nft", "add", "chain", "inet", "npmix", chain, type);
+	if (strcmp(proto, "udp") == 0) {
+		/* Not the token (UDP length 24, resent until echoed) nor
+		 * the zero-length end markers (8): they are no request. */
+		MUST(o, ns, "nft", "add", "rule", "inet", "npmix", chain,
+		     "udp", dir, MIX_PORT, "udp", "length", ">", "24",
+		     "counter");
+		return;
+	}
+	MUST(o, ns, "nft", "add", "rule", "inet", "npmix", chain, "ip",
+	     "hdrlength", "5", "tcp", dir, MIX_PORT, "tcp", "doff", "5",
+	     "counter");
+	MUST(o, ns, "nft", "add", "rule", "inet", "npmix", chain, "tcp", dir,
+	     MIX_PORT, "tcp", "flags", "&", "syn", "==", "0", "ip",
+	     "hdrlength", "!=", "5", "counter");
+	MUST(o, ns, "nft", "add", "rule", "inet", "npmix", chain, "tcp", dir,
+	     MIX_PORT, "tcp", "flags", "&", "syn", "==", "0", "tcp", "doff",
+	     "!=", "5", "counter");
+}
+
+/*
+ * One 90/10 mix over the veth, test over proto: the classes' bytes each
+ * way against nftables' payload in netperf's namespace, the requests at
+ * its output and the answers at its input. The counter counts each
+ * packet's IP length (offloads are off, so a packet a segment or
+ * datagram): its payload is that less 28 a datagram (IP and UDP
+ * headers), or less 40 a segment for TCP, whose timestamps are off in
+ * both namespaces so that no segment but the handshake's carries an
+ * option (the two rules that catch any other must count none). Over TCP
+ * netperf's request direction also carries the test's token, once.
+ */
+static void
+mix_bytes_run(const char *test)
+{
+	const char *args[] = {"-t", test, "-l", "2", "--json", "--", "-P",
+			      "," MIX_PORT, "-r", "90%64,1400/10%1400,64",
+			      NULL};
+	int udp = strcmp(test, "UDP_RR") == 0;
+	unsigned long long op, ob, ip, ib, x, y;
+	unsigned long long sent = 0, recv = 0, rq = 0, tr = 0, n0 = 0;
+	unsigned long long hdr = udp ? 28 : 40;
+	struct harness_out o;
+	json_t *doc, *c;
+	size_t i;
+
+	ck_assert_msg(have_tool("nft"),
+		      "nft not found: install nftables (scripts/deps)");
+	MUST(o, env.ns.a, "sysctl", "-qw", "net.ipv4.tcp_timestamps=0");
+	MUST(o, env.ns.b, "sysctl", "-qw", "net.ipv4.tcp_timestamps=0");
+	MUST(o, env.ns.a, "nft", "add", "table", "inet", "npmix");
+	mix_rules(env.ns.a, udp ? "udp" : "tcp", "out", "output");
+	mix_rules(env.ns.a, udp ? "udp" : "tcp", "in", "input");
+	netperf(&env, args, &o);
+	doc = harness_json_parse(o.out);
+	ck_assert_msg(doc != NULL, "%.2000s", o.out);
+	json_array_foreach(harness_json_at(doc, "mix.classes"), i, c)
+	{
+		sent += (unsigned long long)json_integer_value(
+		    json_object_get(c, "bytes_sent"));
+		recv += (unsigned long long)json_integer_value(
+		    json_object_get(c, "bytes_received"));
+		rq += (unsigned long long)json_integer_value(
+		    json_object_get(c, "requests"));
+		tr += (unsigned long long)json_integer_value(
+		    json_object_get(c, "transactions"));
+		if (i == 0)
+			n0 = (unsigned long long)json_integer_value(
+			    json_object_get(c, "requests"));
+	}
+	ck_assert_msg(rq > 1000 && fabs((double)n0 - 0.9 * (double)rq) <=
+					 3.2905 * sqrt((double)rq * 0.09),
+		      "%s: class 0 has %llu of %llu requests", test, n0, rq);
+	mix_counter(env.ns.a, "out", 0, &op, &ob);
+	mix_counter(env.ns.a, "in", 0, &ip, &ib);
+	if (udp) {
+		/* The counter is checked first: a datagram a request and a
+		 * datagram an answer, none lost on the veth. */
+		ck_assert_msg(op == rq && ip == tr,
+			      "requests %llu, nft out %llu; answers %llu, nft "
+			      "in %llu: %.2000s",
+			      rq, op, tr, ip, o.out);
+	} else {
+		for (int k = 1; k <= 2; k++) {
+			mix_counter(env.ns.a, "out", k, &x, &y);
+			ck_assert_msg(x == 0, "%s: %llu segments out with "
+					      "longer headers",
+				      test, x);
+			mix_counter(env.ns.a, "in", k, &x, &y);
+			ck_assert_msg(x == 0, "%s: %llu segments in with "
+					      "longer headers",
+				      test, x);
+		}
+		/* No more data segments than requests (plus the token's),
+		 * nor answers: the handshake's are not in the counters. */
+		ck_assert_msg(op >= rq && ip >= tr, "%s: %llu, %llu", test, op,
+			      ip);
+	}
+	fprintf(stderr,
+		"%s: classes sent %llu, received %llu; nft payload out %llu, "
+		"in %llu\n",
+		test, sent, recv, ob - hdr * op, ib - hdr * ip);
+	ck_assert_msg(ob - hdr * op == sent + (udp ? 0 : AUTH_TOKEN_LEN),
+		      "%s: the classes sent %llu bytes, nftables counted %llu "
+		      "of payload in %llu packets",
+		      test, sent, ob - hdr * op, op);
+	ck_assert_msg(ib - hdr * ip == recv,
+		      "%s: the classes received %llu bytes, nftables counted "
+		      "%llu of payload in %llu packets",
+		      test, recv, ib - hdr * ip, ip);
+	ck_assert_uint_eq(sent, u64_of(doc, "local.counts.bytes_sent"));
+	ck_assert_uint_eq(recv, u64_of(doc, "local.counts.bytes_recv"));
+	json_decref(doc);
+	MUST(o, env.ns.a, "nft", "delete", "table", "inet", "npmix");
+}
+
+START_TEST(mix_bytes_match_nftables)
+{
+	mix_bytes_run("TCP_RR");
+	mix_bytes_run("UDP_RR");
+}
+END_TEST
+
 static Suite *
 netns_suite(void)
 {
@@ -2591,6 +2766,10 @@ netns_suite(void)
 	tcase_add_test(tc, under_load_large_buffer);
 	tcase_add_test(tc, under_load_small_buffer);
 	tcase_add_test(tc, under_load_udp_probe);
+	suite_add_tcase(s, tc);
+
+	tc = veth_tcase("mix");
+	tcase_add_test(tc, mix_bytes_match_nftables);
 	suite_add_tcase(s, tc);
 	return s;
 }

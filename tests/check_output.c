@@ -559,6 +559,11 @@ static const struct jmap jmaps[] = {
     {"LOAD_DOWN_THROUGHPUT", "under_load/down_throughput_mbps", 0, NULL},
     {"IDLE_RPM", "under_load/idle_rpm", 0, NULL},
     {"LOADED_RPM", "under_load/loaded_rpm", 0, NULL},
+    /* A request mix's lists, checked in check_mix. */
+    {"MIX_CLASSES", NULL, 0, NULL},
+    {"MIX_SEED", NULL, 0, NULL},
+    {"MIX_TRANSACTIONS", NULL, 0, NULL},
+    {"MIX_P99_LATENCY", NULL, 0, NULL},
     /* --timestamps' parts (null, and -1, without it) */
     {"NETWORK_P50_LATENCY", "timestamps/parts/network/p50_us", 0, NULL},
     {"NETWORK_P99_LATENCY", "timestamps/parts/network/p99_us", 0, NULL},

@@ -174,6 +174,10 @@ struct netperf_opts {
 	 * a fraction, 0 for the default. */
 	char search[64];
 	double search_precision;
+	/* -r's request mix (np/mix.h), n 0 for none; --mix-seed, which
+	 * sets mix.seed (else drawn once per netperf run). */
+	struct mix mix;
+	int mix_seed_set;
 };
 
 /* netperf 2.7's direction bits (-d). */

@@ -30,6 +30,13 @@ struct interval_track {
 	/* The streams' time-outs and errors summed at the last boundary. */
 	uint64_t timeouts_prev, errors_prev;
 	uint64_t prev_t; /* the last boundary, CLOCK_MONOTONIC ns */
+	/* A request mix (netperf's side): nclasses classes' transactions
+	 * summed over the streams at the last boundary and over this
+	 * interval, and their histograms as prev_hist, cur_hist and hist
+	 * are (nclasses each); 0 and NULL without one. */
+	int nclasses;
+	uint64_t *class_prev, *class_count;
+	struct stats_hist *class_prev_hist, *class_cur_hist, *class_hist;
 	struct module_interval out;
 };
 

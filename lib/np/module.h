@@ -14,6 +14,7 @@
 
 #include "np/cpu.h"
 #include "np/err.h"
+#include "np/mix.h"
 #include "np/oneway.h"
 #include "np/side.h"
 #include "np/sock.h"
@@ -71,6 +72,9 @@ enum module_unit {
 #define MODULE_F_TSTAMP 0x8000
 /* The sender's data comes from a file, sendfile(2) (2.7's TCP_SENDFILE). */
 #define MODULE_F_SENDFILE 0x800
+/* -r takes a request mix (np/mix.h): each request's class, and netserver
+ * answers with the class's response size. */
+#define MODULE_F_MIX 0x20000
 
 /*
  * Which of netperf 2.7's layouts a test prints (report.c), with 2.7's
@@ -232,6 +236,10 @@ struct test_params {
 	 * from one epoll set (flows.c); 0, or as many as the streams, for
 	 * a thread a stream. */
 	int threads;
+	/* -r's request mix, n 0 for none: then req_size and rsp_size are
+	 * its largest sizes (the buffers' bounds). netserver is told the
+	 * sizes only; the weights and the seed are netperf's. */
+	struct mix mix;
 };
 
 enum { MODULE_ARRIVALS_POISSON, MODULE_ARRIVALS_FIXED };
@@ -339,6 +347,11 @@ struct test_ctx {
 	/* The data path this side's loop takes (np/datapath.h), NULL for
 	 * none: fast_setup picks it. */
 	const struct data_path *dp;
+	/* A request mix (p->mix.n > 0), netperf's side: each class's
+	 * account, p->mix.n of them, and the stream's draws; NULL for no
+	 * mix. */
+	struct mix_acct *mix;
+	uint64_t mix_rng;
 };
 
 enum { MODULE_WD_RUNNING, MODULE_WD_DONE, MODULE_WD_FIRED };
@@ -438,6 +451,12 @@ struct module_interval {
 	 * it and had not ended on a connection error by its end. */
 	uint64_t timeouts, errors;
 	int flows;
+	/* A request mix: each class's transactions over the interval and
+	 * its round trips' histogram (nclasses of each); 0 and NULL
+	 * without one. */
+	int nclasses;
+	const uint64_t *class_count;
+	const struct stats_hist *class_hist;
 };
 
 struct interval_track;

@@ -70,6 +70,13 @@ struct result_interim {
 	 * runner said nothing. */
 	uint64_t timeouts, errors;
 	int flows;
+	/* A request mix: each class's transactions and latency over the
+	 * interval (nclasses of them, owned); NULL without one. */
+	int nclasses;
+	struct result_class_iv {
+		uint64_t count, lat_count;
+		double p50, p99, p999; /* us, -1 when none timed */
+	} *classes;
 };
 
 /* Repeated runs (-i, -I): the means and how wide their intervals are. */
@@ -207,6 +214,9 @@ struct result {
 	 * smallest, median and largest figures in the headline's units. */
 	double setup_sec;
 	double flow_min, flow_median, flow_max;
+	/* A request mix (p.mix.n > 0): each class's account over all
+	 * streams, netperf's side, p.mix.n of them; NULL without one. */
+	struct mix_acct *mix;
 };
 
 /* The mean round trip in microseconds implied by the transaction rate
