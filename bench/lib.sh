@@ -35,6 +35,8 @@ start_netserver() {
 		shift
 	done
 	[ $# -gt 0 ] && shift
+	# Made here, so the wait below never reads a log not yet opened.
+	: >"$log"
 	env "${envs[@]}" ${WRAP[@]+"${WRAP[@]}"} "$NETSERVER" -D -L 127.0.0.1 \
 		-p 0 "$@" 2>"$log" &
 	p=$!
