@@ -1648,9 +1648,9 @@ check_test(struct netperf_opts *o, const struct test_module *m, char *err)
 	 * with it. */
 	if (o->reconnect && m->socktype != SOCK_DGRAM &&
 	    !module_has(m, MODULE_F_PER_TRANS))
-		return err_set(err, "--reconnect applies to UDP_RR and TCP_CRR "
-				    "only; a TCP_RR stream ends with its "
-				    "connection");
+		return err_set(err, "--reconnect applies to UDP_RR, TCP_CRR and "
+				    "UDP_CRR only; a TCP_RR stream ends with "
+				    "its connection");
 	{
 		struct test_params p;
 
