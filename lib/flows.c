@@ -1735,6 +1735,19 @@ job_init(struct flows_job *j, struct module_run *run, int t, char *err)
 			  fcntl(j->lfd, F_GETFL) | O_NONBLOCK) < 0)
 			return err_set(err, "fcntl: %s", strerror(errno));
 	}
+	/* A CRR flow's sizes are its request's and answer's, and its
+	 * sockets' buffers at the end a new socket's, as its thread-a-stream
+	 * loop reports them. */
+	for (i = 0; module_has(run->m, MODULE_F_PER_TRANS) && i < j->nflows;
+	     i++) {
+		const struct test_params *p = j->f[i].ctx->p;
+		struct side_result *r = j->f[i].ctx->r;
+
+		r->send_size = run->is_server ? p->rsp_size : p->req_size;
+		r->recv_size = run->is_server ? p->req_size : p->rsp_size;
+		r->sndbuf_end = r->sndbuf;
+		r->rcvbuf_end = r->rcvbuf;
+	}
 	if (j->role == ROLE_UDP_CRR_SERVER) {
 		j->pend = calloc((size_t)j->nflows, sizeof(*j->pend));
 		j->pendlen = calloc((size_t)j->nflows, sizeof(*j->pendlen));
