@@ -51,6 +51,7 @@ struct flow {
 	uint64_t tosend; /* bytes owed to the socket */
 	uint64_t got;	 /* bytes of the message being read */
 	uint64_t sent;	 /* requests sent (a counted RR test) */
+	uint64_t last;	 /* an RR client's last answer, 0 before the first */
 	uint32_t head, inflight;
 	int sock; /* a CRR client's transaction's socket, -1 for none */
 	uint8_t state, want_out;
@@ -242,6 +243,11 @@ flow_done(struct flows_job *j, struct flow *f, uint64_t now)
 	struct module_run *run = j->run;
 	struct side_result *r = f->ctx->r;
 
+	/* An RR client's interval ends with its last answer: closing ten
+	 * thousand connections after it is no more part of the measured
+	 * interval than opening them was. */
+	if (j->role == ROLE_RR_CLIENT && f->last > run->start_ns)
+		now = f->last;
 	f->state = FLOW_DONE;
 	j->open--;
 	if (f->sock >= 0) {
@@ -362,6 +368,7 @@ rr_client_read(struct flows_job *j, struct flow *f, size_t n, uint64_t now)
 	while (f->got >= rsp && f->inflight > 0) {
 		f->got -= rsp;
 		f->inflight--;
+		f->last = now;
 		r->bytes_recv += rsp;
 		if (j->pc != NULL) {
 			/* Counted from its intended send time. */
