@@ -169,15 +169,12 @@ flows_check(const struct test_module *m, const struct test_params *p, char *err)
 				    "streams takes none of --bidir, "
 				    "--zerocopy, -V, --skip-rx-copy, -w/-b "
 				    "pacing, -I, or TCP_CRR's -p and -U");
-	/* UDP_RR's open loop, the stamps and the bulk flows are the
-	 * thread-a-stream loops' (rr_open.c, oneway.c, tstamp.c). */
-	if ((m->protocol != IPPROTO_TCP &&
-	     !module_has(m, MODULE_F_PER_TRANS) && module_open_loop(p)) ||
-	    p->one_way || p->timestamps || p->load_up > 0 || p->load_down > 0)
+	/* The stamps and the bulk flows are the thread-a-stream loops'
+	 * (oneway.c, tstamp.c, underload.c). */
+	if (p->one_way || p->timestamps || p->load_up > 0 || p->load_down > 0)
 		return err_set(err, "--threads with fewer threads than "
 				    "streams takes none of --one-way, "
-				    "--timestamps or --under-load, nor UDP_RR's "
-				    "--rate, --timeout or --reconnect");
+				    "--timestamps or --under-load");
 	return 0;
 }
 
@@ -285,7 +282,8 @@ static int
 counts_errors(const struct flows_job *j)
 {
 	return j->role == ROLE_CRR_CLIENT || j->role == ROLE_UDP_CRR_CLIENT ||
-	       (j->role == ROLE_RR_CLIENT && j->pc != NULL);
+	       ((j->role == ROLE_RR_CLIENT || j->role == ROLE_UDP_CLIENT) &&
+		j->pc != NULL);
 }
 
 /* Writes what the flow owes; returns 0, or -1 on failure. */
@@ -433,36 +431,59 @@ udp_done(struct flows_job *j, struct flow *f, uint64_t now)
 	flow_done(j, f, now);
 }
 
-/* A UDP_RR client's requests, up to the depth in flight. */
+/* A UDP_RR client's request, tagged, sent now; on the open loop its
+ * pacer takes its intended time. */
 static int
-udp_fill(struct flows_job *j, struct flow *f, uint64_t now)
+udp_send_one(struct flows_job *j, struct flow *f, uint64_t now)
 {
 	const struct test_params *p = f->ctx->p;
 	struct side_result *r = f->ctx->r;
-	size_t base = (size_t)(f - j->f) * (size_t)j->depth;
+	size_t k = (size_t)(f - j->f), base = k * (size_t)j->depth;
 	uint64_t mask =
 	    j->taglen == 8 ? UINT64_MAX : ((1ULL << (8 * j->taglen)) - 1);
 	ssize_t n;
 
-	while (f->inflight < (uint32_t)j->depth && may_issue(j, f)) {
-		ben_put(j->buf, f->sent + 1, j->taglen);
-		n = send(f->ctx->fd, j->buf, (size_t)p->req_size, MSG_DONTWAIT);
-		if (n < 0 && errno == ECONNREFUSED)
-			return fail(j, f, "netserver's data socket is gone",
-				    ECONNREFUSED);
-		if (n < 0) {
-			r->send_errors++; /* it will time out */
-		} else {
-			r->bytes_sent += (uint64_t)n;
-			r->send_calls++;
-		}
-		j->tags[base + f->inflight] = (f->sent + 1) & mask;
-		j->stamps[base + f->inflight] = now;
-		f->inflight++;
-		f->sent++;
+	ben_put(j->buf, f->sent + 1, j->taglen);
+	n = send(f->ctx->fd, j->buf, (size_t)p->req_size, MSG_DONTWAIT);
+	if (n < 0 && errno == ECONNREFUSED)
+		return counts_errors(j)
+			   ? broken(j, f, now)
+			   : fail(j, f, "netserver's data socket is gone",
+				  ECONNREFUSED);
+	if (n < 0) {
+		r->send_errors++; /* it will time out */
+	} else {
+		r->bytes_sent += (uint64_t)n;
+		r->send_calls++;
 	}
+	if (j->pc != NULL)
+		rr_pacer_sent(j->pc[k], now);
+	j->tags[base + f->inflight] = (f->sent + 1) & mask;
+	j->stamps[base + f->inflight] = now;
+	f->inflight++;
+	f->sent++;
+	return 0;
+}
+
+/* A UDP_RR client's requests, up to the depth in flight (on the open
+ * loop, queued for the next one's time). */
+static int
+udp_fill(struct flows_job *j, struct flow *f, uint64_t now)
+{
+	if (j->pc != NULL) {
+		if (f->state != FLOW_RUN)
+			return 0;
+		pace(j, f, now);
+		if (f->inflight == 0 && !f->queued)
+			udp_done(j, f, now);
+		return 0;
+	}
+	while (f->state == FLOW_RUN && f->inflight < (uint32_t)j->depth &&
+	       may_issue(j, f))
+		if (udp_send_one(j, f, now) < 0)
+			return -1;
 	/* Ended (or counted out) with every answer in: done. */
-	if (f->inflight == 0 && !may_issue(j, f))
+	if (f->state == FLOW_RUN && f->inflight == 0 && !may_issue(j, f))
 		udp_done(j, f, now);
 	return 0;
 }
@@ -511,13 +532,18 @@ udp_datagram(struct flows_job *j, struct flow *f, size_t n, uint64_t now)
 		return 0;
 	}
 	rtt = now - j->stamps[base + i];
+	if (j->pc != NULL) {
+		/* Counted from its intended send time. */
+		rr_pacer_answered_at(j->pc[f - j->f], (int)i, now);
+	} else {
+		r->trans++;
+		if (j->hist != NULL)
+			stats_hist_add(j->hist, rtt);
+	}
 	f->inflight--;
 	j->tags[base + i] = j->tags[base + f->inflight];
 	j->stamps[base + i] = j->stamps[base + f->inflight];
-	r->trans++;
 	r->bytes_recv += n;
-	if (j->hist != NULL)
-		stats_hist_add(j->hist, rtt);
 	module_rto_sample(&j->rto, rtt);
 	return udp_fill(j, f, now);
 }
@@ -541,7 +567,11 @@ udp_expire(struct flows_job *j, uint64_t now)
 				i++;
 				continue;
 			}
-			f->ctx->r->lost++;
+			/* A time-out under --timeout, else lost. */
+			if (j->pc != NULL)
+				rr_pacer_lost_at(j->pc[k], (int)i);
+			else
+				f->ctx->r->lost++;
 			f->inflight--;
 			j->tags[base + i] = j->tags[base + f->inflight];
 			j->stamps[base + i] = j->stamps[base + f->inflight];
@@ -700,6 +730,12 @@ broken(struct flows_job *j, struct flow *f, uint64_t now)
 {
 	if (j->role == ROLE_CRR_CLIENT || j->role == ROLE_UDP_CRR_CLIENT)
 		return crr_broken(j, f, now);
+	/* UDP_RR with --reconnect: counted, and the flow goes on sending
+	 * (its requests in flight time out), as a thread-a-stream one. */
+	if (j->role == ROLE_UDP_CLIENT && f->ctx->p->reconnect) {
+		f->ctx->r->errors++;
+		return 0;
+	}
 	/* An open-loop RR flow ends on its connection's error, counted;
 	 * the others go on. */
 	rr_pacer_failed(j->pc[f - j->f]);
@@ -1139,8 +1175,11 @@ on_readable(struct flows_job *j, struct flow *f, uint64_t now)
 			return 0;
 		if (n < 0 && j->role == ROLE_UDP_CLIENT &&
 		    errno == ECONNREFUSED)
-			return fail(j, f, "netserver's data socket is gone",
-				    errno);
+			return counts_errors(j)
+				   ? broken(j, f, now)
+				   : fail(j, f,
+					  "netserver's data socket is gone",
+					  errno);
 		if (n < 0 && j->role == ROLE_UDP_SERVER &&
 		    errno == ECONNREFUSED)
 			return 0;
@@ -1338,7 +1377,10 @@ due_now(struct flows_job *j, struct flow *f, uint64_t now)
 		 * answered. */
 		if (j->role == ROLE_RR_CLIENT && f->inflight == 0)
 			half_close(j, f);
-		else if (j->role != ROLE_RR_CLIENT && f->phase == CRR_IDLE)
+		else if (j->role == ROLE_UDP_CLIENT && f->inflight == 0)
+			udp_done(j, f, now);
+		else if (j->role != ROLE_RR_CLIENT &&
+			 j->role != ROLE_UDP_CLIENT && f->phase == CRR_IDLE)
 			flow_done(j, f, now);
 		return 0;
 	}
@@ -1348,6 +1390,13 @@ due_now(struct flows_job *j, struct flow *f, uint64_t now)
 	}
 	if (j->role == ROLE_RR_CLIENT)
 		return issue(j, f, now);
+	if (j->role == ROLE_UDP_CLIENT) {
+		if (udp_send_one(j, f, now) < 0)
+			return -1;
+		if (f->state == FLOW_RUN)
+			pace(j, f, now);
+		return 0;
+	}
 	return f->phase == CRR_IDLE ? crr_begin(j, f, now) : 0;
 }
 
@@ -1550,7 +1599,7 @@ pacers_new(struct flows_job *j)
 
 	if (j->run->is_server || !module_open_loop(p) ||
 	    (j->role != ROLE_RR_CLIENT && j->role != ROLE_CRR_CLIENT &&
-	     j->role != ROLE_UDP_CRR_CLIENT))
+	     j->role != ROLE_UDP_CRR_CLIENT && j->role != ROLE_UDP_CLIENT))
 		return 0;
 	j->pc = calloc((size_t)j->nflows, sizeof(*j->pc));
 	j->hkey = calloc((size_t)j->nflows, sizeof(*j->hkey));
@@ -1661,7 +1710,9 @@ job_init(struct flows_job *j, struct module_run *run, int t, char *err)
 		 * flows wait their turn far longer than a round trip, and an
 		 * adaptive time-out learns only from answers in time, so it
 		 * would give up on every late one and send again. */
-		module_rto_init(&j->rto, p->rto > 0 ? p->rto : 3.0);
+		module_rto_init(&j->rto, p->timeout > 0 ? p->timeout
+					 : p->rto > 0	? p->rto
+							: 3.0);
 		/* UDP_CRR: --timeout abandons a transaction; else -e, or
 		 * 1 s, the adaptive rule's start. */
 		if (j->role == ROLE_UDP_CRR_CLIENT)

@@ -736,6 +736,33 @@ rr_pacer_answered(struct rr_pacer *pc, uint64_t now)
 	ol->n--;
 }
 
+void
+rr_pacer_answered_at(struct rr_pacer *pc, int i, uint64_t now)
+{
+	struct open_loop *ol = &pc->ol;
+
+	if (i < 0 || i >= ol->n)
+		return;
+	open_answer(ol, &ol->q[i], now);
+	ol->q[i] = ol->q[--ol->n];
+}
+
+void
+rr_pacer_lost_at(struct rr_pacer *pc, int i)
+{
+	struct open_loop *ol = &pc->ol;
+
+	if (i < 0 || i >= ol->n)
+		return;
+	if (ol->n == ol->depth)
+		ol->free_at = clock_ns();
+	if (ol->timeout > 0)
+		ol->ctx->r->timeouts++;
+	else
+		ol->ctx->r->lost++;
+	ol->q[i] = ol->q[--ol->n];
+}
+
 struct rr_waiter *
 rr_waiter_new(double gap_ns)
 {

@@ -440,18 +440,22 @@ START_TEST(udp_crr_rate)
 END_TEST
 
 /*
- * The open loop across flows on threads: 1000 TCP_RR flows on 2 threads
- * at --rate 5000 for 3 s, each flow its own arrivals (5 a second): 15 000
- * transactions within 3 %.
+ * The open loop across flows on threads: 1000 TCP_RR (then UDP_RR) flows
+ * on 2 threads at --rate 5000 for 3 s, each flow its own arrivals (5 a
+ * second): 15 000 transactions within 3 %.
  */
 START_TEST(flows_rate)
 {
-	const char *args[] = {"-t",	   "TCP_RR", "-l",	  "3",
-			      "-P",	   "0",	     "--rate",	  "5000",
-			      "--streams", "1000",   "--threads", "2",
-			      "--",	   "-k",     RATE_KEYS,	  NULL};
+	const char *tests[] = {"TCP_RR", "UDP_RR"};
 
-	rate_held(args, 15000, 0.03);
+	for (int k = 0; k < 2; k++) {
+		const char *args[] = {"-t",	   tests[k], "-l",	  "3",
+				      "-P",	   "0",	     "--rate",	  "5000",
+				      "--streams", "1000",   "--threads", "2",
+				      "--",	   "-k",     RATE_KEYS,	  NULL};
+
+		rate_held(args, 15000, 0.03);
+	}
 }
 END_TEST
 

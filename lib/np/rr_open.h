@@ -59,6 +59,13 @@ void rr_pacer_answered(struct rr_pacer *pc, uint64_t now);
  * --timeout, else lost. */
 void rr_pacer_lost(struct rr_pacer *pc);
 
+/* The same for the request i of those in flight, in the order they were
+ * sent with the last moved into a removed one's place (UDP_RR's answers,
+ * which come in any order): answered at now, or given up on. Use these
+ * or the two above for a pacer, not both. */
+void rr_pacer_answered_at(struct rr_pacer *pc, int i, uint64_t now);
+void rr_pacer_lost_at(struct rr_pacer *pc, int i);
+
 /* A waiter for a thread whose sends come gap_ns apart on average (0: no
  * pace), with the calling thread's timer slack made 1 ns; NULL without
  * memory. Free it with free(). */
