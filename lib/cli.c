@@ -1000,8 +1000,9 @@ static const struct opt global_opts[] = {
      NULL, OPT_FLAG, .to = NP(bidir)},
     {0, "rate", required_argument, "bits/s",
      "UDP_STREAM: offer this rate per stream;\n"
-     "TCP_RR, UDP_RR, TCP_CRR: transactions/s over\n"
-     "all streams, open loop (k, M, G: 10^3, 10^6, 10^9)",
+     "TCP_RR, UDP_RR, TCP_CRR, UDP_CRR: transactions/s\n"
+     "over all streams, open loop (k, M, G: 10^3,\n"
+     "10^6, 10^9)",
      NULL, OPT_FN, .fn = g_rate},
     {0, "batch", required_argument, "n", "send and receive n datagrams a call",
      NULL, OPT_INT, .to = NP(batch), .min = 1, .max = FAST_BATCH_MAX},
@@ -1102,7 +1103,8 @@ static const struct opt global_opts[] = {
      "driving its flows from one epoll set",
      NULL, OPT_INT, .to = NP(threads), .min = 1, .max = FLOWS_MAX},
     {0, "search", required_argument, "P99<=200us",
-     "TCP_RR, UDP_RR, TCP_CRR: the highest --rate\n"
+     "TCP_RR, UDP_RR, TCP_CRR, UDP_CRR: the highest\n"
+     "--rate "
      "that meets the objective, by bisection",
      NULL, OPT_STRING, .to = NP(search),
      .len = sizeof(((struct netperf_opts *)0)->search)},
@@ -1730,9 +1732,9 @@ check_test(struct netperf_opts *o, const struct test_module *m, char *err)
 	 * with it. */
 	if (o->reconnect && m->socktype != SOCK_DGRAM &&
 	    !module_has(m, MODULE_F_PER_TRANS))
-		return err_set(err, "--reconnect applies to UDP_RR and TCP_CRR "
-				    "only; a TCP_RR stream ends with its "
-				    "connection");
+		return err_set(err, "--reconnect applies to UDP_RR, TCP_CRR and "
+				    "UDP_CRR only; a TCP_RR stream ends with "
+				    "its connection");
 	{
 		struct test_params p;
 

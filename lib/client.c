@@ -1090,7 +1090,7 @@ test_connect(struct client_run *t, char *err)
 	struct side_result *sum = &res->side[RESULT_LOCAL].sum;
 	int per_trans = module_has(t->m, MODULE_F_PER_TRANS), i, fd;
 	int flows = module_flows(&res->p);
-	int tcp_flows = flows && t->m->socktype == SOCK_STREAM;
+	int tcp_flows = flows && t->m->socktype == SOCK_STREAM && !per_trans;
 	uint64_t t0 = clock_ns();
 	int64_t sizes[4];
 

@@ -184,7 +184,7 @@ const struct test_module module_table[] = {
      UDP,
      .flow = MODULE_BOTH,
      .unit = MODULE_TRANS,
-     .flags = MODULE_F_PER_TRANS | MODULE_F_RETRY,
+     .flags = MODULE_F_PER_TRANS | MODULE_F_RETRY | MODULE_F_OPEN,
      .rr_max = MODULE_UDP_MAX,
      .nc_refusal = "needs netserver to answer each new socket's token; an "
 		   "echo service does not",

@@ -54,6 +54,14 @@ struct open_req {
 	int cls; /* a mix's class */
 };
 
+/* A waiter for intended send times: the spin before each, and the
+ * wake-ups' mean lateness it learns; gap, the mean ns between the sends it
+ * waits for (0: none), bounds the spin. */
+struct rr_waiter {
+	uint64_t spin, late;
+	double gap;
+};
+
 /* One stream's open loop. */
 struct open_loop {
 	struct test_ctx *ctx;
@@ -63,8 +71,10 @@ struct open_loop {
 	/* When the stream last had a slot free again after being full: a
 	 * request due before then waited for the stream, not for netperf. */
 	uint64_t free_at;
-	uint64_t spin, late; /* the spin, and the wake-ups' mean lateness */
-	uint64_t timeout;    /* ns, 0 for none */
+	struct rr_waiter w;
+	/* Where the latencies go: the stream's own, or its thread's. */
+	struct stats_hist *hist, *svc;
+	uint64_t timeout; /* ns, 0 for none */
 	uint64_t seq;
 	/* A mix: the class of the request about to be sent (open_pick). */
 	int cls;
@@ -117,25 +127,44 @@ arrivals_advance(struct arrivals *a)
 	a->next = a->start + (uint64_t)a->at;
 }
 
+static void
+waiter_init(struct rr_waiter *w, double gap)
+{
+	w->spin = OPEN_SPIN_INIT_NS;
+	w->late = OPEN_SPIN_INIT_NS / 2;
+	w->gap = gap;
+	if (gap > 0 && w->spin > gap * OPEN_SPIN_SHARE)
+		w->spin = (uint64_t)(gap * OPEN_SPIN_SHARE);
+	/* Wake-ups as close to the asked time as the kernel allows: the
+	 * default 50 us of slack would be the whole gap at 20 k/s. The
+	 * calling thread is the waiter's own. */
+	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+}
+
+/* The stream's open loop, depth requests in flight at most; its waiter
+ * is set up by the thread that waits. */
 static int
-open_init(struct open_loop *ol, struct test_ctx *ctx)
+open_init_depth(struct open_loop *ol, struct test_ctx *ctx, int depth)
 {
 	memset(ol, 0, sizeof(*ol));
 	ol->ctx = ctx;
-	ol->depth = ctx->p->burst + 1;
+	ol->depth = depth;
 	ol->q = calloc((size_t)ol->depth, sizeof(*ol->q));
 	if (ol->q == NULL)
 		return err_set(ctx->err, "out of memory");
-	ol->spin = OPEN_SPIN_INIT_NS;
-	ol->late = OPEN_SPIN_INIT_NS / 2;
 	ol->timeout = (uint64_t)(ctx->p->timeout * 1e9);
-	/* Wake-ups as close to the asked time as the kernel allows: the
-	 * default 50 us of slack would be the whole gap at 20 k/s. This
-	 * thread is the stream's own. */
-	prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+	ol->hist = ctx->hist;
+	ol->svc = ctx->svc_hist;
 	arrivals_init(&ol->arr, ctx->p, ctx, clock_ns());
-	if (ol->arr.mean > 0 && ol->spin > ol->arr.mean * OPEN_SPIN_SHARE)
-		ol->spin = (uint64_t)(ol->arr.mean * OPEN_SPIN_SHARE);
+	return 0;
+}
+
+static int
+open_init(struct open_loop *ol, struct test_ctx *ctx)
+{
+	if (open_init_depth(ol, ctx, ctx->p->burst + 1) < 0)
+		return -1;
+	waiter_init(&ol->w, ol->arr.mean);
 	return 0;
 }
 
@@ -199,14 +228,14 @@ open_answer(struct open_loop *ol, const struct open_req *q, uint64_t now)
 		return;
 	}
 	ctx->r->trans++;
-	if (ctx->hist != NULL)
-		stats_hist_add(ctx->hist, now - q->due);
+	if (ol->hist != NULL)
+		stats_hist_add(ol->hist, now - q->due);
 	if (ctx->mix != NULL) {
 		ctx->mix[q->cls].trans++;
 		stats_hist_add(&ctx->mix[q->cls].hist, now - q->due);
 	}
-	if (ctx->svc_hist != NULL)
-		stats_hist_add(ctx->svc_hist, now - q->sent);
+	if (ol->svc != NULL)
+		stats_hist_add(ol->svc, now - q->sent);
 }
 
 /*
@@ -216,15 +245,15 @@ open_answer(struct open_loop *ol, const struct open_req *q, uint64_t now)
  * the caller looks at the clock again).
  */
 static int
-open_wait(struct open_loop *ol, int fd, uint64_t t)
+waiter_wait(struct rr_waiter *w, int fd, uint64_t t)
 {
 	struct pollfd pfd = {fd, POLLIN, 0};
 	uint64_t now = clock_ns(), wake, over;
 	struct timespec ts;
 	int rc;
 
-	if (t > now + ol->spin) {
-		wake = t - ol->spin;
+	if (t > now + w->spin) {
+		wake = t - w->spin;
 		if (wake - now > OPEN_NAP_MAX_NS)
 			wake = now + OPEN_NAP_MAX_NS;
 		if (fd < 0) {
@@ -243,19 +272,19 @@ open_wait(struct open_loop *ol, int fd, uint64_t t)
 		if (rc == 0 && now >= wake) {
 			/* Learn how late the wake-ups are: spin twice that. */
 			over = now - wake;
-			ol->late = (7 * ol->late + over) / 8;
-			ol->spin = 2 * ol->late;
-			if (ol->spin < OPEN_SPIN_MIN_NS)
-				ol->spin = OPEN_SPIN_MIN_NS;
-			if (ol->spin > OPEN_SPIN_MAX_NS)
-				ol->spin = OPEN_SPIN_MAX_NS;
+			w->late = (7 * w->late + over) / 8;
+			w->spin = 2 * w->late;
+			if (w->spin < OPEN_SPIN_MIN_NS)
+				w->spin = OPEN_SPIN_MIN_NS;
+			if (w->spin > OPEN_SPIN_MAX_NS)
+				w->spin = OPEN_SPIN_MAX_NS;
 			/* Some sleep in every gap (OPEN_SPIN_SHARE). */
-			if (ol->arr.mean > 0 &&
-			    ol->spin > ol->arr.mean * OPEN_SPIN_SHARE)
-				ol->spin =
-				    (uint64_t)(ol->arr.mean * OPEN_SPIN_SHARE);
+			if (w->gap > 0 &&
+			    w->spin > w->gap * OPEN_SPIN_SHARE)
+				w->spin =
+				    (uint64_t)(w->gap * OPEN_SPIN_SHARE);
 		}
-		if (now < t && t - now > ol->spin + OPEN_SPIN_MIN_NS)
+		if (now < t && t - now > w->spin + OPEN_SPIN_MIN_NS)
 			return 0;
 	}
 	while (now < t) {
@@ -264,6 +293,12 @@ open_wait(struct open_loop *ol, int fd, uint64_t t)
 		now = clock_ns();
 	}
 	return 0;
+}
+
+static int
+open_wait(struct open_loop *ol, int fd, uint64_t t)
+{
+	return waiter_wait(&ol->w, fd, t);
 }
 
 /* A connection error on stream ctx: counted; the requests in flight are
@@ -682,6 +717,115 @@ void
 rr_pacer_failed(struct rr_pacer *pc)
 {
 	open_broken(&pc->ol);
+}
+
+void
+rr_pacer_lost(struct rr_pacer *pc)
+{
+	struct open_loop *ol = &pc->ol;
+
+	if (ol->n == 0)
+		return;
+	if (ol->n == ol->depth)
+		ol->free_at = clock_ns();
+	if (ol->timeout > 0)
+		ol->ctx->r->timeouts++;
+	else
+		ol->ctx->r->lost++;
+	ol->head = (ol->head + 1) % ol->depth;
+	ol->n--;
+}
+
+struct rr_pacer *
+rr_pacer_flow(struct test_ctx *ctx, int depth, struct stats_hist *hist,
+	      struct stats_hist *svc_hist)
+{
+	struct rr_pacer *pc = calloc(1, sizeof(*pc));
+
+	if (pc == NULL || open_init_depth(&pc->ol, ctx, depth) < 0) {
+		free(pc);
+		return NULL;
+	}
+	pc->ol.hist = hist;
+	pc->ol.svc = svc_hist;
+	return pc;
+}
+
+uint64_t
+rr_pacer_due(const struct rr_pacer *pc, uint64_t now)
+{
+	const struct open_loop *ol = &pc->ol;
+
+	if (open_ending(ol, now) || ol->n == ol->depth)
+		return UINT64_MAX;
+	return open_due(ol, now);
+}
+
+int
+rr_pacer_inflight(const struct rr_pacer *pc)
+{
+	return pc->ol.n;
+}
+
+void
+rr_pacer_sent(struct rr_pacer *pc, uint64_t now)
+{
+	open_sent(&pc->ol, now);
+}
+
+void
+rr_pacer_answered(struct rr_pacer *pc, uint64_t now)
+{
+	struct open_loop *ol = &pc->ol;
+
+	if (ol->n == 0)
+		return;
+	open_answer(ol, &ol->q[ol->head], now);
+	ol->head = (ol->head + 1) % ol->depth;
+	ol->n--;
+}
+
+void
+rr_pacer_answered_at(struct rr_pacer *pc, int i, uint64_t now)
+{
+	struct open_loop *ol = &pc->ol;
+
+	if (i < 0 || i >= ol->n)
+		return;
+	open_answer(ol, &ol->q[i], now);
+	ol->q[i] = ol->q[--ol->n];
+}
+
+void
+rr_pacer_lost_at(struct rr_pacer *pc, int i)
+{
+	struct open_loop *ol = &pc->ol;
+
+	if (i < 0 || i >= ol->n)
+		return;
+	if (ol->n == ol->depth)
+		ol->free_at = clock_ns();
+	if (ol->timeout > 0)
+		ol->ctx->r->timeouts++;
+	else
+		ol->ctx->r->lost++;
+	ol->q[i] = ol->q[--ol->n];
+}
+
+struct rr_waiter *
+rr_waiter_new(double gap_ns)
+{
+	struct rr_waiter *w = calloc(1, sizeof(*w));
+
+	if (w != NULL)
+		waiter_init(w, gap_ns);
+	return w;
+}
+
+int
+rr_waiter_wait(struct rr_waiter *w, int fd, uint64_t t)
+{
+	return waiter_wait(w, fd, t);
 }
 
 void

@@ -5,6 +5,8 @@
  * flow costs (conntrack, NAT, RSS, socket lookup) as TCP_CRR stresses
  * connection set-up.
  */
+#include "np/udp_crr.h"
+
 #include "np/module.h"
 
 #include <errno.h>
@@ -17,6 +19,7 @@
 #include "np/auth.h"
 #include "np/clock.h"
 #include "np/err.h"
+#include "np/rr_open.h"
 #include "np/sock.h"
 
 /* How each wait for an answer ended. */
@@ -145,10 +148,12 @@ graves_end(struct test_ctx *ctx, struct graves *g, uint64_t rto_ns)
 }
 
 /* One transaction on a new socket: returns WAIT_OK (counted), WAIT_LOST
- * (counted as lost), or WAIT_FAIL. */
+ * (counted as lost), or WAIT_FAIL. On the open loop (pc not NULL) the
+ * pacer counts it: from its intended send time, a time-out past
+ * --timeout. */
 static int
 transaction(struct test_ctx *ctx, struct module_rto *rto,
-	    struct sock_setup *setup, struct graves *g)
+	    struct sock_setup *setup, struct graves *g, struct rr_pacer *pc)
 {
 	const struct test_params *p = ctx->p;
 	struct side_result *r = ctx->r;
@@ -168,6 +173,8 @@ transaction(struct test_ctx *ctx, struct module_rto *rto,
 		if (errno == EADDRNOTAVAIL || errno == EADDRINUSE ||
 		    errno == ENOBUFS || errno == ENOMEM) {
 			r->send_errors++;
+			if (pc != NULL)
+				rr_pacer_lost(pc);
 			return WAIT_LOST;
 		}
 		err_set(ctx->err, "data socket: %s", err);
@@ -185,7 +192,8 @@ transaction(struct test_ctx *ctx, struct module_rto *rto,
 		t1 = clock_ns();
 		module_rto_sample(rto, t1 - t0);
 		n = send(fd, ctx->buf, req, 0);
-		r->requests++;
+		if (pc == NULL)
+			r->requests++; /* the pacer counted it */
 		if (n < 0) {
 			r->send_errors++;
 		} else {
@@ -194,7 +202,10 @@ transaction(struct test_ctx *ctx, struct module_rto *rto,
 		}
 		rc = await_answer(ctx, fd, rto->ns, 0, &n);
 		if (rc == WAIT_LOST) {
-			r->lost++;
+			if (pc != NULL)
+				rr_pacer_lost(pc);
+			else
+				r->lost++;
 			graves_keep(g, fd, clock_ns());
 			return rc;
 		}
@@ -204,19 +215,25 @@ transaction(struct test_ctx *ctx, struct module_rto *rto,
 			module_rto_sample(rto, now - t1);
 			r->recv_calls++;
 			r->bytes_recv += (uint64_t)n;
-			r->trans++;
-			if (ctx->hist != NULL)
-				stats_hist_add(ctx->hist, now - t0);
+			if (pc != NULL) {
+				rr_pacer_done(pc, now);
+			} else {
+				r->trans++;
+				if (ctx->hist != NULL)
+					stats_hist_add(ctx->hist, now - t0);
+			}
 		}
 	}
 	close(fd);
-	if (rc == WAIT_LOST)
+	if (rc == WAIT_LOST && pc != NULL)
+		rr_pacer_lost(pc);
+	else if (rc == WAIT_LOST)
 		r->lost++;
 	return rc;
 }
 
-int
-udp_crr_client(struct test_ctx *ctx)
+static int
+udp_crr_run(struct test_ctx *ctx, struct rr_pacer *pc)
 {
 	const struct test_params *p = ctx->p;
 	struct side_result *r = ctx->r;
@@ -237,16 +254,29 @@ udp_crr_client(struct test_ctx *ctx)
 	 * socket starts with, as TCP_CRR reports them. */
 	r->sndbuf_end = r->sndbuf;
 	r->rcvbuf_end = r->rcvbuf;
-	module_rto_init(&rto, p->rto);
+	/* --timeout abandons a transaction at that point. */
+	module_rto_init(&rto, p->timeout > 0 ? p->timeout : p->rto);
 	progress = clock_ns();
 	for (;;) {
 		now = clock_ns();
 		/* A counted test counts transactions tried, as UDP_RR's. */
 		if (*ctx->stop || (ctx->end_ns != 0 && now >= ctx->end_ns) ||
 		    (ctx->end_ns == 0 &&
-		     r->trans + r->lost >= (uint64_t)p->count))
+		     r->trans + r->lost + r->timeouts >= (uint64_t)p->count))
 			break;
-		rc = transaction(ctx, &rto, &setup, &g);
+		if (pc != NULL && rr_pacer_next(pc) == 0)
+			break;
+		rc = transaction(ctx, &rto, &setup, &g, pc);
+		if (rc == WAIT_FAIL && pc != NULL) {
+			/* The open loop counts netserver's socket gone (or
+			 * any error) and goes on with --reconnect; without
+			 * it the stream ends, and the others go on. */
+			rr_pacer_failed(pc);
+			if (p->reconnect)
+				continue;
+			r->ended++;
+			break;
+		}
 		if (rc == WAIT_FAIL) {
 			graves_poll(ctx, &g, 0);
 			return -1;
@@ -267,23 +297,30 @@ udp_crr_client(struct test_ctx *ctx)
 	return 0;
 }
 
+int
+udp_crr_client(struct test_ctx *ctx)
+{
+	struct rr_pacer *pc = NULL;
+	int rc;
+
+	if (module_open_loop(ctx->p) && (pc = rr_pacer_new(ctx)) == NULL)
+		return err_set(ctx->err, "out of memory");
+	rc = udp_crr_run(ctx, pc);
+	rr_pacer_free(pc);
+	return rc;
+}
+
 /* The senders whose token netserver echoed and whose request it awaits:
  * a few, the oldest forgotten first, so a client that never asks (or a
  * flood of tokens) holds nothing for long. */
 #define UDP_CRR_PENDING 64
 
-struct pending {
-	struct sockaddr_storage addr[UDP_CRR_PENDING];
-	socklen_t len[UDP_CRR_PENDING]; /* 0: a free slot */
-	int next;
-};
-
 /* The slot of sender a, or -1. */
 static int
-pending_find(const struct pending *t, const struct sockaddr_storage *a,
+pending_find(const struct udp_crr_pending *t, const struct sockaddr_storage *a,
 	     socklen_t len)
 {
-	for (int i = 0; i < UDP_CRR_PENDING; i++)
+	for (int i = 0; i < t->cap; i++)
 		if (t->len[i] != 0 && t->len[i] == len &&
 		    memcmp(&t->addr[i], a, len) == 0)
 			return i;
@@ -291,21 +328,20 @@ pending_find(const struct pending *t, const struct sockaddr_storage *a,
 }
 
 static void
-pending_add(struct pending *t, const struct sockaddr_storage *a, socklen_t len)
+pending_add(struct udp_crr_pending *t, const struct sockaddr_storage *a,
+	    socklen_t len)
 {
 	if (pending_find(t, a, len) >= 0)
 		return;
 	memcpy(&t->addr[t->next], a, len);
 	t->len[t->next] = len;
-	t->next = (t->next + 1) % UDP_CRR_PENDING;
+	t->next = (t->next + 1) % t->cap;
 }
 
-/* Serves one datagram of n bytes in ctx->buf from a: the token is echoed
- * and its sender remembered, a remembered sender's datagram is its
- * request and answered; anything else is dropped uncounted. */
-static void
-serve_datagram(struct test_ctx *ctx, struct pending *t, size_t n,
-	       const struct sockaddr_storage *a, socklen_t len)
+void
+udp_crr_serve(struct test_ctx *ctx, struct udp_crr_pending *t,
+	      const char *buf, size_t n, const struct sockaddr_storage *a,
+	      socklen_t len)
 {
 	struct side_result *r = ctx->r;
 	size_t rsp = (size_t)ctx->p->rsp_size;
@@ -316,7 +352,7 @@ serve_datagram(struct test_ctx *ctx, struct pending *t, size_t n,
 	    !sock_same_host((const struct sockaddr *)a,
 			    (const struct sockaddr *)&ctx->peer))
 		return;
-	if (n == AUTH_TOKEN_LEN && auth_equal((const unsigned char *)ctx->buf,
+	if (n == AUTH_TOKEN_LEN && auth_equal((const unsigned char *)buf,
 					      ctx->token, AUTH_TOKEN_LEN)) {
 		pending_add(t, a, len);
 		sendto(ctx->fd, ctx->token, AUTH_TOKEN_LEN, MSG_DONTWAIT,
@@ -331,7 +367,7 @@ serve_datagram(struct test_ctx *ctx, struct pending *t, size_t n,
 	r->requests++;
 	r->bytes_recv += n;
 	/* The request's bytes are still at the start of buf. */
-	if (sendto(ctx->fd, ctx->buf, rsp, MSG_DONTWAIT,
+	if (sendto(ctx->fd, buf, rsp, MSG_DONTWAIT,
 		   (const struct sockaddr *)a, len) < 0) {
 		r->send_errors++;
 		return;
@@ -348,7 +384,7 @@ serve_datagram(struct test_ctx *ctx, struct pending *t, size_t n,
  * netserver, and are served as ever, so that a netserver that fell
  * behind does not pass them off as lost on the way. */
 static void
-drain(struct test_ctx *ctx, struct pending *t)
+drain(struct test_ctx *ctx, struct udp_crr_pending *t)
 {
 	struct sockaddr_storage from;
 	socklen_t len;
@@ -362,7 +398,7 @@ drain(struct test_ctx *ctx, struct pending *t)
 			continue;
 		if (n < 0)
 			return;
-		serve_datagram(ctx, t, (size_t)n, &from, len);
+		udp_crr_serve(ctx, t, ctx->buf, (size_t)n, &from, len);
 	}
 }
 
@@ -373,15 +409,19 @@ udp_crr_server(struct test_ctx *ctx)
 	struct side_result *r = ctx->r;
 	uint64_t start = clock_ns(), now, last = start, check = start;
 	struct sockaddr_storage from;
-	struct pending *t;
+	struct udp_crr_pending *t;
 	socklen_t len;
 	ssize_t n;
 
 	if (ctx->token == NULL)
 		return err_set(ctx->err, "UDP_CRR needs the test's token");
-	t = calloc(1, sizeof(*t));
+	t = calloc(1, sizeof(*t) + UDP_CRR_PENDING * (sizeof(*t->addr) +
+						      sizeof(*t->len)));
 	if (t == NULL)
 		return err_set(ctx->err, "out of memory");
+	t->cap = UDP_CRR_PENDING;
+	t->addr = (struct sockaddr_storage *)(t + 1);
+	t->len = (socklen_t *)(t->addr + UDP_CRR_PENDING);
 	r->send_size = p->rsp_size;
 	r->recv_size = p->req_size;
 	for (;;) {
@@ -394,7 +434,7 @@ udp_crr_server(struct test_ctx *ctx)
 		if (n >= 0) {
 			uint64_t before = r->trans;
 
-			serve_datagram(ctx, t, (size_t)n, &from, len);
+			udp_crr_serve(ctx, t, ctx->buf, (size_t)n, &from, len);
 			if (r->trans != before)
 				last = now;
 			/* Busy: look for the client's "stop" every 5 ms. */

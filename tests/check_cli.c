@@ -849,7 +849,8 @@ static const struct bad_case bad_netperf[] = {
     {"-t TCP_STREAM --timeout 5", "--timeout applies to"},
     {"-t TCP_RR --rate 1k --arrivals bogus", "--arrivals"},
     {"-t TCP_RR --arrivals fixed", "--arrivals needs --rate"},
-    {"-t TCP_RR --reconnect", "--reconnect applies to UDP_RR and TCP_CRR"},
+    {"-t TCP_RR --reconnect",
+     "--reconnect applies to UDP_RR, TCP_CRR and UDP_CRR"},
     {"-t UDP_RR --rate 3 --streams 4", "under one transaction a second"},
 };
 

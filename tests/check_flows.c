@@ -277,6 +277,57 @@ START_TEST(udp_rr_flows)
 }
 END_TEST
 
+/* TCP_CRR and UDP_CRR as flows: 200 flows on 2 threads, a connection (or
+ * a socket) a transaction, each flow's transactions done and counted, none
+ * in error, and the flows add up to the sum. */
+START_TEST(crr_flows)
+{
+	const char *tests[] = {"TCP_CRR", "UDP_CRR"};
+
+	for (int k = 0; k < 2; k++) {
+		const char *args[] = {
+		    "-H",	 "127.0.0.1", "-p", harness_port, "-t",
+		    tests[k],	 "-l",	      "2",  "--streams",  "200",
+		    "--threads", "2",	      "-J", NULL};
+		char path[64], *text;
+		json_t *doc, *streams;
+		double sum = 0, total;
+		long hwm;
+
+		snprintf(path, sizeof(path), "/tmp/check_flows.%d.json",
+			 (int)getpid());
+		ck_assert_int_eq(
+		    run_watched(&harness_srv, args, path, 40, &hwm), 0);
+		text = slurp(path);
+		unlink(path);
+		doc = harness_json_parse(text);
+		free(text);
+		ck_assert_ptr_nonnull(doc);
+		ck_assert(harness_json_num(doc, "flows.threads") == 2);
+		streams = harness_json_at(doc, "streams");
+		ck_assert_int_eq(json_array_size(streams), 200);
+		for (size_t i = 0; i < 200; i++) {
+			double t = harness_json_num(json_array_get(streams, i),
+						    "local.transactions");
+
+			ck_assert_msg(t >= 1, "%s flow %zu: %g transactions",
+				      tests[k], i, t);
+			sum += t;
+		}
+		total = harness_json_num(doc, "local.counts.transactions");
+		ck_assert_msg(fabs(sum - total) < 0.5, "%s: flows %g, sum %g",
+			      tests[k], sum, total);
+		ck_assert_msg(total > 1000, "%s: %g transactions", tests[k],
+			      total);
+		ck_assert_msg(harness_json_num(doc, "local.counts.connection_errors") ==
+				  0,
+			      "%s: %g connection errors", tests[k],
+			      harness_json_num(doc, "local.counts.connection_errors"));
+		json_decref(doc);
+	}
+}
+END_TEST
+
 /* Count-limited (-l -N): every flow makes its N transactions and ends,
  * over TCP and UDP alike. */
 START_TEST(counted_flows)
@@ -395,6 +446,7 @@ flows_suite(void)
 	tcase_add_test(tc, bulk_flows);
 	tcase_add_test(tc, udp_rr_flows);
 	tcase_add_test(tc, counted_flows);
+	tcase_add_test(tc, crr_flows);
 	tcase_add_test(tc, usage_errors);
 	tcase_add_test(tc, open_file_limit);
 	suite_add_tcase(s, tc);

@@ -4,7 +4,8 @@
  * as neper does. The runner (module.c) starts these threads in place of a
  * thread a stream when the test asks for fewer threads than streams
  * (module_flows); the gate, the interim reports and the CPU snapshots are
- * the runner's as before. TCP_RR, TCP_STREAM, TCP_MAERTS and UDP_RR.
+ * the runner's as before. TCP_RR, TCP_CRR, TCP_STREAM, TCP_MAERTS,
+ * UDP_RR and UDP_CRR, closed or on the open loop (rr_open.c's pacers).
  */
 #ifndef NP_FLOWS_H
 #define NP_FLOWS_H
