@@ -20,6 +20,7 @@
 #include "np/sock.h"
 #include "np/streams.h"
 #include "np/tcpinfo.h"
+#include "np/transport.h"
 
 /* What a flow does on this end. */
 enum flow_role {
@@ -719,7 +720,8 @@ flows_report(struct flows_job *j)
 			r->elapsed =
 			    (double)(j->f[i].got - j->run->start_ns) / 1e9;
 		sock_get_buffers(c->fd, &r->sndbuf_end, &r->rcvbuf_end);
-		if (c->p == NULL || !module_has_tcpinfo(j->run->m))
+		if (c->p == NULL || c->transport == NULL ||
+		    !transport_has_tcpinfo(c->transport, j->run->m))
 			continue;
 		sock_tcp_stats(c->fd, &r->mss, &r->retrans);
 		if (tcpinfo_read(c->fd, &r->tcpi, ignored) == 0 &&

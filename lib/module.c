@@ -284,6 +284,14 @@ struct stream_job {
 	int rc;
 };
 
+/* A stream's transport: the one it was opened with, else its test's own
+ * (a stream never opened has no socket to ask). */
+static const struct transport *
+ctx_transport(const struct test_ctx *ctx, const struct test_module *m)
+{
+	return ctx->transport != NULL ? ctx->transport : transport_of(m, ctx->p);
+}
+
 /* A stream is done: counted, and the coordinator woken at once, so the
  * end of the test is an event and not the next slice of a sleep. */
 static void
@@ -340,7 +348,7 @@ stream_main(void *arg)
 	/* The transport's figures as the interval begins, and again at its
 	 * end (below): a receiver's end comes after both ends have shut
 	 * down, when MPTCP may already be closing its subflows. */
-	if (module_has_tcpinfo(m))
+	if (transport_has_tcpinfo(ctx_transport(ctx, m), m))
 		transport_account(ctx->transport, ctx->fd, r);
 	/* A reversed stream (--bidir) runs the half the peer would; a bulk
 	 * flow beside a probe (--under-load), a stream test's. */
@@ -378,7 +386,7 @@ stream_main(void *arg)
 	    run->topo != NULL ? topo_current_cpu(run->topo) : sched_getcpu();
 	if (ctx->fd >= 0)
 		sock_get_buffers(ctx->fd, &r->sndbuf_end, &r->rcvbuf_end);
-	if (module_has_tcpinfo(m) && ctx->fd >= 0) {
+	if (transport_has_tcpinfo(ctx_transport(ctx, m), m) && ctx->fd >= 0) {
 		char ignored[ERR_LEN];
 		int mss = r->mss;
 
@@ -394,7 +402,7 @@ stream_main(void *arg)
 			r->retrans = (uint32_t)r->tcpi.v[TCPINFO_RETRANS];
 		transport_account(ctx->transport, ctx->fd, r);
 	}
-	if (m->protocol == IPPROTO_TCP)
+	if (ctx_transport(ctx, m)->tcp_info)
 		module_cong_of(ctx->fd, ctx->p, run->is_server, r->cong,
 			       sizeof(r->cong));
 	stream_finished(run);
