@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <linux/mptcp.h>
+#include <linux/sctp.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
@@ -176,6 +177,19 @@ static const struct transport transports[] = {
 		"without MPTCP",
      .connected = mptcp_connected,
      .account = mptcp_account},
+    {.name = "sctp",
+     .report = "SCTP",
+     .family = AF_UNSPEC,
+     .socktype = SOCK_STREAM,
+     .protocol = IPPROTO_SCTP,
+     .carries = IPPROTO_TCP,
+     .admit = TRANSPORT_ACCEPT,
+     .ends = &transport_ends_ip,
+     .nodelay_level = IPPROTO_SCTP,
+     .nodelay_opt = SCTP_NODELAY,
+     .nodelay_name = "SCTP_NODELAY",
+     .no_wire = "counts TCP and UDP flows",
+     .missing = "the kernel has no SCTP (CONFIG_IP_SCTP, modprobe sctp)"},
 };
 
 #define NTRANSPORTS (sizeof(transports) / sizeof(transports[0]))
