@@ -302,8 +302,9 @@ transport_probe(const struct transport *t, int family, char *err)
 		return 0;
 	}
 	e = errno;
-	/* A host without IPv6 says nothing about the protocol. */
-	if (e == EAFNOSUPPORT)
+	/* A host without IPv6 says nothing about the protocol; a
+	 * transport of its own family (VSOCK) is missing. */
+	if (e == EAFNOSUPPORT && t->family == AF_UNSPEC)
 		return 0;
 	return err_set(err, "%s: this kernel refuses %s sockets (%s): %s",
 		       t->report, t->report, strerror(e), t->missing);
