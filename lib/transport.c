@@ -190,6 +190,16 @@ static const struct transport transports[] = {
      .nodelay_name = "SCTP_NODELAY",
      .no_wire = "counts TCP and UDP flows",
      .missing = "the kernel has no SCTP (CONFIG_IP_SCTP, modprobe sctp)"},
+    {.name = "vsock",
+     .report = "VSOCK",
+     .family = AF_VSOCK,
+     .socktype = SOCK_STREAM,
+     .carries = IPPROTO_TCP,
+     .admit = TRANSPORT_ACCEPT,
+     .ends = &transport_ends_vsock,
+     .no_wire = "counts TCP and UDP flows",
+     .missing = "the kernel has no AF_VSOCK (CONFIG_VSOCKETS, modprobe "
+		"vsock)"},
 };
 
 #define NTRANSPORTS (sizeof(transports) / sizeof(transports[0]))

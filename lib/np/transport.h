@@ -64,6 +64,8 @@ struct transport_ends {
 
 /* IP's endpoints: a host resolved to IPv4 or IPv6, and a port. */
 extern const struct transport_ends transport_ends_ip;
+/* VSOCK's: a CID (-- -H: a number, local or host) and a port. */
+extern const struct transport_ends transport_ends_vsock;
 
 struct transport {
 	const char *name;   /* "tcp": OMNI's -T word, the request's */
