@@ -363,8 +363,9 @@ drain_datagrams(int fd)
  * again until it hears the echo).
  */
 static int
-await_datagram(int fd, int ctl, const unsigned char *token, uint64_t deadline,
-	       int timeout_ms, char *err)
+await_datagram(const struct transport *t, int fd, int ctl,
+	       const unsigned char *token, uint64_t deadline, int timeout_ms,
+	       char *err)
 {
 	struct sockaddr_storage peer, from;
 	socklen_t len = sizeof(peer);
@@ -384,8 +385,8 @@ await_datagram(int fd, int ctl, const unsigned char *token, uint64_t deadline,
 		    errno != ECONNREFUSED)
 			return err_set(err, "recvfrom: %s", strerror(errno));
 		if (n == AUTH_TOKEN_LEN && len > 0 &&
-		    sock_same_host((struct sockaddr *)&peer,
-				   (struct sockaddr *)&from) &&
+		    t->ends->same_host((struct sockaddr *)&peer,
+				       (struct sockaddr *)&from) &&
 		    auth_equal(got, token, sizeof(got)))
 			break;
 	}
@@ -809,8 +810,8 @@ serve_data_socket(struct serve *sv, int i, uint64_t accept_by, char *err)
 			   : fd;
 	}
 	if (t->admit == TRANSPORT_DATAGRAM) {
-		if (await_datagram(sv->lfds[i], sv->ctl, sv->token, accept_by,
-				   sv->lim->accept_ms, err) < 0)
+		if (await_datagram(t, sv->lfds[i], sv->ctl, sv->token,
+				   accept_by, sv->lim->accept_ms, err) < 0)
 			return -1;
 		/* The socket is the stream's now. */
 		sv->set.fds[i] = sv->lfds[i];

@@ -221,7 +221,7 @@ transport_names(char *out, size_t cap, const char *last)
 	out[0] = '\0';
 	for (size_t i = 0; i < NTRANSPORTS && used < cap; i++) {
 		int n = snprintf(out + used, cap - used, "%s%s",
-				 i == 0		       ? ""
+				 i == 0			? ""
 				 : i + 1 == NTRANSPORTS ? last
 							: ", ",
 				 transports[i].name);
@@ -289,8 +289,9 @@ transport_check(const struct test_module *m, const struct test_params *p,
 			       "%s: %s opens no connection per transaction",
 			       m->name, t->report);
 	if (module_flows(p) && !t->flows)
-		return err_set(err, "--threads: flows run over TCP and UDP, "
-				    "not %s",
+		return err_set(err,
+			       "--threads: flows run over TCP and UDP, "
+			       "not %s",
 			       t->report);
 	return 0;
 }
@@ -383,10 +384,9 @@ transport_nodelay(const struct transport *t, int fd, char *err)
 
 	if (t->nodelay_level == 0)
 		return 0;
-	if (setsockopt(fd, t->nodelay_level, t->nodelay_opt, &on,
-		       sizeof(on)) < 0)
-		return err_set(err, "%s: %s", t->nodelay_name,
-			       strerror(errno));
+	if (setsockopt(fd, t->nodelay_level, t->nodelay_opt, &on, sizeof(on)) <
+	    0)
+		return err_set(err, "%s: %s", t->nodelay_name, strerror(errno));
 	return 0;
 }
 

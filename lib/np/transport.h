@@ -147,8 +147,8 @@ void transport_account(const struct transport *t, int fd,
 
 /* Opens t's data listener where the control connection ctl arrived, at
  * port (0: any); returns the descriptor, or -1 with err set. */
-int transport_listen(const struct transport *t, int ctl, int port,
-		     int backlog, char *err);
+int transport_listen(const struct transport *t, int ctl, int port, int backlog,
+		     char *err);
 
 /* Connects a data socket of t to host and port (see transport_ends);
  * returns the descriptor, or -1 with err set. */
