@@ -21,6 +21,7 @@ admit_init(struct admit *a, int lfd, int ctl, int watch_ctl,
 	a->ctl = watch_ctl ? ctl : -1;
 	a->token = token;
 	a->log = log;
+	a->same_host = sock_same_host;
 	if (getpeername(ctl, (struct sockaddr *)&a->peer, &len) < 0)
 		return err_set(err, "getpeername: %s", strerror(errno));
 	return 0;
@@ -101,8 +102,8 @@ take(struct admit *a, uint64_t now)
 	fd = accept4(a->lfd, (struct sockaddr *)&from, &len, SOCK_CLOEXEC);
 	if (fd < 0)
 		return -1;
-	if (!sock_same_host((struct sockaddr *)&a->peer,
-			    (struct sockaddr *)&from)) {
+	if (!a->same_host((struct sockaddr *)&a->peer,
+			  (struct sockaddr *)&from)) {
 		a->refused_host++;
 		sock_addr_text((struct sockaddr *)&from, text);
 		refused(a, text, "not the control client");

@@ -1275,12 +1275,12 @@ t_word(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
 		return 0;
 	case 'T': {
 		const struct transport *t = transport_find(arg);
+		char names[128];
 
+		transport_names(names, sizeof(names), " and ");
 		if (t == NULL)
-			return err_set(err,
-				       "-T: tcp, udp and mptcp are supported, "
-				       "not \"%s\"",
-				       arg);
+			return err_set(err, "-T: %s are supported, not \"%s\"",
+				       names, arg);
 		/* The test is picked by what the transport carries; a
 		 * transport of its own (mptcp) goes in the request. */
 		o->omni_proto = t->carries;

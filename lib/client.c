@@ -475,39 +475,22 @@ data_host(const struct netperf_opts *o, const struct result *res)
 	return o->data_host[0] ? o->data_host : res->side[RESULT_REMOTE].addr;
 }
 
-/* "IPv4" or "IPv6", for messages. */
-static const char *
-family_name(int af)
-{
-	return af == AF_INET6 ? "IPv6" : "IPv4";
-}
-
 int
 client_check_data(struct client *c, const struct netperf_opts *o,
 		  const struct result *res, char *err)
 {
-	const char *host = data_host(o, res);
-	struct addrinfo *ai, *a;
-	int af = -1;
+	/* A 2.7 netserver listens where it is told to, and -N has none:
+	 * the host is checked, not its family. */
+	int ctl_family =
+	    c->legacy || c->no_control ? AF_UNSPEC : res->family;
 
-	if (sock_resolve(host, 0, o->data_family, res->m->socktype, &ai,
-			 err) < 0) {
+	if (transport_check_host(transport_of(res->m, &res->p),
+				 data_host(o, res), o->data_family, ctl_family,
+				 err) < 0) {
 		c->unreached = 1;
 		return -1;
 	}
-	for (a = ai; a != NULL; a = a->ai_next)
-		if (af < 0 || a->ai_family == res->family)
-			af = a->ai_family;
-	freeaddrinfo(ai);
-	/* A 2.7 netserver listens where it is told to, and -N has none. */
-	if (c->legacy || c->no_control || af == res->family)
-		return 0;
-	c->unreached = 1;
-	return err_set(err,
-		       "the data connection to %s would be %s over an %s "
-		       "control connection; netserver opens data sockets "
-		       "only on the address netperf reached it at",
-		       host, family_name(af), family_name(res->family));
+	return 0;
 }
 
 /* Opens the data connection of test m (the test's own, or a bulk flow's
@@ -524,8 +507,8 @@ open_data_as(const struct netperf_opts *o, struct result *res,
 	    (int)o->mss, &res->p.lx, t->protocol};
 	int fd;
 
-	fd = sock_connect(host, port, o->data_family, m->socktype, &setup,
-			  CLIENT_CONNECT_MS, err);
+	fd = transport_connect(t, host, port, o->data_family, &setup,
+			       CLIENT_CONNECT_MS, err);
 	res->side[RESULT_LOCAL].sum.sndbuf = setup.got_sndbuf;
 	res->side[RESULT_LOCAL].sum.rcvbuf = setup.got_rcvbuf;
 	if (fd >= 0 && transport_connected(t, fd, err) < 0) {
@@ -804,14 +787,15 @@ collect_platform(const struct client *c, struct result *res,
  * or -1 with err set.
  */
 static int
-send_token(int fd, int socktype, const unsigned char *token, char *err)
+send_token(int fd, const struct transport *tr, const unsigned char *token,
+	   char *err)
 {
 	struct pollfd pfd = {.fd = fd, .events = POLLIN};
 	unsigned char echo[AUTH_TOKEN_LEN + 1];
 	int waited = 0, wait = 250;
 	ssize_t n;
 
-	if (socktype == SOCK_STREAM) {
+	if (tr->admit == TRANSPORT_ACCEPT) {
 		/* A new connection's send buffer is empty: one call. */
 		n = send(fd, token, AUTH_TOKEN_LEN, MSG_NOSIGNAL);
 		if (n != AUTH_TOKEN_LEN)
@@ -1015,7 +999,8 @@ test_negotiate(struct client_run *t, char *err)
 		return -1;
 	test_wait(t->o->wait, t->stop);
 	/* -D on a TCP test: netserver's TCP_INFO each interval too. */
-	if (t->c->interim_sec > 0 && module_has_tcpinfo(t->m))
+	if (t->c->interim_sec > 0 &&
+	    transport_has_tcpinfo(transport_of(t->m, &t->res->p), t->m))
 		res->p.interim = t->c->interim_sec;
 	interim_peer_init(&t->peer, t->c->ctl, res->p.interim > 0, n,
 			  res->p.interim);
@@ -1114,7 +1099,9 @@ test_connect(struct client_run *t, char *err)
 			return -1;
 		if (i == 0)
 			note_data_path(&t->dp, fd);
-		if (!per_trans && send_token(fd, m->socktype, t->token, err) < 0) {
+		if (!per_trans &&
+		    send_token(fd, transport_of(m, &res->p), t->token, err) <
+			0) {
 			remote_reason(t->c, &t->peer, err);
 			return -1;
 		}
@@ -1461,7 +1448,7 @@ legacy_request_of(const struct netperf_opts *o, const struct result *res,
 	const struct test_module *m = res->m;
 
 	memset(q, 0, sizeof(*q));
-	if (transport_changed(m, p))
+	if (!transport_of(m, p)->legacy)
 		return err_set(err,
 			       "%s: netperf 2.7's protocol carries no "
 			       "transport but the test's own",

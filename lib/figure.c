@@ -105,7 +105,7 @@ figure_protocol(const struct result *res)
 const char *
 figure_socket_type(const struct result *res)
 {
-	return res->m->socktype == SOCK_DGRAM ? "SOCK_DGRAM" : "SOCK_STREAM";
+	return transport_socktype_name(transport_of(res->m, &res->p));
 }
 
 /* "uname -sr" split into netperf's sysname (part 0) and release (1). */

@@ -1578,7 +1578,8 @@ flows_report(struct flows_job *j)
 		 * at the end are a new socket's, as its loop reports them. */
 		if (!module_has(j->run->m, MODULE_F_PER_TRANS))
 			sock_get_buffers(c->fd, &r->sndbuf_end, &r->rcvbuf_end);
-		if (c->p == NULL || !module_has_tcpinfo(j->run->m))
+		if (c->p == NULL || c->transport == NULL ||
+		    !transport_has_tcpinfo(c->transport, j->run->m))
 			continue;
 		sock_tcp_stats(c->fd, &r->mss, &r->retrans);
 		if (tcpinfo_read(c->fd, &r->tcpi, ignored) == 0 &&

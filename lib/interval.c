@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "np/transport.h"
+
 uint64_t
 interval_stream_count(const struct module_run *run, int i)
 {
@@ -28,7 +30,8 @@ interval_tcpinfo(const struct module_run *run, struct tcpinfo *t)
 	int i;
 
 	tcpinfo_clear(t);
-	if (!module_has_tcpinfo(run->m))
+	if (run->n == 0 || run->ctx[0].transport == NULL ||
+	    !transport_has_tcpinfo(run->ctx[0].transport, run->m))
 		return;
 	/* getsockopt on another thread's socket is safe; it takes the
 	 * socket lock for a moment, once an interval. */

@@ -222,6 +222,46 @@ const struct test_module module_table[] = {
      .layout = &layout_sendfile,
      .client = stream_send,
      .server = stream_recv},
+    {.name = "SCTP_STREAM",
+     .title = "SCTP STREAM TEST",
+     TCP,
+     .transport = "sctp",
+     .flow = MODULE_TO_SERVER,
+     .unit = MODULE_BYTES,
+     .nc_refusal = "runs over SCTP, which no -N service speaks",
+     .layout = &layout_stream,
+     .client = stream_send,
+     .server = stream_recv},
+    {.name = "SCTP_RR",
+     .title = "SCTP REQUEST/RESPONSE TEST",
+     TCP,
+     .transport = "sctp",
+     .flow = MODULE_BOTH,
+     .unit = MODULE_TRANS,
+     .nc_refusal = "runs over SCTP, which no -N service speaks",
+     .layout = &layout_rr,
+     .client = rr_client,
+     .server = rr_server},
+    {.name = "VSOCK_STREAM",
+     .title = "VSOCK STREAM TEST",
+     TCP,
+     .transport = "vsock",
+     .flow = MODULE_TO_SERVER,
+     .unit = MODULE_BYTES,
+     .nc_refusal = "runs over VSOCK, which no -N service speaks",
+     .layout = &layout_stream,
+     .client = stream_send,
+     .server = stream_recv},
+    {.name = "VSOCK_RR",
+     .title = "VSOCK REQUEST/RESPONSE TEST",
+     TCP,
+     .transport = "vsock",
+     .flow = MODULE_BOTH,
+     .unit = MODULE_TRANS,
+     .nc_refusal = "runs over VSOCK, which no -N service speaks",
+     .layout = &layout_rr,
+     .client = rr_client,
+     .server = rr_server},
     {.name = NULL},
 };
 
@@ -284,6 +324,14 @@ struct stream_job {
 	int rc;
 };
 
+/* A stream's transport: the one it was opened with, else its test's own
+ * (a stream never opened has no socket to ask). */
+static const struct transport *
+ctx_transport(const struct test_ctx *ctx, const struct test_module *m)
+{
+	return ctx->transport != NULL ? ctx->transport : transport_of(m, ctx->p);
+}
+
 /* A stream is done: counted, and the coordinator woken at once, so the
  * end of the test is an event and not the next slice of a sleep. */
 static void
@@ -340,7 +388,7 @@ stream_main(void *arg)
 	/* The transport's figures as the interval begins, and again at its
 	 * end (below): a receiver's end comes after both ends have shut
 	 * down, when MPTCP may already be closing its subflows. */
-	if (module_has_tcpinfo(m))
+	if (transport_has_tcpinfo(ctx_transport(ctx, m), m))
 		transport_account(ctx->transport, ctx->fd, r);
 	/* A reversed stream (--bidir) runs the half the peer would; a bulk
 	 * flow beside a probe (--under-load), a stream test's. */
@@ -378,7 +426,7 @@ stream_main(void *arg)
 	    run->topo != NULL ? topo_current_cpu(run->topo) : sched_getcpu();
 	if (ctx->fd >= 0)
 		sock_get_buffers(ctx->fd, &r->sndbuf_end, &r->rcvbuf_end);
-	if (module_has_tcpinfo(m) && ctx->fd >= 0) {
+	if (transport_has_tcpinfo(ctx_transport(ctx, m), m) && ctx->fd >= 0) {
 		char ignored[ERR_LEN];
 		int mss = r->mss;
 
@@ -394,7 +442,7 @@ stream_main(void *arg)
 			r->retrans = (uint32_t)r->tcpi.v[TCPINFO_RETRANS];
 		transport_account(ctx->transport, ctx->fd, r);
 	}
-	if (m->protocol == IPPROTO_TCP)
+	if (ctx_transport(ctx, m)->tcp_info)
 		module_cong_of(ctx->fd, ctx->p, run->is_server, r->cong,
 			       sizeof(r->cong));
 	stream_finished(run);

@@ -17,6 +17,7 @@
 #include "np/proto.h"
 #include "np/underload.h"
 #include "np/tstamp.h"
+#include "np/transport.h"
 
 /*
  * The selector table: netperf 2.7's omni names and the four title lines
@@ -767,7 +768,7 @@ sel_test(const struct result *res, int id, char *b, size_t cap)
 	case SEL_SOCKET_TYPE:
 		/* 2.7's hst_to_str (the JSON keeps SOCK_STREAM) */
 		put_s(b, cap,
-		      res->m->socktype == SOCK_DGRAM ? "Datagram" : "Stream");
+		      transport_socktype_word(transport_of(res->m, &res->p)));
 		break;
 	case SEL_PROTOCOL:
 		put_s(b, cap, figure_protocol(res));
@@ -934,13 +935,13 @@ sel_rates(const struct result *res, int id, char *b, size_t cap)
 		break;
 	/* -1 on UDP, which has no retransmissions, as 2.7 */
 	case SEL_LOCAL_TRANSPORT_RETRANS:
-		if (res->m->protocol != IPPROTO_TCP)
+		if (!transport_of(res->m, &res->p)->tcp_info)
 			put_i(b, cap, -1);
 		else
 			put_u(b, cap, res->side[RESULT_LOCAL].sum.retrans);
 		break;
 	case SEL_REMOTE_TRANSPORT_RETRANS:
-		if (res->m->protocol != IPPROTO_TCP)
+		if (!transport_of(res->m, &res->p)->tcp_info)
 			put_i(b, cap, -1);
 		else
 			put_u(b, cap, res->side[RESULT_REMOTE].sum.retrans);

@@ -221,7 +221,8 @@ server_check_request(const struct test_params *p,
 		    "server does not bind (--allow-privileged-ports)",
 		    p->data_port);
 	/* UDP takes a port per stream, from data_port up. */
-	if (p->data_port != 0 && m->socktype == SOCK_DGRAM &&
+	if (p->data_port != 0 &&
+	    transport_of(m, p)->admit == TRANSPORT_DATAGRAM &&
 	    p->data_port + p->streams - 1 > 65535)
 		return err_set(err,
 			       "data port %d with %d streams runs past port "
@@ -249,45 +250,6 @@ cut_reason(struct server_state *st, char *err)
 	return guard_reason(&st->guard, err);
 }
 
-/* Opens the data listener on the address the client reached us at, so the
- * data path goes where the control path went and nowhere else. A UDP
- * socket queues the control client's host's datagrams only: the token
- * keeps the rest out of the test, and this keeps them out of the queue. */
-static int
-open_listener(int ctl, const struct test_module *m, const struct test_params *p,
-	      int port, char *err)
-{
-	struct sockaddr_storage self, peer;
-	socklen_t len = sizeof(self), plen = sizeof(peer);
-	const struct transport *t = transport_of(m, p);
-	char addr[SOCK_ADDR_LEN];
-	int fd;
-
-	if (getsockname(ctl, (struct sockaddr *)&self, &len) < 0 ||
-	    getpeername(ctl, (struct sockaddr *)&peer, &plen) < 0)
-		return err_set(err, "control connection: %s", strerror(errno));
-	sock_addr_text((struct sockaddr *)&self, addr);
-	if (transport_probe(t, self.ss_family, err) < 0)
-		return -1;
-	/* Flows on threads: thousands of connections arrive at once. */
-	fd = sock_listen_proto(addr, port, self.ss_family, m->socktype,
-			       t->protocol, module_flows(p) ? 4096 : 64, err);
-	if (fd < 0)
-		return -1;
-	/* netperf 2.7's options for netserver's side: accepted TCP
-	 * connections inherit them from the listener, and get them again
-	 * after accept. */
-	if (sock_set_buffers(fd, p->rsndbuf, p->rrcvbuf, err) < 0 ||
-	    sock_apply_extra(fd, self.ss_family, m->socktype,
-			     m->socktype == SOCK_STREAM, &p->rx, err) < 0 ||
-	    (m->socktype == SOCK_DGRAM &&
-	     sock_filter_host(fd, (struct sockaddr *)&peer, err) < 0)) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
 /* The address family of a socket; AF_UNSPEC when it cannot be read. */
 static int
 fd_family(int fd)
@@ -298,6 +260,32 @@ fd_family(int fd)
 	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
 		return AF_UNSPEC;
 	return ss.ss_family;
+}
+
+/* Opens the data listener where the client reached us (the transport's
+ * ends say how), so the data path goes where the control path went and
+ * nowhere else. */
+static int
+open_listener(int ctl, const struct test_module *m, const struct test_params *p,
+	      int port, char *err)
+{
+	const struct transport *t = transport_of(m, p);
+	int fd;
+
+	/* Flows on threads: thousands of connections arrive at once. */
+	fd = transport_listen(t, ctl, port, module_flows(p) ? 4096 : 64, err);
+	if (fd < 0)
+		return -1;
+	/* netperf 2.7's options for netserver's side: accepted TCP
+	 * connections inherit them from the listener, and get them again
+	 * after accept. */
+	if (sock_set_buffers(fd, p->rsndbuf, p->rrcvbuf, err) < 0 ||
+	    sock_apply_extra(fd, fd_family(fd), t->socktype,
+			     t->admit == TRANSPORT_ACCEPT, &p->rx, err) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 /*
@@ -383,8 +371,9 @@ drain_datagrams(int fd)
  * again until it hears the echo).
  */
 static int
-await_datagram(int fd, int ctl, const unsigned char *token, uint64_t deadline,
-	       int timeout_ms, char *err)
+await_datagram(const struct transport *t, int fd, int ctl,
+	       const unsigned char *token, uint64_t deadline, int timeout_ms,
+	       char *err)
 {
 	struct sockaddr_storage peer, from;
 	socklen_t len = sizeof(peer);
@@ -404,8 +393,8 @@ await_datagram(int fd, int ctl, const unsigned char *token, uint64_t deadline,
 		    errno != ECONNREFUSED)
 			return err_set(err, "recvfrom: %s", strerror(errno));
 		if (n == AUTH_TOKEN_LEN && len > 0 &&
-		    sock_same_host((struct sockaddr *)&peer,
-				   (struct sockaddr *)&from) &&
+		    t->ends->same_host((struct sockaddr *)&peer,
+				       (struct sockaddr *)&from) &&
 		    auth_equal(got, token, sizeof(got)))
 			break;
 	}
@@ -498,7 +487,9 @@ static int
 open_data(int ctl, const struct test_module *m, const struct test_params *p,
 	  int *fds, int *ports, char *err)
 {
-	int n = m->socktype == SOCK_DGRAM ? p->streams : 1, i;
+	int n = transport_of(m, p)->admit == TRANSPORT_DATAGRAM ? p->streams
+								: 1,
+	    i;
 
 	/* --under-load with a UDP probe: its socket, and one listener for
 	 * every bulk flow. */
@@ -512,9 +503,11 @@ open_data(int ctl, const struct test_module *m, const struct test_params *p,
 			close(fds[0]);
 			return -1;
 		}
-		ports[0] = sock_local_port(fds[0]);
+		ports[0] = transport_port(transport_of(m, p), fds[0]);
 		for (i = 1; i < p->streams; i++)
-			ports[i] = sock_local_port(fds[1]);
+			ports[i] = transport_port(
+			    transport_of(underload_module(m, UNDERLOAD_UP), p),
+			    fds[1]);
 		return 2;
 	}
 	for (i = 0; i < n; i++) {
@@ -522,7 +515,7 @@ open_data(int ctl, const struct test_module *m, const struct test_params *p,
 		    ctl, m, p, p->data_port ? p->data_port + i : 0, err);
 		if (fds[i] < 0)
 			goto fail;
-		ports[i] = sock_local_port(fds[i]);
+		ports[i] = transport_port(transport_of(m, p), fds[i]);
 	}
 	return n;
 fail:
@@ -799,6 +792,7 @@ serve_data_socket(struct serve *sv, int i, uint64_t accept_by, char *err)
 {
 	const struct test_module *m =
 	    underload_module(sv->m, underload_role(&sv->p, i));
+	const struct transport *t = transport_of(m, &sv->p);
 	struct test_ctx *c = &sv->set.ctx[i];
 	int fd;
 
@@ -818,14 +812,14 @@ serve_data_socket(struct serve *sv, int i, uint64_t accept_by, char *err)
 			return -1;
 		guard_track(&sv->st->guard, fd);
 		sv->set.fds[i] = fd;
-		return sock_apply_extra(fd, fd_family(fd), m->socktype, 0,
+		return sock_apply_extra(fd, fd_family(fd), t->socktype, 0,
 					&sv->p.rx, err) < 0
 			   ? -1
 			   : fd;
 	}
-	if (m->socktype == SOCK_DGRAM) {
-		if (await_datagram(sv->lfds[i], sv->ctl, sv->token, accept_by,
-				   sv->lim->accept_ms, err) < 0)
+	if (t->admit == TRANSPORT_DATAGRAM) {
+		if (await_datagram(t, sv->lfds[i], sv->ctl, sv->token,
+				   accept_by, sv->lim->accept_ms, err) < 0)
 			return -1;
 		/* The socket is the stream's now. */
 		sv->set.fds[i] = sv->lfds[i];
@@ -852,6 +846,8 @@ serve_admit(struct serve *sv, char *err)
 			       sv->lfds[underload_mixed(sv->m, &sv->p)],
 			       sv->ctl, 1, sv->token, sv->log, err) < 0)
 			return SERVE_TELL;
+		sv->adm.same_host =
+		    transport_of(sv->m, &sv->p)->ends->same_host;
 		sv->adm_on = 1;
 	}
 	/* UDP's client sends the token again until it hears the echo, and
@@ -1023,7 +1019,8 @@ serve_run(struct serve *sv, char *err)
 	run->places = sv->set.places;
 	run->start_at_ns = sv->p.start_at_ns;
 	run->threads = module_flows(&sv->p) ? sv->p.threads : 0;
-	if (sv->p.interim > 0 && module_has_tcpinfo(sv->m)) {
+	if (sv->p.interim > 0 &&
+	    transport_has_tcpinfo(transport_of(sv->m, &sv->p), sv->m)) {
 		run->interim_sec = sv->p.interim;
 		run->on_interim = serve_interim;
 		run->arg = sv;

@@ -78,17 +78,20 @@ streams_open(struct streams *s, int i, int fd, const struct test_params *p,
 	/* TCP_RR blocks in every transaction, where a socket time-out
 	 * would arm a kernel timer each time (2 % of same-CPU TCP_RR on
 	 * this project's VMs): the coordinator watches it instead. */
-	c->watched = m->protocol == IPPROTO_TCP && module_is_rr(m) && !per_trans;
+	c->watched = c->transport->admit == TRANSPORT_ACCEPT &&
+		     module_is_rr(m) && !per_trans;
 	c->wd_state = MODULE_WD_RUNNING;
 	c->wd_seen = c->wd_any_at = c->wd_trans = c->wd_at = 0;
 	/* netserver's UDP loops look for the client's "stop" when a
 	 * receive times out, so theirs is short. */
-	if ((c->transport->nodelay && p->nodelay && !per_trans &&
-	     sock_set_nodelay(fd, 1, err) < 0) ||
+	if ((p->nodelay && !per_trans &&
+	     transport_nodelay(c->transport, fd, err) < 0) ||
 	    (!c->watched &&
 	     sock_set_timeouts(fd,
-			       s->is_server && m->socktype == SOCK_DGRAM ? 100
-								  : 1000,
+			       s->is_server && c->transport->admit ==
+						   TRANSPORT_DATAGRAM
+				   ? 100
+				   : 1000,
 			       err) < 0))
 		return -1;
 	/* A reversed --bidir stream runs the peer's half, so its data path
@@ -101,7 +104,7 @@ streams_open(struct streams *s, int i, int fd, const struct test_params *p,
 		return -1;
 	/* --timestamps: after the token, so its bytes are not counted. */
 	if (p->timestamps && module_has(m, MODULE_F_TSTAMP)) {
-		c->ts = tstamp_open(fd, m->socktype == SOCK_STREAM,
+		c->ts = tstamp_open(fd, c->transport->admit == TRANSPORT_ACCEPT,
 				    s->is_server,
 				    s->is_server ? p->serve_delay_us : 0, err);
 		if (c->ts == NULL)

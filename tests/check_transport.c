@@ -8,12 +8,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <linux/vm_sockets.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -81,7 +83,7 @@ START_TEST(table_and_checks)
 	char err[ERR_LEN];
 
 	ck_assert_ptr_nonnull(transport_find("MPTCP"));
-	ck_assert_ptr_null(transport_find("sctp"));
+	ck_assert_ptr_null(transport_find("dccp"));
 	memset(&p, 0, sizeof(p));
 	/* No word: the test's own. */
 	ck_assert_str_eq(transport_of(stream, &p)->report, "TCP");
@@ -99,7 +101,7 @@ START_TEST(table_and_checks)
 	ck_assert_int_eq(transport_check(stream, &p, err), -1);
 	ck_assert_msg(strstr(err, "--wire") != NULL, "%s", err);
 	p.wire = 0;
-	snprintf(p.transport, sizeof(p.transport), "sctp");
+	snprintf(p.transport, sizeof(p.transport), "dccp");
 	ck_assert_int_eq(transport_check(stream, &p, err), -1);
 	ck_assert_msg(strstr(err, "unknown transport") != NULL, "%s", err);
 	/* A peer's word is shown escaped. */
@@ -156,7 +158,7 @@ START_TEST(command_line)
 	static const char *const bad[][8] = {
 	    {"netperf", "--mptcp", "-t", "UDP_STREAM", NULL},
 	    {"netperf", "--mptcp", "--wire", NULL},
-	    {"netperf", "-t", "OMNI", "--", "-T", "sctp", NULL},
+	    {"netperf", "-t", "OMNI", "--", "-T", "dccp", NULL},
 	    {"netperf", "--skip-rx-copy", "-t", "TCP_RR", NULL},
 	    {"netperf", "--skip-rx-copy", "--", "-V", NULL},
 	};
@@ -655,6 +657,384 @@ again:
 }
 END_TEST
 
+/* Why this kernel makes no SCTP socket, or "". */
+static char no_sctp[128];
+
+/* Parses argv (NULL-terminated) into a fresh netperf_opts; returns
+ * cli_netperf_parse's answer, the options in *out (freed by the
+ * caller). */
+static int
+parse_args(const char *const *argv, struct netperf_opts **out, char *err)
+{
+	int argc = 0;
+
+	while (argv[argc] != NULL)
+		argc++;
+	*out = calloc(1, sizeof(**out));
+	ck_assert_ptr_nonnull(*out);
+	return cli_netperf_parse(argc, (char **)argv, *out, err);
+}
+
+/* SCTP_STREAM and SCTP_RR run over the sctp row with their -c -C, -D and
+ * -- -D; OMNI's -T sctp runs a TCP test over it; what SCTP cannot do
+ * (--wire, a connection per transaction, -N) is a usage error. */
+START_TEST(sctp_rows)
+{
+	static const char *const tests[] = {"SCTP_STREAM", "SCTP_RR"};
+	static const char *const bad[][10] = {
+	    {"netperf", "-t", "SCTP_STREAM", "--wire", NULL},
+	    {"netperf", "-t", "SCTP_RR", "-N", NULL},
+	    {"netperf", "-t", "OMNI", "--", "-T", "sctp", "-c", "-d", "rr",
+	     NULL},
+	    {"netperf", "-t", "OMNI", "--wire", "--", "-T", "sctp", NULL},
+	};
+	const char *omni[] = {"netperf", "-t", "OMNI", "--", "-T",
+			      "SCTP",	 "-d", "rr",   NULL};
+	const struct transport *t = transport_find("sctp");
+	struct netperf_opts *o;
+	struct test_params p;
+	char err[ERR_LEN];
+
+	ck_assert_ptr_nonnull(t);
+	ck_assert_str_eq(t->report, "SCTP");
+	ck_assert_str_eq(t->nodelay_name, "SCTP_NODELAY");
+	memset(&p, 0, sizeof(p));
+	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		const struct test_module *m = module_find(tests[i]);
+		const char *argv[] = {"netperf", "-t", tests[i], "-c", "-C",
+				      "-D",	 "1",  "--json", "--", "-D",
+				      NULL};
+
+		ck_assert_ptr_nonnull(m);
+		ck_assert_ptr_eq(transport_of(m, &p), t);
+		ck_assert_int_eq(transport_check(m, &p, err), 0);
+		/* Its sockets answer no TCP_INFO. */
+		ck_assert_int_eq(transport_has_tcpinfo(t, m), 0);
+		ck_assert_msg(parse_args(argv, &o, err) == 0, "%s: %s",
+			      tests[i], err);
+		ck_assert_str_eq(o->test, tests[i]);
+		free(o);
+	}
+	ck_assert_msg(parse_args(omni, &o, err) == 0, "%s", err);
+	ck_assert_str_eq(o->transport, "sctp");
+	ck_assert_str_eq(o->test, "TCP_RR");
+	free(o);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_msg(parse_args(bad[i], &o, err) < 0,
+			      "case %zu passed", i);
+		ck_assert_msg(strstr(err, "SCTP") != NULL, "case %zu: %s", i,
+			      err);
+		free(o);
+	}
+}
+END_TEST
+
+/* Where this kernel has no SCTP, every way of asking for it says so in
+ * one line naming what is missing, and exits 1, before a connection is
+ * tried: the tests, OMNI's -T sctp, with -c -C, -D, --json and the
+ * selectors. Where it has SCTP, this cannot be shown. */
+START_TEST(sctp_refused_one_line)
+{
+	static const char *const runs[][12] = {
+	    {"-t", "SCTP_STREAM", "-c", "-C", NULL},
+	    {"-t", "SCTP_RR", "-D", "0.5", "--", "-D", "-k",
+	     "PROTOCOL,THROUGHPUT", NULL},
+	    {"-t", "OMNI", "--", "-T", "sctp", "-d", "rr", NULL},
+	    {"-t", "SCTP_STREAM", "--json", NULL},
+	};
+	struct harness_out *o = malloc(sizeof(*o));
+
+	ck_assert_ptr_nonnull(o);
+	if (no_sctp[0] == '\0') {
+		harness_skip("sctp_refused_one_line: this kernel has SCTP, "
+			     "so its refusal cannot be shown");
+		free(o);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		const char *args[20] = {"-H", "127.0.0.1", "-p", harness_port,
+					"-l", "1"};
+		int n = 6;
+
+		for (const char *const *a = runs[i]; *a != NULL; a++)
+			args[n++] = *a;
+		args[n] = NULL;
+		ck_assert_int_eq(harness_netperf(args, 30, o), 0);
+		ck_assert_msg(o->status == 1, "case %zu: exit %d: %s", i,
+			      o->status, o->err);
+		ck_assert_msg(strstr(o->err, "netperf: SCTP: this kernel "
+					     "refuses SCTP sockets") ==
+				      o->err &&
+				  strstr(o->err, "CONFIG_IP_SCTP") != NULL &&
+				  strchr(o->err, '\n') ==
+				      o->err + strlen(o->err) - 1,
+			      "case %zu: %s", i, o->err);
+		/* --json says it in the document too. */
+		if (i == 3)
+			ck_assert_msg(strstr(o->out, "refuses SCTP sockets") !=
+					  NULL,
+				      "%s", o->out);
+	}
+	free(o);
+}
+END_TEST
+
+/* Where this kernel has SCTP, SCTP_STREAM and SCTP_RR run over it on
+ * loopback with -c -C, -D and -- -D, and the selectors and the JSON say
+ * SCTP; elsewhere a visible skip saying what is missing. */
+START_TEST(sctp_loopback)
+{
+	static const char *const tests[] = {"SCTP_STREAM", "SCTP_RR"};
+	struct harness_out *o = malloc(sizeof(*o));
+	char v[64];
+
+	ck_assert_ptr_nonnull(o);
+	if (no_sctp[0] != '\0') {
+		harness_skip("sctp_loopback: %s", no_sctp);
+		free(o);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		const char *opts[] = {"-l", "1",   "-c",     "-C", "-D",
+				      "0.5", "-t", tests[i], NULL};
+		const char *args[] = {"-H", "127.0.0.1", "-p", harness_port,
+				      "-l", "1",	 "-t", tests[i],
+				      "-J", NULL};
+		json_t *doc;
+
+		run_keys(opts, "PROTOCOL,THROUGHPUT,LOCAL_CPU_UTIL", o);
+		key_str(o->out, "PROTOCOL", v, sizeof(v));
+		ck_assert_str_eq(v, "SCTP");
+		ck_assert_msg(key_num(o->out, "THROUGHPUT") > 0, "%s", o->out);
+		ck_assert_int_eq(harness_netperf(args, 60, o), 0);
+		ck_assert_msg(o->status == 0, "%s", o->err);
+		doc = harness_json_parse(o->out);
+		ck_assert_ptr_nonnull(doc);
+		ck_assert_str_eq(
+		    json_string_value(harness_json_at(doc, "protocol")),
+		    "SCTP");
+		json_decref(doc);
+	}
+	free(o);
+}
+END_TEST
+
+/* Why this kernel cannot connect a VSOCK socket to CID 1 (its loopback
+ * transport), or "". */
+static char no_vsock_lo[160];
+/* This host's own CID (/dev/vsock), 0 when it cannot be read. */
+static unsigned own_cid;
+
+/* VSOCK_STREAM and VSOCK_RR run over the vsock row, to the CID -- -H
+ * names, with -c -C, -D and --json; OMNI's -T vsock names it; --wire, a
+ * connection per transaction and -N are usage errors. */
+START_TEST(vsock_rows)
+{
+	static const char *const tests[] = {"VSOCK_STREAM", "VSOCK_RR"};
+	static const char *const bad[][10] = {
+	    {"netperf", "-t", "VSOCK_STREAM", "--wire", NULL},
+	    {"netperf", "-t", "VSOCK_RR", "-N", NULL},
+	    {"netperf", "-t", "OMNI", "--", "-T", "vsock", "-c", "-d", "rr",
+	     NULL},
+	};
+	const char *omni[] = {"netperf", "-t", "OMNI", "--", "-T", "VSOCK",
+			      "-H",	 "1",  "-d", "rr", NULL};
+	const struct transport *t = transport_find("vsock");
+	struct netperf_opts *o;
+	struct test_params p;
+	char err[ERR_LEN];
+
+	ck_assert_ptr_nonnull(t);
+	ck_assert_str_eq(t->report, "VSOCK");
+	memset(&p, 0, sizeof(p));
+	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		const struct test_module *m = module_find(tests[i]);
+		const char *argv[] = {"netperf", "-t",	   tests[i], "-c",
+				      "-C",	 "-D",	   "1",	     "--json",
+				      "--",	 "-H",	   "local",  "-D",
+				      NULL};
+
+		ck_assert_ptr_nonnull(m);
+		ck_assert_ptr_eq(transport_of(m, &p), t);
+		ck_assert_int_eq(transport_check(m, &p, err), 0);
+		ck_assert_int_eq(transport_has_tcpinfo(t, m), 0);
+		ck_assert_msg(parse_args(argv, &o, err) == 0, "%s: %s",
+			      tests[i], err);
+		ck_assert_str_eq(o->test, tests[i]);
+		ck_assert_str_eq(o->data_host, "local");
+		free(o);
+	}
+	/* A CID is a number, local or host; anything else is named. */
+	ck_assert_int_eq(transport_check_host(t, "2", AF_UNSPEC, AF_INET, err),
+			 0);
+	ck_assert_int_eq(
+	    transport_check_host(t, "127.0.0.1", AF_UNSPEC, AF_INET, err), -1);
+	ck_assert_msg(strstr(err, "not a CID") != NULL, "%s", err);
+	ck_assert_int_eq(
+	    transport_check_host(t, "4294967295", AF_UNSPEC, AF_INET, err), -1);
+	ck_assert_msg(parse_args(omni, &o, err) == 0, "%s", err);
+	ck_assert_str_eq(o->transport, "vsock");
+	ck_assert_str_eq(o->test, "TCP_RR");
+	free(o);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_msg(parse_args(bad[i], &o, err) < 0,
+			      "case %zu passed", i);
+		ck_assert_msg(strstr(err, "VSOCK") != NULL, "case %zu: %s", i,
+			      err);
+		free(o);
+	}
+}
+END_TEST
+
+/* Runs netperf -l 1 against the fixture netserver with args; fails
+ * unless it exits non-zero with one line on stderr that holds want. */
+static void
+one_line_error(const char *const *run, const char *want,
+	       struct harness_out *o)
+{
+	const char *args[24] = {"-H", "127.0.0.1", "-p", harness_port,
+				"-l", "1"};
+	int n = 6;
+
+	for (; *run != NULL && n < 23; run++)
+		args[n++] = *run;
+	args[n] = NULL;
+	ck_assert_int_eq(harness_netperf(args, 30, o), 0);
+	ck_assert_msg(o->status != 0 && strstr(o->err, want) != NULL &&
+			  strchr(o->err, '\n') == o->err + strlen(o->err) - 1,
+		      "%s: exit %d: %s", args[7], o->status, o->err);
+}
+
+/* What can be shown without a VSOCK peer: a data host that is no CID is
+ * one line, and so, where this kernel has no loopback transport, is
+ * asking for CID 1, with -c -C, -D, the selectors and --json. */
+START_TEST(vsock_refused_one_line)
+{
+	static const char *const no_cid[][8] = {
+	    {"-t", "VSOCK_STREAM", NULL},
+	    {"-t", "VSOCK_RR", "--", "-H", "7x", NULL},
+	    {"-t", "OMNI", "--", "-T", "vsock", NULL},
+	};
+	static const char *const local[][12] = {
+	    {"-t", "VSOCK_STREAM", "-c", "-C", "--", "-H", "local", NULL},
+	    {"-t", "VSOCK_RR", "-D", "0.5", "--", "-H", "1", "-D", "-k",
+	     "PROTOCOL,THROUGHPUT", NULL},
+	    {"-t", "VSOCK_RR", "--json", "--", "-H", "local", NULL},
+	};
+	struct harness_out *o = malloc(sizeof(*o));
+
+	ck_assert_ptr_nonnull(o);
+	for (size_t i = 0; i < sizeof(no_cid) / sizeof(no_cid[0]); i++)
+		one_line_error(no_cid[i], "is not a CID", o);
+	if (no_vsock_lo[0] == '\0') {
+		harness_skip("vsock_refused_one_line: this kernel has vsock "
+			     "loopback, so its absence cannot be shown");
+		free(o);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(local) / sizeof(local[0]); i++)
+		one_line_error(local[i], "no loopback transport for CID 1", o);
+	/* A guest's own CID: netserver opened its VSOCK listener and told
+	 * its port (a 16-bit one), and the connection, which no transport
+	 * here carries, fails at once in one line. */
+	if (own_cid > VMADDR_CID_HOST) {
+		char cid[16], want[64];
+		const char *run[] = {"-t", "VSOCK_STREAM", "--", "-H", cid,
+				     NULL};
+		const char *at;
+		long port;
+
+		snprintf(cid, sizeof(cid), "%u", own_cid);
+		snprintf(want, sizeof(want), "cannot connect to VSOCK CID %u "
+					     "port ",
+			 own_cid);
+		one_line_error(run, want, o);
+		at = strstr(o->err, want) + strlen(want);
+		port = strtol(at, NULL, 10);
+		ck_assert_msg(port >= 1024 && port <= 65535, "%s", o->err);
+	}
+	free(o);
+}
+END_TEST
+
+/* Where this kernel has vsock loopback, VSOCK_STREAM and VSOCK_RR run
+ * to CID 1 against the fixture netserver, which listens on VSOCK for
+ * them (its control connection is TCP), with -c -C and -D, and the
+ * selectors and the JSON say VSOCK; elsewhere a visible skip. */
+START_TEST(vsock_loopback)
+{
+	static const char *const tests[] = {"VSOCK_STREAM", "VSOCK_RR"};
+	struct harness_out *o = malloc(sizeof(*o));
+	char v[64];
+
+	ck_assert_ptr_nonnull(o);
+	if (no_vsock_lo[0] != '\0') {
+		harness_skip("vsock_loopback: %s", no_vsock_lo);
+		free(o);
+		return;
+	}
+	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		const char *args[] = {"-H", "127.0.0.1", "-p", harness_port,
+				      "-l", "1",	 "-c", "-C",
+				      "-D", "0.5",	 "-t", tests[i],
+				      "--", "-H",	 "local", "-k",
+				      "PROTOCOL,THROUGHPUT", NULL};
+		const char *json[] = {"-H", "127.0.0.1", "-p", harness_port,
+				      "-l", "1",	 "-t", tests[i],
+				      "-J", "--",	 "-H", "local",
+				      NULL};
+		json_t *doc;
+
+		ck_assert_int_eq(harness_netperf(args, 60, o), 0);
+		ck_assert_msg(o->status == 0, "%s", o->err);
+		key_str(o->out, "PROTOCOL", v, sizeof(v));
+		ck_assert_str_eq(v, "VSOCK");
+		ck_assert_msg(key_num(o->out, "THROUGHPUT") > 0, "%s", o->out);
+		ck_assert_int_eq(harness_netperf(json, 60, o), 0);
+		ck_assert_msg(o->status == 0, "%s", o->err);
+		doc = harness_json_parse(o->out);
+		ck_assert_ptr_nonnull(doc);
+		ck_assert_str_eq(
+		    json_string_value(harness_json_at(doc, "protocol")),
+		    "VSOCK");
+		json_decref(doc);
+	}
+	free(o);
+}
+END_TEST
+
+/* Why CID 1 cannot be reached here, into no_vsock_lo; "" when it can: a
+ * socket binds to it only where the loopback transport is. */
+static void
+probe_vsock_loopback(void)
+{
+	struct sockaddr_vm a;
+	int fd = socket(AF_VSOCK, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0) {
+		snprintf(no_vsock_lo, sizeof(no_vsock_lo),
+			 "this kernel makes no VSOCK socket (%s)",
+			 strerror(errno));
+		return;
+	}
+	memset(&a, 0, sizeof(a));
+	a.svm_family = AF_VSOCK;
+	a.svm_cid = VMADDR_CID_LOCAL;
+	a.svm_port = VMADDR_PORT_ANY;
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
+		snprintf(no_vsock_lo, sizeof(no_vsock_lo),
+			 "this kernel has no vsock loopback transport "
+			 "(vsock_loopback): binding CID 1: %s",
+			 strerror(errno));
+	close(fd);
+	fd = open("/dev/vsock", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		if (ioctl(fd, IOCTL_VM_SOCKETS_GET_LOCAL_CID, &own_cid) < 0)
+			own_cid = 0;
+		close(fd);
+	}
+}
+
 static Suite *
 transport_suite(void)
 {
@@ -664,6 +1044,8 @@ transport_suite(void)
 	tcase_add_test(tc, table_and_checks);
 	tcase_add_test(tc, request_carries_them);
 	tcase_add_test(tc, command_line);
+	tcase_add_test(tc, sctp_rows);
+	tcase_add_test(tc, vsock_rows);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("loopback");
@@ -672,6 +1054,10 @@ transport_suite(void)
 	tcase_add_test(tc, mptcp_loopback);
 	tcase_add_test(tc, skip_rx_copy_counts);
 	tcase_add_test(tc, mptcp_fallback_refused);
+	tcase_add_test(tc, sctp_refused_one_line);
+	tcase_add_test(tc, sctp_loopback);
+	tcase_add_test(tc, vsock_refused_one_line);
+	tcase_add_test(tc, vsock_loopback);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("netns");
@@ -690,6 +1076,14 @@ main(void)
 	int fd;
 
 	runner = getpid();
+	probe_vsock_loopback();
+	fd = socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP);
+	if (fd >= 0)
+		close(fd);
+	else
+		snprintf(no_sctp, sizeof(no_sctp),
+			 "this kernel makes no SCTP socket (%s)",
+			 strerror(errno));
 	fd = socket(AF_INET, SOCK_STREAM, IPPROTO_MPTCP);
 	if (fd >= 0)
 		close(fd);

@@ -44,6 +44,10 @@ struct admit {
 	struct sockaddr_storage peer;
 	const unsigned char *token; /* AUTH_TOKEN_LEN bytes */
 	admit_log_fn log;	    /* NULL in a data loop: count only */
+	/* Whether a connection from `from` is the control client's host's
+	 * (the transport's test; admit_init sets IP's). */
+	int (*same_host)(const struct sockaddr *ctl_peer,
+			 const struct sockaddr *from);
 	struct admit_pending pend[ADMIT_PENDING];
 	int npend;
 	/* Refused: from another host, with a wrong or no token. */

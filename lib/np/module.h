@@ -368,6 +368,9 @@ struct test_module {
 	const char *title; /* TCP STREAM TEST, for the banner */
 	int socktype;	   /* SOCK_STREAM or SOCK_DGRAM */
 	int protocol;	   /* IPPROTO_TCP or IPPROTO_UDP */
+	/* The transport its data sockets are (np/transport.h: "sctp"); NULL
+	 * for the one of its protocol. */
+	const char *transport;
 	enum module_flow flow;
 	enum module_unit unit;
 	unsigned flags; /* MODULE_F_* */
@@ -397,11 +400,6 @@ struct test_module {
 /* The test's data connections are accepted before the loop runs. */
 #define module_accepts(m)                                                      \
 	((m)->socktype == SOCK_STREAM && !module_has(m, MODULE_F_PER_TRANS))
-
-/* The test's data connections report TCP_INFO at their end: those that
- * last the test. */
-#define module_has_tcpinfo(m)                                                  \
-	((m)->protocol == IPPROTO_TCP && !module_has(m, MODULE_F_PER_TRANS))
 
 /* The client tells netserver on the control socket when it is done: the
  * tests whose server loop has no end of its own. */
