@@ -41,6 +41,9 @@ runplot_line(FILE *out, const struct result *res,
 		fprintf(out, "  timeouts %llu  errors %llu",
 			(unsigned long long)iv->timeouts,
 			(unsigned long long)iv->errors);
+	if (iv->lost_split)
+		fprintf(out, "  lost requests %lld  lost responses %lld",
+			(long long)iv->lost_req, (long long)iv->lost_rsp);
 	fprintf(out, "  flows %d", iv->flows);
 	if (iv->tcpi.n > 0) {
 		if (iv->tcpi.v[TCPINFO_RETRANS] >= 0)
@@ -92,6 +95,11 @@ runplot_keyval(FILE *out, const struct result *res,
 			n, (unsigned long long)iv->timeouts, n,
 			(unsigned long long)iv->errors);
 	fprintf(out, "NETPERF_INTERIM_FLOWS[%d]=%d\n", n, iv->flows);
+	if (iv->lost_split)
+		fprintf(out,
+			"NETPERF_INTERIM_LOST_REQUESTS[%d]=%lld\n"
+			"NETPERF_INTERIM_LOST_RESPONSES[%d]=%lld\n",
+			n, (long long)iv->lost_req, n, (long long)iv->lost_rsp);
 	fflush(out);
 }
 

@@ -30,6 +30,9 @@ struct interval_track {
 	/* The streams' time-outs and errors summed at the last boundary. */
 	uint64_t timeouts_prev, errors_prev;
 	uint64_t prev_t; /* the last boundary, CLOCK_MONOTONIC ns */
+	/* -D on UDP_RR: the lost requests and answers found by the last
+	 * boundary, summed over the streams. */
+	int64_t lost_req_prev, lost_rsp_prev;
 	struct module_interval out;
 };
 

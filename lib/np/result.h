@@ -70,6 +70,12 @@ struct result_interim {
 	 * runner said nothing. */
 	uint64_t timeouts, errors;
 	int flows;
+	/* -D on UDP_RR: the requests that never reached netserver and
+	 * the answers that never reached netperf, found in the interval
+	 * (the tail's set from the totals, oneway_lost_tail, so that the
+	 * intervals add up to them); lost_split 0 when not measured. */
+	int lost_split;
+	int64_t lost_req, lost_rsp;
 };
 
 /* Repeated runs (-i, -I): the means and how wide their intervals are. */
