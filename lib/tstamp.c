@@ -75,6 +75,11 @@ struct tstamp {
 	/* The last pass (tstamp_collect): a slot settles with what it
 	 * has, not waiting for a hardware SND stamp. */
 	int final;
+	/* SO_TIMESTAMPING's flags with the reporting ones (SOFTWARE,
+	 * RAW_HARDWARE) and without, and whether they are on now: off, a
+	 * read takes no look at the stamps (see report). */
+	unsigned flags_on, flags_off;
+	int reporting;
 	struct slot ring[TSTAMP_RING];
 	struct tstamp_account acct;
 	struct stats_hist hist[TSTAMP_NHIST];
@@ -242,6 +247,7 @@ tstamp_open(int fd, int tcp, int server, int delay_us, char *err)
 	if (tcp && setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING,
 			      &(unsigned){flags | SOF_TIMESTAMPING_OPT_ID_TCP},
 			      sizeof(flags)) == 0) {
+		flags |= SOF_TIMESTAMPING_OPT_ID_TCP;
 		ts->next_id = 0;
 	} else if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &flags,
 			      sizeof(flags)) < 0) {
@@ -259,6 +265,10 @@ tstamp_open(int fd, int tcp, int server, int delay_us, char *err)
 	ts->tcp = tcp;
 	ts->server = server;
 	ts->delay_us = delay_us;
+	ts->flags_on = flags;
+	ts->flags_off = flags & ~(SOF_TIMESTAMPING_SOFTWARE |
+				  SOF_TIMESTAMPING_RAW_HARDWARE);
+	ts->reporting = 1;
 	/* Once, before the data path: reported when no hardware stamp
 	 * came. */
 	tstamp_hw_reason(fd, ts->acct.hw_why, sizeof(ts->acct.hw_why));
@@ -398,6 +408,29 @@ tx_stamp(struct tstamp *ts, uint32_t id, uint32_t kind, uint64_t ns, int hw)
 	}
 }
 
+/*
+ * Turns the stamps' reporting on or off. With a reporting flag set, the
+ * kernel takes every read of the socket through its control-message
+ * code (sock_recv_cmsgs: the stamp looked up and a control message
+ * built, then dropped for a plain recv), the larger part of what an
+ * unstamped transaction paid. The generating flags stay as they are:
+ * packets are still stamped on arrival and sends on request, OPT_ID's
+ * count goes on (it restarts only when OPT_ID itself is set anew), and
+ * no kernel-wide switch is flipped. Reporting is on for the reads of
+ * stamped transactions and the error queue's, two calls a stamped
+ * transaction at most.
+ */
+static void
+report(struct tstamp *ts, int on)
+{
+	unsigned f = on ? ts->flags_on : ts->flags_off;
+
+	if (ts->reporting == on)
+		return;
+	if (setsockopt(ts->fd, SOL_SOCKET, SO_TIMESTAMPING, &f, sizeof(f)) == 0)
+		ts->reporting = on;
+}
+
 /* Reads the error queue: whatever stamps are there, in one call a batch
  * of TSTAMP_VEC. */
 static void
@@ -406,6 +439,8 @@ drain(struct tstamp *ts)
 	int n, i;
 
 	ts->since_drain = 0;
+	/* Its stamps come as control messages: reported. */
+	report(ts, 1);
 	do {
 		for (i = 0; i < TSTAMP_VEC; i++) {
 			ts->vec[i].msg_hdr.msg_controllen = TSTAMP_CTRL;
@@ -516,9 +551,13 @@ tstamp_recv(struct tstamp *ts, void *buf, size_t len, int flags)
 	if (ts->server && ts->since_drain >= TSTAMP_BATCH)
 		drain(ts);
 	/* A read no stamped transaction waits for takes no stamp: a
-	 * control message costs about as much as a stamped send. */
-	if (ts->server ? !sampled(ts->count) : ts->want_rx == 0)
+	 * control message costs about as much as a stamped send, and
+	 * with the reporting off the kernel does not build one. */
+	if (ts->server ? !sampled(ts->count) : ts->want_rx == 0) {
+		report(ts, 0);
 		return recv(ts->fd, buf, len, flags);
+	}
+	report(ts, 1);
 	n = recvmsg(ts->fd, &m, flags);
 	if (n <= 0)
 		return n;
