@@ -16,6 +16,7 @@
 #include "np/fast.h"
 #include "np/flows.h"
 #include "np/interim.h"
+#include "np/oneway.h"
 #include "np/proto.h"
 #include "np/rr_open.h"
 #include "np/session.h"
@@ -1002,6 +1003,10 @@ test_negotiate(struct client_run *t, char *err)
 	if (t->c->interim_sec > 0 &&
 	    transport_has_tcpinfo(transport_of(t->m, &t->res->p), t->m))
 		res->p.interim = t->c->interim_sec;
+	/* -D on UDP_RR: netserver's count in each answer, to split each
+	 * interval's losses by direction. */
+	res->p.lost_iv =
+	    t->c->interim_sec > 0 && oneway_splits_intervals(t->m, &res->p);
 	interim_peer_init(&t->peer, t->c->ctl, res->p.interim > 0, n,
 			  res->p.interim);
 	res->p.wire_share = res->p.wire &&
@@ -1019,6 +1024,10 @@ test_negotiate(struct client_run *t, char *err)
 	if (prc < 0 || read_ready(msg, res, t->set.ports, n, err) < 0 ||
 	    proto_ready_check(msg, &res->p, err) < 0)
 		goto out;
+	/* An older netserver writes no count into its answers: the
+	 * intervals' losses go unsplit, the totals are as ever. */
+	if (!json_is_true(json_object_get(msg, "lost_iv")))
+		res->p.lost_iv = 0;
 	if (auth_unhex(json_string_value(json_object_get(msg, "token")),
 		       t->token, sizeof(t->token)) < 0) {
 		err_set(err, "netserver's ready message has no valid token");

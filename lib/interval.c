@@ -230,6 +230,33 @@ class_take(struct interval_track *t, const uint64_t *sums)
 	t->class_cur_hist = swap;
 }
 
+/*
+ * t->out's lost requests and answers (-D on UDP_RR): what the streams
+ * found since the last boundary, when every stream's answers carry
+ * netserver's count. A late answer to a request given up on in an
+ * earlier interval takes one from the answers lost.
+ */
+static void
+interval_lost(struct interval_track *t, const struct module_run *run)
+{
+	int64_t req = 0, all = 0;
+	int i;
+
+	t->out.lost_split = t->n > 0;
+	for (i = 0; i < t->n; i++) {
+		const struct test_ctx *c = &run->ctx[i];
+
+		if (!__atomic_load_n(&c->lost_split, __ATOMIC_RELAXED))
+			t->out.lost_split = 0;
+		req += (int64_t)__atomic_load_n(&c->lost_req, __ATOMIC_RELAXED);
+		all += (int64_t)__atomic_load_n(&c->lost_all, __ATOMIC_RELAXED);
+	}
+	t->out.lost_req = req - t->lost_req_prev;
+	t->out.lost_rsp = (all - req) - t->lost_rsp_prev;
+	t->lost_req_prev = req;
+	t->lost_rsp_prev = all - req;
+}
+
 uint64_t
 interval_track_take(struct interval_track *t, const struct module_run *run,
 		    int partial)
@@ -267,6 +294,7 @@ interval_track_take(struct interval_track *t, const struct module_run *run,
 	tcpinfo_delta(&ti_now, &t->ti_prev, &t->ti_iv);
 	t->ti_prev = ti_now;
 	interval_flows(t, run, partial);
+	interval_lost(t, run);
 	t->out.partial = partial;
 	t->out.hist = t->hist;
 	return sum;

@@ -773,6 +773,10 @@ json_interval_detail(json_t *o, const struct result_interim *iv, int *bad)
 		}
 		jput(o, "classes", a, bad);
 	}
+	jput(o, "lost_requests",
+	     iv->lost_split ? json_integer(iv->lost_req) : json_null(), bad);
+	jput(o, "lost_responses",
+	     iv->lost_split ? json_integer(iv->lost_rsp) : json_null(), bad);
 	if (iv->nstreams < 2 || iv->stream == NULL)
 		return;
 	a = json_array();

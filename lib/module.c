@@ -815,7 +815,8 @@ coordinate(struct module_run *run)
 /* After the streams, when asked (interim_tail): what they did after the
  * last boundary, as a partial interval ending with the last of them, so
  * that the intervals add up to the totals. Nothing when they did
- * nothing: no transfer, no round trip, no time-out and no error. */
+ * nothing: no transfer, no round trip, no time-out, no error and no
+ * losses to split. */
 static void
 report_tail(struct module_run *run)
 {
@@ -827,8 +828,10 @@ report_tail(struct module_run *run)
 		if (run->ctx[i].done_ns > end)
 			end = run->ctx[i].done_ns;
 	c = interval_track_take(t, run, 1);
+	/* A split of the losses (UDP_RR) always has its tail: the requests
+	 * lost after the last answer are found from netserver's total. */
 	if (c == 0 && (t->hist == NULL || t->hist->count == 0) &&
-	    t->out.timeouts == 0 && t->out.errors == 0)
+	    t->out.timeouts == 0 && t->out.errors == 0 && !t->out.lost_split)
 		return;
 	/* interim_k is already the number of the boundary after the last
 	 * one reported: the tail's. */

@@ -9,6 +9,7 @@
 #include "np/be.h"
 #include "np/clock.h"
 #include "np/err.h"
+#include "np/module.h"
 #include "np/result.h"
 
 void
@@ -333,4 +334,72 @@ oneway_report(FILE *out, const struct result *res)
 		stats_hist_percentile(&w->in, 50) / 1e3,
 		stats_hist_percentile(&w->in, 99) / 1e3,
 		(double)w->in.max / 1e3);
+}
+
+int
+oneway_splits_intervals(const struct test_module *m,
+			const struct test_params *p)
+{
+	/* UDP_CRR's transactions and the flows' share no tagged stream;
+	 * the open loop counts time-outs of its own; a mix's class byte
+	 * sits where the count would, and its tag may be cut short. */
+	return module_has(m, MODULE_F_RETRY) &&
+	       !module_has(m, MODULE_F_PER_TRANS) && !module_flows(p) &&
+	       !module_open_loop(p) && p->mix.n == 0;
+}
+
+size_t
+oneway_count_off(const struct test_params *p)
+{
+	size_t off = p->one_way ? ONEWAY_RSP_MIN : ONEWAY_T1_OFF;
+
+	if (!p->lost_iv || p->req_size < ONEWAY_T1_OFF ||
+	    p->rsp_size < (int64_t)(off + ONEWAY_COUNT_LEN))
+		return 0;
+	return off;
+}
+
+void
+oneway_lost_answer(struct test_ctx *ctx, uint64_t tag, const char *buf,
+		   size_t n)
+{
+	size_t off = oneway_count_off(ctx->p);
+	uint64_t seen, req;
+
+	if (!ctx->lost_split || n < off + ONEWAY_COUNT_LEN)
+		return;
+	seen = ben_get(buf + off, ONEWAY_COUNT_LEN);
+	req = tag > seen ? tag - seen : 0;
+	/* A duplicated request makes netserver's count run ahead: what
+	 * was found lost stays lost. */
+	if (req > ctx->lost_req)
+		__atomic_store_n(&ctx->lost_req, req, __ATOMIC_RELAXED);
+	/* Every request given up on so far was sent before this one, so
+	 * the count above has seen it, or its answer came late. */
+	__atomic_store_n(&ctx->lost_all, ctx->r->lost - ctx->r->late,
+			 __ATOMIC_RELAXED);
+}
+
+int
+oneway_lost_tail(struct result *res)
+{
+	struct result_interim *last;
+	int64_t req = 0, rsp = 0;
+	uint64_t treq, trsp;
+	int i;
+
+	if (res->ninterim == 0 || oneway_lost(res, &treq, &trsp) < 0)
+		return -1;
+	last = &res->interim[res->ninterim - 1];
+	if (!last->partial || !last->lost_split)
+		return -1;
+	for (i = 0; i < res->ninterim - 1; i++) {
+		if (!res->interim[i].lost_split)
+			return -1;
+		req += res->interim[i].lost_req;
+		rsp += res->interim[i].lost_rsp;
+	}
+	last->lost_req = (int64_t)treq - req;
+	last->lost_rsp = (int64_t)trsp - rsp;
+	return 0;
 }

@@ -346,6 +346,8 @@ proto_request_pack(const struct test_params *p)
 					    json_integer(p->threads));
 		if (p->mix.n > 0)
 			json_object_set_new(o, "mix", mix_pack(&p->mix));
+		if (p->lost_iv)
+			json_object_set_new(o, "lost_iv", json_true());
 	}
 	return o;
 }
@@ -463,7 +465,8 @@ request_later(const json_t *msg, struct test_params *p, char *err)
 	    opt_bool(msg, "timestamps", &p->timestamps, err) ||
 	    opt_int32(msg, "serve_delay_us", 0, TSTAMP_DELAY_MAX_US,
 		      &p->serve_delay_us, err) ||
-	    opt_int32(msg, "threads", 0, FLOWS_MAX, &p->threads, err))
+	    opt_int32(msg, "threads", 0, FLOWS_MAX, &p->threads, err) ||
+	    opt_bool(msg, "lost_iv", &p->lost_iv, err))
 		return -1;
 	/* Which transports exist is transport_check's to say. */
 	if (json_object_get(msg, "transport") != NULL &&
@@ -524,6 +527,8 @@ proto_ready_confirm(json_t *ready, const struct test_params *p)
 	 * every request as the largest. */
 	if (p->mix.n > 0)
 		json_object_set_new(ready, "mix", json_integer(p->mix.n));
+	if (p->lost_iv)
+		json_object_set_new(ready, "lost_iv", json_true());
 	if (p->load_up + p->load_down > 0) {
 		json_object_set_new(ready, "load_up", json_integer(p->load_up));
 		json_object_set_new(ready, "load_down",

@@ -562,6 +562,8 @@ udp_rr_answer(struct test_ctx *ctx, struct udp_rr *u, ssize_t n,
 		a->bytes_recv += (uint64_t)n;
 		stats_hist_add(&a->hist, rtt);
 	}
+	if (ctx->lost_split)
+		oneway_lost_answer(ctx, tag, ctx->buf, (size_t)n);
 	u->fl[i] = u->fl[--u->inflight];
 	r->trans++;
 	r->bytes_recv += (uint64_t)n;
@@ -654,6 +656,11 @@ udp_rr_client(struct test_ctx *ctx)
 	}
 	ctx->r->send_size = (int64_t)u.req;
 	ctx->r->recv_size = p->rsp_size;
+	/* -D: netserver's count in each answer splits the interval's
+	 * losses (oneway.h); it needs the whole tag. */
+	__atomic_store_n(&ctx->lost_split,
+			 oneway_count_off(p) > 0 && u.taglen == 8,
+			 __ATOMIC_RELAXED);
 	module_rto_init(&rto, p->rto);
 	progress = clock_ns();
 	for (;;) {
@@ -724,6 +731,7 @@ udp_rr_serve_one(struct test_ctx *ctx, ssize_t n, size_t rsp,
 	struct side_result *r = ctx->r;
 	const struct mix *m = &ctx->p->mix;
 	int c;
+	size_t off;
 
 	r->recv_calls++;
 	/* A mix's request says its class, and so its answer's size; one
@@ -747,6 +755,11 @@ udp_rr_serve_one(struct test_ctx *ctx, ssize_t n, size_t rsp,
 	}
 	if (ctx->p->one_way)
 		oneway_stamp_reply(ctx->buf);
+	/* -D: the count of requests so far, for netperf's split of each
+	 * interval's losses. */
+	if (ctx->p->lost_iv && (off = oneway_count_off(ctx->p)) > 0)
+		ben_put(ctx->buf + off, (uint64_t)r->requests,
+			ONEWAY_COUNT_LEN);
 	if ((ts != NULL ? tstamp_send(ts, ctx->buf, rsp, 0)
 			: send(ctx->fd, ctx->buf, rsp, 0)) < 0) {
 		r->send_errors++;

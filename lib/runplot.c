@@ -41,6 +41,9 @@ runplot_line(FILE *out, const struct result *res,
 		fprintf(out, "  timeouts %llu  errors %llu",
 			(unsigned long long)iv->timeouts,
 			(unsigned long long)iv->errors);
+	if (iv->lost_split)
+		fprintf(out, "  lost requests %lld  lost responses %lld",
+			(long long)iv->lost_req, (long long)iv->lost_rsp);
 	fprintf(out, "  flows %d", iv->flows);
 	if (iv->tcpi.n > 0) {
 		if (iv->tcpi.v[TCPINFO_RETRANS] >= 0)
@@ -114,6 +117,11 @@ runplot_keyval(FILE *out, const struct result *res,
 				iv->classes[i].p99);
 		fputc('\n', out);
 	}
+	if (iv->lost_split)
+		fprintf(out,
+			"NETPERF_INTERIM_LOST_REQUESTS[%d]=%lld\n"
+			"NETPERF_INTERIM_LOST_RESPONSES[%d]=%lld\n",
+			n, (long long)iv->lost_req, n, (long long)iv->lost_rsp);
 	fflush(out);
 }
 

@@ -3,9 +3,13 @@
 #include "np/tstamp.h"
 
 #include <errno.h>
+#include <ifaddrs.h>
 #include <linux/errqueue.h>
+#include <linux/ethtool.h>
 #include <linux/net_tstamp.h>
+#include <net/if.h>
 #include <netinet/in.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/sockios.h>
@@ -48,6 +52,9 @@ struct slot {
 	int answered;  /* netperf: the answer was read */
 	uint64_t t[4]; /* in the order above */
 	uint64_t sched;
+	/* The NIC's stamps (its clock), 0 when none: of the wire part's
+	 * first stamp (netperf: SND; netserver: RX) and its second. */
+	uint64_t hw_a, hw_b;
 };
 
 struct tstamp {
@@ -64,6 +71,15 @@ struct tstamp {
 	uint32_t udp_id;   /* UDP: OPT_ID of the next stamped datagram */
 	uint64_t t0;	   /* tstamp_send_begin's */
 	uint64_t rx, read; /* the last data read's RX stamp and return */
+	uint64_t rx_hw;	   /* the last data read's hardware RX stamp */
+	/* The last pass (tstamp_collect): a slot settles with what it
+	 * has, not waiting for a hardware SND stamp. */
+	int final;
+	/* SO_TIMESTAMPING's flags with the reporting ones (SOFTWARE,
+	 * RAW_HARDWARE) and without, and whether they are on now: off, a
+	 * read takes no look at the stamps (see report). */
+	unsigned flags_on, flags_off;
+	int reporting;
 	struct slot ring[TSTAMP_RING];
 	struct tstamp_account acct;
 	struct stats_hist hist[TSTAMP_NHIST];
@@ -90,6 +106,117 @@ static uint64_t
 ts_ns(const struct timespec *t)
 {
 	return (uint64_t)t->tv_sec * NS_PER_SEC + (uint64_t)t->tv_nsec;
+}
+
+int
+tstamp_pick(const struct timespec ts[3], uint64_t *sw, uint64_t *hw)
+{
+	int kinds = 0;
+
+	/* ts[1] is the legacy hardware stamp moved to system time, which
+	 * no current driver fills: it is never used. */
+	*sw = ts[0].tv_sec != 0 || ts[0].tv_nsec != 0 ? ts_ns(&ts[0]) : 0;
+	*hw = ts[2].tv_sec != 0 || ts[2].tv_nsec != 0 ? ts_ns(&ts[2]) : 0;
+	if (*sw != 0)
+		kinds |= TSTAMP_KIND_SW;
+	if (*hw != 0)
+		kinds |= TSTAMP_KIND_HW;
+	return kinds;
+}
+
+int
+tstamp_wire(uint64_t a_sw, uint64_t a_hw, uint64_t b_sw, uint64_t b_hw,
+	    uint64_t *ns)
+{
+	/* The NIC's clock is not the kernel's: a pair is taken whole from
+	 * one of them. */
+	if (a_hw != 0 && b_hw != 0 && b_hw >= a_hw) {
+		*ns = b_hw - a_hw;
+		return TSTAMP_KIND_HW;
+	}
+	if (a_sw != 0 && b_sw != 0 && b_sw >= a_sw) {
+		*ns = b_sw - a_sw;
+		return TSTAMP_KIND_SW;
+	}
+	*ns = 0;
+	return 0;
+}
+
+/* The name of the interface that holds the socket's local address, into
+ * name (IFNAMSIZ); 0, or -1 when none does. */
+static int
+local_ifname(int fd, char *name)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	struct ifaddrs *ifa, *i;
+	int rc = -1;
+
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) < 0 ||
+	    getifaddrs(&ifa) < 0)
+		return -1;
+	for (i = ifa; i != NULL && rc < 0; i = i->ifa_next) {
+		if (i->ifa_addr == NULL ||
+		    i->ifa_addr->sa_family != ss.ss_family)
+			continue;
+		if ((ss.ss_family == AF_INET &&
+		     ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr ==
+			 ((struct sockaddr_in *)&ss)->sin_addr.s_addr) ||
+		    (ss.ss_family == AF_INET6 &&
+		     memcmp(&((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr,
+			    &((struct sockaddr_in6 *)&ss)->sin6_addr,
+			    sizeof(struct in6_addr)) == 0)) {
+			snprintf(name, IFNAMSIZ, "%s", i->ifa_name);
+			rc = 0;
+		}
+	}
+	freeifaddrs(ifa);
+	return rc;
+}
+
+void
+tstamp_hw_reason(int fd, char *why, size_t cap)
+{
+	struct ethtool_ts_info info = {.cmd = ETHTOOL_GET_TS_INFO};
+	struct hwtstamp_config cfg;
+	char name[IFNAMSIZ];
+	struct ifreq ifr;
+
+	if (local_ifname(fd, name) < 0) {
+		snprintf(why, cap, "no interface holds the socket's address");
+		return;
+	}
+	memset(&ifr, 0, sizeof(ifr));
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	ifr.ifr_data = (void *)&info;
+	if (ioctl(fd, SIOCETHTOOL, &ifr) == 0 &&
+	    !(info.so_timestamping & SOF_TIMESTAMPING_RAW_HARDWARE)) {
+		snprintf(why, cap,
+			 "%s makes no hardware stamps (ethtool: "
+			 "software only)",
+			 name);
+		return;
+	}
+	memset(&cfg, 0, sizeof(cfg));
+	ifr.ifr_data = (void *)&cfg;
+	if (ioctl(fd, SIOCGHWTSTAMP, &ifr) < 0) {
+		snprintf(why, cap,
+			 "%s makes no hardware stamps "
+			 "(SIOCGHWTSTAMP: %s)",
+			 name, strerror(errno));
+		return;
+	}
+	if (cfg.tx_type == HWTSTAMP_TX_OFF ||
+	    cfg.rx_filter == HWTSTAMP_FILTER_NONE) {
+		snprintf(why, cap,
+			 "%s has hardware stamps turned off (tx %s, "
+			 "rx %s); netperf never turns them on "
+			 "(hwstamp_ctl or ptp4l do)",
+			 name, cfg.tx_type == HWTSTAMP_TX_OFF ? "off" : "on",
+			 cfg.rx_filter == HWTSTAMP_FILTER_NONE ? "off" : "on");
+		return;
+	}
+	why[0] = '\0';
 }
 
 struct tstamp *
@@ -120,6 +247,7 @@ tstamp_open(int fd, int tcp, int server, int delay_us, char *err)
 	if (tcp && setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING,
 			      &(unsigned){flags | SOF_TIMESTAMPING_OPT_ID_TCP},
 			      sizeof(flags)) == 0) {
+		flags |= SOF_TIMESTAMPING_OPT_ID_TCP;
 		ts->next_id = 0;
 	} else if (setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPING, &flags,
 			      sizeof(flags)) < 0) {
@@ -137,6 +265,13 @@ tstamp_open(int fd, int tcp, int server, int delay_us, char *err)
 	ts->tcp = tcp;
 	ts->server = server;
 	ts->delay_us = delay_us;
+	ts->flags_on = flags;
+	ts->flags_off = flags & ~(SOF_TIMESTAMPING_SOFTWARE |
+				  SOF_TIMESTAMPING_RAW_HARDWARE);
+	ts->reporting = 1;
+	/* Once, before the data path: reported when no hardware stamp
+	 * came. */
+	tstamp_hw_reason(fd, ts->acct.hw_why, sizeof(ts->acct.hw_why));
 	for (i = 0; i < TSTAMP_NHIST; i++)
 		stats_hist_init(&ts->hist[i]);
 	for (i = 0; i < TSTAMP_VEC; i++) {
@@ -172,9 +307,15 @@ add(struct tstamp *ts, int part, uint64_t v)
 static void
 settle(struct tstamp *ts, struct slot *s)
 {
-	uint64_t *t = s->t;
+	uint64_t *t = s->t, wire;
+	int kind;
 
 	if (!s->live || t[0] == 0 || t[1] == 0 || t[2] == 0 || t[3] == 0)
+		return;
+	/* A NIC that stamped the receive stamps the send too, a little
+	 * after the kernel's SND stamp: wait for it, until the last pass. */
+	if (!ts->final && (ts->server ? s->hw_a : s->hw_b) != 0 &&
+	    (ts->server ? s->hw_b : s->hw_a) == 0)
 		return;
 	s->live = 0;
 	if (!ts->server) {
@@ -188,8 +329,15 @@ settle(struct tstamp *ts, struct slot *s)
 		add(ts, TSTAMP_CLIENT_OUT, t[1] - t[0]);
 		add(ts, TSTAMP_CLIENT_IN, t[3] - t[2]);
 		add(ts, TSTAMP_CLIENT_STACK, (t[1] - t[0]) + (t[3] - t[2]));
-		add(ts, TSTAMP_CLIENT_REST,
-		    t[3] - t[0] - (t[1] - t[0]) - (t[3] - t[2]));
+		/* SND to RX: the network and netserver's residence, from
+		 * the NIC's stamps when both are its. The stack parts pair
+		 * an application's time with a stamp, so they take the
+		 * kernel's (the application's clock) whatever the NIC
+		 * does. */
+		kind = tstamp_wire(t[1], s->hw_a, t[2], s->hw_b, &wire);
+		if (kind == TSTAMP_KIND_HW)
+			ts->acct.hw_wire++;
+		add(ts, TSTAMP_CLIENT_REST, wire);
 		return;
 	}
 	/* RX, read, write, SND */
@@ -197,7 +345,10 @@ settle(struct tstamp *ts, struct slot *s)
 		ts->acct.incomplete++;
 		return;
 	}
-	add(ts, TSTAMP_SERVER, t[3] - t[0]);
+	kind = tstamp_wire(t[0], s->hw_a, t[3], s->hw_b, &wire);
+	if (kind == TSTAMP_KIND_HW)
+		ts->acct.hw_wire++;
+	add(ts, TSTAMP_SERVER, wire);
 	add(ts, TSTAMP_SERVER_IN, t[1] - t[0]);
 	add(ts, TSTAMP_SERVER_APP, t[2] - t[1]);
 	add(ts, TSTAMP_SERVER_OUT, t[3] - t[2]);
@@ -225,7 +376,7 @@ take(struct tstamp *ts, uint32_t key)
 /* A send's stamp: its slot is found by OPT_ID, searching from the oldest
  * slot still waiting, as stamps come in order. */
 static void
-tx_stamp(struct tstamp *ts, uint32_t id, uint32_t kind, uint64_t ns)
+tx_stamp(struct tstamp *ts, uint32_t id, uint32_t kind, uint64_t ns, int hw)
 {
 	int snd = ts->server ? 3 : 1;
 	uint32_t i, k;
@@ -238,7 +389,15 @@ tx_stamp(struct tstamp *ts, uint32_t id, uint32_t kind, uint64_t ns)
 		if (!s->live || s->id != id)
 			continue;
 		ts->oldest = k;
-		if (kind == SCM_TSTAMP_SCHED) {
+		if (hw) {
+			/* The NIC's stamp of the packet leaving it. */
+			if (kind == SCM_TSTAMP_SND) {
+				*(ts->server ? &s->hw_b : &s->hw_a) = ns;
+				if (s->t[snd] != 0 &&
+				    (ts->server || s->answered))
+					settle(ts, s);
+			}
+		} else if (kind == SCM_TSTAMP_SCHED) {
 			s->sched = ns;
 		} else if (kind == SCM_TSTAMP_SND && s->t[snd] == 0) {
 			s->t[snd] = ns;
@@ -249,6 +408,29 @@ tx_stamp(struct tstamp *ts, uint32_t id, uint32_t kind, uint64_t ns)
 	}
 }
 
+/*
+ * Turns the stamps' reporting on or off. With a reporting flag set, the
+ * kernel takes every read of the socket through its control-message
+ * code (sock_recv_cmsgs: the stamp looked up and a control message
+ * built, then dropped for a plain recv), the larger part of what an
+ * unstamped transaction paid. The generating flags stay as they are:
+ * packets are still stamped on arrival and sends on request, OPT_ID's
+ * count goes on (it restarts only when OPT_ID itself is set anew), and
+ * no kernel-wide switch is flipped. Reporting is on for the reads of
+ * stamped transactions and the error queue's, two calls a stamped
+ * transaction at most.
+ */
+static void
+report(struct tstamp *ts, int on)
+{
+	unsigned f = on ? ts->flags_on : ts->flags_off;
+
+	if (ts->reporting == on)
+		return;
+	if (setsockopt(ts->fd, SOL_SOCKET, SO_TIMESTAMPING, &f, sizeof(f)) == 0)
+		ts->reporting = on;
+}
+
 /* Reads the error queue: whatever stamps are there, in one call a batch
  * of TSTAMP_VEC. */
 static void
@@ -257,6 +439,8 @@ drain(struct tstamp *ts)
 	int n, i;
 
 	ts->since_drain = 0;
+	/* Its stamps come as control messages: reported. */
+	report(ts, 1);
 	do {
 		for (i = 0; i < TSTAMP_VEC; i++) {
 			ts->vec[i].msg_hdr.msg_controllen = TSTAMP_CTRL;
@@ -270,6 +454,8 @@ drain(struct tstamp *ts)
 			struct scm_timestamping *st = NULL;
 			struct sock_extended_err *ee = NULL;
 			struct cmsghdr *c;
+			uint64_t sw, hw;
+			int kinds;
 
 			for (c = CMSG_FIRSTHDR(m); c != NULL;
 			     c = CMSG_NXTHDR(m, c)) {
@@ -286,12 +472,13 @@ drain(struct tstamp *ts)
 			    ee->ee_origin != SO_EE_ORIGIN_TIMESTAMPING)
 				continue;
 			ts->acct.stamps++;
-			if (st->ts[0].tv_sec == 0 && st->ts[0].tv_nsec == 0) {
+			kinds = tstamp_pick(st->ts, &sw, &hw);
+			if (kinds & TSTAMP_KIND_SW)
+				tx_stamp(ts, ee->ee_data, ee->ee_info, sw, 0);
+			if (kinds & TSTAMP_KIND_HW) {
 				ts->acct.hw++;
-				continue;
+				tx_stamp(ts, ee->ee_data, ee->ee_info, hw, 1);
 			}
-			tx_stamp(ts, ee->ee_data, ee->ee_info,
-				 ts_ns(&st->ts[0]));
 		}
 	} while (n == TSTAMP_VEC);
 }
@@ -364,9 +551,13 @@ tstamp_recv(struct tstamp *ts, void *buf, size_t len, int flags)
 	if (ts->server && ts->since_drain >= TSTAMP_BATCH)
 		drain(ts);
 	/* A read no stamped transaction waits for takes no stamp: a
-	 * control message costs about as much as a stamped send. */
-	if (ts->server ? !sampled(ts->count) : ts->want_rx == 0)
+	 * control message costs about as much as a stamped send, and
+	 * with the reporting off the kernel does not build one. */
+	if (ts->server ? !sampled(ts->count) : ts->want_rx == 0) {
+		report(ts, 0);
 		return recv(ts->fd, buf, len, flags);
+	}
+	report(ts, 1);
 	n = recvmsg(ts->fd, &m, flags);
 	if (n <= 0)
 		return n;
@@ -376,11 +567,15 @@ tstamp_recv(struct tstamp *ts, void *buf, size_t len, int flags)
 		    c->cmsg_type == SCM_TIMESTAMPING) {
 			const struct scm_timestamping *st =
 			    (const void *)CMSG_DATA(c);
+			uint64_t sw, hw;
+			int kinds = tstamp_pick(st->ts, &sw, &hw);
 
-			if (st->ts[2].tv_sec != 0 || st->ts[2].tv_nsec != 0)
+			if (kinds & TSTAMP_KIND_HW) {
+				ts->rx_hw = hw;
 				ts->acct.hw++;
-			if (st->ts[0].tv_sec != 0 || st->ts[0].tv_nsec != 0) {
-				ts->rx = ts_ns(&st->ts[0]);
+			}
+			if (kinds & TSTAMP_KIND_SW) {
+				ts->rx = sw;
 				ts->acct.stamps++;
 			}
 		}
@@ -398,12 +593,13 @@ tstamp_answered(struct tstamp *ts, uint32_t key)
 		s->answered = 1;
 		s->t[2] = ts->rx;
 		s->t[3] = ts->read;
+		s->hw_b = ts->rx_hw;
 		/* The request's SND stamp is usually read below, a batch
 		 * at a time; without one a SCHED stamp stands in. */
 		if (s->t[1] != 0)
 			settle(ts, s);
 	}
-	ts->rx = 0;
+	ts->rx = ts->rx_hw = 0;
 	if (ts->since_drain >= TSTAMP_BATCH)
 		drain(ts);
 }
@@ -418,8 +614,9 @@ tstamp_request(struct tstamp *ts)
 		s = take(ts, (uint32_t)ts->count);
 		s->t[0] = ts->rx;
 		s->t[1] = ts->read;
+		s->hw_a = ts->rx_hw;
 	}
-	ts->rx = 0;
+	ts->rx = ts->rx_hw = 0;
 	if (ts->delay_us > 0) {
 		struct timespec d = {0, (long)ts->delay_us * 1000};
 
@@ -467,6 +664,9 @@ tstamp_collect(struct tstamp *ts, struct tstamp_account *a, char *err)
 	int i;
 
 	drain(ts);
+	ts->final = 1;
+	for (i = 0; i < TSTAMP_RING; i++)
+		settle(ts, &ts->ring[i]);
 	settle_sched(ts);
 	for (i = 0; i < TSTAMP_RING; i++)
 		if (ts->ring[i].live) {
@@ -489,6 +689,9 @@ tstamp_collect(struct tstamp *ts, struct tstamp_account *a, char *err)
 	a->errq_calls += ts->acct.errq_calls;
 	a->incomplete += ts->acct.incomplete;
 	a->hw += ts->acct.hw;
+	a->hw_wire += ts->acct.hw_wire;
+	if (a->hw_why[0] == '\0')
+		snprintf(a->hw_why, sizeof(a->hw_why), "%s", ts->acct.hw_why);
 	memset(&ts->acct, 0, sizeof(ts->acct));
 	return 0;
 }
@@ -552,7 +755,10 @@ tstamp_pack(const struct tstamp_account *a)
 	json_t *h;
 	int i;
 
-	if (o == NULL || tmp == NULL)
+	if (o == NULL || tmp == NULL ||
+	    json_object_set_new(o, "hw_wire",
+				json_integer((json_int_t)a->hw_wire)) < 0 ||
+	    json_object_set_new(o, "hw_why", json_string(a->hw_why)) < 0)
 		goto fail;
 	for (i = 0; i < TSTAMP_NHIST; i++) {
 		if (a->h[i] == NULL)
@@ -587,6 +793,22 @@ tstamp_unpack(const json_t *j, struct tstamp_account *a, char *err)
 		if (proto_get_int(j, counts[i], 0, INT64_MAX, &v, err) < 0)
 			return -1;
 		*dst[i] = (uint64_t)v;
+	}
+	/* What an older netserver does not send: no hardware used, and
+	 * no reason given. */
+	if (json_object_get(j, "hw_wire") != NULL) {
+		if (proto_get_int(j, "hw_wire", 0, INT64_MAX, &v, err) < 0)
+			return -1;
+		a->hw_wire = (uint64_t)v;
+	}
+	if (json_object_get(j, "hw_why") != NULL) {
+		if (proto_get_string(j, "hw_why", a->hw_why, sizeof(a->hw_why),
+				     err) < 0)
+			return -1;
+		/* It is printed: nothing but printable ASCII. */
+		for (i = 0; a->hw_why[i] != '\0'; i++)
+			if (a->hw_why[i] < 0x20 || a->hw_why[i] > 0x7e)
+				a->hw_why[i] = '?';
 	}
 	for (i = 0; i < TSTAMP_NHIST; i++) {
 		h = json_object_get(j, part_name[i]);
@@ -673,24 +895,40 @@ tstamp_select(const struct tstamp_result *t, int p, int stat, char *b,
 				      : f.mean);
 }
 
-/* Which stamps the parts come from. */
+/* Which stamps one side's wire part (netperf's SND to RX, netserver's
+ * residence) came from: hw of its count n from the NIC's. */
+static const char *
+wire_kind(const struct tstamp_account *a, int part)
+{
+	uint64_t n = a->h[part] != NULL ? a->h[part]->count : 0;
+
+	if (a->hw_wire == 0)
+		return "software";
+	return a->hw_wire >= n ? "hardware" : "mixed";
+}
+
+/* Which stamps the network part came from: both sides' wire parts. The
+ * stack parts pair an application's time with a stamp, and always take
+ * the kernel's software stamps. */
 static const char *
 kind(const struct tstamp_result *t)
 {
-	(void)t;
-	/* Hardware stamps are on the NIC's clock, not the application's:
-	 * they are counted ("hardware_stamps") but every part is
-	 * measured with the software stamps. */
-	return "software";
+	const char *c = wire_kind(&t->side[0], TSTAMP_CLIENT_REST),
+		   *s = wire_kind(&t->side[1], TSTAMP_SERVER);
+
+	return strcmp(c, s) == 0 ? c : "mixed";
 }
 
 static json_t *
-side_json(const struct tstamp_account *a)
+side_json(const struct tstamp_account *a, int part)
 {
 	return json_pack(
-	    "{s:I, s:I, s:I, s:I}", "stamps", (json_int_t)a->stamps,
-	    "errqueue_calls", (json_int_t)a->errq_calls, "incomplete",
-	    (json_int_t)a->incomplete, "hardware_stamps", (json_int_t)a->hw);
+	    "{s:I, s:I, s:I, s:I, s:I, s:s, s:o}", "stamps",
+	    (json_int_t)a->stamps, "errqueue_calls", (json_int_t)a->errq_calls,
+	    "incomplete", (json_int_t)a->incomplete, "hardware_stamps",
+	    (json_int_t)a->hw, "hardware_transactions", (json_int_t)a->hw_wire,
+	    "wire_kind", wire_kind(a, part), "hardware_reason",
+	    a->hw_why[0] != '\0' ? json_string(a->hw_why) : json_null());
 }
 
 json_t *
@@ -724,10 +962,10 @@ tstamp_json(const struct tstamp_result *t)
 		goto fail;
 	}
 	parts = NULL;
-	v = side_json(&t->side[0]);
+	v = side_json(&t->side[0], TSTAMP_CLIENT_REST);
 	if (v == NULL || json_object_set_new(o, "local", v) < 0)
 		goto fail;
-	v = side_json(&t->side[1]);
+	v = side_json(&t->side[1], TSTAMP_SERVER);
 	if (v == NULL || json_object_set_new(o, "remote", v) < 0)
 		goto fail;
 	return o;
@@ -764,15 +1002,26 @@ tstamp_print(FILE *out, const struct tstamp_result *t)
 	fprintf(out,
 		"\nRound trip split (--timestamps, %s stamps; netperf: %llu "
 		"stamps, %llu error queue reads, %llu incomplete; "
-		"netserver: %llu, %llu, %llu)\n"
-		"%-20s %10s %12s %12s %12s\n",
+		"netserver: %llu, %llu, %llu)\n",
 		kind(t), (unsigned long long)t->side[0].stamps,
 		(unsigned long long)t->side[0].errq_calls,
 		(unsigned long long)t->side[0].incomplete,
 		(unsigned long long)t->side[1].stamps,
 		(unsigned long long)t->side[1].errq_calls,
-		(unsigned long long)t->side[1].incomplete, "Part (us)", "Count",
-		"Mean", "P50", "P99");
+		(unsigned long long)t->side[1].incomplete);
+	/* Where the NIC's stamps were used, and why not. */
+	for (i = 0; i < 2; i++) {
+		const struct tstamp_account *a = &t->side[i];
+
+		fprintf(out, "%s: %s wire part (%s)",
+			i ? "; netserver" : "netperf",
+			wire_kind(a, i ? TSTAMP_SERVER : TSTAMP_CLIENT_REST),
+			i ? "RX to SND" : "SND to RX");
+		if (a->hw_wire == 0 && a->hw_why[0] != '\0')
+			fprintf(out, ", %s", a->hw_why);
+	}
+	fprintf(out, "; stack parts software\n%-20s %10s %12s %12s %12s\n",
+		"Part (us)", "Count", "Mean", "P50", "P99");
 	for (i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
 		if (tstamp_figure(t, order[i], &f) < 0) {
 			fprintf(out, "%-20s %10s\n", label[order[i]], "-");

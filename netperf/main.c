@@ -156,11 +156,16 @@ interim_detail(const struct result *res, struct result_interim *iv,
 	iv->classes = NULL;
 	iv->timeouts = iv->errors = 0;
 	iv->flows = res->p.streams > 0 ? res->p.streams : 1;
+	iv->lost_split = 0;
+	iv->lost_req = iv->lost_rsp = 0;
 	if (ivl == NULL)
 		return 0;
 	iv->timeouts = ivl->timeouts;
 	iv->errors = ivl->errors;
 	iv->flows = ivl->flows;
+	iv->lost_split = ivl->lost_split;
+	iv->lost_req = ivl->lost_req;
+	iv->lost_rsp = ivl->lost_rsp;
 	/* A stream test's histogram times its calls, not round trips:
 	 * the interval's latency is an RR test's. */
 	if (module_is_rr(res->m) && ivl->hist != NULL &&
@@ -184,6 +189,35 @@ interim_detail(const struct result *res, struct result_interim *iv,
 			    res, (double)ivl->stream[i], iv->interval);
 	}
 	return 0;
+}
+
+/* One interval n of res, printed as the options ask. */
+static void
+interim_print(const struct interim_ctx *ic, const struct result *res,
+	      const struct result_interim *iv, int n)
+{
+	if (ic->o->json_stream)
+		json_doc_interim(stdout, res, iv);
+	else if (!ic->o->json && ic->o->interval_lines &&
+		 ic->o->output_mode == 'k')
+		runplot_keyval(stdout, res, iv, n);
+	else if (!ic->o->json && ic->o->interval_lines)
+		runplot_line(stdout, res, iv, n);
+	else if (!ic->o->json && !iv->partial) {
+		/* netperf 2.7's lines stay as they are, for the scripts
+		 * that read every line with "Interim" in it (2.7's
+		 * bloat.sh): each a whole interval, as 2.7's, so the tail
+		 * is in the JSON and --interval-lines only. */
+		select_interim(stdout, res, iv, n,
+			       ic->o->output_mode == 'o'   ? 'o'
+			       : ic->o->output_mode == 'k' ? 'k'
+							   : 'l');
+		/* --interim-tcp, which 2.7 lacks, adds the kernel's view
+		 * below each. */
+		if (ic->o->interim_tcp && ic->o->output_mode != 'o' &&
+		    ic->o->output_mode != 'k')
+			select_interim_tcp(stdout, iv);
+	}
 }
 
 static void
@@ -221,29 +255,23 @@ on_interim(void *arg, double count, double secs, double since_start,
 	if (interim_detail(res, &iv, ivl) < 0)
 		return;
 	res->interim[res->ninterim] = iv;
-	if (ic->o->json_stream)
-		json_doc_interim(stdout, res, &iv);
-	else if (!ic->o->json && ic->o->interval_lines &&
-		 ic->o->output_mode == 'k')
-		runplot_keyval(stdout, res, &iv, res->ninterim);
-	else if (!ic->o->json && ic->o->interval_lines)
-		runplot_line(stdout, res, &iv, res->ninterim);
-	else if (!ic->o->json && !iv.partial) {
-		/* netperf 2.7's lines stay as they are, for the scripts
-		 * that read every line with "Interim" in it (2.7's
-		 * bloat.sh): each a whole interval, as 2.7's, so the tail
-		 * is in the JSON and --interval-lines only. */
-		select_interim(stdout, res, &iv, res->ninterim,
-			       ic->o->output_mode == 'o'   ? 'o'
-			       : ic->o->output_mode == 'k' ? 'k'
-							   : 'l');
-		/* --interim-tcp, which 2.7 lacks, adds the kernel's view
-		 * below each. */
-		if (ic->o->interim_tcp && ic->o->output_mode != 'o' &&
-		    ic->o->output_mode != 'k')
-			select_interim_tcp(stdout, &iv);
-	}
+	/* The tail's lost requests are known once netserver's count has
+	 * come with the results: it is printed then (interim_tail). */
+	if (!(iv.partial && iv.lost_split))
+		interim_print(ic, res, &res->interim[res->ninterim],
+			      res->ninterim);
 	res->ninterim++;
+	fflush(stdout);
+}
+
+/* The tail of a run whose intervals split their losses, once the
+ * totals are in: its share set and printed as the others were. */
+static void
+interim_tail(struct interim_ctx *ic, struct result *res)
+{
+	if (oneway_lost_tail(res) == 0)
+		interim_print(ic, res, &res->interim[res->ninterim - 1],
+			      res->ninterim - 1);
 	fflush(stdout);
 }
 
@@ -471,6 +499,7 @@ run_iterations(struct client *c, const struct netperf_opts *o,
 		}
 		dump_tcp_info(res);
 		result_compute(res);
+		interim_tail(ic, res);
 		if (o->load_up + o->load_down > 0 &&
 		    under_load(c, o, res, argc, argv, err) < 0) {
 			free(samples);

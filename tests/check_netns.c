@@ -2130,6 +2130,10 @@ END_TEST
  * must each equal their rule's counter exactly, and the other be 0; the
  * selectors print what the JSON document holds. Only data datagrams are
  * dropped: not the 16-byte token (UDP length 24) nor the end markers.
+ * UDP_RR runs with -D too: each interval's LOST_REQUESTS and
+ * LOST_RESPONSES, in the JSON and in --interval-lines, add up to the
+ * totals and so to the counters, and the whole intervals (not the tail
+ * alone) hold nearly all of them.
  */
 static void
 drop_one_in_ten(const char *ns)
@@ -2142,29 +2146,95 @@ drop_one_in_ten(const char *ns)
 	     "counter", "drop");
 }
 
+/* The intervals' lost requests and answers summed into sum[2], and
+ * those of the whole intervals (not the tail) into whole[2]; the count
+ * of intervals, or -1 when one is missing its split. */
+static int
+interval_losses(json_t *doc, double sum[2], double whole[2])
+{
+	json_t *a = json_object_get(doc, "interim"), *iv, *req, *rsp;
+	size_t i;
+
+	sum[0] = sum[1] = whole[0] = whole[1] = 0;
+	json_array_foreach(a, i, iv)
+	{
+		req = json_object_get(iv, "lost_requests");
+		rsp = json_object_get(iv, "lost_responses");
+		if (!json_is_integer(req) || !json_is_integer(rsp))
+			return -1;
+		sum[0] += (double)json_integer_value(req);
+		sum[1] += (double)json_integer_value(rsp);
+		if (json_is_true(json_object_get(iv, "partial")))
+			continue;
+		whole[0] += (double)json_integer_value(req);
+		whole[1] += (double)json_integer_value(rsp);
+	}
+	return (int)json_array_size(a);
+}
+
+/* --interval-lines' "lost requests A  lost responses B" summed over the
+ * lines of text into sum[2]; the count of lines that carry them. */
+static int
+interval_line_losses(const char *text, double sum[2])
+{
+	const char *l = text;
+	long long a, b;
+	int n = 0;
+
+	sum[0] = sum[1] = 0;
+	while ((l = strstr(l, "lost requests ")) != NULL) {
+		if (sscanf(l, "lost requests %lld  lost responses %lld", &a,
+			   &b) == 2) {
+			sum[0] += (double)a;
+			sum[1] += (double)b;
+			n++;
+		}
+		l++;
+	}
+	return n;
+}
+
 static void
 loss_direction_run(const char *test, int answers)
 {
 	const char *ns = answers ? env.ns.a : env.ns.b;
+	int iv = strcmp(test, "UDP_RR") == 0;
 	const char *args[] = {"-t",    test, "-l",
 			      "3",     "--", "-r",
 			      "64,64", "-o", "LOST_REQUESTS,LOST_RESPONSES",
 			      NULL};
-	const char *jargs[] = {"-t", test, "-l",    "3",
+	const char *iargs[] = {"-t",
+			       test,
+			       "-l",
+			       "3",
+			       "-D",
+			       "0.5",
+			       "--interval-lines",
+			       "--",
+			       "-r",
+			       "64,64",
+			       "-o",
+			       "LOST_REQUESTS,LOST_RESPONSES",
+			       NULL};
+	const char *jargs[] = {"-t",  test, "-l", "3",	   "-D",
+			       "0.5", "--", "-r", "64,64", NULL};
+	const char *plain[] = {"-t", test, "-l",    "3",
 			       "--", "-r", "64,64", NULL};
 	struct harness_out o;
 	unsigned long long drops;
-	double req, rsp, late;
+	double req, rsp, late, sum[2], whole[2];
 	json_t *doc;
 	double v[2];
 	const char *l;
+	int n;
 
 	drop_one_in_ten(ns);
-	doc = netperf_json(&env, jargs);
+	doc = netperf_json(&env, iv ? jargs : plain);
 	drops = nft_drops_in(ns, "inet");
 	req = harness_json_num(doc, "result.lost_requests");
 	rsp = harness_json_num(doc, "result.lost_responses");
 	late = harness_json_num(doc, "local.counts.late_answers");
+	n = interval_losses(doc, sum, whole);
 	json_decref(doc);
 	ck_assert_msg(drops > 0, "%s: nothing dropped", test);
 	ck_assert_msg(req == (answers ? 0 : (double)drops) &&
@@ -2173,10 +2243,23 @@ loss_direction_run(const char *test, int answers)
 		      "%.0f, lost responses %.0f (late answers %.0f)",
 		      test, answers ? "answers" : "requests", drops, req, rsp,
 		      late);
+	if (iv) {
+		/* Each interval's split, adding up to the totals exactly;
+		 * the whole intervals found nearly every loss as it came
+		 * (the tail only those after the last answer). */
+		ck_assert_msg(n >= 6 && sum[0] == req && sum[1] == rsp &&
+				  whole[answers] + 5 >= (double)drops,
+			      "%s, dropping %s: %d intervals; their lost "
+			      "requests %.0f, responses %.0f (the whole "
+			      "ones' %.0f, %.0f); totals %.0f, %.0f; nft "
+			      "dropped %llu",
+			      test, answers ? "answers" : "requests", n, sum[0],
+			      sum[1], whole[0], whole[1], req, rsp, drops);
+	}
 	/* The selectors, in a run of their own, the counter from 0. */
 	MUST(o, ns, "nft", "delete", "table", "inet", "nptest");
 	drop_one_in_ten(ns);
-	netperf(&env, args, &o);
+	netperf(&env, iv ? iargs : args, &o);
 	drops = nft_drops_in(ns, "inet");
 	l = strstr(o.out, "Lost Responses\n");
 	ck_assert_msg(l != NULL && sscanf(l + 15, "%lf,%lf", &v[0], &v[1]) == 2,
@@ -2184,6 +2267,13 @@ loss_direction_run(const char *test, int answers)
 	ck_assert_msg(v[answers ? 1 : 0] == (double)drops &&
 			  v[answers ? 0 : 1] == 0,
 		      "%s: nft dropped %llu: %.3000s", test, drops, o.out);
+	if (iv) {
+		n = interval_line_losses(o.out, sum);
+		ck_assert_msg(n >= 6 && sum[0] == v[0] && sum[1] == v[1],
+			      "%s: %d interval lines, lost %.0f, %.0f; totals "
+			      "%.0f, %.0f: %.3000s",
+			      test, n, sum[0], sum[1], v[0], v[1], o.out);
+	}
 	MUST(o, ns, "nft", "delete", "table", "inet", "nptest");
 }
 

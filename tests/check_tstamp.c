@@ -3,6 +3,9 @@
  * server from SO_TIMESTAMPING stamps (lib/tstamp.c).
  *
  * - units: the codec of netserver's account, the network part derived;
+ *   which stamps a transaction's wire part takes (synthetic
+ *   SCM_TIMESTAMPING messages: the NIC's when both of a pair have one,
+ *   never one of each clock) and the kind the report names;
  * - loopback: the parts add up exactly where they are defined to (the
  *   server's residence is its three parts, netperf's round trip its stack
  *   and the rest) for TCP_RR and UDP_RR, the selectors, the refusals;
@@ -21,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -79,6 +83,165 @@ START_TEST(account_round_trip)
 	ck_assert_int_eq(tstamp_unpack(j, &b, err), -1);
 	json_decref(j);
 	ck_assert_int_eq(tstamp_unpack(NULL, &b, err), -1);
+	tstamp_account_free(&a);
+	tstamp_account_free(&b);
+}
+END_TEST
+
+/* A control message as the kernel writes it: SCM_TIMESTAMPING with the
+ * software stamp in ts[0] and the NIC's raw one in ts[2], each left 0
+ * when absent; tstamp_pick reads it back from buf. */
+static int
+pick_from(uint64_t sw, uint64_t hw, uint64_t *got_sw, uint64_t *got_hw)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(struct timespec) * 3)];
+		struct cmsghdr align;
+	} u;
+	struct msghdr m = {.msg_control = u.buf,
+			   .msg_controllen = sizeof(u.buf)};
+	struct timespec ts[3] = {{0, 0}, {0, 0}, {0, 0}};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
+
+	memset(u.buf, 0, sizeof(u.buf));
+	ts[0].tv_sec = (time_t)(sw / 1000000000ULL);
+	ts[0].tv_nsec = (long)(sw % 1000000000ULL);
+	ts[2].tv_sec = (time_t)(hw / 1000000000ULL);
+	ts[2].tv_nsec = (long)(hw % 1000000000ULL);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_TIMESTAMPING;
+	c->cmsg_len = CMSG_LEN(sizeof(ts));
+	memcpy(CMSG_DATA(c), ts, sizeof(ts));
+	c = CMSG_FIRSTHDR(&m);
+	ck_assert_int_eq(c->cmsg_type, SCM_TIMESTAMPING);
+	return tstamp_pick((const struct timespec *)CMSG_DATA(c), got_sw,
+			   got_hw);
+}
+
+/* Each kind of stamp is taken from where the kernel puts it, the legacy
+ * ts[1] never. */
+START_TEST(stamp_pick)
+{
+	uint64_t sw, hw;
+
+	ck_assert_int_eq(pick_from(5000000123ULL, 0, &sw, &hw), TSTAMP_KIND_SW);
+	ck_assert_uint_eq(sw, 5000000123ULL);
+	ck_assert_uint_eq(hw, 0);
+	/* A NIC's TX stamp comes alone, ts[0] empty. */
+	ck_assert_int_eq(pick_from(0, 7000000456ULL, &sw, &hw), TSTAMP_KIND_HW);
+	ck_assert_uint_eq(sw, 0);
+	ck_assert_uint_eq(hw, 7000000456ULL);
+	/* An RX stamp with both. */
+	ck_assert_int_eq(pick_from(5000000123ULL, 7000000456ULL, &sw, &hw),
+			 TSTAMP_KIND_SW | TSTAMP_KIND_HW);
+	ck_assert_uint_eq(sw, 5000000123ULL);
+	ck_assert_uint_eq(hw, 7000000456ULL);
+	ck_assert_int_eq(pick_from(0, 0, &sw, &hw), 0);
+}
+END_TEST
+
+/* A transaction's wire part: the NIC's pair when both stamps are its,
+ * else the kernel's pair, never one of each (two clocks). */
+START_TEST(wire_prefers_hardware)
+{
+	uint64_t ns;
+
+	/* Both of the pair from the NIC: its clock, though the kernel's
+	 * stamps are there too. */
+	ck_assert_int_eq(tstamp_wire(1000, 50000, 9000, 56000, &ns),
+			 TSTAMP_KIND_HW);
+	ck_assert_uint_eq(ns, 6000);
+	/* The NIC stamped the receive only: the kernel's pair. */
+	ck_assert_int_eq(tstamp_wire(1000, 0, 9000, 56000, &ns),
+			 TSTAMP_KIND_SW);
+	ck_assert_uint_eq(ns, 8000);
+	ck_assert_int_eq(tstamp_wire(1000, 50000, 9000, 0, &ns),
+			 TSTAMP_KIND_SW);
+	ck_assert_uint_eq(ns, 8000);
+	/* A hardware pair that runs backwards is no pair. */
+	ck_assert_int_eq(tstamp_wire(1000, 56000, 9000, 50000, &ns),
+			 TSTAMP_KIND_SW);
+	ck_assert_uint_eq(ns, 8000);
+	/* One stamp of each clock and nothing else: no part. */
+	ck_assert_int_eq(tstamp_wire(1000, 0, 0, 56000, &ns), 0);
+	ck_assert_int_eq(tstamp_wire(0, 0, 0, 0, &ns), 0);
+}
+END_TEST
+
+/* An account whose wire part is count transactions, hw of them from the
+ * NIC's stamps. */
+static void
+wire_account(struct tstamp_account *a, int part, uint64_t count, uint64_t hw)
+{
+	uint64_t i;
+
+	memset(a, 0, sizeof(*a));
+	a->h[part] = malloc(sizeof(struct stats_hist));
+	ck_assert_ptr_nonnull(a->h[part]);
+	stats_hist_init(a->h[part]);
+	for (i = 0; i < count; i++)
+		stats_hist_add(a->h[part], 20000);
+	a->hw_wire = hw;
+	if (hw == 0)
+		snprintf(a->hw_why, sizeof(a->hw_why),
+			 "eth9 has hardware "
+			 "stamps turned off");
+}
+
+/* The kind the report names: each side's wire part and the network. */
+static const char *
+kind_of(uint64_t local_hw, uint64_t remote_hw, char *local_kind, size_t cap)
+{
+	static char k[16];
+	struct tstamp_result t;
+	json_t *j;
+
+	wire_account(&t.side[0], TSTAMP_CLIENT_REST, 10, local_hw);
+	wire_account(&t.side[1], TSTAMP_SERVER, 10, remote_hw);
+	j = tstamp_json(&t);
+	ck_assert_ptr_nonnull(j);
+	snprintf(k, sizeof(k), "%s",
+		 json_string_value(json_object_get(j, "kind")));
+	snprintf(local_kind, cap, "%s",
+		 json_string_value(json_object_get(json_object_get(j, "local"),
+						   "wire_kind")));
+	json_decref(j);
+	tstamp_result_free(&t);
+	return k;
+}
+
+START_TEST(report_names_kind)
+{
+	struct tstamp_account a, b;
+	char lk[16], err[ERR_LEN];
+	json_t *j;
+
+	ck_assert_str_eq(kind_of(10, 10, lk, sizeof(lk)), "hardware");
+	ck_assert_str_eq(lk, "hardware");
+	ck_assert_str_eq(kind_of(0, 0, lk, sizeof(lk)), "software");
+	ck_assert_str_eq(kind_of(10, 0, lk, sizeof(lk)), "mixed");
+	ck_assert_str_eq(lk, "hardware");
+	ck_assert_str_eq(kind_of(4, 10, lk, sizeof(lk)), "mixed");
+	ck_assert_str_eq(lk, "mixed");
+	/* netserver's count and reason travel with its account; a reason
+	 * is printed, so what is not printable ASCII is replaced. */
+	wire_account(&a, TSTAMP_SERVER, 3, 0);
+	snprintf(a.hw_why, sizeof(a.hw_why), "eth9\x1b[2J off");
+	a.hw_wire = 2;
+	j = tstamp_pack(&a);
+	ck_assert_ptr_nonnull(j);
+	memset(&b, 0, sizeof(b));
+	ck_assert_int_eq(tstamp_unpack(j, &b, err), 0);
+	ck_assert_uint_eq(b.hw_wire, 2);
+	ck_assert_str_eq(b.hw_why, "eth9?[2J off");
+	json_decref(j);
+	/* An older netserver's account has neither. */
+	j = json_pack("{s:i, s:i, s:i, s:i}", "stamps", 1, "errq_calls", 0,
+		      "incomplete", 0, "hw", 0);
+	ck_assert_int_eq(tstamp_unpack(j, &b, err), 0);
+	ck_assert_uint_eq(b.hw_wire, 0);
+	ck_assert_str_eq(b.hw_why, "");
+	json_decref(j);
 	tstamp_account_free(&a);
 	tstamp_account_free(&b);
 }
@@ -234,6 +397,14 @@ parts_add_up(const char *test, const char *rate)
 	ck_assert_str_eq(
 	    json_string_value(harness_json_at(doc, "timestamps.kind")),
 	    "software");
+	/* Loopback makes no hardware stamps, and the report says why. */
+	ck_assert_ptr_nonnull(
+	    strstr(json_string_value(harness_json_at(
+		       doc, "timestamps.remote.hardware_reason")),
+		   "lo makes no hardware stamps"));
+	ck_assert_str_eq(json_string_value(harness_json_at(
+			     doc, "timestamps.local.wire_kind")),
+			 "software");
 	/* The first TSTAMP_FIRST transactions, then one in TSTAMP_EVERY,
 	 * are stamped, the same ones on both ends. */
 	n = num(doc, "timestamps.parts.round_trip.count");
@@ -372,6 +543,9 @@ START_TEST(verbose_table)
 	ck_assert_ptr_nonnull(strstr(out, "Round trip split (--timestamps, "
 					  "software stamps"));
 	ck_assert_ptr_nonnull(strstr(out, "network (both ways)"));
+	ck_assert_ptr_nonnull(
+	    strstr(out, "netperf: software wire part (SND to RX), lo makes "
+			"no hardware stamps"));
 	ck_assert_ptr_nonnull(strstr(out, "server app"));
 	free(out);
 }
@@ -588,6 +762,9 @@ main(void)
 	tcase_add_test(unit, account_round_trip);
 	tcase_add_test(unit, network_derived);
 	tcase_add_test(unit, wide_histogram_fits);
+	tcase_add_test(unit, stamp_pick);
+	tcase_add_test(unit, wire_prefers_hardware);
+	tcase_add_test(unit, report_names_kind);
 	suite_add_tcase(s, unit);
 
 	tcase_add_checked_fixture(lo, lo_setup, lo_teardown);

@@ -37,6 +37,9 @@ struct interval_track {
 	int nclasses;
 	uint64_t *class_prev, *class_count;
 	struct stats_hist *class_prev_hist, *class_cur_hist, *class_hist;
+	/* -D on UDP_RR: the lost requests and answers found by the last
+	 * boundary, summed over the streams. */
+	int64_t lost_req_prev, lost_rsp_prev;
 	struct module_interval out;
 };
 

@@ -240,6 +240,11 @@ struct test_params {
 	 * its largest sizes (the buffers' bounds). netserver is told the
 	 * sizes only; the weights and the seed are netperf's. */
 	struct mix mix;
+	/* -D on UDP_RR: netserver writes its count of requests received
+	 * so far into each answer (oneway.h, ONEWAY_COUNT_LEN), so that
+	 * netperf splits each interval's lost transactions into requests
+	 * and answers as they happen. */
+	int lost_iv;
 };
 
 enum { MODULE_ARRIVALS_POISSON, MODULE_ARRIVALS_FIXED };
@@ -352,6 +357,14 @@ struct test_ctx {
 	 * mix. */
 	struct mix_acct *mix;
 	uint64_t mix_rng;
+	/* -D on UDP_RR, netperf's side (p->lost_iv): lost_split is set
+	 * when this stream's answers carry netserver's count; as of the
+	 * last answer in time, the requests it shows netserver never saw
+	 * (lost_req) and the transactions given up on and never answered
+	 * (lost_all), stored as the loop runs and read by the
+	 * coordinator at each boundary (interval.c). */
+	int lost_split;
+	uint64_t lost_req, lost_all;
 };
 
 enum { MODULE_WD_RUNNING, MODULE_WD_DONE, MODULE_WD_FIRED };
@@ -455,6 +468,11 @@ struct module_interval {
 	int nclasses;
 	const uint64_t *class_count;
 	const struct stats_hist *class_hist;
+	/* -D on UDP_RR (test_ctx's lost_split on every stream): the lost
+	 * requests and answers found in the interval; lost_split 0 when
+	 * not measured. */
+	int lost_split;
+	int64_t lost_req, lost_rsp;
 };
 
 struct interval_track;

@@ -17,7 +17,9 @@
 #include "np/stats.h"
 
 struct result;
+struct test_ctx;
 struct test_module;
+struct test_params;
 
 /*
  * Where the stamps sit, as 64-bit big-endian CLOCK_REALTIME nanoseconds:
@@ -113,5 +115,35 @@ json_t *oneway_json(const struct result *res);
 /* Loss direction for the JSON document: the count, or json null when not
  * measured; responses 1 for the answers, 0 for the requests. */
 json_t *oneway_json_lost(const struct result *res, int responses);
+
+/*
+ * Loss direction per interval (-D on UDP_RR): netserver writes its count
+ * of the requests it has received on the stream so far, this one among
+ * them, into each answer, ONEWAY_COUNT_LEN bytes big-endian at
+ * oneway_count_off. The answer to request t carrying count c shows that
+ * t - c of the requests up to t never reached netserver (tags count
+ * from 1), as soon as that answer arrives.
+ */
+#define ONEWAY_COUNT_LEN 8
+
+/* Whether -D on test m with params p splits each interval's losses
+ * (UDP_RR's closed loop on a thread a stream): 1 or 0. */
+int oneway_splits_intervals(const struct test_module *m,
+			    const struct test_params *p);
+
+/* Where the count sits in an answer under p (past --one-way's stamps),
+ * or 0 when p does not ask for it or the sizes leave no room. */
+size_t oneway_count_off(const struct test_params *p);
+
+/* netperf: an answer in time to the request tagged tag, n bytes in buf;
+ * updates ctx's lost_req and lost_all for the interval reader. */
+void oneway_lost_answer(struct test_ctx *ctx, uint64_t tag, const char *buf,
+			size_t n);
+
+/* The tail's share of the losses once the totals are known: sets the
+ * last interval of res (a partial one) so that the intervals add up to
+ * oneway_lost's totals; returns 0, or -1 when res has no split
+ * intervals or no totals. */
+int oneway_lost_tail(struct result *res);
 
 #endif

@@ -77,6 +77,12 @@ struct result_interim {
 		uint64_t count, lat_count;
 		double p50, p99, p999; /* us, -1 when none timed */
 	} *classes;
+	/* -D on UDP_RR: the requests that never reached netserver and
+	 * the answers that never reached netperf, found in the interval
+	 * (the tail's set from the totals, oneway_lost_tail, so that the
+	 * intervals add up to them); lost_split 0 when not measured. */
+	int lost_split;
+	int64_t lost_req, lost_rsp;
 };
 
 /* Repeated runs (-i, -I): the means and how wide their intervals are. */

@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "np/stats.h"
 
@@ -104,7 +105,14 @@ struct tstamp_account {
 	uint64_t stamps;     /* stamps read, TX and RX */
 	uint64_t errq_calls; /* recvmmsg(MSG_ERRQUEUE) calls */
 	uint64_t incomplete; /* transactions whose stamps never all came */
-	uint64_t hw;	     /* hardware stamps seen (not used) */
+	uint64_t hw;	     /* hardware stamps seen */
+	/* Transactions whose wire part (netperf: its SND to its RX, the
+	 * network with netserver's residence; netserver: RX to SND, its
+	 * residence) came from the NIC's stamps, both of them hardware. */
+	uint64_t hw_wire;
+	/* Why this side used no hardware stamps ("" when it could have):
+	 * its interface makes none, or has them turned off. */
+	char hw_why[128];
 };
 
 /* Both sides' accounts, result.side's order (local, remote). */
@@ -135,6 +143,34 @@ struct tstamp;
  * NULL with err set (no memory, or the kernel refused the option). */
 struct tstamp *tstamp_open(int fd, int tcp, int server, int delay_us,
 			   char *err);
+
+/* The kinds of stamp a control message carries (tstamp_pick). */
+enum { TSTAMP_KIND_SW = 1, TSTAMP_KIND_HW = 2 };
+
+/*
+ * One SCM_TIMESTAMPING message's stamps: ts[0], the kernel's software
+ * stamp (CLOCK_REALTIME), into *sw, and ts[2], the NIC's raw hardware
+ * stamp (its PTP clock), into *hw, each 0 when absent. Returns the kinds
+ * found (TSTAMP_KIND_*), 0 for none.
+ */
+int tstamp_pick(const struct timespec ts[3], uint64_t *sw, uint64_t *hw);
+
+/*
+ * The wire part of a transaction from its two stamps a (the earlier:
+ * netperf's SND, netserver's RX) and b, each as software and hardware
+ * time (0 when absent): b - a from the hardware stamps when both have
+ * one, else from the software ones (never one of each: two clocks).
+ * Returns the kind used and sets *ns, or 0 when neither pair is whole or
+ * the pair runs backwards.
+ */
+int tstamp_wire(uint64_t a_sw, uint64_t a_hw, uint64_t b_sw, uint64_t b_hw,
+		uint64_t *ns);
+
+/* Why the socket fd cannot have hardware stamps, into why (cap bytes):
+ * its interface's ethtool timestamping capabilities and SIOCGHWTSTAMP
+ * setting, read only (netperf never changes a NIC's setting); "" when
+ * the interface makes them and has them on. */
+void tstamp_hw_reason(int fd, char *why, size_t cap);
 
 /* Frees what tstamp_open made (the socket stays open). */
 void tstamp_free(struct tstamp *ts);
