@@ -12,21 +12,63 @@
 #include "np/tstamp.h"
 #include "np/flows.h"
 
+static size_t recv_max = PROTO_MAX_MSG;
+
+void
+proto_set_recv_max(size_t max)
+{
+	recv_max = max;
+}
+
+size_t
+proto_recv_max(void)
+{
+	return recv_max;
+}
+
+/* What msg encodes to, checked against its type's limit: its length, or
+ * 0 with err set. */
+static size_t
+encoded_len(const json_t *msg, char *err)
+{
+	const char *t = json_string_value(json_object_get(msg, "type"));
+	size_t n, max;
+
+	if (!json_is_object(msg) || t == NULL) {
+		err_set(err, "message is not an object with a type");
+		return 0;
+	}
+	max = strcmp(t, "results") == 0 ? PROTO_MAX_RESULTS : PROTO_MAX_MSG;
+	n = json_dumpb(msg, NULL, 0, JSON_COMPACT);
+	if (n == 0)
+		err_set(err, "message cannot be encoded");
+	else if (n > max)
+		err_set(err, "message of %zu bytes exceeds the %zu-byte limit",
+			n, max);
+	return n > max ? 0 : n;
+}
+
+ssize_t
+proto_encode_new(const json_t *msg, char **out, char *err)
+{
+	size_t n = encoded_len(msg, err);
+
+	*out = NULL;
+	if (n == 0)
+		return -1;
+	*out = malloc(n + PROTO_HDR_LEN);
+	if (*out == NULL)
+		return err_set(err, "out of memory");
+	return proto_encode(msg, *out, n + PROTO_HDR_LEN, err);
+}
+
 ssize_t
 proto_encode(const json_t *msg, char *buf, size_t cap, char *err)
 {
-	size_t n;
+	size_t n = encoded_len(msg, err);
 
-	if (!json_is_object(msg) ||
-	    !json_is_string(json_object_get(msg, "type")))
-		return err_set(err, "message is not an object with a type");
-	n = json_dumpb(msg, NULL, 0, JSON_COMPACT);
 	if (n == 0)
-		return err_set(err, "message cannot be encoded");
-	if (n > PROTO_MAX_MSG)
-		return err_set(err,
-			       "message of %zu bytes exceeds the %d-byte limit",
-			       n, PROTO_MAX_MSG);
+		return -1;
 	if (cap < n + PROTO_HDR_LEN)
 		return err_set(err, "no room for a %zu-byte message", n);
 	if (json_dumpb(msg, buf + PROTO_HDR_LEN, n, JSON_COMPACT) != n)
@@ -42,10 +84,10 @@ proto_frame_len(const unsigned char *hdr, char *err)
 
 	if (n == 0)
 		return err_set(err, "empty message");
-	if (n > PROTO_MAX_MSG)
+	if (n > recv_max)
 		return err_set(err,
-			       "message of %u bytes exceeds the %d-byte limit",
-			       n, PROTO_MAX_MSG);
+			       "message of %u bytes exceeds the %zu-byte limit",
+			       n, recv_max);
 	return (long)n;
 }
 

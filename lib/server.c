@@ -74,7 +74,7 @@ server_max_streams(const struct server_limits *lim, int flows)
 
 	/* A thread a stream: 64 unless told, and never past a thread
 	 * count a host can take; the results of each must also fit in
-	 * one message (PROTO_MAX_MSG). */
+	 * one message (PROTO_MAX_RESULTS). */
 	if (!flows)
 		return lim->max_streams > 0 &&
 			       lim->max_streams < FLOWS_THREAD_EACH_MAX

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stdlib.h>
 #include <string.h>
 #include <linux/sockios.h>
 #include <sys/ioctl.h>
@@ -64,13 +65,16 @@ session_send_raw(int fd, const void *data, size_t len, int timeout_ms,
 int
 session_send(int fd, const json_t *msg, int timeout_ms, char *err)
 {
-	static char buf[PROTO_MAX_MSG + PROTO_HDR_LEN];
+	char *buf;
 	ssize_t len;
+	int rc;
 
-	len = proto_encode(msg, buf, sizeof(buf), err);
+	len = proto_encode_new(msg, &buf, err);
 	if (len < 0)
 		return -1;
-	return session_send_raw(fd, buf, (size_t)len, timeout_ms, err);
+	rc = session_send_raw(fd, buf, (size_t)len, timeout_ms, err);
+	free(buf);
+	return rc;
 }
 
 int
@@ -94,6 +98,7 @@ session_offer(int fd, const json_t *msg, int timeout_ms, char *err)
 	ssize_t len, n;
 	long budget;
 
+	/* Interim reports and the like: never a results message. */
 	len = proto_encode(msg, buf, sizeof(buf), err);
 	if (len < 0)
 		return -1;
@@ -213,8 +218,9 @@ session_recv_raw(int fd, void *buf, size_t len, int timeout_ms, char *err)
 int
 session_recv(int fd, json_t **msg, int timeout_ms, char *err)
 {
-	static char buf[PROTO_MAX_MSG + PROTO_HDR_LEN];
+	static char small[PROTO_MAX_MSG + PROTO_HDR_LEN];
 	uint64_t deadline = clock_ns() + (uint64_t)timeout_ms * 1000000;
+	char *buf = small;
 	long len;
 	int rc;
 
@@ -225,16 +231,27 @@ session_recv(int fd, json_t **msg, int timeout_ms, char *err)
 	len = proto_frame_len((unsigned char *)buf, err);
 	if (len < 0)
 		return -1;
+	/* Only a process that raised proto_recv_max reads past the
+	 * static buffer. */
+	if ((size_t)len > PROTO_MAX_MSG) {
+		buf = malloc((size_t)len + PROTO_HDR_LEN);
+		if (buf == NULL)
+			return err_set(err, "out of memory for a message of "
+					    "%ld bytes",
+				       len);
+		memcpy(buf, small, PROTO_HDR_LEN);
+	}
 	rc = read_full(fd, buf + PROTO_HDR_LEN, (size_t)len, deadline,
 		       timeout_ms, err);
 	if (rc == 1)
-		return err_set(err, "control connection closed in the middle "
-				    "of a message");
-	if (rc < 0)
-		return -1;
-	if (proto_decode(buf, (size_t)len + PROTO_HDR_LEN, msg, err) < 0)
-		return -1;
-	return 0;
+		rc = err_set(err, "control connection closed in the middle "
+				  "of a message");
+	else if (rc == 0 &&
+		 proto_decode(buf, (size_t)len + PROTO_HDR_LEN, msg, err) < 0)
+		rc = -1;
+	if (buf != small)
+		free(buf);
+	return rc;
 }
 
 int

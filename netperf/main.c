@@ -1697,6 +1697,9 @@ main(int argc, char **argv)
 		return run_merge(argc, argv);
 	if (cli_netperf_parse(argc, argv, &o, err) < 0)
 		return parse_failed(argc, argv, &o, err);
+	/* A thread a stream's results come in one message of up to a
+	 * megabyte or so, from the netserver this run chose. */
+	proto_set_recv_max(PROTO_MAX_RESULTS);
 	/* Read as 2.7 reads it, not as probably meant: one line each. */
 	for (int i = 0; i < o.nwarn; i++)
 		fprintf(stderr, "netperf: warning: %s\n", o.warn[i]);

@@ -328,6 +328,43 @@ START_TEST(crr_flows)
 }
 END_TEST
 
+/* A thread a stream at 64 streams: netserver's results, a record a
+ * stream, are over the 64 KiB of every other message (67 KB here), and
+ * arrive whole, each stream's remote figures its own. */
+START_TEST(thread_each_64)
+{
+	const char *args[] = {"-H", "127.0.0.1", "-p",	      harness_port,
+			      "-t", "TCP_RR",	 "-l",	      "1",
+			      "-J", "--streams", "64",	      "--threads",
+			      "64", NULL};
+	char path[64], *text;
+	json_t *doc, *streams;
+	double sum = 0;
+	long hwm;
+
+	snprintf(path, sizeof(path), "/tmp/check_flows.%d.json", (int)getpid());
+	ck_assert_int_eq(run_watched(&harness_srv, args, path, 60, &hwm), 0);
+	text = slurp(path);
+	unlink(path);
+	doc = harness_json_parse(text);
+	free(text);
+	ck_assert_ptr_nonnull(doc);
+	streams = harness_json_at(doc, "streams");
+	ck_assert_int_eq(json_array_size(streams), 64);
+	for (size_t i = 0; i < 64; i++) {
+		double t = harness_json_num(json_array_get(streams, i),
+					    "remote.transactions");
+
+		ck_assert_msg(t >= 1, "stream %zu: netserver counted %g", i,
+			      t);
+		sum += t;
+	}
+	ck_assert(fabs(sum - harness_json_num(
+				 doc, "remote.counts.transactions")) < 0.5);
+	json_decref(doc);
+}
+END_TEST
+
 /* Count-limited (-l -N): every flow makes its N transactions and ends,
  * over TCP and UDP alike. */
 START_TEST(counted_flows)
@@ -447,6 +484,7 @@ flows_suite(void)
 	tcase_add_test(tc, udp_rr_flows);
 	tcase_add_test(tc, counted_flows);
 	tcase_add_test(tc, crr_flows);
+	tcase_add_test(tc, thread_each_64);
 	tcase_add_test(tc, usage_errors);
 	tcase_add_test(tc, open_file_limit);
 	suite_add_tcase(s, tc);

@@ -331,6 +331,42 @@ START_TEST(test_encode_limit)
 }
 END_TEST
 
+/* A results message may be PROTO_MAX_RESULTS (a thread a stream's
+ * every stream); a process reads one that large only once it raised its
+ * limit, as netperf does and netserver never does. */
+START_TEST(test_results_limit)
+{
+	size_t big = 3 * PROTO_MAX_MSG;
+	json_t *m = msg_of_size(big), *out = NULL;
+	char err[ERR_LEN] = "", *buf = NULL;
+	ssize_t n;
+
+	/* Any other type of that size is refused. */
+	ck_assert_int_eq(proto_encode_new(m, &buf, err), -1);
+	ck_assert_ptr_nonnull(strstr(err, "exceeds"));
+	json_object_set_new(m, "type", json_string("results"));
+	n = proto_encode_new(m, &buf, err);
+	ck_assert_msg(n > (ssize_t)big, "encode: %s", err);
+	ck_assert_uint_eq(proto_recv_max(), PROTO_MAX_MSG);
+	ck_assert_int_eq(proto_decode(buf, (size_t)n, &out, err), -1);
+	ck_assert_msg(strstr(err, "exceeds the 65536-byte limit") != NULL,
+		      "%s", err);
+	proto_set_recv_max(PROTO_MAX_RESULTS);
+	ck_assert_int_eq(proto_decode(buf, (size_t)n, &out, err), n);
+	ck_assert(json_equal(m, out));
+	proto_set_recv_max(PROTO_MAX_MSG);
+	json_decref(out);
+	json_decref(m);
+	free(buf);
+	/* And past PROTO_MAX_RESULTS, not even a results message. */
+	m = msg_of_size(PROTO_MAX_RESULTS + 1);
+	json_object_set_new(m, "type", json_string("results"));
+	ck_assert_int_eq(proto_encode_new(m, &buf, err), -1);
+	ck_assert_ptr_null(buf);
+	json_decref(m);
+}
+END_TEST
+
 START_TEST(test_encode_no_room)
 {
 	json_t *m = proto_new("hello");
@@ -1699,6 +1735,7 @@ proto_suite(void)
 	tcase_add_loop_test(tc, test_decode_bad_payload, 0, N(bad_payloads));
 	tcase_add_test(tc, test_decode_whitespace_ok);
 	tcase_add_test(tc, test_encode_limit);
+	tcase_add_test(tc, test_results_limit);
 	tcase_add_test(tc, test_encode_no_room);
 	tcase_add_test(tc, test_encode_not_a_message);
 	tcase_add_test(tc, test_type_new_error);

@@ -20,15 +20,30 @@
 
 #define PROTO_VERSION 1
 #define PROTO_HDR_LEN 4
-/* The largest payload either side accepts or sends. */
+/* The largest payload either side accepts or sends, but for results. */
 #define PROTO_MAX_MSG 65536
+/* The largest "results" message: a thread a stream sends each stream's
+ * result (FLOWS_THREAD_EACH_MAX of them, about 1 KB each), and netperf,
+ * having chosen its netserver, reads one that large. netserver never
+ * reads more than PROTO_MAX_MSG. */
+#define PROTO_MAX_RESULTS (8 << 20)
 
 /* Encodes msg as one frame into buf; returns the frame's length, or -1
- * with err set (not an object, no type, larger than PROTO_MAX_MSG). */
+ * with err set (not an object, no type, larger than PROTO_MAX_MSG, or
+ * PROTO_MAX_RESULTS for a "results" message). */
 ssize_t proto_encode(const json_t *msg, char *buf, size_t cap, char *err);
 
+/* The frame msg encodes to, in a new buffer (*out, the caller's to free);
+ * returns its length, or -1 with err set as proto_encode. */
+ssize_t proto_encode_new(const json_t *msg, char **out, char *err);
+
+/* The largest payload this process reads: PROTO_MAX_MSG unless raised
+ * (netperf raises it to PROTO_MAX_RESULTS). */
+void proto_set_recv_max(size_t max);
+size_t proto_recv_max(void);
+
 /* The payload length a header announces; returns it, or -1 with err set
- * when it is zero or above PROTO_MAX_MSG. */
+ * when it is zero or above proto_recv_max(). */
 long proto_frame_len(const unsigned char *hdr, char *err);
 
 /*
