@@ -1083,6 +1083,10 @@ static const struct opt global_opts[] = {
     {0, "search-precision", required_argument, "PCT",
      "--search stops within PCT % (default 2)", NULL, OPT_FN,
      .fn = g_search_precision},
+    {0, "io-uring", no_argument, NULL,
+     "TCP_STREAM, TCP_MAERTS, TCP_RR, UDP_RR: move\n"
+     "the data through io_uring, both ends",
+     NULL, OPT_FLAG, .to = NP(io_uring)},
 };
 
 const struct opt_table cli_netperf_options = {
@@ -1535,6 +1539,9 @@ no_control_check(struct netperf_opts *o, const struct test_module *m,
 	if (o->streams > 1 || o->bidir || o->wire || o->one_way)
 		return err_set(err, "-N: --streams, --bidir, --wire and "
 				    "--one-way need netserver");
+	if (o->io_uring)
+		return err_set(err, "-N: --io-uring is asked of both ends, and "
+				    "-N runs without netserver");
 	if (o->rdata_port == 0)
 		o->rdata_port = m->nc_port;
 	if (module_is_rr(m))
@@ -1918,6 +1925,7 @@ cli_netperf_request(const struct netperf_opts *o, struct test_params *p)
 	snprintf(p->fill_file, sizeof(p->fill_file), "%.255s", o->fill_file);
 	snprintf(p->transport, sizeof(p->transport), "%s", o->transport);
 	p->skip_rx_copy = o->skip_rx_copy;
+	p->io_uring = o->io_uring;
 	p->arrivals = o->arrivals;
 	p->timeout = o->timeout;
 	p->reconnect = o->reconnect;

@@ -1777,6 +1777,9 @@ legacy_refuses(const struct result *res, char *err)
 	if (p->timestamps)
 		return err_set(err, "--timestamps: a 2.7 netserver reads no "
 				    "stamps");
+	if (p->io_uring)
+		return err_set(err, "--io-uring: a 2.7 netserver has no "
+				    "io_uring data path");
 	return 0;
 }
 

@@ -295,6 +295,8 @@ proto_request_pack(const struct test_params *p)
 		if (p->threads > 0)
 			json_object_set_new(o, "threads",
 					    json_integer(p->threads));
+		if (p->io_uring)
+			json_object_set_new(o, "io_uring", json_true());
 	}
 	return o;
 }
@@ -412,7 +414,8 @@ request_later(const json_t *msg, struct test_params *p, char *err)
 	    opt_bool(msg, "timestamps", &p->timestamps, err) ||
 	    opt_int32(msg, "serve_delay_us", 0, TSTAMP_DELAY_MAX_US,
 		      &p->serve_delay_us, err) ||
-	    opt_int32(msg, "threads", 0, FLOWS_MAX, &p->threads, err))
+	    opt_int32(msg, "threads", 0, FLOWS_MAX, &p->threads, err) ||
+	    opt_bool(msg, "io_uring", &p->io_uring, err))
 		return -1;
 	/* Which transports exist is transport_check's to say. */
 	if (json_object_get(msg, "transport") != NULL &&
@@ -466,6 +469,10 @@ proto_ready_confirm(json_t *ready, const struct test_params *p)
 	 * say neither and run every stream as a probe. */
 	if (p->one_way)
 		json_object_set_new(ready, "one_way", json_true());
+	/* Its loops move the data through io_uring: an older netserver
+	 * would run its end the plain way and say nothing. */
+	if (p->io_uring)
+		json_object_set_new(ready, "io_uring", json_true());
 	if (p->load_up + p->load_down > 0) {
 		json_object_set_new(ready, "load_up", json_integer(p->load_up));
 		json_object_set_new(ready, "load_down",
@@ -482,6 +489,10 @@ proto_ready_check(const json_t *ready, const struct test_params *p, char *err)
 	if (p->one_way && !json_is_true(json_object_get(ready, "one_way")))
 		return err_set(err, "--one-way: netserver does not stamp its "
 				    "answers (an older netserver)");
+	if (p->io_uring && !json_is_true(json_object_get(ready, "io_uring")))
+		return err_set(err, "--io-uring: netserver does not confirm "
+				    "its io_uring data path (an older "
+				    "netserver)");
 	if (p->load_up + p->load_down == 0)
 		return 0;
 	if (!json_is_integer(up) || !json_is_integer(down) ||

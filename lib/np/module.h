@@ -71,6 +71,8 @@ enum module_unit {
 #define MODULE_F_TSTAMP 0x8000
 /* The sender's data comes from a file, sendfile(2) (2.7's TCP_SENDFILE). */
 #define MODULE_F_SENDFILE 0x800
+/* --io-uring: the loops move their data through io_uring (uring.c). */
+#define MODULE_F_IO_URING 0x100000
 
 /*
  * Which of netperf 2.7's layouts a test prints (report.c), with 2.7's
@@ -232,6 +234,9 @@ struct test_params {
 	 * from one epoll set (flows.c); 0, or as many as the streams, for
 	 * a thread a stream. */
 	int threads;
+	/* --io-uring (TCP_STREAM, TCP_MAERTS, TCP_RR, UDP_RR): the data
+	 * moves through an io_uring ring of each loop's own (uring.c). */
+	int io_uring;
 };
 
 enum { MODULE_ARRIVALS_POISSON, MODULE_ARRIVALS_FIXED };
@@ -339,6 +344,9 @@ struct test_ctx {
 	/* The data path this side's loop takes (np/datapath.h), NULL for
 	 * none: fast_setup picks it. */
 	const struct data_path *dp;
+	/* A request/response loop's open use of dp, for the helpers that
+	 * take only the context (rr.c's); NULL when it takes none. */
+	struct datapath_io *io;
 };
 
 enum { MODULE_WD_RUNNING, MODULE_WD_DONE, MODULE_WD_FIRED };
