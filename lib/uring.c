@@ -28,6 +28,9 @@
  * memory they take a loop. */
 #define URING_BUFS 16
 #define URING_BUFS_BYTES (8u << 20)
+/* Receive completions a loop holds at most: one a provided buffer, and
+ * the one that ends a multishot. */
+#define URING_QLEN (URING_BUFS + 2)
 /* The buffer group of the provided buffers (one a ring). */
 #define URING_BGID 0
 /* What a completion answers (user_data). */
@@ -59,7 +62,7 @@ struct uring {
 	size_t chunk_left;
 	int chunk_bid;
 	/* Receive completions not yet read, oldest at qhead. */
-	struct uring_rx q[URING_BUFS + 2];
+	struct uring_rx q[URING_QLEN];
 	int qhead, qn;
 	/* A receive (single or multishot) and a send are in flight; the
 	 * send's result once it came. */
@@ -394,9 +397,9 @@ take(struct uring *u, const struct io_uring_cqe *cqe)
 	}
 	if (!(cqe->flags & IORING_CQE_F_MORE))
 		u->rx_armed = 0;
-	if (u->qn < (int)(sizeof(u->q) / sizeof(u->q[0]))) {
-		u->q[(u->qhead + u->qn) %
-		     (int)(sizeof(u->q) / sizeof(u->q[0]))] =
+	/* Never full: a completion holds a buffer until it is read. */
+	if (u->qn < URING_QLEN) {
+		u->q[(u->qhead + u->qn) % URING_QLEN] =
 		    (struct uring_rx){cqe->res, cqe->flags};
 		u->qn++;
 	}
@@ -595,8 +598,7 @@ uring_recv(struct datapath_io *io, size_t len, int flags)
 			return chunk_take(u, io->at, len);
 		if (u->qn > 0) {
 			c = u->q[u->qhead];
-			u->qhead = (u->qhead + 1) %
-				   (int)(sizeof(u->q) / sizeof(u->q[0]));
+			u->qhead = (u->qhead + 1) % URING_QLEN;
 			u->qn--;
 			/* Out of provided buffers: the multishot ended, and
 			 * is armed again once they are back. */
