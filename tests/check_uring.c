@@ -166,13 +166,12 @@ START_TEST(refusals)
 }
 END_TEST
 
-/* Runs netperf against the fixture netserver with opts, --json; returns
+/* Runs netperf against the netserver on port with opts, --json; returns
  * the document (the caller frees it), failing unless it exits 0. */
 static json_t *
-run_json(const char *const *opts, struct harness_out *o)
+run_json_at(const char *port, const char *const *opts, struct harness_out *o)
 {
-	const char *args[32] = {"-H", "127.0.0.1", "-p", harness_port,
-				"--json"};
+	const char *args[32] = {"-H", "127.0.0.1", "-p", port, "--json"};
 	int n = 5;
 	json_t *doc;
 
@@ -184,6 +183,13 @@ run_json(const char *const *opts, struct harness_out *o)
 	doc = harness_json_parse(o->out);
 	ck_assert_msg(doc != NULL, "no JSON: %s", o->out);
 	return doc;
+}
+
+/* The same against the fixture netserver. */
+static json_t *
+run_json(const char *const *opts, struct harness_out *o)
+{
+	return run_json_at(harness_port, opts, o);
 }
 
 static const char *
@@ -412,6 +418,116 @@ START_TEST(plain_unchanged)
 }
 END_TEST
 
+/*
+ * A kernel without multishot receive (NETPERF_TEST_URING_NO_MULTISHOT,
+ * on both ends): every receiver takes the READ_FIXED row, named
+ * io_uring, and counts as exactly: each end's bytes the other's, and a
+ * counted test's the bytes asked for.
+ */
+START_TEST(single_shot_rows)
+{
+	static const char *const tests[] = {"TCP_STREAM", "TCP_MAERTS",
+					    "TCP_RR", "UDP_RR"};
+	struct harness_server srv;
+	struct harness_out *o;
+	char port[16];
+	json_t *doc;
+
+	if (no_uring[0] != '\0') {
+		harness_skip("io_uring's single-shot rows: %s", no_uring);
+		return;
+	}
+	o = malloc(sizeof(*o));
+	ck_assert_ptr_nonnull(o);
+	setenv("NETPERF_TEST_URING_NO_MULTISHOT", "1", 1);
+	ck_assert_int_eq(harness_server_start(&srv, NULL), 0);
+	snprintf(port, sizeof(port), "%d", srv.port);
+	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
+		const char *opts[] = {"-t", tests[i], "-l", "1", "--io-uring",
+				      NULL};
+
+		doc = run_json_at(port, opts, o);
+		ck_assert_msg(
+		    strcmp(str_at(doc, "local.counts.data_path"), "io_uring") ==
+			    0 &&
+			strcmp(str_at(doc, "remote.counts.data_path"),
+			       "io_uring") == 0,
+		    "%s: %s and %s", tests[i],
+		    str_at(doc, "local.counts.data_path"),
+		    str_at(doc, "remote.counts.data_path"));
+		ck_assert_double_eq(
+		    harness_json_num(doc, "local.counts.bytes_sent"),
+		    harness_json_num(doc, "remote.counts.bytes_recv"));
+		ck_assert_double_eq(
+		    harness_json_num(doc, "remote.counts.bytes_sent"),
+		    harness_json_num(doc, "local.counts.bytes_recv"));
+		ck_assert_msg(harness_json_num(doc, "local.counts.bytes_sent") +
+				      harness_json_num(
+					  doc, "remote.counts.bytes_sent") >
+				  0,
+			      "%s moved nothing", tests[i]);
+		json_decref(doc);
+	}
+	{
+		const char *opts[] = {"-t", "TCP_MAERTS", "-l", "-30000000",
+				      "--io-uring", NULL};
+
+		doc = run_json_at(port, opts, o);
+		ck_assert_double_eq(
+		    harness_json_num(doc, "local.counts.bytes_recv"), 30000000);
+		json_decref(doc);
+	}
+	unsetenv("NETPERF_TEST_URING_NO_MULTISHOT");
+	ck_assert_int_eq(harness_server_stop(&srv), 0);
+	free(o);
+}
+END_TEST
+
+/*
+ * A kernel without SEND_ZC (NETPERF_TEST_URING_NO_SEND_ZC) refuses
+ * --io-uring --zerocopy in one line, on netperf's side (TCP_STREAM) and
+ * on netserver's (TCP_MAERTS, netperf saying what netserver said).
+ */
+START_TEST(no_send_zc_refused)
+{
+	struct harness_server srv;
+	struct harness_out *o;
+	char port[16];
+
+	if (no_uring[0] != '\0') {
+		harness_skip("SEND_ZC's refusal: %s", no_uring);
+		return;
+	}
+	o = malloc(sizeof(*o));
+	ck_assert_ptr_nonnull(o);
+	setenv("NETPERF_TEST_URING_NO_SEND_ZC", "1", 1);
+	ck_assert_int_eq(harness_server_start(&srv, NULL), 0);
+	snprintf(port, sizeof(port), "%d", srv.port);
+	for (int maerts = 0; maerts < 2; maerts++) {
+		const char *args[] = {"-H", "127.0.0.1", "-p", port, "-t",
+				      maerts ? "TCP_MAERTS" : "TCP_STREAM",
+				      "-l", "1", "--io-uring", "--zerocopy",
+				      NULL};
+
+		/* netperf itself has SEND_ZC for TCP_MAERTS: netserver's
+		 * refusal is the one that shows. */
+		if (maerts)
+			unsetenv("NETPERF_TEST_URING_NO_SEND_ZC");
+		ck_assert_int_eq(harness_netperf(args, 60, o), 0);
+		ck_assert_msg(o->status != 0, "%s ran: %s", args[5], o->out);
+		ck_assert_msg(strstr(o->err, "--io-uring --zerocopy: this "
+					     "kernel has no IORING_OP_SEND_ZC") !=
+				      NULL &&
+				  strchr(o->err, '\n') ==
+				      o->err + strlen(o->err) - 1,
+			      "%s: %s", args[5], o->err);
+	}
+	unsetenv("NETPERF_TEST_URING_NO_SEND_ZC");
+	ck_assert_int_eq(harness_server_stop(&srv), 0);
+	free(o);
+}
+END_TEST
+
 static Suite *
 uring_suite(void)
 {
@@ -430,6 +546,8 @@ uring_suite(void)
 	tcase_add_loop_test(tc, counted_exact, 0, 2);
 	tcase_add_loop_test(tc, send_zc, 0, 2);
 	tcase_add_test(tc, plain_unchanged);
+	tcase_add_test(tc, single_shot_rows);
+	tcase_add_test(tc, no_send_zc_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }
