@@ -36,11 +36,10 @@ rx_path(void)
  * other test takes one, and without the flag nothing changes. */
 START_TEST(table_rows)
 {
-	static const char *const with[] = {"TCP_STREAM", "TCP_MAERTS",
-					   "TCP_RR", "UDP_RR"};
-	static const char *const without[] = {"UDP_STREAM", "TCP_CRR",
-					      "TCP_CC", "UDP_CRR",
-					      "TCP_SENDFILE"};
+	static const char *const with[] = {"TCP_STREAM", "TCP_MAERTS", "TCP_RR",
+					   "UDP_RR"};
+	static const char *const without[] = {"UDP_STREAM", "TCP_CRR", "TCP_CC",
+					      "UDP_CRR", "TCP_SENDFILE"};
 	struct test_params p;
 	const struct data_path *dp;
 	char err[ERR_LEN];
@@ -72,11 +71,10 @@ START_TEST(table_rows)
 	p.streams = 1;
 	p.io_uring = 1;
 	p.zerocopy = 1;
-	ck_assert_str_eq(
-	    datapath_pick(module_find("TCP_STREAM"), &p, 1)->name,
-	    "io_uring_sendzc");
-	ck_assert_str_eq(
-	    datapath_pick(module_find("TCP_STREAM"), &p, 0)->name, rx_path());
+	ck_assert_str_eq(datapath_pick(module_find("TCP_STREAM"), &p, 1)->name,
+			 "io_uring_sendzc");
+	ck_assert_str_eq(datapath_pick(module_find("TCP_STREAM"), &p, 0)->name,
+			 rx_path());
 	p.zerocopy = 0;
 	for (i = 0; i < sizeof(without) / sizeof(without[0]); i++) {
 		const struct test_module *m = module_find(without[i]);
@@ -137,12 +135,11 @@ START_TEST(refusals)
 	    {"netperf", "--io-uring", "-t", "TCP_RR", "--rate", "100", NULL},
 	    {"netperf", "--io-uring", "-t", "TCP_RR", "--timestamps", NULL},
 	    {"netperf", "--io-uring", "-N", "-t", "TCP_RR", NULL},
-	    {"netperf", "--io-uring", "--streams", "4", "--threads", "2",
-	     NULL},
+	    {"netperf", "--io-uring", "--streams", "4", "--threads", "2", NULL},
 	};
 	static const char *const why[] = {
-	    "applies to", "applies to",	   "--batch",	   "--udp-gso",
-	    "-V",	  "--skip-rx-copy", "--rate",	   "--timestamps",
+	    "applies to", "applies to",	    "--batch", "--udp-gso",
+	    "-V",	  "--skip-rx-copy", "--rate",  "--timestamps",
 	    "-N",	  "--threads",
 	};
 	struct netperf_opts *o;
@@ -226,8 +223,10 @@ START_TEST(four_tests_count)
 	static const char *const tests[] = {"TCP_STREAM", "TCP_MAERTS",
 					    "TCP_RR", "UDP_RR"};
 	const char *test = tests[_i];
-	const char *opts[] = {"-t", test, "-l", "1", "--io-uring", "-c", "-C",
-			      geteuid() == 0 ? "--wire" : NULL, NULL};
+	const char *opts[] = {
+	    "-t",	  test, "-l", "1",
+	    "--io-uring", "-c", "-C", geteuid() == 0 ? "--wire" : NULL,
+	    NULL};
 	int maerts = _i == 1, rr = _i >= 2;
 	struct harness_out *o;
 	json_t *doc;
@@ -254,16 +253,17 @@ START_TEST(four_tests_count)
 		ck_assert_str_eq(str_at(doc, maerts ? "remote.counts.data_path"
 						    : "local.counts.data_path"),
 				 "io_uring");
-		ck_assert_str_eq(str_at(doc, maerts ? "local.counts.data_path"
-						    : "remote.counts.data_path"),
+		ck_assert_str_eq(str_at(doc, maerts
+						 ? "local.counts.data_path"
+						 : "remote.counts.data_path"),
 				 rx_path());
 	}
 	/* What one end sent the other received, and some. */
 	ck_assert_msg(ls == rcv && rs == lr, "%s: %.0f/%.0f, %.0f/%.0f", test,
 		      ls, rcv, rs, lr);
 	ck_assert_msg((maerts ? rs : ls) > 0, "%s moved nothing", test);
-	if (geteuid() != 0 || !json_is_true(harness_json_at(
-				  doc, "local.wire.captured"))) {
+	if (geteuid() != 0 ||
+	    !json_is_true(harness_json_at(doc, "local.wire.captured"))) {
 		harness_skip("%s: the kernel's count (--wire) needs root",
 			     test);
 	} else if (!maerts) {
@@ -275,28 +275,24 @@ START_TEST(four_tests_count)
 	ck_assert_msg(harness_json_num(doc, "local.cpu.util") > 0 &&
 			  harness_json_num(doc, "remote.cpu.util") > 0,
 		      "%s: -c -C measured no CPU", test);
-	ck_assert_msg(harness_json_num(doc, "result.local_service_demand") >
-			      0 &&
-			  harness_json_num(doc,
-					   "result.remote_service_demand") > 0,
-		      "%s: no service demand", test);
+	ck_assert_msg(
+	    harness_json_num(doc, "result.local_service_demand") > 0 &&
+		harness_json_num(doc, "result.remote_service_demand") > 0,
+	    "%s: no service demand", test);
 	if (rr) {
 		trans = harness_json_num(doc, "local.counts.transactions");
-		ck_assert_msg(trans > 100 &&
-				  harness_json_num(doc,
-						   "local.counts.syscalls") >
-				      0.5 * trans &&
-				  harness_json_num(doc,
-						   "local.counts.syscalls") <
-				      1.5 * trans &&
-				  harness_json_num(doc,
-						   "remote.counts.syscalls") <
-				      1.5 * trans,
-			      "%s: %.0f transactions took %.0f and %.0f "
-			      "io_uring_enter calls",
-			      test, trans,
-			      harness_json_num(doc, "local.counts.syscalls"),
-			      harness_json_num(doc, "remote.counts.syscalls"));
+		ck_assert_msg(
+		    trans > 100 &&
+			harness_json_num(doc, "local.counts.syscalls") >
+			    0.5 * trans &&
+			harness_json_num(doc, "local.counts.syscalls") <
+			    1.5 * trans &&
+			harness_json_num(doc, "remote.counts.syscalls") <
+			    1.5 * trans,
+		    "%s: %.0f transactions took %.0f and %.0f "
+		    "io_uring_enter calls",
+		    test, trans, harness_json_num(doc, "local.counts.syscalls"),
+		    harness_json_num(doc, "remote.counts.syscalls"));
 	}
 	json_decref(doc);
 	free(o);
@@ -308,8 +304,8 @@ END_TEST
 START_TEST(counted_exact)
 {
 	const char *test = _i ? "TCP_MAERTS" : "TCP_STREAM";
-	const char *opts[] = {"-t", test, "-l", "-30000000", "--io-uring",
-			      NULL};
+	const char *opts[] = {"-t",	   test,	 "-l",
+			      "-30000000", "--io-uring", NULL};
 	struct harness_out *o;
 	json_t *doc;
 
@@ -320,12 +316,14 @@ START_TEST(counted_exact)
 	o = malloc(sizeof(*o));
 	ck_assert_ptr_nonnull(o);
 	doc = run_json(opts, o);
-	ck_assert_double_eq(harness_json_num(doc, _i ? "remote.counts.bytes_sent"
-						     : "local.counts.bytes_sent"),
-			    30000000);
-	ck_assert_double_eq(harness_json_num(doc, _i ? "local.counts.bytes_recv"
-						     : "remote.counts.bytes_recv"),
-			    30000000);
+	ck_assert_double_eq(
+	    harness_json_num(doc, _i ? "remote.counts.bytes_sent"
+				     : "local.counts.bytes_sent"),
+	    30000000);
+	ck_assert_double_eq(
+	    harness_json_num(doc, _i ? "local.counts.bytes_recv"
+				     : "remote.counts.bytes_recv"),
+	    30000000);
 	json_decref(doc);
 	free(o);
 }
@@ -341,10 +339,10 @@ START_TEST(send_zc)
 {
 	const char *test = _i ? "TCP_MAERTS" : "TCP_STREAM";
 	const char *side = _i ? "remote" : "local";
-	const char *opts[] = {"-t", test, "-l", "1", "--io-uring",
-			      "--zerocopy", NULL};
-	const char *text[] = {"-H",	      "127.0.0.1",  "-p", harness_port,
-			      "-t",	      test,	    "-l", "1",
+	const char *opts[] = {"-t",	    test,	  "-l", "1",
+			      "--io-uring", "--zerocopy", NULL};
+	const char *text[] = {"-H",	    "127.0.0.1",  "-p", harness_port,
+			      "-t",	    test,	  "-l", "1",
 			      "--io-uring", "--zerocopy", NULL};
 	struct harness_out *o;
 	char path[64];
@@ -359,9 +357,9 @@ START_TEST(send_zc)
 	ck_assert_ptr_nonnull(o);
 	if (!uring_caps()->send_zc) {
 		/* The kernel lacks it: one line that says so. */
-		const char *args[] = {"-H", "127.0.0.1", "-p", harness_port,
-				      "-t", test, "-l", "1", "--io-uring",
-				      "--zerocopy", NULL};
+		const char *args[] = {
+		    "-H", "127.0.0.1", "-p",	     harness_port, "-t", test,
+		    "-l", "1",	       "--io-uring", "--zerocopy", NULL};
 
 		ck_assert_int_eq(harness_netperf(args, 60, o), 0);
 		ck_assert_int_ne(o->status, 0);
@@ -443,34 +441,33 @@ START_TEST(single_shot_rows)
 	ck_assert_int_eq(harness_server_start(&srv, NULL), 0);
 	snprintf(port, sizeof(port), "%d", srv.port);
 	for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-		const char *opts[] = {"-t", tests[i], "-l", "1", "--io-uring",
-				      NULL};
+		const char *opts[] = {"-t", tests[i],	  "-l",
+				      "1",  "--io-uring", NULL};
 
 		doc = run_json_at(port, opts, o);
-		ck_assert_msg(
-		    strcmp(str_at(doc, "local.counts.data_path"), "io_uring") ==
-			    0 &&
-			strcmp(str_at(doc, "remote.counts.data_path"),
-			       "io_uring") == 0,
-		    "%s: %s and %s", tests[i],
-		    str_at(doc, "local.counts.data_path"),
-		    str_at(doc, "remote.counts.data_path"));
+		ck_assert_msg(strcmp(str_at(doc, "local.counts.data_path"),
+				     "io_uring") == 0 &&
+				  strcmp(str_at(doc, "remote.counts.data_path"),
+					 "io_uring") == 0,
+			      "%s: %s and %s", tests[i],
+			      str_at(doc, "local.counts.data_path"),
+			      str_at(doc, "remote.counts.data_path"));
 		ck_assert_double_eq(
 		    harness_json_num(doc, "local.counts.bytes_sent"),
 		    harness_json_num(doc, "remote.counts.bytes_recv"));
 		ck_assert_double_eq(
 		    harness_json_num(doc, "remote.counts.bytes_sent"),
 		    harness_json_num(doc, "local.counts.bytes_recv"));
-		ck_assert_msg(harness_json_num(doc, "local.counts.bytes_sent") +
-				      harness_json_num(
-					  doc, "remote.counts.bytes_sent") >
-				  0,
-			      "%s moved nothing", tests[i]);
+		ck_assert_msg(
+		    harness_json_num(doc, "local.counts.bytes_sent") +
+			    harness_json_num(doc, "remote.counts.bytes_sent") >
+			0,
+		    "%s moved nothing", tests[i]);
 		json_decref(doc);
 	}
 	{
-		const char *opts[] = {"-t", "TCP_MAERTS", "-l", "-30000000",
-				      "--io-uring", NULL};
+		const char *opts[] = {"-t",	   "TCP_MAERTS", "-l",
+				      "-30000000", "--io-uring", NULL};
 
 		doc = run_json_at(port, opts, o);
 		ck_assert_double_eq(
@@ -504,10 +501,13 @@ START_TEST(no_send_zc_refused)
 	ck_assert_int_eq(harness_server_start(&srv, NULL), 0);
 	snprintf(port, sizeof(port), "%d", srv.port);
 	for (int maerts = 0; maerts < 2; maerts++) {
-		const char *args[] = {"-H", "127.0.0.1", "-p", port, "-t",
-				      maerts ? "TCP_MAERTS" : "TCP_STREAM",
-				      "-l", "1", "--io-uring", "--zerocopy",
-				      NULL};
+		const char *args[] = {
+		    "-H",	  "127.0.0.1",
+		    "-p",	  port,
+		    "-t",	  maerts ? "TCP_MAERTS" : "TCP_STREAM",
+		    "-l",	  "1",
+		    "--io-uring", "--zerocopy",
+		    NULL};
 
 		/* netperf itself has SEND_ZC for TCP_MAERTS: netserver's
 		 * refusal is the one that shows. */
@@ -515,12 +515,11 @@ START_TEST(no_send_zc_refused)
 			unsetenv("NETPERF_TEST_URING_NO_SEND_ZC");
 		ck_assert_int_eq(harness_netperf(args, 60, o), 0);
 		ck_assert_msg(o->status != 0, "%s ran: %s", args[5], o->out);
-		ck_assert_msg(strstr(o->err, "--io-uring --zerocopy: this "
-					     "kernel has no IORING_OP_SEND_ZC") !=
-				      NULL &&
-				  strchr(o->err, '\n') ==
-				      o->err + strlen(o->err) - 1,
-			      "%s: %s", args[5], o->err);
+		ck_assert_msg(
+		    strstr(o->err, "--io-uring --zerocopy: this "
+				   "kernel has no IORING_OP_SEND_ZC") != NULL &&
+			strchr(o->err, '\n') == o->err + strlen(o->err) - 1,
+		    "%s: %s", args[5], o->err);
 	}
 	unsetenv("NETPERF_TEST_URING_NO_SEND_ZC");
 	ck_assert_int_eq(harness_server_stop(&srv), 0);
@@ -559,8 +558,7 @@ main(void)
 
 	if (c->err != 0)
 		snprintf(no_uring, sizeof(no_uring),
-			 "this kernel refuses io_uring (%s)",
-			 strerror(c->err));
+			 "this kernel refuses io_uring (%s)", strerror(c->err));
 	else if (!c->fixed)
 		snprintf(no_uring, sizeof(no_uring),
 			 "this kernel's io_uring has no READ_FIXED");
