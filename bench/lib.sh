@@ -63,3 +63,28 @@ kill_servers() {
 	done
 	PIDS=()
 }
+
+# child_ticks PID: the CPU ticks server PID's reaped children (sessions)
+# have used: cutime + cstime, fields 16 and 17 of /proc/PID/stat (14 and
+# 15 after the command's closing parenthesis).
+child_ticks() {
+	local st
+	st=$(cat "/proc/$1/stat") || die "netserver is gone"
+	st=${st##*) }
+	awk '{ print $14 + $15 }' <<<"$st"
+}
+
+# settled_ticks PID: waits until server PID has reaped its last session
+# (its count of children's ticks stops moving), at most 2 s; prints the
+# count.
+settled_ticks() {
+	local a b
+	a=$(child_ticks "$1")
+	for _ in $(seq 20); do
+		sleep 0.1
+		b=$(child_ticks "$1")
+		[ "$a" = "$b" ] && [ -z "$(pgrep -P "$1")" ] && break
+		a=$b
+	done
+	echo "$b"
+}

@@ -1115,6 +1115,10 @@ static const struct opt global_opts[] = {
      "-r's request mix draws its classes from seed N\n"
      "(default: a new one each run, printed)",
      NULL, OPT_FN, .fn = g_mix_seed},
+    {0, "io-uring", no_argument, NULL,
+     "TCP_STREAM, TCP_MAERTS, TCP_RR, UDP_RR: move\n"
+     "the data through io_uring, both ends",
+     NULL, OPT_FLAG, .to = NP(io_uring)},
 };
 
 const struct opt_table cli_netperf_options = {
@@ -1576,6 +1580,9 @@ no_control_check(struct netperf_opts *o, const struct test_module *m,
 	if (o->streams > 1 || o->bidir || o->wire || o->one_way)
 		return err_set(err, "-N: --streams, --bidir, --wire and "
 				    "--one-way need netserver");
+	if (o->io_uring)
+		return err_set(err, "-N: --io-uring is asked of both ends, and "
+				    "-N runs without netserver");
 	if (o->rdata_port == 0)
 		o->rdata_port = m->nc_port;
 	if (module_is_rr(m))
@@ -2005,6 +2012,7 @@ cli_netperf_request(const struct netperf_opts *o, struct test_params *p)
 	snprintf(p->fill_file, sizeof(p->fill_file), "%.255s", o->fill_file);
 	snprintf(p->transport, sizeof(p->transport), "%s", o->transport);
 	p->skip_rx_copy = o->skip_rx_copy;
+	p->io_uring = o->io_uring;
 	p->arrivals = o->arrivals;
 	p->timeout = o->timeout;
 	p->reconnect = o->reconnect;

@@ -1787,6 +1787,9 @@ legacy_refuses(const struct result *res, char *err)
 	if (p->mix.n > 0)
 		return err_set(err, "-r: a 2.7 netserver reads no request "
 				    "mix");
+	if (p->io_uring)
+		return err_set(err, "--io-uring: a 2.7 netserver has no "
+				    "io_uring data path");
 	return 0;
 }
 

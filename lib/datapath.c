@@ -17,6 +17,7 @@
 #include "np/clock.h"
 #include "np/err.h"
 #include "np/fast.h"
+#include "np/uring.h"
 
 /* Older headers lack these; the values are the kernel's ABI. */
 #ifndef UDP_SEGMENT
@@ -602,6 +603,28 @@ recvmmsg_recv(struct datapath_io *io, size_t len, int flags)
 /* ---- the table ----------------------------------------------------------- */
 
 const struct data_path datapath_table[] = {
+    /* --io-uring (uring.c), before every other path it excludes. */
+    {.name = "io_uring_sendzc", .call = "io_uring send_zc",
+     .takes = uring_takes_send_zc, .setup = uring_setup_zc,
+     .open = uring_open_zc, .send = uring_send, .finish = uring_finish,
+     .close = uring_close},
+    {.name = "io_uring", .call = "io_uring write_fixed",
+     .takes = uring_takes_send, .setup = uring_setup, .open = uring_open,
+     .send = uring_send, .finish = uring_finish, .close = uring_close},
+    {.name = "io_uring_mshot", .call = "io_uring recv",
+     .takes = uring_takes_recv_mshot, .setup = uring_setup,
+     .open = uring_open_mshot, .recv = uring_recv, .finish = uring_finish,
+     .close = uring_close},
+    {.name = "io_uring", .call = "io_uring read_fixed",
+     .takes = uring_takes_recv, .setup = uring_setup, .open = uring_open,
+     .recv = uring_recv, .finish = uring_finish, .close = uring_close},
+    {.name = "io_uring_mshot", .call = "io_uring",
+     .takes = uring_takes_rr_mshot, .setup = uring_setup,
+     .open = uring_open_mshot, .send = uring_send_async,
+     .recv = uring_recv, .finish = uring_finish, .close = uring_close},
+    {.name = "io_uring", .call = "io_uring", .takes = uring_takes_rr,
+     .setup = uring_setup, .open = uring_open, .send = uring_send_async,
+     .recv = uring_recv, .finish = uring_finish, .close = uring_close},
     {.name = "gso", .call = "send", .takes = takes_gso, .setup = setup_gso,
      .open = gso_open, .send = gso_send, .failed = gso_failed},
     {.name = "gro", .call = "recvmsg", .takes = takes_gro,
@@ -672,6 +695,9 @@ datapath_finish(struct datapath_io *io, int ok)
 
 	if (ok && io->dp != NULL && io->dp->finish != NULL)
 		rc = io->dp->finish(io);
+	if (io->dp != NULL && io->dp->close != NULL)
+		io->dp->close(io);
+	io->priv = NULL;
 	if (io->bufs != io->ctx->buf)
 		free(io->bufs);
 	free(io->control);

@@ -31,9 +31,47 @@ applies(const struct test_module *m, unsigned f, const char *opt, char *err)
 	return err_set(err, "%s applies to %s only", opt, names);
 }
 
+/* --io-uring is a data path of its own, for the closed loops of the
+ * tests that have it: every option that picks another path, or a loop
+ * that moves its data its own way, is refused by name. */
+static int
+uring_check(const struct test_module *m, const struct test_params *p, char *err)
+{
+	const struct {
+		int on;
+		const char *opt;
+	} no[] = {
+	    {p->batch > 1, "--batch"},
+	    {p->udp_gso, "--udp-gso"},
+	    {p->udp_gro, "--udp-gro"},
+	    {p->splice, "-V"},
+	    {p->skip_rx_copy, "--skip-rx-copy"},
+	    {p->use_write, "-I"},
+	    {p->busy_poll > 0, "--busy-poll"},
+	    {p->one_way, "--one-way"},
+	    {p->timestamps, "--timestamps"},
+	    {module_open_loop(p), "--rate, --timeout or --reconnect"},
+	    {p->load_up + p->load_down > 0, "--under-load"},
+	    {p->threads > 0 && p->threads < p->streams, "--threads"},
+	};
+	size_t i;
+
+	if (applies(m, MODULE_F_IO_URING, "--io-uring", err) < 0)
+		return -1;
+	for (i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		if (no[i].on)
+			return err_set(err,
+				       "--io-uring is a data path of its own: "
+				       "not with %s",
+				       no[i].opt);
+	return 0;
+}
+
 int
 fast_check(const struct test_module *m, const struct test_params *p, char *err)
 {
+	if (p->io_uring && uring_check(m, p, err) < 0)
+		return -1;
 	if (p->batch < 0 || p->batch > FAST_BATCH_MAX)
 		return err_set(err, "--batch: %d is not 1 to %d", p->batch,
 			       FAST_BATCH_MAX);

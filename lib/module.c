@@ -117,7 +117,7 @@ const struct test_module module_table[] = {
      TCP,
      .flow = MODULE_TO_SERVER,
      .unit = MODULE_BYTES,
-     .flags = MODULE_F_BIDIR | MODULE_F_TCP_BULK,
+     .flags = MODULE_F_BIDIR | MODULE_F_TCP_BULK | MODULE_F_IO_URING,
      .nc_port = 9,
      .layout = &layout_stream,
      .client = stream_send,
@@ -127,7 +127,7 @@ const struct test_module module_table[] = {
      TCP,
      .flow = MODULE_TO_CLIENT,
      .unit = MODULE_BYTES,
-     .flags = MODULE_F_TCP_BULK,
+     .flags = MODULE_F_TCP_BULK | MODULE_F_IO_URING,
      .nc_port = 19,
      .layout = &layout_maerts,
      .client = stream_recv,
@@ -138,7 +138,7 @@ const struct test_module module_table[] = {
      .flow = MODULE_BOTH,
      .unit = MODULE_TRANS,
      .flags = MODULE_F_BUSY_POLL | MODULE_F_ONE_WAY | MODULE_F_OPEN |
-	      MODULE_F_TSTAMP | MODULE_F_MIX,
+	      MODULE_F_TSTAMP | MODULE_F_MIX | MODULE_F_IO_URING,
      .nc_port = 7,
      .layout = &layout_rr,
      .client = rr_client,
@@ -173,7 +173,8 @@ const struct test_module module_table[] = {
      .flow = MODULE_BOTH,
      .unit = MODULE_TRANS,
      .flags = MODULE_F_RETRY | MODULE_F_BUSY_POLL | MODULE_F_ONE_WAY |
-	      MODULE_F_OPEN | MODULE_F_TSTAMP | MODULE_F_MIX,
+	      MODULE_F_OPEN | MODULE_F_TSTAMP | MODULE_F_MIX |
+		  MODULE_F_IO_URING,
      .rr_max = MODULE_UDP_MAX,
      .nc_port = 7,
      .layout = &layout_udp_rr,

@@ -390,6 +390,8 @@ proto_request_pack(const struct test_params *p)
 			json_object_set_new(o, "mix", mix_pack(&p->mix));
 		if (p->lost_iv)
 			json_object_set_new(o, "lost_iv", json_true());
+		if (p->io_uring)
+			json_object_set_new(o, "io_uring", json_true());
 	}
 	return o;
 }
@@ -508,7 +510,8 @@ request_later(const json_t *msg, struct test_params *p, char *err)
 	    opt_int32(msg, "serve_delay_us", 0, TSTAMP_DELAY_MAX_US,
 		      &p->serve_delay_us, err) ||
 	    opt_int32(msg, "threads", 0, FLOWS_MAX, &p->threads, err) ||
-	    opt_bool(msg, "lost_iv", &p->lost_iv, err))
+	    opt_bool(msg, "lost_iv", &p->lost_iv, err) ||
+	    opt_bool(msg, "io_uring", &p->io_uring, err))
 		return -1;
 	/* Which transports exist is transport_check's to say. */
 	if (json_object_get(msg, "transport") != NULL &&
@@ -571,6 +574,10 @@ proto_ready_confirm(json_t *ready, const struct test_params *p)
 		json_object_set_new(ready, "mix", json_integer(p->mix.n));
 	if (p->lost_iv)
 		json_object_set_new(ready, "lost_iv", json_true());
+	/* Its loops move the data through io_uring: an older netserver
+	 * would run its end the plain way and say nothing. */
+	if (p->io_uring)
+		json_object_set_new(ready, "io_uring", json_true());
 	if (p->load_up + p->load_down > 0) {
 		json_object_set_new(ready, "load_up", json_integer(p->load_up));
 		json_object_set_new(ready, "load_down",
@@ -591,6 +598,10 @@ proto_ready_check(const json_t *ready, const struct test_params *p, char *err)
 				p->mix.n)
 		return err_set(err, "-r: netserver does not read a request "
 				    "mix (an older netserver)");
+	if (p->io_uring && !json_is_true(json_object_get(ready, "io_uring")))
+		return err_set(err, "--io-uring: netserver does not confirm "
+				    "its io_uring data path (an older "
+				    "netserver)");
 	if (p->load_up + p->load_down == 0)
 		return 0;
 	if (!json_is_integer(up) || !json_is_integer(down) ||

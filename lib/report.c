@@ -654,12 +654,19 @@ fast_lines(FILE *out, const struct result *res)
 			(unsigned long long)r->syscalls,
 			(unsigned long long)r->recv_calls,
 			(unsigned long long)r->coalesced);
+	if (p->io_uring)
+		fprintf(out,
+			"io_uring: netperf %s, %llu io_uring_enter calls; "
+			"netserver %s, %llu\n",
+			l->path, (unsigned long long)l->syscalls, r->path,
+			(unsigned long long)r->syscalls);
 	if (p->zerocopy)
 		fprintf(out,
-			"Zero-copy: %s sent with MSG_ZEROCOPY: %llu sends, "
+			"Zero-copy: %s sent with %s: %llu sends, "
 			"%llu completions, %llu of them copied by the "
 			"kernel after all\n",
 			tx == l ? "netperf" : "netserver",
+			p->io_uring ? "IORING_OP_SEND_ZC" : "MSG_ZEROCOPY",
 			(unsigned long long)tx->send_calls,
 			(unsigned long long)tx->zc_done,
 			(unsigned long long)tx->zc_copied);

@@ -16,11 +16,69 @@
 #include "np/be.h"
 #include "np/auth.h"
 #include "np/clock.h"
+#include "np/datapath.h"
 #include "np/err.h"
 #include "np/oneway.h"
 #include "np/sock.h"
 #include "np/transport.h"
 #include "np/tstamp.h"
+
+/* Hands len bytes to the loop's data path when it took one
+ * (--io-uring), else to send(2). */
+static ssize_t
+path_send(struct test_ctx *ctx, const char *buf, size_t len, int flags)
+{
+	if (ctx->io != NULL)
+		return ctx->io->dp->send(ctx->io, (char *)buf, len);
+	return send(ctx->fd, buf, len, flags);
+}
+
+/* The same for a receive into buf. */
+static ssize_t
+path_recv(struct test_ctx *ctx, char *buf, size_t len, int flags)
+{
+	if (ctx->io != NULL) {
+		ctx->io->at = buf;
+		return ctx->io->dp->recv(ctx->io, len, flags);
+	}
+	return recv(ctx->fd, buf, len, flags);
+}
+
+/* A send or receive of the loop: through the stamps with --timestamps,
+ * else the data path's. */
+static ssize_t
+rr_send(struct test_ctx *ctx, const char *buf, size_t len, int flags)
+{
+	return ctx->ts != NULL ? tstamp_send(ctx->ts, buf, len, flags)
+			       : path_send(ctx, buf, len, flags);
+}
+
+static ssize_t
+rr_recv(struct test_ctx *ctx, char *buf, size_t len, int flags)
+{
+	return ctx->ts != NULL ? tstamp_recv(ctx->ts, buf, len, flags)
+			       : path_recv(ctx, buf, len, flags);
+}
+
+/* Runs loop over the data path the context took, open for its whole
+ * run (ctx->io), or over plain calls when it took none. */
+static int
+rr_with_path(struct test_ctx *ctx, module_loop_fn loop)
+{
+	struct datapath_io io;
+	int rc;
+
+	if (ctx->dp == NULL)
+		return loop(ctx);
+	if (datapath_open(&io, ctx) < 0)
+		return -1;
+	ctx->io = &io;
+	rc = loop(ctx);
+	ctx->io = NULL;
+	if (datapath_finish(&io, rc == 0) < 0)
+		rc = -1;
+	return rc;
+}
 
 /* Sends len bytes in full; returns 0, or -1 with err set when the peer
  * stops taking them (see module_stalled). *since is a recent clock_ns()
@@ -40,8 +98,7 @@ send_full(struct test_ctx *ctx, const char *buf, size_t len, uint64_t *since)
 		if (again++ &&
 		    module_overtime(ctx, clock_ns(), "kept the test going") < 0)
 			return -1;
-		n = ctx->ts != NULL ? tstamp_send(ctx->ts, buf, len, MSG_NOSIGNAL)
-				    : send(ctx->fd, buf, len, MSG_NOSIGNAL);
+		n = rr_send(ctx, buf, len, MSG_NOSIGNAL);
 		if (n > 0) {
 			buf += n;
 			len -= (size_t)n;
@@ -122,9 +179,7 @@ recv_full(struct test_ctx *ctx, char *buf, size_t len, uint64_t *calls,
 		 * hard end applies. */
 		if (again++ && module_overtime(ctx, clock_ns(), what) < 0)
 			return -1;
-		n = ctx->ts != NULL
-			? tstamp_recv(ctx->ts, buf + off, len - off, 0)
-			: recv(ctx->fd, buf + off, len - off, 0);
+		n = rr_recv(ctx, buf + off, len - off, 0);
 		if (n > 0) {
 			off += (size_t)n;
 			(*calls)++;
@@ -159,8 +214,8 @@ legacy_end(const struct test_ctx *ctx)
 	return ctx->untagged && (errno == ECONNRESET || errno == EPIPE);
 }
 
-int
-rr_client(struct test_ctx *ctx)
+static int
+rr_client_loop(struct test_ctx *ctx)
 {
 	const struct test_params *p = ctx->p;
 	struct side_result *r = ctx->r;
@@ -312,8 +367,8 @@ mix_recv_req(struct test_ctx *ctx, size_t min, size_t *req, size_t *rsp,
 	return rc;
 }
 
-int
-rr_server(struct test_ctx *ctx)
+static int
+rr_server_loop(struct test_ctx *ctx)
 {
 	const struct test_params *p = ctx->p;
 	struct side_result *r = ctx->r;
@@ -436,13 +491,17 @@ struct inflight {
 	int cls; /* a mix's class */
 };
 
+/* The receive's time-out, on the socket and on a data path that waits
+ * on its own. */
 static void
-set_rcv_timeout(int fd, uint64_t ns)
+set_rcv_timeout(struct test_ctx *ctx, uint64_t ns)
 {
 	struct timeval tv = {(time_t)(ns / NS_PER_SEC),
 			     (suseconds_t)(ns % NS_PER_SEC / 1000)};
 
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	setsockopt(ctx->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (ctx->io != NULL)
+		ctx->io->wait_ns = ns;
 }
 
 /* The requests given up on whose answers may still come: the last
@@ -486,8 +545,7 @@ udp_rr_fill(struct test_ctx *ctx, struct udp_rr *u, uint64_t now)
 			oneway_stamp_request(ctx->buf);
 		if (ctx->ts != NULL)
 			tstamp_send_begin(ctx->ts);
-		n = ctx->ts != NULL ? tstamp_send(ctx->ts, ctx->buf, req, 0)
-				    : send(ctx->fd, ctx->buf, req, 0);
+		n = rr_send(ctx, ctx->buf, req, 0);
 		if (n < 0 && errno == ECONNREFUSED)
 			return err_set(ctx->err, "netserver's data socket is "
 						 "gone (Connection refused)");
@@ -623,8 +681,8 @@ udp_rr_linger(struct test_ctx *ctx, struct udp_rr *u, uint64_t rto_ns)
 	if (until > now + NS_PER_SEC)
 		until = now + NS_PER_SEC;
 	while (now < until) {
-		set_rcv_timeout(ctx->fd, until - now);
-		n = recv(ctx->fd, ctx->buf, ctx->buflen, 0);
+		set_rcv_timeout(ctx, until - now);
+		n = path_recv(ctx, ctx->buf, ctx->buflen, 0);
 		now = clock_ns();
 		if (n > 0 && !module_udp_token(ctx, ctx->buf, (size_t)n, 0) &&
 		    (size_t)n >= u->taglen)
@@ -634,8 +692,8 @@ udp_rr_linger(struct test_ctx *ctx, struct udp_rr *u, uint64_t rto_ns)
 	}
 }
 
-int
-udp_rr_client(struct test_ctx *ctx)
+static int
+udp_rr_client_loop(struct test_ctx *ctx)
 {
 	const struct test_params *p = ctx->p;
 	struct udp_rr u = {NULL, p->burst + 1, 0, 1, (size_t)p->req_size,
@@ -673,12 +731,10 @@ udp_rr_client(struct test_ctx *ctx)
 		if (u.inflight == 0)
 			break;
 		if (rto.ns != applied) {
-			set_rcv_timeout(ctx->fd, rto.ns);
+			set_rcv_timeout(ctx, rto.ns);
 			applied = rto.ns;
 		}
-		n = ctx->ts != NULL
-			? tstamp_recv(ctx->ts, ctx->buf, ctx->buflen, 0)
-			: recv(ctx->fd, ctx->buf, ctx->buflen, 0);
+		n = rr_recv(ctx, ctx->buf, ctx->buflen, 0);
 		now = clock_ns();
 		/* A flood of stray datagrams keeps recv from timing out:
 		 * it must not keep the test going. */
@@ -761,7 +817,7 @@ udp_rr_serve_one(struct test_ctx *ctx, ssize_t n, size_t rsp,
 		ben_put(ctx->buf + off, (uint64_t)r->requests,
 			ONEWAY_COUNT_LEN);
 	if ((ts != NULL ? tstamp_send(ts, ctx->buf, rsp, 0)
-			: send(ctx->fd, ctx->buf, rsp, 0)) < 0) {
+			: path_send(ctx, ctx->buf, rsp, 0)) < 0) {
 		r->send_errors++;
 	} else {
 		r->bytes_sent += rsp;
@@ -783,7 +839,7 @@ udp_rr_drain(struct test_ctx *ctx, size_t rsp)
 	ssize_t n;
 
 	for (int i = 0; i < UDP_RR_DRAIN; i++) {
-		n = recv(ctx->fd, ctx->buf, ctx->buflen, MSG_DONTWAIT);
+		n = path_recv(ctx, ctx->buf, ctx->buflen, MSG_DONTWAIT);
 		if (n == 0 || (n < 0 && errno != EINTR))
 			return;
 		if (n > 0 && !module_udp_token(ctx, ctx->buf, (size_t)n, 1))
@@ -791,8 +847,8 @@ udp_rr_drain(struct test_ctx *ctx, size_t rsp)
 	}
 }
 
-int
-udp_rr_server(struct test_ctx *ctx)
+static int
+udp_rr_server_loop(struct test_ctx *ctx)
 {
 	const struct test_params *p = ctx->p;
 	struct side_result *r = ctx->r;
@@ -803,9 +859,7 @@ udp_rr_server(struct test_ctx *ctx)
 	r->send_size = (int64_t)rsp;
 	r->recv_size = p->req_size;
 	for (;;) {
-		n = ctx->ts != NULL
-			? tstamp_recv(ctx->ts, ctx->buf, ctx->buflen, 0)
-			: recv(ctx->fd, ctx->buf, ctx->buflen, 0);
+		n = rr_recv(ctx, ctx->buf, ctx->buflen, 0);
 		now = clock_ns();
 		if (module_overtime(ctx, now, "kept sending requests") < 0)
 			return -1;
@@ -844,6 +898,32 @@ udp_rr_server(struct test_ctx *ctx)
 	 * end was noticed. */
 	r->elapsed = (double)(last - start) / 1e9;
 	return 0;
+}
+
+/* The four loops, each over its data path (--io-uring) when it took
+ * one. */
+int
+rr_client(struct test_ctx *ctx)
+{
+	return rr_with_path(ctx, rr_client_loop);
+}
+
+int
+rr_server(struct test_ctx *ctx)
+{
+	return rr_with_path(ctx, rr_server_loop);
+}
+
+int
+udp_rr_client(struct test_ctx *ctx)
+{
+	return rr_with_path(ctx, udp_rr_client_loop);
+}
+
+int
+udp_rr_server(struct test_ctx *ctx)
+{
+	return rr_with_path(ctx, udp_rr_server_loop);
 }
 
 /*

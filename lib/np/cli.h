@@ -155,6 +155,8 @@ struct netperf_opts {
 	char transport[16];
 	/* --skip-rx-copy: the receivers read with MSG_TRUNC. */
 	int skip_rx_copy;
+	/* --io-uring: the data moves through io_uring (uring.c). */
+	int io_uring;
 	/* --one-way: each direction's delay (TCP_RR, UDP_RR). */
 	int one_way;
 	/* The open loop: --arrivals (and whether it was given), --timeout

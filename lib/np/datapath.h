@@ -2,7 +2,7 @@
  * The data paths: how one side's loop hands its data to the kernel or
  * takes it back. Each path (a plain send or recv, sendmmsg/recvmmsg
  * batches, UDP GSO and GRO, MSG_ZEROCOPY, splice into /dev/null,
- * sendfile) is one row of a table of hooks; the loops in stream.c call
+ * sendfile, io_uring) is one row of a table of hooks; the loops in stream.c call
  * the hooks of the row their side took, and the report names the row.
  * A new path is a row and its hooks, here.
  */
@@ -43,6 +43,15 @@ struct datapath_io {
 	int width, slot;
 	/* splice: the pipe and /dev/null. */
 	int pipe[2], null;
+	/* A request/response loop's recv: where the bytes go (NULL: the
+	 * path's own buffer, or the context's). */
+	char *at;
+	/* How long a path that waits on its own (io_uring) waits for a
+	 * completion before it says EAGAIN, as SO_RCVTIMEO makes recv(2)
+	 * do; 0 for ever. */
+	uint64_t wait_ns;
+	/* A path's own state (io_uring's ring), freed by its close. */
+	void *priv;
 };
 
 /*
@@ -80,6 +89,9 @@ struct data_path {
 	/* After the loop's last call, when it went well: waits for what
 	 * the path still owes. Returns 0, or -1 with the err set. */
 	int (*finish)(struct datapath_io *io);
+	/* Frees what open made beyond io's buffers (io->priv), finished
+	 * or not. */
+	void (*close)(struct datapath_io *io);
 };
 
 /* The paths, most particular first; ends with a row of NULL name. */

@@ -75,6 +75,8 @@ enum module_unit {
 /* -r takes a request mix (np/mix.h): each request's class, and netserver
  * answers with the class's response size. */
 #define MODULE_F_MIX 0x20000
+/* --io-uring: the loops move their data through io_uring (uring.c). */
+#define MODULE_F_IO_URING 0x100000
 
 /*
  * Which of netperf 2.7's layouts a test prints (report.c), with 2.7's
@@ -245,6 +247,9 @@ struct test_params {
 	 * netperf splits each interval's lost transactions into requests
 	 * and answers as they happen. */
 	int lost_iv;
+	/* --io-uring (TCP_STREAM, TCP_MAERTS, TCP_RR, UDP_RR): the data
+	 * moves through an io_uring ring of each loop's own (uring.c). */
+	int io_uring;
 };
 
 enum { MODULE_ARRIVALS_POISSON, MODULE_ARRIVALS_FIXED };
@@ -365,6 +370,9 @@ struct test_ctx {
 	 * coordinator at each boundary (interval.c). */
 	int lost_split;
 	uint64_t lost_req, lost_all;
+	/* A request/response loop's open use of dp, for the helpers that
+	 * take only the context (rr.c's); NULL when it takes none. */
+	struct datapath_io *io;
 };
 
 enum { MODULE_WD_RUNNING, MODULE_WD_DONE, MODULE_WD_FIRED };
