@@ -56,21 +56,9 @@ stream_main(void *arg)
 	/* A bulk flow beside a probe (--under-load) is TCP_STREAM's. */
 	const struct test_module *m = underload_module(run->m, ctx->role);
 	uint64_t t0, t1;
-	int bound = 0;
 
-	if (job->place != NULL && job->place->set != NULL)
-		bound = topo_bind_thread(run->topo, job->place, ctx->err) == 0
-			    ? 1
-			    : -1;
-	/* Everyone waits at the gate, bound or not, so all streams start
-	 * together and a failure strands nobody. */
-	pthread_mutex_lock(&run->lock);
-	run->ready++;
-	pthread_cond_broadcast(&run->cond);
-	while (!run->go)
-		pthread_cond_wait(&run->cond, &run->lock);
-	pthread_mutex_unlock(&run->lock);
-	if (bound < 0 || run->abort) {
+	if (module_thread_at_gate(run, job->place, ctx->err) < 0 ||
+	    run->abort) {
 		job->rc = -1;
 		__atomic_store_n(&ctx->done_ns, clock_ns(), __ATOMIC_RELEASE);
 		/* Not a stream to watch: it never ran. */
@@ -296,6 +284,25 @@ start_streams(struct module_run *run, struct stream_job *jobs,
 		started++;
 	}
 	return module_threads_ready(run, started, run->n, "stream", err);
+}
+
+int
+module_thread_at_gate(struct module_run *run, const struct topo_place *place,
+		      char *err)
+{
+	int rc = 0;
+
+	if (place != NULL && place->set != NULL)
+		rc = topo_bind_thread(run->topo, place, err);
+	/* Everyone waits at the gate, bound or not, so all streams start
+	 * together and a failure strands nobody. */
+	pthread_mutex_lock(&run->lock);
+	run->ready++;
+	pthread_cond_broadcast(&run->cond);
+	while (!run->go)
+		pthread_cond_wait(&run->cond, &run->lock);
+	pthread_mutex_unlock(&run->lock);
+	return rc < 0 ? -1 : 0;
 }
 
 int

@@ -117,6 +117,13 @@ int module_run_all(struct module_run *run, char *err);
 int module_threads_ready(struct module_run *run, int started, int want,
 			 const char *what, char *err);
 
+/* A runner's thread (a stream's, or flows.c's) at the start: bound to
+ * place when it names CPUs, counted ready, then waiting until the gate
+ * opens. Returns 0, or -1 with err set when it could not be bound (it
+ * waits at the gate all the same, so that no failure strands the rest). */
+int module_thread_at_gate(struct module_run *run,
+			  const struct topo_place *place, char *err);
+
 /* Sums the streams' counts into sum, with the run's CPU figures (which
  * sum now owns). */
 void module_merge(const struct module_run *run, struct side_result *sum);
