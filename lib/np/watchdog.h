@@ -8,6 +8,8 @@
 #include "np/runner.h"
 #include "np/test_ctx.h"
 
+/* test_ctx.wd_state: the loop runs, it ended, or the watch gave up on
+ * its peer. */
 enum { MODULE_WD_RUNNING, MODULE_WD_DONE, MODULE_WD_FIRED };
 
 /* Seconds a silent peer is given past the end of a test before it is
