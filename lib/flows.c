@@ -1630,19 +1630,9 @@ flows_main(void *arg)
 {
 	struct flows_job *j = arg;
 	struct module_run *run = j->run;
-	int bound = 0;
+	int bound = module_thread_at_gate(
+	    run, run->places != NULL ? &run->places[j->t] : NULL, j->err);
 
-	if (run->places != NULL && run->places[j->t].set != NULL)
-		bound =
-		    topo_bind_thread(run->topo, &run->places[j->t], j->err) == 0
-			? 1
-			: -1;
-	pthread_mutex_lock(&run->lock);
-	run->ready++;
-	pthread_cond_broadcast(&run->cond);
-	while (!run->go)
-		pthread_cond_wait(&run->cond, &run->lock);
-	pthread_mutex_unlock(&run->lock);
 	if (bound < 0)
 		j->rc = -1;
 	if (bound >= 0 && !run->abort) {

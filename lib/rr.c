@@ -1,5 +1,8 @@
 /* The request/response loops: TCP_RR, with -b transactions in flight,
- * UDP_RR, TCP_CRR and TCP_CC (a connection a transaction). */
+ * UDP_RR, TCP_CRR and TCP_CC (a connection a transaction), and UDP_RR's
+ * adaptive time-out and tags. The request/response tests over other
+ * transports (SCTP_RR, VSOCK_RR) run TCP_RR's loops: module.c's table says
+ * which test runs which. */
 #include "np/module.h"
 
 #include <errno.h>

@@ -1,7 +1,9 @@
 /* The bulk-transfer loops: TCP_STREAM, TCP_MAERTS and TCP_SENDFILE (a
  * stream's sender and receiver, each over its data path, np/datapath.h),
  * TCP_MSS's connection that sends nothing, and UDP_STREAM's sender and
- * receiver, both directions. */
+ * receiver, both directions. The stream tests over other transports
+ * (SCTP_STREAM, VSOCK_STREAM) run the same loops: module.c's table says
+ * which test runs which. */
 #include "np/module.h"
 
 #include <errno.h>

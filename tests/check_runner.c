@@ -1,5 +1,5 @@
 /*
- * The runner of module.c (module_run_all), driven directly with a loop of
+ * The runner of runner.c (module_run_all), driven directly with a loop of
  * the test's own: what both programs do between the gate and the results,
  * without sockets. The end of a test is an event: the coordinator returns
  * when the last stream does, not at the next slice of a sleep.

@@ -1,7 +1,7 @@
 /*
  * Flows on threads: a test's N data connections (flows) served by T
  * threads on each end, each thread driving its flows from one epoll set,
- * as neper does. The runner (module.c) starts these threads in place of a
+ * as neper does. The runner (runner.c) starts these threads in place of a
  * thread a stream when the test asks for fewer threads than streams
  * (module_flows); the gate, the interim reports and the CPU snapshots are
  * the runner's as before. TCP_RR, TCP_CRR, TCP_STREAM, TCP_MAERTS,

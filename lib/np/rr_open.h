@@ -1,5 +1,5 @@
 /* The open loop of the RR clients (--rate, --arrivals, --timeout,
- * --reconnect); the loops themselves are declared in np/module.h. */
+ * --reconnect); the loops themselves are declared in np/loop.h. */
 #ifndef NP_RR_OPEN_H
 #define NP_RR_OPEN_H
 
