@@ -365,6 +365,13 @@ transport_check_host(const struct transport *t, const char *host, int family,
 	return t->ends->check(host, family, ctl_family, err);
 }
 
+void
+transport_release(const struct transport *t, int fd)
+{
+	if (fd >= 0 && t->ends->release != NULL)
+		t->ends->release(fd);
+}
+
 int
 transport_port(const struct transport *t, int fd)
 {
