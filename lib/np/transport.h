@@ -75,6 +75,15 @@ struct transport_ends {
 extern const struct transport_ends transport_ends_ip;
 /* VSOCK's: a CID (-- -H: a number, local or host) and a port. */
 extern const struct transport_ends transport_ends_vsock;
+/* Unix domain sockets': a file in netserver's own directory, on this
+ * host only. */
+extern const struct transport_ends transport_ends_unix;
+
+/* Whether dir, a netserver's ready "data_at", may be its directory of
+ * Unix sockets: absolute, under /tmp, /run/user/<uid> or
+ * $XDG_RUNTIME_DIR, named netserver-XXXXXX, no empty, "." or ".."
+ * component. Returns 0, or -1 with err set. */
+int transport_unix_dir_ok(const char *dir, char *err);
 
 struct transport {
 	const char *name;   /* "tcp": OMNI's -T word, the request's */
