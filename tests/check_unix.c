@@ -232,6 +232,24 @@ START_TEST(other_host_refused)
 }
 END_TEST
 
+/* 2.7's -p dirspec names where netserver would make its files: refused,
+ * exit 2, in one line, and nothing made there. */
+START_TEST(path_prefix_refused)
+{
+	struct harness_out *o = malloc(sizeof(*o));
+	const char *args[] = {"-H", "127.0.0.1", "-p", harness_port,
+			      "-l", "1",	 "-t", "STREAM_STREAM",
+			      "--", "-p",	 rundir, NULL};
+
+	ck_assert_ptr_nonnull(o);
+	ck_assert_int_eq(harness_netperf(args, 30, o), 0);
+	ck_assert_int_eq(o->status, 2);
+	ck_assert_msg(one_line(o->err, "private directory"), "%s", o->err);
+	ck_assert(sock_dir_gone(0));
+	free(o);
+}
+END_TEST
+
 static Suite *
 unix_suite(void)
 {
@@ -246,6 +264,7 @@ unix_suite(void)
 	tcase_add_test(tc, four_tests);
 	tcase_add_test(tc, private_dir_killed);
 	tcase_add_test(tc, other_host_refused);
+	tcase_add_test(tc, path_prefix_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }
