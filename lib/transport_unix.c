@@ -98,10 +98,11 @@ transport_unix_dir_ok(const char *dir, char *err)
 
 		if (len == 0 || (len == 1 && c[1] == '.') ||
 		    (len == 2 && c[1] == '.' && c[2] == '.'))
-			return err_set(err,
-				       "netserver's socket directory \"%.64s\" "
-				       "has an empty, \".\" or \"..\" component",
-				       dir);
+			return err_set(
+			    err,
+			    "netserver's socket directory \"%.64s\" "
+			    "has an empty, \".\" or \"..\" component",
+			    dir);
 	}
 	if (strncmp(base + 1, UNIX_DIR_NAME, strlen(UNIX_DIR_NAME)) != 0 ||
 	    strlen(base + 1) != strlen(UNIX_DIR_NAME) + UNIX_DIR_RAND)
@@ -178,14 +179,15 @@ unix_listen(const struct transport *t, const struct sockaddr *self,
 		return err_set(err, "Unix socket: %s", strerror(errno));
 	pthread_mutex_lock(&unix_lock);
 	if (unix_dir[0] == '\0') {
-		snprintf(unix_dir, sizeof(unix_dir), "%s/" UNIX_DIR_NAME "XXXXXX",
-			 unix_base());
+		snprintf(unix_dir, sizeof(unix_dir),
+			 "%s/" UNIX_DIR_NAME "XXXXXX", unix_base());
 		/* mkdtemp makes it 0700. */
 		if (mkdtemp(unix_dir) == NULL) {
 			e = errno;
 			pthread_mutex_unlock(&unix_lock);
-			err_set(err, "cannot make a directory for Unix sockets "
-				     "under %s: %s",
+			err_set(err,
+				"cannot make a directory for Unix sockets "
+				"under %s: %s",
 				unix_base(), strerror(e));
 			unix_dir[0] = '\0';
 			close(fd);
