@@ -1226,6 +1226,14 @@ t_ports(const struct opt *opt, const char *arg, void *dst, struct opt_run *run,
 	(void)run;
 	o->port_min = 5000;
 	o->port_max = 65535;
+	/* 2.7's Unix domain socket tests take -p dirspec, where netserver
+	 * would make its socket files: ours makes its own directory. */
+	if (arg[0] == '/' || arg[0] == '.')
+		return err_set(err,
+			       "-p %.64s: netserver makes its Unix socket "
+			       "files in a private directory of its own and "
+			       "takes no path from netperf (2.7's -p dirspec)",
+			       arg);
 	if (port_pair(arg, 'p', &o->port_min, &o->port_max, 0, err) < 0)
 		return -1;
 	if (o->port_min < 1 || o->port_min > o->port_max)

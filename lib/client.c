@@ -501,8 +501,8 @@ static int
 open_data_as(const struct netperf_opts *o, struct result *res,
 	     const struct test_module *m, int port, char *err)
 {
-	const char *host = data_host(o, res);
 	const struct transport *t = transport_of(m, &res->p);
+	const char *host = t->ends->named ? res->data_at : data_host(o, res);
 	struct sock_setup setup = {
 	    o->data_local, o->ldata_port, o->lsndbuf, o->lrcvbuf, -1, -1,
 	    (int)o->mss, &res->p.lx, t->protocol};
@@ -614,6 +614,10 @@ read_ready(const json_t *msg, struct result *res, int *ports, int n, char *err)
 			ports[i] = (int)json_integer_value(p);
 		}
 	}
+	if (transport_of(res->m, &res->p)->ends->named &&
+	    proto_get_string(msg, "data_at", res->data_at, sizeof(res->data_at),
+			     err) < 0)
+		return -1;
 	if (proto_get_int(msg, "sndbuf", -1, INT32_MAX, &v, err) < 0)
 		return -1;
 	res->side[RESULT_REMOTE].sum.sndbuf = (int)v;

@@ -740,6 +740,21 @@ serve_negotiate(struct serve *sv, const json_t *req, char *err)
 	return SERVE_OK;
 }
 
+/* A named endpoint's text (a Unix socket's directory) into ready's
+ * "data_at", from listener fd. */
+static void
+ready_data_at(json_t *ready, const struct transport *t, int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t len = sizeof(ss);
+	char text[SOCK_ADDR_LEN];
+
+	memset(&ss, 0, sizeof(ss));
+	if (getsockname(fd, (struct sockaddr *)&ss, &len) == 0 &&
+	    t->ends->format((struct sockaddr *)&ss, text) >= 0)
+		json_object_set_new(ready, "data_at", json_string(text));
+}
+
 /* The listeners open, the sizes and buffers settled, and the client told
  * where to connect ("ready"). */
 static enum serve_rc
@@ -779,6 +794,8 @@ serve_listen(struct serve *sv, char *err)
 			  (json_int_t)r->recv_size, "token", sv->token_hex);
 	if (ready != NULL)
 		proto_ready_confirm(ready, p);
+	if (ready != NULL && transport_of(sv->m, p)->ends->named)
+		ready_data_at(ready, transport_of(sv->m, p), sv->lfds[0]);
 	i = session_send(sv->ctl, ready, SESSION_TIMEOUT_MS, err);
 	json_decref(ready);
 	return i < 0 ? SERVE_FAIL : SERVE_OK;
@@ -821,7 +838,9 @@ serve_data_socket(struct serve *sv, int i, uint64_t accept_by, char *err)
 		if (await_datagram(t, sv->lfds[i], sv->ctl, sv->token,
 				   accept_by, sv->lim->accept_ms, err) < 0)
 			return -1;
-		/* The socket is the stream's now. */
+		/* The socket is the stream's now, and connected: what
+		 * named it is no longer needed. */
+		transport_release(t, sv->lfds[i]);
 		sv->set.fds[i] = sv->lfds[i];
 		sv->lfds[i] = -1;
 		return sv->set.fds[i];
@@ -1138,8 +1157,11 @@ serve_free(struct serve *sv)
 	json_decref(sv->plat);
 	cpu_util_free(&sv->r.cpu);
 	for (i = 0; sv->lfds != NULL && i < sv->nlisten; i++)
-		if (sv->lfds[i] >= 0)
+		if (sv->lfds[i] >= 0) {
+			transport_release(transport_of(sv->m, &sv->p),
+					  sv->lfds[i]);
 			close(sv->lfds[i]);
+		}
 	free(sv->lfds);
 	free(sv->wire_ports);
 	streams_free(&sv->set, sv->shared);

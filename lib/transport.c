@@ -200,6 +200,22 @@ static const struct transport transports[] = {
      .no_wire = "counts TCP and UDP flows",
      .missing = "the kernel has no AF_VSOCK (CONFIG_VSOCKETS, modprobe "
 		"vsock)"},
+    {.name = "unix",
+     .report = "UNIX",
+     .family = AF_UNIX,
+     .socktype = SOCK_STREAM,
+     .carries = IPPROTO_TCP,
+     .admit = TRANSPORT_ACCEPT,
+     .ends = &transport_ends_unix,
+     .no_wire = "counts TCP and UDP flows"},
+    {.name = "unix_dgram",
+     .report = "UNIX",
+     .family = AF_UNIX,
+     .socktype = SOCK_DGRAM,
+     .carries = IPPROTO_UDP,
+     .admit = TRANSPORT_DATAGRAM,
+     .ends = &transport_ends_unix,
+     .no_wire = "counts TCP and UDP flows"},
 };
 
 #define NTRANSPORTS (sizeof(transports) / sizeof(transports[0]))
@@ -363,6 +379,13 @@ transport_check_host(const struct transport *t, const char *host, int family,
 		     int ctl_family, char *err)
 {
 	return t->ends->check(host, family, ctl_family, err);
+}
+
+void
+transport_release(const struct transport *t, int fd)
+{
+	if (fd >= 0 && t->ends->release != NULL)
+		t->ends->release(fd);
 }
 
 int

@@ -167,6 +167,9 @@ struct result {
 	int nstreams; /* how many each side's stream[] holds, 0 for none */
 	char fmt;		   /* -f letter */
 	int family;		   /* of the data connection */
+	/* Where a named endpoint is (a Unix socket's directory), from
+	 * netserver's ready; "" for a host and port. */
+	char data_at[SOCK_ADDR_LEN];
 	/* netperf's per-operation latency, all streams merged. */
 	struct stats_hist *hist;
 	/* --one-way: the delays each way, all streams merged; NULL

@@ -60,12 +60,30 @@ struct transport_ends {
 	/* Writes sa as text into buf (SOCK_ADDR_LEN bytes); returns its
 	 * port, or -1 when it is not an endpoint of these. */
 	int (*format)(const struct sockaddr *sa, char *buf);
+	/* Removes what listen left outside the socket for listener fd (a
+	 * Unix socket's file and its directory), before fd closes or
+	 * becomes a stream's; NULL: nothing is left. */
+	void (*release)(int fd);
+	/* A port alone does not name the endpoint: netserver's ready
+	 * carries format's text of its listener as "data_at", and netperf
+	 * connects to that (checked by connect) instead of the data
+	 * host, which only check reads. */
+	int named;
 };
 
 /* IP's endpoints: a host resolved to IPv4 or IPv6, and a port. */
 extern const struct transport_ends transport_ends_ip;
 /* VSOCK's: a CID (-- -H: a number, local or host) and a port. */
 extern const struct transport_ends transport_ends_vsock;
+/* Unix domain sockets': a file in netserver's own directory, on this
+ * host only. */
+extern const struct transport_ends transport_ends_unix;
+
+/* Whether dir, a netserver's ready "data_at", may be its directory of
+ * Unix sockets: absolute, under /tmp, /run/user/<uid> or
+ * $XDG_RUNTIME_DIR, named netserver-XXXXXX, no empty, "." or ".."
+ * component. Returns 0, or -1 with err set. */
+int transport_unix_dir_ok(const char *dir, char *err);
 
 struct transport {
 	const char *name;   /* "tcp": OMNI's -T word, the request's */
@@ -160,6 +178,10 @@ int transport_connect(const struct transport *t, const char *host, int port,
  * returns 0, or -1 with err set. */
 int transport_check_host(const struct transport *t, const char *host,
 			 int family, int ctl_family, char *err);
+
+/* Removes what t's listen left for listener fd (see release); before
+ * fd closes or becomes a stream's. */
+void transport_release(const struct transport *t, int fd);
 
 /* The port of data socket fd's own end; -1 on error. */
 int transport_port(const struct transport *t, int fd);
