@@ -268,7 +268,7 @@ const struct test_module module_table[] = {
      .client = rr_client,
      .server = rr_server},
     {.name = "DG_STREAM",
-     .title = "DG STREAM TEST",
+     .title = "DG UNIDIRECTIONAL SEND TEST",
      UDP,
      .transport = "unix_dgram",
      .flow = MODULE_TO_SERVER,
