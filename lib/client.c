@@ -622,31 +622,6 @@ read_results(const json_t *msg, struct result *res, char *err)
 	return 0;
 }
 
-/* Where this side's stream threads run: one place for one stream, a CPU
- * each, round-robin over cores, for several. */
-static int
-place_local(struct client *c, const struct result *res,
-	    struct topo_place *places, char *err)
-{
-	struct topo_place base;
-	int i;
-
-	memset(&base, 0, sizeof(base));
-	if (topo_resolve(c->topo, c->cpu_bind, c->ifname, &base, err) < 0)
-		return -1;
-	for (i = 0; res->nstreams > 1 && i < res->nstreams; i++)
-		if (topo_pick(c->topo, &base, i, &places[i], err) < 0) {
-			topo_place_free(&base);
-			return -1;
-		}
-	if (res->nstreams == 1) {
-		places[0] = base;
-		return 0;
-	}
-	topo_place_free(&base);
-	return 0;
-}
-
 /* Ctrl-C during a test: ask netserver to end its side too, so a test it
  * drives (MAERTS) stops early with results instead of an error. */
 static void
@@ -881,21 +856,10 @@ static int
 place_streams_here(struct client *c, struct result *res, struct streams *set,
 		   char *err)
 {
-	struct result_place *rp = &res->side[RESULT_LOCAL].place;
-	const struct topo_place *first;
-
 	if (c->cpu_bind[0] == '\0' && (set->n == 1 || c->topo == NULL))
 		return 0;
-	if (streams_want_places(set, err) < 0 ||
-	    place_local(c, res, set->places, err) < 0)
-		return -1;
-	first = &set->places[0];
-	snprintf(rp->requested, sizeof(rp->requested), "%s", c->cpu_bind);
-	/* Several streams: every CPU they were bound to. */
-	topo_places_describe(c->topo, set->places, set->n, rp->cpus,
-			     sizeof(rp->cpus), &rp->numa, &rp->nic_local);
-	snprintf(rp->note, sizeof(rp->note), "%s", first->note);
-	return 0;
+	return streams_place(set, c->topo, c->cpu_bind, c->ifname,
+			     &res->side[RESULT_LOCAL].place, err);
 }
 
 /* -s: 2.7 waits between setting a test up and starting it; here, before
@@ -1008,11 +972,34 @@ connect_flows(struct client_run *t, char *err)
 
 /* Every stream's data connection, bound to the test by its token (CRR's
  * loop sends it on each of its connections), with its buffer. */
+/* This side's sizes, from -m and -M and the socket buffers in its sum
+ * (streams_sizes): into the sum, each of set's streams, and sizes, what
+ * a buffer must hold (send, receive, request, response). */
+static void
+local_sizes(const struct netperf_opts *o, struct result *res,
+	    struct streams *set, int64_t sizes[4])
+{
+	struct side_result *sum = &res->side[RESULT_LOCAL].sum;
+	int i;
+
+	streams_sizes(res->m, o->send_size, o->recv_size, sum->sndbuf,
+		      sum->rcvbuf, sum);
+	sizes[0] = sum->send_size;
+	sizes[1] = sum->recv_size;
+	sizes[2] = res->p.req_size;
+	sizes[3] = res->p.rsp_size;
+	for (i = 0; i < set->n; i++) {
+		set->r[i].sndbuf = sum->sndbuf;
+		set->r[i].rcvbuf = sum->rcvbuf;
+		set->r[i].send_size = sum->send_size;
+		set->r[i].recv_size = sum->recv_size;
+	}
+}
+
 static int
 test_connect(struct client_run *t, char *err)
 {
 	struct result *res = t->res;
-	struct side_result *sum = &res->side[RESULT_LOCAL].sum;
 	int per_trans = module_has(t->m, MODULE_F_PER_TRANS), i, fd;
 	int flows = module_flows(&res->p);
 	int tcp_flows = flows && t->m->socktype == SOCK_STREAM && !per_trans;
@@ -1047,19 +1034,10 @@ test_connect(struct client_run *t, char *err)
 		}
 	}
 	res->setup_sec = (double)(clock_ns() - t0) / 1e9;
-	streams_sizes(t->m, t->o->send_size, t->o->recv_size, sum->sndbuf,
-		      sum->rcvbuf, sum);
-	sizes[0] = sum->send_size;
-	sizes[1] = sum->recv_size;
-	sizes[2] = res->p.req_size;
-	sizes[3] = res->p.rsp_size;
+	local_sizes(t->o, res, &t->set, sizes);
 	for (i = 0; i < t->set.n; i++) {
 		struct test_ctx *ctx = &t->set.ctx[i];
 
-		t->set.r[i].sndbuf = sum->sndbuf;
-		t->set.r[i].rcvbuf = sum->rcvbuf;
-		t->set.r[i].send_size = sum->send_size;
-		t->set.r[i].recv_size = sum->recv_size;
 		if (streams_open(&t->set, i, t->set.fds[i], &res->p, t->stop,
 				 t->token, err) < 0)
 			return -1;
@@ -1354,18 +1332,9 @@ client_run_untagged(struct client *c, const struct netperf_opts *o,
 	set->fds[0] = fd;
 	if (fd < 0)
 		return -1;
-	streams_sizes(res->m, o->send_size, o->recv_size, sum->sndbuf,
-		      sum->rcvbuf, sum);
-	set->r[0].sndbuf = sum->sndbuf;
-	set->r[0].rcvbuf = sum->rcvbuf;
-	set->r[0].send_size = sum->send_size;
-	set->r[0].recv_size = sum->recv_size;
+	local_sizes(o, res, set, sizes);
 	if (streams_open(set, 0, fd, &res->p, stop, NULL, err) < 0)
 		return -1;
-	sizes[0] = sum->send_size;
-	sizes[1] = sum->recv_size;
-	sizes[2] = res->p.req_size;
-	sizes[3] = res->p.rsp_size;
 	ctx->buf = module_buffer(sizes, 4, &ctx->buflen);
 	if (ctx->buf == NULL)
 		return err_set(err, "cannot allocate a %zu-byte buffer",

@@ -220,15 +220,12 @@ send_error(int ctl, const char *text)
  * request names CPUs this host does not have. */
 static int
 place_streams(struct server_state *st, const struct test_params *p, int ctl,
-	      struct topo_place *places, struct result_place *rp, char *err)
+	      struct streams *set, struct result_place *rp, char *err)
 {
 	struct sockaddr_storage self;
 	socklen_t len = sizeof(self);
 	char ifname[IF_NAMESIZE] = "";
-	struct topo_place base;
-	int i;
 
-	memset(&base, 0, sizeof(base));
 	if (!st->topo_loaded) {
 		if (topo_load(&st->topo, NULL, NULL, err) < 0)
 			return -1;
@@ -236,27 +233,7 @@ place_streams(struct server_state *st, const struct test_params *p, int ctl,
 	}
 	if (getsockname(ctl, (struct sockaddr *)&self, &len) == 0)
 		sock_ifname_of((struct sockaddr *)&self, ifname, err);
-	if (topo_resolve(&st->topo, p->cpu_bind, ifname, &base, err) < 0)
-		return -1;
-	for (i = 0; p->streams > 1 && i < p->streams; i++) {
-		if (topo_pick(&st->topo, &base, i, &places[i], err) < 0) {
-			topo_place_free(&base);
-			return -1;
-		}
-	}
-	if (p->streams == 1) {
-		/* One stream takes the whole place asked for. */
-		places[0] = base;
-		memset(&base, 0, sizeof(base));
-	}
-	snprintf(rp->requested, sizeof(rp->requested), "%s", p->cpu_bind);
-	/* Every CPU the streams were bound to. */
-	topo_places_describe(&st->topo, places, p->streams, rp->cpus,
-			     sizeof(rp->cpus), &rp->numa, &rp->nic_local);
-	snprintf(rp->note, sizeof(rp->note), "%s",
-		 p->streams == 1 ? places[0].note : base.note);
-	topo_place_free(&base);
-	return 0;
+	return streams_place(set, &st->topo, p->cpu_bind, ifname, rp, err);
 }
 
 static void
@@ -535,9 +512,7 @@ serve_negotiate(struct serve *sv, const json_t *req, char *err)
 	/* Several streams get a CPU each even when the client named none,
 	 * on the CPUs netserver may use. */
 	if ((p->cpu_bind[0] != '\0' || p->streams > 1) &&
-	    (streams_want_places(&sv->set, err) < 0 ||
-	     place_streams(sv->st, p, sv->ctl, sv->set.places, &sv->rp, err) <
-		 0))
+	    place_streams(sv->st, p, sv->ctl, &sv->set, &sv->rp, err) < 0)
 		return SERVE_TELL;
 	return SERVE_OK;
 }
