@@ -1,7 +1,6 @@
 #include "np/client.h"
 
 #include <errno.h>
-#include <math.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <stdlib.h>
@@ -13,7 +12,6 @@
 #include "np/client_legacy.h"
 #include "np/clock.h"
 #include "np/escape.h"
-#include "np/legacy.h"
 #include "np/fast.h"
 #include "np/flows.h"
 #include "np/interim.h"
