@@ -6,7 +6,7 @@
  * held to the same limits as our own protocol's; REM_CPU's CPU_CALIBRATE,
  * and our netperf's probe.
  */
-#include "np/server.h"
+#include "np/server_legacy.h"
 
 #include <errno.h>
 #include <netinet/in.h>

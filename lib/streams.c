@@ -1,6 +1,7 @@
 #include "np/streams.h"
 
 #include <netinet/in.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -40,6 +41,38 @@ streams_want_places(struct streams *s, char *err)
 {
 	s->places = calloc((size_t)s->n, sizeof(*s->places));
 	return s->places == NULL ? err_set(err, "out of memory") : 0;
+}
+
+int
+streams_place(struct streams *s, struct topo *t, const char *bind,
+	      const char *ifname, struct result_place *rp, char *err)
+{
+	struct topo_place base;
+	int i;
+
+	if (streams_want_places(s, err) < 0)
+		return -1;
+	memset(&base, 0, sizeof(base));
+	if (topo_resolve(t, bind, ifname, &base, err) < 0)
+		return -1;
+	for (i = 0; s->n > 1 && i < s->n; i++) {
+		if (topo_pick(t, &base, i, &s->places[i], err) < 0) {
+			topo_place_free(&base);
+			return -1;
+		}
+	}
+	if (s->n == 1) {
+		/* One stream takes the whole place asked for. */
+		s->places[0] = base;
+		memset(&base, 0, sizeof(base));
+	}
+	topo_place_free(&base);
+	snprintf(rp->requested, sizeof(rp->requested), "%s", bind);
+	/* Every CPU the streams were bound to. */
+	topo_places_describe(t, s->places, s->n, rp->cpus, sizeof(rp->cpus),
+			     &rp->numa, &rp->nic_local);
+	snprintf(rp->note, sizeof(rp->note), "%s", s->places[0].note);
+	return 0;
 }
 
 void

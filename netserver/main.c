@@ -27,6 +27,7 @@
 #include "np/metrics.h"
 #include "np/proto.h"
 #include "np/server.h"
+#include "np/server_legacy.h"
 #include "np/session.h"
 #include "np/sock.h"
 

@@ -823,7 +823,7 @@ START_TEST(test_refusal_flood_bounded)
 			answered++;
 		}
 		close(fd);
-		/* 8: SERVER_LEGACY_REFUSALS in lib/np/server.h. */
+		/* 8: SERVER_LEGACY_REFUSALS in lib/np/server_legacy.h. */
 		ck_assert_int_eq(answered, 8);
 	}
 	took = harness_now() - t0;

@@ -10,6 +10,7 @@
 #include <signal.h>
 
 #include "np/module.h"
+#include "np/result.h"
 #include "np/topo.h"
 
 struct streams {
@@ -36,6 +37,15 @@ int streams_alloc(struct streams *s, const struct test_module *m, int n,
 /* Gives the set n places to bind its streams to (all zero, for the caller
  * to fill). Returns 0, or -1 with err set. */
 int streams_want_places(struct streams *s, char *err);
+
+/*
+ * Places the set's streams on t, both sides alike: bind's place (near
+ * ifname) whole for one stream, a CPU each of it for several, round-robin
+ * over cores; and rp says where (what was asked, every CPU, the NUMA
+ * node, the NIC's side, the note). Returns 0, or -1 with err set.
+ */
+int streams_place(struct streams *s, struct topo *t, const char *bind,
+		  const char *ifname, struct result_place *rp, char *err);
 
 /*
  * A side's bytes per send and receive: what was asked (0 for the default),
