@@ -1438,32 +1438,42 @@ get_fill_file(const struct result *res, int loc, char *b, size_t cap)
 	put_s(b, cap, loc ? res->p.fill_file : "");
 }
 
-/* --bidir's directions; -1 without it, and for TCP's loss. */
+/* --bidir's figures for the direction loc's side sends in: -1 without
+ * --bidir, and for a loss where the test does not number its datagrams
+ * (TCP). */
+enum bidir_fig { BIDIR_THRUPUT, BIDIR_LOST, BIDIR_LOSS_PCT };
+
+static void
+put_bidir(const struct result *res, int loc, enum bidir_fig fig, char *b,
+	  size_t cap)
+{
+	const struct result_dir *d = &res->dir[loc ? 0 : 1];
+
+	if (!res->p.bidir ||
+	    (fig != BIDIR_THRUPUT && !module_has(res->m, MODULE_F_SEQ)))
+		put_i(b, cap, -1);
+	else if (fig == BIDIR_LOST)
+		put_u(b, cap, d->lost);
+	else
+		put_f2(b, cap, fig == BIDIR_THRUPUT ? d->thruput : d->loss_pct);
+}
+
 static void
 get_bidir_thruput(const struct result *res, int loc, char *b, size_t cap)
 {
-	if (res->p.bidir)
-		put_f2(b, cap, res->dir[loc ? 0 : 1].thruput);
-	else
-		put_i(b, cap, -1);
+	put_bidir(res, loc, BIDIR_THRUPUT, b, cap);
 }
 
 static void
 get_bidir_lost(const struct result *res, int loc, char *b, size_t cap)
 {
-	if (res->p.bidir && module_has(res->m, MODULE_F_SEQ))
-		put_u(b, cap, res->dir[loc ? 0 : 1].lost);
-	else
-		put_i(b, cap, -1);
+	put_bidir(res, loc, BIDIR_LOST, b, cap);
 }
 
 static void
 get_bidir_loss_pct(const struct result *res, int loc, char *b, size_t cap)
 {
-	if (res->p.bidir && module_has(res->m, MODULE_F_SEQ))
-		put_f2(b, cap, res->dir[loc ? 0 : 1].loss_pct);
-	else
-		put_i(b, cap, -1);
+	put_bidir(res, loc, BIDIR_LOSS_PCT, b, cap);
 }
 
 /* The same for either side, or for neither. */
