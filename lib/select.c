@@ -534,185 +534,6 @@ put_id(char *b, size_t cap, int v)
 	snprintf(b, cap, "0x%.4x", (unsigned)v);
 }
 
-/* The platform record: the machine; returns 1 when id is one of them. */
-static int
-platform_machine(const struct result *res, int id, char *b, size_t cap)
-{
-	int loc = strncmp(sel_table[id].name, "LOCAL_", 6) == 0;
-	const struct platform *pl = &figure_side(res, loc)->platform;
-	const struct result_env *env = &figure_side(res, loc)->env;
-
-	switch (id) {
-	case SEL_REMOTE_CPU_FREQUENCY:
-	case SEL_LOCAL_CPU_FREQUENCY:
-		put_i(b, cap, pl->cpu_mhz);
-		break;
-	case SEL_REMOTE_VERSION:
-	case SEL_LOCAL_VERSION:
-		put_s(b, cap, pl->version);
-		break;
-	case SEL_REMOTE_MACHINE:
-	case SEL_LOCAL_MACHINE:
-		if (pl->machine[0] != '\0')
-			put_s(b, cap, pl->machine);
-		else
-			figure_kernel_part(env->kernel, 2, b, cap);
-		break;
-	case SEL_REMOTE_SYSTEM_MODEL:
-	case SEL_LOCAL_SYSTEM_MODEL:
-		put_s(b, cap, pl->system_model);
-		break;
-	default:
-		return 0;
-	}
-	return 1;
-}
-
-/* The platform record: the NIC and its driver; returns 1 when id is one of
- * them. */
-static int
-platform_nic(const struct result *res, int id, char *b, size_t cap)
-{
-	int loc = strncmp(sel_table[id].name, "LOCAL_", 6) == 0;
-	const struct platform *pl = &figure_side(res, loc)->platform;
-
-	switch (id) {
-	case SEL_REMOTE_INTERFACE_NAME:
-	case SEL_LOCAL_INTERFACE_NAME:
-		put_s(b, cap, pl->nic.name);
-		break;
-	case SEL_REMOTE_INTERFACE_VENDOR:
-	case SEL_LOCAL_INTERFACE_VENDOR:
-		put_id(b, cap, pl->nic.vendor);
-		break;
-	case SEL_REMOTE_INTERFACE_DEVICE:
-	case SEL_LOCAL_INTERFACE_DEVICE:
-		put_id(b, cap, pl->nic.device);
-		break;
-	case SEL_REMOTE_INTERFACE_SUBVENDOR:
-	case SEL_LOCAL_INTERFACE_SUBVENDOR:
-		put_id(b, cap, pl->nic.subvendor);
-		break;
-	case SEL_REMOTE_INTERFACE_SUBDEVICE:
-	case SEL_LOCAL_INTERFACE_SUBDEVICE:
-		put_id(b, cap, pl->nic.subdevice);
-		break;
-	case SEL_REMOTE_DRIVER_NAME:
-	case SEL_LOCAL_DRIVER_NAME:
-		put_s(b, cap, pl->nic.driver);
-		break;
-	case SEL_REMOTE_DRIVER_VERSION:
-	case SEL_LOCAL_DRIVER_VERSION:
-		put_s(b, cap, pl->nic.driver_version);
-		break;
-	case SEL_REMOTE_DRIVER_FIRMWARE:
-	case SEL_LOCAL_DRIVER_FIRMWARE:
-		put_s(b, cap, pl->nic.firmware);
-		break;
-	case SEL_REMOTE_DRIVER_BUS:
-	case SEL_LOCAL_DRIVER_BUS:
-		put_s(b, cap, pl->nic.bus);
-		break;
-	case SEL_REMOTE_INTERFACE_SLOT:
-	case SEL_LOCAL_INTERFACE_SLOT:
-		put_s(b, cap, pl->nic.slot);
-		break;
-	default:
-		return 0;
-	}
-	return 1;
-}
-
-/* The platform record: CPU policy, mitigations, virtualisation; returns 1 when
- * id is one of them. */
-static int
-platform_host(const struct result *res, int id, char *b, size_t cap)
-{
-	int loc = strncmp(sel_table[id].name, "LOCAL_", 6) == 0;
-	const struct platform *pl = &figure_side(res, loc)->platform;
-
-	switch (id) {
-	case SEL_REMOTE_CPU_MAX_FREQUENCY:
-	case SEL_LOCAL_CPU_MAX_FREQUENCY:
-		put_i(b, cap, pl->cpu_max_mhz);
-		break;
-	case SEL_REMOTE_CPU_GOVERNOR:
-	case SEL_LOCAL_CPU_GOVERNOR:
-		put_s(b, cap, pl->governor);
-		break;
-	case SEL_REMOTE_SMT:
-	case SEL_LOCAL_SMT:
-		put_s(b, cap, pl->smt < 0 ? "" : pl->smt ? "on" : "off");
-		break;
-	case SEL_REMOTE_VULNERABLE:
-	case SEL_LOCAL_VULNERABLE:
-		platform_vulnerable_text(pl, b, cap);
-		break;
-	case SEL_REMOTE_MITIGATION_OPTIONS:
-	case SEL_LOCAL_MITIGATION_OPTIONS:
-		put_s(b, cap, pl->cmdline_mitigations);
-		break;
-	case SEL_REMOTE_HYPERVISOR:
-	case SEL_LOCAL_HYPERVISOR:
-		put_s(b, cap, pl->hypervisor);
-		break;
-	case SEL_REMOTE_CONTAINER:
-	case SEL_LOCAL_CONTAINER:
-		put_s(b, cap, pl->container);
-		break;
-	case SEL_REMOTE_NUMA_NODES:
-	case SEL_LOCAL_NUMA_NODES:
-		put_i(b, cap, pl->numa_nodes);
-		break;
-	case SEL_REMOTE_SYSTEM_VENDOR:
-	case SEL_LOCAL_SYSTEM_VENDOR:
-		put_s(b, cap, pl->system_vendor);
-		break;
-	default:
-		return 0;
-	}
-	return 1;
-}
-
-/* The platform record: the link, its queueing and the build; returns 1 when id
- * is one of them. */
-static int
-platform_link(const struct result *res, int id, char *b, size_t cap)
-{
-	int loc = strncmp(sel_table[id].name, "LOCAL_", 6) == 0;
-	const struct platform *pl = &figure_side(res, loc)->platform;
-
-	switch (id) {
-	case SEL_REMOTE_INTERFACE_SPEED:
-	case SEL_LOCAL_INTERFACE_SPEED:
-		put_i(b, cap, pl->nic.speed_mbps);
-		break;
-	case SEL_REMOTE_INTERFACE_MTU:
-	case SEL_LOCAL_INTERFACE_MTU:
-		put_i(b, cap, pl->nic.mtu);
-		break;
-	case SEL_REMOTE_INTERFACE_OFFLOADS:
-	case SEL_LOCAL_INTERFACE_OFFLOADS:
-		platform_offloads_text(&pl->nic, b, cap);
-		break;
-	case SEL_REMOTE_INTERFACE_IRQ_CPUS:
-	case SEL_LOCAL_INTERFACE_IRQ_CPUS:
-		put_s(b, cap, pl->nic.irq_cpus);
-		break;
-	case SEL_REMOTE_QDISC:
-	case SEL_LOCAL_QDISC:
-		put_s(b, cap, pl->nic.qdisc);
-		break;
-	case SEL_REMOTE_BUILD:
-	case SEL_LOCAL_BUILD:
-		put_s(b, cap, pl->build);
-		break;
-	default:
-		return 0;
-	}
-	return 1;
-}
-
 /* A selector that prints one of a side's plain figures as it is (the
  * side table's sel[]); returns 1 when id is one. */
 static int
@@ -740,22 +561,6 @@ side_value(const struct result *res, int id, char *b, size_t cap)
 		put_i(b, cap, side_get_i64(s, f));
 		break;
 	}
-	return 1;
-}
-
-/* The TCP_INFO pairs, in the table's order: -1 where the test has no
- * TCP_INFO or the kernel does not report the figure; returns 1 when id
- * is one of them. */
-static int
-sel_tcp(const struct result *res, int id, char *b, size_t cap)
-{
-	const struct tcpinfo *t;
-
-	if (id < SEL_LOCAL_TCP_RETRANS ||
-	    id >= SEL_LOCAL_TCP_RETRANS + 2 * TCPINFO_NFIELDS)
-		return 0;
-	t = &figure_counts(res, (id - SEL_LOCAL_TCP_RETRANS) % 2 == 0)->tcpi;
-	put_i(b, cap, t->n > 0 ? t->v[(id - SEL_LOCAL_TCP_RETRANS) / 2] : -1);
 	return 1;
 }
 
@@ -1476,6 +1281,86 @@ get_bidir_loss_pct(const struct result *res, int loc, char *b, size_t cap)
 	put_bidir(res, loc, BIDIR_LOSS_PCT, b, cap);
 }
 
+/* The platform record of loc's side: a figure that prints as it is. */
+#define SEL_GET_PLATFORM(name, put, expr)                                      \
+	static void get_##name(const struct result *res, int loc, char *b,     \
+			       size_t cap)                                     \
+	{                                                                      \
+		const struct platform *pl = &figure_side(res, loc)->platform;  \
+                                                                               \
+		put(b, cap, expr);                                             \
+	}
+SEL_GET_PLATFORM(cpu_mhz, put_i, pl->cpu_mhz)
+SEL_GET_PLATFORM(version, put_s, pl->version)
+SEL_GET_PLATFORM(system_model, put_s, pl->system_model)
+SEL_GET_PLATFORM(nic_name, put_s, pl->nic.name)
+SEL_GET_PLATFORM(nic_vendor, put_id, pl->nic.vendor)
+SEL_GET_PLATFORM(nic_device, put_id, pl->nic.device)
+SEL_GET_PLATFORM(nic_subvendor, put_id, pl->nic.subvendor)
+SEL_GET_PLATFORM(nic_subdevice, put_id, pl->nic.subdevice)
+SEL_GET_PLATFORM(driver, put_s, pl->nic.driver)
+SEL_GET_PLATFORM(driver_version, put_s, pl->nic.driver_version)
+SEL_GET_PLATFORM(firmware, put_s, pl->nic.firmware)
+SEL_GET_PLATFORM(bus, put_s, pl->nic.bus)
+SEL_GET_PLATFORM(slot, put_s, pl->nic.slot)
+SEL_GET_PLATFORM(cpu_max_mhz, put_i, pl->cpu_max_mhz)
+SEL_GET_PLATFORM(governor, put_s, pl->governor)
+SEL_GET_PLATFORM(smt, put_s, pl->smt < 0 ? "" : pl->smt ? "on" : "off")
+SEL_GET_PLATFORM(mitigations, put_s, pl->cmdline_mitigations)
+SEL_GET_PLATFORM(hypervisor, put_s, pl->hypervisor)
+SEL_GET_PLATFORM(container, put_s, pl->container)
+SEL_GET_PLATFORM(numa_nodes, put_i, pl->numa_nodes)
+SEL_GET_PLATFORM(system_vendor, put_s, pl->system_vendor)
+SEL_GET_PLATFORM(speed, put_i, pl->nic.speed_mbps)
+SEL_GET_PLATFORM(mtu, put_i, pl->nic.mtu)
+SEL_GET_PLATFORM(irq_cpus, put_s, pl->nic.irq_cpus)
+SEL_GET_PLATFORM(qdisc, put_s, pl->nic.qdisc)
+SEL_GET_PLATFORM(build, put_s, pl->build)
+#undef SEL_GET_PLATFORM
+
+/* The machine, or uname's when the platform record has none. */
+static void
+get_machine(const struct result *res, int loc, char *b, size_t cap)
+{
+	const struct result_side *sd = figure_side(res, loc);
+
+	if (sd->platform.machine[0] != '\0')
+		put_s(b, cap, sd->platform.machine);
+	else
+		figure_kernel_part(sd->env.kernel, 2, b, cap);
+}
+
+static void
+get_vulnerable(const struct result *res, int loc, char *b, size_t cap)
+{
+	platform_vulnerable_text(&figure_side(res, loc)->platform, b, cap);
+}
+
+static void
+get_offloads(const struct result *res, int loc, char *b, size_t cap)
+{
+	platform_offloads_text(&figure_side(res, loc)->platform.nic, b, cap);
+}
+
+/* A TCP_INFO figure: -1 where the test has no TCP_INFO or the kernel
+ * does not report it. */
+static void
+put_tcpi(const struct result *res, int loc, int i, char *b, size_t cap)
+{
+	const struct tcpinfo *t = &figure_counts(res, loc)->tcpi;
+
+	put_i(b, cap, t->n > 0 ? t->v[i] : -1);
+}
+
+#define SEL_GET_TCP(X, id, key, merge, counter, title, unit)                   \
+	static void get_tcp_##id(const struct result *res, int loc, char *b,   \
+				 size_t cap)                                   \
+	{                                                                      \
+		put_tcpi(res, loc, TCPINFO_##id, b, cap);                      \
+	}
+TCPINFO_FIELDS(SEL_GET_TCP, _)
+#undef SEL_GET_TCP
+
 /* The same for either side, or for neither. */
 
 /* -D sets TCP_NODELAY on both ends. */
@@ -1596,6 +1481,39 @@ static const struct sel_row sel_rows[SEL_COUNT] = {
     SEL_PAIR(BIDIR_L2R_, BIDIR_R2L_, THROUGHPUT, get_bidir_thruput),
     SEL_PAIR(BIDIR_L2R_, BIDIR_R2L_, LOST, get_bidir_lost),
     SEL_PAIR(BIDIR_L2R_, BIDIR_R2L_, LOSS_PERCENT, get_bidir_loss_pct),
+    SEL_SIDES(CPU_FREQUENCY, get_cpu_mhz),
+    SEL_SIDES(VERSION, get_version),
+    SEL_SIDES(MACHINE, get_machine),
+    SEL_SIDES(SYSTEM_MODEL, get_system_model),
+    SEL_SIDES(INTERFACE_NAME, get_nic_name),
+    SEL_SIDES(INTERFACE_VENDOR, get_nic_vendor),
+    SEL_SIDES(INTERFACE_DEVICE, get_nic_device),
+    SEL_SIDES(INTERFACE_SUBVENDOR, get_nic_subvendor),
+    SEL_SIDES(INTERFACE_SUBDEVICE, get_nic_subdevice),
+    SEL_SIDES(DRIVER_NAME, get_driver),
+    SEL_SIDES(DRIVER_VERSION, get_driver_version),
+    SEL_SIDES(DRIVER_FIRMWARE, get_firmware),
+    SEL_SIDES(DRIVER_BUS, get_bus),
+    SEL_SIDES(INTERFACE_SLOT, get_slot),
+    SEL_SIDES(CPU_MAX_FREQUENCY, get_cpu_max_mhz),
+    SEL_SIDES(CPU_GOVERNOR, get_governor),
+    SEL_SIDES(SMT, get_smt),
+    SEL_SIDES(VULNERABLE, get_vulnerable),
+    SEL_SIDES(MITIGATION_OPTIONS, get_mitigations),
+    SEL_SIDES(HYPERVISOR, get_hypervisor),
+    SEL_SIDES(CONTAINER, get_container),
+    SEL_SIDES(NUMA_NODES, get_numa_nodes),
+    SEL_SIDES(SYSTEM_VENDOR, get_system_vendor),
+    SEL_SIDES(INTERFACE_SPEED, get_speed),
+    SEL_SIDES(INTERFACE_MTU, get_mtu),
+    SEL_SIDES(INTERFACE_OFFLOADS, get_offloads),
+    SEL_SIDES(INTERFACE_IRQ_CPUS, get_irq_cpus),
+    SEL_SIDES(QDISC, get_qdisc),
+    SEL_SIDES(BUILD, get_build),
+#define SEL_ROW_TCP(X, id, key, merge, counter, title, unit)                   \
+	SEL_SIDES(TCP_##id, get_tcp_##id),
+    TCPINFO_FIELDS(SEL_ROW_TCP, _)
+#undef SEL_ROW_TCP
 };
 
 #undef SEL_SIDES
@@ -1606,10 +1524,9 @@ static const struct sel_row sel_rows[SEL_COUNT] = {
  * in turn; each returns 1 when id is one of its selectors. */
 static int (*const sel_getters[])(const struct result *res, int id, char *b,
 				  size_t cap) = {
-    sel_tcp,	      side_value,    sel_test,	    sel_rates,
-    sel_latency,      sel_run,	     compat_misc,   platform_machine,
-    platform_nic,     platform_host, platform_link, sel_oneway,
-    sel_open,	      sel_underload, sel_tstamp,    sel_mix,
+    side_value,	 sel_test,   sel_rates,	    sel_latency, sel_run,
+    compat_misc, sel_oneway, sel_open,	    sel_underload, sel_tstamp,
+    sel_mix,
 };
 
 /* Formats selector id of res into b, as netperf's format for it does;
