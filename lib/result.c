@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <string.h>
 
+#include "np/transport.h"
 #include "np/tstamp.h"
 
 /* Work done by one side per second: KB (1024 bytes) of everything it sent
@@ -446,87 +447,164 @@ result_rt_latency(const struct result *res)
 	return 1e6 * streams * (1 + res->p.burst) / res->trans_rate;
 }
 
-/* The counts of a side, by their names in the results message. */
-#define RESULT_COUNTS(X)                                                       \
-	X(bytes_sent)                                                          \
-	X(bytes_recv)                                                          \
-	X(send_calls)                                                          \
-	X(recv_calls)                                                          \
-	X(trans)                                                               \
-	X(send_errors)                                                         \
-	X(dups)                                                                \
-	X(reordered)                                                           \
-	X(lost)
-
 #define IMPLAUSIBLE "netserver's results are implausible: "
 
-/* The figures of one side that stand on their own; pre names the stream
- * ("" for the sums, "streams[2]." for one). */
+/* What a figure of netserver's may be, beyond its range on the wire
+ * (SIDE_FIELDS' min and max), keyed by SIDE_FIELDS' ids; a field left out
+ * is bounded by the wire alone. */
+enum plaus_span {
+	PLAUS_ANY,
+	PLAUS_ELAPSED, /* seconds, above 0, inside the exchange timed here */
+	PLAUS_WITHIN,  /* seconds, 0 to the exchange's span */
+};
+
+struct plaus {
+	enum plaus_span span;
+	/* A count of at most RESULT_MAX_PER_SEC a second of the test. */
+	int rate;
+	/* A count of at most field `le` of the same side (a negative
+	 * figure, unknown, is not compared), which le_what names; NULL:
+	 * none. */
+	enum side_id le;
+	const char *le_what;
+};
+
+static const struct plaus plaus_table[SIDE_NFIELDS] = {
+    [SIDE_elapsed] = {.span = PLAUS_ELAPSED},
+    [SIDE_bytes_sent] = {.rate = 1},
+    [SIDE_bytes_recv] = {.rate = 1},
+    /* Every call counted moved at least one byte. */
+    [SIDE_send_calls] = {.rate = 1,
+			 .le = SIDE_bytes_sent,
+			 .le_what = "bytes sent"},
+    [SIDE_recv_calls] = {.rate = 1,
+			 .le = SIDE_bytes_recv,
+			 .le_what = "bytes received"},
+    [SIDE_trans] = {.rate = 1},
+    [SIDE_send_errors] = {.rate = 1},
+    [SIDE_dups] = {.rate = 1,
+		   .le = SIDE_recv_calls,
+		   .le_what = "datagrams received"},
+    [SIDE_reordered] = {.rate = 1,
+			.le = SIDE_recv_calls,
+			.le_what = "datagrams received"},
+    [SIDE_lost] = {.rate = 1},
+    [SIDE_jitter] = {.span = PLAUS_WITHIN},
+    [SIDE_syscalls] = {.rate = 1},
+    /* A receive that coalesced held two datagrams or more. */
+    [SIDE_coalesced] = {.rate = 1,
+			.le = SIDE_recv_calls,
+			.le_what = "datagrams received"},
+    [SIDE_naps] = {.rate = 1},
+    [SIDE_nap_drops] = {.rate = 1, .le = SIDE_naps, .le_what = "naps"},
+    [SIDE_zc_done] = {.rate = 1},
+    [SIDE_zc_copied] = {.rate = 1,
+			.le = SIDE_zc_done,
+			.le_what = "zerocopy completions"},
+    /* Each request netserver counts is a datagram it received. */
+    [SIDE_requests] = {.le = SIDE_recv_calls,
+		       .le_what = "datagrams received"},
+    [SIDE_late] = {.rate = 1},
+    [SIDE_timeouts] = {.rate = 1},
+    [SIDE_errors] = {.rate = 1},
+    [SIDE_ended] = {.rate = 1},
+};
+
+/* Seconds field f of r against the span of the exchange timed here. */
+static int
+check_seconds(const struct side_result *r, const struct side_field *f,
+	      enum plaus_span span_rule, const char *pre, double span,
+	      char *err)
+{
+	double v = side_get_dbl(r, f);
+
+	/* !(x > 0) also takes NaN. */
+	if (span_rule == PLAUS_ELAPSED && !(v > 0))
+		return err_set(err, IMPLAUSIBLE "%s%s is %g s (a test "
+				    "takes time)",
+			       pre, f->name, v);
+	/* The interval lies inside the exchange this side timed, from its
+	 * request to its results; the clocks may differ in rate by NTP's
+	 * 500 ppm at most. */
+	if (span_rule == PLAUS_ELAPSED && v > span * 1.001 + 0.01)
+		return err_set(err,
+			       IMPLAUSIBLE "%s%s is %g s, longer than the "
+					   "%.3f s the whole test took here",
+			       pre, f->name, v, span);
+	if (span_rule == PLAUS_WITHIN && (!(v >= 0) || v > span))
+		return err_set(err,
+			       IMPLAUSIBLE "%s%s is %g s, outside 0..%.3f "
+					   "s",
+			       pre, f->name, v, span);
+	return 0;
+}
+
+/* Integer field f of r into *v and as text into b; returns -1 for a
+ * negative figure (unknown), 0 otherwise. */
+static int
+count_of(const struct side_result *r, const struct side_field *f,
+	 uint64_t *v, char *b, size_t cap)
+{
+	int64_t i;
+
+	if (f->kind == SIDE_U64 || f->kind == SIDE_U32) {
+		*v = side_get_u64(r, f);
+		snprintf(b, cap, "%llu", (unsigned long long)*v);
+		return 0;
+	}
+	i = side_get_i64(r, f);
+	*v = i < 0 ? 0 : (uint64_t)i;
+	snprintf(b, cap, "%lld", (long long)i);
+	return i < 0 ? -1 : 0;
+}
+
+/* The figures of one side that stand on their own, by plaus_table; pre
+ * names the stream ("" for the sums, "streams[2]." for one). */
 static int
 check_side(const struct side_result *r, const char *pre, double span,
 	   char *err)
 {
 	double cap = span * RESULT_MAX_PER_SEC;
+	uint64_t n;
+	char v[32];
+	size_t i;
+	int known;
 
-	/* !(x > 0) also takes NaN. */
-	if (!(r->elapsed > 0))
-		return err_set(err, IMPLAUSIBLE "%selapsed is %g s (a test "
-				    "takes time)",
-			       pre, r->elapsed);
-	/* The interval lies inside the exchange this side timed, from its
-	 * request to its results; the clocks may differ in rate by NTP's
-	 * 500 ppm at most. */
-	if (r->elapsed > span * 1.001 + 0.01)
-		return err_set(err,
-			       IMPLAUSIBLE "%selapsed is %g s, longer than the "
-					   "%.3f s the whole test took here",
-			       pre, r->elapsed, span);
-#define CHECK_RATE(f)                                                          \
-	if ((double)r->f > cap)                                                \
-		return err_set(err,                                            \
-			       IMPLAUSIBLE "%s" #f                             \
-					   " is %llu, more than 10^12 "        \
-					   "a second over the %.3f s of the "  \
-					   "test",                             \
-			       pre, (unsigned long long)r->f, span);
-	RESULT_COUNTS(CHECK_RATE)
-#undef CHECK_RATE
-	/* Every call counted moved at least one byte. */
-	if (r->send_calls > r->bytes_sent)
-		return err_set(err,
-			       IMPLAUSIBLE "%ssend_calls is %llu, more than "
-					   "the %llu bytes sent",
-			       pre, (unsigned long long)r->send_calls,
-			       (unsigned long long)r->bytes_sent);
-	if (r->recv_calls > r->bytes_recv)
-		return err_set(err,
-			       IMPLAUSIBLE "%srecv_calls is %llu, more than "
-					   "the %llu bytes received",
-			       pre, (unsigned long long)r->recv_calls,
-			       (unsigned long long)r->bytes_recv);
-	if (r->dups > r->recv_calls || r->reordered > r->recv_calls)
-		return err_set(err,
-			       IMPLAUSIBLE "%s%s is %llu, more than the %llu "
-					   "datagrams received",
-			       pre,
-			       r->dups > r->recv_calls ? "dups" : "reordered",
-			       (unsigned long long)(r->dups > r->recv_calls
-							? r->dups
-							: r->reordered),
-			       (unsigned long long)r->recv_calls);
-	/* Each request netserver counts is a datagram it received. */
-	if (r->requests > 0 && (uint64_t)r->requests > r->recv_calls)
-		return err_set(err,
-			       IMPLAUSIBLE "%srequests is %lld, more than the "
-					   "%llu datagrams received",
-			       pre, (long long)r->requests,
-			       (unsigned long long)r->recv_calls);
-	if (!(r->jitter >= 0) || r->jitter > span)
-		return err_set(err,
-			       IMPLAUSIBLE "%sjitter is %g s, outside 0..%.3f "
-					   "s",
-			       pre, r->jitter, span);
+	for (i = 0; i < SIDE_NFIELDS; i++) {
+		const struct plaus *b = &plaus_table[i];
+		const struct side_field *f = &side_fields[i];
+
+		if (b->span != PLAUS_ANY &&
+		    check_seconds(r, f, b->span, pre, span, err) < 0)
+			return -1;
+		if (b->span != PLAUS_ANY || f->kind == SIDE_STR)
+			continue;
+		known = count_of(r, f, &n, v, sizeof(v)) == 0;
+		if (b->rate && side_get_dbl(r, f) > cap)
+			return err_set(err,
+				       IMPLAUSIBLE "%s%s is %s, more than "
+						   "10^12 a second over the "
+						   "%.3f s of the test",
+				       pre, f->name, v, span);
+		if (b->le_what != NULL && known &&
+		    n > side_get_u64(r, &side_fields[b->le]))
+			return err_set(err,
+				       IMPLAUSIBLE "%s%s is %s, more than the "
+						   "%llu %s",
+				       pre, f->name, v,
+				       (unsigned long long)side_get_u64(
+					   r, &side_fields[b->le]),
+				       b->le_what);
+	}
 	return 0;
+}
+
+/* Whether the transport of res delivers every byte it takes, in order
+ * (a byte stream), or may lose what it carries (datagrams). */
+static int
+delivers_all(const struct result *res)
+{
+	return transport_of(res->m, &res->p)->socktype == SOCK_STREAM;
 }
 
 /* What netserver says it moved against what netperf moved: equal where
@@ -536,15 +614,16 @@ check_pair(const struct result *res, const struct side_result *l,
 	   const struct side_result *r, const char *pre, char *err)
 {
 	const struct test_module *m = res->m;
+	int all = delivers_all(res);
 
-	if (m->flow == MODULE_TO_SERVER && m->socktype == SOCK_STREAM &&
+	if (m->flow == MODULE_TO_SERVER && all &&
 	    r->bytes_recv != l->bytes_sent)
 		return err_set(err,
 			       IMPLAUSIBLE "%sbytes_recv is %llu, but netperf "
 					   "sent %llu bytes",
 			       pre, (unsigned long long)r->bytes_recv,
 			       (unsigned long long)l->bytes_sent);
-	if (m->flow == MODULE_TO_CLIENT && m->socktype == SOCK_STREAM &&
+	if (m->flow == MODULE_TO_CLIENT && all &&
 	    r->bytes_sent != l->bytes_recv)
 		return err_set(err,
 			       IMPLAUSIBLE "%sbytes_sent is %llu, but netperf "
@@ -553,7 +632,7 @@ check_pair(const struct result *res, const struct side_result *l,
 			       (unsigned long long)l->bytes_recv);
 	/* The open loop's late answers (TIMEOUTS) were given too; a stream
 	 * that ended on a connection error may have left some unread. */
-	if (m->unit == MODULE_TRANS && m->socktype == SOCK_STREAM &&
+	if (m->unit == MODULE_TRANS && all &&
 	    (l->errors == 0 ? r->trans != l->trans + l->timeouts
 			    : r->trans < l->trans ||
 				  r->trans > l->trans + l->timeouts + l->lost))
@@ -565,7 +644,7 @@ check_pair(const struct result *res, const struct side_result *l,
 	/* Datagrams may be lost; a datagram received is one sent, or the
 	 * network's copy of one (counted as a duplicate, or as late when it
 	 * falls outside the window). */
-	if (m->flow == MODULE_TO_SERVER && m->socktype == SOCK_DGRAM &&
+	if (m->flow == MODULE_TO_SERVER && !all &&
 	    r->recv_calls > l->send_calls + r->dups + r->reordered)
 		return err_set(err,
 			       IMPLAUSIBLE "%srecv_calls is %llu, but netperf "
@@ -573,7 +652,7 @@ check_pair(const struct result *res, const struct side_result *l,
 			       pre, (unsigned long long)r->recv_calls,
 			       (unsigned long long)l->send_calls);
 	/* Every answer netperf counted, netserver gave. */
-	if (m->unit == MODULE_TRANS && m->socktype == SOCK_DGRAM &&
+	if (m->unit == MODULE_TRANS && !all &&
 	    r->trans < l->trans)
 		return err_set(err,
 			       IMPLAUSIBLE "%strans is %llu, but netperf had "

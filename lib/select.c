@@ -534,185 +534,6 @@ put_id(char *b, size_t cap, int v)
 	snprintf(b, cap, "0x%.4x", (unsigned)v);
 }
 
-/* The platform record: the machine; returns 1 when id is one of them. */
-static int
-platform_machine(const struct result *res, int id, char *b, size_t cap)
-{
-	int loc = strncmp(sel_table[id].name, "LOCAL_", 6) == 0;
-	const struct platform *pl = &figure_side(res, loc)->platform;
-	const struct result_env *env = &figure_side(res, loc)->env;
-
-	switch (id) {
-	case SEL_REMOTE_CPU_FREQUENCY:
-	case SEL_LOCAL_CPU_FREQUENCY:
-		put_i(b, cap, pl->cpu_mhz);
-		break;
-	case SEL_REMOTE_VERSION:
-	case SEL_LOCAL_VERSION:
-		put_s(b, cap, pl->version);
-		break;
-	case SEL_REMOTE_MACHINE:
-	case SEL_LOCAL_MACHINE:
-		if (pl->machine[0] != '\0')
-			put_s(b, cap, pl->machine);
-		else
-			figure_kernel_part(env->kernel, 2, b, cap);
-		break;
-	case SEL_REMOTE_SYSTEM_MODEL:
-	case SEL_LOCAL_SYSTEM_MODEL:
-		put_s(b, cap, pl->system_model);
-		break;
-	default:
-		return 0;
-	}
-	return 1;
-}
-
-/* The platform record: the NIC and its driver; returns 1 when id is one of
- * them. */
-static int
-platform_nic(const struct result *res, int id, char *b, size_t cap)
-{
-	int loc = strncmp(sel_table[id].name, "LOCAL_", 6) == 0;
-	const struct platform *pl = &figure_side(res, loc)->platform;
-
-	switch (id) {
-	case SEL_REMOTE_INTERFACE_NAME:
-	case SEL_LOCAL_INTERFACE_NAME:
-		put_s(b, cap, pl->nic.name);
-		break;
-	case SEL_REMOTE_INTERFACE_VENDOR:
-	case SEL_LOCAL_INTERFACE_VENDOR:
-		put_id(b, cap, pl->nic.vendor);
-		break;
-	case SEL_REMOTE_INTERFACE_DEVICE:
-	case SEL_LOCAL_INTERFACE_DEVICE:
-		put_id(b, cap, pl->nic.device);
-		break;
-	case SEL_REMOTE_INTERFACE_SUBVENDOR:
-	case SEL_LOCAL_INTERFACE_SUBVENDOR:
-		put_id(b, cap, pl->nic.subvendor);
-		break;
-	case SEL_REMOTE_INTERFACE_SUBDEVICE:
-	case SEL_LOCAL_INTERFACE_SUBDEVICE:
-		put_id(b, cap, pl->nic.subdevice);
-		break;
-	case SEL_REMOTE_DRIVER_NAME:
-	case SEL_LOCAL_DRIVER_NAME:
-		put_s(b, cap, pl->nic.driver);
-		break;
-	case SEL_REMOTE_DRIVER_VERSION:
-	case SEL_LOCAL_DRIVER_VERSION:
-		put_s(b, cap, pl->nic.driver_version);
-		break;
-	case SEL_REMOTE_DRIVER_FIRMWARE:
-	case SEL_LOCAL_DRIVER_FIRMWARE:
-		put_s(b, cap, pl->nic.firmware);
-		break;
-	case SEL_REMOTE_DRIVER_BUS:
-	case SEL_LOCAL_DRIVER_BUS:
-		put_s(b, cap, pl->nic.bus);
-		break;
-	case SEL_REMOTE_INTERFACE_SLOT:
-	case SEL_LOCAL_INTERFACE_SLOT:
-		put_s(b, cap, pl->nic.slot);
-		break;
-	default:
-		return 0;
-	}
-	return 1;
-}
-
-/* The platform record: CPU policy, mitigations, virtualisation; returns 1 when
- * id is one of them. */
-static int
-platform_host(const struct result *res, int id, char *b, size_t cap)
-{
-	int loc = strncmp(sel_table[id].name, "LOCAL_", 6) == 0;
-	const struct platform *pl = &figure_side(res, loc)->platform;
-
-	switch (id) {
-	case SEL_REMOTE_CPU_MAX_FREQUENCY:
-	case SEL_LOCAL_CPU_MAX_FREQUENCY:
-		put_i(b, cap, pl->cpu_max_mhz);
-		break;
-	case SEL_REMOTE_CPU_GOVERNOR:
-	case SEL_LOCAL_CPU_GOVERNOR:
-		put_s(b, cap, pl->governor);
-		break;
-	case SEL_REMOTE_SMT:
-	case SEL_LOCAL_SMT:
-		put_s(b, cap, pl->smt < 0 ? "" : pl->smt ? "on" : "off");
-		break;
-	case SEL_REMOTE_VULNERABLE:
-	case SEL_LOCAL_VULNERABLE:
-		platform_vulnerable_text(pl, b, cap);
-		break;
-	case SEL_REMOTE_MITIGATION_OPTIONS:
-	case SEL_LOCAL_MITIGATION_OPTIONS:
-		put_s(b, cap, pl->cmdline_mitigations);
-		break;
-	case SEL_REMOTE_HYPERVISOR:
-	case SEL_LOCAL_HYPERVISOR:
-		put_s(b, cap, pl->hypervisor);
-		break;
-	case SEL_REMOTE_CONTAINER:
-	case SEL_LOCAL_CONTAINER:
-		put_s(b, cap, pl->container);
-		break;
-	case SEL_REMOTE_NUMA_NODES:
-	case SEL_LOCAL_NUMA_NODES:
-		put_i(b, cap, pl->numa_nodes);
-		break;
-	case SEL_REMOTE_SYSTEM_VENDOR:
-	case SEL_LOCAL_SYSTEM_VENDOR:
-		put_s(b, cap, pl->system_vendor);
-		break;
-	default:
-		return 0;
-	}
-	return 1;
-}
-
-/* The platform record: the link, its queueing and the build; returns 1 when id
- * is one of them. */
-static int
-platform_link(const struct result *res, int id, char *b, size_t cap)
-{
-	int loc = strncmp(sel_table[id].name, "LOCAL_", 6) == 0;
-	const struct platform *pl = &figure_side(res, loc)->platform;
-
-	switch (id) {
-	case SEL_REMOTE_INTERFACE_SPEED:
-	case SEL_LOCAL_INTERFACE_SPEED:
-		put_i(b, cap, pl->nic.speed_mbps);
-		break;
-	case SEL_REMOTE_INTERFACE_MTU:
-	case SEL_LOCAL_INTERFACE_MTU:
-		put_i(b, cap, pl->nic.mtu);
-		break;
-	case SEL_REMOTE_INTERFACE_OFFLOADS:
-	case SEL_LOCAL_INTERFACE_OFFLOADS:
-		platform_offloads_text(&pl->nic, b, cap);
-		break;
-	case SEL_REMOTE_INTERFACE_IRQ_CPUS:
-	case SEL_LOCAL_INTERFACE_IRQ_CPUS:
-		put_s(b, cap, pl->nic.irq_cpus);
-		break;
-	case SEL_REMOTE_QDISC:
-	case SEL_LOCAL_QDISC:
-		put_s(b, cap, pl->nic.qdisc);
-		break;
-	case SEL_REMOTE_BUILD:
-	case SEL_LOCAL_BUILD:
-		put_s(b, cap, pl->build);
-		break;
-	default:
-		return 0;
-	}
-	return 1;
-}
-
 /* A selector that prints one of a side's plain figures as it is (the
  * side table's sel[]); returns 1 when id is one. */
 static int
@@ -740,22 +561,6 @@ side_value(const struct result *res, int id, char *b, size_t cap)
 		put_i(b, cap, side_get_i64(s, f));
 		break;
 	}
-	return 1;
-}
-
-/* The TCP_INFO pairs, in the table's order: -1 where the test has no
- * TCP_INFO or the kernel does not report the figure; returns 1 when id
- * is one of them. */
-static int
-sel_tcp(const struct result *res, int id, char *b, size_t cap)
-{
-	const struct tcpinfo *t;
-
-	if (id < SEL_LOCAL_TCP_RETRANS ||
-	    id >= SEL_LOCAL_TCP_RETRANS + 2 * TCPINFO_NFIELDS)
-		return 0;
-	t = &figure_counts(res, (id - SEL_LOCAL_TCP_RETRANS) % 2 == 0)->tcpi;
-	put_i(b, cap, t->n > 0 ? t->v[(id - SEL_LOCAL_TCP_RETRANS) / 2] : -1);
 	return 1;
 }
 
@@ -824,81 +629,6 @@ sel_test(const struct result *res, int id, char *b, size_t cap)
 	return 1;
 }
 
-/* Each side's CPU utilisation, its shares and service demand; returns 1 when id
- * is one of them. */
-static int
-sel_cpu(const struct result *res, int id, char *b, size_t cap)
-{
-	int loc = 1;
-
-	switch (id) {
-	case SEL_REMOTE_CPU_UTIL:
-		loc = 0;
-		/* fall through */
-	case SEL_LOCAL_CPU_UTIL:
-		put_f2(b, cap, cpu_util(res, loc));
-		break;
-	case SEL_REMOTE_CPU_PERCENT_USER:
-		loc = 0;
-		/* fall through */
-	case SEL_LOCAL_CPU_PERCENT_USER:
-		put_f2(b, cap, cpu_share(res, loc, load_of(res, loc)->user));
-		break;
-	case SEL_REMOTE_CPU_PERCENT_SYSTEM:
-		loc = 0;
-		/* fall through */
-	case SEL_LOCAL_CPU_PERCENT_SYSTEM:
-		put_f2(b, cap, cpu_share(res, loc, load_of(res, loc)->system));
-		break;
-	case SEL_REMOTE_CPU_PERCENT_IOWAIT:
-		loc = 0;
-		/* fall through */
-	case SEL_LOCAL_CPU_PERCENT_IOWAIT:
-		put_f2(b, cap, cpu_share(res, loc, load_of(res, loc)->iowait));
-		break;
-	case SEL_REMOTE_CPU_PERCENT_IRQ:
-		loc = 0;
-		/* fall through */
-	case SEL_LOCAL_CPU_PERCENT_IRQ:
-		put_f2(b, cap, cpu_share(res, loc, load_of(res, loc)->irq));
-		break;
-	case SEL_REMOTE_CPU_PERCENT_SWINTR:
-		loc = 0;
-		/* fall through */
-	case SEL_LOCAL_CPU_PERCENT_SWINTR:
-		put_f2(b, cap, cpu_share(res, loc, load_of(res, loc)->softirq));
-		break;
-	case SEL_REMOTE_CPU_PERCENT_STEAL:
-		loc = 0;
-		/* fall through */
-	case SEL_LOCAL_CPU_PERCENT_STEAL:
-		/* Ours: -1 when not measured, as the JSON says. */
-		put_f2(b, cap,
-		       figure_cpu_on(res, loc) ? load_of(res, loc)->steal : -1);
-		break;
-	case SEL_REMOTE_CPU_METHOD:
-		loc = 0;
-		/* fall through */
-	case SEL_LOCAL_CPU_METHOD:
-		snprintf(b, cap, "%c",
-			 result_cpu_method(res, loc ? RESULT_LOCAL
-						    : RESULT_REMOTE));
-		break;
-	case SEL_REMOTE_SD:
-		loc = 0;
-		/* fall through */
-	case SEL_LOCAL_SD:
-		put_f3(b, cap, cpu_sd(res, loc));
-		break;
-	case SEL_SD_UNITS:
-		put_s(b, cap, figure_sd_units(res));
-		break;
-	default:
-		return 0;
-	}
-	return 1;
-}
-
 /* Confidence, transaction rates, retransmissions and each side's rates; returns
  * 1 when id is one of them. */
 static int
@@ -918,12 +648,6 @@ sel_rates(const struct result *res, int id, char *b, size_t cap)
 	case SEL_THROUGHPUT_CONFID:
 		put_f3(b, cap, res->conf.thruput);
 		break;
-	case SEL_LOCAL_CPU_CONFID:
-		put_f3(b, cap, res->conf.local_cpu);
-		break;
-	case SEL_REMOTE_CPU_CONFID:
-		put_f3(b, cap, res->conf.remote_cpu);
-		break;
 	case SEL_TRANSACTION_RATE:
 		put_f3(b, cap, res->trans_rate);
 		break;
@@ -932,156 +656,6 @@ sel_rates(const struct result *res, int id, char *b, size_t cap)
 		break;
 	case SEL_BURST_SIZE:
 		put_i(b, cap, res->p.burst);
-		break;
-	/* -1 on UDP, which has no retransmissions, as 2.7 */
-	case SEL_LOCAL_TRANSPORT_RETRANS:
-		if (!transport_of(res->m, &res->p)->tcp_info)
-			put_i(b, cap, -1);
-		else
-			put_u(b, cap, res->side[RESULT_LOCAL].sum.retrans);
-		break;
-	case SEL_REMOTE_TRANSPORT_RETRANS:
-		if (!transport_of(res->m, &res->p)->tcp_info)
-			put_i(b, cap, -1);
-		else
-			put_u(b, cap, res->side[RESULT_REMOTE].sum.retrans);
-		break;
-	case SEL_LOCAL_SEND_THROUGHPUT:
-		put_f2(b, cap, figure_side_thruput(res, 1, 1));
-		break;
-	case SEL_LOCAL_RECV_THROUGHPUT:
-		put_f2(b, cap, figure_side_thruput(res, 1, 0));
-		break;
-	case SEL_REMOTE_SEND_THROUGHPUT:
-		put_f2(b, cap, figure_side_thruput(res, 0, 1));
-		break;
-	case SEL_REMOTE_RECV_THROUGHPUT:
-		put_f2(b, cap, figure_side_thruput(res, 0, 0));
-		break;
-	default:
-		return 0;
-	}
-	return 1;
-}
-
-/* Where each side ran and its busiest CPU; returns 1 when id is one of them. */
-static int
-sel_cpu_place(const struct result *res, int id, char *b, size_t cap)
-{
-	const struct result_place *lp = &res->side[RESULT_LOCAL].place;
-	const struct result_place *rp = &res->side[RESULT_REMOTE].place;
-	int loc = 1;
-
-	switch (id) {
-	case SEL_LOCAL_CPU_BIND:
-		put_s(b, cap, lp->requested[0] ? lp->requested : "-1");
-		break;
-	case SEL_REMOTE_CPU_BIND:
-		put_s(b, cap, rp->requested[0] ? rp->requested : "-1");
-		break;
-	case SEL_REMOTE_CPU_COUNT:
-		loc = 0;
-		/* fall through */
-	case SEL_LOCAL_CPU_COUNT:
-		put_i(b, cap, figure_cpu_count(res, loc));
-		break;
-	/* netserver's peak when it did not measure is 2.7's 0.00 and 0
-	 * (its results' zeroes); netperf's own is -1.00 and -1, as 2.7's. */
-	case SEL_REMOTE_CPU_PEAK_UTIL:
-		put_f2(b, cap,
-		       figure_cpu_on(res, 0) ? figure_cpu_peak(res, 0) : 0);
-		break;
-	case SEL_LOCAL_CPU_PEAK_UTIL:
-		put_f2(b, cap, figure_cpu_peak(res, 1));
-		break;
-	case SEL_REMOTE_CPU_PEAK_ID:
-		put_i(b, cap,
-		      figure_cpu_on(res, 0) ? figure_cpu_peak_id(res, 0) : 0);
-		break;
-	case SEL_LOCAL_CPU_PEAK_ID:
-		put_i(b, cap, figure_cpu_peak_id(res, 1));
-		break;
-	default:
-		return 0;
-	}
-	return 1;
-}
-
-/* The two ends: addresses, calls and bytes, hosts; returns 1 when id is one of
- * them. */
-static int
-sel_ends(const struct result *res, int id, char *b, size_t cap)
-{
-	int loc = 1;
-
-	switch (id) {
-	case SEL_SOURCE_ADDR:
-		put_s(b, cap, res->side[RESULT_LOCAL].addr);
-		break;
-	case SEL_DEST_ADDR:
-		put_s(b, cap, res->side[RESULT_REMOTE].addr);
-		break;
-	case SEL_SOURCE_FAMILY:
-	case SEL_DEST_FAMILY:
-		/* netperf prints the AF_ number of the data connection */
-		put_i(b, cap, res->family);
-		break;
-	case SEL_REMOTE_BYTES_PER_RECV:
-		loc = 0;
-		/* fall through */
-	case SEL_LOCAL_BYTES_PER_RECV:
-		put_f2(b, cap,
-		       per_call(figure_counts(res, loc)->bytes_recv,
-				figure_counts(res, loc)->recv_calls));
-		break;
-	case SEL_REMOTE_BYTES_PER_SEND:
-		loc = 0;
-		/* fall through */
-	case SEL_LOCAL_BYTES_PER_SEND:
-		put_f2(b, cap,
-		       per_call(figure_counts(res, loc)->bytes_sent,
-				figure_counts(res, loc)->send_calls));
-		break;
-	case SEL_REMOTE_BYTES_XFERD:
-		loc = 0;
-		/* fall through */
-	case SEL_LOCAL_BYTES_XFERD:
-		put_u(b, cap,
-		      figure_counts(res, loc)->bytes_sent +
-			  figure_counts(res, loc)->bytes_recv);
-		break;
-	case SEL_LOCAL_NODELAY:
-	case SEL_REMOTE_NODELAY:
-		/* -D sets TCP_NODELAY on both ends */
-		put_i(b, cap, res->p.nodelay != 0);
-		break;
-	case SEL_LOCAL_SYSNAME:
-		figure_kernel_part(res->side[RESULT_LOCAL].env.kernel, 0, b,
-				   cap);
-		break;
-	case SEL_LOCAL_RELEASE:
-		figure_kernel_part(res->side[RESULT_LOCAL].env.kernel, 1, b,
-				   cap);
-		break;
-	case SEL_REMOTE_SYSNAME:
-		figure_kernel_part(res->side[RESULT_REMOTE].env.kernel, 0, b,
-				   cap);
-		break;
-	case SEL_REMOTE_RELEASE:
-		figure_kernel_part(res->side[RESULT_REMOTE].env.kernel, 1, b,
-				   cap);
-		break;
-	case SEL_LOCAL_CPU_MODEL:
-		put_s(b, cap, res->side[RESULT_LOCAL].env.cpu_model);
-		break;
-	case SEL_REMOTE_CPU_MODEL:
-		put_s(b, cap, res->side[RESULT_REMOTE].env.cpu_model);
-		break;
-	case SEL_LOCAL_HOSTNAME:
-		put_s(b, cap, res->side[RESULT_LOCAL].env.hostname);
-		break;
-	case SEL_REMOTE_HOSTNAME:
-		put_s(b, cap, res->side[RESULT_REMOTE].env.hostname);
 		break;
 	default:
 		return 0;
@@ -1154,8 +728,6 @@ sel_latency(const struct result *res, int id, char *b, size_t cap)
 static int
 sel_run(const struct result *res, int id, char *b, size_t cap)
 {
-	int loc = 1;
-
 	switch (id) {
 	case SEL_STREAMS:
 		put_i(b, cap, figure_nstreams(res));
@@ -1181,47 +753,18 @@ sel_run(const struct result *res, int id, char *b, size_t cap)
 	case SEL_COMMAND_LINE:
 		put_quoted(b, cap, res->command_line);
 		break;
-	/* --bidir's directions; -1 without it, and for TCP's loss. */
-	case SEL_BIDIR_R2L_THROUGHPUT:
-		loc = 0;
-		/* fall through */
-	case SEL_BIDIR_L2R_THROUGHPUT:
-		if (res->p.bidir)
-			put_f2(b, cap, res->dir[loc ? 0 : 1].thruput);
-		else
-			put_i(b, cap, -1);
-		break;
-	case SEL_BIDIR_R2L_LOST:
-		loc = 0;
-		/* fall through */
-	case SEL_BIDIR_L2R_LOST:
-		if (res->p.bidir && module_has(res->m, MODULE_F_SEQ))
-			put_u(b, cap, res->dir[loc ? 0 : 1].lost);
-		else
-			put_i(b, cap, -1);
-		break;
-	case SEL_BIDIR_R2L_LOSS_PERCENT:
-		loc = 0;
-		/* fall through */
-	case SEL_BIDIR_L2R_LOSS_PERCENT:
-		if (res->p.bidir && module_has(res->m, MODULE_F_SEQ))
-			put_f2(b, cap, res->dir[loc ? 0 : 1].loss_pct);
-		else
-			put_i(b, cap, -1);
-		break;
 	default:
 		return 0;
 	}
 	return 1;
 }
 
-/* netperf 2.7's ports and buffer options, in its formats (-1 for a count not
- * asked for); returns 1 when id is one of them. */
+/* netperf 2.7's ports, its brand and its empty column; returns 1 when id
+ * is one of them. */
 static int
-compat_bufs(const struct result *res, int id, char *b, size_t cap)
+compat_misc(const struct result *res, int id, char *b, size_t cap)
 {
 	const struct test_params *p = &res->p;
-	const struct module_bufs *lb = &p->lbuf, *rb = &p->rbuf;
 
 	switch (id) {
 	case SEL_OUTPUT_NONE:
@@ -1233,124 +776,12 @@ compat_bufs(const struct result *res, int id, char *b, size_t cap)
 	case SEL_DEST_PORT:
 		put_i(b, cap, p->data_port);
 		break;
-	case SEL_LOCAL_SEND_WIDTH:
-	case SEL_REMOTE_SEND_WIDTH:
-		put_i(b, cap,
-		      (id == SEL_LOCAL_SEND_WIDTH ? lb : rb)->width > 1
-			  ? (id == SEL_LOCAL_SEND_WIDTH ? lb : rb)->width
-			  : 1);
-		break;
-	case SEL_LOCAL_RECV_WIDTH:
-	case SEL_REMOTE_RECV_WIDTH:
-		put_i(b, cap, 1); /* one buffer receives */
-		break;
-	case SEL_LOCAL_SEND_OFFSET:
-		put_i(b, cap, lb->soff);
-		break;
-	case SEL_LOCAL_RECV_OFFSET:
-		put_i(b, cap, lb->roff);
-		break;
-	case SEL_REMOTE_SEND_OFFSET:
-		put_i(b, cap, rb->soff);
-		break;
-	case SEL_REMOTE_RECV_OFFSET:
-		put_i(b, cap, rb->roff);
-		break;
-	/* A page-aligned buffer is 8-aligned: 2.7's default of 8. */
-	case SEL_LOCAL_SEND_ALIGN:
-		put_i(b, cap, lb->salign > 0 ? lb->salign : 8);
-		break;
-	case SEL_LOCAL_RECV_ALIGN:
-		put_i(b, cap, lb->ralign > 0 ? lb->ralign : 8);
-		break;
-	case SEL_REMOTE_SEND_ALIGN:
-		put_i(b, cap, rb->salign > 0 ? rb->salign : 8);
-		break;
-	case SEL_REMOTE_RECV_ALIGN:
-		put_i(b, cap, rb->ralign > 0 ? rb->ralign : 8);
-		break;
-	case SEL_LOCAL_SEND_DIRTY_COUNT:
-	case SEL_LOCAL_RECV_DIRTY_COUNT:
-		put_i(b, cap, lb->dirty > 0 ? lb->dirty : -1);
-		break;
-	case SEL_LOCAL_RECV_CLEAN_COUNT:
-		put_i(b, cap, lb->clean > 0 ? lb->clean : -1);
-		break;
-	case SEL_REMOTE_SEND_DIRTY_COUNT:
-	case SEL_REMOTE_RECV_DIRTY_COUNT:
-		put_i(b, cap, rb->dirty > 0 ? rb->dirty : -1);
-		break;
-	case SEL_REMOTE_RECV_CLEAN_COUNT:
-		put_i(b, cap, rb->clean > 0 ? rb->clean : -1);
-		break;
-	default:
-		return 0;
-	}
-	return 1;
-}
-
-/* netperf 2.7's socket options, in its formats (TOS as 0x%.2x, so -1 is
- * 0xffffffff; the security ones "Deprecated"); returns 1 when id is one of
- * them. */
-static int
-compat_sockopts(const struct result *res, int id, char *b, size_t cap)
-{
-	const struct test_params *p = &res->p;
-
-	switch (id) {
-	case SEL_LOCAL_CORK:
-		put_i(b, cap, p->lx.cork);
-		break;
-	case SEL_REMOTE_CORK:
-		put_i(b, cap, p->rx.cork);
-		break;
-	case SEL_LOCAL_INTERVAL_USECS:
-		put_i(b, cap, (long long)(p->interval_ms * 1000));
-		break;
-	case SEL_LOCAL_INTERVAL_BURST:
-		put_i(b, cap, p->interval_burst);
-		break;
-	case SEL_REMOTE_INTERVAL_USECS:
-	case SEL_REMOTE_INTERVAL_BURST:
-	case SEL_LOCAL_SECURITY_TYPE_ID:
-	case SEL_LOCAL_SECURITY_ENABLED_NUM:
-	case SEL_REMOTE_SECURITY_TYPE_ID:
-	case SEL_REMOTE_SECURITY_ENABLED_NUM:
-		put_i(b, cap, 0);
-		break;
-	case SEL_LOCAL_SECURITY_TYPE:
-	case SEL_LOCAL_SECURITY_ENABLED:
-	case SEL_LOCAL_SECURITY_SPECIFIC:
-	case SEL_REMOTE_SECURITY_TYPE:
-	case SEL_REMOTE_SECURITY_ENABLED:
-	case SEL_REMOTE_SECURITY_SPECIFIC:
-		put_s(b, cap, "Deprecated");
-		break;
 	case SEL_RESULT_BRAND:
 		/* Without -B 2.7 has no brand: an empty field. */
 		if (res->brand[0] != '\0')
 			snprintf(b, cap, "\"%s\"", res->brand);
 		else
 			b[0] = '\0';
-		break;
-	case SEL_LOCAL_SOCKET_PRIO:
-		put_i(b, cap, p->lx.prio);
-		break;
-	case SEL_REMOTE_SOCKET_PRIO:
-		put_i(b, cap, p->rx.prio);
-		break;
-	case SEL_LOCAL_SOCKET_TOS:
-		snprintf(b, cap, "0x%.2x", (unsigned)p->lx.tos);
-		break;
-	case SEL_REMOTE_SOCKET_TOS:
-		snprintf(b, cap, "0x%.2x", (unsigned)p->rx.tos);
-		break;
-	case SEL_LOCAL_FILL_FILE:
-		put_s(b, cap, p->fill_file);
-		break;
-	case SEL_REMOTE_FILL_FILE:
-		/* never sent: netserver fills with its own pattern */
-		b[0] = '\0';
 		break;
 	default:
 		return 0;
@@ -1573,15 +1004,529 @@ sel_tstamp(const struct result *res, int id, char *b, size_t cap)
 	return 0;
 }
 
-/* The ways to a selector's value, tried in turn; each returns 1 when id
- * is one of its selectors. */
+/*
+ * The selectors that come in LOCAL_/REMOTE_ pairs (and SOURCE_/DEST_,
+ * --bidir's L2R/R2L): one getter for both, given loc, 1 for netperf's
+ * side (the direction it sends in) and 0 for netserver's.
+ */
+
+static void
+get_cpu_util(const struct result *res, int loc, char *b, size_t cap)
+{
+	put_f2(b, cap, cpu_util(res, loc));
+}
+
+/* A CPU share of the side's machine-wide load. */
+#define SEL_GET_SHARE(name, member)                                            \
+	static void get_cpu_##name(const struct result *res, int loc, char *b, \
+				   size_t cap)                                 \
+	{                                                                      \
+		put_f2(b, cap, cpu_share(res, loc, load_of(res, loc)->member)); \
+	}
+SEL_GET_SHARE(user, user)
+SEL_GET_SHARE(system, system)
+SEL_GET_SHARE(iowait, iowait)
+SEL_GET_SHARE(irq, irq)
+SEL_GET_SHARE(swintr, softirq)
+#undef SEL_GET_SHARE
+
+/* Ours: -1 when not measured, as the JSON says. */
+static void
+get_cpu_steal(const struct result *res, int loc, char *b, size_t cap)
+{
+	put_f2(b, cap, figure_cpu_on(res, loc) ? load_of(res, loc)->steal : -1);
+}
+
+static void
+get_cpu_method(const struct result *res, int loc, char *b, size_t cap)
+{
+	snprintf(b, cap, "%c",
+		 result_cpu_method(res, loc ? RESULT_LOCAL : RESULT_REMOTE));
+}
+
+static void
+get_sd(const struct result *res, int loc, char *b, size_t cap)
+{
+	put_f3(b, cap, cpu_sd(res, loc));
+}
+
+static void
+get_cpu_confid(const struct result *res, int loc, char *b, size_t cap)
+{
+	put_f3(b, cap, loc ? res->conf.local_cpu : res->conf.remote_cpu);
+}
+
+/* -1 on UDP, which has no retransmissions, as 2.7 */
+static void
+get_retrans(const struct result *res, int loc, char *b, size_t cap)
+{
+	if (!transport_of(res->m, &res->p)->tcp_info)
+		put_i(b, cap, -1);
+	else
+		put_u(b, cap, figure_counts(res, loc)->retrans);
+}
+
+static void
+get_send_thruput(const struct result *res, int loc, char *b, size_t cap)
+{
+	put_f2(b, cap, figure_side_thruput(res, loc, 1));
+}
+
+static void
+get_recv_thruput(const struct result *res, int loc, char *b, size_t cap)
+{
+	put_f2(b, cap, figure_side_thruput(res, loc, 0));
+}
+
+static void
+get_cpu_bind(const struct result *res, int loc, char *b, size_t cap)
+{
+	const struct result_place *pl = &figure_side(res, loc)->place;
+
+	put_s(b, cap, pl->requested[0] ? pl->requested : "-1");
+}
+
+static void
+get_cpu_count(const struct result *res, int loc, char *b, size_t cap)
+{
+	put_i(b, cap, figure_cpu_count(res, loc));
+}
+
+/* netserver's peak when it did not measure is 2.7's 0.00 and 0 (its
+ * results' zeroes); netperf's own is -1.00 and -1, as 2.7's. */
+static void
+get_cpu_peak(const struct result *res, int loc, char *b, size_t cap)
+{
+	put_f2(b, cap,
+	       loc || figure_cpu_on(res, loc) ? figure_cpu_peak(res, loc) : 0);
+}
+
+static void
+get_cpu_peak_id(const struct result *res, int loc, char *b, size_t cap)
+{
+	put_i(b, cap,
+	      loc || figure_cpu_on(res, loc) ? figure_cpu_peak_id(res, loc)
+					     : 0);
+}
+
+static void
+get_addr(const struct result *res, int loc, char *b, size_t cap)
+{
+	put_s(b, cap, figure_side(res, loc)->addr);
+}
+
+static void
+get_bytes_per_recv(const struct result *res, int loc, char *b, size_t cap)
+{
+	const struct side_result *s = figure_counts(res, loc);
+
+	put_f2(b, cap, per_call(s->bytes_recv, s->recv_calls));
+}
+
+static void
+get_bytes_per_send(const struct result *res, int loc, char *b, size_t cap)
+{
+	const struct side_result *s = figure_counts(res, loc);
+
+	put_f2(b, cap, per_call(s->bytes_sent, s->send_calls));
+}
+
+static void
+get_bytes_xferd(const struct result *res, int loc, char *b, size_t cap)
+{
+	const struct side_result *s = figure_counts(res, loc);
+
+	put_u(b, cap, s->bytes_sent + s->bytes_recv);
+}
+
+static void
+get_sysname(const struct result *res, int loc, char *b, size_t cap)
+{
+	figure_kernel_part(figure_side(res, loc)->env.kernel, 0, b, cap);
+}
+
+static void
+get_release(const struct result *res, int loc, char *b, size_t cap)
+{
+	figure_kernel_part(figure_side(res, loc)->env.kernel, 1, b, cap);
+}
+
+static void
+get_cpu_model(const struct result *res, int loc, char *b, size_t cap)
+{
+	put_s(b, cap, figure_side(res, loc)->env.cpu_model);
+}
+
+static void
+get_hostname(const struct result *res, int loc, char *b, size_t cap)
+{
+	put_s(b, cap, figure_side(res, loc)->env.hostname);
+}
+
+/* netperf 2.7's buffer options, in its formats (-1 for a count not asked
+ * for). */
+static const struct module_bufs *
+bufs_of(const struct result *res, int loc)
+{
+	return loc ? &res->p.lbuf : &res->p.rbuf;
+}
+
+static void
+get_send_width(const struct result *res, int loc, char *b, size_t cap)
+{
+	int w = bufs_of(res, loc)->width;
+
+	put_i(b, cap, w > 1 ? w : 1);
+}
+
+/* A buffer option that prints as it is, or dflt when not given (0). */
+#define SEL_GET_BUF(name, member, dflt)                                        \
+	static void get_##name(const struct result *res, int loc, char *b,     \
+			       size_t cap)                                     \
+	{                                                                      \
+		long long v = bufs_of(res, loc)->member;                       \
+                                                                               \
+		put_i(b, cap, v > 0 || (dflt) == 0 ? v : (dflt));              \
+	}
+SEL_GET_BUF(send_offset, soff, 0)
+SEL_GET_BUF(recv_offset, roff, 0)
+/* A page-aligned buffer is 8-aligned: 2.7's default of 8. */
+SEL_GET_BUF(send_align, salign, 8)
+SEL_GET_BUF(recv_align, ralign, 8)
+SEL_GET_BUF(dirty, dirty, -1)
+SEL_GET_BUF(clean, clean, -1)
+#undef SEL_GET_BUF
+
+/* netperf 2.7's socket options, in its formats: TOS as 0x%.2x, so -1 is
+ * 0xffffffff. */
+static const struct sock_extra *
+sockx_of(const struct result *res, int loc)
+{
+	return loc ? &res->p.lx : &res->p.rx;
+}
+
+static void
+get_cork(const struct result *res, int loc, char *b, size_t cap)
+{
+	put_i(b, cap, sockx_of(res, loc)->cork);
+}
+
+static void
+get_prio(const struct result *res, int loc, char *b, size_t cap)
+{
+	put_i(b, cap, sockx_of(res, loc)->prio);
+}
+
+static void
+get_tos(const struct result *res, int loc, char *b, size_t cap)
+{
+	snprintf(b, cap, "0x%.2x", (unsigned)sockx_of(res, loc)->tos);
+}
+
+/* -i's pacing is netperf's own; netserver's is 0. */
+static void
+get_interval_usecs(const struct result *res, int loc, char *b, size_t cap)
+{
+	put_i(b, cap, loc ? (long long)(res->p.interval_ms * 1000) : 0);
+}
+
+static void
+get_interval_burst(const struct result *res, int loc, char *b, size_t cap)
+{
+	put_i(b, cap, loc ? res->p.interval_burst : 0);
+}
+
+/* The fill file is never sent: netserver fills with its own pattern. */
+static void
+get_fill_file(const struct result *res, int loc, char *b, size_t cap)
+{
+	put_s(b, cap, loc ? res->p.fill_file : "");
+}
+
+/* --bidir's figures for the direction loc's side sends in: -1 without
+ * --bidir, and for a loss where the test does not number its datagrams
+ * (TCP). */
+enum bidir_fig { BIDIR_THRUPUT, BIDIR_LOST, BIDIR_LOSS_PCT };
+
+static void
+put_bidir(const struct result *res, int loc, enum bidir_fig fig, char *b,
+	  size_t cap)
+{
+	const struct result_dir *d = &res->dir[loc ? 0 : 1];
+
+	if (!res->p.bidir ||
+	    (fig != BIDIR_THRUPUT && !module_has(res->m, MODULE_F_SEQ)))
+		put_i(b, cap, -1);
+	else if (fig == BIDIR_LOST)
+		put_u(b, cap, d->lost);
+	else
+		put_f2(b, cap, fig == BIDIR_THRUPUT ? d->thruput : d->loss_pct);
+}
+
+static void
+get_bidir_thruput(const struct result *res, int loc, char *b, size_t cap)
+{
+	put_bidir(res, loc, BIDIR_THRUPUT, b, cap);
+}
+
+static void
+get_bidir_lost(const struct result *res, int loc, char *b, size_t cap)
+{
+	put_bidir(res, loc, BIDIR_LOST, b, cap);
+}
+
+static void
+get_bidir_loss_pct(const struct result *res, int loc, char *b, size_t cap)
+{
+	put_bidir(res, loc, BIDIR_LOSS_PCT, b, cap);
+}
+
+/* The platform record of loc's side: a figure that prints as it is. */
+#define SEL_GET_PLATFORM(name, put, expr)                                      \
+	static void get_##name(const struct result *res, int loc, char *b,     \
+			       size_t cap)                                     \
+	{                                                                      \
+		const struct platform *pl = &figure_side(res, loc)->platform;  \
+                                                                               \
+		put(b, cap, expr);                                             \
+	}
+SEL_GET_PLATFORM(cpu_mhz, put_i, pl->cpu_mhz)
+SEL_GET_PLATFORM(version, put_s, pl->version)
+SEL_GET_PLATFORM(system_model, put_s, pl->system_model)
+SEL_GET_PLATFORM(nic_name, put_s, pl->nic.name)
+SEL_GET_PLATFORM(nic_vendor, put_id, pl->nic.vendor)
+SEL_GET_PLATFORM(nic_device, put_id, pl->nic.device)
+SEL_GET_PLATFORM(nic_subvendor, put_id, pl->nic.subvendor)
+SEL_GET_PLATFORM(nic_subdevice, put_id, pl->nic.subdevice)
+SEL_GET_PLATFORM(driver, put_s, pl->nic.driver)
+SEL_GET_PLATFORM(driver_version, put_s, pl->nic.driver_version)
+SEL_GET_PLATFORM(firmware, put_s, pl->nic.firmware)
+SEL_GET_PLATFORM(bus, put_s, pl->nic.bus)
+SEL_GET_PLATFORM(slot, put_s, pl->nic.slot)
+SEL_GET_PLATFORM(cpu_max_mhz, put_i, pl->cpu_max_mhz)
+SEL_GET_PLATFORM(governor, put_s, pl->governor)
+SEL_GET_PLATFORM(smt, put_s, pl->smt < 0 ? "" : pl->smt ? "on" : "off")
+SEL_GET_PLATFORM(mitigations, put_s, pl->cmdline_mitigations)
+SEL_GET_PLATFORM(hypervisor, put_s, pl->hypervisor)
+SEL_GET_PLATFORM(container, put_s, pl->container)
+SEL_GET_PLATFORM(numa_nodes, put_i, pl->numa_nodes)
+SEL_GET_PLATFORM(system_vendor, put_s, pl->system_vendor)
+SEL_GET_PLATFORM(speed, put_i, pl->nic.speed_mbps)
+SEL_GET_PLATFORM(mtu, put_i, pl->nic.mtu)
+SEL_GET_PLATFORM(irq_cpus, put_s, pl->nic.irq_cpus)
+SEL_GET_PLATFORM(qdisc, put_s, pl->nic.qdisc)
+SEL_GET_PLATFORM(build, put_s, pl->build)
+#undef SEL_GET_PLATFORM
+
+/* The machine, or uname's when the platform record has none. */
+static void
+get_machine(const struct result *res, int loc, char *b, size_t cap)
+{
+	const struct result_side *sd = figure_side(res, loc);
+
+	if (sd->platform.machine[0] != '\0')
+		put_s(b, cap, sd->platform.machine);
+	else
+		figure_kernel_part(sd->env.kernel, 2, b, cap);
+}
+
+static void
+get_vulnerable(const struct result *res, int loc, char *b, size_t cap)
+{
+	platform_vulnerable_text(&figure_side(res, loc)->platform, b, cap);
+}
+
+static void
+get_offloads(const struct result *res, int loc, char *b, size_t cap)
+{
+	platform_offloads_text(&figure_side(res, loc)->platform.nic, b, cap);
+}
+
+/* A TCP_INFO figure: -1 where the test has no TCP_INFO or the kernel
+ * does not report it. */
+static void
+put_tcpi(const struct result *res, int loc, int i, char *b, size_t cap)
+{
+	const struct tcpinfo *t = &figure_counts(res, loc)->tcpi;
+
+	put_i(b, cap, t->n > 0 ? t->v[i] : -1);
+}
+
+#define SEL_GET_TCP(X, id, key, merge, counter, title, unit)                   \
+	static void get_tcp_##id(const struct result *res, int loc, char *b,   \
+				 size_t cap)                                   \
+	{                                                                      \
+		put_tcpi(res, loc, TCPINFO_##id, b, cap);                      \
+	}
+TCPINFO_FIELDS(SEL_GET_TCP, _)
+#undef SEL_GET_TCP
+
+/* The same for either side, or for neither. */
+
+/* -D sets TCP_NODELAY on both ends. */
+static void
+get_nodelay(const struct result *res, int loc, char *b, size_t cap)
+{
+	(void)loc;
+	put_i(b, cap, res->p.nodelay != 0);
+}
+
+/* netperf prints the AF_ number of the data connection. */
+static void
+get_family(const struct result *res, int loc, char *b, size_t cap)
+{
+	(void)loc;
+	put_i(b, cap, res->family);
+}
+
+static void
+get_sd_units(const struct result *res, int loc, char *b, size_t cap)
+{
+	(void)loc;
+	put_s(b, cap, figure_sd_units(res));
+}
+
+/* 2.7's receive width: one buffer receives. */
+static void
+get_one(const struct result *res, int loc, char *b, size_t cap)
+{
+	(void)res;
+	(void)loc;
+	put_i(b, cap, 1);
+}
+
+/* The security selectors 2.7 keeps but no longer fills. */
+static void
+get_zero(const struct result *res, int loc, char *b, size_t cap)
+{
+	(void)res;
+	(void)loc;
+	put_i(b, cap, 0);
+}
+
+static void
+get_deprecated(const struct result *res, int loc, char *b, size_t cap)
+{
+	(void)res;
+	(void)loc;
+	put_s(b, cap, "Deprecated");
+}
+
+/* Which end a selector reads. */
+enum sel_side { SEL_SIDE_NONE, SEL_SIDE_LOCAL, SEL_SIDE_REMOTE };
+
+/* A selector's side and its getter; loc is 1 for SEL_SIDE_LOCAL. */
+struct sel_row {
+	enum sel_side side;
+	void (*get)(const struct result *res, int loc, char *b, size_t cap);
+};
+
+#define SEL_ROW(id, side, fn) [SEL_##id] = {SEL_SIDE_##side, fn}
+#define SEL_PAIR(l, r, name, fn)                                               \
+	SEL_ROW(l##name, LOCAL, fn), SEL_ROW(r##name, REMOTE, fn)
+#define SEL_SIDES(name, fn) SEL_PAIR(LOCAL_, REMOTE_, name, fn)
+
+/* The selectors got this way; the rest by the functions sel_getters lists
+ * (a zero row has no getter). */
+static const struct sel_row sel_rows[SEL_COUNT] = {
+    SEL_SIDES(CPU_UTIL, get_cpu_util),
+    SEL_SIDES(CPU_PERCENT_USER, get_cpu_user),
+    SEL_SIDES(CPU_PERCENT_SYSTEM, get_cpu_system),
+    SEL_SIDES(CPU_PERCENT_IOWAIT, get_cpu_iowait),
+    SEL_SIDES(CPU_PERCENT_IRQ, get_cpu_irq),
+    SEL_SIDES(CPU_PERCENT_SWINTR, get_cpu_swintr),
+    SEL_SIDES(CPU_PERCENT_STEAL, get_cpu_steal),
+    SEL_SIDES(CPU_METHOD, get_cpu_method),
+    SEL_SIDES(SD, get_sd),
+    SEL_ROW(SD_UNITS, NONE, get_sd_units),
+    SEL_SIDES(CPU_CONFID, get_cpu_confid),
+    SEL_SIDES(TRANSPORT_RETRANS, get_retrans),
+    SEL_SIDES(SEND_THROUGHPUT, get_send_thruput),
+    SEL_SIDES(RECV_THROUGHPUT, get_recv_thruput),
+    SEL_SIDES(CPU_BIND, get_cpu_bind),
+    SEL_SIDES(CPU_COUNT, get_cpu_count),
+    SEL_SIDES(CPU_PEAK_UTIL, get_cpu_peak),
+    SEL_SIDES(CPU_PEAK_ID, get_cpu_peak_id),
+    SEL_PAIR(SOURCE_, DEST_, ADDR, get_addr),
+    SEL_ROW(SOURCE_FAMILY, NONE, get_family),
+    SEL_ROW(DEST_FAMILY, NONE, get_family),
+    SEL_SIDES(BYTES_PER_RECV, get_bytes_per_recv),
+    SEL_SIDES(BYTES_PER_SEND, get_bytes_per_send),
+    SEL_SIDES(BYTES_XFERD, get_bytes_xferd),
+    SEL_SIDES(NODELAY, get_nodelay),
+    SEL_SIDES(SYSNAME, get_sysname),
+    SEL_SIDES(RELEASE, get_release),
+    SEL_SIDES(CPU_MODEL, get_cpu_model),
+    SEL_SIDES(HOSTNAME, get_hostname),
+    SEL_SIDES(SEND_WIDTH, get_send_width),
+    SEL_SIDES(RECV_WIDTH, get_one),
+    SEL_SIDES(SEND_OFFSET, get_send_offset),
+    SEL_SIDES(RECV_OFFSET, get_recv_offset),
+    SEL_SIDES(SEND_ALIGN, get_send_align),
+    SEL_SIDES(RECV_ALIGN, get_recv_align),
+    SEL_SIDES(SEND_DIRTY_COUNT, get_dirty),
+    SEL_SIDES(RECV_DIRTY_COUNT, get_dirty),
+    SEL_SIDES(RECV_CLEAN_COUNT, get_clean),
+    SEL_SIDES(CORK, get_cork),
+    SEL_SIDES(INTERVAL_USECS, get_interval_usecs),
+    SEL_SIDES(INTERVAL_BURST, get_interval_burst),
+    SEL_SIDES(SECURITY_TYPE_ID, get_zero),
+    SEL_SIDES(SECURITY_ENABLED_NUM, get_zero),
+    SEL_SIDES(SECURITY_TYPE, get_deprecated),
+    SEL_SIDES(SECURITY_ENABLED, get_deprecated),
+    SEL_SIDES(SECURITY_SPECIFIC, get_deprecated),
+    SEL_SIDES(SOCKET_PRIO, get_prio),
+    SEL_SIDES(SOCKET_TOS, get_tos),
+    SEL_SIDES(FILL_FILE, get_fill_file),
+    SEL_PAIR(BIDIR_L2R_, BIDIR_R2L_, THROUGHPUT, get_bidir_thruput),
+    SEL_PAIR(BIDIR_L2R_, BIDIR_R2L_, LOST, get_bidir_lost),
+    SEL_PAIR(BIDIR_L2R_, BIDIR_R2L_, LOSS_PERCENT, get_bidir_loss_pct),
+    SEL_SIDES(CPU_FREQUENCY, get_cpu_mhz),
+    SEL_SIDES(VERSION, get_version),
+    SEL_SIDES(MACHINE, get_machine),
+    SEL_SIDES(SYSTEM_MODEL, get_system_model),
+    SEL_SIDES(INTERFACE_NAME, get_nic_name),
+    SEL_SIDES(INTERFACE_VENDOR, get_nic_vendor),
+    SEL_SIDES(INTERFACE_DEVICE, get_nic_device),
+    SEL_SIDES(INTERFACE_SUBVENDOR, get_nic_subvendor),
+    SEL_SIDES(INTERFACE_SUBDEVICE, get_nic_subdevice),
+    SEL_SIDES(DRIVER_NAME, get_driver),
+    SEL_SIDES(DRIVER_VERSION, get_driver_version),
+    SEL_SIDES(DRIVER_FIRMWARE, get_firmware),
+    SEL_SIDES(DRIVER_BUS, get_bus),
+    SEL_SIDES(INTERFACE_SLOT, get_slot),
+    SEL_SIDES(CPU_MAX_FREQUENCY, get_cpu_max_mhz),
+    SEL_SIDES(CPU_GOVERNOR, get_governor),
+    SEL_SIDES(SMT, get_smt),
+    SEL_SIDES(VULNERABLE, get_vulnerable),
+    SEL_SIDES(MITIGATION_OPTIONS, get_mitigations),
+    SEL_SIDES(HYPERVISOR, get_hypervisor),
+    SEL_SIDES(CONTAINER, get_container),
+    SEL_SIDES(NUMA_NODES, get_numa_nodes),
+    SEL_SIDES(SYSTEM_VENDOR, get_system_vendor),
+    SEL_SIDES(INTERFACE_SPEED, get_speed),
+    SEL_SIDES(INTERFACE_MTU, get_mtu),
+    SEL_SIDES(INTERFACE_OFFLOADS, get_offloads),
+    SEL_SIDES(INTERFACE_IRQ_CPUS, get_irq_cpus),
+    SEL_SIDES(QDISC, get_qdisc),
+    SEL_SIDES(BUILD, get_build),
+#define SEL_ROW_TCP(X, id, key, merge, counter, title, unit)                   \
+	SEL_SIDES(TCP_##id, get_tcp_##id),
+    TCPINFO_FIELDS(SEL_ROW_TCP, _)
+#undef SEL_ROW_TCP
+};
+
+#undef SEL_SIDES
+#undef SEL_PAIR
+#undef SEL_ROW
+
+/* The ways to the value of a selector without a row in sel_rows, tried
+ * in turn; each returns 1 when id is one of its selectors. */
 static int (*const sel_getters[])(const struct result *res, int id, char *b,
 				  size_t cap) = {
-    sel_tcp,	  side_value,	 sel_test,	  sel_cpu,
-    sel_rates,	  sel_cpu_place, sel_ends,	  sel_latency,
-    sel_run,	  compat_bufs,	 compat_sockopts, platform_machine,
-    platform_nic, platform_host, platform_link,	  sel_oneway,
-    sel_open,	  sel_underload, sel_tstamp,	  sel_mix,
+    side_value,	 sel_test,   sel_rates,	    sel_latency, sel_run,
+    compat_misc, sel_oneway, sel_open,	    sel_underload, sel_tstamp,
+    sel_mix,
 };
 
 /* Formats selector id of res into b, as netperf's format for it does;
@@ -1589,8 +1534,13 @@ static int (*const sel_getters[])(const struct result *res, int id, char *b,
 static void
 sel_value(const struct result *res, int id, char *b, size_t cap)
 {
+	const struct sel_row *r = &sel_rows[id];
 	size_t i;
 
+	if (r->get != NULL) {
+		r->get(res, r->side == SEL_SIDE_LOCAL, b, cap);
+		return;
+	}
 	for (i = 0; i < sizeof(sel_getters) / sizeof(sel_getters[0]); i++)
 		if (sel_getters[i](res, id, b, cap))
 			return;

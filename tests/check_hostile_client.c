@@ -854,6 +854,19 @@ START_TEST(result_checks)
 				     "a second over the 2.000 s"},
 	    {"TCP_RR", "cpu.peak", 10, "cpu.peak is 10 %, below the "
 				       "machine's mean of 20 %"},
+	    {"UDP_RR", "requests", 11, "requests is 11, more than the 10 "
+				       "datagrams received"},
+	    {"UDP_RR", "requests", -1, NULL},
+	    {"UDP_STREAM", "coalesced", 11, "coalesced is 11, more than the "
+					    "10 datagrams received"},
+	    {"UDP_STREAM", "nap_drops", 1, "nap_drops is 1, more than the 0 "
+					   "naps"},
+	    {"TCP_STREAM", "zc_copied", 1, "zc_copied is 1, more than the 0 "
+					   "zerocopy completions"},
+	    {"TCP_STREAM", "syscalls", 3e12, "syscalls is 3000000000000, "
+					     "more than 10^12 a second"},
+	    {"TCP_RR", "timeouts", 3e12, "timeouts is 3000000000000, more "
+					 "than 10^12 a second"},
 	    {"TCP_RR", "cpu.idle", 90, "cpu.all: its shares add up to 110 %"},
 	};
 	char err[256];
@@ -895,7 +908,14 @@ START_TEST(result_checks)
 		SET(dups)
 		SET(reordered)
 		SET(lost)
+		SET(syscalls)
+		SET(coalesced)
+		SET(nap_drops)
+		SET(zc_copied)
+		SET(timeouts)
 #undef SET
+		if (f != NULL && strcmp(f, "requests") == 0)
+			r->requests = (int64_t)v;
 		if (f != NULL && strcmp(f, "elapsed") == 0)
 			r->elapsed = v;
 		if (f != NULL && strcmp(f, "jitter") == 0)
