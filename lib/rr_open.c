@@ -23,6 +23,7 @@
 #include "np/clock.h"
 #include "np/be.h"
 #include "np/err.h"
+#include "np/gone.h"
 #include "np/module.h"
 #include "np/result.h"
 #include "np/tstamp.h"
@@ -513,10 +514,12 @@ udp_match(const struct open_loop *ol, const char *buf, size_t n, size_t taglen)
 }
 
 /* Gives up on every request sent limit ns or more before now: a time-out
- * under --timeout, else lost (the adaptive time-out). Returns the send
- * time of the oldest still in flight, or UINT64_MAX for none. */
+ * under --timeout, else lost (the adaptive time-out); with a tag (mask
+ * not 0) it goes into gone, whose answer is late when it comes. Returns
+ * the send time of the oldest still in flight, or UINT64_MAX for none. */
 static uint64_t
-udp_expire(struct open_loop *ol, uint64_t now, uint64_t limit)
+udp_expire(struct open_loop *ol, struct gone *gone, uint64_t mask,
+	   uint64_t now, uint64_t limit)
 {
 	struct side_result *r = ol->ctx->r;
 	uint64_t oldest = UINT64_MAX;
@@ -530,6 +533,8 @@ udp_expire(struct open_loop *ol, uint64_t now, uint64_t limit)
 				r->timeouts++;
 			else
 				r->lost++;
+			if (mask != 0)
+				gone_add(gone, 0, ol->q[i].seq & mask, now);
 			ol->q[i] = ol->q[--ol->n];
 			continue;
 		}
@@ -549,12 +554,17 @@ udp_rr_open_client(struct test_ctx *ctx)
 	uint64_t mask = taglen == 8 ? UINT64_MAX : ((1ULL << (8 * taglen)) - 1);
 	uint64_t now, due, limit, oldest, until, progress;
 	struct module_rto rto;
+	struct gone gone;
 	struct open_loop ol;
 	int i, ending;
 	ssize_t n;
 
 	if (open_init(&ol, ctx) < 0)
 		return -1;
+	if (gone_init(&gone) < 0) {
+		free(ol.q);
+		return err_set(ctx->err, "out of memory");
+	}
 	r->send_size = (int64_t)req;
 	r->recv_size = p->rsp_size;
 	module_rto_init(&rto, p->rto);
@@ -563,7 +573,7 @@ udp_rr_open_client(struct test_ctx *ctx)
 		now = clock_ns();
 		ending = open_ending(&ol, now);
 		limit = ol.timeout > 0 ? ol.timeout : rto.ns;
-		oldest = udp_expire(&ol, now, limit);
+		oldest = udp_expire(&ol, &gone, mask, now, limit);
 		if (ending && ol.n == 0)
 			break;
 		if (module_overtime(ctx, now, "kept sending datagrams") < 0)
@@ -636,7 +646,12 @@ udp_rr_open_client(struct test_ctx *ctx)
 		r->recv_calls++;
 		i = udp_match(&ol, ctx->buf, (size_t)n, taglen);
 		if (i < 0) {
-			r->dups++; /* the answer to one given up on */
+			/* The answer to one given up on, or a copy. */
+			if (taglen > 0 && (size_t)n >= taglen &&
+			    gone_take(&gone, 0, ben_get(ctx->buf, taglen)))
+				r->late++;
+			else
+				r->dups++;
 			continue;
 		}
 		r->bytes_recv += (uint64_t)n;
@@ -651,6 +666,7 @@ udp_rr_open_client(struct test_ctx *ctx)
 		ol.q[i] = ol.q[--ol.n];
 	}
 	free(ol.q);
+	gone_free(&gone);
 	module_udp_end(ctx);
 	return 0;
 broken:
@@ -658,9 +674,11 @@ broken:
 	open_broken(&ol);
 	r->ended++;
 	free(ol.q);
+	gone_free(&gone);
 	return 0;
 fail:
 	free(ol.q);
+	gone_free(&gone);
 	return -1;
 }
 
