@@ -2130,10 +2130,11 @@ END_TEST
  * must each equal their rule's counter exactly, and the other be 0; the
  * selectors print what the JSON document holds. Only data datagrams are
  * dropped: not the 16-byte token (UDP length 24) nor the end markers.
- * UDP_RR runs with -D too: each interval's LOST_REQUESTS and
- * LOST_RESPONSES, in the JSON and in --interval-lines, add up to the
- * totals and so to the counters, and the whole intervals (not the tail
- * alone) hold nearly all of them.
+ * Both run with -D too (UDP_CRR's client counts its requests in place
+ * of UDP_RR's tag): each interval's LOST_REQUESTS and LOST_RESPONSES, in
+ * the JSON and in --interval-lines, add up to the totals and so to the
+ * counters, and the whole intervals (not the tail alone) hold nearly all
+ * of them.
  */
 static void
 drop_one_in_ten(const char *ns)
@@ -2198,11 +2199,6 @@ static void
 loss_direction_run(const char *test, int answers)
 {
 	const char *ns = answers ? env.ns.a : env.ns.b;
-	int iv = strcmp(test, "UDP_RR") == 0;
-	const char *args[] = {"-t",    test, "-l",
-			      "3",     "--", "-r",
-			      "64,64", "-o", "LOST_REQUESTS,LOST_RESPONSES",
-			      NULL};
 	const char *iargs[] = {"-t",
 			       test,
 			       "-l",
@@ -2218,8 +2214,6 @@ loss_direction_run(const char *test, int answers)
 			       NULL};
 	const char *jargs[] = {"-t",  test, "-l", "3",	   "-D",
 			       "0.5", "--", "-r", "64,64", NULL};
-	const char *plain[] = {"-t", test, "-l",    "3",
-			       "--", "-r", "64,64", NULL};
 	struct harness_out o;
 	unsigned long long drops;
 	double req, rsp, late, sum[2], whole[2];
@@ -2229,7 +2223,7 @@ loss_direction_run(const char *test, int answers)
 	int n;
 
 	drop_one_in_ten(ns);
-	doc = netperf_json(&env, iv ? jargs : plain);
+	doc = netperf_json(&env, jargs);
 	drops = nft_drops_in(ns, "inet");
 	req = harness_json_num(doc, "result.lost_requests");
 	rsp = harness_json_num(doc, "result.lost_responses");
@@ -2243,23 +2237,20 @@ loss_direction_run(const char *test, int answers)
 		      "%.0f, lost responses %.0f (late answers %.0f)",
 		      test, answers ? "answers" : "requests", drops, req, rsp,
 		      late);
-	if (iv) {
-		/* Each interval's split, adding up to the totals exactly;
-		 * the whole intervals found nearly every loss as it came
-		 * (the tail only those after the last answer). */
-		ck_assert_msg(n >= 6 && sum[0] == req && sum[1] == rsp &&
-				  whole[answers] + 5 >= (double)drops,
-			      "%s, dropping %s: %d intervals; their lost "
-			      "requests %.0f, responses %.0f (the whole "
-			      "ones' %.0f, %.0f); totals %.0f, %.0f; nft "
-			      "dropped %llu",
-			      test, answers ? "answers" : "requests", n, sum[0],
-			      sum[1], whole[0], whole[1], req, rsp, drops);
-	}
+	/* Each interval's split, adding up to the totals exactly; the
+	 * whole intervals found nearly every loss as it came (the tail
+	 * only those after the last answer). */
+	ck_assert_msg(n >= 6 && sum[0] == req && sum[1] == rsp &&
+			  whole[answers] + 5 >= (double)drops,
+		      "%s, dropping %s: %d intervals; their lost requests "
+		      "%.0f, responses %.0f (the whole ones' %.0f, %.0f); "
+		      "totals %.0f, %.0f; nft dropped %llu",
+		      test, answers ? "answers" : "requests", n, sum[0], sum[1],
+		      whole[0], whole[1], req, rsp, drops);
 	/* The selectors, in a run of their own, the counter from 0. */
 	MUST(o, ns, "nft", "delete", "table", "inet", "nptest");
 	drop_one_in_ten(ns);
-	netperf(&env, iv ? iargs : args, &o);
+	netperf(&env, iargs, &o);
 	drops = nft_drops_in(ns, "inet");
 	l = strstr(o.out, "Lost Responses\n");
 	ck_assert_msg(l != NULL && sscanf(l + 15, "%lf,%lf", &v[0], &v[1]) == 2,
@@ -2267,13 +2258,11 @@ loss_direction_run(const char *test, int answers)
 	ck_assert_msg(v[answers ? 1 : 0] == (double)drops &&
 			  v[answers ? 0 : 1] == 0,
 		      "%s: nft dropped %llu: %.3000s", test, drops, o.out);
-	if (iv) {
-		n = interval_line_losses(o.out, sum);
-		ck_assert_msg(n >= 6 && sum[0] == v[0] && sum[1] == v[1],
-			      "%s: %d interval lines, lost %.0f, %.0f; totals "
-			      "%.0f, %.0f: %.3000s",
-			      test, n, sum[0], sum[1], v[0], v[1], o.out);
-	}
+	n = interval_line_losses(o.out, sum);
+	ck_assert_msg(n >= 6 && sum[0] == v[0] && sum[1] == v[1],
+		      "%s: %d interval lines, lost %.0f, %.0f; totals %.0f, "
+		      "%.0f: %.3000s",
+		      test, n, sum[0], sum[1], v[0], v[1], o.out);
 	MUST(o, ns, "nft", "delete", "table", "inet", "nptest");
 }
 

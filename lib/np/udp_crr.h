@@ -23,7 +23,7 @@ struct udp_crr_pending {
  * in ctx->r); anything else is dropped uncounted.
  */
 void udp_crr_serve(struct test_ctx *ctx, struct udp_crr_pending *t,
-		   const char *buf, size_t n,
+		   char *buf, size_t n,
 		   const struct sockaddr_storage *a, socklen_t len);
 
 #endif
