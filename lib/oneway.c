@@ -341,11 +341,14 @@ oneway_splits_intervals(const struct test_module *m,
 			const struct test_params *p)
 {
 	/* UDP_CRR counts its own requests in place of a tag; the flows'
-	 * have no count on the interval reader's contexts; the open loop
-	 * counts time-outs of its own; a mix's class byte sits where the
-	 * count would, and its tag may be cut short. */
+	 * have no count on the interval reader's contexts; --timeout's
+	 * time-outs are no losses; a mix's class byte sits where the
+	 * count would, and its tag may be cut short. UDP_RR's open loop
+	 * splits as the closed one does, UDP_CRR's does not (its pacer
+	 * counts the losses). */
 	return module_has(m, MODULE_F_RETRY) && !module_flows(p) &&
-	       !module_open_loop(p) && p->mix.n == 0;
+	       p->timeout <= 0 && p->mix.n == 0 &&
+	       (!module_open_loop(p) || !module_has(m, MODULE_F_PER_TRANS));
 }
 
 size_t

@@ -25,6 +25,7 @@
 #include "np/err.h"
 #include "np/gone.h"
 #include "np/module.h"
+#include "np/oneway.h"
 #include "np/result.h"
 #include "np/tstamp.h"
 
@@ -567,6 +568,12 @@ udp_rr_open_client(struct test_ctx *ctx)
 	}
 	r->send_size = (int64_t)req;
 	r->recv_size = p->rsp_size;
+	/* -D: netserver's count in each answer splits the interval's
+	 * losses (oneway.h), as on the closed loop; it needs the whole
+	 * tag. */
+	__atomic_store_n(&ctx->lost_split,
+			 oneway_count_off(p) > 0 && taglen == 8,
+			 __ATOMIC_RELAXED);
 	module_rto_init(&rto, p->rto);
 	progress = clock_ns();
 	for (;;) {
@@ -662,6 +669,10 @@ udp_rr_open_client(struct test_ctx *ctx)
 		if (ctx->ts != NULL)
 			tstamp_answered(ctx->ts,
 					(uint32_t)(ol.q[i].seq & mask));
+		/* Tags count from 0, netserver's count from 1. */
+		if (ctx->lost_split)
+			oneway_lost_answer(ctx, ol.q[i].seq + 1, ctx->buf,
+					   (size_t)n);
 		open_answer(&ol, &ol.q[i], now);
 		ol.q[i] = ol.q[--ol.n];
 	}

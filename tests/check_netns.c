@@ -2131,7 +2131,7 @@ END_TEST
  * selectors print what the JSON document holds. Only data datagrams are
  * dropped: not the 16-byte token (UDP length 24) nor the end markers.
  * Both run with -D too (UDP_CRR's client counts its requests in place
- * of UDP_RR's tag): each interval's LOST_REQUESTS and LOST_RESPONSES, in
+ * of UDP_RR's tag), and UDP_RR on the open loop (--rate 2000): each interval's LOST_REQUESTS and LOST_RESPONSES, in
  * the JSON and in --interval-lines, add up to the totals and so to the
  * counters, and the whole intervals (not the tail alone) hold nearly all
  * of them.
@@ -2195,14 +2195,20 @@ interval_line_losses(const char *text, double sum[2])
 	return n;
 }
 
+/* rate: --rate's value for the open loop, or NULL for the closed one
+ * (whose slot then holds -l 3 again). */
 static void
-loss_direction_run(const char *test, int answers)
+loss_direction_run(const char *test, int answers, const char *rate)
 {
 	const char *ns = answers ? env.ns.a : env.ns.b;
+	const char *r0 = rate != NULL ? "--rate" : "-l",
+		   *r1 = rate != NULL ? rate : "3";
 	const char *iargs[] = {"-t",
 			       test,
 			       "-l",
 			       "3",
+			       r0,
+			       r1,
 			       "-D",
 			       "0.5",
 			       "--interval-lines",
@@ -2212,7 +2218,7 @@ loss_direction_run(const char *test, int answers)
 			       "-o",
 			       "LOST_REQUESTS,LOST_RESPONSES",
 			       NULL};
-	const char *jargs[] = {"-t",  test, "-l", "3",	   "-D",
+	const char *jargs[] = {"-t",  test, "-l", "3",	   r0,	  r1, "-D",
 			       "0.5", "--", "-r", "64,64", NULL};
 	struct harness_out o;
 	unsigned long long drops;
@@ -2268,15 +2274,23 @@ loss_direction_run(const char *test, int answers)
 
 START_TEST(udp_rr_loss_direction)
 {
-	loss_direction_run("UDP_RR", 0);
-	loss_direction_run("UDP_RR", 1);
+	loss_direction_run("UDP_RR", 0, NULL);
+	loss_direction_run("UDP_RR", 1, NULL);
 }
 END_TEST
 
 START_TEST(udp_crr_loss_direction)
 {
-	loss_direction_run("UDP_CRR", 0);
-	loss_direction_run("UDP_CRR", 1);
+	loss_direction_run("UDP_CRR", 0, NULL);
+	loss_direction_run("UDP_CRR", 1, NULL);
+}
+END_TEST
+
+/* UDP_RR's open loop splits its intervals' losses as the closed one. */
+START_TEST(udp_rr_open_loss_direction)
+{
+	loss_direction_run("UDP_RR", 0, "2000");
+	loss_direction_run("UDP_RR", 1, "2000");
 }
 END_TEST
 
@@ -2840,6 +2854,7 @@ netns_suite(int can_ns)
 	tc = veth_tcase("loss_direction");
 	tcase_add_test(tc, udp_rr_loss_direction);
 	tcase_add_test(tc, udp_crr_loss_direction);
+	tcase_add_test(tc, udp_rr_open_loss_direction);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("under_load");
