@@ -372,8 +372,8 @@ oneway_lost_answer(struct test_ctx *ctx, uint64_t tag, const char *buf,
 }
 
 void
-oneway_lost_seen(struct test_ctx *ctx, uint64_t tag, const char *buf,
-		 size_t n, uint64_t unanswered)
+oneway_lost_seen(struct test_ctx *ctx, uint64_t tag, const char *buf, size_t n,
+		 uint64_t unanswered)
 {
 	size_t off = oneway_count_off(ctx->p);
 	uint64_t seen, req;

@@ -519,8 +519,8 @@ udp_match(const struct open_loop *ol, const char *buf, size_t n, size_t taglen)
  * not 0) it goes into gone, whose answer is late when it comes. Returns
  * the send time of the oldest still in flight, or UINT64_MAX for none. */
 static uint64_t
-udp_expire(struct open_loop *ol, struct gone *gone, uint64_t mask,
-	   uint64_t now, uint64_t limit)
+udp_expire(struct open_loop *ol, struct gone *gone, uint64_t mask, uint64_t now,
+	   uint64_t limit)
 {
 	struct side_result *r = ol->ctx->r;
 	uint64_t oldest = UINT64_MAX;

@@ -354,9 +354,8 @@ pending_add(struct udp_crr_pending *t, const struct sockaddr_storage *a,
 }
 
 void
-udp_crr_serve(struct test_ctx *ctx, struct udp_crr_pending *t,
-	      char *buf, size_t n, const struct sockaddr_storage *a,
-	      socklen_t len)
+udp_crr_serve(struct test_ctx *ctx, struct udp_crr_pending *t, char *buf,
+	      size_t n, const struct sockaddr_storage *a, socklen_t len)
 {
 	struct side_result *r = ctx->r;
 	size_t rsp = (size_t)ctx->p->rsp_size, off;

@@ -2218,8 +2218,8 @@ loss_direction_run(const char *test, int answers, const char *rate)
 			       "-o",
 			       "LOST_REQUESTS,LOST_RESPONSES",
 			       NULL};
-	const char *jargs[] = {"-t",  test, "-l", "3",	   r0,	  r1, "-D",
-			       "0.5", "--", "-r", "64,64", NULL};
+	const char *jargs[] = {"-t", test,  "-l", "3",	r0,	 r1,
+			       "-D", "0.5", "--", "-r", "64,64", NULL};
 	struct harness_out o;
 	unsigned long long drops;
 	double req, rsp, late, sum[2], whole[2];

@@ -639,8 +639,7 @@ stalled_run(const char *rate, struct harness_out *o)
 /* A JSON document's integer at section.group.key ("result" has no
  * group: NULL); fails the test without it. */
 static long long
-json_count(json_t *doc, const char *section, const char *group,
-	   const char *key)
+json_count(json_t *doc, const char *section, const char *group, const char *key)
 {
 	json_t *o = json_object_get(doc, section);
 
@@ -661,10 +660,10 @@ json_count(json_t *doc, const char *section, const char *group,
  */
 START_TEST(udp_late_answers)
 {
-	const char *args[] = {"-t",	 "UDP_RR", "-l", "3",  "-P",
-			      "0",	 "--rate", "1000", "--arrivals",
-			      "fixed",	 "--json", "--",   "-b", "15",
-			      "-r",	 "14,14",  NULL};
+	const char *args[] = {"-t",	"UDP_RR", "-l",	  "3",		"-P",
+			      "0",	"--rate", "1000", "--arrivals", "fixed",
+			      "--json", "--",	  "-b",	  "15",		"-r",
+			      "14,14",	NULL};
 	struct harness_out *o = malloc(sizeof(*o));
 	struct staller s = {0};
 	long long lost, late, dups, lreq, lrsp;
