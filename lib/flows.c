@@ -19,6 +19,7 @@
 #include "np/clock.h"
 #include "np/be.h"
 #include "np/err.h"
+#include "np/gone.h"
 #include "np/rr_open.h"
 #include "np/sock.h"
 #include "np/streams.h"
@@ -77,6 +78,7 @@ struct flows_job {
 	uint64_t *stamps; /* depth a flow: RR send times, oldest at head */
 	uint64_t *tags;	  /* depth a flow: UDP_RR's tags in flight */
 	size_t taglen;
+	struct gone gone; /* UDP_RR's given up on, answers still awaited */
 	struct module_rto rto;
 	uint64_t expired_at;
 	struct stats_hist *hist, *svc_hist;
@@ -527,8 +529,16 @@ udp_datagram(struct flows_job *j, struct flow *f, size_t n, uint64_t now)
 	tag = ben_get(j->buf, j->taglen);
 	for (i = 0; i < f->inflight && j->tags[base + i] != tag; i++)
 		;
-	if (i == f->inflight || n < j->taglen) {
+	if (n < j->taglen) {
 		r->dups++;
+		return 0;
+	}
+	if (i == f->inflight) {
+		/* The answer to one given up on, or a copy. */
+		if (gone_take(&j->gone, (uint32_t)(f - j->f), tag))
+			r->late++;
+		else
+			r->dups++;
 		return 0;
 	}
 	rtt = now - j->stamps[base + i];
@@ -567,7 +577,9 @@ udp_expire(struct flows_job *j, uint64_t now)
 				i++;
 				continue;
 			}
-			/* A time-out under --timeout, else lost. */
+			/* A time-out under --timeout, else lost; its
+			 * answer, should it come, is late. */
+			gone_add(&j->gone, (uint32_t)k, j->tags[base + i], now);
 			if (j->pc != NULL)
 				rr_pacer_lost_at(j->pc[k], (int)i);
 			else
@@ -1741,7 +1753,8 @@ job_init(struct flows_job *j, struct module_run *run, int t, char *err)
 	    calloc((size_t)j->nflows * (size_t)j->depth, sizeof(*j->tags));
 	for (i = 0; j->f != NULL && i < j->nflows; i++)
 		j->f[i].sock = -1;
-	if (j->f == NULL || j->stamps == NULL || j->tags == NULL)
+	if (j->f == NULL || j->stamps == NULL || j->tags == NULL ||
+	    gone_init(&j->gone) < 0)
 		return err_set(err, "out of memory");
 	if (j->buf == NULL || j->buflen == 0)
 		return err_set(err, "flows: thread %d has no buffer", t);
@@ -1835,6 +1848,7 @@ jobs_free(struct module_run *run)
 		free(jobs[t].f);
 		free(jobs[t].stamps);
 		free(jobs[t].tags);
+		gone_free(&jobs[t].gone);
 	}
 	free(jobs);
 	run->flows = NULL;

@@ -340,12 +340,15 @@ int
 oneway_splits_intervals(const struct test_module *m,
 			const struct test_params *p)
 {
-	/* UDP_CRR's transactions and the flows' share no tagged stream;
-	 * the open loop counts time-outs of its own; a mix's class byte
-	 * sits where the count would, and its tag may be cut short. */
-	return module_has(m, MODULE_F_RETRY) &&
-	       !module_has(m, MODULE_F_PER_TRANS) && !module_flows(p) &&
-	       !module_open_loop(p) && p->mix.n == 0;
+	/* UDP_CRR counts its own requests in place of a tag; the flows'
+	 * have no count on the interval reader's contexts; --timeout's
+	 * time-outs are no losses; a mix's class byte sits where the
+	 * count would, and its tag may be cut short. UDP_RR's open loop
+	 * splits as the closed one does, UDP_CRR's does not (its pacer
+	 * counts the losses). */
+	return module_has(m, MODULE_F_RETRY) && !module_flows(p) &&
+	       p->timeout <= 0 && p->mix.n == 0 &&
+	       (!module_open_loop(p) || !module_has(m, MODULE_F_PER_TRANS));
 }
 
 size_t
@@ -363,6 +366,15 @@ void
 oneway_lost_answer(struct test_ctx *ctx, uint64_t tag, const char *buf,
 		   size_t n)
 {
+	/* Every request given up on so far was sent before this one, so
+	 * the count in the answer has seen it, or its answer came late. */
+	oneway_lost_seen(ctx, tag, buf, n, ctx->r->lost - ctx->r->late);
+}
+
+void
+oneway_lost_seen(struct test_ctx *ctx, uint64_t tag, const char *buf, size_t n,
+		 uint64_t unanswered)
+{
 	size_t off = oneway_count_off(ctx->p);
 	uint64_t seen, req;
 
@@ -374,10 +386,7 @@ oneway_lost_answer(struct test_ctx *ctx, uint64_t tag, const char *buf,
 	 * was found lost stays lost. */
 	if (req > ctx->lost_req)
 		__atomic_store_n(&ctx->lost_req, req, __ATOMIC_RELAXED);
-	/* Every request given up on so far was sent before this one, so
-	 * the count above has seen it, or its answer came late. */
-	__atomic_store_n(&ctx->lost_all, ctx->r->lost - ctx->r->late,
-			 __ATOMIC_RELAXED);
+	__atomic_store_n(&ctx->lost_all, unanswered, __ATOMIC_RELAXED);
 }
 
 int

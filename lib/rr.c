@@ -21,6 +21,7 @@
 #include "np/clock.h"
 #include "np/datapath.h"
 #include "np/err.h"
+#include "np/gone.h"
 #include "np/oneway.h"
 #include "np/sock.h"
 #include "np/transport.h"
@@ -507,20 +508,13 @@ set_rcv_timeout(struct test_ctx *ctx, uint64_t ns)
 		ctx->io->wait_ns = ns;
 }
 
-/* The requests given up on whose answers may still come: the last
- * UDP_RR_GONE of them, so that an answer after its time-out counts as
- * late (it reached netperf), not as a duplicate. */
-#define UDP_RR_GONE 512
-
 /* UDP_RR's client: the transactions in flight, and how tags are cut. */
 struct udp_rr {
 	struct inflight *fl;
 	int depth, inflight;
 	uint64_t seq;
 	size_t req, taglen;
-	/* Given up on: ring of tags (at 0: answered since, or free). */
-	struct inflight *gone;
-	int gone_next;
+	struct gone gone; /* given up on, answers still awaited */
 };
 
 /* Sends requests until depth are in flight (or the test is ending); 0,
@@ -578,18 +572,13 @@ udp_rr_fill(struct test_ctx *ctx, struct udp_rr *u, uint64_t now)
 static void
 udp_rr_stray(struct test_ctx *ctx, struct udp_rr *u, uint64_t tag, ssize_t n)
 {
-	int i;
-
-	for (i = 0; i < UDP_RR_GONE; i++) {
-		if (u->gone[i].start != 0 && u->gone[i].tag == tag) {
-			u->gone[i].start = 0;
-			ctx->r->late++;
-			if (ctx->ow != NULL)
-				oneway_answer(ctx->ow, ctx->buf, (size_t)n);
-			return;
-		}
+	if (!gone_take(&u->gone, 0, tag)) {
+		ctx->r->dups++;
+		return;
 	}
-	ctx->r->dups++;
+	ctx->r->late++;
+	if (ctx->ow != NULL)
+		oneway_answer(ctx->ow, ctx->buf, (size_t)n);
 }
 
 /* An answer of n bytes: the transaction it completes, or a late one
@@ -647,9 +636,7 @@ udp_rr_expire(struct test_ctx *ctx, struct udp_rr *u, uint64_t now,
 	for (i = 0; i < u->inflight;) {
 		if (now - u->fl[i].start >= rto_ns) {
 			ctx->r->lost++;
-			u->gone[u->gone_next].tag = u->fl[i].tag;
-			u->gone[u->gone_next].start = now;
-			u->gone_next = (u->gone_next + 1) % UDP_RR_GONE;
+			gone_add(&u->gone, 0, u->fl[i].tag, now);
 			u->fl[i] = u->fl[--u->inflight];
 		} else {
 			i++;
@@ -669,13 +656,9 @@ udp_rr_expire(struct test_ctx *ctx, struct udp_rr *u, uint64_t now,
 static void
 udp_rr_linger(struct test_ctx *ctx, struct udp_rr *u, uint64_t rto_ns)
 {
-	uint64_t last = 0, now = clock_ns(), until;
+	uint64_t last = gone_last(&u->gone), now = clock_ns(), until;
 	ssize_t n;
-	int i;
 
-	for (i = 0; i < UDP_RR_GONE; i++)
-		if (u->gone[i].start > last)
-			last = u->gone[i].start;
 	if (rto_ns < UDP_RR_LINGER_MIN_NS)
 		rto_ns = UDP_RR_LINGER_MIN_NS;
 	if (last == 0 || now >= last + rto_ns)
@@ -700,7 +683,7 @@ udp_rr_client_loop(struct test_ctx *ctx)
 {
 	const struct test_params *p = ctx->p;
 	struct udp_rr u = {NULL, p->burst + 1, 0, 1, (size_t)p->req_size,
-			   module_udp_tag_len(ctx), NULL, 0};
+			   module_udp_tag_len(ctx), {NULL, 0}};
 	uint64_t now, applied = 0, progress;
 	struct module_rto rto;
 	int ending = 0;
@@ -709,10 +692,8 @@ udp_rr_client_loop(struct test_ctx *ctx)
 	if (module_open_loop(p))
 		return udp_rr_open_client(ctx);
 	u.fl = calloc((size_t)u.depth, sizeof(*u.fl));
-	u.gone = calloc(UDP_RR_GONE, sizeof(*u.gone));
-	if (u.fl == NULL || u.gone == NULL) {
+	if (u.fl == NULL || gone_init(&u.gone) < 0) {
 		free(u.fl);
-		free(u.gone);
 		return err_set(ctx->err, "out of memory");
 	}
 	ctx->r->send_size = (int64_t)u.req;
@@ -771,12 +752,12 @@ udp_rr_client_loop(struct test_ctx *ctx)
 	}
 	udp_rr_linger(ctx, &u, rto.ns);
 	free(u.fl);
-	free(u.gone);
+	gone_free(&u.gone);
 	module_udp_end(ctx);
 	return 0;
 fail:
 	free(u.fl);
-	free(u.gone);
+	gone_free(&u.gone);
 	return -1;
 }
 

@@ -23,7 +23,9 @@
 #include "np/clock.h"
 #include "np/be.h"
 #include "np/err.h"
+#include "np/gone.h"
 #include "np/module.h"
+#include "np/oneway.h"
 #include "np/result.h"
 #include "np/tstamp.h"
 
@@ -51,7 +53,8 @@ struct arrivals {
 /* A request in flight. */
 struct open_req {
 	uint64_t due, sent, seq;
-	int cls; /* a mix's class */
+	uint64_t lag; /* the part of its delay that was netperf's */
+	int cls;      /* a mix's class */
 };
 
 /* A waiter for intended send times: the spin before each, and the
@@ -69,8 +72,12 @@ struct open_loop {
 	struct open_req *q; /* ring of depth, oldest at head */
 	int depth, head, n;
 	/* When the stream last had a slot free again after being full: a
-	 * request due before then waited for the stream, not for netperf. */
-	uint64_t free_at;
+	 * request due before then waited for the stream, not for netperf;
+	 * the request that held the slot, its send time and lag (free_sent
+	 * 0: unknown). rx, when not 0, is the kernel's receive time of the
+	 * answer being handled, which frees the slot in place of the time
+	 * netperf got to it. */
+	uint64_t free_at, free_sent, free_lag, rx;
 	struct rr_waiter w;
 	/* Where the latencies go: the stream's own, or its thread's. */
 	struct stats_hist *hist, *svc;
@@ -191,20 +198,30 @@ open_sent(struct open_loop *ol, uint64_t now)
 {
 	struct side_result *r = ol->ctx->r;
 	struct open_req *q = &ol->q[(ol->head + ol->n) % ol->depth];
-	uint64_t due = open_due(ol, now), ready, lag;
+	uint64_t due = open_due(ol, now), wait = 0, held = 0, lag = 0;
 
 	if (ol->arr.mean > 0) {
-		/* Late behind the later of its due time and the moment the
-		 * stream could take it: netperf's own lag. Waiting for the
-		 * stream is the server's. */
-		ready = due > ol->free_at ? due : ol->free_at;
-		lag = now > ready ? now - ready : 0;
+		/* Waiting for the stream, due to free_at, is the server's,
+		 * but for the time before the request that held the slot was
+		 * sent: that is as much netperf's as that request's own lag
+		 * (after netperf's stall, the backlog). The rest of the delay
+		 * is netperf's own lag. */
+		if (ol->free_at > due) {
+			if (ol->free_sent > due)
+				held = ol->free_sent - due < ol->free_lag
+					   ? ol->free_sent - due
+					   : ol->free_lag;
+			wait = ol->free_at - due > held
+				   ? ol->free_at - due - held
+				   : 0;
+		}
+		lag = now > due + wait ? now - due - wait : 0;
 		r->lag_ns += lag;
 		if (lag > r->lag_max_ns)
 			r->lag_max_ns = lag;
-		if (ol->free_at > due)
-			r->wait_ns += ol->free_at - due;
+		r->wait_ns += wait;
 	}
+	q->lag = lag;
 	q->due = due;
 	q->sent = now;
 	q->seq = ol->seq++;
@@ -221,8 +238,13 @@ open_answer(struct open_loop *ol, const struct open_req *q, uint64_t now)
 {
 	struct test_ctx *ctx = ol->ctx;
 
-	if (ol->n == ol->depth)
-		ol->free_at = now;
+	if (ol->n == ol->depth) {
+		/* Free since the answer reached the kernel, when known. */
+		ol->free_at = ol->rx > q->sent && ol->rx < now ? ol->rx : now;
+		ol->free_sent = q->sent;
+		ol->free_lag = q->lag;
+	}
+	ol->rx = 0;
 	if (ol->timeout > 0 && now - q->sent > ol->timeout) {
 		ctx->r->timeouts++;
 		return;
@@ -513,23 +535,38 @@ udp_match(const struct open_loop *ol, const char *buf, size_t n, size_t taglen)
 }
 
 /* Gives up on every request sent limit ns or more before now: a time-out
- * under --timeout, else lost (the adaptive time-out). Returns the send
- * time of the oldest still in flight, or UINT64_MAX for none. */
+ * under --timeout, else lost (the adaptive time-out); with a tag (mask
+ * not 0) it goes into gone, whose answer is late when it comes. Returns
+ * the send time of the oldest still in flight, or UINT64_MAX for none.
+ * While fd holds a datagram not read yet, it gives up on none and
+ * returns now: an answer that came while netperf was kept from reading
+ * it (its own stall) is read first. */
 static uint64_t
-udp_expire(struct open_loop *ol, uint64_t now, uint64_t limit)
+udp_expire(struct open_loop *ol, struct gone *gone, uint64_t mask, int fd,
+	   uint64_t now, uint64_t limit)
 {
 	struct side_result *r = ol->ctx->r;
+	struct pollfd pfd = {fd, POLLIN, 0};
 	uint64_t oldest = UINT64_MAX;
 	int i;
 
+	for (i = 0; i < ol->n && now - ol->q[i].sent < limit; i++)
+		;
+	if (i < ol->n && poll(&pfd, 1, 0) > 0 && (pfd.revents & POLLIN))
+		return now;
 	for (i = 0; i < ol->n;) {
 		if (now - ol->q[i].sent >= limit) {
-			if (ol->n == ol->depth)
+			if (ol->n == ol->depth) {
 				ol->free_at = now;
+				ol->free_sent = ol->q[i].sent;
+				ol->free_lag = ol->q[i].lag;
+			}
 			if (ol->timeout > 0)
 				r->timeouts++;
 			else
 				r->lost++;
+			if (mask != 0)
+				gone_add(gone, 0, ol->q[i].seq & mask, now);
 			ol->q[i] = ol->q[--ol->n];
 			continue;
 		}
@@ -538,6 +575,44 @@ udp_expire(struct open_loop *ol, uint64_t now, uint64_t limit)
 		i++;
 	}
 	return oldest;
+}
+
+/*
+ * recv of an answer without waiting, with the kernel's receive time of
+ * it put in *rx on the monotonic clock (SO_TIMESTAMPNS, which stamps in
+ * CLOCK_REALTIME), or 0 when there is none.
+ */
+static ssize_t
+recv_stamped(int fd, char *buf, size_t len, uint64_t *rx)
+{
+	union {
+		char b[CMSG_SPACE(sizeof(struct timespec))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = {buf, len};
+	struct msghdr m = {NULL, 0, &iov, 1, ctl.b, sizeof(ctl.b), 0};
+	struct cmsghdr *c;
+	struct timespec ts, real;
+	uint64_t stamp, mono, now_real;
+	ssize_t n = recvmsg(fd, &m, MSG_DONTWAIT);
+
+	*rx = 0;
+	if (n < 0)
+		return n;
+	for (c = CMSG_FIRSTHDR(&m); c != NULL; c = CMSG_NXTHDR(&m, c)) {
+		if (c->cmsg_level != SOL_SOCKET ||
+		    c->cmsg_type != SCM_TIMESTAMPNS)
+			continue;
+		memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+		mono = clock_ns();
+		clock_gettime(CLOCK_REALTIME, &real);
+		stamp = (uint64_t)ts.tv_sec * NS_PER_SEC + (uint64_t)ts.tv_nsec;
+		now_real =
+		    (uint64_t)real.tv_sec * NS_PER_SEC + (uint64_t)real.tv_nsec;
+		if (stamp <= now_real && now_real - stamp < mono)
+			*rx = mono - (now_real - stamp);
+	}
+	return n;
 }
 
 int
@@ -549,21 +624,39 @@ udp_rr_open_client(struct test_ctx *ctx)
 	uint64_t mask = taglen == 8 ? UINT64_MAX : ((1ULL << (8 * taglen)) - 1);
 	uint64_t now, due, limit, oldest, until, progress;
 	struct module_rto rto;
+	struct gone gone;
 	struct open_loop ol;
-	int i, ending;
+	int i, ending, on = 1, stamped;
+	uint64_t rx = 0;
 	ssize_t n;
 
 	if (open_init(&ol, ctx) < 0)
 		return -1;
+	if (gone_init(&gone) < 0) {
+		free(ol.q);
+		return err_set(ctx->err, "out of memory");
+	}
 	r->send_size = (int64_t)req;
 	r->recv_size = p->rsp_size;
+	/* The kernel's receive time of each answer: when the stream had a
+	 * slot free again, whatever netperf's own delay in getting to it
+	 * (--timestamps has stamps of its own). */
+	stamped =
+	    ctx->ts == NULL && setsockopt(ctx->fd, SOL_SOCKET, SO_TIMESTAMPNS,
+					  &on, sizeof(on)) == 0;
+	/* -D: netserver's count in each answer splits the interval's
+	 * losses (oneway.h), as on the closed loop; it needs the whole
+	 * tag. */
+	__atomic_store_n(&ctx->lost_split,
+			 oneway_count_off(p) > 0 && taglen == 8,
+			 __ATOMIC_RELAXED);
 	module_rto_init(&rto, p->rto);
 	progress = clock_ns();
 	for (;;) {
 		now = clock_ns();
 		ending = open_ending(&ol, now);
 		limit = ol.timeout > 0 ? ol.timeout : rto.ns;
-		oldest = udp_expire(&ol, now, limit);
+		oldest = udp_expire(&ol, &gone, mask, ctx->fd, now, limit);
 		if (ending && ol.n == 0)
 			break;
 		if (module_overtime(ctx, now, "kept sending datagrams") < 0)
@@ -610,9 +703,10 @@ udp_rr_open_client(struct test_ctx *ctx)
 			until = now + OPEN_NAP_MAX_NS;
 		if (open_wait(&ol, ol.n > 0 ? ctx->fd : -1, until) == 0)
 			continue;
-		n = ctx->ts != NULL
-			? tstamp_recv(ctx->ts, ctx->buf, ctx->buflen,
-				      MSG_DONTWAIT)
+		n = ctx->ts != NULL ? tstamp_recv(ctx->ts, ctx->buf,
+						  ctx->buflen, MSG_DONTWAIT)
+		    : stamped
+			? recv_stamped(ctx->fd, ctx->buf, ctx->buflen, &rx)
 			: recv(ctx->fd, ctx->buf, ctx->buflen, MSG_DONTWAIT);
 		now = clock_ns();
 		if (n > 0 && module_udp_token(ctx, ctx->buf, (size_t)n, 0))
@@ -636,7 +730,12 @@ udp_rr_open_client(struct test_ctx *ctx)
 		r->recv_calls++;
 		i = udp_match(&ol, ctx->buf, (size_t)n, taglen);
 		if (i < 0) {
-			r->dups++; /* the answer to one given up on */
+			/* The answer to one given up on, or a copy. */
+			if (taglen > 0 && (size_t)n >= taglen &&
+			    gone_take(&gone, 0, ben_get(ctx->buf, taglen)))
+				r->late++;
+			else
+				r->dups++;
 			continue;
 		}
 		r->bytes_recv += (uint64_t)n;
@@ -647,10 +746,16 @@ udp_rr_open_client(struct test_ctx *ctx)
 		if (ctx->ts != NULL)
 			tstamp_answered(ctx->ts,
 					(uint32_t)(ol.q[i].seq & mask));
+		/* Tags count from 0, netserver's count from 1. */
+		if (ctx->lost_split)
+			oneway_lost_answer(ctx, ol.q[i].seq + 1, ctx->buf,
+					   (size_t)n);
+		ol.rx = rx;
 		open_answer(&ol, &ol.q[i], now);
 		ol.q[i] = ol.q[--ol.n];
 	}
 	free(ol.q);
+	gone_free(&gone);
 	module_udp_end(ctx);
 	return 0;
 broken:
@@ -658,9 +763,11 @@ broken:
 	open_broken(&ol);
 	r->ended++;
 	free(ol.q);
+	gone_free(&gone);
 	return 0;
 fail:
 	free(ol.q);
+	gone_free(&gone);
 	return -1;
 }
 
@@ -726,8 +833,11 @@ rr_pacer_lost(struct rr_pacer *pc)
 
 	if (ol->n == 0)
 		return;
-	if (ol->n == ol->depth)
+	if (ol->n == ol->depth) {
 		ol->free_at = clock_ns();
+		ol->free_sent = ol->q[ol->head].sent;
+		ol->free_lag = ol->q[ol->head].lag;
+	}
 	if (ol->timeout > 0)
 		ol->ctx->r->timeouts++;
 	else
@@ -803,8 +913,11 @@ rr_pacer_lost_at(struct rr_pacer *pc, int i)
 
 	if (i < 0 || i >= ol->n)
 		return;
-	if (ol->n == ol->depth)
+	if (ol->n == ol->depth) {
 		ol->free_at = clock_ns();
+		ol->free_sent = ol->q[i].sent;
+		ol->free_lag = ol->q[i].lag;
+	}
 	if (ol->timeout > 0)
 		ol->ctx->r->timeouts++;
 	else

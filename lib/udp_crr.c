@@ -18,7 +18,9 @@
 
 #include "np/auth.h"
 #include "np/clock.h"
+#include "np/be.h"
 #include "np/err.h"
+#include "np/oneway.h"
 #include "np/rr_open.h"
 #include "np/sock.h"
 
@@ -153,7 +155,8 @@ graves_end(struct test_ctx *ctx, struct graves *g, uint64_t rto_ns)
  * --timeout. */
 static int
 transaction(struct test_ctx *ctx, struct module_rto *rto,
-	    struct sock_setup *setup, struct graves *g, struct rr_pacer *pc)
+	    struct sock_setup *setup, struct graves *g, struct rr_pacer *pc,
+	    uint64_t *unanswered)
 {
 	const struct test_params *p = ctx->p;
 	struct side_result *r = ctx->r;
@@ -206,6 +209,7 @@ transaction(struct test_ctx *ctx, struct module_rto *rto,
 				rr_pacer_lost(pc);
 			else
 				r->lost++;
+			(*unanswered)++;
 			graves_keep(g, fd, clock_ns());
 			return rc;
 		}
@@ -215,6 +219,12 @@ transaction(struct test_ctx *ctx, struct module_rto *rto,
 			module_rto_sample(rto, now - t1);
 			r->recv_calls++;
 			r->bytes_recv += (uint64_t)n;
+			/* -D: this was request r->requests, whose answer
+			 * holds netserver's count. */
+			if (ctx->lost_split)
+				oneway_lost_seen(ctx, (uint64_t)r->requests,
+						 ctx->buf, (size_t)n,
+						 *unanswered - r->late);
 			if (pc != NULL) {
 				rr_pacer_done(pc, now);
 			} else {
@@ -242,7 +252,7 @@ udp_crr_run(struct test_ctx *ctx, struct rr_pacer *pc)
 				   -1,	 -1, 0,		 &p->lx, 0};
 	struct module_rto rto;
 	struct graves g;
-	uint64_t now, progress;
+	uint64_t now, progress, unanswered = 0;
 	int rc;
 
 	if (ctx->token == NULL)
@@ -254,6 +264,11 @@ udp_crr_run(struct test_ctx *ctx, struct rr_pacer *pc)
 	 * socket starts with, as TCP_CRR reports them. */
 	r->sndbuf_end = r->sndbuf;
 	r->rcvbuf_end = r->rcvbuf;
+	/* -D: netserver's count in each answer splits the interval's
+	 * losses (oneway.h), the closed loop's own count as the tag. */
+	__atomic_store_n(&ctx->lost_split,
+			 oneway_count_off(p) > 0 && pc == NULL,
+			 __ATOMIC_RELAXED);
 	/* --timeout abandons a transaction at that point. */
 	module_rto_init(&rto, p->timeout > 0 ? p->timeout : p->rto);
 	progress = clock_ns();
@@ -266,7 +281,7 @@ udp_crr_run(struct test_ctx *ctx, struct rr_pacer *pc)
 			break;
 		if (pc != NULL && rr_pacer_next(pc) == 0)
 			break;
-		rc = transaction(ctx, &rto, &setup, &g, pc);
+		rc = transaction(ctx, &rto, &setup, &g, pc, &unanswered);
 		if (rc == WAIT_FAIL && pc != NULL) {
 			/* The open loop counts netserver's socket gone (or
 			 * any error) and goes on with --reconnect; without
@@ -339,12 +354,11 @@ pending_add(struct udp_crr_pending *t, const struct sockaddr_storage *a,
 }
 
 void
-udp_crr_serve(struct test_ctx *ctx, struct udp_crr_pending *t,
-	      const char *buf, size_t n, const struct sockaddr_storage *a,
-	      socklen_t len)
+udp_crr_serve(struct test_ctx *ctx, struct udp_crr_pending *t, char *buf,
+	      size_t n, const struct sockaddr_storage *a, socklen_t len)
 {
 	struct side_result *r = ctx->r;
-	size_t rsp = (size_t)ctx->p->rsp_size;
+	size_t rsp = (size_t)ctx->p->rsp_size, off;
 	int i;
 
 	/* No sender: the socket was shut (the guard), not a datagram. */
@@ -366,6 +380,10 @@ udp_crr_serve(struct test_ctx *ctx, struct udp_crr_pending *t,
 	r->recv_calls++;
 	r->requests++;
 	r->bytes_recv += n;
+	/* -D: the count of requests so far, for netperf's split of each
+	 * interval's losses (oneway.h). */
+	if (ctx->p->lost_iv && (off = oneway_count_off(ctx->p)) > 0)
+		ben_put(buf + off, (uint64_t)r->requests, ONEWAY_COUNT_LEN);
 	/* The request's bytes are still at the start of buf. */
 	if (sendto(ctx->fd, buf, rsp, MSG_DONTWAIT,
 		   (const struct sockaddr *)a, len) < 0) {

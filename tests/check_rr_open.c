@@ -7,6 +7,7 @@
  * whose netserver dies, and -D's intervals counting the time-outs, errors
  * and active streams of both.
  */
+#include <dirent.h>
 #include <math.h>
 #include <pcap/pcap.h>
 #include <pthread.h>
@@ -638,6 +639,177 @@ stalled_run(const char *rate, struct harness_out *o)
 		      o->status, o->out, o->err);
 }
 
+/* A JSON document's integer at section.group.key ("result" has no
+ * group: NULL); fails the test without it. */
+static long long
+json_count(json_t *doc, const char *section, const char *group, const char *key)
+{
+	json_t *o = json_object_get(doc, section);
+
+	if (group != NULL)
+		o = json_object_get(o, group);
+	o = json_object_get(o, key);
+	ck_assert_msg(json_is_integer(o), "no %s.%s.%s", section,
+		      group != NULL ? group : "", key);
+	return (long long)json_integer_value(o);
+}
+
+/*
+ * UDP_RR at 1000/s with netserver stopped for 300 ms: the requests in
+ * flight through the stall are given up on (the adaptive time-out), and
+ * their answers come when netserver goes on. They are late, as the
+ * closed loop and the man page count them: not duplicates, and not
+ * answers lost on the way back.
+ */
+START_TEST(udp_late_answers)
+{
+	const char *args[] = {"-t",	"UDP_RR", "-l",	  "3",		"-P",
+			      "0",	"--rate", "1000", "--arrivals", "fixed",
+			      "--json", "--",	  "-b",	  "15",		"-r",
+			      "14,14",	NULL};
+	struct harness_out *o = malloc(sizeof(*o));
+	struct staller s = {0};
+	long long lost, late, dups, lreq, lrsp;
+	json_error_t jerr;
+	json_t *doc;
+
+	ck_assert(o != NULL);
+	ck_assert_int_eq(pthread_create(&s.thread, NULL, staller_loop, &s), 0);
+	run(args, 30, o);
+	pthread_join(s.thread, NULL);
+	ck_assert_msg(s.done, "no session child of netserver to stop");
+	ck_assert_msg(o->status == 0, "netperf exited %d: %.2000s%.1000s",
+		      o->status, o->out, o->err);
+	doc = json_loads(o->out, JSON_DISABLE_EOF_CHECK, &jerr);
+	ck_assert_msg(doc != NULL, "no JSON (%s): %.2000s", jerr.text, o->out);
+	lost = json_count(doc, "local", "counts", "lost");
+	late = json_count(doc, "local", "counts", "late_answers");
+	dups = json_count(doc, "result", NULL, "duplicates");
+	lreq = json_count(doc, "result", NULL, "lost_requests");
+	lrsp = json_count(doc, "result", NULL, "lost_responses");
+	json_decref(doc);
+	fprintf(stderr,
+		"UDP_RR --rate, stalled: lost %lld, late %lld, duplicates "
+		"%lld, lost requests %lld, lost answers %lld\n",
+		lost, late, dups, lreq, lrsp);
+	ck_assert_msg(lost > 0, "the stall gave nothing up: %.2000s", o->out);
+	ck_assert_msg(dups == 0, "%lld late answers counted as duplicates",
+		      dups);
+	ck_assert_msg(late > 0, "no late answer after the stall");
+	/* Each request given up on was lost on the way (netserver's
+	 * buffer may overflow in the stall), or its answer was, or it
+	 * came late: never two of these. */
+	ck_assert_msg(lreq + lrsp + late == lost,
+		      "lost %lld != %lld requests + %lld answers + %lld late",
+		      lost, lreq, lrsp, late);
+	free(o);
+}
+END_TEST
+
+/* The PID of this process's child netperf (harness_netperf's), or -1. */
+static pid_t
+netperf_child(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+	char path[300], line[512], *l, *r;
+	pid_t found = -1;
+	int ppid;
+	FILE *f;
+
+	if (d == NULL)
+		return -1;
+	while (found < 0 && (e = readdir(d)) != NULL) {
+		if (atoi(e->d_name) <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+		f = fopen(path, "r");
+		if (f == NULL)
+			continue;
+		/* "pid (comm) state ppid ..." */
+		if (fgets(line, sizeof(line), f) != NULL &&
+		    (l = strchr(line, '(')) != NULL &&
+		    (r = strrchr(line, ')')) != NULL &&
+		    sscanf(r + 1, " %*c %d", &ppid) == 1 && ppid == getpid() &&
+		    r - l - 1 == 7 && strncmp(l + 1, "netperf", 7) == 0)
+			found = atoi(e->d_name);
+		fclose(f);
+	}
+	closedir(d);
+	return found;
+}
+
+/* Stops netperf itself at 1 s for 300 ms, then continues it. */
+static void *
+netperf_staller(void *arg)
+{
+	int *done = arg;
+	struct timespec one = {1, 0}, stall = {0, 300000000};
+	pid_t np;
+
+	go_fifo();
+	nanosleep(&one, NULL);
+	np = netperf_child();
+	if (np < 0)
+		return NULL;
+	kill(np, SIGSTOP);
+	nanosleep(&stall, NULL);
+	kill(np, SIGCONT);
+	*done = 1;
+	return NULL;
+}
+
+/*
+ * UDP_RR at 1000/s, one request in flight (-b 0), with netperf itself
+ * stopped for 300 ms: the 300 requests that fell due in its stall are
+ * its own lag, sent late and each waiting for the one before it, not
+ * netserver's answers' wait. Their mean lag (about 150 ms over 3000
+ * requests) is 15 ms; counted as waiting for the stream, as the time
+ * netperf got to an answer made it, it was 0.1 ms (the first alone).
+ */
+START_TEST(netperf_stall_is_its_lag)
+{
+	const char *args[] = {"-t",
+			      "UDP_RR",
+			      "-l",
+			      "3",
+			      "-P",
+			      "0",
+			      "--rate",
+			      "1000",
+			      "--arrivals",
+			      "fixed",
+			      "--",
+			      "-b",
+			      "0",
+			      "-k",
+			      "SEND_LAG_MEAN,SEND_LAG_MAX",
+			      NULL};
+	struct harness_out *o = malloc(sizeof(*o));
+	double mean, max;
+	pthread_t t;
+	int done = 0;
+
+	ck_assert(o != NULL);
+	ck_assert_int_eq(pthread_create(&t, NULL, netperf_staller, &done), 0);
+	run(args, 30, o);
+	pthread_join(t, NULL);
+	ck_assert_msg(done, "no netperf to stop");
+	ck_assert_msg(o->status == 0, "netperf exited %d: %.2000s%.1000s",
+		      o->status, o->out, o->err);
+	mean = keyval(o, "SEND_LAG_MEAN");
+	max = keyval(o, "SEND_LAG_MAX");
+	fprintf(stderr, "netperf stalled: send lag mean %.0f us, max %.0f us\n",
+		mean, max);
+	ck_assert_msg(max >= 250000, "SEND_LAG_MAX %.0f us: %s", max, o->out);
+	ck_assert_msg(mean >= 5000,
+		      "SEND_LAG_MEAN %.0f us: the stall's backlog went to "
+		      "netserver: %s%s",
+		      mean, o->out, o->err);
+	free(o);
+}
+END_TEST
+
 /*
  * wrk2's demonstration: at 2000 requests/s about 600 fall due during a
  * 300 ms stall, 10 % of the run, so the 99th percentile counted from the
@@ -1198,6 +1370,8 @@ rr_open_suite(void)
 	tcase_add_test(co, flows_rate);
 	tcase_add_test(co, flows_crr_rate);
 	tcase_add_test(co, flows_coordinated_omission);
+	tcase_add_test(co, udp_late_answers);
+	tcase_add_test(co, netperf_stall_is_its_lag);
 	suite_add_tcase(s, co);
 	tcase_add_checked_fixture(err, rt_setup, rt_teardown);
 	tcase_set_timeout(err, 60);

@@ -127,7 +127,8 @@ json_t *oneway_json_lost(const struct result *res, int responses);
 #define ONEWAY_COUNT_LEN 8
 
 /* Whether -D on test m with params p splits each interval's losses
- * (UDP_RR's closed loop on a thread a stream): 1 or 0. */
+ * (UDP_RR's and UDP_CRR's closed loop on a thread a stream): 1 or 0.
+ * UDP_CRR's client counts its own requests in place of the tag. */
 int oneway_splits_intervals(const struct test_module *m,
 			    const struct test_params *p);
 
@@ -139,6 +140,11 @@ size_t oneway_count_off(const struct test_params *p);
  * updates ctx's lost_req and lost_all for the interval reader. */
 void oneway_lost_answer(struct test_ctx *ctx, uint64_t tag, const char *buf,
 			size_t n);
+
+/* The same, with unanswered the requests given up on so far and never
+ * answered since (UDP_CRR's, whose lost count holds handshakes too). */
+void oneway_lost_seen(struct test_ctx *ctx, uint64_t tag, const char *buf,
+		      size_t n, uint64_t unanswered);
 
 /* The tail's share of the losses once the totals are known: sets the
  * last interval of res (a partial one) so that the intervals add up to

@@ -22,8 +22,7 @@ struct udp_crr_pending {
  * remembered sender's datagram is its request and is answered (counted
  * in ctx->r); anything else is dropped uncounted.
  */
-void udp_crr_serve(struct test_ctx *ctx, struct udp_crr_pending *t,
-		   const char *buf, size_t n,
-		   const struct sockaddr_storage *a, socklen_t len);
+void udp_crr_serve(struct test_ctx *ctx, struct udp_crr_pending *t, char *buf,
+		   size_t n, const struct sockaddr_storage *a, socklen_t len);
 
 #endif
