@@ -127,6 +127,51 @@ slurp(const char *path)
 	return buf;
 }
 
+/* Runs netperf with args (which ask for -J) against harness_srv, watched
+ * as run_watched does (netserver's peak into *hwm_kb), and returns its
+ * JSON document, which the caller releases. */
+static json_t *
+run_json(const char *const *args, double timeout, long *hwm_kb)
+{
+	char path[64], *text;
+	json_t *doc;
+
+	snprintf(path, sizeof(path), "/tmp/check_flows.%d.json", (int)getpid());
+	ck_assert_int_eq(run_watched(&harness_srv, args, path, timeout, hwm_kb),
+			 0);
+	text = slurp(path);
+	unlink(path);
+	doc = harness_json_parse(text);
+	free(text);
+	ck_assert_ptr_nonnull(doc);
+	return doc;
+}
+
+/* The sum of field over doc's n streams, each of which must be at least
+ * least (what names the test in a failure); and it must be the total at
+ * total, the document's own sum. */
+static double
+streams_sum(json_t *doc, size_t n, const char *field, double least,
+	    const char *total, const char *what)
+{
+	json_t *streams = harness_json_at(doc, "streams");
+	double sum = 0;
+
+	ck_assert_ptr_nonnull(streams);
+	ck_assert_int_eq(json_array_size(streams), n);
+	for (size_t i = 0; i < n; i++) {
+		double v = harness_json_num(json_array_get(streams, i), field);
+
+		ck_assert_msg(v >= least, "%s: stream %zu's %s is %g", what, i,
+			      field, v);
+		sum += v;
+	}
+	ck_assert_msg(fabs(sum - harness_json_num(doc, total)) < 0.5,
+		      "%s: the streams' %s add up to %g, %s is %g", what, field,
+		      sum, total, harness_json_num(doc, total));
+	return sum;
+}
+
 /*
  * The issue's ground truth: TCP_RR with 10 000 flows on 2 threads for
  * 3 s. Every flow completes a transaction at least, by its own count in
@@ -144,36 +189,19 @@ START_TEST(ten_thousand_flows)
 	    "3",  "--streams", "10000", "--threads",  "2",  "-J",     NULL};
 	char path[64];
 	long hwm64, hwm, parent = status_kb(harness_srv.pid, "VmRSS:");
-	json_t *doc, *streams;
-	int64_t total = 0;
-	char *text;
-	size_t i;
+	json_t *doc;
 
 	if (flows_nofile(10000 + FLOWS_FD_SLACK, NULL) < 0)
 		harness_skip("ten_thousand_flows: RLIMIT_NOFILE's hard limit "
 			     "is under 10064 descriptors");
 	snprintf(path, sizeof(path), "/tmp/check_flows.%d.json", (int)getpid());
 	ck_assert_int_eq(run_watched(&harness_srv, small, path, 30, &hwm64), 0);
-	ck_assert_int_eq(run_watched(&harness_srv, big, path, 60, &hwm), 0);
-	text = slurp(path);
 	unlink(path);
-	doc = harness_json_parse(text);
-	free(text);
-	ck_assert_ptr_nonnull(doc);
-	streams = harness_json_at(doc, "streams");
-	ck_assert_ptr_nonnull(streams);
-	ck_assert_int_eq(json_array_size(streams), 10000);
-	for (i = 0; i < json_array_size(streams); i++) {
-		json_t *s = json_array_get(streams, i);
-		double t = harness_json_num(s, "local.transactions");
-
-		ck_assert_msg(t >= 1, "flow %zu completed %g transactions", i,
-			      t);
-		total += (int64_t)t;
-	}
-	/* The flows are the sum, and the set-up time is apart from it. */
-	ck_assert_int_eq(
-	    (int64_t)harness_json_num(doc, "local.counts.transactions"), total);
+	doc = run_json(big, 60, &hwm);
+	/* Every flow completed a transaction, the flows are the sum, and
+	 * the set-up time is apart from it. */
+	streams_sum(doc, 10000, "local.transactions", 1,
+		    "local.counts.transactions", "TCP_RR");
 	ck_assert(harness_json_num(doc, "flows.setup_seconds") > 0);
 	ck_assert(harness_json_num(doc, "flows.threads") == 2);
 	ck_assert(harness_json_num(doc, "flows.min") > 0);
@@ -204,39 +232,15 @@ START_TEST(bulk_flows)
 		    tests[k],	 "-l",	      "1",  "--streams",  "300",
 		    "--threads", "2",	      "-J", NULL};
 		const char *key = k == 0 ? "bytes_sent" : "bytes_recv";
-		char sumkey[64];
-		char path[64];
-		json_t *doc, *streams;
-		double sum = 0;
+		char fkey[64], sumkey[64];
+		json_t *doc;
 		long hwm;
-		char *text;
 
-		snprintf(path, sizeof(path), "/tmp/check_flows.%d.json",
-			 (int)getpid());
-		ck_assert_int_eq(
-		    run_watched(&harness_srv, args, path, 30, &hwm), 0);
-		text = slurp(path);
-		unlink(path);
-		doc = harness_json_parse(text);
-		free(text);
-		ck_assert_ptr_nonnull(doc);
-		streams = harness_json_at(doc, "streams");
-		ck_assert_int_eq(json_array_size(streams), 300);
-		for (size_t i = 0; i < 300; i++) {
-			char fkey[64];
-			double b;
-
-			snprintf(fkey, sizeof(fkey), "local.%s", key);
-			b = harness_json_num(json_array_get(streams, i), fkey);
-
-			ck_assert_msg(b > 0, "%s flow %zu moved %g bytes",
-				      tests[k], i, b);
-			sum += b;
-		}
+		snprintf(fkey, sizeof(fkey), "local.%s", key);
 		snprintf(sumkey, sizeof(sumkey), "local.counts.%s", key);
-		ck_assert_msg(fabs(sum - harness_json_num(doc, sumkey)) < 0.5,
-			      "%s: flows %g, sum %g", tests[k], sum,
-			      harness_json_num(doc, sumkey));
+		doc = run_json(args, 30, &hwm);
+		/* Every flow moved a byte at least. */
+		streams_sum(doc, 300, fkey, 1, sumkey, tests[k]);
 		json_decref(doc);
 	}
 }
@@ -249,29 +253,12 @@ START_TEST(udp_rr_flows)
 	const char *args[] = {
 	    "-H", "127.0.0.1", "-p",   harness_port, "-t", "UDP_RR", "-l",
 	    "2",  "--streams", "2000", "--threads",  "2",  "-J",     NULL};
-	char path[64], *text;
-	json_t *doc, *streams;
-	double sum = 0;
+	json_t *doc;
 	long hwm;
 
-	snprintf(path, sizeof(path), "/tmp/check_flows.%d.json", (int)getpid());
-	ck_assert_int_eq(run_watched(&harness_srv, args, path, 60, &hwm), 0);
-	text = slurp(path);
-	unlink(path);
-	doc = harness_json_parse(text);
-	free(text);
-	ck_assert_ptr_nonnull(doc);
-	streams = harness_json_at(doc, "streams");
-	ck_assert_int_eq(json_array_size(streams), 2000);
-	for (size_t i = 0; i < 2000; i++) {
-		double t = harness_json_num(json_array_get(streams, i),
-					    "local.transactions");
-
-		ck_assert_msg(t >= 1, "UDP_RR flow %zu: %g transactions", i, t);
-		sum += t;
-	}
-	ck_assert(fabs(sum - harness_json_num(
-				 doc, "local.counts.transactions")) < 0.5);
+	doc = run_json(args, 60, &hwm);
+	streams_sum(doc, 2000, "local.transactions", 1,
+		    "local.counts.transactions", "UDP_RR");
 	ck_assert(harness_json_num(doc, "local.counts.lost") == 0);
 	json_decref(doc);
 }
@@ -289,34 +276,14 @@ START_TEST(crr_flows)
 		    "-H",	 "127.0.0.1", "-p", harness_port, "-t",
 		    tests[k],	 "-l",	      "2",  "--streams",  "200",
 		    "--threads", "2",	      "-J", NULL};
-		char path[64], *text;
-		json_t *doc, *streams;
-		double sum = 0, total;
+		json_t *doc;
+		double total;
 		long hwm;
 
-		snprintf(path, sizeof(path), "/tmp/check_flows.%d.json",
-			 (int)getpid());
-		ck_assert_int_eq(
-		    run_watched(&harness_srv, args, path, 40, &hwm), 0);
-		text = slurp(path);
-		unlink(path);
-		doc = harness_json_parse(text);
-		free(text);
-		ck_assert_ptr_nonnull(doc);
+		doc = run_json(args, 40, &hwm);
 		ck_assert(harness_json_num(doc, "flows.threads") == 2);
-		streams = harness_json_at(doc, "streams");
-		ck_assert_int_eq(json_array_size(streams), 200);
-		for (size_t i = 0; i < 200; i++) {
-			double t = harness_json_num(json_array_get(streams, i),
-						    "local.transactions");
-
-			ck_assert_msg(t >= 1, "%s flow %zu: %g transactions",
-				      tests[k], i, t);
-			sum += t;
-		}
-		total = harness_json_num(doc, "local.counts.transactions");
-		ck_assert_msg(fabs(sum - total) < 0.5, "%s: flows %g, sum %g",
-			      tests[k], sum, total);
+		total = streams_sum(doc, 200, "local.transactions", 1,
+				    "local.counts.transactions", tests[k]);
 		ck_assert_msg(total > 1000, "%s: %g transactions", tests[k],
 			      total);
 		ck_assert_msg(harness_json_num(doc, "local.counts.connection_errors") ==
@@ -337,30 +304,13 @@ START_TEST(thread_each_64)
 			      "-t", "TCP_RR",	 "-l",	      "1",
 			      "-J", "--streams", "64",	      "--threads",
 			      "64", NULL};
-	char path[64], *text;
-	json_t *doc, *streams;
-	double sum = 0;
+	json_t *doc;
 	long hwm;
 
-	snprintf(path, sizeof(path), "/tmp/check_flows.%d.json", (int)getpid());
-	ck_assert_int_eq(run_watched(&harness_srv, args, path, 60, &hwm), 0);
-	text = slurp(path);
-	unlink(path);
-	doc = harness_json_parse(text);
-	free(text);
-	ck_assert_ptr_nonnull(doc);
-	streams = harness_json_at(doc, "streams");
-	ck_assert_int_eq(json_array_size(streams), 64);
-	for (size_t i = 0; i < 64; i++) {
-		double t = harness_json_num(json_array_get(streams, i),
-					    "remote.transactions");
-
-		ck_assert_msg(t >= 1, "stream %zu: netserver counted %g", i,
-			      t);
-		sum += t;
-	}
-	ck_assert(fabs(sum - harness_json_num(
-				 doc, "remote.counts.transactions")) < 0.5);
+	doc = run_json(args, 60, &hwm);
+	/* Each stream's remote figures its own: netserver counted each. */
+	streams_sum(doc, 64, "remote.transactions", 1,
+		    "remote.counts.transactions", "TCP_RR, a thread each");
 	json_decref(doc);
 }
 END_TEST
@@ -376,19 +326,10 @@ START_TEST(counted_flows)
 		    "-H",	 "127.0.0.1", "-p",  harness_port, "-t",
 		    tests[k],	 "-l",	      "-50", "--streams",  "300",
 		    "--threads", "2",	      "-J",  NULL};
-		char path[64], *text;
 		json_t *doc;
 		long hwm;
 
-		snprintf(path, sizeof(path), "/tmp/check_flows.%d.json",
-			 (int)getpid());
-		ck_assert_int_eq(
-		    run_watched(&harness_srv, args, path, 30, &hwm), 0);
-		text = slurp(path);
-		unlink(path);
-		doc = harness_json_parse(text);
-		free(text);
-		ck_assert_ptr_nonnull(doc);
+		doc = run_json(args, 30, &hwm);
 		ck_assert_msg(
 		    harness_json_num(doc, "local.counts.transactions") ==
 			300 * 50,
