@@ -48,10 +48,23 @@ encoded_len(const json_t *msg, char *err)
 	return n > max ? 0 : n;
 }
 
+/* Writes msg, whose encoding is n bytes (encoded_len), as a frame into
+ * buf of n + PROTO_HDR_LEN bytes at least; the frame's length, or -1 with
+ * err set. */
+static ssize_t
+frame_put(const json_t *msg, char *buf, size_t n, char *err)
+{
+	if (json_dumpb(msg, buf + PROTO_HDR_LEN, n, JSON_COMPACT) != n)
+		return err_set(err, "message cannot be encoded");
+	be32_put(buf, (uint32_t)n);
+	return (ssize_t)(n + PROTO_HDR_LEN);
+}
+
 ssize_t
 proto_encode_new(const json_t *msg, char **out, char *err)
 {
 	size_t n = encoded_len(msg, err);
+	ssize_t len;
 
 	*out = NULL;
 	if (n == 0)
@@ -59,7 +72,12 @@ proto_encode_new(const json_t *msg, char **out, char *err)
 	*out = malloc(n + PROTO_HDR_LEN);
 	if (*out == NULL)
 		return err_set(err, "out of memory");
-	return proto_encode(msg, *out, n + PROTO_HDR_LEN, err);
+	len = frame_put(msg, *out, n, err);
+	if (len < 0) {
+		free(*out);
+		*out = NULL;
+	}
+	return len;
 }
 
 ssize_t
@@ -71,10 +89,7 @@ proto_encode(const json_t *msg, char *buf, size_t cap, char *err)
 		return -1;
 	if (cap < n + PROTO_HDR_LEN)
 		return err_set(err, "no room for a %zu-byte message", n);
-	if (json_dumpb(msg, buf + PROTO_HDR_LEN, n, JSON_COMPACT) != n)
-		return err_set(err, "message cannot be encoded");
-	be32_put(buf, (uint32_t)n);
-	return (ssize_t)(n + PROTO_HDR_LEN);
+	return frame_put(msg, buf, n, err);
 }
 
 long

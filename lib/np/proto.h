@@ -33,8 +33,9 @@
  * PROTO_MAX_RESULTS for a "results" message). */
 ssize_t proto_encode(const json_t *msg, char *buf, size_t cap, char *err);
 
-/* The frame msg encodes to, in a new buffer (*out, the caller's to free);
- * returns its length, or -1 with err set as proto_encode. */
+/* The frame msg encodes to, in a new buffer (*out, the caller's to free;
+ * NULL on failure); returns its length, or -1 with err set as
+ * proto_encode. */
 ssize_t proto_encode_new(const json_t *msg, char **out, char *err);
 
 /* The largest payload this process reads: PROTO_MAX_MSG unless raised
