@@ -554,23 +554,28 @@ START_TEST(flows_crr_rate)
 }
 END_TEST
 
-/* Stops netserver's session child at 1 s for 300 ms, then continues it
- * (or, with kill set, kills it at 1 s); at_ms and stall_ms, when not 0,
- * say when and how long instead. */
+/* Stops netserver's session child 1 s after it appears for 300 ms, then
+ * continues it (or, with kill set, kills it then); at_ms and stall_ms,
+ * when not 0, say when and how long instead. Timed from the child's
+ * start, not the thread's: on a loaded machine (or under ASan) netperf
+ * may take most of a second to reach netserver. */
 struct staller {
 	pthread_t thread;
 	int kill;
 	int done; /* 1: stopped and continued (or killed) */
 	long at_ms, stall_ms;
+	pid_t before[8]; /* netserver's children before the run */
+	int nb;
 };
 
 static void *
 staller_loop(void *arg)
 {
 	struct staller *s = arg;
-	pid_t kids[8];
+	pid_t kids[8], child = 0;
 	struct timespec one = {1, 0}, stall = {0, 300000000};
-	int n;
+	struct timespec poll = {0, 5000000};
+	int n, i, j;
 
 	if (s->at_ms > 0) {
 		one.tv_sec = s->at_ms / 1000;
@@ -583,20 +588,42 @@ staller_loop(void *arg)
 	/* On time even on a crowded machine: a stall meant to last 300 ms
 	 * must not last until this thread gets a CPU. */
 	go_fifo();
-	nanosleep(&one, NULL);
-	n = harness_server_children(&rt_srv, kids, 8);
-	if (n != 1)
+	for (i = 0; i < 2000 && child == 0; i++) {
+		n = harness_server_children(&rt_srv, kids, 8);
+		for (j = 0; j < n && child == 0; j++) {
+			int old = 0;
+
+			for (int k = 0; k < s->nb; k++)
+				old |= s->before[k] == kids[j];
+			if (!old)
+				child = kids[j];
+		}
+		if (child == 0)
+			nanosleep(&poll, NULL);
+	}
+	if (child == 0)
 		return NULL;
+	nanosleep(&one, NULL);
 	if (s->kill) {
-		kill(kids[0], SIGKILL);
+		kill(child, SIGKILL);
 		s->done = 1;
 		return NULL;
 	}
-	kill(kids[0], SIGSTOP);
+	kill(child, SIGSTOP);
 	nanosleep(&stall, NULL);
-	kill(kids[0], SIGCONT);
+	kill(child, SIGCONT);
 	s->done = 1;
 	return NULL;
+}
+
+/* Starts s's thread, after noting netserver's children: one left over
+ * from the run before (still exiting) is not this run's, and this run's
+ * may appear before the thread first gets a CPU. */
+static int
+staller_start(struct staller *s)
+{
+	s->nb = harness_server_children(&rt_srv, s->before, 8);
+	return pthread_create(&s->thread, NULL, staller_loop, s);
 }
 
 /* One TCP_RR of 3 s with netserver stopped for 300 ms at 1 s; rate is
@@ -631,7 +658,7 @@ stalled_run(const char *rate, struct harness_out *o)
 				NULL};
 	struct staller s = {0};
 
-	ck_assert_int_eq(pthread_create(&s.thread, NULL, staller_loop, &s), 0);
+	ck_assert_int_eq(staller_start(&s), 0);
 	run(rate != NULL ? open : closed, 30, o);
 	pthread_join(s.thread, NULL);
 	ck_assert_msg(s.done, "no session child of netserver to stop");
@@ -674,7 +701,7 @@ START_TEST(udp_late_answers)
 	json_t *doc;
 
 	ck_assert(o != NULL);
-	ck_assert_int_eq(pthread_create(&s.thread, NULL, staller_loop, &s), 0);
+	ck_assert_int_eq(staller_start(&s), 0);
 	run(args, 30, o);
 	pthread_join(s.thread, NULL);
 	ck_assert_msg(s.done, "no session child of netserver to stop");
@@ -901,7 +928,7 @@ again:
 		struct staller s = {0};
 
 		ck_assert_int_eq(
-		    pthread_create(&s.thread, NULL, staller_loop, &s), 0);
+		    staller_start(&s), 0);
 		run(args, 30, o);
 		pthread_join(s.thread, NULL);
 		ck_assert_msg(s.done, "no session child of netserver to stop");
@@ -963,7 +990,7 @@ killed_server(const char *test, int reconnect)
 	}
 
 	ck_assert(o != NULL);
-	ck_assert_int_eq(pthread_create(&s.thread, NULL, staller_loop, &s), 0);
+	ck_assert_int_eq(staller_start(&s), 0);
 	run(args, 30, o);
 	pthread_join(s.thread, NULL);
 	ck_assert_msg(s.done, "no session child of netserver to kill");
@@ -1118,7 +1145,7 @@ START_TEST(interval_timeouts_tcp)
 	double total;
 
 	ck_assert(o != NULL);
-	ck_assert_int_eq(pthread_create(&s.thread, NULL, staller_loop, &s), 0);
+	ck_assert_int_eq(staller_start(&s), 0);
 	run(args, 30, o);
 	pthread_join(s.thread, NULL);
 	ck_assert_msg(s.done, "no session child of netserver to stop");
@@ -1163,7 +1190,7 @@ START_TEST(interval_timeouts_tail)
 	double total;
 
 	ck_assert(o != NULL);
-	ck_assert_int_eq(pthread_create(&s.thread, NULL, staller_loop, &s), 0);
+	ck_assert_int_eq(staller_start(&s), 0);
 	run(args, 30, o);
 	pthread_join(s.thread, NULL);
 	ck_assert_msg(s.done, "no session child of netserver to stop");
@@ -1245,7 +1272,7 @@ START_TEST(interval_timeouts_udp)
 	double v, total;
 
 	ck_assert(o != NULL);
-	ck_assert_int_eq(pthread_create(&s.thread, NULL, staller_loop, &s), 0);
+	ck_assert_int_eq(staller_start(&s), 0);
 	run(keys, 30, o);
 	pthread_join(s.thread, NULL);
 	ck_assert_msg(s.done, "no session child of netserver to stop");
@@ -1275,7 +1302,7 @@ START_TEST(interval_timeouts_udp)
 	ck_assert_int_ge(some, 1);
 
 	memset(&s, 0, sizeof(s));
-	ck_assert_int_eq(pthread_create(&s.thread, NULL, staller_loop, &s), 0);
+	ck_assert_int_eq(staller_start(&s), 0);
 	run(lines, 30, o);
 	pthread_join(s.thread, NULL);
 	ck_assert_msg(s.done, "no session child of netserver to stop");
@@ -1310,7 +1337,7 @@ killed_intervals(const char *form)
 	const char *p;
 
 	ck_assert(o != NULL);
-	ck_assert_int_eq(pthread_create(&s.thread, NULL, staller_loop, &s), 0);
+	ck_assert_int_eq(staller_start(&s), 0);
 	run(args, 30, o);
 	pthread_join(s.thread, NULL);
 	ck_assert_msg(s.done, "no session child of netserver to kill");
