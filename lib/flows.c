@@ -729,10 +729,15 @@ udp_datagram(struct flows_job *j, struct flow *f, size_t n, uint64_t now)
 	}
 	if (i == f->inflight) {
 		/* The answer to one given up on, or a copy. */
-		if (gone_take(&j->gone, (uint32_t)(f - j->f), tag))
-			r->late++;
-		else
+		int was = gone_take(&j->gone, (uint32_t)(f - j->f), tag);
+
+		if (was < 0) {
 			r->dups++;
+			return 0;
+		}
+		r->late++;
+		if (c->mix != NULL)
+			c->mix[was].late++;
 		return 0;
 	}
 	rtt = now - j->stamps[base + i];
@@ -774,7 +779,8 @@ udp_expire(struct flows_job *j, uint64_t now)
 			}
 			/* A time-out under --timeout, else lost; its
 			 * answer, should it come, is late. */
-			gone_add(&j->gone, (uint32_t)k, j->tags[base + i], now);
+			gone_add(&j->gone, (uint32_t)k, j->tags[base + i],
+				 j->cls != NULL ? j->cls[base + i] : 0, now);
 			if (j->pc != NULL)
 				rr_pacer_lost_at(j->pc[k], (int)i);
 			else

@@ -652,6 +652,7 @@ json_mix(const struct result *res, int *bad)
 		jput(c, "bytes_sent", juint(m->bytes_sent), bad);
 		jput(c, "bytes_received", juint(m->bytes_recv), bad);
 		jput(c, "timeouts", juint(m->timeouts), bad);
+		jput(c, "late_answers", juint(m->late), bad);
 		jput(c, "trans_rate",
 		     jnum(res->elapsed > 0 ? (double)m->trans / res->elapsed
 					   : 0),

@@ -195,6 +195,7 @@ mix_acct_merge(struct mix_acct *dst, const struct mix_acct *src, int n)
 		dst[i].bytes_sent += src[i].bytes_sent;
 		dst[i].bytes_recv += src[i].bytes_recv;
 		dst[i].timeouts += src[i].timeouts;
+		dst[i].late += src[i].late;
 	}
 }
 

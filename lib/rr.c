@@ -567,11 +567,15 @@ udp_rr_fill(struct test_ctx *ctx, struct udp_rr *u, uint64_t now)
 static void
 udp_rr_stray(struct test_ctx *ctx, struct udp_rr *u, uint64_t tag, ssize_t n)
 {
-	if (!gone_take(&u->gone, 0, tag)) {
+	int c = gone_take(&u->gone, 0, tag);
+
+	if (c < 0) {
 		ctx->r->dups++;
 		return;
 	}
 	ctx->r->late++;
+	if (ctx->mix != NULL)
+		ctx->mix[c].late++;
 	if (ctx->ow != NULL)
 		oneway_answer(ctx->ow, ctx->buf, (size_t)n);
 }
@@ -627,7 +631,7 @@ udp_rr_expire(struct test_ctx *ctx, struct udp_rr *u, uint64_t now,
 	for (i = 0; i < u->inflight;) {
 		if (now - u->fl[i].start >= rto_ns) {
 			ctx->r->lost++;
-			gone_add(&u->gone, 0, u->fl[i].tag, now);
+			gone_add(&u->gone, 0, u->fl[i].tag, u->fl[i].cls, now);
 			u->fl[i] = u->fl[--u->inflight];
 		} else {
 			i++;

@@ -243,6 +243,15 @@ open_timeout(struct open_loop *ol, int cls)
 		ol->ctx->mix[cls].timeouts++;
 }
 
+/* The answer to a request of class cls given up on came: late. */
+static void
+open_late(struct open_loop *ol, int cls)
+{
+	ol->ctx->r->late++;
+	if (ol->ctx->mix != NULL)
+		ol->ctx->mix[cls].late++;
+}
+
 /* The answer to in-flight request q came at now: a transaction, or a
  * time-out when it came later than --timeout after its send. */
 static void
@@ -577,7 +586,8 @@ udp_expire(struct open_loop *ol, struct gone *gone, uint64_t mask, int fd,
 			else
 				r->lost++;
 			if (mask != 0)
-				gone_add(gone, 0, ol->q[i].seq & mask, now);
+				gone_add(gone, 0, ol->q[i].seq & mask,
+					 ol->q[i].cls, now);
 			ol->q[i] = ol->q[--ol->n];
 			continue;
 		}
@@ -742,9 +752,13 @@ udp_rr_open_client(struct test_ctx *ctx)
 		i = udp_match(&ol, ctx->buf, (size_t)n, taglen);
 		if (i < 0) {
 			/* The answer to one given up on, or a copy. */
-			if (taglen > 0 && (size_t)n >= taglen &&
-			    gone_take(&gone, 0, ben_get(ctx->buf, taglen)))
-				r->late++;
+			int c = taglen > 0 && (size_t)n >= taglen
+				    ? gone_take(&gone, 0,
+						ben_get(ctx->buf, taglen))
+				    : -1;
+
+			if (c >= 0)
+				open_late(&ol, c);
 			else
 				r->dups++;
 			continue;

@@ -166,8 +166,8 @@ same_bytes(json_t *doc, uint64_t bs, uint64_t br, const char *what)
 
 /*
  * A mix's time-outs: the classes' add up to TIMEOUTS, each interval's
- * classes' to the interval's, and the intervals' to each class's total.
- * Returns TIMEOUTS.
+ * classes' to the interval's, and the intervals' to each class's total;
+ * the classes' late answers add up to the total's. Returns TIMEOUTS.
  */
 static uint64_t
 mix_timeouts_ok(json_t *doc, const char *what)
@@ -175,7 +175,7 @@ mix_timeouts_ok(json_t *doc, const char *what)
 	json_t *classes = harness_json_at(doc, "mix.classes"), *c, *iv, *cl;
 	json_t *ivs = harness_json_at(doc, "interim");
 	uint64_t sum = 0, total = u64_at(doc, "local.counts.timeouts");
-	uint64_t byiv[8] = {0}, s;
+	uint64_t late = 0, byiv[8] = {0}, s;
 	size_t i, k, n = json_array_size(classes);
 
 	ck_assert(n > 0 && n <= 8);
@@ -185,7 +185,15 @@ mix_timeouts_ok(json_t *doc, const char *what)
 			      "%s: class %zu has no time-outs", what, i);
 		sum += (uint64_t)json_integer_value(
 		    json_object_get(c, "timeouts"));
+		late += (uint64_t)json_integer_value(
+		    json_object_get(c, "late_answers"));
 	}
+	ck_assert_msg(late == u64_at(doc, "local.counts.late_answers"),
+		      "%s: the classes' late answers add up to %llu, the "
+		      "total is %llu",
+		      what, (unsigned long long)late,
+		      (unsigned long long)u64_at(doc,
+						 "local.counts.late_answers"));
 	ck_assert_msg(sum == total,
 		      "%s: the classes' time-outs add up to %llu, "
 		      "TIMEOUTS is %llu",
@@ -461,8 +469,30 @@ START_TEST(flows_by_default)
 }
 END_TEST
 
-/* Stops the fixture netserver's session child at 1 s for 300 ms, then
- * continues it. */
+/* The sockets process pid holds open. */
+static int
+sockets_of(pid_t pid)
+{
+	char path[64], link[64];
+	int n = 0;
+
+	for (int fd = 0; fd < 4096; fd++) {
+		ssize_t len;
+
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
+		len = readlink(path, link, sizeof(link) - 1);
+		if (len <= 0)
+			continue;
+		link[len] = '\0';
+		n += strncmp(link, "socket:", 7) == 0;
+	}
+	return n;
+}
+
+/* Stops the fixture netserver's session child for 300 ms, 0.8 s after
+ * it holds its data sockets (its control connection and two at least:
+ * the test is under way, however long a busy machine took to set it
+ * up), then continues it. */
 struct stall {
 	pthread_t thread;
 	int done;
@@ -472,12 +502,18 @@ static void *
 stall_main(void *arg)
 {
 	struct stall *s = arg;
-	struct timespec one = {1, 0}, stall = {0, 300000000};
+	struct timespec nap = {0, 20000000}, into = {0, 800000000};
+	struct timespec stall = {0, 300000000};
+	double until = harness_now() + 20;
 	pid_t kids[8];
 
-	nanosleep(&one, NULL);
+	while (harness_now() < until &&
+	       (harness_server_children(&harness_srv, kids, 8) != 1 ||
+		sockets_of(kids[0]) < 3))
+		nanosleep(&nap, NULL);
 	if (harness_server_children(&harness_srv, kids, 8) != 1)
 		return NULL;
+	nanosleep(&into, NULL);
 	kill(kids[0], SIGSTOP);
 	nanosleep(&stall, NULL);
 	kill(kids[0], SIGCONT);
@@ -504,10 +540,20 @@ class_timeouts_run(const char *const *args, const char *what)
 	ck_assert_msg(st.done, "%s: no session child of netserver to stop",
 		      what);
 	to = mix_timeouts_ok(doc, what);
-	fprintf(stderr, "%s: %llu time-outs, class 0 %llu, class 1 %llu\n",
+	fprintf(stderr,
+		"%s: %llu time-outs, class 0 %llu, class 1 %llu; late "
+		"answers %llu, class 1 %llu\n",
 		what, (unsigned long long)to,
 		(unsigned long long)u64_at(doc, "mix.classes.0.timeouts"),
-		(unsigned long long)u64_at(doc, "mix.classes.1.timeouts"));
+		(unsigned long long)u64_at(doc, "mix.classes.1.timeouts"),
+		(unsigned long long)u64_at(doc, "local.counts.late_answers"),
+		(unsigned long long)u64_at(doc, "mix.classes.1.late_answers"));
+	/* UDP gives a request up at its time-out: the answers netserver
+	 * sends once it goes on are late, in their classes. */
+	if (strcmp(json_string_value(harness_json_at(doc, "protocol")),
+		   "UDP") == 0)
+		ck_assert_msg(u64_at(doc, "mix.classes.0.late_answers") > 0,
+			      "%s: class 0 has no late answer", what);
 	ck_assert_msg(to > 0, "%s: the stall timed nothing out", what);
 	ck_assert_msg(u64_at(doc, "mix.classes.0.timeouts") > 0,
 		      "%s: class 0 timed nothing out", what);

@@ -39,8 +39,9 @@ struct mix {
 struct mix_acct {
 	uint64_t requests, trans, bytes_sent, bytes_recv;
 	/* --timeout: the class's transactions answered later than it, or
-	 * never; the classes' add up to TIMEOUTS. */
-	uint64_t timeouts;
+	 * never; the classes' add up to TIMEOUTS. UDP_RR: the answers that
+	 * came after their request was given up on (late_answers). */
+	uint64_t timeouts, late;
 };
 
 /*
