@@ -752,10 +752,10 @@ udp_rr_open_client(struct test_ctx *ctx)
 		i = udp_match(&ol, ctx->buf, (size_t)n, taglen);
 		if (i < 0) {
 			/* The answer to one given up on, or a copy. */
-			int c = taglen > 0 && (size_t)n >= taglen
-				    ? gone_take(&gone, 0,
-						ben_get(ctx->buf, taglen))
-				    : -1;
+			int c =
+			    taglen > 0 && (size_t)n >= taglen
+				? gone_take(&gone, 0, ben_get(ctx->buf, taglen))
+				: -1;
 
 			if (c >= 0)
 				open_late(&ol, c);

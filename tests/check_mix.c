@@ -188,12 +188,12 @@ mix_timeouts_ok(json_t *doc, const char *what)
 		late += (uint64_t)json_integer_value(
 		    json_object_get(c, "late_answers"));
 	}
-	ck_assert_msg(late == u64_at(doc, "local.counts.late_answers"),
-		      "%s: the classes' late answers add up to %llu, the "
-		      "total is %llu",
-		      what, (unsigned long long)late,
-		      (unsigned long long)u64_at(doc,
-						 "local.counts.late_answers"));
+	ck_assert_msg(
+	    late == u64_at(doc, "local.counts.late_answers"),
+	    "%s: the classes' late answers add up to %llu, the "
+	    "total is %llu",
+	    what, (unsigned long long)late,
+	    (unsigned long long)u64_at(doc, "local.counts.late_answers"));
 	ck_assert_msg(sum == total,
 		      "%s: the classes' time-outs add up to %llu, "
 		      "TIMEOUTS is %llu",
