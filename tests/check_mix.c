@@ -834,7 +834,10 @@ START_TEST(readable_rows)
 	ck_assert_msg(o.status == 0, "%s", o.err);
 	ck_assert_msg(
 	    strstr(o.out, "NETPERF_INTERIM_CLASS_TRANS[0]=") != NULL &&
-		strstr(o.out, "NETPERF_INTERIM_CLASS_P99_LATENCY[1]=") != NULL,
+		strstr(o.out, "NETPERF_INTERIM_CLASS_P99_LATENCY[1]=") !=
+		    NULL &&
+		strstr(o.out, "NETPERF_INTERIM_CLASS_TIMEOUTS[1]=0,0\n") !=
+		    NULL,
 	    "%.3000s", o.out);
 }
 END_TEST
