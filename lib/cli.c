@@ -1622,8 +1622,9 @@ flows_opts_check(struct netperf_opts *o, const struct test_module *m, char *err)
 	return flows_nofile((long)p.streams + FLOWS_FD_SLACK, err);
 }
 
-/* -r's request mix: a test that carries one, on netserver's loops of a
- * thread a stream; its seed drawn once when none is given. */
+/* -r's request mix: a test that carries one, on a thread a stream or as
+ * flows on threads, without the loops that do not read a request's
+ * class; its seed drawn once when none is given. */
 static int
 mix_opts_check(struct netperf_opts *o, const struct test_module *m, char *err)
 {
@@ -1650,8 +1651,6 @@ mix_opts_check(struct netperf_opts *o, const struct test_module *m, char *err)
 		with = "-N";
 	else if (o->legacy)
 		with = "--legacy";
-	else if (o->threads > 0 && o->threads < o->streams)
-		with = "--threads (a mix runs a thread a stream)";
 	if (with != NULL)
 		return err_set(err, "-r: a request mix cannot be combined "
 				    "with %s",

@@ -1043,7 +1043,17 @@ test_connect(struct client_run *t, char *err)
 		if (streams_open(&t->set, i, t->set.fds[i], &res->p, t->stop,
 				 t->token, err) < 0)
 			return -1;
-		/* Flows share their thread's buffer and histogram: the
+		/* A mix's counts and draws are each stream's, each flow's
+		 * too: the intervals read a flow's classes as its count. */
+		if (res->mix != NULL) {
+			ctx->mix =
+			    malloc((size_t)res->p.mix.n * sizeof(*ctx->mix));
+			if (ctx->mix == NULL)
+				return err_set(err, "out of memory");
+			mix_acct_init(ctx->mix, res->p.mix.n);
+			ctx->mix_rng = mix_stream_seed(&res->p.mix, i);
+		}
+		/* Flows share their thread's buffer and histograms: the
 		 * first flow of each thread holds them (flows.c). */
 		if (flows && i >= res->p.threads)
 			continue;
@@ -1063,14 +1073,9 @@ test_connect(struct client_run *t, char *err)
 		}
 		if (res->svc_hist != NULL && stream_svc_hist(ctx, err) < 0)
 			return -1;
-		if (res->mix != NULL) {
-			ctx->mix = malloc((size_t)res->p.mix.n *
-					  sizeof(*ctx->mix));
-			if (ctx->mix == NULL)
-				return err_set(err, "out of memory");
-			mix_acct_init(ctx->mix, res->p.mix.n);
-			ctx->mix_rng = mix_stream_seed(&res->p.mix, i);
-		}
+		if (res->mix_hist != NULL &&
+		    (ctx->mix_hist = mix_hist_new(res->p.mix.n)) == NULL)
+			return err_set(err, "out of memory");
 	}
 	return 0;
 }
@@ -1207,6 +1212,9 @@ test_collect(struct client_run *t, char *err)
 			stats_hist_merge(res->svc_hist, t->set.ctx[i].svc_hist);
 		if (t->set.ctx[i].mix != NULL && res->mix != NULL)
 			mix_acct_merge(res->mix, t->set.ctx[i].mix,
+				       res->p.mix.n);
+		if (t->set.ctx[i].mix_hist != NULL && res->mix_hist != NULL)
+			mix_hist_merge(res->mix_hist, t->set.ctx[i].mix_hist,
 				       res->p.mix.n);
 	}
 	module_merge(&t->run, &res->side[RESULT_LOCAL].sum);

@@ -20,6 +20,7 @@
 #include "np/be.h"
 #include "np/err.h"
 #include "np/gone.h"
+#include "np/mix.h"
 #include "np/rr_open.h"
 #include "np/sock.h"
 #include "np/streams.h"
@@ -54,10 +55,16 @@ struct flow {
 	uint64_t sent;	 /* requests sent (a counted RR test) */
 	uint64_t last;	 /* an RR client's last answer, 0 before the first */
 	uint32_t head, inflight;
+	/* A mix over TCP: the client's bytes left of the request being
+	 * written, and the slot of the next one to begin (mix_chunk). */
+	uint32_t wleft, wnext;
 	int sock; /* a CRR client's transaction's socket, -1 for none */
 	uint8_t state, want_out;
 	uint8_t phase;	/* CRR_*, a CRR client's */
 	uint8_t queued; /* in its thread's queue of due times */
+	/* A mix over TCP: the class of the request being written (the
+	 * client) or read (the server). */
+	uint8_t cls;
 };
 
 /* A connection a TCP_CRR server's thread accepted: its token and
@@ -82,6 +89,16 @@ struct flows_job {
 	struct module_rto rto;
 	uint64_t expired_at;
 	struct stats_hist *hist, *svc_hist;
+	/* A request mix (-r W%REQ[,RSP]/...), NULL for none: each request
+	 * carries its class in a byte (np/mix.h), whose sizes both ends
+	 * take. netperf keeps each flow's requests' classes in flight
+	 * (depth a flow, beside stamps and tags), each flow's counts in
+	 * its context's mix, and the classes' round trips in the thread's
+	 * histograms (its first flow's context's mix_hist); netserver reads
+	 * the class of each request and answers with its class's size. */
+	const struct mix *mix;
+	uint8_t *cls;
+	struct stats_hist *mix_hist;
 	/* The open loop (--rate, --timeout, --reconnect): each flow's
 	 * pacer, the flows waiting for their next intended send time as a
 	 * heap (earliest first), and the thread's waiter; NULL, closed. */
@@ -288,6 +305,38 @@ counts_errors(const struct flows_job *j)
 		j->pc != NULL);
 }
 
+/* The flow's class slot i: its requests' classes in flight. */
+static uint8_t *
+cls_at(const struct flows_job *j, const struct flow *f, uint32_t i)
+{
+	return &j->cls[(size_t)(f - j->f) * (size_t)j->depth + i];
+}
+
+/* Whether the flow's writes are a mix's requests (over TCP), which go
+ * one at a time with their class in their first byte, as rr.c's loop
+ * sends them: the thread's buffer serves every write, so the byte is put
+ * there as its request starts. */
+static int
+writes_classes(const struct flows_job *j)
+{
+	return j->mix != NULL && j->role == ROLE_RR_CLIENT;
+}
+
+/* At most len bytes of the request being written: the next one begins
+ * where the last ended, its class byte put in the buffer. */
+static size_t
+mix_chunk(struct flows_job *j, struct flow *f, size_t len)
+{
+	if (f->wleft == 0) {
+		f->cls = *cls_at(j, f, f->wnext);
+		f->wnext = (f->wnext + 1) % (uint32_t)j->depth;
+		f->wleft = (uint32_t)j->mix->c[f->cls].req;
+	}
+	if (f->wleft == (uint64_t)j->mix->c[f->cls].req)
+		j->buf[mix_class_off(0)] = (char)f->cls;
+	return len < f->wleft ? len : f->wleft;
+}
+
 /* Writes what the flow owes; returns 0, or -1 on failure. */
 static int
 flush(struct flows_job *j, struct flow *f)
@@ -297,9 +346,13 @@ flush(struct flows_job *j, struct flow *f)
 
 	while (f->tosend > 0) {
 		len = f->tosend < j->buflen ? (size_t)f->tosend : j->buflen;
+		if (writes_classes(j))
+			len = mix_chunk(j, f, len);
 		n = send(flow_fd(f), j->buf, len, MSG_DONTWAIT | MSG_NOSIGNAL);
 		if (n > 0) {
 			f->tosend -= (uint64_t)n;
+			if (writes_classes(j))
+				f->wleft -= (uint32_t)n;
 			continue;
 		}
 		if (n < 0 && errno == EINTR)
@@ -317,6 +370,46 @@ flush(struct flows_job *j, struct flow *f)
 	return 0;
 }
 
+/* A mix's client: the class of the flow's next request, drawn from the
+ * flow's own draws (on the open loop, by its pacer, which keeps it with
+ * the request), counted, and written after a tag of taglen bytes in the
+ * thread's buffer. */
+static int
+class_draw(struct flows_job *j, struct flow *f, size_t taglen)
+{
+	struct test_ctx *c = f->ctx;
+
+	if (j->pc != NULL)
+		return rr_pacer_pick(j->pc[f - j->f], j->buf, taglen);
+	return mix_request(j->mix, c->mix, &c->mix_rng, j->buf,
+			   mix_class_off(taglen));
+}
+
+/* A mix's client: the answer of bytes to the flow's request in slot i,
+ * ns after it was sent: its class's bytes and, on the closed loop, its
+ * transaction and round trip (on the open loop its pacer counts those,
+ * from the intended send time). */
+static void
+class_answered(struct flows_job *j, struct flow *f, uint32_t i, uint64_t bytes,
+	       uint64_t ns)
+{
+	int c = *cls_at(j, f, i);
+
+	if (j->pc != NULL)
+		f->ctx->mix[c].bytes_recv += bytes;
+	else
+		mix_answer(f->ctx->mix, j->mix_hist, c, bytes, ns);
+}
+
+/* The response size of the flow's request in slot i. */
+static uint64_t
+rsp_of(const struct flows_job *j, const struct flow *f, uint32_t i)
+{
+	if (j->mix == NULL)
+		return (uint64_t)f->ctx->p->rsp_size;
+	return (uint64_t)j->mix->c[*cls_at(j, f, i)].rsp;
+}
+
 /* An RR client's next request, stamped now (on the open loop, its
  * pacer takes its intended time). */
 static int
@@ -326,16 +419,26 @@ issue(struct flows_job *j, struct flow *f, uint64_t now)
 	struct side_result *r = f->ctx->r;
 	size_t k = (size_t)(f - j->f);
 	uint64_t *st = j->stamps + k * (size_t)j->depth;
-	int rc;
+	uint32_t slot = (f->head + f->inflight) % (uint32_t)j->depth;
+	uint64_t req = (uint64_t)p->req_size;
+	int rc, c;
 
+	if (j->mix != NULL) {
+		/* The class byte goes into the buffer as the request is
+		 * written (mix_chunk). */
+		c = class_draw(j, f, 0);
+		*cls_at(j, f, slot) = (uint8_t)c;
+		req = (uint64_t)j->mix->c[c].req;
+		f->ctx->mix[c].bytes_sent += req;
+	}
 	if (j->pc != NULL)
 		rr_pacer_sent(j->pc[k], now);
 	else
-		st[(f->head + f->inflight) % (uint32_t)j->depth] = now;
+		st[slot] = now;
 	f->inflight++;
 	f->sent++;
-	f->tosend += (uint64_t)p->req_size;
-	r->bytes_sent += (uint64_t)p->req_size;
+	f->tosend += req;
+	r->bytes_sent += req;
 	r->send_calls++;
 	rc = flush(j, f);
 	if (rc == 0 && j->pc != NULL && f->state == FLOW_RUN)
@@ -356,28 +459,31 @@ may_issue(const struct flows_job *j, const struct flow *f)
 static int
 rr_client_read(struct flows_job *j, struct flow *f, size_t n, uint64_t now)
 {
-	const struct test_params *p = f->ctx->p;
 	struct side_result *r = f->ctx->r;
-	uint64_t rsp = (uint64_t)p->rsp_size;
+	uint64_t rsp;
 	size_t k = (size_t)(f - j->f);
 	uint64_t *st = j->stamps + k * (size_t)j->depth;
+	uint32_t at;
 
 	if (f->state != FLOW_RUN)
 		return fail(j, f, "the peer sent more than it was asked", 0);
 	f->got += n;
-	while (f->got >= rsp && f->inflight > 0) {
+	while (f->inflight > 0 && f->got >= (rsp = rsp_of(j, f, f->head))) {
 		f->got -= rsp;
 		f->inflight--;
 		f->last = now;
 		r->bytes_recv += rsp;
+		at = f->head;
+		f->head = (f->head + 1) % (uint32_t)j->depth;
+		if (f->ctx->mix != NULL)
+			class_answered(j, f, at, rsp, now - st[at]);
 		if (j->pc != NULL) {
 			/* Counted from its intended send time. */
 			rr_pacer_answered(j->pc[k], now);
 			continue;
 		}
 		if (j->hist != NULL)
-			stats_hist_add(j->hist, now - st[f->head]);
-		f->head = (f->head + 1) % (uint32_t)j->depth;
+			stats_hist_add(j->hist, now - st[at]);
 		r->trans++;
 		if (may_issue(j, f) && issue(j, f, now) < 0)
 			return -1;
@@ -392,28 +498,83 @@ rr_client_read(struct flows_job *j, struct flow *f, size_t n, uint64_t now)
 	return 0;
 }
 
+/* An RR server's whole request of req bytes: counted, and its answer of
+ * rsp bytes owed. */
+static int
+rr_serve(struct flows_job *j, struct flow *f, uint64_t req, uint64_t rsp)
+{
+	const struct test_params *p = f->ctx->p;
+	struct side_result *r = f->ctx->r;
+
+	if (f->ctx->end_ns == 0 && p->count > 0 &&
+	    r->trans >= (uint64_t)p->count)
+		return fail(j, f,
+			    "the peer asked for more than the transactions "
+			    "of the test",
+			    0);
+	r->bytes_recv += req;
+	r->trans++;
+	r->bytes_sent += rsp;
+	r->send_calls++;
+	f->tosend += rsp;
+	return 0;
+}
+
+/* A mix's requests in the n bytes at the thread's buffer: the first byte
+ * of each names its class, and so its size and its answer's (rr.c's
+ * mix_recv_req, read as the bytes come). */
+static int
+mix_requests(struct flows_job *j, struct flow *f, size_t n)
+{
+	const struct mix *m = j->mix;
+	const char *b = j->buf;
+	char what[64];
+	uint64_t need;
+	int c;
+
+	while (n > 0) {
+		if (f->got == 0) {
+			c = mix_class_of(m, b, n, mix_class_off(0), 0);
+			if (c < 0) {
+				snprintf(what, sizeof(what),
+					 "a request names class %u; the mix "
+					 "has %d",
+					 (unsigned char)b[0], m->n);
+				return fail(j, f, what, 0);
+			}
+			f->cls = (uint8_t)c;
+		}
+		need = (uint64_t)m->c[f->cls].req - f->got;
+		if (need > n)
+			need = n;
+		f->got += need;
+		b += need;
+		n -= (size_t)need;
+		if (f->got < (uint64_t)m->c[f->cls].req)
+			break;
+		f->got = 0;
+		if (rr_serve(j, f, (uint64_t)m->c[f->cls].req,
+			     (uint64_t)m->c[f->cls].rsp) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 /* An RR server's bytes of requests: each whole one is answered. */
 static int
 rr_server_read(struct flows_job *j, struct flow *f, size_t n, uint64_t now)
 {
 	const struct test_params *p = f->ctx->p;
-	struct side_result *r = f->ctx->r;
 	uint64_t req = (uint64_t)p->req_size;
 
-	f->got += n;
-	while (f->got >= req) {
-		f->got -= req;
-		if (f->ctx->end_ns == 0 && p->count > 0 &&
-		    r->trans >= (uint64_t)p->count)
-			return fail(j, f,
-				    "the peer asked for more than the "
-				    "transactions of the test",
-				    0);
-		r->bytes_recv += req;
-		r->trans++;
-		r->bytes_sent += (uint64_t)p->rsp_size;
-		r->send_calls++;
-		f->tosend += (uint64_t)p->rsp_size;
+	if (j->mix != NULL) {
+		if (mix_requests(j, f, n) < 0)
+			return -1;
+	} else {
+		f->got += n;
+		for (; f->got >= req; f->got -= req)
+			if (rr_serve(j, f, req, (uint64_t)p->rsp_size) < 0)
+				return -1;
 	}
 	if (f->ctx->end_ns != 0 &&
 	    now > f->ctx->end_ns + MODULE_HARD_END_SEC * NS_PER_SEC)
@@ -443,10 +604,16 @@ udp_send_one(struct flows_job *j, struct flow *f, uint64_t now)
 	size_t k = (size_t)(f - j->f), base = k * (size_t)j->depth;
 	uint64_t mask =
 	    j->taglen == 8 ? UINT64_MAX : ((1ULL << (8 * j->taglen)) - 1);
+	size_t req = (size_t)p->req_size;
 	ssize_t n;
+	int c = 0;
 
 	ben_put(j->buf, f->sent + 1, j->taglen);
-	n = send(f->ctx->fd, j->buf, (size_t)p->req_size, MSG_DONTWAIT);
+	if (j->mix != NULL) {
+		c = class_draw(j, f, j->taglen);
+		req = (size_t)j->mix->c[c].req;
+	}
+	n = send(f->ctx->fd, j->buf, req, MSG_DONTWAIT);
 	if (n < 0 && errno == ECONNREFUSED)
 		return counts_errors(j)
 			   ? broken(j, f, now)
@@ -457,9 +624,13 @@ udp_send_one(struct flows_job *j, struct flow *f, uint64_t now)
 	} else {
 		r->bytes_sent += (uint64_t)n;
 		r->send_calls++;
+		if (f->ctx->mix != NULL)
+			f->ctx->mix[c].bytes_sent += (uint64_t)n;
 	}
 	if (j->pc != NULL)
 		rr_pacer_sent(j->pc[k], now);
+	if (j->cls != NULL)
+		j->cls[base + f->inflight] = (uint8_t)c;
 	j->tags[base + f->inflight] = (f->sent + 1) & mask;
 	j->stamps[base + f->inflight] = now;
 	f->inflight++;
@@ -490,6 +661,17 @@ udp_fill(struct flows_job *j, struct flow *f, uint64_t now)
 	return 0;
 }
 
+/* A UDP_RR client's request in flight at from takes the place of the
+ * one at to, which is gone: the pacer's order (rr_pacer_answered_at). */
+static void
+slot_move(struct flows_job *j, size_t to, size_t from)
+{
+	j->tags[to] = j->tags[from];
+	j->stamps[to] = j->stamps[from];
+	if (j->cls != NULL)
+		j->cls[to] = j->cls[from];
+}
+
 /* A UDP_RR datagram of n bytes in the thread's buffer. */
 static int
 udp_datagram(struct flows_job *j, struct flow *f, size_t n, uint64_t now)
@@ -497,6 +679,7 @@ udp_datagram(struct flows_job *j, struct flow *f, size_t n, uint64_t now)
 	struct test_ctx *c = f->ctx;
 	struct side_result *r = c->r;
 	size_t base = (size_t)(f - j->f) * (size_t)j->depth;
+	size_t rsp = (size_t)c->p->rsp_size;
 	uint64_t tag, rtt;
 	uint32_t i;
 
@@ -510,14 +693,25 @@ udp_datagram(struct flows_job *j, struct flow *f, size_t n, uint64_t now)
 		if (module_udp_token(c, j->buf, n, 1))
 			return 0;
 		r->recv_calls++;
+		/* A mix's request says its class, and so its answer's
+		 * size; one that names none, or is not its class's size,
+		 * is no request of the test's and goes unanswered (rr.c's
+		 * udp_rr_serve_one). */
+		if (j->mix != NULL) {
+			int k = mix_class_of(j->mix, j->buf, n,
+					     mix_class_off(j->taglen), 1);
+
+			if (k < 0)
+				return 0;
+			rsp = (size_t)j->mix->c[k].rsp;
+		}
 		r->bytes_recv += n;
 		f->got = now; /* the last request, which ends its interval */
 		/* The request's tag is still at the start of the buffer. */
-		if (send(c->fd, j->buf, (size_t)c->p->rsp_size, MSG_DONTWAIT) <
-		    0) {
+		if (send(c->fd, j->buf, rsp, MSG_DONTWAIT) < 0) {
 			r->send_errors++;
 		} else {
-			r->bytes_sent += (uint64_t)c->p->rsp_size;
+			r->bytes_sent += (uint64_t)rsp;
 			r->send_calls++;
 			r->trans++;
 		}
@@ -535,13 +729,20 @@ udp_datagram(struct flows_job *j, struct flow *f, size_t n, uint64_t now)
 	}
 	if (i == f->inflight) {
 		/* The answer to one given up on, or a copy. */
-		if (gone_take(&j->gone, (uint32_t)(f - j->f), tag))
-			r->late++;
-		else
+		int was = gone_take(&j->gone, (uint32_t)(f - j->f), tag);
+
+		if (was < 0) {
 			r->dups++;
+			return 0;
+		}
+		r->late++;
+		if (c->mix != NULL)
+			c->mix[was].late++;
 		return 0;
 	}
 	rtt = now - j->stamps[base + i];
+	if (c->mix != NULL)
+		class_answered(j, f, i, n, rtt);
 	if (j->pc != NULL) {
 		/* Counted from its intended send time. */
 		rr_pacer_answered_at(j->pc[f - j->f], (int)i, now);
@@ -551,8 +752,7 @@ udp_datagram(struct flows_job *j, struct flow *f, size_t n, uint64_t now)
 			stats_hist_add(j->hist, rtt);
 	}
 	f->inflight--;
-	j->tags[base + i] = j->tags[base + f->inflight];
-	j->stamps[base + i] = j->stamps[base + f->inflight];
+	slot_move(j, base + i, base + f->inflight);
 	r->bytes_recv += n;
 	module_rto_sample(&j->rto, rtt);
 	return udp_fill(j, f, now);
@@ -579,14 +779,14 @@ udp_expire(struct flows_job *j, uint64_t now)
 			}
 			/* A time-out under --timeout, else lost; its
 			 * answer, should it come, is late. */
-			gone_add(&j->gone, (uint32_t)k, j->tags[base + i], now);
+			gone_add(&j->gone, (uint32_t)k, j->tags[base + i],
+				 j->cls != NULL ? j->cls[base + i] : 0, now);
 			if (j->pc != NULL)
 				rr_pacer_lost_at(j->pc[k], (int)i);
 			else
 				f->ctx->r->lost++;
 			f->inflight--;
-			j->tags[base + i] = j->tags[base + f->inflight];
-			j->stamps[base + i] = j->stamps[base + f->inflight];
+			slot_move(j, base + i, base + f->inflight);
 		}
 		if (udp_fill(j, f, now) < 0)
 			return -1;
@@ -1626,7 +1826,7 @@ pacers_new(struct flows_job *j)
 		goto oom;
 	for (i = 0; i < j->nflows; i++) {
 		j->pc[i] = rr_pacer_flow(j->f[i].ctx, j->depth, j->hist,
-					 j->svc_hist);
+					 j->svc_hist, j->mix_hist);
 		if (j->pc[i] == NULL)
 			goto oom;
 	}
@@ -1751,6 +1951,16 @@ job_init(struct flows_job *j, struct module_run *run, int t, char *err)
 	    calloc((size_t)j->nflows * (size_t)j->depth, sizeof(*j->stamps));
 	j->tags =
 	    calloc((size_t)j->nflows * (size_t)j->depth, sizeof(*j->tags));
+	/* netperf's flows draw classes where they have accounts for them,
+	 * as rr.c's loops do. */
+	if (run->ctx[t].p->mix.n > 0 &&
+	    (run->is_server || run->ctx[t].mix != NULL)) {
+		j->mix = &run->ctx[t].p->mix;
+		j->mix_hist = run->ctx[t].mix_hist;
+		j->cls = calloc((size_t)j->nflows * (size_t)j->depth, 1);
+		if (j->cls == NULL)
+			return err_set(err, "out of memory");
+	}
 	for (i = 0; j->f != NULL && i < j->nflows; i++)
 		j->f[i].sock = -1;
 	if (j->f == NULL || j->stamps == NULL || j->tags == NULL ||
@@ -1848,6 +2058,7 @@ jobs_free(struct module_run *run)
 		free(jobs[t].f);
 		free(jobs[t].stamps);
 		free(jobs[t].tags);
+		free(jobs[t].cls);
 		gone_free(&jobs[t].gone);
 	}
 	free(jobs);

@@ -83,10 +83,13 @@ interval_track_init(struct interval_track *t, const struct module_run *run,
 		t->nclasses = (int)k;
 		t->class_prev = calloc(k, sizeof(*t->class_prev));
 		t->class_count = calloc(k, sizeof(*t->class_count));
+		t->class_to_prev = calloc(k, sizeof(*t->class_to_prev));
+		t->class_timeouts = calloc(k, sizeof(*t->class_timeouts));
 		t->class_prev_hist = calloc(k, sizeof(*t->class_prev_hist));
 		t->class_cur_hist = calloc(k, sizeof(*t->class_cur_hist));
 		t->class_hist = calloc(k, sizeof(*t->class_hist));
 		if (t->class_prev == NULL || t->class_count == NULL ||
+		    t->class_to_prev == NULL || t->class_timeouts == NULL ||
 		    t->class_prev_hist == NULL || t->class_cur_hist == NULL ||
 		    t->class_hist == NULL) {
 			interval_track_free(t);
@@ -94,6 +97,7 @@ interval_track_init(struct interval_track *t, const struct module_run *run,
 		}
 		t->out.nclasses = t->nclasses;
 		t->out.class_count = t->class_count;
+		t->out.class_timeouts = t->class_timeouts;
 		t->out.class_hist = t->class_hist;
 	}
 	return 0;
@@ -166,18 +170,24 @@ hist_diff(struct stats_hist *iv, const struct stats_hist *cur,
  * not ended on a connection error by now and, for a whole interval, not
  * done before it began. The tail counts every stream that ran to the
  * end, even one that ended between the last boundary and its reading.
+ * With a mix, the time-outs are the sum of the classes' as class_read
+ * read them (class_to, each class's over the streams), so that the
+ * classes add up to the interval's exactly.
  */
 static void
 interval_flows(struct interval_track *t, const struct module_run *run,
-	       int partial)
+	       int partial, const uint64_t *class_to)
 {
 	uint64_t to = 0, errs = 0, done;
 	int i, flows = 0;
 
+	for (i = 0; class_to != NULL && i < t->nclasses; i++)
+		to += class_to[i];
 	for (i = 0; i < t->n; i++) {
 		const struct side_result *r = run->ctx[i].r;
 
-		to += __atomic_load_n(&r->timeouts, __ATOMIC_RELAXED);
+		if (class_to == NULL)
+			to += __atomic_load_n(&r->timeouts, __ATOMIC_RELAXED);
 		errs += __atomic_load_n(&r->errors, __ATOMIC_RELAXED);
 		done = __atomic_load_n(&run->ctx[i].done_ns, __ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&r->ended, __ATOMIC_RELAXED) == 0 &&
@@ -193,35 +203,43 @@ interval_flows(struct interval_track *t, const struct module_run *run,
 
 /*
  * Stream i's count as the sum of its mix's classes' transactions, each
- * read once and added into sums: the interval's classes then add up to
- * its count exactly, as the loop's two counters, read apart, would not.
+ * read once and added into sums (and its classes' time-outs into to):
+ * the interval's classes then add up to its count exactly, as the loop's
+ * two counters, read apart, would not. A flow's classes are its own; the
+ * histograms are read where they are kept, a stream's or (flows) its
+ * thread's, in the thread's first flow's context.
  */
 static uint64_t
 class_read(struct interval_track *t, const struct module_run *run, int i,
-	   uint64_t *sums)
+	   uint64_t *sums, uint64_t *to)
 {
 	const struct mix_acct *a = run->ctx[i].mix;
+	const struct stats_hist *h = run->ctx[i].mix_hist;
 	uint64_t c, total = 0;
 
 	for (int k = 0; k < t->nclasses; k++) {
 		c = __atomic_load_n(&a[k].trans, __ATOMIC_RELAXED);
 		sums[k] += c;
 		total += c;
-		hist_read(&t->class_cur_hist[k], &a[k].hist);
+		to[k] += __atomic_load_n(&a[k].timeouts, __ATOMIC_RELAXED);
+		if (h != NULL)
+			hist_read(&t->class_cur_hist[k], &h[k]);
 	}
 	return total;
 }
 
-/* The classes' counts and histograms over the interval, from sums (what
- * the streams' classes add up to now). */
+/* The classes' counts, time-outs and histograms over the interval, from
+ * sums and to (what the streams' classes add up to now). */
 static void
-class_take(struct interval_track *t, const uint64_t *sums)
+class_take(struct interval_track *t, const uint64_t *sums, const uint64_t *to)
 {
 	struct stats_hist *swap;
 
 	for (int k = 0; k < t->nclasses; k++) {
 		t->class_count[k] = sums[k] - t->class_prev[k];
 		t->class_prev[k] = sums[k];
+		t->class_timeouts[k] = to[k] - t->class_to_prev[k];
+		t->class_to_prev[k] = to[k];
 		hist_diff(&t->class_hist[k], &t->class_cur_hist[k],
 			  &t->class_prev_hist[k]);
 	}
@@ -261,7 +279,7 @@ uint64_t
 interval_track_take(struct interval_track *t, const struct module_run *run,
 		    int partial)
 {
-	uint64_t sums[MIX_MAX] = {0};
+	uint64_t sums[MIX_MAX] = {0}, to[MIX_MAX] = {0};
 	struct stats_hist *swap;
 	struct tcpinfo ti_now;
 	uint64_t c, sum = 0;
@@ -274,7 +292,7 @@ interval_track_take(struct interval_track *t, const struct module_run *run,
 		       (size_t)t->nclasses * sizeof(*t->class_cur_hist));
 	for (i = 0; i < t->n; i++) {
 		c = t->nclasses > 0 && run->ctx[i].mix != NULL
-			? class_read(t, run, i, sums)
+			? class_read(t, run, i, sums, to)
 			: interval_stream_count(run, i);
 		t->stream[i] = c - t->prev[i];
 		t->prev[i] = c;
@@ -289,11 +307,11 @@ interval_track_take(struct interval_track *t, const struct module_run *run,
 		t->cur_hist = swap;
 	}
 	if (t->nclasses > 0)
-		class_take(t, sums);
+		class_take(t, sums, to);
 	interval_tcpinfo(run, &ti_now);
 	tcpinfo_delta(&ti_now, &t->ti_prev, &t->ti_iv);
 	t->ti_prev = ti_now;
-	interval_flows(t, run, partial);
+	interval_flows(t, run, partial, t->nclasses > 0 ? to : NULL);
 	interval_lost(t, run);
 	t->out.partial = partial;
 	t->out.hist = t->hist;
@@ -310,6 +328,8 @@ interval_track_free(struct interval_track *t)
 	free(t->hist);
 	free(t->class_prev);
 	free(t->class_count);
+	free(t->class_to_prev);
+	free(t->class_timeouts);
 	free(t->class_prev_hist);
 	free(t->class_cur_hist);
 	free(t->class_hist);

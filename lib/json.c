@@ -618,7 +618,7 @@ json_mix(const struct result *res, int *bad)
 	char seed[24];
 	int i;
 
-	if (res->p.mix.n == 0 || res->mix == NULL)
+	if (res->p.mix.n == 0 || res->mix == NULL || res->mix_hist == NULL)
 		return json_null();
 	o = json_object();
 	a = json_array();
@@ -633,7 +633,7 @@ json_mix(const struct result *res, int *bad)
 	jput(o, "seed", jstr(seed), bad);
 	for (i = 0; i < res->p.mix.n; i++) {
 		const struct mix_acct *m = &res->mix[i];
-		const struct stats_hist *h = &m->hist;
+		const struct stats_hist *h = &res->mix_hist[i];
 
 		c = json_object();
 		l = json_object();
@@ -651,6 +651,8 @@ json_mix(const struct result *res, int *bad)
 		jput(c, "transactions", juint(m->trans), bad);
 		jput(c, "bytes_sent", juint(m->bytes_sent), bad);
 		jput(c, "bytes_received", juint(m->bytes_recv), bad);
+		jput(c, "timeouts", juint(m->timeouts), bad);
+		jput(c, "late_answers", juint(m->late), bad);
 		jput(c, "trans_rate",
 		     jnum(res->elapsed > 0 ? (double)m->trans / res->elapsed
 					   : 0),
@@ -759,6 +761,7 @@ json_interval_detail(json_t *o, const struct result_interim *iv, int *bad)
 				break;
 			}
 			jput(co, "count", juint(c->count), bad);
+			jput(co, "timeouts", juint(c->timeouts), bad);
 			jput(co, "latency_count", juint(c->lat_count), bad);
 			jput(co, "p50_us",
 			     c->lat_count > 0 ? jnum(c->p50) : json_null(),

@@ -159,14 +159,31 @@ mix_class_of(const struct mix *m, const char *buf, size_t n, size_t off,
 	return c;
 }
 
+int
+mix_request(const struct mix *m, struct mix_acct *a, uint64_t *state, char *buf,
+	    size_t off)
+{
+	int c = mix_pick(m, state);
+
+	buf[off] = (char)c;
+	a[c].requests++;
+	return c;
+}
+
+void
+mix_answer(struct mix_acct *a, struct stats_hist *h, int c, uint64_t bytes,
+	   uint64_t ns)
+{
+	a[c].trans++;
+	a[c].bytes_recv += bytes;
+	if (h != NULL)
+		stats_hist_add(&h[c], ns);
+}
+
 void
 mix_acct_init(struct mix_acct *a, int n)
 {
-	for (int i = 0; i < n; i++) {
-		a[i].requests = a[i].trans = 0;
-		a[i].bytes_sent = a[i].bytes_recv = 0;
-		stats_hist_init(&a[i].hist);
-	}
+	memset(a, 0, (size_t)n * sizeof(*a));
 }
 
 void
@@ -177,6 +194,24 @@ mix_acct_merge(struct mix_acct *dst, const struct mix_acct *src, int n)
 		dst[i].trans += src[i].trans;
 		dst[i].bytes_sent += src[i].bytes_sent;
 		dst[i].bytes_recv += src[i].bytes_recv;
-		stats_hist_merge(&dst[i].hist, &src[i].hist);
+		dst[i].timeouts += src[i].timeouts;
+		dst[i].late += src[i].late;
 	}
+}
+
+struct stats_hist *
+mix_hist_new(int n)
+{
+	struct stats_hist *h = malloc((size_t)n * sizeof(*h));
+
+	for (int i = 0; h != NULL && i < n; i++)
+		stats_hist_init(&h[i]);
+	return h;
+}
+
+void
+mix_hist_merge(struct stats_hist *dst, const struct stats_hist *src, int n)
+{
+	for (int i = 0; i < n; i++)
+		stats_hist_merge(&dst[i], &src[i]);
 }

@@ -146,14 +146,21 @@ server_check_request(const struct test_params *p,
 		return err_set(err, "bidir runs for a time, not a count");
 	if (p->one_way && oneway_refuses(m, p->req_size, p->rsp_size, err) < 0)
 		return -1;
-	/* Only these loops read a request's class (rr.c). */
+	/* Only these loops read a request's class (rr.c, and flows.c's
+	 * on threads). */
+	if (p->mix.n > 0 && !module_has(m, MODULE_F_MIX)) {
+		char names[128];
+
+		module_names_with(MODULE_F_MIX, names, sizeof(names));
+		return err_set(err, "a request mix applies to %s only, not %s",
+			       names, m->name);
+	}
 	if (p->mix.n > 0 &&
-	    (!module_has(m, MODULE_F_MIX) || module_flows(p) || p->one_way ||
-	     p->timestamps || p->load_up + p->load_down > 0))
-		return err_set(err, "a request mix applies to %s on a thread "
-				    "a stream, without one-way, timestamps "
-				    "or load",
-			       m->name);
+	    (p->one_way || p->timestamps || p->load_up + p->load_down > 0))
+		return err_set(err, "a request mix cannot be combined with %s",
+			       p->one_way      ? "one-way stamps"
+			       : p->timestamps ? "timestamps"
+					       : "--under-load");
 	if (p->duration > lim->max_duration)
 		return err_set(err,
 			       "test length %.0f s exceeds this server's limit "

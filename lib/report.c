@@ -742,25 +742,27 @@ mss_table(FILE *out, const struct result *res, const struct report_opts *o)
 }
 
 /* A request mix: a row a class (its weight and sizes, its requests and
- * transactions, its rate, the bytes each way, its latency), then the
- * sum, which is the totals'; the seed that draws the same classes. */
+ * transactions, its rate, the bytes each way, with --timeout its
+ * time-outs, its latency), then the sum, which is the totals'; the seed
+ * that draws the same classes. */
 static void
 mix_table(FILE *out, const struct result *res)
 {
 	const struct mix *m = &res->p.mix;
-	uint64_t rq = 0, tr = 0, bs = 0, br = 0;
-	int i;
+	uint64_t rq = 0, tr = 0, bs = 0, br = 0, to = 0;
+	int i, timed = res->p.timeout > 0;
 
 	fprintf(out,
 		"\nRequest mix, seed %llu (--mix-seed repeats its draws)\n"
 		"Class Weight Request Resp.  Requests   Trans.     Trans.    "
-		"Bytes        Bytes        P50      P99      P99.9    Mean\n"
+		"Bytes        Bytes        %sP50      P99      P99.9    Mean\n"
 		"      %%      Size    Size                         per sec   "
-		"sent         received     us       us       us       us\n",
-		(unsigned long long)m->seed);
+		"sent         received     %sus       us       us       us\n",
+		(unsigned long long)m->seed, timed ? "Time-outs  " : "",
+		timed ? "           " : "");
 	for (i = 0; i < m->n; i++) {
 		const struct mix_acct *a = &res->mix[i];
-		const struct stats_hist *h = &a->hist;
+		const struct stats_hist *h = &res->mix_hist[i];
 
 		fprintf(out,
 			"%-5d %-6g %-7lld %-6lld %-10llu %-10llu %-9.2f "
@@ -772,6 +774,9 @@ mix_table(FILE *out, const struct result *res)
 			res->elapsed > 0 ? (double)a->trans / res->elapsed : 0,
 			(unsigned long long)a->bytes_sent,
 			(unsigned long long)a->bytes_recv);
+		if (timed)
+			fprintf(out, " %-10llu",
+				(unsigned long long)a->timeouts);
 		if (h->count > 0)
 			fprintf(out, " %-8.1f %-8.1f %-8.1f %.1f",
 				stats_hist_percentile(h, 50) / 1e3,
@@ -783,13 +788,16 @@ mix_table(FILE *out, const struct result *res)
 		tr += a->trans;
 		bs += a->bytes_sent;
 		br += a->bytes_recv;
+		to += a->timeouts;
 	}
-	fprintf(out,
-		"%-5s %-6d %-7s %-6s %-10llu %-10llu %-9.2f %-12llu %-12llu\n",
-		"Sum", 100, "", "", (unsigned long long)rq,
-		(unsigned long long)tr,
-		res->elapsed > 0 ? (double)tr / res->elapsed : 0,
-		(unsigned long long)bs, (unsigned long long)br);
+	fprintf(
+	    out, "%-5s %-6d %-7s %-6s %-10llu %-10llu %-9.2f %-12llu %-12llu",
+	    "Sum", 100, "", "", (unsigned long long)rq, (unsigned long long)tr,
+	    res->elapsed > 0 ? (double)tr / res->elapsed : 0,
+	    (unsigned long long)bs, (unsigned long long)br);
+	if (timed)
+		fprintf(out, " %llu", (unsigned long long)to);
+	fputc('\n', out);
 }
 
 void
@@ -818,7 +826,8 @@ report_classic(FILE *out, const struct result *res, const struct report_opts *o)
 	}
 	if (o->headers && res->nstreams > 1)
 		streams_table(out, res);
-	if (o->headers && res->p.mix.n > 0 && res->mix != NULL)
+	if (o->headers && res->p.mix.n > 0 && res->mix != NULL &&
+	    res->mix_hist != NULL)
 		mix_table(out, res);
 	if (o->headers)
 		fast_lines(out, res);

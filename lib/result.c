@@ -332,6 +332,8 @@ result_free(struct result *res)
 	res->svc_hist = NULL;
 	free(res->mix);
 	res->mix = NULL;
+	free(res->mix_hist);
+	res->mix_hist = NULL;
 	for (i = 0; res->interim != NULL && i < res->ninterim; i++) {
 		free(res->interim[i].stream);
 		free(res->interim[i].classes);

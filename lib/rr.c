@@ -260,12 +260,12 @@ rr_client_loop(struct test_ctx *ctx)
 			if (ctx->ts != NULL)
 				tstamp_send_begin(ctx->ts);
 			if (ctx->mix != NULL) {
-				c = mix_pick(&p->mix, &ctx->mix_rng);
-				ctx->buf[0] = (char)c;
+				c = mix_request(&p->mix, ctx->mix,
+						&ctx->mix_rng, ctx->buf,
+						mix_class_off(0));
 				req = (size_t)p->mix.c[c].req;
 				cls[(head + inflight) % depth] =
 				    (unsigned char)c;
-				ctx->mix[c].requests++;
 				ctx->mix[c].bytes_sent += req;
 			}
 			if (send_full(ctx, ctx->buf, req, &since) < 0)
@@ -296,13 +296,9 @@ rr_client_loop(struct test_ctx *ctx)
 			oneway_answer(ctx->ow, ctx->buf, rsp);
 		if (ctx->hist != NULL && now >= ctx->warm_ns)
 			stats_hist_add(ctx->hist, now - stamp[head]);
-		if (ctx->mix != NULL) {
-			struct mix_acct *a = &ctx->mix[cls[head]];
-
-			stats_hist_add(&a->hist, now - stamp[head]);
-			a->bytes_recv += rsp;
-			a->trans++;
-		}
+		if (ctx->mix != NULL)
+			mix_answer(ctx->mix, ctx->mix_hist, cls[head], rsp,
+				   now - stamp[head]);
 		if (ctx->ts != NULL)
 			tstamp_answered(ctx->ts, (uint32_t)r->trans);
 		head = (head + 1) % depth;
@@ -533,10 +529,9 @@ udp_rr_fill(struct test_ctx *ctx, struct udp_rr *u, uint64_t now)
 	       (ctx->end_ns != 0 || u->seq <= (uint64_t)ctx->p->count)) {
 		ben_put(ctx->buf, u->seq, u->taglen);
 		if (ctx->mix != NULL) {
-			c = mix_pick(&ctx->p->mix, &ctx->mix_rng);
-			ctx->buf[mix_class_off(u->taglen)] = (char)c;
+			c = mix_request(&ctx->p->mix, ctx->mix, &ctx->mix_rng,
+					ctx->buf, mix_class_off(u->taglen));
 			req = (size_t)ctx->p->mix.c[c].req;
-			ctx->mix[c].requests++;
 		}
 		if (ctx->ow != NULL)
 			oneway_stamp_request(ctx->buf);
@@ -572,11 +567,15 @@ udp_rr_fill(struct test_ctx *ctx, struct udp_rr *u, uint64_t now)
 static void
 udp_rr_stray(struct test_ctx *ctx, struct udp_rr *u, uint64_t tag, ssize_t n)
 {
-	if (!gone_take(&u->gone, 0, tag)) {
+	int c = gone_take(&u->gone, 0, tag);
+
+	if (c < 0) {
 		ctx->r->dups++;
 		return;
 	}
 	ctx->r->late++;
+	if (ctx->mix != NULL)
+		ctx->mix[c].late++;
 	if (ctx->ow != NULL)
 		oneway_answer(ctx->ow, ctx->buf, (size_t)n);
 }
@@ -605,13 +604,9 @@ udp_rr_answer(struct test_ctx *ctx, struct udp_rr *u, ssize_t n,
 	rtt = now - u->fl[i].start;
 	if (ctx->ts != NULL)
 		tstamp_answered(ctx->ts, (uint32_t)tag);
-	if (ctx->mix != NULL) {
-		struct mix_acct *a = &ctx->mix[u->fl[i].cls];
-
-		a->trans++;
-		a->bytes_recv += (uint64_t)n;
-		stats_hist_add(&a->hist, rtt);
-	}
+	if (ctx->mix != NULL)
+		mix_answer(ctx->mix, ctx->mix_hist, u->fl[i].cls, (uint64_t)n,
+			   rtt);
 	if (ctx->lost_split)
 		oneway_lost_answer(ctx, tag, ctx->buf, (size_t)n);
 	u->fl[i] = u->fl[--u->inflight];
@@ -636,7 +631,7 @@ udp_rr_expire(struct test_ctx *ctx, struct udp_rr *u, uint64_t now,
 	for (i = 0; i < u->inflight;) {
 		if (now - u->fl[i].start >= rto_ns) {
 			ctx->r->lost++;
-			gone_add(&u->gone, 0, u->fl[i].tag, now);
+			gone_add(&u->gone, 0, u->fl[i].tag, u->fl[i].cls, now);
 			u->fl[i] = u->fl[--u->inflight];
 		} else {
 			i++;

@@ -79,8 +79,9 @@ struct open_loop {
 	 * netperf got to it. */
 	uint64_t free_at, free_sent, free_lag, rx;
 	struct rr_waiter w;
-	/* Where the latencies go: the stream's own, or its thread's. */
-	struct stats_hist *hist, *svc;
+	/* Where the latencies go: the stream's own, or its thread's; a
+	 * mix's classes' too (ctx->mix_hist, or the thread's). */
+	struct stats_hist *hist, *svc, *mix_hist;
 	uint64_t timeout; /* ns, 0 for none */
 	uint64_t seq;
 	/* A mix: the class of the request about to be sent (open_pick). */
@@ -162,6 +163,7 @@ open_init_depth(struct open_loop *ol, struct test_ctx *ctx, int depth)
 	ol->timeout = (uint64_t)(ctx->p->timeout * 1e9);
 	ol->hist = ctx->hist;
 	ol->svc = ctx->svc_hist;
+	ol->mix_hist = ctx->mix_hist;
 	arrivals_init(&ol->arr, ctx->p, ctx, clock_ns());
 	return 0;
 }
@@ -231,6 +233,25 @@ open_sent(struct open_loop *ol, uint64_t now)
 	arrivals_advance(&ol->arr);
 }
 
+/* A request of class cls (a mix's; 0 without one) timed out: counted,
+ * and in its class, so that the classes add up to TIMEOUTS. */
+static void
+open_timeout(struct open_loop *ol, int cls)
+{
+	ol->ctx->r->timeouts++;
+	if (ol->ctx->mix != NULL)
+		ol->ctx->mix[cls].timeouts++;
+}
+
+/* The answer to a request of class cls given up on came: late. */
+static void
+open_late(struct open_loop *ol, int cls)
+{
+	ol->ctx->r->late++;
+	if (ol->ctx->mix != NULL)
+		ol->ctx->mix[cls].late++;
+}
+
 /* The answer to in-flight request q came at now: a transaction, or a
  * time-out when it came later than --timeout after its send. */
 static void
@@ -246,16 +267,15 @@ open_answer(struct open_loop *ol, const struct open_req *q, uint64_t now)
 	}
 	ol->rx = 0;
 	if (ol->timeout > 0 && now - q->sent > ol->timeout) {
-		ctx->r->timeouts++;
+		open_timeout(ol, q->cls);
 		return;
 	}
 	ctx->r->trans++;
 	if (ol->hist != NULL)
 		stats_hist_add(ol->hist, now - q->due);
-	if (ctx->mix != NULL) {
-		ctx->mix[q->cls].trans++;
-		stats_hist_add(&ctx->mix[q->cls].hist, now - q->due);
-	}
+	/* Its bytes are the caller's, counted as they came. */
+	if (ctx->mix != NULL)
+		mix_answer(ctx->mix, ol->mix_hist, q->cls, 0, now - q->due);
 	if (ol->svc != NULL)
 		stats_hist_add(ol->svc, now - q->sent);
 }
@@ -331,28 +351,28 @@ open_broken(struct open_loop *ol)
 	struct side_result *r = ol->ctx->r;
 
 	r->errors++;
-	if (ol->timeout > 0)
-		r->timeouts += (uint64_t)ol->n;
-	else
+	/* The ring's order (TCP) or the array's (UDP, head 0). */
+	for (int k = 0; ol->timeout > 0 && k < ol->n; k++)
+		open_timeout(ol, ol->q[(ol->head + k) % ol->depth].cls);
+	if (ol->timeout == 0)
 		r->lost += (uint64_t)ol->n;
 	ol->n = 0;
 	ol->head = 0;
 }
 
-/* A mix: draws the next request's class, writes it at off in the
- * buffer, counts the request and returns its size; without a mix, the
- * test's request size. */
+/* A mix: draws the next request's class, writes it into buf after a
+ * tag of taglen bytes, counts the request and returns its size; without
+ * a mix, the test's request size. */
 static size_t
-open_pick(struct open_loop *ol, size_t off)
+open_pick(struct open_loop *ol, char *buf, size_t taglen)
 {
 	struct test_ctx *ctx = ol->ctx;
 	const struct mix *m = &ctx->p->mix;
 
 	if (ctx->mix == NULL)
 		return (size_t)ctx->p->req_size;
-	ol->cls = mix_pick(m, &ctx->mix_rng);
-	ctx->buf[mix_class_off(off)] = (char)ol->cls;
-	ctx->mix[ol->cls].requests++;
+	ol->cls =
+	    mix_request(m, ctx->mix, &ctx->mix_rng, buf, mix_class_off(taglen));
 	return (size_t)m->c[ol->cls].req;
 }
 
@@ -421,7 +441,7 @@ rr_open_client(struct test_ctx *ctx)
 		if (!ending && ol.n < ol.depth && due <= now) {
 			if (ctx->ts != NULL)
 				tstamp_send_begin(ctx->ts);
-			req = open_pick(&ol, 0);
+			req = open_pick(&ol, ctx->buf, 0);
 			rc = tcp_send_req(ctx, req);
 			if (rc < 0)
 				goto fail;
@@ -562,11 +582,12 @@ udp_expire(struct open_loop *ol, struct gone *gone, uint64_t mask, int fd,
 				ol->free_lag = ol->q[i].lag;
 			}
 			if (ol->timeout > 0)
-				r->timeouts++;
+				open_timeout(ol, ol->q[i].cls);
 			else
 				r->lost++;
 			if (mask != 0)
-				gone_add(gone, 0, ol->q[i].seq & mask, now);
+				gone_add(gone, 0, ol->q[i].seq & mask,
+					 ol->q[i].cls, now);
 			ol->q[i] = ol->q[--ol->n];
 			continue;
 		}
@@ -670,7 +691,7 @@ udp_rr_open_client(struct test_ctx *ctx)
 		due = open_due(&ol, now);
 		if (!ending && ol.n < ol.depth && due <= now) {
 			ben_put(ctx->buf, ol.seq, taglen);
-			req = open_pick(&ol, taglen);
+			req = open_pick(&ol, ctx->buf, taglen);
 			if (ctx->ts != NULL)
 				tstamp_send_begin(ctx->ts);
 			n = ctx->ts != NULL
@@ -731,9 +752,13 @@ udp_rr_open_client(struct test_ctx *ctx)
 		i = udp_match(&ol, ctx->buf, (size_t)n, taglen);
 		if (i < 0) {
 			/* The answer to one given up on, or a copy. */
-			if (taglen > 0 && (size_t)n >= taglen &&
-			    gone_take(&gone, 0, ben_get(ctx->buf, taglen)))
-				r->late++;
+			int c =
+			    taglen > 0 && (size_t)n >= taglen
+				? gone_take(&gone, 0, ben_get(ctx->buf, taglen))
+				: -1;
+
+			if (c >= 0)
+				open_late(&ol, c);
 			else
 				r->dups++;
 			continue;
@@ -839,7 +864,7 @@ rr_pacer_lost(struct rr_pacer *pc)
 		ol->free_lag = ol->q[ol->head].lag;
 	}
 	if (ol->timeout > 0)
-		ol->ctx->r->timeouts++;
+		open_timeout(ol, ol->q[ol->head].cls);
 	else
 		ol->ctx->r->lost++;
 	ol->head = (ol->head + 1) % ol->depth;
@@ -848,7 +873,7 @@ rr_pacer_lost(struct rr_pacer *pc)
 
 struct rr_pacer *
 rr_pacer_flow(struct test_ctx *ctx, int depth, struct stats_hist *hist,
-	      struct stats_hist *svc_hist)
+	      struct stats_hist *svc_hist, struct stats_hist *mix_hist)
 {
 	struct rr_pacer *pc = calloc(1, sizeof(*pc));
 
@@ -858,7 +883,15 @@ rr_pacer_flow(struct test_ctx *ctx, int depth, struct stats_hist *hist,
 	}
 	pc->ol.hist = hist;
 	pc->ol.svc = svc_hist;
+	pc->ol.mix_hist = mix_hist;
 	return pc;
+}
+
+int
+rr_pacer_pick(struct rr_pacer *pc, char *buf, size_t taglen)
+{
+	open_pick(&pc->ol, buf, taglen);
+	return pc->ol.cls;
 }
 
 uint64_t
@@ -919,7 +952,7 @@ rr_pacer_lost_at(struct rr_pacer *pc, int i)
 		ol->free_lag = ol->q[i].lag;
 	}
 	if (ol->timeout > 0)
-		ol->ctx->r->timeouts++;
+		open_timeout(ol, ol->q[i].cls);
 	else
 		ol->ctx->r->lost++;
 	ol->q[i] = ol->q[--ol->n];

@@ -58,10 +58,14 @@ runplot_line(FILE *out, const struct result *res,
 		for (i = 0; i < iv->nstreams; i++)
 			fprintf(out, " %.2f", iv->stream[i]);
 	}
-	/* A request mix: each class's transactions and latency. */
+	/* A request mix: each class's transactions (and with --timeout
+	 * its time-outs) and latency. */
 	for (i = 0; iv->classes != NULL && i < iv->nclasses; i++) {
 		fprintf(out, "  class%d %llu", i,
 			(unsigned long long)iv->classes[i].count);
+		if (res->p.timeout > 0)
+			fprintf(out, " timeouts %llu",
+				(unsigned long long)iv->classes[i].timeouts);
 		if (iv->classes[i].lat_count > 0)
 			fprintf(out, " p50 %.0f us p99 %.0f us p99.9 %.0f us",
 				iv->classes[i].p50, iv->classes[i].p99,
@@ -104,8 +108,8 @@ runplot_keyval(FILE *out, const struct result *res,
 			n, (unsigned long long)iv->timeouts, n,
 			(unsigned long long)iv->errors);
 	fprintf(out, "NETPERF_INTERIM_FLOWS[%d]=%d\n", n, iv->flows);
-	/* A request mix: each class's transactions and P99, in class
-	 * order, comma-separated as the streams' figures. */
+	/* A request mix: each class's transactions, P99 and time-outs,
+	 * in class order, comma-separated as the streams' figures. */
 	if (iv->nclasses > 0 && iv->classes != NULL) {
 		fprintf(out, "NETPERF_INTERIM_CLASS_TRANS[%d]=", n);
 		for (i = 0; i < iv->nclasses; i++)
@@ -115,6 +119,10 @@ runplot_keyval(FILE *out, const struct result *res,
 		for (i = 0; i < iv->nclasses; i++)
 			fprintf(out, "%s%.2f", i ? "," : "",
 				iv->classes[i].p99);
+		fprintf(out, "\nNETPERF_INTERIM_CLASS_TIMEOUTS[%d]=", n);
+		for (i = 0; i < iv->nclasses; i++)
+			fprintf(out, "%s%llu", i ? "," : "",
+				(unsigned long long)iv->classes[i].timeouts);
 		fputc('\n', out);
 	}
 	if (iv->lost_split)

@@ -311,6 +311,7 @@
 	X(MIX_SEED, "Mix", "Seed", "", "")                                     \
 	X(MIX_TRANSACTIONS, "Mix", "Class", "Transactions", "")                \
 	X(MIX_P99_LATENCY, "Mix", "Class", "99th Percentile", "Microseconds")  \
+	X(MIX_TIMEOUTS, "Mix", "Class", "Time-outs", "")                       \
 	TCPINFO_FIELDS(SEL_TCP, X)                                             \
 	TSTAMP_SELECTORS(SEL_TSTAMP, X)
 
@@ -938,9 +939,9 @@ sel_underload(const struct result *res, int id, char *b, size_t cap)
 }
 
 /* A request mix's figures: the mix as -r takes it, its seed, and each
- * class's transactions and P99 (microseconds, -1 for none timed) joined
- * by '/' in -r's order, as the mix is written (a ',' would split -o's
- * CSV); -1 without a mix. */
+ * class's transactions, P99 (microseconds, -1 for none timed) and
+ * time-outs joined by '/' in -r's order, as the mix is written (a ','
+ * would split -o's CSV); -1 without a mix. */
 static int
 sel_mix(const struct result *res, int id, char *b, size_t cap)
 {
@@ -949,9 +950,10 @@ sel_mix(const struct result *res, int id, char *b, size_t cap)
 	int i, n;
 
 	if (id != SEL_MIX_CLASSES && id != SEL_MIX_SEED &&
-	    id != SEL_MIX_TRANSACTIONS && id != SEL_MIX_P99_LATENCY)
+	    id != SEL_MIX_TRANSACTIONS && id != SEL_MIX_P99_LATENCY &&
+	    id != SEL_MIX_TIMEOUTS)
 		return 0;
-	if (m->n == 0 || res->mix == NULL) {
+	if (m->n == 0 || res->mix == NULL || res->mix_hist == NULL) {
 		put_i(b, cap, -1);
 		return 1;
 	}
@@ -961,7 +963,7 @@ sel_mix(const struct result *res, int id, char *b, size_t cap)
 	}
 	b[0] = '\0';
 	for (i = 0; i < m->n && off < cap; i++) {
-		const struct stats_hist *h = &res->mix[i].hist;
+		const struct stats_hist *h = &res->mix_hist[i];
 		const char *sep = i > 0 ? "/" : "";
 
 		if (id == SEL_MIX_CLASSES)
@@ -971,6 +973,9 @@ sel_mix(const struct result *res, int id, char *b, size_t cap)
 		else if (id == SEL_MIX_TRANSACTIONS)
 			n = snprintf(b + off, cap - off, "%s%llu", sep,
 				     (unsigned long long)res->mix[i].trans);
+		else if (id == SEL_MIX_TIMEOUTS)
+			n = snprintf(b + off, cap - off, "%s%llu", sep,
+				     (unsigned long long)res->mix[i].timeouts);
 		else
 			n = snprintf(b + off, cap - off, "%s%.2f", sep,
 				     h->count > 0

@@ -171,6 +171,7 @@ streams_free(struct streams *s, char *shared)
 		free(s->ctx[i].ow);
 		free(s->ctx[i].svc_hist);
 		free(s->ctx[i].mix);
+		free(s->ctx[i].mix_hist);
 		tstamp_free(s->ctx[i].ts);
 	}
 	for (i = 0; s->fds != NULL && i < s->n; i++)

@@ -129,6 +129,7 @@ interim_classes(struct result_interim *iv, const struct module_interval *ivl)
 		const struct stats_hist *h = &ivl->class_hist[k];
 
 		c->count = ivl->class_count[k];
+		c->timeouts = ivl->class_timeouts[k];
 		c->lat_count = h->count;
 		c->p50 = c->p99 = c->p999 = -1;
 		if (h->count == 0)
@@ -321,7 +322,8 @@ result_init(struct result *res, const struct netperf_opts *o,
 	}
 	if (res->p.mix.n > 0) {
 		res->mix = malloc((size_t)res->p.mix.n * sizeof(*res->mix));
-		if (res->mix == NULL)
+		res->mix_hist = mix_hist_new(res->p.mix.n);
+		if (res->mix == NULL || res->mix_hist == NULL)
 			return -1;
 		mix_acct_init(res->mix, res->p.mix.n);
 	}

@@ -5,14 +5,21 @@
  * classes (transactions, bytes each way as both ends count them, and the
  * latency histogram bucket by bucket); each -D interval's classes adding
  * up to its count, and the intervals to each class's total; the same
- * draws from the same --mix-seed; and the usage errors. The bytes on the
+ * draws from the same --mix-seed; and the usage errors. The same for
+ * flows on threads (200 flows on 2 threads each way). With --timeout,
+ * each class's time-outs, with netserver stopped for 300 ms: they add up
+ * to TIMEOUTS, in the totals and in every interval. The bytes on the
  * wire against nftables' counters are check_netns's (mix case).
  */
 #include <jansson.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "harness.h"
 #include "np/err.h"
@@ -41,6 +48,35 @@ run_json(const char *const *args, struct harness_out *o)
 		      o->status, o->out, o->err);
 	doc = harness_json_parse(o->out);
 	ck_assert_msg(doc != NULL, "no JSON: %.2000s", o->out);
+	return doc;
+}
+
+/* The same with the document written to a file: flows' JSON, every
+ * flow's counts in it, outgrows harness_out. */
+static json_t *
+run_json_file(const char *const *args)
+{
+	const char *argv[48] = {NP_NETPERF, "-H",	  "127.0.0.1",
+				"-p",	    harness_port, "--json"};
+	char out[64], err[64], text[4096];
+	double secs;
+	long rss;
+	json_t *doc;
+	json_error_t jerr;
+	int n = 6, rc;
+
+	for (; *args != NULL && n < 47; args++)
+		argv[n++] = *args;
+	argv[n] = NULL;
+	snprintf(out, sizeof(out), "/tmp/check_mix.%d.json", (int)getpid());
+	snprintf(err, sizeof(err), "/tmp/check_mix.%d.err", (int)getpid());
+	rc = harness_run_measured(argv, out, err, 60, &rss, &secs);
+	harness_read_file(err, text, sizeof(text));
+	unlink(err);
+	doc = json_load_file(out, JSON_DISABLE_EOF_CHECK, &jerr);
+	unlink(out);
+	ck_assert_msg(rc == 0, "netperf exited %d: %s", rc, text);
+	ck_assert_msg(doc != NULL, "no JSON: %s", jerr.text);
 	return doc;
 }
 
@@ -129,6 +165,71 @@ same_bytes(json_t *doc, uint64_t bs, uint64_t br, const char *what)
 }
 
 /*
+ * A mix's time-outs: the classes' add up to TIMEOUTS, each interval's
+ * classes' to the interval's, and the intervals' to each class's total;
+ * the classes' late answers add up to the total's. Returns TIMEOUTS.
+ */
+static uint64_t
+mix_timeouts_ok(json_t *doc, const char *what)
+{
+	json_t *classes = harness_json_at(doc, "mix.classes"), *c, *iv, *cl;
+	json_t *ivs = harness_json_at(doc, "interim");
+	uint64_t sum = 0, total = u64_at(doc, "local.counts.timeouts");
+	uint64_t late = 0, byiv[8] = {0}, s;
+	size_t i, k, n = json_array_size(classes);
+
+	ck_assert(n > 0 && n <= 8);
+	json_array_foreach(classes, i, c)
+	{
+		ck_assert_msg(json_is_integer(json_object_get(c, "timeouts")),
+			      "%s: class %zu has no time-outs", what, i);
+		sum += (uint64_t)json_integer_value(
+		    json_object_get(c, "timeouts"));
+		late += (uint64_t)json_integer_value(
+		    json_object_get(c, "late_answers"));
+	}
+	ck_assert_msg(
+	    late == u64_at(doc, "local.counts.late_answers"),
+	    "%s: the classes' late answers add up to %llu, the "
+	    "total is %llu",
+	    what, (unsigned long long)late,
+	    (unsigned long long)u64_at(doc, "local.counts.late_answers"));
+	ck_assert_msg(sum == total,
+		      "%s: the classes' time-outs add up to %llu, "
+		      "TIMEOUTS is %llu",
+		      what, (unsigned long long)sum, (unsigned long long)total);
+	json_array_foreach(ivs, i, iv)
+	{
+		cl = json_object_get(iv, "classes");
+		s = 0;
+		ck_assert(json_is_array(cl) && json_array_size(cl) == n);
+		for (k = 0; k < n; k++) {
+			json_t *t =
+			    json_object_get(json_array_get(cl, k), "timeouts");
+
+			ck_assert_msg(json_is_integer(t),
+				      "%s: interval %zu, class %zu: no "
+				      "time-outs",
+				      what, i, k);
+			s += (uint64_t)json_integer_value(t);
+			byiv[k] += (uint64_t)json_integer_value(t);
+		}
+		ck_assert_msg(s == (uint64_t)json_integer_value(
+				       json_object_get(iv, "timeouts")),
+			      "%s: interval %zu: classes' time-outs %llu, the "
+			      "interval's %lld",
+			      what, i, (unsigned long long)s,
+			      (long long)json_integer_value(
+				  json_object_get(iv, "timeouts")));
+	}
+	for (k = 0; json_array_size(ivs) > 0 && k < n; k++)
+		ck_assert_uint_eq(byiv[k],
+				  (uint64_t)json_integer_value(json_object_get(
+				      json_array_get(classes, k), "timeouts")));
+	return total;
+}
+
+/*
  * The whole account of a 90/10 mix's run: shares, sums of the classes
  * against the totals (both ends' bytes), the histograms bucket by bucket,
  * and the intervals (-D) against the classes.
@@ -214,8 +315,21 @@ mix_account_ok(json_t *doc, const char *what)
 	}
 	ck_assert_uint_eq(ivc[0], u64_at(doc, "mix.classes.0.transactions"));
 	ck_assert_uint_eq(ivc[1], u64_at(doc, "mix.classes.1.transactions"));
+	mix_timeouts_ok(doc, what);
 	json_decref(sum);
 	json_decref(tot);
+}
+
+/* A run of flows on threads: as many flows as asked, on threads fewer. */
+static void
+flows_ok(json_t *doc, int flows, const char *what)
+{
+	ck_assert_msg(json_is_object(harness_json_at(doc, "flows")),
+		      "%s: not run as flows", what);
+	ck_assert_uint_eq(u64_at(doc, "flows.flows"), (uint64_t)flows);
+	ck_assert_msg(u64_at(doc, "flows.threads") < (uint64_t)flows,
+		      "%s: %llu threads for %d flows", what,
+		      (unsigned long long)u64_at(doc, "flows.threads"), flows);
 }
 
 START_TEST(tcp_rr_closed)
@@ -280,6 +394,272 @@ START_TEST(udp_rr_open)
 
 	mix_account_ok(doc, "UDP_RR --rate 5000");
 	json_decref(doc);
+}
+END_TEST
+
+/* Flows on threads: 200 flows on 2 threads each way, each flow drawing
+ * its own classes; the same account, summed over flows and threads. */
+START_TEST(flows_tcp_closed)
+{
+	const char *args[] = {"-t",	   "TCP_RR", "-l",	  "2",
+			      "-D",	   "0.5",    "--streams", "200",
+			      "--threads", "2",	     "--",	  "-r",
+			      MIX_90_10,   "-b",     "2",	  NULL};
+	json_t *doc = run_json_file(args);
+
+	flows_ok(doc, 200, "TCP_RR flows");
+	mix_account_ok(doc, "TCP_RR flows -b 2");
+	json_decref(doc);
+}
+END_TEST
+
+START_TEST(flows_tcp_open)
+{
+	const char *args[] = {"-t",	   "TCP_RR", "-l",	  "2",
+			      "-D",	   "0.5",    "--streams", "200",
+			      "--threads", "2",	     "--rate",	  "5000",
+			      "--",	   "-r",     MIX_90_10,	  NULL};
+	json_t *doc = run_json_file(args);
+
+	flows_ok(doc, 200, "TCP_RR flows --rate");
+	mix_account_ok(doc, "TCP_RR flows --rate 5000");
+	json_decref(doc);
+}
+END_TEST
+
+START_TEST(flows_udp_closed)
+{
+	const char *args[] = {"-t",  "UDP_RR",	  "-l",	     "2",	  "-D",
+			      "0.5", "--streams", "200",     "--threads", "2",
+			      "--",  "-r",	  MIX_90_10, NULL};
+	json_t *doc = run_json_file(args);
+
+	flows_ok(doc, 200, "UDP_RR flows");
+	mix_account_ok(doc, "UDP_RR flows");
+	json_decref(doc);
+}
+END_TEST
+
+START_TEST(flows_udp_open)
+{
+	const char *args[] = {
+	    "-t",	 "UDP_RR", "-l",	"2",  "-D",	"0.5",
+	    "--streams", "200",	   "--threads", "2",  "--rate", "5000",
+	    "--",	 "-r",	   MIX_90_10,	"-b", "2",	NULL};
+	json_t *doc = run_json_file(args);
+
+	flows_ok(doc, 200, "UDP_RR flows --rate");
+	mix_account_ok(doc, "UDP_RR flows --rate 5000 -b 2");
+	json_decref(doc);
+}
+END_TEST
+
+/* Past 64 streams flows are the default: --streams 200 with a mix and no
+ * --threads runs as flows too. */
+START_TEST(flows_by_default)
+{
+	const char *args[] = {"-t", "TCP_RR", "-l",	   "2",
+			      "-D", "0.5",    "--streams", "200",
+			      "--", "-r",     MIX_90_10,   NULL};
+	json_t *doc = run_json_file(args);
+
+	flows_ok(doc, 200, "TCP_RR --streams 200");
+	mix_account_ok(doc, "TCP_RR --streams 200");
+	json_decref(doc);
+}
+END_TEST
+
+/* The sockets process pid holds open. */
+static int
+sockets_of(pid_t pid)
+{
+	char path[64], link[64];
+	int n = 0;
+
+	for (int fd = 0; fd < 4096; fd++) {
+		ssize_t len;
+
+		snprintf(path, sizeof(path), "/proc/%d/fd/%d", (int)pid, fd);
+		len = readlink(path, link, sizeof(link) - 1);
+		if (len <= 0)
+			continue;
+		link[len] = '\0';
+		n += strncmp(link, "socket:", 7) == 0;
+	}
+	return n;
+}
+
+/* Stops the fixture netserver's session child for 300 ms, 0.8 s after
+ * it holds its data sockets (its control connection and two at least:
+ * the test is under way, however long a busy machine took to set it
+ * up), then continues it. */
+struct stall {
+	pthread_t thread;
+	int done;
+};
+
+static void *
+stall_main(void *arg)
+{
+	struct stall *s = arg;
+	struct timespec nap = {0, 20000000}, into = {0, 800000000};
+	struct timespec stall = {0, 300000000};
+	double until = harness_now() + 20;
+	pid_t kids[8];
+
+	while (harness_now() < until &&
+	       (harness_server_children(&harness_srv, kids, 8) != 1 ||
+		sockets_of(kids[0]) < 3))
+		nanosleep(&nap, NULL);
+	if (harness_server_children(&harness_srv, kids, 8) != 1)
+		return NULL;
+	nanosleep(&into, NULL);
+	kill(kids[0], SIGSTOP);
+	nanosleep(&stall, NULL);
+	kill(kids[0], SIGCONT);
+	s->done = 1;
+	return NULL;
+}
+
+/* A run of args (3 s, -D, --timeout 50) with netserver stopped for
+ * 300 ms in it: the requests through the stall time out, each class its
+ * share of them, and the classes' time-outs add up to TIMEOUTS in the
+ * totals and in each interval. Each class's bytes are whole
+ * requests and whole answers (a TCP flow reads its late answers). */
+static void
+class_timeouts_run(const char *const *args, const char *what)
+{
+	struct stall st = {0};
+	json_t *doc, *c;
+	uint64_t to;
+	size_t i;
+
+	ck_assert_int_eq(pthread_create(&st.thread, NULL, stall_main, &st), 0);
+	doc = run_json_file(args);
+	pthread_join(st.thread, NULL);
+	ck_assert_msg(st.done, "%s: no session child of netserver to stop",
+		      what);
+	to = mix_timeouts_ok(doc, what);
+	fprintf(stderr,
+		"%s: %llu time-outs, class 0 %llu, class 1 %llu; late "
+		"answers %llu, class 1 %llu\n",
+		what, (unsigned long long)to,
+		(unsigned long long)u64_at(doc, "mix.classes.0.timeouts"),
+		(unsigned long long)u64_at(doc, "mix.classes.1.timeouts"),
+		(unsigned long long)u64_at(doc, "local.counts.late_answers"),
+		(unsigned long long)u64_at(doc, "mix.classes.1.late_answers"));
+	/* UDP gives a request up at its time-out: the answers netserver
+	 * sends once it goes on are late, in their classes. */
+	if (strcmp(json_string_value(harness_json_at(doc, "protocol")),
+		   "UDP") == 0)
+		ck_assert_msg(u64_at(doc, "mix.classes.0.late_answers") > 0,
+			      "%s: class 0 has no late answer", what);
+	ck_assert_msg(to > 0, "%s: the stall timed nothing out", what);
+	ck_assert_msg(u64_at(doc, "mix.classes.0.timeouts") > 0,
+		      "%s: class 0 timed nothing out", what);
+	/* The requests the stall held are drawn as any others: class 1
+	 * has its 10 % of them, within the 99.9 % interval. */
+	ck_assert_msg(fabs((double)u64_at(doc, "mix.classes.1.timeouts") -
+			   0.1 * (double)to) <=
+			  3.2905 * sqrt(0.09 * (double)to) + 1,
+		      "%s: class 1 has %llu of %llu time-outs", what,
+		      (unsigned long long)u64_at(doc, "mix.classes.1.timeouts"),
+		      (unsigned long long)to);
+	json_array_foreach(harness_json_at(doc, "mix.classes"), i, c)
+	{
+		uint64_t rq = (uint64_t)json_integer_value(
+		    json_object_get(c, "request_size"));
+		uint64_t rs = (uint64_t)json_integer_value(
+		    json_object_get(c, "response_size"));
+
+		ck_assert_uint_eq((uint64_t)json_integer_value(
+				      json_object_get(c, "bytes_sent")) %
+				      rq,
+				  0);
+		ck_assert_uint_eq((uint64_t)json_integer_value(
+				      json_object_get(c, "bytes_received")) %
+				      rs,
+				  0);
+		ck_assert_uint_ge((uint64_t)json_integer_value(
+				      json_object_get(c, "bytes_received")),
+				  rs * (uint64_t)json_integer_value(
+					   json_object_get(c, "transactions")));
+	}
+	json_decref(doc);
+}
+
+START_TEST(class_timeouts)
+{
+	const char *udp_flows[] = {"-t",	"UDP_RR", "-l",	       "3",
+				   "-D",	"0.5",	  "--timeout", "50",
+				   "--streams", "200",	  "--threads", "2",
+				   "--",	"-r",	  MIX_90_10,   NULL};
+	const char *tcp_flows[] = {
+	    "-t",	 "TCP_RR", "-l",     "3",    "-D",	  "0.5",
+	    "--timeout", "50",	   "--rate", "4000", "--streams", "200",
+	    "--threads", "2",	   "--",     "-r",   MIX_90_10,	  NULL};
+	const char *udp_streams[] = {"-t",	  "UDP_RR", "-l",	 "3",
+				     "-D",	  "0.5",    "--timeout", "50",
+				     "--streams", "2",	    "--",	 "-r",
+				     MIX_90_10,	  "-b",	    "3",	 NULL};
+
+	class_timeouts_run(udp_flows, "UDP_RR flows --timeout 50");
+	class_timeouts_run(tcp_flows, "TCP_RR flows --rate --timeout 50");
+	class_timeouts_run(udp_streams, "UDP_RR --streams 2 --timeout 50");
+}
+END_TEST
+
+/* MIX_TIMEOUTS: each class's time-outs, '/' between them, which add up
+ * to TIMEOUTS; and the table's column of them. */
+START_TEST(class_timeouts_selector)
+{
+	const char *k[] = {"-H",
+			   "127.0.0.1",
+			   "-p",
+			   harness_port,
+			   "-t",
+			   "UDP_RR",
+			   "-l",
+			   "3",
+			   "--timeout",
+			   "50",
+			   "--streams",
+			   "200",
+			   "--threads",
+			   "2",
+			   "--",
+			   "-r",
+			   MIX_90_10,
+			   "-k",
+			   "MIX_TIMEOUTS,TIMEOUTS",
+			   NULL};
+	const char *table[] = {
+	    "-H", "127.0.0.1", "-p", harness_port, "-t", "UDP_RR",  "-l",
+	    "1",  "--timeout", "50", "--",	   "-r", MIX_90_10, NULL};
+	struct stall st = {0};
+	struct harness_out o;
+	char v[128], w[128], t[64], *p;
+	unsigned long long sum = 0;
+
+	ck_assert_int_eq(pthread_create(&st.thread, NULL, stall_main, &st), 0);
+	ck_assert_int_eq(harness_netperf(k, 60, &o), 0);
+	pthread_join(st.thread, NULL);
+	ck_assert_msg(o.status == 0 && st.done, "exit %d: %s", o.status, o.err);
+	ck_assert(harness_keyval(o.out, "MIX_TIMEOUTS", v, sizeof(v)) == 0);
+	ck_assert(harness_keyval(o.out, "TIMEOUTS", t, sizeof(t)) == 0);
+	ck_assert_msg(strchr(v, '/') != NULL &&
+			  strchr(v, '/') == strrchr(v, '/'),
+		      "MIX_TIMEOUTS=%s", v);
+	snprintf(w, sizeof(w), "%s", v);
+	for (p = strtok(w, "/"); p != NULL; p = strtok(NULL, "/"))
+		sum += strtoull(p, NULL, 10);
+	ck_assert_msg(sum == strtoull(t, NULL, 10) && sum > 0,
+		      "MIX_TIMEOUTS=%s, TIMEOUTS=%s", v, t);
+	ck_assert_int_eq(harness_netperf(table, 60, &o), 0);
+	ck_assert_msg(o.status == 0, "%s", o.err);
+	ck_assert_msg(strstr(o.out, "Bytes        Time-outs  P50") != NULL &&
+			  strstr(o.out, "\nSum   100") != NULL,
+		      "%.3000s", o.out);
 }
 END_TEST
 
@@ -454,7 +834,10 @@ START_TEST(readable_rows)
 	ck_assert_msg(o.status == 0, "%s", o.err);
 	ck_assert_msg(
 	    strstr(o.out, "NETPERF_INTERIM_CLASS_TRANS[0]=") != NULL &&
-		strstr(o.out, "NETPERF_INTERIM_CLASS_P99_LATENCY[1]=") != NULL,
+		strstr(o.out, "NETPERF_INTERIM_CLASS_P99_LATENCY[1]=") !=
+		    NULL &&
+		strstr(o.out, "NETPERF_INTERIM_CLASS_TIMEOUTS[1]=0,0\n") !=
+		    NULL,
 	    "%.3000s", o.out);
 }
 END_TEST
@@ -491,9 +874,6 @@ START_TEST(usage_errors)
 	     "TCP_RR and UDP_RR only"},
 	    {{"-t", "TCP_STREAM", "--", "-r", MIX_90_10},
 	     "TCP_RR and UDP_RR only"},
-	    {{"-t", "TCP_RR", "--streams", "4", "--threads", "2", "--", "-r",
-	      MIX_90_10},
-	     "--threads"},
 	    {{"-t", "TCP_RR", "--one-way", "--", "-r", MIX_90_10}, "--one-way"},
 	    {{"-t", "UDP_RR", "--timestamps", "--", "-r", MIX_90_10},
 	     "--timestamps"},
@@ -650,6 +1030,13 @@ mix_suite(void)
 	tcase_add_test(tc, tcp_rr_open);
 	tcase_add_test(tc, udp_rr_closed);
 	tcase_add_test(tc, udp_rr_open);
+	tcase_add_test(tc, flows_tcp_closed);
+	tcase_add_test(tc, flows_tcp_open);
+	tcase_add_test(tc, flows_udp_closed);
+	tcase_add_test(tc, flows_udp_open);
+	tcase_add_test(tc, flows_by_default);
+	tcase_add_test(tc, class_timeouts);
+	tcase_add_test(tc, class_timeouts_selector);
 	tcase_add_test(tc, three_classes_same_request);
 	tcase_add_test(tc, seed_repeats);
 	tcase_add_test(tc, readable_rows);

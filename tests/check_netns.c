@@ -2629,8 +2629,11 @@ u64_of(json_t *doc, const char *path)
 }
 
 /* netserver's data port in the mix case, fixed (-P ,port) so that
- * nftables can count its flow; nothing else in b holds it. */
+ * nftables can count its flow; nothing else in b holds it. As flows,
+ * MIX_FLOWS of them: over UDP a socket each, on the ports from it up. */
 #define MIX_PORT "40125"
+#define MIX_FLOWS "16"
+#define MIX_PORTS "40125-40140"
 
 /* The k-th counter (from 0) of chain npmix CHAIN in ns: its packets and
  * bytes. */
@@ -2661,7 +2664,7 @@ mix_counter(const char *ns, const char *chain, int k, unsigned long long *pk,
  */
 static void
 mix_rules(const char *ns, const char *proto, const char *chain,
-	  const char *hook)
+	  const char *hook, const char *ports)
 {
 	const char *dir = strcmp(chain, "out") == 0 ? "dport" : "sport";
 	struct harness_out o;
@@ -2673,9 +2676,8 @@ mix_rules(const char *ns, const char *proto, const char *chain,
 	if (strcmp(proto, "udp") == 0) {
 		/* Not the token (UDP length 24, resent until echoed) nor
 		 * the zero-length end markers (8): they are no request. */
-		MUST(o, ns, "nft", "add", "rule", "inet", "npmix", chain,
-		     "udp", dir, MIX_PORT, "udp", "length", ">", "24",
-		     "counter");
+		MUST(o, ns, "nft", "add", "rule", "inet", "npmix", chain, "udp",
+		     dir, ports, "udp", "length", ">", "24", "counter");
 		return;
 	}
 	MUST(o, ns, "nft", "add", "rule", "inet", "npmix", chain, "ip",
@@ -2698,14 +2700,26 @@ mix_rules(const char *ns, const char *proto, const char *chain,
  * headers), or less 40 a segment for TCP, whose timestamps are off in
  * both namespaces so that no segment but the handshake's carries an
  * option (the two rules that catch any other must count none). Over TCP
- * netperf's request direction also carries the test's token, once.
+ * netperf's request direction also carries the test's token, once a
+ * connection. With flows set, MIX_FLOWS flows on 2 threads each way.
  */
 static void
-mix_bytes_run(const char *test)
+mix_bytes_run(const char *test, int flows)
 {
-	const char *args[] = {"-t", test, "-l", "2", "--json", "--", "-P",
-			      "," MIX_PORT, "-r", "90%64,1400/10%1400,64",
+	const char *one[] = {
+	    "-t", test, "-l",	      "2",  "--json",
+	    "--", "-P", "," MIX_PORT, "-r", "90%64,1400/10%1400,64",
+	    NULL};
+	const char *many[] = {"-t",	 test,
+			      "-l",	 "2",
+			      "--json",	 "--streams",
+			      MIX_FLOWS, "--threads",
+			      "2",	 "--",
+			      "-P",	 "," MIX_PORT,
+			      "-r",	 "90%64,1400/10%1400,64",
 			      NULL};
+	const char *const *args = flows ? many : one;
+	unsigned long long conns = flows ? strtoull(MIX_FLOWS, NULL, 10) : 1;
 	int udp = strcmp(test, "UDP_RR") == 0;
 	unsigned long long op, ob, ip, ib, x, y;
 	unsigned long long sent = 0, recv = 0, rq = 0, tr = 0, n0 = 0;
@@ -2719,8 +2733,10 @@ mix_bytes_run(const char *test)
 	MUST(o, env.ns.a, "sysctl", "-qw", "net.ipv4.tcp_timestamps=0");
 	MUST(o, env.ns.b, "sysctl", "-qw", "net.ipv4.tcp_timestamps=0");
 	MUST(o, env.ns.a, "nft", "add", "table", "inet", "npmix");
-	mix_rules(env.ns.a, udp ? "udp" : "tcp", "out", "output");
-	mix_rules(env.ns.a, udp ? "udp" : "tcp", "in", "input");
+	mix_rules(env.ns.a, udp ? "udp" : "tcp", "out", "output",
+		  flows ? MIX_PORTS : MIX_PORT);
+	mix_rules(env.ns.a, udp ? "udp" : "tcp", "in", "input",
+		  flows ? MIX_PORTS : MIX_PORT);
 	netperf(&env, args, &o);
 	doc = harness_json_parse(o.out);
 	ck_assert_msg(doc != NULL, "%.2000s", o.out);
@@ -2770,7 +2786,8 @@ mix_bytes_run(const char *test)
 		"%s: classes sent %llu, received %llu; nft payload out %llu, "
 		"in %llu\n",
 		test, sent, recv, ob - hdr * op, ib - hdr * ip);
-	ck_assert_msg(ob - hdr * op == sent + (udp ? 0 : AUTH_TOKEN_LEN),
+	ck_assert_msg(ob - hdr * op ==
+			  sent + (udp ? 0 : AUTH_TOKEN_LEN * conns),
 		      "%s: the classes sent %llu bytes, nftables counted %llu "
 		      "of payload in %llu packets",
 		      test, sent, ob - hdr * op, op);
@@ -2786,8 +2803,16 @@ mix_bytes_run(const char *test)
 
 START_TEST(mix_bytes_match_nftables)
 {
-	mix_bytes_run("TCP_RR");
-	mix_bytes_run("UDP_RR");
+	mix_bytes_run("TCP_RR", 0);
+	mix_bytes_run("UDP_RR", 0);
+}
+END_TEST
+
+/* The same as flows on threads. */
+START_TEST(mix_flows_bytes_match_nftables)
+{
+	mix_bytes_run("TCP_RR", 1);
+	mix_bytes_run("UDP_RR", 1);
 }
 END_TEST
 
@@ -2868,6 +2893,7 @@ netns_suite(int can_ns)
 
 	tc = veth_tcase("mix");
 	tcase_add_test(tc, mix_bytes_match_nftables);
+	tcase_add_test(tc, mix_flows_bytes_match_nftables);
 	suite_add_tcase(s, tc);
 	return s;
 }

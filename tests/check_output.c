@@ -564,6 +564,7 @@ static const struct jmap jmaps[] = {
     {"MIX_SEED", NULL, 0, NULL},
     {"MIX_TRANSACTIONS", NULL, 0, NULL},
     {"MIX_P99_LATENCY", NULL, 0, NULL},
+    {"MIX_TIMEOUTS", NULL, 0, NULL},
     /* --timestamps' parts (null, and -1, without it) */
     {"NETWORK_P50_LATENCY", "timestamps/parts/network/p50_us", 0, NULL},
     {"NETWORK_P99_LATENCY", "timestamps/parts/network/p99_us", 0, NULL},

@@ -16,6 +16,7 @@ struct gone_entry {
 	uint64_t tag;
 	uint64_t at; /* when given up on; 0: answered since, or free */
 	uint32_t who;
+	int cls; /* its request's class in a mix, 0 without one */
 };
 
 struct gone {
@@ -39,20 +40,22 @@ gone_free(struct gone *g)
 	g->e = NULL;
 }
 
-/* who's request tagged tag was given up on at now (a clock_ns() time),
- * in place of the oldest remembered. */
+/* who's request tagged tag, of class cls (a mix's; 0 without one), was
+ * given up on at now (a clock_ns() time), in place of the oldest
+ * remembered. */
 static inline void
-gone_add(struct gone *g, uint32_t who, uint64_t tag, uint64_t now)
+gone_add(struct gone *g, uint32_t who, uint64_t tag, int cls, uint64_t now)
 {
 	g->e[g->next].who = who;
 	g->e[g->next].tag = tag;
+	g->e[g->next].cls = cls;
 	g->e[g->next].at = now;
 	g->next = (g->next + 1) % GONE_LEN;
 }
 
-/* An answer tagged tag to none of who's requests in flight: 1 when its
- * request was given up on (then forgotten, so a second copy is a
- * duplicate), else 0. */
+/* An answer tagged tag to none of who's requests in flight: when its
+ * request was given up on, that request's class (then it is forgotten,
+ * so a second copy is a duplicate), else -1. */
 static inline int
 gone_take(struct gone *g, uint32_t who, uint64_t tag)
 {
@@ -62,10 +65,10 @@ gone_take(struct gone *g, uint32_t who, uint64_t tag)
 		if (g->e[i].at != 0 && g->e[i].tag == tag &&
 		    g->e[i].who == who) {
 			g->e[i].at = 0;
-			return 1;
+			return g->e[i].cls;
 		}
 	}
-	return 0;
+	return -1;
 }
 
 /* When the last request still remembered was given up on; 0 for none. */

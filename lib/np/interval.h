@@ -36,6 +36,9 @@ struct interval_track {
 	 * are (nclasses each); 0 and NULL without one. */
 	int nclasses;
 	uint64_t *class_prev, *class_count;
+	/* Their time-outs summed at the last boundary, and over this
+	 * interval. */
+	uint64_t *class_to_prev, *class_timeouts;
 	struct stats_hist *class_prev_hist, *class_cur_hist, *class_hist;
 	/* -D on UDP_RR: the lost requests and answers found by the last
 	 * boundary, summed over the streams. */

@@ -31,11 +31,17 @@ struct mix {
 	uint64_t seed;
 };
 
-/* One class's account on netperf's side, a stream's or the merged. */
+/* One class's counts on netperf's side: a stream's, a flow's or the
+ * merged. Its round trips are a histogram apart (mix_hist_new), a
+ * stream's own, or the one the flows of a thread share (flows.c): a flow
+ * keeps its counts, which the intervals read flow by flow, and no
+ * histogram of its own. */
 struct mix_acct {
 	uint64_t requests, trans, bytes_sent, bytes_recv;
-	/* Round trips in ns (from the intended send time with --rate). */
-	struct stats_hist hist;
+	/* --timeout: the class's transactions answered later than it, or
+	 * never; the classes' add up to TIMEOUTS. UDP_RR: the answers that
+	 * came after their request was given up on (late_answers). */
+	uint64_t timeouts, late;
 };
 
 /*
@@ -67,10 +73,29 @@ int mix_pick(const struct mix *m, uint64_t *state);
 int mix_class_of(const struct mix *m, const char *buf, size_t n, size_t off,
 		 int exact);
 
+/* Draws the next request's class from *state, writes it at buf[off]
+ * (the request's class byte, mix_class_off) and counts the request in
+ * a; returns the class. */
+int mix_request(const struct mix *m, struct mix_acct *a, uint64_t *state,
+		char *buf, size_t off);
+
+/* Class c's answer of bytes, ns after its request was sent (or due):
+ * a transaction of c's in a, and its round trip in h[c] (h may be
+ * NULL). */
+void mix_answer(struct mix_acct *a, struct stats_hist *h, int c, uint64_t bytes,
+		uint64_t ns);
+
 /* Clears n accounts. */
 void mix_acct_init(struct mix_acct *a, int n);
 
 /* Adds n accounts of src into dst. */
 void mix_acct_merge(struct mix_acct *dst, const struct mix_acct *src, int n);
+
+/* n empty histograms, a class each; NULL without memory. free() them. */
+struct stats_hist *mix_hist_new(int n);
+
+/* Adds n class histograms of src into dst. */
+void mix_hist_merge(struct stats_hist *dst, const struct stats_hist *src,
+		    int n);
 
 #endif

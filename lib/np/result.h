@@ -74,7 +74,7 @@ struct result_interim {
 	 * interval (nclasses of them, owned); NULL without one. */
 	int nclasses;
 	struct result_class_iv {
-		uint64_t count, lat_count;
+		uint64_t count, lat_count, timeouts;
 		double p50, p99, p999; /* us, -1 when none timed */
 	} *classes;
 	/* -D on UDP_RR: the requests that never reached netserver and
@@ -224,8 +224,10 @@ struct result {
 	double setup_sec;
 	double flow_min, flow_median, flow_max;
 	/* A request mix (p.mix.n > 0): each class's account over all
-	 * streams, netperf's side, p.mix.n of them; NULL without one. */
+	 * streams, netperf's side, and its round trips' histogram, p.mix.n
+	 * of each; NULL without one. */
 	struct mix_acct *mix;
+	struct stats_hist *mix_hist;
 };
 
 /* The mean round trip in microseconds implied by the transaction rate

@@ -33,11 +33,19 @@ struct test_ctx;
 struct stats_hist;
 
 /* A pacer for ctx with depth requests in flight at most, its latencies
- * into hist and svc_hist (its thread's; either may be NULL); NULL without
- * memory. rr_pacer_free frees it. */
+ * into hist and svc_hist, and with a mix each class's into mix_hist (its
+ * thread's; any may be NULL); NULL without memory. rr_pacer_free frees
+ * it. */
 struct rr_pacer *rr_pacer_flow(struct test_ctx *ctx, int depth,
 			       struct stats_hist *hist,
-			       struct stats_hist *svc_hist);
+			       struct stats_hist *svc_hist,
+			       struct stats_hist *mix_hist);
+
+/* A mix: draws the class of the flow's next request, counts it in the
+ * flow's classes and writes its class byte into buf after a tag of
+ * taglen bytes; returns the class (0 without a mix). Call it before the
+ * request's rr_pacer_sent, which records the class with the request. */
+int rr_pacer_pick(struct rr_pacer *pc, char *buf, size_t taglen);
 
 /* The intended send time of the flow's next request (now or before:
  * due), or UINT64_MAX when it may send none (in flight to its depth, or

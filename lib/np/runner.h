@@ -29,11 +29,11 @@ struct module_interval {
 	 * it and had not ended on a connection error by its end. */
 	uint64_t timeouts, errors;
 	int flows;
-	/* A request mix: each class's transactions over the interval and
-	 * its round trips' histogram (nclasses of each); 0 and NULL
-	 * without one. */
+	/* A request mix: each class's transactions and time-outs over the
+	 * interval and its round trips' histogram (nclasses of each; the
+	 * time-outs add up to timeouts); 0 and NULL without one. */
 	int nclasses;
-	const uint64_t *class_count;
+	const uint64_t *class_count, *class_timeouts;
 	const struct stats_hist *class_hist;
 	/* -D on UDP_RR (test_ctx's lost_split on every stream): the lost
 	 * requests and answers found in the interval; lost_split 0 when

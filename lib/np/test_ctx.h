@@ -120,9 +120,12 @@ struct test_ctx {
 	const struct data_path *dp;
 	/* A request mix (p->mix.n > 0), netperf's side: each class's
 	 * account, p->mix.n of them, and the stream's draws; NULL for no
-	 * mix. */
+	 * mix. Each class's round trips go into mix_hist (p->mix.n of
+	 * them): the stream's own; flows on threads keep one set a thread,
+	 * in the first flow's context as hist is, and NULL in the others'. */
 	struct mix_acct *mix;
 	uint64_t mix_rng;
+	struct stats_hist *mix_hist;
 	/* -D on UDP_RR, netperf's side (p->lost_iv): lost_split is set
 	 * when this stream's answers carry netserver's count; as of the
 	 * last answer in time, the requests it shows netserver never saw
