@@ -383,8 +383,9 @@ fail:
  * for every wake-up. So once data flows the receiver drains the queue,
  * then naps a few microseconds off the socket before it looks again, and
  * blocks only when a nap brought nothing. The nap adapts to keep the
- * queue under half full (udp_rx_nap); without SO_MEMINFO the receiver
- * blocks at once, as 2.7's does. Every datagram carries the kernel's
+ * queue under half full (udp_rx_nap); without SO_MEMINFO, or with a
+ * buffer that holds fewer than RX_NAP_SLOTS of the largest datagrams,
+ * the receiver blocks at once, as 2.7's does. Every datagram carries the kernel's
  * arrival stamp, so jitter and the elapsed time do not depend on when it
  * was read.
  */
@@ -396,6 +397,10 @@ enum udp_rx_wait { RX_BLOCK, RX_DRAIN, RX_NAPPED };
  * lost datagrams; doubled each time that happens again. */
 #define RX_NAP_REST 256ULL
 #define RX_NAP_REST_MAX 65536ULL
+/* Naps only while the receive buffer holds this many of the largest
+ * datagrams seen: a queue of a few (three of 64 KB in the default
+ * 208 KB) overflows within one nap whenever the CPUs are shared. */
+#define RX_NAP_SLOTS 16ULL
 
 /* The receiver's account: the window of sequence numbers, the jitter
  * estimate, and its use of the data path. */
@@ -418,6 +423,7 @@ struct udp_rx {
 	uint64_t rest_next; /* the rest after the next lost shortest nap */
 	int slack;	  /* the thread's timer slack before the test */
 	uint64_t naps, nap_drops; /* naps, and those the socket dropped in */
+	size_t biggest;	  /* the largest datagram read */
 	int end;	  /* an end marker came */
 	int untagged;	  /* a netperf 2.7 sender: no header of ours */
 	struct test_ctx *ctx; /* for the token, echoed when it comes again */
@@ -472,6 +478,8 @@ udp_rx_take(struct udp_rx *rx, struct side_result *r, const char *p, size_t n)
 		rx->end = 1;
 		return;
 	}
+	if (n > rx->biggest)
+		rx->biggest = n;
 	/* A 2.7 client's datagrams carry no header: count them; nothing of
 	 * their order can be known. */
 	if (rx->untagged) {
@@ -629,7 +637,8 @@ rx_meminfo(int fd, uint32_t *used, uint32_t *size, uint32_t *drops)
  * halved when the socket dropped a datagram during it or the queue grew
  * past half the receive buffer, lengthened by a quarter when it stayed
  * under a quarter; always within RX_NAP_MIN..RX_NAP_MAX. Without
- * SO_MEMINFO the receiver does not nap.
+ * SO_MEMINFO, or with room for fewer than RX_NAP_SLOTS of the largest
+ * datagrams, the receiver does not nap.
  *
  * A shortest nap that still lost datagrams means the receiver is not
  * back on a CPU before its queue overflows: flows that outnumber the
@@ -645,7 +654,8 @@ udp_rx_nap(int fd, struct udp_rx *rx)
 	struct timespec ts = {0, (long)rx->nap};
 	uint32_t used, size, before, after;
 
-	if (rx_meminfo(fd, &used, &size, &before) < 0) {
+	if (rx_meminfo(fd, &used, &size, &before) < 0 ||
+	    (uint64_t)rx->biggest * RX_NAP_SLOTS > size) {
 		rx->nap = 0;
 		return;
 	}
