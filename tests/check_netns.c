@@ -2755,7 +2755,7 @@ mix_bytes_run(const char *test, int flows)
 			    json_object_get(c, "requests"));
 	}
 	ck_assert_msg(rq > 1000 && fabs((double)n0 - 0.9 * (double)rq) <=
-					 3.2905 * sqrt((double)rq * 0.09),
+					 4.4172 * sqrt((double)rq * 0.09),
 		      "%s: class 0 has %llu of %llu requests", test, n0, rq);
 	mix_counter(env.ns.a, "out", 0, &op, &ob);
 	mix_counter(env.ns.a, "in", 0, &ip, &ib);
