@@ -29,26 +29,9 @@ teardown(void)
 	ck_assert_int_eq(harness_server_stop(&srv), 0);
 }
 
-/* Runs netperf with the test options opts (after the global ones) and
- * "-- -k keys"; fails unless it exits 0. */
-static void
-run_keys(const char *const *opts, const char *keys, struct harness_out *o)
-{
-	const char *args[32] = {"-H", "127.0.0.1", "-p", port_text, "-l", "1"};
-	int n = 6;
-
-	for (; *opts != NULL && n < 28; opts++)
-		args[n++] = *opts;
-	args[n++] = "--";
-	args[n++] = "-k";
-	args[n++] = keys;
-	args[n] = NULL;
-	ck_assert_int_eq(harness_netperf(args, 30, o), 0);
-	ck_assert_msg(o->status == 0, "exit %d: %s%s", o->status, o->out,
-		      o->err);
-}
-
-/* run_keys with -m size among the test's options. */
+/* Runs netperf with the test options opts (after the global ones), then
+ * "--", -m size (when size is not NULL) and -k keys; fails unless it
+ * exits 0. */
 static void
 run_keys_m(const char *const *opts, const char *size, const char *keys,
 	   struct harness_out *o)
@@ -59,14 +42,22 @@ run_keys_m(const char *const *opts, const char *size, const char *keys,
 	for (; *opts != NULL && n < 26; opts++)
 		args[n++] = *opts;
 	args[n++] = "--";
-	args[n++] = "-m";
-	args[n++] = size;
+	if (size != NULL) {
+		args[n++] = "-m";
+		args[n++] = size;
+	}
 	args[n++] = "-k";
 	args[n++] = keys;
 	args[n] = NULL;
 	ck_assert_int_eq(harness_netperf(args, 30, o), 0);
 	ck_assert_msg(o->status == 0, "exit %d: %s%s", o->status, o->out,
 		      o->err);
+}
+
+static void
+run_keys(const char *const *opts, const char *keys, struct harness_out *o)
+{
+	run_keys_m(opts, NULL, keys, o);
 }
 
 static unsigned long long

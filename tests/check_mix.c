@@ -400,74 +400,37 @@ START_TEST(udp_rr_open)
 }
 END_TEST
 
-/* Flows on threads: 200 flows on 2 threads each way, each flow drawing
- * its own classes; the same account, summed over flows and threads. */
-START_TEST(flows_tcp_closed)
+/* Flows on threads: a 90/10 mix as 200 flows on 2 threads each way,
+ * each flow drawing its own classes, closed and open loop, TCP and UDP,
+ * -b, and past 64 streams without --threads, where flows are the
+ * default; the same account, summed over flows and threads. */
+static const struct {
+	const char *what;
+	const char *args[20];
+} flows_cases[] = {
+    {"TCP_RR flows -b 2",
+     {"-t", "TCP_RR", "-l", "2", "-D", "0.5", "--streams", "200", "--threads",
+      "2", "--", "-r", MIX_90_10, "-b", "2", NULL}},
+    {"TCP_RR flows --rate 5000",
+     {"-t", "TCP_RR", "-l", "2", "-D", "0.5", "--streams", "200", "--threads",
+      "2", "--rate", "5000", "--", "-r", MIX_90_10, NULL}},
+    {"UDP_RR flows",
+     {"-t", "UDP_RR", "-l", "2", "-D", "0.5", "--streams", "200", "--threads",
+      "2", "--", "-r", MIX_90_10, NULL}},
+    {"UDP_RR flows --rate 5000 -b 2",
+     {"-t", "UDP_RR", "-l", "2", "-D", "0.5", "--streams", "200", "--threads",
+      "2", "--rate", "5000", "--", "-r", MIX_90_10, "-b", "2", NULL}},
+    {"TCP_RR --streams 200",
+     {"-t", "TCP_RR", "-l", "2", "-D", "0.5", "--streams", "200", "--", "-r",
+      MIX_90_10, NULL}},
+};
+
+START_TEST(flows_mix)
 {
-	const char *args[] = {"-t",	   "TCP_RR", "-l",	  "2",
-			      "-D",	   "0.5",    "--streams", "200",
-			      "--threads", "2",	     "--",	  "-r",
-			      MIX_90_10,   "-b",     "2",	  NULL};
-	json_t *doc = run_json_file(args);
+	json_t *doc = run_json_file(flows_cases[_i].args);
 
-	flows_ok(doc, 200, "TCP_RR flows");
-	mix_account_ok(doc, "TCP_RR flows -b 2");
-	json_decref(doc);
-}
-END_TEST
-
-START_TEST(flows_tcp_open)
-{
-	const char *args[] = {"-t",	   "TCP_RR", "-l",	  "2",
-			      "-D",	   "0.5",    "--streams", "200",
-			      "--threads", "2",	     "--rate",	  "5000",
-			      "--",	   "-r",     MIX_90_10,	  NULL};
-	json_t *doc = run_json_file(args);
-
-	flows_ok(doc, 200, "TCP_RR flows --rate");
-	mix_account_ok(doc, "TCP_RR flows --rate 5000");
-	json_decref(doc);
-}
-END_TEST
-
-START_TEST(flows_udp_closed)
-{
-	const char *args[] = {"-t",  "UDP_RR",	  "-l",	     "2",	  "-D",
-			      "0.5", "--streams", "200",     "--threads", "2",
-			      "--",  "-r",	  MIX_90_10, NULL};
-	json_t *doc = run_json_file(args);
-
-	flows_ok(doc, 200, "UDP_RR flows");
-	mix_account_ok(doc, "UDP_RR flows");
-	json_decref(doc);
-}
-END_TEST
-
-START_TEST(flows_udp_open)
-{
-	const char *args[] = {
-	    "-t",	 "UDP_RR", "-l",	"2",  "-D",	"0.5",
-	    "--streams", "200",	   "--threads", "2",  "--rate", "5000",
-	    "--",	 "-r",	   MIX_90_10,	"-b", "2",	NULL};
-	json_t *doc = run_json_file(args);
-
-	flows_ok(doc, 200, "UDP_RR flows --rate");
-	mix_account_ok(doc, "UDP_RR flows --rate 5000 -b 2");
-	json_decref(doc);
-}
-END_TEST
-
-/* Past 64 streams flows are the default: --streams 200 with a mix and no
- * --threads runs as flows too. */
-START_TEST(flows_by_default)
-{
-	const char *args[] = {"-t", "TCP_RR", "-l",	   "2",
-			      "-D", "0.5",    "--streams", "200",
-			      "--", "-r",     MIX_90_10,   NULL};
-	json_t *doc = run_json_file(args);
-
-	flows_ok(doc, 200, "TCP_RR --streams 200");
-	mix_account_ok(doc, "TCP_RR --streams 200");
+	flows_ok(doc, 200, flows_cases[_i].what);
+	mix_account_ok(doc, flows_cases[_i].what);
 	json_decref(doc);
 }
 END_TEST
@@ -1033,11 +996,9 @@ mix_suite(void)
 	tcase_add_test(tc, tcp_rr_open);
 	tcase_add_test(tc, udp_rr_closed);
 	tcase_add_test(tc, udp_rr_open);
-	tcase_add_test(tc, flows_tcp_closed);
-	tcase_add_test(tc, flows_tcp_open);
-	tcase_add_test(tc, flows_udp_closed);
-	tcase_add_test(tc, flows_udp_open);
-	tcase_add_test(tc, flows_by_default);
+	tcase_add_loop_test(
+	    tc, flows_mix, 0,
+	    (int)(sizeof(flows_cases) / sizeof(flows_cases[0])));
 	tcase_add_test(tc, class_timeouts);
 	tcase_add_test(tc, class_timeouts_selector);
 	tcase_add_test(tc, three_classes_same_request);
