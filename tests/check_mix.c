@@ -623,7 +623,7 @@ START_TEST(class_timeouts_selector)
 		      "MIX_TIMEOUTS=%s, TIMEOUTS=%s", v, t);
 	ck_assert_int_eq(harness_netperf(table, 60, &o), 0);
 	ck_assert_msg(o.status == 0, "%s", o.err);
-	ck_assert_msg(strstr(o.out, "Bytes        Time-outs  P50") != NULL &&
+	ck_assert_msg(strstr(o.out, "Time-outs  Late       P50") != NULL &&
 			  strstr(o.out, "\nSum   100") != NULL,
 		      "%.3000s", o.out);
 }
