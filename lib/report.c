@@ -757,15 +757,16 @@ mix_table(FILE *out, const struct result *res)
 	for (i = 0; module_has(res->m, MODULE_F_RETRY) && i < m->n; i++)
 		if (timed || res->mix[i].late > 0)
 			late = 1;
-	fprintf(out,
-		"\nRequest mix, seed %llu (--mix-seed repeats its draws)\n"
-		"Class Weight Request Resp.  Requests   Trans.     Trans.    "
-		"Bytes        Bytes        %s%sP50      P99      P99.9    Mean\n"
-		"      %%      Size    Size                         per sec   "
-		"sent         received     %s%sus       us       us       us\n",
-		(unsigned long long)m->seed, timed ? "Time-outs  " : "",
-		late ? "Late       " : "", timed ? "           " : "",
-		late ? "answers    " : "");
+	fprintf(
+	    out,
+	    "\nRequest mix, seed %llu (--mix-seed repeats its draws)\n"
+	    "Class Weight Request Resp.  Requests   Trans.     Trans.    "
+	    "Bytes        Bytes        %s%sP50      P99      P99.9    Mean\n"
+	    "      %%      Size    Size                         per sec   "
+	    "sent         received     %s%sus       us       us       us\n",
+	    (unsigned long long)m->seed, timed ? "Time-outs  " : "",
+	    late ? "Late       " : "", timed ? "           " : "",
+	    late ? "answers    " : "");
 	for (i = 0; i < m->n; i++) {
 		const struct mix_acct *a = &res->mix[i];
 		const struct stats_hist *h = &res->mix_hist[i];

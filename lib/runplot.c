@@ -138,9 +138,9 @@ runplot_keyval(FILE *out, const struct result *res,
 			fprintf(out,
 				"\nNETPERF_INTERIM_CLASS_LATE_ANSWERS[%d]=", n);
 			for (i = 0; i < iv->nclasses; i++)
-				fprintf(out, "%s%llu", i ? "," : "",
-					(unsigned long long)iv->classes[i]
-					    .late);
+				fprintf(
+				    out, "%s%llu", i ? "," : "",
+				    (unsigned long long)iv->classes[i].late);
 		}
 		fputc('\n', out);
 	}

@@ -942,8 +942,8 @@ sel_underload(const struct result *res, int id, char *b, size_t cap)
 
 /* A request mix's figures: the mix as -r takes it, its seed, and each
  * class's transactions, P99 (microseconds, -1 for none timed),
- * time-outs and late answers joined by '/' in -r's order, as the mix is written (a ','
- * would split -o's CSV); -1 without a mix. */
+ * time-outs and late answers joined by '/' in -r's order, as the mix is
+ * written (a ',' would split -o's CSV); -1 without a mix. */
 static int
 sel_mix(const struct result *res, int id, char *b, size_t cap)
 {

@@ -173,8 +173,7 @@ same_bytes(json_t *doc, uint64_t bs, uint64_t br, const char *what)
  * over the intervals to its total.
  */
 static void
-mix_intervals_ok(json_t *doc, const char *key, uint64_t total,
-		 const char *what)
+mix_intervals_ok(json_t *doc, const char *key, uint64_t total, const char *what)
 {
 	json_t *classes = harness_json_at(doc, "mix.classes");
 	json_t *ivs = harness_json_at(doc, "interim"), *iv, *cl, *t;
@@ -716,10 +715,9 @@ table_late_ok(const char *out)
 		if (p != out && p[-1] != '\n')
 			continue;
 		q = strstr(p, "  late ");
-		ck_assert_msg(q != NULL && q < end &&
-				  sscanf(q, "  late %llu", &v) == 1,
-			      "an interval line without its late answers: %.300s",
-			      p);
+		ck_assert_msg(
+		    q != NULL && q < end && sscanf(q, "  late %llu", &v) == 1,
+		    "an interval line without its late answers: %.300s", p);
 		all += v;
 		for (k = 0; k < 2; k++) {
 			snprintf(pat, sizeof(pat), "  class%d ", k);
@@ -751,29 +749,30 @@ table_late_ok(const char *out)
  * them, each with netserver stopped for 300 ms. */
 START_TEST(class_timeouts_selector)
 {
-	const char *k[] = {"-H",
-			   "127.0.0.1",
-			   "-p",
-			   harness_port,
-			   "-t",
-			   "UDP_RR",
-			   "-l",
-			   "3",
-			   "-D",
-			   "0.5",
-			   "--interval-lines",
-			   "--timeout",
-			   "50",
-			   "--streams",
-			   "200",
-			   "--threads",
-			   "2",
-			   "--",
-			   "-r",
-			   MIX_90_10,
-			   "-k",
-			   "MIX_TIMEOUTS,TIMEOUTS,MIX_LATE_ANSWERS,LATE_ANSWERS",
-			   NULL};
+	const char *k[] = {
+	    "-H",
+	    "127.0.0.1",
+	    "-p",
+	    harness_port,
+	    "-t",
+	    "UDP_RR",
+	    "-l",
+	    "3",
+	    "-D",
+	    "0.5",
+	    "--interval-lines",
+	    "--timeout",
+	    "50",
+	    "--streams",
+	    "200",
+	    "--threads",
+	    "2",
+	    "--",
+	    "-r",
+	    MIX_90_10,
+	    "-k",
+	    "MIX_TIMEOUTS,TIMEOUTS,MIX_LATE_ANSWERS,LATE_ANSWERS",
+	    NULL};
 	const char *table[] = {"-H",
 			       "127.0.0.1",
 			       "-p",

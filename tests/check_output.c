@@ -1092,10 +1092,10 @@ START_TEST(test_mix_lists_agree_with_json)
 		json_t *c = json_object_get(jpath(doc, "mix"), "classes");
 
 		snprintf(want, sizeof(want), "%lld/%lld",
-			 (long long)json_integer_value(json_object_get(
-			     json_array_get(c, 0), key[k])),
-			 (long long)json_integer_value(json_object_get(
-			     json_array_get(c, 1), key[k])));
+			 (long long)json_integer_value(
+			     json_object_get(json_array_get(c, 0), key[k])),
+			 (long long)json_integer_value(
+			     json_object_get(json_array_get(c, 1), key[k])));
 		ck_assert_str_eq(kv_val[k], want);
 	}
 	ck_assert_str_eq(kv_val[1], "3/2");
