@@ -85,11 +85,14 @@ interval_track_init(struct interval_track *t, const struct module_run *run,
 		t->class_count = calloc(k, sizeof(*t->class_count));
 		t->class_to_prev = calloc(k, sizeof(*t->class_to_prev));
 		t->class_timeouts = calloc(k, sizeof(*t->class_timeouts));
+		t->class_late_prev = calloc(k, sizeof(*t->class_late_prev));
+		t->class_late = calloc(k, sizeof(*t->class_late));
 		t->class_prev_hist = calloc(k, sizeof(*t->class_prev_hist));
 		t->class_cur_hist = calloc(k, sizeof(*t->class_cur_hist));
 		t->class_hist = calloc(k, sizeof(*t->class_hist));
 		if (t->class_prev == NULL || t->class_count == NULL ||
 		    t->class_to_prev == NULL || t->class_timeouts == NULL ||
+		    t->class_late_prev == NULL || t->class_late == NULL ||
 		    t->class_prev_hist == NULL || t->class_cur_hist == NULL ||
 		    t->class_hist == NULL) {
 			interval_track_free(t);
@@ -98,6 +101,7 @@ interval_track_init(struct interval_track *t, const struct module_run *run,
 		t->out.nclasses = t->nclasses;
 		t->out.class_count = t->class_count;
 		t->out.class_timeouts = t->class_timeouts;
+		t->out.class_late = t->class_late;
 		t->out.class_hist = t->class_hist;
 	}
 	return 0;
@@ -170,24 +174,29 @@ hist_diff(struct stats_hist *iv, const struct stats_hist *cur,
  * not ended on a connection error by now and, for a whole interval, not
  * done before it began. The tail counts every stream that ran to the
  * end, even one that ended between the last boundary and its reading.
- * With a mix, the time-outs are the sum of the classes' as class_read
- * read them (class_to, each class's over the streams), so that the
+ * The late answers (UDP) as the time-outs. With a mix, the time-outs and
+ * late answers are the sums of the classes' as class_read read them
+ * (class_to and class_lt, each class's over the streams), so that the
  * classes add up to the interval's exactly.
  */
 static void
 interval_flows(struct interval_track *t, const struct module_run *run,
-	       int partial, const uint64_t *class_to)
+	       int partial, const uint64_t *class_to, const uint64_t *class_lt)
 {
-	uint64_t to = 0, errs = 0, done;
+	uint64_t to = 0, errs = 0, lt = 0, done;
 	int i, flows = 0;
 
-	for (i = 0; class_to != NULL && i < t->nclasses; i++)
+	for (i = 0; class_to != NULL && i < t->nclasses; i++) {
 		to += class_to[i];
+		lt += class_lt[i];
+	}
 	for (i = 0; i < t->n; i++) {
 		const struct side_result *r = run->ctx[i].r;
 
-		if (class_to == NULL)
+		if (class_to == NULL) {
 			to += __atomic_load_n(&r->timeouts, __ATOMIC_RELAXED);
+			lt += __atomic_load_n(&r->late, __ATOMIC_RELAXED);
+		}
 		errs += __atomic_load_n(&r->errors, __ATOMIC_RELAXED);
 		done = __atomic_load_n(&run->ctx[i].done_ns, __ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&r->ended, __ATOMIC_RELAXED) == 0 &&
@@ -197,13 +206,16 @@ interval_flows(struct interval_track *t, const struct module_run *run,
 	t->out.timeouts = to - t->timeouts_prev;
 	t->out.errors = errs - t->errors_prev;
 	t->out.flows = flows;
+	t->out.late = lt - t->late_prev;
 	t->timeouts_prev = to;
 	t->errors_prev = errs;
+	t->late_prev = lt;
 }
 
 /*
  * Stream i's count as the sum of its mix's classes' transactions, each
- * read once and added into sums (and its classes' time-outs into to):
+ * read once and added into sums (and its classes' time-outs into to,
+ * their late answers into lt):
  * the interval's classes then add up to its count exactly, as the loop's
  * two counters, read apart, would not. A flow's classes are its own; the
  * histograms are read where they are kept, a stream's or (flows) its
@@ -211,7 +223,7 @@ interval_flows(struct interval_track *t, const struct module_run *run,
  */
 static uint64_t
 class_read(struct interval_track *t, const struct module_run *run, int i,
-	   uint64_t *sums, uint64_t *to)
+	   uint64_t *sums, uint64_t *to, uint64_t *lt)
 {
 	const struct mix_acct *a = run->ctx[i].mix;
 	const struct stats_hist *h = run->ctx[i].mix_hist;
@@ -222,16 +234,19 @@ class_read(struct interval_track *t, const struct module_run *run, int i,
 		sums[k] += c;
 		total += c;
 		to[k] += __atomic_load_n(&a[k].timeouts, __ATOMIC_RELAXED);
+		lt[k] += __atomic_load_n(&a[k].late, __ATOMIC_RELAXED);
 		if (h != NULL)
 			hist_read(&t->class_cur_hist[k], &h[k]);
 	}
 	return total;
 }
 
-/* The classes' counts, time-outs and histograms over the interval, from
- * sums and to (what the streams' classes add up to now). */
+/* The classes' counts, time-outs, late answers and histograms over the
+ * interval, from sums, to and lt (what the streams' classes add up to
+ * now). */
 static void
-class_take(struct interval_track *t, const uint64_t *sums, const uint64_t *to)
+class_take(struct interval_track *t, const uint64_t *sums, const uint64_t *to,
+	   const uint64_t *lt)
 {
 	struct stats_hist *swap;
 
@@ -240,6 +255,8 @@ class_take(struct interval_track *t, const uint64_t *sums, const uint64_t *to)
 		t->class_prev[k] = sums[k];
 		t->class_timeouts[k] = to[k] - t->class_to_prev[k];
 		t->class_to_prev[k] = to[k];
+		t->class_late[k] = lt[k] - t->class_late_prev[k];
+		t->class_late_prev[k] = lt[k];
 		hist_diff(&t->class_hist[k], &t->class_cur_hist[k],
 			  &t->class_prev_hist[k]);
 	}
@@ -279,7 +296,7 @@ uint64_t
 interval_track_take(struct interval_track *t, const struct module_run *run,
 		    int partial)
 {
-	uint64_t sums[MIX_MAX] = {0}, to[MIX_MAX] = {0};
+	uint64_t sums[MIX_MAX] = {0}, to[MIX_MAX] = {0}, lt[MIX_MAX] = {0};
 	struct stats_hist *swap;
 	struct tcpinfo ti_now;
 	uint64_t c, sum = 0;
@@ -292,7 +309,7 @@ interval_track_take(struct interval_track *t, const struct module_run *run,
 		       (size_t)t->nclasses * sizeof(*t->class_cur_hist));
 	for (i = 0; i < t->n; i++) {
 		c = t->nclasses > 0 && run->ctx[i].mix != NULL
-			? class_read(t, run, i, sums, to)
+			? class_read(t, run, i, sums, to, lt)
 			: interval_stream_count(run, i);
 		t->stream[i] = c - t->prev[i];
 		t->prev[i] = c;
@@ -307,11 +324,12 @@ interval_track_take(struct interval_track *t, const struct module_run *run,
 		t->cur_hist = swap;
 	}
 	if (t->nclasses > 0)
-		class_take(t, sums, to);
+		class_take(t, sums, to, lt);
 	interval_tcpinfo(run, &ti_now);
 	tcpinfo_delta(&ti_now, &t->ti_prev, &t->ti_iv);
 	t->ti_prev = ti_now;
-	interval_flows(t, run, partial, t->nclasses > 0 ? to : NULL);
+	interval_flows(t, run, partial, t->nclasses > 0 ? to : NULL,
+		       t->nclasses > 0 ? lt : NULL);
 	interval_lost(t, run);
 	t->out.partial = partial;
 	t->out.hist = t->hist;
@@ -330,6 +348,8 @@ interval_track_free(struct interval_track *t)
 	free(t->class_count);
 	free(t->class_to_prev);
 	free(t->class_timeouts);
+	free(t->class_late_prev);
+	free(t->class_late);
 	free(t->class_prev_hist);
 	free(t->class_cur_hist);
 	free(t->class_hist);

@@ -731,8 +731,8 @@ json_streams(const struct result *res, int *bad)
 
 /* What an interval adds to its rate (--json and --json-stream alike):
  * whether it is the tail, its latency percentiles (null without timed
- * round trips), its time-outs, errors and active streams and, with
- * --streams, each stream's figure. */
+ * round trips), its time-outs, errors, late answers and active streams
+ * and, with --streams, each stream's figure. */
 static void
 json_interval_detail(json_t *o, const struct result_interim *iv, int *bad)
 {
@@ -749,6 +749,7 @@ json_interval_detail(json_t *o, const struct result_interim *iv, int *bad)
 	     bad);
 	jput(o, "timeouts", juint(iv->timeouts), bad);
 	jput(o, "errors", juint(iv->errors), bad);
+	jput(o, "late_answers", juint(iv->late), bad);
 	jput(o, "flows", jint(iv->flows), bad);
 	if (iv->nclasses > 0 && iv->classes != NULL) {
 		a = json_array();
@@ -762,6 +763,7 @@ json_interval_detail(json_t *o, const struct result_interim *iv, int *bad)
 			}
 			jput(co, "count", juint(c->count), bad);
 			jput(co, "timeouts", juint(c->timeouts), bad);
+			jput(co, "late_answers", juint(c->late), bad);
 			jput(co, "latency_count", juint(c->lat_count), bad);
 			jput(co, "p50_us",
 			     c->lat_count > 0 ? jnum(c->p50) : json_null(),

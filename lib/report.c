@@ -743,23 +743,30 @@ mss_table(FILE *out, const struct result *res, const struct report_opts *o)
 
 /* A request mix: a row a class (its weight and sizes, its requests and
  * transactions, its rate, the bytes each way, with --timeout its
- * time-outs, its latency), then the sum, which is the totals'; the seed
- * that draws the same classes. */
+ * time-outs, its late answers, its latency), then the sum, which is the
+ * totals'; the seed that draws the same classes. The late answers are
+ * UDP_RR's (TCP reads its late answers as time-outs), shown with
+ * --timeout or when a class has any (the closed loop's own time-out). */
 static void
 mix_table(FILE *out, const struct result *res)
 {
 	const struct mix *m = &res->p.mix;
-	uint64_t rq = 0, tr = 0, bs = 0, br = 0, to = 0;
-	int i, timed = res->p.timeout > 0;
+	uint64_t rq = 0, tr = 0, bs = 0, br = 0, to = 0, lt = 0;
+	int i, timed = res->p.timeout > 0, late = 0;
 
-	fprintf(out,
-		"\nRequest mix, seed %llu (--mix-seed repeats its draws)\n"
-		"Class Weight Request Resp.  Requests   Trans.     Trans.    "
-		"Bytes        Bytes        %sP50      P99      P99.9    Mean\n"
-		"      %%      Size    Size                         per sec   "
-		"sent         received     %sus       us       us       us\n",
-		(unsigned long long)m->seed, timed ? "Time-outs  " : "",
-		timed ? "           " : "");
+	for (i = 0; module_has(res->m, MODULE_F_RETRY) && i < m->n; i++)
+		if (timed || res->mix[i].late > 0)
+			late = 1;
+	fprintf(
+	    out,
+	    "\nRequest mix, seed %llu (--mix-seed repeats its draws)\n"
+	    "Class Weight Request Resp.  Requests   Trans.     Trans.    "
+	    "Bytes        Bytes        %s%sP50      P99      P99.9    Mean\n"
+	    "      %%      Size    Size                         per sec   "
+	    "sent         received     %s%sus       us       us       us\n",
+	    (unsigned long long)m->seed, timed ? "Time-outs  " : "",
+	    late ? "Late       " : "", timed ? "           " : "",
+	    late ? "answers    " : "");
 	for (i = 0; i < m->n; i++) {
 		const struct mix_acct *a = &res->mix[i];
 		const struct stats_hist *h = &res->mix_hist[i];
@@ -777,6 +784,8 @@ mix_table(FILE *out, const struct result *res)
 		if (timed)
 			fprintf(out, " %-10llu",
 				(unsigned long long)a->timeouts);
+		if (late)
+			fprintf(out, " %-10llu", (unsigned long long)a->late);
 		if (h->count > 0)
 			fprintf(out, " %-8.1f %-8.1f %-8.1f %.1f",
 				stats_hist_percentile(h, 50) / 1e3,
@@ -789,6 +798,7 @@ mix_table(FILE *out, const struct result *res)
 		bs += a->bytes_sent;
 		br += a->bytes_recv;
 		to += a->timeouts;
+		lt += a->late;
 	}
 	fprintf(
 	    out, "%-5s %-6d %-7s %-6s %-10llu %-10llu %-9.2f %-12llu %-12llu",
@@ -796,7 +806,10 @@ mix_table(FILE *out, const struct result *res)
 	    res->elapsed > 0 ? (double)tr / res->elapsed : 0,
 	    (unsigned long long)bs, (unsigned long long)br);
 	if (timed)
-		fprintf(out, " %llu", (unsigned long long)to);
+		fprintf(out, late ? " %-10llu" : " %llu",
+			(unsigned long long)to);
+	if (late)
+		fprintf(out, " %llu", (unsigned long long)lt);
 	fputc('\n', out);
 }
 

@@ -400,8 +400,8 @@ coordinate(struct module_run *run)
 /* After the streams, when asked (interim_tail): what they did after the
  * last boundary, as a partial interval ending with the last of them, so
  * that the intervals add up to the totals. Nothing when they did
- * nothing: no transfer, no round trip, no time-out, no error and no
- * losses to split. */
+ * nothing: no transfer, no round trip, no time-out, no error, no late
+ * answer and no losses to split. */
 static void
 report_tail(struct module_run *run)
 {
@@ -416,7 +416,8 @@ report_tail(struct module_run *run)
 	/* A split of the losses (UDP_RR) always has its tail: the requests
 	 * lost after the last answer are found from netserver's total. */
 	if (c == 0 && (t->hist == NULL || t->hist->count == 0) &&
-	    t->out.timeouts == 0 && t->out.errors == 0 && !t->out.lost_split)
+	    t->out.timeouts == 0 && t->out.errors == 0 && t->out.late == 0 &&
+	    !t->out.lost_split)
 		return;
 	/* interim_k is already the number of the boundary after the last
 	 * one reported: the tail's. */

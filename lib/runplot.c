@@ -45,6 +45,10 @@ runplot_line(FILE *out, const struct result *res,
 		fprintf(out, "  lost requests %lld  lost responses %lld",
 			(long long)iv->lost_req, (long long)iv->lost_rsp);
 	fprintf(out, "  flows %d", iv->flows);
+	/* UDP_RR's and UDP_CRR's late answers, after the figures that
+	 * scripts already read in their places. */
+	if (module_has(res->m, MODULE_F_RETRY))
+		fprintf(out, "  late %llu", (unsigned long long)iv->late);
 	if (iv->tcpi.n > 0) {
 		if (iv->tcpi.v[TCPINFO_RETRANS] >= 0)
 			fprintf(out, "  retrans %lld",
@@ -59,13 +63,16 @@ runplot_line(FILE *out, const struct result *res,
 			fprintf(out, " %.2f", iv->stream[i]);
 	}
 	/* A request mix: each class's transactions (and with --timeout
-	 * its time-outs) and latency. */
+	 * its time-outs; UDP_RR, its late answers) and latency. */
 	for (i = 0; iv->classes != NULL && i < iv->nclasses; i++) {
 		fprintf(out, "  class%d %llu", i,
 			(unsigned long long)iv->classes[i].count);
 		if (res->p.timeout > 0)
 			fprintf(out, " timeouts %llu",
 				(unsigned long long)iv->classes[i].timeouts);
+		if (module_has(res->m, MODULE_F_RETRY))
+			fprintf(out, " late %llu",
+				(unsigned long long)iv->classes[i].late);
 		if (iv->classes[i].lat_count > 0)
 			fprintf(out, " p50 %.0f us p99 %.0f us p99.9 %.0f us",
 				iv->classes[i].p50, iv->classes[i].p99,
@@ -107,9 +114,13 @@ runplot_keyval(FILE *out, const struct result *res,
 			"NETPERF_INTERIM_ERRORS[%d]=%llu\n",
 			n, (unsigned long long)iv->timeouts, n,
 			(unsigned long long)iv->errors);
+	if (module_has(res->m, MODULE_F_RETRY))
+		fprintf(out, "NETPERF_INTERIM_LATE_ANSWERS[%d]=%llu\n", n,
+			(unsigned long long)iv->late);
 	fprintf(out, "NETPERF_INTERIM_FLOWS[%d]=%d\n", n, iv->flows);
-	/* A request mix: each class's transactions, P99 and time-outs,
-	 * in class order, comma-separated as the streams' figures. */
+	/* A request mix: each class's transactions, P99 and time-outs
+	 * (and UDP_RR's late answers), in class order, comma-separated as
+	 * the streams' figures. */
 	if (iv->nclasses > 0 && iv->classes != NULL) {
 		fprintf(out, "NETPERF_INTERIM_CLASS_TRANS[%d]=", n);
 		for (i = 0; i < iv->nclasses; i++)
@@ -123,6 +134,14 @@ runplot_keyval(FILE *out, const struct result *res,
 		for (i = 0; i < iv->nclasses; i++)
 			fprintf(out, "%s%llu", i ? "," : "",
 				(unsigned long long)iv->classes[i].timeouts);
+		if (module_has(res->m, MODULE_F_RETRY)) {
+			fprintf(out,
+				"\nNETPERF_INTERIM_CLASS_LATE_ANSWERS[%d]=", n);
+			for (i = 0; i < iv->nclasses; i++)
+				fprintf(
+				    out, "%s%llu", i ? "," : "",
+				    (unsigned long long)iv->classes[i].late);
+		}
 		fputc('\n', out);
 	}
 	if (iv->lost_split)

@@ -312,6 +312,8 @@
 	X(MIX_TRANSACTIONS, "Mix", "Class", "Transactions", "")                \
 	X(MIX_P99_LATENCY, "Mix", "Class", "99th Percentile", "Microseconds")  \
 	X(MIX_TIMEOUTS, "Mix", "Class", "Time-outs", "")                       \
+	X(LATE_ANSWERS, "Late", "Answers", "", "")                             \
+	X(MIX_LATE_ANSWERS, "Mix", "Class", "Late", "Answers")                 \
 	TCPINFO_FIELDS(SEL_TCP, X)                                             \
 	TSTAMP_SELECTORS(SEL_TSTAMP, X)
 
@@ -939,9 +941,9 @@ sel_underload(const struct result *res, int id, char *b, size_t cap)
 }
 
 /* A request mix's figures: the mix as -r takes it, its seed, and each
- * class's transactions, P99 (microseconds, -1 for none timed) and
- * time-outs joined by '/' in -r's order, as the mix is written (a ','
- * would split -o's CSV); -1 without a mix. */
+ * class's transactions, P99 (microseconds, -1 for none timed),
+ * time-outs and late answers joined by '/' in -r's order, as the mix is
+ * written (a ',' would split -o's CSV); -1 without a mix. */
 static int
 sel_mix(const struct result *res, int id, char *b, size_t cap)
 {
@@ -951,7 +953,7 @@ sel_mix(const struct result *res, int id, char *b, size_t cap)
 
 	if (id != SEL_MIX_CLASSES && id != SEL_MIX_SEED &&
 	    id != SEL_MIX_TRANSACTIONS && id != SEL_MIX_P99_LATENCY &&
-	    id != SEL_MIX_TIMEOUTS)
+	    id != SEL_MIX_TIMEOUTS && id != SEL_MIX_LATE_ANSWERS)
 		return 0;
 	if (m->n == 0 || res->mix == NULL || res->mix_hist == NULL) {
 		put_i(b, cap, -1);
@@ -976,6 +978,9 @@ sel_mix(const struct result *res, int id, char *b, size_t cap)
 		else if (id == SEL_MIX_TIMEOUTS)
 			n = snprintf(b + off, cap - off, "%s%llu", sep,
 				     (unsigned long long)res->mix[i].timeouts);
+		else if (id == SEL_MIX_LATE_ANSWERS)
+			n = snprintf(b + off, cap - off, "%s%llu", sep,
+				     (unsigned long long)res->mix[i].late);
 		else
 			n = snprintf(b + off, cap - off, "%s%.2f", sep,
 				     h->count > 0

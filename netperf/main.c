@@ -115,8 +115,8 @@ interim_value(const struct result *res, double count, double secs)
 	return units_from_bytes(per_sec, res->fmt);
 }
 
-/* A request mix's classes over the interval: each one's transactions
- * and latency. Returns 0, or -1 without memory. */
+/* A request mix's classes over the interval: each one's transactions,
+ * time-outs, late answers and latency. Returns 0, or -1 without memory. */
 static int
 interim_classes(struct result_interim *iv, const struct module_interval *ivl)
 {
@@ -130,6 +130,7 @@ interim_classes(struct result_interim *iv, const struct module_interval *ivl)
 
 		c->count = ivl->class_count[k];
 		c->timeouts = ivl->class_timeouts[k];
+		c->late = ivl->class_late[k];
 		c->lat_count = h->count;
 		c->p50 = c->p99 = c->p999 = -1;
 		if (h->count == 0)
@@ -142,8 +143,8 @@ interim_classes(struct result_interim *iv, const struct module_interval *ivl)
 }
 
 /* What the runner knew of the interval beyond its sum: latency
- * percentiles, each stream's figure, time-outs, errors and active
- * streams. Returns 0, or -1 without memory. */
+ * percentiles, each stream's figure, time-outs, errors, late answers and
+ * active streams. Returns 0, or -1 without memory. */
 static int
 interim_detail(const struct result *res, struct result_interim *iv,
 	       const struct module_interval *ivl)
@@ -155,7 +156,7 @@ interim_detail(const struct result *res, struct result_interim *iv,
 	iv->stream = NULL;
 	iv->nclasses = 0;
 	iv->classes = NULL;
-	iv->timeouts = iv->errors = 0;
+	iv->timeouts = iv->errors = iv->late = 0;
 	iv->flows = res->p.streams > 0 ? res->p.streams : 1;
 	iv->lost_split = 0;
 	iv->lost_req = iv->lost_rsp = 0;
@@ -163,6 +164,7 @@ interim_detail(const struct result *res, struct result_interim *iv,
 		return 0;
 	iv->timeouts = ivl->timeouts;
 	iv->errors = ivl->errors;
+	iv->late = ivl->late;
 	iv->flows = ivl->flows;
 	iv->lost_split = ivl->lost_split;
 	iv->lost_req = ivl->lost_req;

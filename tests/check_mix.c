@@ -168,18 +168,66 @@ same_bytes(json_t *doc, uint64_t bs, uint64_t br, const char *what)
 }
 
 /*
- * A mix's time-outs: the classes' add up to TIMEOUTS, each interval's
- * classes' to the interval's, and the intervals' to each class's total;
- * the classes' late answers add up to the total's. Returns TIMEOUTS.
+ * Of figure key ("timeouts", "late_answers"): each interval's classes'
+ * add up to the interval's, the intervals' to total, and each class's
+ * over the intervals to its total.
+ */
+static void
+mix_intervals_ok(json_t *doc, const char *key, uint64_t total, const char *what)
+{
+	json_t *classes = harness_json_at(doc, "mix.classes");
+	json_t *ivs = harness_json_at(doc, "interim"), *iv, *cl, *t;
+	uint64_t byiv[8] = {0}, s, all = 0;
+	size_t i, k, n = json_array_size(classes);
+
+	json_array_foreach(ivs, i, iv)
+	{
+		cl = json_object_get(iv, "classes");
+		s = 0;
+		ck_assert(json_is_array(cl) && json_array_size(cl) == n);
+		for (k = 0; k < n; k++) {
+			t = json_object_get(json_array_get(cl, k), key);
+			ck_assert_msg(json_is_integer(t),
+				      "%s: interval %zu, class %zu: no %s",
+				      what, i, k, key);
+			s += (uint64_t)json_integer_value(t);
+			byiv[k] += (uint64_t)json_integer_value(t);
+		}
+		t = json_object_get(iv, key);
+		ck_assert_msg(json_is_integer(t), "%s: interval %zu: no %s",
+			      what, i, key);
+		ck_assert_msg(s == (uint64_t)json_integer_value(t),
+			      "%s: interval %zu: classes' %s %llu, the "
+			      "interval's %lld",
+			      what, i, key, (unsigned long long)s,
+			      (long long)json_integer_value(t));
+		all += s;
+	}
+	if (json_array_size(ivs) == 0)
+		return;
+	ck_assert_msg(all == total,
+		      "%s: the intervals' %s add up to %llu, the total is "
+		      "%llu",
+		      what, key, (unsigned long long)all,
+		      (unsigned long long)total);
+	for (k = 0; k < n; k++)
+		ck_assert_uint_eq(byiv[k],
+				  (uint64_t)json_integer_value(json_object_get(
+				      json_array_get(classes, k), key)));
+}
+
+/*
+ * A mix's time-outs and late answers: the classes' add up to TIMEOUTS
+ * and LATE_ANSWERS, each interval's classes' to the interval's, and the
+ * intervals' to the totals and to each class's total. Returns TIMEOUTS.
  */
 static uint64_t
 mix_timeouts_ok(json_t *doc, const char *what)
 {
-	json_t *classes = harness_json_at(doc, "mix.classes"), *c, *iv, *cl;
-	json_t *ivs = harness_json_at(doc, "interim");
+	json_t *classes = harness_json_at(doc, "mix.classes"), *c;
 	uint64_t sum = 0, total = u64_at(doc, "local.counts.timeouts");
-	uint64_t late = 0, byiv[8] = {0}, s;
-	size_t i, k, n = json_array_size(classes);
+	uint64_t late = 0;
+	size_t i, n = json_array_size(classes);
 
 	ck_assert(n > 0 && n <= 8);
 	json_array_foreach(classes, i, c)
@@ -201,34 +249,8 @@ mix_timeouts_ok(json_t *doc, const char *what)
 		      "%s: the classes' time-outs add up to %llu, "
 		      "TIMEOUTS is %llu",
 		      what, (unsigned long long)sum, (unsigned long long)total);
-	json_array_foreach(ivs, i, iv)
-	{
-		cl = json_object_get(iv, "classes");
-		s = 0;
-		ck_assert(json_is_array(cl) && json_array_size(cl) == n);
-		for (k = 0; k < n; k++) {
-			json_t *t =
-			    json_object_get(json_array_get(cl, k), "timeouts");
-
-			ck_assert_msg(json_is_integer(t),
-				      "%s: interval %zu, class %zu: no "
-				      "time-outs",
-				      what, i, k);
-			s += (uint64_t)json_integer_value(t);
-			byiv[k] += (uint64_t)json_integer_value(t);
-		}
-		ck_assert_msg(s == (uint64_t)json_integer_value(
-				       json_object_get(iv, "timeouts")),
-			      "%s: interval %zu: classes' time-outs %llu, the "
-			      "interval's %lld",
-			      what, i, (unsigned long long)s,
-			      (long long)json_integer_value(
-				  json_object_get(iv, "timeouts")));
-	}
-	for (k = 0; json_array_size(ivs) > 0 && k < n; k++)
-		ck_assert_uint_eq(byiv[k],
-				  (uint64_t)json_integer_value(json_object_get(
-				      json_array_get(classes, k), "timeouts")));
+	mix_intervals_ok(doc, "timeouts", total, what);
+	mix_intervals_ok(doc, "late_answers", late, what);
 	return total;
 }
 
@@ -575,37 +597,206 @@ START_TEST(class_timeouts)
 }
 END_TEST
 
-/* MIX_TIMEOUTS: each class's time-outs, '/' between them, which add up
- * to TIMEOUTS; and the table's column of them. */
+/* A '/'-joined list of counts (MIX_TIMEOUTS, MIX_LATE_ANSWERS) into v
+ * (n of them, at most 8); returns their sum. */
+static unsigned long long
+slash_list(const char *list, unsigned long long *v, int *n)
+{
+	char w[128], *p, *save = NULL;
+	unsigned long long sum = 0;
+
+	snprintf(w, sizeof(w), "%s", list);
+	*n = 0;
+	for (p = strtok_r(w, "/", &save); p != NULL && *n < 8;
+	     p = strtok_r(NULL, "/", &save)) {
+		v[(*n)++] = strtoull(p, NULL, 10);
+		sum += v[*n - 1];
+	}
+	return sum;
+}
+
+/* The -k keys of -D's intervals (--interval-lines): every interval's
+ * NETPERF_INTERIM_CLASS_LATE_ANSWERS add up to its
+ * NETPERF_INTERIM_LATE_ANSWERS, and over the intervals to each class's
+ * MIX_LATE_ANSWERS (cls, n of them) and to LATE_ANSWERS (total). */
+static void
+interval_late_keys_ok(const char *out, const unsigned long long *cls, int n,
+		      unsigned long long total)
+{
+	unsigned long long byiv[8] = {0}, all = 0, v[8], s;
+	char key[64], val[128], list[128];
+	int iv, k, m;
+
+	for (iv = 0;; iv++) {
+		snprintf(key, sizeof(key), "NETPERF_INTERIM_LATE_ANSWERS[%d]",
+			 iv);
+		if (harness_keyval(out, key, val, sizeof(val)) != 0)
+			break;
+		snprintf(key, sizeof(key),
+			 "NETPERF_INTERIM_CLASS_LATE_ANSWERS[%d]", iv);
+		ck_assert_msg(harness_keyval(out, key, list, sizeof(list)) == 0,
+			      "no %s: %.3000s", key, out);
+		for (k = 0; list[k] != '\0'; k++)
+			if (list[k] == ',')
+				list[k] = '/';
+		s = slash_list(list, v, &m);
+		ck_assert_int_eq(m, n);
+		ck_assert_msg(s == strtoull(val, NULL, 10),
+			      "interval %d: classes' late answers %s, the "
+			      "interval's %s",
+			      iv, list, val);
+		for (k = 0; k < n; k++)
+			byiv[k] += v[k];
+		all += s;
+	}
+	ck_assert_msg(iv >= 3, "%d intervals with late answers: %.3000s", iv,
+		      out);
+	ck_assert_msg(all == total,
+		      "the intervals' late answers add up to %llu, "
+		      "LATE_ANSWERS is %llu",
+		      all, total);
+	for (k = 0; k < n; k++)
+		ck_assert_msg(byiv[k] == cls[k],
+			      "class %d: the intervals' late answers add up "
+			      "to %llu, MIX_LATE_ANSWERS has %llu",
+			      k, byiv[k], cls[k]);
+}
+
+/* Token i (from 0) of the line that starts at line, split at blanks;
+ * the number it reads. */
+static unsigned long long
+row_field(const char *line, int i)
+{
+	const char *p = line;
+
+	for (int k = 0;; k++) {
+		p += strspn(p, " ");
+		ck_assert_msg(*p != '\n' && *p != '\0', "short row: %.200s",
+			      line);
+		if (k == i)
+			return strtoull(p, NULL, 10);
+		p += strcspn(p, " \n");
+	}
+}
+
+/*
+ * The table of a 90/10 UDP_RR mix under --timeout with --interval-lines:
+ * its Late column's class rows add up to the sum row's, which the
+ * interval lines' "late N" add up to, and each class's " late N" over
+ * the intervals to its row's. Returns the sum row's late answers.
+ */
+static unsigned long long
+table_late_ok(const char *out)
+{
+	const char *row = strstr(out, "Time-outs  Late       P50"), *p;
+	unsigned long long late[2], sum, byiv[2] = {0, 0}, all = 0, v;
+	char pat[16];
+	int k, lines = 0;
+
+	ck_assert_msg(row != NULL, "no Late column: %.3000s", out);
+	row = strchr(row, '\n') + 1; /* the units */
+	row = strchr(row, '\n') + 1;
+	/* Class Weight Req. Resp. Requests Trans. Rate Sent Received
+	 * Time-outs Late ... */
+	for (k = 0; k < 2; k++) {
+		ck_assert_uint_eq(row_field(row, 0), (unsigned long long)k);
+		late[k] = row_field(row, 10);
+		row = strchr(row, '\n') + 1;
+	}
+	ck_assert_msg(strncmp(row, "Sum   100", 9) == 0, "%.3000s", out);
+	/* Sum 100 Requests Trans. Rate Sent Received Time-outs Late */
+	sum = row_field(row, 8);
+	ck_assert_msg(sum == late[0] + late[1],
+		      "the Late column: %llu + %llu, the sum row %llu", late[0],
+		      late[1], sum);
+	for (p = out; (p = strstr(p, "interval ")) != NULL; p++) {
+		const char *end = strchr(p, '\n'), *q;
+
+		if (p != out && p[-1] != '\n')
+			continue;
+		q = strstr(p, "  late ");
+		ck_assert_msg(
+		    q != NULL && q < end && sscanf(q, "  late %llu", &v) == 1,
+		    "an interval line without its late answers: %.300s", p);
+		all += v;
+		for (k = 0; k < 2; k++) {
+			snprintf(pat, sizeof(pat), "  class%d ", k);
+			q = strstr(p, pat);
+			ck_assert(q != NULL && q < end);
+			q = strstr(q, " late ");
+			ck_assert(q != NULL && q < end &&
+				  sscanf(q, " late %llu", &v) == 1);
+			byiv[k] += v;
+		}
+		lines++;
+	}
+	ck_assert_int_ge(lines, 3);
+	ck_assert_msg(all == sum,
+		      "the interval lines' late answers add up to %llu, the "
+		      "sum row has %llu",
+		      all, sum);
+	for (k = 0; k < 2; k++)
+		ck_assert_msg(byiv[k] == late[k],
+			      "class %d: the interval lines' late answers add "
+			      "up to %llu, its row has %llu",
+			      k, byiv[k], late[k]);
+	return sum;
+}
+
+/* MIX_TIMEOUTS and MIX_LATE_ANSWERS: each class's time-outs and late
+ * answers, '/' between them, which add up to TIMEOUTS and LATE_ANSWERS,
+ * in the totals and in every interval's keys; and the table's columns of
+ * them, each with netserver stopped for 300 ms. */
 START_TEST(class_timeouts_selector)
 {
-	const char *k[] = {"-H",
-			   "127.0.0.1",
-			   "-p",
-			   harness_port,
-			   "-t",
-			   "UDP_RR",
-			   "-l",
-			   "3",
-			   "--timeout",
-			   "50",
-			   "--streams",
-			   "200",
-			   "--threads",
-			   "2",
-			   "--",
-			   "-r",
-			   MIX_90_10,
-			   "-k",
-			   "MIX_TIMEOUTS,TIMEOUTS",
-			   NULL};
-	const char *table[] = {
-	    "-H", "127.0.0.1", "-p", harness_port, "-t", "UDP_RR",  "-l",
-	    "1",  "--timeout", "50", "--",	   "-r", MIX_90_10, NULL};
+	const char *k[] = {
+	    "-H",
+	    "127.0.0.1",
+	    "-p",
+	    harness_port,
+	    "-t",
+	    "UDP_RR",
+	    "-l",
+	    "3",
+	    "-D",
+	    "0.5",
+	    "--interval-lines",
+	    "--timeout",
+	    "50",
+	    "--streams",
+	    "200",
+	    "--threads",
+	    "2",
+	    "--",
+	    "-r",
+	    MIX_90_10,
+	    "-k",
+	    "MIX_TIMEOUTS,TIMEOUTS,MIX_LATE_ANSWERS,LATE_ANSWERS",
+	    NULL};
+	const char *table[] = {"-H",
+			       "127.0.0.1",
+			       "-p",
+			       harness_port,
+			       "-t",
+			       "UDP_RR",
+			       "-l",
+			       "3",
+			       "-D",
+			       "0.5",
+			       "--interval-lines",
+			       "--timeout",
+			       "50",
+			       "--streams",
+			       "2",
+			       "--",
+			       "-r",
+			       MIX_90_10,
+			       NULL};
 	struct stall st = {0};
 	struct harness_out o;
-	char v[128], w[128], t[64], *p;
-	unsigned long long sum = 0;
+	char v[128], t[64], lv[128], lt[64];
+	unsigned long long cls[8], sum;
+	int n;
 
 	ck_assert_int_eq(pthread_create(&st.thread, NULL, stall_main, &st), 0);
 	ck_assert_int_eq(harness_netperf(k, 60, &o), 0);
@@ -616,16 +807,25 @@ START_TEST(class_timeouts_selector)
 	ck_assert_msg(strchr(v, '/') != NULL &&
 			  strchr(v, '/') == strrchr(v, '/'),
 		      "MIX_TIMEOUTS=%s", v);
-	snprintf(w, sizeof(w), "%s", v);
-	for (p = strtok(w, "/"); p != NULL; p = strtok(NULL, "/"))
-		sum += strtoull(p, NULL, 10);
+	sum = slash_list(v, cls, &n);
 	ck_assert_msg(sum == strtoull(t, NULL, 10) && sum > 0,
 		      "MIX_TIMEOUTS=%s, TIMEOUTS=%s", v, t);
+	ck_assert(harness_keyval(o.out, "MIX_LATE_ANSWERS", lv, sizeof(lv)) ==
+		  0);
+	ck_assert(harness_keyval(o.out, "LATE_ANSWERS", lt, sizeof(lt)) == 0);
+	sum = slash_list(lv, cls, &n);
+	ck_assert_int_eq(n, 2);
+	ck_assert_msg(sum == strtoull(lt, NULL, 10) && sum > 0,
+		      "MIX_LATE_ANSWERS=%s, LATE_ANSWERS=%s", lv, lt);
+	interval_late_keys_ok(o.out, cls, n, sum);
+
+	memset(&st, 0, sizeof(st));
+	ck_assert_int_eq(pthread_create(&st.thread, NULL, stall_main, &st), 0);
 	ck_assert_int_eq(harness_netperf(table, 60, &o), 0);
-	ck_assert_msg(o.status == 0, "%s", o.err);
-	ck_assert_msg(strstr(o.out, "Bytes        Time-outs  P50") != NULL &&
-			  strstr(o.out, "\nSum   100") != NULL,
-		      "%.3000s", o.out);
+	pthread_join(st.thread, NULL);
+	ck_assert_msg(o.status == 0 && st.done, "exit %d: %s", o.status, o.err);
+	ck_assert_msg(table_late_ok(o.out) > 0, "no late answer: %.3000s",
+		      o.out);
 }
 END_TEST
 

@@ -14,6 +14,7 @@
 #include "np/err.h"
 #include "np/select.h"
 #include "np/json.h"
+#include "np/mix.h"
 
 /* A buffer of everything written to a memory stream. */
 struct mem {
@@ -93,6 +94,7 @@ fill_side(struct side_result *s, uint64_t trans, int sndbuf, int rcvbuf)
 	s->retrans = 7;
 	s->dups = 2;
 	s->reordered = 3;
+	s->late = 5;
 	s->jitter = 0.000125;
 	s->cpu_id = 1;
 }
@@ -565,6 +567,8 @@ static const struct jmap jmaps[] = {
     {"MIX_TRANSACTIONS", NULL, 0, NULL},
     {"MIX_P99_LATENCY", NULL, 0, NULL},
     {"MIX_TIMEOUTS", NULL, 0, NULL},
+    {"LATE_ANSWERS", "local/counts/late_answers", 0, NULL},
+    {"MIX_LATE_ANSWERS", NULL, 0, NULL},
     /* --timestamps' parts (null, and -1, without it) */
     {"NETWORK_P50_LATENCY", "timestamps/parts/network/p50_us", 0, NULL},
     {"NETWORK_P99_LATENCY", "timestamps/parts/network/p99_us", 0, NULL},
@@ -1052,6 +1056,52 @@ START_TEST(test_all_agree_with_json)
 	ck_assert_str_eq(kv_name[24], "LOCAL_CPU_UTIL");
 	ck_assert_int_eq(l.block[24], 1);
 	ck_assert_str_eq(kv_name[172], "COMMAND_LINE");
+	result_free(&res);
+}
+END_TEST
+
+/* A mix's per-class lists (MIX_TIMEOUTS, MIX_LATE_ANSWERS) are its
+ * JSON classes' figures joined by '/', and LATE_ANSWERS the total's. */
+START_TEST(test_mix_lists_agree_with_json)
+{
+	static const char *const key[] = {"timeouts", "late_answers"};
+	struct result res;
+	struct select_list l;
+	char err[ERR_LEN] = "", want[64];
+	json_t *doc;
+	int n, k;
+
+	build_rr(&res, 0);
+	ck_assert_int_eq(mix_parse("90%64,1400/10%1400,64", &res.p.mix, err),
+			 1);
+	res.mix = calloc(2, sizeof(*res.mix));
+	res.mix_hist = mix_hist_new(2);
+	ck_assert(res.mix != NULL && res.mix_hist != NULL);
+	mix_acct_init(res.mix, 2);
+	res.mix[0].timeouts = 41;
+	res.mix[1].timeouts = 5;
+	res.mix[0].late = 3;
+	res.mix[1].late = 2;
+	doc = render_json(&res);
+	ck_assert_int_eq(
+	    select_parse("MIX_TIMEOUTS,MIX_LATE_ANSWERS,LATE_ANSWERS", &l, err),
+	    0);
+	n = keyval_of(&res, &l);
+	ck_assert_int_eq(n, 3);
+	for (k = 0; k < 2; k++) {
+		json_t *c = json_object_get(jpath(doc, "mix"), "classes");
+
+		snprintf(want, sizeof(want), "%lld/%lld",
+			 (long long)json_integer_value(
+			     json_object_get(json_array_get(c, 0), key[k])),
+			 (long long)json_integer_value(
+			     json_object_get(json_array_get(c, 1), key[k])));
+		ck_assert_str_eq(kv_val[k], want);
+	}
+	ck_assert_str_eq(kv_val[1], "3/2");
+	ck_assert_str_eq(kv_val[2], "5");
+	check_against_json(doc, kv_name[2], kv_val[2]);
+	json_decref(doc);
 	result_free(&res);
 }
 END_TEST
@@ -1673,6 +1723,7 @@ output_suite(void)
 	 * a few seconds under ASan on a loaded machine, past Check's 4. */
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_all_agree_with_json);
+	tcase_add_test(tc, test_mix_lists_agree_with_json);
 	tcase_add_test(tc, test_unmeasured_cpu);
 	tcase_add_test(tc, test_stream_and_udp_agree);
 	tcase_add_test(tc, test_selector_count_documented);

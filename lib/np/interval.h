@@ -27,8 +27,9 @@ struct interval_track {
 	struct stats_hist *prev_hist, *cur_hist;
 	struct stats_hist *hist;
 	struct tcpinfo ti_prev, ti_iv;
-	/* The streams' time-outs and errors summed at the last boundary. */
-	uint64_t timeouts_prev, errors_prev;
+	/* The streams' time-outs, errors and late answers summed at the
+	 * last boundary. */
+	uint64_t timeouts_prev, errors_prev, late_prev;
 	uint64_t prev_t; /* the last boundary, CLOCK_MONOTONIC ns */
 	/* A request mix (netperf's side): nclasses classes' transactions
 	 * summed over the streams at the last boundary and over this
@@ -36,9 +37,10 @@ struct interval_track {
 	 * are (nclasses each); 0 and NULL without one. */
 	int nclasses;
 	uint64_t *class_prev, *class_count;
-	/* Their time-outs summed at the last boundary, and over this
-	 * interval. */
+	/* Their time-outs and late answers summed at the last boundary,
+	 * and over this interval. */
 	uint64_t *class_to_prev, *class_timeouts;
+	uint64_t *class_late_prev, *class_late;
 	struct stats_hist *class_prev_hist, *class_cur_hist, *class_hist;
 	/* -D on UDP_RR: the lost requests and answers found by the last
 	 * boundary, summed over the streams. */
@@ -54,7 +56,7 @@ int interval_track_init(struct interval_track *t, const struct module_run *run,
 /*
  * Takes the interval that ends now: fills
  * t->out (each stream's count, the interval's histogram, its time-outs,
- * errors and active streams), t->ti_iv
+ * errors, late answers and active streams), t->ti_iv
  * (the streams' TCP_INFO over it, n 0 when none) and returns the sum of
  * the streams' counts over it. partial marks the tail.
  */

@@ -70,11 +70,15 @@ struct result_interim {
 	 * runner said nothing. */
 	uint64_t timeouts, errors;
 	int flows;
-	/* A request mix: each class's transactions and latency over the
-	 * interval (nclasses of them, owned); NULL without one. */
+	/* UDP_RR and UDP_CRR: the late answers counted in the interval
+	 * (module_interval's late); 0 when the runner said nothing. */
+	uint64_t late;
+	/* A request mix: each class's transactions, time-outs, late
+	 * answers and latency over the interval (nclasses of them, owned);
+	 * NULL without one. */
 	int nclasses;
 	struct result_class_iv {
-		uint64_t count, lat_count, timeouts;
+		uint64_t count, lat_count, timeouts, late;
 		double p50, p99, p999; /* us, -1 when none timed */
 	} *classes;
 	/* -D on UDP_RR: the requests that never reached netserver and

@@ -29,11 +29,16 @@ struct module_interval {
 	 * it and had not ended on a connection error by its end. */
 	uint64_t timeouts, errors;
 	int flows;
-	/* A request mix: each class's transactions and time-outs over the
-	 * interval and its round trips' histogram (nclasses of each; the
-	 * time-outs add up to timeouts); 0 and NULL without one. */
+	/* UDP_RR and UDP_CRR: the answers that came in the interval after
+	 * their request was given up on (late answers), summed over the
+	 * streams. */
+	uint64_t late;
+	/* A request mix: each class's transactions, time-outs and late
+	 * answers over the interval and its round trips' histogram
+	 * (nclasses of each; the time-outs add up to timeouts, the late
+	 * answers to late); 0 and NULL without one. */
 	int nclasses;
-	const uint64_t *class_count, *class_timeouts;
+	const uint64_t *class_count, *class_timeouts, *class_late;
 	const struct stats_hist *class_hist;
 	/* -D on UDP_RR (test_ctx's lost_split on every stream): the lost
 	 * requests and answers found in the interval; lost_split 0 when

@@ -173,7 +173,7 @@ enum side_merge { SIDE_SUM, SIDE_MAX, SIDE_EARLIEST, SIDE_FIRST };
 	X(requests, SIDE_I64, "requests", SIDE_OPT, -1, INT64_MAX, "requests", \
 	  SIDE_JNULLNEG, SIDE_SUM, NULL, NULL)                                 \
 	X(late, SIDE_U64, "late", SIDE_OPT, 0, INT64_MAX, "late_answers",      \
-	  SIDE_JPLAIN, SIDE_SUM, NULL, NULL)                                   \
+	  SIDE_JPLAIN, SIDE_SUM, "LATE_ANSWERS", NULL)                         \
 	/* The open loop (--rate, --timeout): transactions answered after      \
 	 * --timeout or never, connection errors, and streams they ended. */   \
 	X(timeouts, SIDE_U64, "timeouts", SIDE_OPT, 0, INT64_MAX, "timeouts",  \
