@@ -24,6 +24,7 @@
 #include "np/clock.h"
 #include "np/err.h"
 #include "np/escape.h"
+#include "np/guard.h"
 #include "np/metrics.h"
 #include "np/proto.h"
 #include "np/server.h"
@@ -73,10 +74,13 @@ static char pid_path[PATH_MAX];
 static void
 on_signal(int sig)
 {
-	if (sig == SIGHUP)
+	if (sig == SIGHUP) {
 		reopen_requested = 1;
-	else
+	} else {
 		stop_requested = 1;
+		/* A session's guard cuts it now, not at its next limit. */
+		guard_kick();
+	}
 }
 
 static void

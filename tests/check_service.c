@@ -462,6 +462,81 @@ START_TEST(sigterm_idle_and_nofork)
 }
 END_TEST
 
+/* The voluntary context switches of pid's thread named name so far, or
+ * -1 when it has none of that name. */
+static long
+thread_switches(pid_t pid, const char *name)
+{
+	char path[128], buf[4096], comm[64];
+	long v = -1;
+	FILE *f;
+
+	for (int tid = pid; tid < pid + 64; tid++) {
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid,
+			 tid);
+		f = fopen(path, "r");
+		if (f == NULL)
+			continue;
+		if (fgets(comm, sizeof(comm), f) == NULL)
+			comm[0] = '\0';
+		fclose(f);
+		comm[strcspn(comm, "\n")] = '\0';
+		if (strcmp(comm, name) != 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/status",
+			 (int)pid, tid);
+		f = fopen(path, "r");
+		while (f != NULL && fgets(buf, sizeof(buf), f) != NULL)
+			if (sscanf(buf, "voluntary_ctxt_switches: %ld", &v) ==
+			    1)
+				break;
+		if (f != NULL)
+			fclose(f);
+		return v;
+	}
+	return -1;
+}
+
+/* A session's guard sleeps until it has something to do: not a wake-up
+ * while a test runs within its limits (the old one woke ten times a
+ * second, and beside a crowded receiver that cost it its CPU), and yet
+ * SIGTERM still ends the session at once. */
+START_TEST(guard_sleeps)
+{
+	char port_text[16], err[1024];
+	const char *args[] = {"-H",	"127.0.0.1", "-p", port_text, "-t",
+			      "UDP_RR", "-l",	     "4",  NULL};
+	struct harness_server s;
+	struct bg b;
+	long v0, v1;
+	pid_t kid;
+	double t0;
+
+	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
+	snprintf(port_text, sizeof(port_text), "%d", s.port);
+	bg_start(&b, args);
+	kid = first_child(&s);
+	ck_assert_int_gt(kid, 0);
+	usleep(800000);
+	v0 = thread_switches(kid, "netserver-guard");
+	ck_assert_msg(v0 >= 0, "session %d has no netserver-guard thread",
+		      (int)kid);
+	usleep(2000000);
+	v1 = thread_switches(kid, "netserver-guard");
+	ck_assert_msg(v1 >= 0 && v1 - v0 <= 2,
+		      "the guard woke %ld times in 2 s of a test", v1 - v0);
+	t0 = harness_now();
+	kill(s.pid, SIGTERM);
+	ck_assert_int_eq(exit_status(s.pid, 10), 0);
+	ck_assert_int_eq(bg_wait(&b, 10, err, sizeof(err)), 255);
+	ck_assert_msg(strstr(err, "netserver is shutting down") != NULL, "%s",
+		      err);
+	ck_assert_msg(harness_now() - t0 < 3,
+		      "netperf ended %.1f s after SIGTERM", harness_now() - t0);
+	unlink(s.log);
+}
+END_TEST
+
 /* Makes netserver log one line: a client that sends garbage. */
 static void
 provoke_line(int port)
@@ -597,6 +672,7 @@ service_suite(void)
 	tcase_add_test(svc, detached_with_pidfile);
 	tcase_add_test(svc, sigterm_mid_test);
 	tcase_add_test(svc, sigterm_idle_and_nofork);
+	tcase_add_test(svc, guard_sleeps);
 	tcase_add_test(svc, sighup_reopens_log);
 	tcase_add_test(svc, drops_to_user);
 	tcase_add_test(svc, syslog_mode);

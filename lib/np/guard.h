@@ -20,7 +20,7 @@ struct guard {
 	pthread_t tid;
 	int running;
 	pthread_mutex_t lock;
-	pthread_cond_t cond;
+	int wake[2]; /* a pipe: a byte wakes the guard's thread */
 	volatile sig_atomic_t *stop;
 	int ctl;
 	int *fds; /* the running test's data sockets */
@@ -39,6 +39,10 @@ struct guard {
  * seconds; returns 0, or -1 with err set. */
 int guard_start(struct guard *g, int ctl, double session_sec,
 		volatile sig_atomic_t *stop, char *err);
+
+/* Wakes the running guard, if any, to look at its stop flag at once.
+ * Async-signal-safe: SIGTERM's handler calls it after setting the flag. */
+void guard_kick(void);
 
 /* Stops the guard's thread and frees what it holds. */
 void guard_finish(struct guard *g);
