@@ -7,6 +7,7 @@
  * A check that cannot run here says why (harness_skip), on a line of
  * its own; the suite passes on what could run (harness_run).
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
@@ -467,34 +468,37 @@ END_TEST
 static long
 thread_switches(pid_t pid, const char *name)
 {
-	char path[128], buf[4096], comm[64];
+	char path[96], buf[4096];
+	struct dirent *e;
+	const char *p;
 	long v = -1;
-	FILE *f;
+	DIR *d;
+	int tid;
 
-	for (int tid = pid; tid < pid + 64; tid++) {
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	while (d != NULL && (e = readdir(d)) != NULL) {
+		tid = atoi(e->d_name);
+		if (tid <= 0)
+			continue;
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid,
 			 tid);
-		f = fopen(path, "r");
-		if (f == NULL)
-			continue;
-		if (fgets(comm, sizeof(comm), f) == NULL)
-			comm[0] = '\0';
-		fclose(f);
-		comm[strcspn(comm, "\n")] = '\0';
-		if (strcmp(comm, name) != 0)
+		harness_read_file(path, buf, sizeof(buf));
+		buf[strcspn(buf, "\n")] = '\0';
+		if (strcmp(buf, name) != 0)
 			continue;
 		snprintf(path, sizeof(path), "/proc/%d/task/%d/status",
 			 (int)pid, tid);
-		f = fopen(path, "r");
-		while (f != NULL && fgets(buf, sizeof(buf), f) != NULL)
-			if (sscanf(buf, "voluntary_ctxt_switches: %ld", &v) ==
-			    1)
-				break;
-		if (f != NULL)
-			fclose(f);
-		return v;
+		harness_read_file(path, buf, sizeof(buf));
+		p = strstr(buf, "\nvoluntary_ctxt_switches:");
+		if (p == NULL ||
+		    sscanf(p, "\nvoluntary_ctxt_switches: %ld", &v) != 1)
+			v = -1;
+		break;
 	}
-	return -1;
+	if (d != NULL)
+		closedir(d);
+	return v;
 }
 
 /* A session's guard sleeps until it has something to do: not a wake-up
