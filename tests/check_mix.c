@@ -509,6 +509,20 @@ stall_main(void *arg)
 	return NULL;
 }
 
+/* netperf with args into o, netserver stopped for 300 ms in the run;
+ * both must have happened and netperf must have exited 0. */
+static void
+stalled_netperf(const char *const *args, struct harness_out *o)
+{
+	struct stall st = {0};
+
+	ck_assert_int_eq(pthread_create(&st.thread, NULL, stall_main, &st), 0);
+	ck_assert_int_eq(harness_netperf(args, 60, o), 0);
+	pthread_join(st.thread, NULL);
+	ck_assert_msg(o->status == 0 && st.done, "exit %d: %s", o->status,
+		      o->err);
+}
+
 /* A run of args (3 s, -D, --timeout 50) with netserver stopped for
  * 300 ms in it: the requests through the stall time out, each class its
  * share of them, and the classes' time-outs add up to TIMEOUTS in the
@@ -792,16 +806,12 @@ START_TEST(class_timeouts_selector)
 			       "-r",
 			       MIX_90_10,
 			       NULL};
-	struct stall st = {0};
 	struct harness_out o;
 	char v[128], t[64], lv[128], lt[64];
 	unsigned long long cls[8], sum;
 	int n;
 
-	ck_assert_int_eq(pthread_create(&st.thread, NULL, stall_main, &st), 0);
-	ck_assert_int_eq(harness_netperf(k, 60, &o), 0);
-	pthread_join(st.thread, NULL);
-	ck_assert_msg(o.status == 0 && st.done, "exit %d: %s", o.status, o.err);
+	stalled_netperf(k, &o);
 	ck_assert(harness_keyval(o.out, "MIX_TIMEOUTS", v, sizeof(v)) == 0);
 	ck_assert(harness_keyval(o.out, "TIMEOUTS", t, sizeof(t)) == 0);
 	ck_assert_msg(strchr(v, '/') != NULL &&
@@ -819,11 +829,7 @@ START_TEST(class_timeouts_selector)
 		      "MIX_LATE_ANSWERS=%s, LATE_ANSWERS=%s", lv, lt);
 	interval_late_keys_ok(o.out, cls, n, sum);
 
-	memset(&st, 0, sizeof(st));
-	ck_assert_int_eq(pthread_create(&st.thread, NULL, stall_main, &st), 0);
-	ck_assert_int_eq(harness_netperf(table, 60, &o), 0);
-	pthread_join(st.thread, NULL);
-	ck_assert_msg(o.status == 0 && st.done, "exit %d: %s", o.status, o.err);
+	stalled_netperf(table, &o);
 	ck_assert_msg(table_late_ok(o.out) > 0, "no late answer: %.3000s",
 		      o.out);
 }
