@@ -446,9 +446,11 @@ udp_rx_init(struct test_ctx *ctx, struct udp_rx *rx)
 	/* A nap of microseconds needs a timer that fires on time. */
 	rx->slack = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
 	prctl(PR_SET_TIMERSLACK, 1000UL, 0, 0, 0);
-	/* Without the kernel's stamps, a datagram's arrival is its read. */
-	rx->stamped = setsockopt(ctx->fd, SOL_SOCKET, SO_TIMESTAMPNS,
-				 &(int){1}, sizeof(int)) == 0;
+	/* Without the kernel's stamps, a datagram's arrival is its read;
+	 * a path that reads no control data (recv_open) reads none. */
+	rx->stamped = rx->io.control != NULL &&
+		      setsockopt(ctx->fd, SOL_SOCKET, SO_TIMESTAMPNS, &(int){1},
+				 sizeof(int)) == 0;
 	return 0;
 }
 
@@ -587,7 +589,7 @@ udp_rx_call(struct test_ctx *ctx, struct udp_rx *rx, int flags)
 	char *buf;
 	int i, e;
 
-	for (i = 0; i < io->k; i++)
+	for (i = 0; i < io->k && io->control != NULL; i++)
 		io->msgs[i].msg_hdr.msg_controllen = DATAPATH_RX_CONTROL;
 	k = io->dp->recv(io, io->size, flags);
 	e = errno;
