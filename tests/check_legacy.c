@@ -1014,6 +1014,85 @@ START_TEST(test_udp_setup_flood_not_counted)
 }
 END_TEST
 
+/* The thread of pid whose POSIX timer signals sig (/proc/PID/timers), or
+ * 0 when it has none. */
+static pid_t
+timer_thread(pid_t pid, int sig)
+{
+	char path[64], text[4096], want[32], *p;
+	int tid;
+
+	snprintf(path, sizeof(path), "/proc/%d/timers", (int)pid);
+	harness_read_file(path, text, sizeof(text));
+	snprintf(want, sizeof(want), "signal: %d/", sig);
+	p = strstr(text, want);
+	if (p == NULL || (p = strstr(p, "notify: signal/tid.")) == NULL ||
+	    sscanf(p, "notify: signal/tid.%d", &tid) != 1)
+		return 0;
+	return (pid_t)tid;
+}
+
+/*
+ * A 2.7 UDP_STREAM whose end markers never come (all lost, or a client
+ * gone): the receiver's socket has no time-out, so that a read that
+ * sleeps arms no kernel timer (tick.c); its own tick, a POSIX timer on
+ * its thread, wakes it to see the peer silent 5 s (MODULE_GRACE_SEC)
+ * past the end. netserver then answers with 2.7's error (EIO), not at
+ * the session's limit and not never.
+ */
+START_TEST(test_udp_stream_silent_end)
+{
+	struct legacy_omni_request q;
+	struct legacy_omni_response a;
+	struct harness_server s;
+	struct sockaddr_in to = {.sin_family = AF_INET};
+	unsigned char req[LEGACY_MSG_LEN], ans[LEGACY_MSG_LEN], d[64];
+	char err[ERR_LEN], task[64];
+	pid_t kid, tid = 0;
+	double t0, took;
+	int fd, u, word;
+
+	load("udp_stream.request", req);
+	ck_assert_int_eq(legacy_request_decode(req, sizeof(req), &q, err), 0);
+	q.test_length = 1;
+	legacy_request_encode(&q, -1, req);
+	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
+	fd = harness_connect(s.port);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(harness_send(fd, req, sizeof(req)), 0);
+	ck_assert_int_eq(read_answer(fd, ans, 5000), 0);
+	ck_assert_int_eq(legacy_response_decode(ans, sizeof(ans), &a, err), 0);
+	ck_assert_int_eq(harness_server_children(&s, &kid, 1), 1);
+	u = socket(AF_INET, SOCK_DGRAM, 0);
+	ck_assert_int_ge(u, 0);
+	to.sin_port = htons((uint16_t)a.data_port);
+	ck_assert_int_eq(inet_pton(AF_INET, "127.0.0.1", &to.sin_addr), 1);
+	ck_assert_int_eq(connect(u, (struct sockaddr *)&to, sizeof(to)), 0);
+	memset(d, 'x', sizeof(d));
+	for (int i = 0; i < 20; i++)
+		ck_assert_int_eq(send(u, d, sizeof(d), 0), (ssize_t)sizeof(d));
+	t0 = harness_now();
+	/* The receiver's tick, on a thread of the session's own. */
+	for (int i = 0; i < 100 && tid == 0; i++) {
+		usleep(10000);
+		tid = timer_thread(kid, SIGRTMIN + 1);
+	}
+	ck_assert_int_gt(tid, 0);
+	snprintf(task, sizeof(task), "/proc/%d/task/%d", (int)kid, (int)tid);
+	ck_assert_int_eq(access(task, F_OK), 0);
+	word = read_answer(fd, ans, 15000);
+	took = harness_now() - t0;
+	ck_assert_int_eq(word, EIO);
+	ck_assert_msg(took > 1 + 5 - 0.5 && took < 1 + 5 + 3,
+		      "netserver answered %.1f s after the last datagram, "
+		      "not 1 s of test and 5 s of grace later",
+		      took);
+	close(u);
+	close(fd);
+	ck_assert_int_eq(harness_server_stop(&s), 0);
+}
+END_TEST
+
 /* Our netserver answers the probe in its own words and goes on in our
  * protocol: with 2.7 clients refused too, and when the parent turns the
  * client away (the answer, then our error frame). */
@@ -1084,6 +1163,7 @@ legacy_suite(void)
 	tcase_add_test(tc, test_data_wait_ends_with_client);
 	tcase_add_test(tc, test_probe_served);
 	tcase_add_loop_test(tc, test_udp_setup_flood_not_counted, 0, 2);
+	tcase_add_test(tc, test_udp_stream_silent_end);
 	suite_add_tcase(s, tc);
 	return s;
 }
