@@ -903,6 +903,46 @@ START_TEST(test_data_wait_ends_with_client)
 }
 END_TEST
 
+/* A 2.7 UDP test from the request file name, length seconds long, asked
+ * of a new netserver s: returns the control connection, with netserver's
+ * answer in *a and the session's child in *kid. */
+static int
+udp_test_asked(const char *name, int length, struct harness_server *s,
+	       struct legacy_omni_response *a, pid_t *kid)
+{
+	struct legacy_omni_request q;
+	unsigned char req[LEGACY_MSG_LEN], ans[LEGACY_MSG_LEN];
+	char err[ERR_LEN];
+	int fd;
+
+	load(name, req);
+	ck_assert_int_eq(legacy_request_decode(req, sizeof(req), &q, err), 0);
+	q.test_length = length;
+	legacy_request_encode(&q, -1, req);
+	ck_assert_int_eq(harness_server_start(s, NULL), 0);
+	fd = harness_connect(s->port);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(harness_send(fd, req, sizeof(req)), 0);
+	ck_assert_int_eq(read_answer(fd, ans, 5000), 0);
+	ck_assert_int_eq(legacy_response_decode(ans, sizeof(ans), a, err), 0);
+	ck_assert_int_eq(harness_server_children(s, kid, 1), 1);
+	return fd;
+}
+
+/* A UDP socket connected to netserver's data port on 127.0.0.1. */
+static int
+udp_to(int port)
+{
+	struct sockaddr_in to = {.sin_family = AF_INET};
+	int u = socket(AF_INET, SOCK_DGRAM, 0);
+
+	ck_assert_int_ge(u, 0);
+	to.sin_port = htons((uint16_t)port);
+	ck_assert_int_eq(inet_pton(AF_INET, "127.0.0.1", &to.sin_addr), 1);
+	ck_assert_int_eq(connect(u, (struct sockaddr *)&to, sizeof(to)), 0);
+	return u;
+}
+
 /*
  * A 2.7 client's first datagram is data, with no token before it: other
  * hosts' datagrams that came behind it, before netserver connected its
@@ -918,41 +958,26 @@ END_TEST
 START_TEST(test_udp_setup_flood_not_counted)
 {
 	int stream = _i == 1;
-	struct legacy_omni_request q;
 	struct legacy_omni_response a;
 	struct legacy_omni_results z;
 	struct harness_server s;
-	struct sockaddr_in to = {.sin_family = AF_INET};
-	unsigned char req[LEGACY_MSG_LEN], ans[LEGACY_MSG_LEN], d[64];
+	unsigned char ans[LEGACY_MSG_LEN], d[64];
 	struct timeval tv = {2, 0};
 	char err[ERR_LEN];
 	long drops0 = 0, drops = 0;
 	int fd, u, made = 0, want = stream ? 500 : 100;
 	pid_t kid;
 
-	load(stream ? "udp_stream.request" : "udp_rr.request", req);
-	ck_assert_int_eq(legacy_request_decode(req, sizeof(req), &q, err), 0);
 	/* Time enough for a loaded machine; the end marker ends it. */
-	q.test_length = 20;
-	legacy_request_encode(&q, -1, req);
-	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
-	fd = harness_connect(s.port);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(harness_send(fd, req, sizeof(req)), 0);
-	ck_assert_int_eq(read_answer(fd, ans, 5000), 0);
-	ck_assert_int_eq(legacy_response_decode(ans, sizeof(ans), &a, err), 0);
-	ck_assert_int_eq(harness_server_children(&s, &kid, 1), 1);
+	fd = udp_test_asked(stream ? "udp_stream.request" : "udp_rr.request",
+			    20, &s, &a, &kid);
 	ck_assert_int_eq(kill(kid, SIGSTOP), 0);
 	for (int i = 0; i < 200 && harness_proc_state(kid) != 'T'; i++)
 		usleep(5000);
 	ck_assert_int_eq(harness_proc_state(kid), 'T');
 
-	u = socket(AF_INET, SOCK_DGRAM, 0);
-	ck_assert_int_ge(u, 0);
+	u = udp_to((int)a.data_port);
 	setsockopt(u, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	to.sin_port = htons((uint16_t)a.data_port);
-	ck_assert_int_eq(inet_pton(AF_INET, "127.0.0.1", &to.sin_addr), 1);
-	ck_assert_int_eq(connect(u, (struct sockaddr *)&to, sizeof(to)), 0);
 	memset(d, 'x', sizeof(d));
 	ck_assert_int_eq(send(u, d, stream ? sizeof(d) : 1, 0),
 			 stream ? (ssize_t)sizeof(d) : 1);
@@ -1042,32 +1067,16 @@ timer_thread(pid_t pid, int sig)
  */
 START_TEST(test_udp_stream_silent_end)
 {
-	struct legacy_omni_request q;
 	struct legacy_omni_response a;
 	struct harness_server s;
-	struct sockaddr_in to = {.sin_family = AF_INET};
-	unsigned char req[LEGACY_MSG_LEN], ans[LEGACY_MSG_LEN], d[64];
-	char err[ERR_LEN], task[64];
+	unsigned char ans[LEGACY_MSG_LEN], d[64];
+	char task[64];
 	pid_t kid, tid = 0;
 	double t0, took;
 	int fd, u, word;
 
-	load("udp_stream.request", req);
-	ck_assert_int_eq(legacy_request_decode(req, sizeof(req), &q, err), 0);
-	q.test_length = 1;
-	legacy_request_encode(&q, -1, req);
-	ck_assert_int_eq(harness_server_start(&s, NULL), 0);
-	fd = harness_connect(s.port);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(harness_send(fd, req, sizeof(req)), 0);
-	ck_assert_int_eq(read_answer(fd, ans, 5000), 0);
-	ck_assert_int_eq(legacy_response_decode(ans, sizeof(ans), &a, err), 0);
-	ck_assert_int_eq(harness_server_children(&s, &kid, 1), 1);
-	u = socket(AF_INET, SOCK_DGRAM, 0);
-	ck_assert_int_ge(u, 0);
-	to.sin_port = htons((uint16_t)a.data_port);
-	ck_assert_int_eq(inet_pton(AF_INET, "127.0.0.1", &to.sin_addr), 1);
-	ck_assert_int_eq(connect(u, (struct sockaddr *)&to, sizeof(to)), 0);
+	fd = udp_test_asked("udp_stream.request", 1, &s, &a, &kid);
+	u = udp_to((int)a.data_port);
 	memset(d, 'x', sizeof(d));
 	for (int i = 0; i < 20; i++)
 		ck_assert_int_eq(send(u, d, sizeof(d), 0), (ssize_t)sizeof(d));
