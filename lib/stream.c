@@ -386,9 +386,10 @@ fail:
  * blocks only when a nap brought nothing. The nap adapts to keep the
  * queue under half full (udp_rx_nap); without SO_MEMINFO, or with a
  * buffer that holds fewer than RX_NAP_SLOTS of the largest datagrams,
- * the receiver blocks at once, as 2.7's does. Every datagram carries the kernel's
- * arrival stamp, so jitter and the elapsed time do not depend on when it
- * was read.
+ * the receiver blocks at once, as 2.7's does. Every datagram carries the
+ * kernel's arrival stamp, so jitter and the elapsed time do not depend on when
+ * it was read; but a 2.7 sender's, which has no send time to take jitter from,
+ * is read without one (recv_open) and arrives when it is read.
  */
 enum udp_rx_wait { RX_BLOCK, RX_DRAIN, RX_NAPPED };
 #define RX_NAP_START 20000ULL /* ns */
@@ -413,7 +414,7 @@ struct udp_rx {
 	int have_prev;
 	double jitter;
 	uint64_t now;	 /* this call's return */
-	uint64_t at;	 /* the datagram's arrival, from the kernel's stamp */
+	uint64_t at;	 /* arrival: the kernel's stamp, or the read */
 	uint64_t last;	 /* the latest arrival of data */
 	int64_t real_off; /* CLOCK_REALTIME less CLOCK_MONOTONIC, in ns */
 	int stamped;	  /* the kernel stamps arrivals (SO_TIMESTAMPNS) */
@@ -767,9 +768,11 @@ udp_stream_recv(struct test_ctx *ctx)
 			/* netperf receiving (--bidir) has no "stop" to wait
 			 * for: netserver's sender ends with the test, so a
 			 * silence past its end means it is over, whether or
-			 * not an end marker got through. */
+			 * not an end marker got through. A tick may come in
+			 * any gap, so the silence is counted, not assumed. */
 			if (ctx->ctl < 0 && ctx->end_ns != 0 &&
-			    rx.now >= ctx->end_ns + NS_PER_SEC / 2)
+			    rx.now >= ctx->end_ns + NS_PER_SEC / 2 &&
+			    rx.now - rx.last >= NS_PER_SEC / 2)
 				break;
 			if (module_stalled(ctx, rx.now, rx.last,
 					   "kept sending datagrams") < 0)

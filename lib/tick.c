@@ -22,6 +22,9 @@ on_tick(int sig)
 }
 
 static pthread_once_t tick_once = PTHREAD_ONCE_INIT;
+/* Whether the handler is in place: without it the first tick would end
+ * the process (a real-time signal's default). */
+static int tick_handled;
 
 /* The handler, process-wide and without SA_RESTART: a read the tick
  * interrupts returns, rather than sleeping on. */
@@ -33,7 +36,7 @@ tick_install(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_tick;
 	sigemptyset(&sa.sa_mask);
-	sigaction(TICK_SIGNAL, &sa, NULL);
+	tick_handled = sigaction(TICK_SIGNAL, &sa, NULL) == 0;
 }
 
 int
@@ -50,6 +53,8 @@ tick_start(struct tick *t, int fd)
 	    (t->tv.tv_sec == 0 && t->tv.tv_usec == 0))
 		return 0;
 	pthread_once(&tick_once, tick_install);
+	if (!tick_handled)
+		return 0;
 	sigemptyset(&set);
 	sigaddset(&set, TICK_SIGNAL);
 	pthread_sigmask(SIG_UNBLOCK, &set, NULL);
